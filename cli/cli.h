@@ -1,0 +1,39 @@
+/* cli.h - what the command files share: exit codes, messages, common options. */
+#ifndef SITS_CLI_H
+#define SITS_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "sits_status.h"
+
+enum {
+  EXIT_OK = 0,
+  EXIT_INPUT = 1,    /* bad config, trace or option value */
+  EXIT_USAGE = 2,    /* the command line itself is wrong */
+  EXIT_VIOLATED = 3, /* --check and a constraint does not hold */
+  EXIT_SOLVER = 4
+};
+
+/** Prints "sitsenergy: <message>" on stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/** The exit code for a library status. */
+int cli_exit_code(int status);
+
+/** Reports a library failure (its message) and returns the exit code. */
+int cli_fail(int status, const sits_err *err);
+
+/** The --set overrides gathered from the command line. */
+typedef struct cli_sets {
+  const char **items;
+  size_t n, cap;
+} cli_sets;
+int cli_sets_add(cli_sets *s, const char *item);
+void cli_sets_release(cli_sets *s);
+
+/** The commands. argv[0] is the command name. */
+int cmd_run(int argc, char **argv);
+int cmd_steady(int argc, char **argv);
+
+#endif

@@ -1,0 +1,132 @@
+/* cmd_run.c - `sitsenergy run`: simulate a scenario, write HDF5/CSV, print the summary. */
+#define _POSIX_C_SOURCE 200809L
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "sits_sim.h"
+
+static const char run_usage[] =
+    "usage: sitsenergy run SCENARIO.cfg [-o OUT.h5] [--csv OUT.csv] [--summary text|json]\n"
+    "                      [--set KEY=VALUE]... [--check] [--quiet]\n\n"
+    "Simulates the scenario over duration_s and prints a summary on stdout.\n"
+    "  -o OUT.h5          write the time series to HDF5 (/time_s, /temp_c/<node>, ...)\n"
+    "  --csv OUT.csv      write the time series to CSV (one row per sample)\n"
+    "  --summary FORMAT   text (default) or json\n"
+    "  --set KEY=VALUE    override a config value, e.g. ambient_c=35 or\n"
+    "                     platform.thermal.links.[2].r_k_per_w=1.5 (repeatable)\n"
+    "  --check            exit 3 when a constraint is violated\n"
+    "  --quiet            no progress line and no notes on stderr\n";
+
+typedef struct progress {
+  struct timespec start, last;
+  int shown;
+} progress;
+
+static double since(const struct timespec *a, const struct timespec *b) {
+  return (double)(b->tv_sec - a->tv_sec) + 1e-9 * (double)(b->tv_nsec - a->tv_nsec);
+}
+
+/* A progress line on stderr once a run has taken 2 s, refreshed 4 times a second. */
+static void on_progress(double t_s, double end_s, void *user) {
+  progress *p = user;
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  if (since(&p->start, &now) < 2.0 || (p->shown && since(&p->last, &now) < 0.25))
+    return;
+  p->last = now;
+  p->shown = 1;
+  fprintf(stderr, "\rsitsenergy: simulated %.1f of %.1f s (%3.0f%%)", t_s, end_s,
+          100.0 * t_s / end_s);
+}
+
+typedef struct run_args {
+  const char *scenario, *h5, *csv, *summary;
+  int check, quiet;
+  cli_sets sets;
+} run_args;
+
+static int parse(int argc, char **argv, run_args *a) {
+  static const struct option opts[] = {
+      {"output", required_argument, NULL, 'o'}, {"csv", required_argument, NULL, 'c'},
+      {"summary", required_argument, NULL, 's'}, {"set", required_argument, NULL, 'S'},
+      {"check", no_argument, NULL, 'k'},        {"quiet", no_argument, NULL, 'q'},
+      {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+  int c;
+  opterr = 0;
+  while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
+    switch (c) {
+    case 'o': a->h5 = optarg; break;
+    case 'c': a->csv = optarg; break;
+    case 's': a->summary = optarg; break;
+    case 'S': cli_sets_add(&a->sets, optarg); break;
+    case 'k': a->check = 1; break;
+    case 'q': a->quiet = 1; break;
+    case 'h': fputs(run_usage, stdout); return -1;
+    case ':': cli_error("option '%s' needs a value", argv[optind - 1]); return EXIT_USAGE;
+    default: cli_error("unknown option '%s' (see 'sitsenergy run --help')", argv[optind - 1]);
+      return EXIT_USAGE;
+    }
+  }
+  if (optind != argc - 1) {
+    cli_error(optind >= argc ? "run needs a scenario file (see 'sitsenergy run --help')"
+                             : "run takes one scenario file");
+    return EXIT_USAGE;
+  }
+  a->scenario = argv[optind];
+  if (strcmp(a->summary, "text") != 0 && strcmp(a->summary, "json") != 0) {
+    cli_error("--summary must be 'text' or 'json', not '%s'", a->summary);
+    return EXIT_INPUT;
+  }
+  return EXIT_OK;
+}
+
+static int write_outputs(const run_args *a, const sits_scenario *sc, const sits_result *r) {
+  sits_err err = {0};
+  int rc;
+  if (a->h5 && (rc = sits_write_h5(sc, r, a->h5, &err)))
+    return cli_fail(rc, &err);
+  if (a->csv && (rc = sits_write_csv(sc, r, a->csv, &err)))
+    return cli_fail(rc, &err);
+  if (strcmp(a->summary, "json") == 0)
+    sits_write_summary_json(sc, r, stdout);
+  else
+    sits_write_summary_text(sc, r, stdout);
+  if (!a->quiet && a->h5)
+    cli_error("wrote %s", a->h5);
+  if (!a->quiet && a->csv)
+    cli_error("wrote %s", a->csv);
+  return EXIT_OK;
+}
+
+int cmd_run(int argc, char **argv) {
+  run_args a = {.summary = "text"};
+  int code = parse(argc, argv, &a);
+  if (code) {
+    cli_sets_release(&a.sets);
+    return code < 0 ? EXIT_OK : code;
+  }
+  sits_err err = {0};
+  sits_scenario *sc = NULL;
+  sits_result *res = NULL;
+  progress prog = {0};
+  clock_gettime(CLOCK_MONOTONIC, &prog.start);
+  sits_run_opts ro = {NULL, &prog};
+  if (!a.quiet && isatty(STDERR_FILENO))
+    ro.progress = on_progress;
+  int rc = sits_scenario_load(a.scenario, a.sets.items, a.sets.n, &sc, &err);
+  if (rc == SITS_OK)
+    rc = sits_run(sc, &ro, &res, &err);
+  if (prog.shown)
+    fputs("\r\033[K", stderr);
+  code = rc ? cli_fail(rc, &err) : write_outputs(&a, sc, res);
+  if (code == EXIT_OK && a.check && !sits_result_summary(res)->ok)
+    code = EXIT_VIOLATED;
+  sits_result_free(res);
+  sits_scenario_free(sc);
+  cli_sets_release(&a.sets);
+  return code;
+}

@@ -1,0 +1,56 @@
+/* main.c - the sitsenergy program: the command table and dispatch. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "sits_sim.h"
+
+typedef struct command {
+  const char *name;
+  int (*fn)(int argc, char **argv);
+  const char *help;
+} command;
+
+static const command commands[] = {
+    {"run", cmd_run, "simulate a scenario over time (HDF5, CSV, summary)"},
+    {"steady", cmd_steady, "steady temperatures of the time-averaged inputs (JSON)"},
+};
+
+/* Named by the interface contract; they arrive with later work. */
+static const char *const planned[] = {"dvfs-table", "sweep", "replay", "calibrate", "capture",
+                                      "hotspot"};
+
+static void usage(FILE *f) {
+  fprintf(f, "usage: sitsenergy <command> [options]\n"
+             "       sitsenergy --version | --help | <command> --help\n\ncommands:\n");
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
+  fprintf(f, "\nexit codes: 0 finished, 1 bad input, 2 usage error, 3 constraint violated "
+             "(--check), 4 solver failure\n");
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    usage(stderr);
+    return EXIT_USAGE;
+  }
+  if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+      strcmp(argv[1], "help") == 0) {
+    usage(stdout);
+    return EXIT_OK;
+  }
+  if (strcmp(argv[1], "--version") == 0) {
+    printf("sitsenergy %s\n", sits_version());
+    return EXIT_OK;
+  }
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    if (strcmp(argv[1], commands[i].name) == 0)
+      return commands[i].fn(argc - 1, argv + 1);
+  for (size_t i = 0; i < sizeof planned / sizeof planned[0]; i++)
+    if (strcmp(argv[1], planned[i]) == 0) {
+      cli_error("'%s' is not available in this version (see the README's roadmap)", argv[1]);
+      return EXIT_USAGE;
+    }
+  cli_error("unknown command '%s' (see 'sitsenergy --help')", argv[1]);
+  return EXIT_USAGE;
+}

@@ -1,0 +1,231 @@
+/*
+ * thermal.c - the thermal RC network (see sits_thermal.h for the equations).
+ *
+ * The right-hand side loops over links, not over a matrix: each link moves heat
+ * g_ab (T_a - T_b) [W] from a to b, which keeps the cost linear in the link count.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "sits_thermal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct node {
+  char *name;
+  double c_j_per_k;
+  double inv_c_k_per_j;
+  double initial_c;
+  double critical_c;
+  double g_amb_w_per_k;
+  bool junction;
+} node;
+
+typedef struct link {
+  int a, b;
+  double g_w_per_k;
+} link;
+
+struct sits_thermal {
+  node *nodes;
+  size_t n_nodes, cap_nodes;
+  link *links;
+  size_t n_links, cap_links;
+};
+
+sits_thermal *sits_thermal_new(void) { return calloc(1, sizeof(sits_thermal)); }
+
+void sits_thermal_free(sits_thermal *th) {
+  if (!th)
+    return;
+  for (size_t i = 0; i < th->n_nodes; i++)
+    free(th->nodes[i].name);
+  free(th->nodes);
+  free(th->links);
+  free(th);
+}
+
+static int grow(void **arr, size_t *cap, size_t need, size_t elem) {
+  if (need <= *cap)
+    return 0;
+  size_t ncap = *cap ? *cap * 2 : 16;
+  while (ncap < need)
+    ncap *= 2;
+  void *p = realloc(*arr, ncap * elem);
+  if (!p)
+    return -1;
+  *arr = p;
+  *cap = ncap;
+  return 0;
+}
+
+int sits_thermal_add_node(sits_thermal *th, const char *name, double c_j_per_k,
+                          sits_err *err) {
+  if (!name || !*name)
+    return sits__fail(err, SITS_EINPUT, "node name is empty");
+  if (strcmp(name, "ambient") == 0)
+    return sits__fail(err, SITS_EINPUT, "'ambient' is reserved for the boundary");
+  if (strpbrk(name, "/,\" \t\r\n"))
+    return sits__fail(err, SITS_EINPUT,
+                      "node name '%s' has a character that cannot name an output column "
+                      "(/ , \" or white space)",
+                      name);
+  if (sits_thermal_find(th, name) >= 0)
+    return sits__fail(err, SITS_EINPUT, "duplicate node '%s'", name);
+  if (!(c_j_per_k > 0) || !isfinite(c_j_per_k))
+    return sits__fail(err, SITS_EINPUT, "node '%s': c_j_per_k must be > 0 (got %g)", name,
+                      c_j_per_k);
+  if (grow((void **)&th->nodes, &th->cap_nodes, th->n_nodes + 1, sizeof(node)))
+    return sits__fail(err, SITS_ENOMEM, "out of memory");
+  node *nd = &th->nodes[th->n_nodes];
+  memset(nd, 0, sizeof *nd);
+  nd->name = strdup(name);
+  if (!nd->name)
+    return sits__fail(err, SITS_ENOMEM, "out of memory");
+  nd->c_j_per_k = c_j_per_k;
+  nd->inv_c_k_per_j = 1.0 / c_j_per_k;
+  nd->initial_c = NAN;
+  nd->critical_c = NAN;
+  return (int)th->n_nodes++;
+}
+
+void sits_thermal_set_initial_c(sits_thermal *th, int i, double initial_c) {
+  th->nodes[i].initial_c = initial_c;
+}
+void sits_thermal_set_junction(sits_thermal *th, int i, bool junction) {
+  th->nodes[i].junction = junction;
+}
+void sits_thermal_set_critical_c(sits_thermal *th, int i, double critical_c) {
+  th->nodes[i].critical_c = critical_c;
+}
+
+int sits_thermal_add_link(sits_thermal *th, int a, int b, double r_k_per_w, sits_err *err) {
+  int n = (int)th->n_nodes;
+  if (a < 0 || a >= n || b < SITS_AMBIENT || b >= n)
+    return sits__fail(err, SITS_EINPUT, "link names a node that does not exist");
+  if (a == b)
+    return sits__fail(err, SITS_EINPUT, "link from '%s' to itself", th->nodes[a].name);
+  if (!(r_k_per_w > 0) || !isfinite(r_k_per_w))
+    return sits__fail(err, SITS_EINPUT, "r_k_per_w must be > 0 (got %g)", r_k_per_w);
+  double g = 1.0 / r_k_per_w;
+  if (b == SITS_AMBIENT) {
+    th->nodes[a].g_amb_w_per_k += g;
+    return SITS_OK;
+  }
+  if (grow((void **)&th->links, &th->cap_links, th->n_links + 1, sizeof(link)))
+    return sits__fail(err, SITS_ENOMEM, "out of memory");
+  th->links[th->n_links++] = (link){a, b, g};
+  return SITS_OK;
+}
+
+size_t sits_thermal_node_count(const sits_thermal *th) { return th->n_nodes; }
+size_t sits_thermal_link_count(const sits_thermal *th) { return th->n_links; }
+
+int sits_thermal_find(const sits_thermal *th, const char *name) {
+  for (size_t i = 0; i < th->n_nodes; i++)
+    if (strcmp(th->nodes[i].name, name) == 0)
+      return (int)i;
+  return -1;
+}
+
+const char *sits_thermal_name(const sits_thermal *th, int i) { return th->nodes[i].name; }
+double sits_thermal_capacity_j_per_k(const sits_thermal *th, int i) {
+  return th->nodes[i].c_j_per_k;
+}
+double sits_thermal_initial_c(const sits_thermal *th, int i) { return th->nodes[i].initial_c; }
+bool sits_thermal_is_junction(const sits_thermal *th, int i) { return th->nodes[i].junction; }
+double sits_thermal_critical_c(const sits_thermal *th, int i) {
+  return th->nodes[i].critical_c;
+}
+double sits_thermal_ambient_conductance_w_per_k(const sits_thermal *th, int i) {
+  return th->nodes[i].g_amb_w_per_k;
+}
+
+bool sits_thermal_has_junctions(const sits_thermal *th) {
+  for (size_t i = 0; i < th->n_nodes; i++)
+    if (th->nodes[i].junction)
+      return true;
+  return false;
+}
+
+void sits_thermal_derivative(const sits_thermal *th, const double *temp_c,
+                             const double *power_w, double ambient_c, double *dtemp_dt,
+                             double *to_ambient_w) {
+  size_t n = th->n_nodes;
+  double q_amb = 0.0;
+  for (size_t i = 0; i < n; i++) {
+    double q = th->nodes[i].g_amb_w_per_k * (temp_c[i] - ambient_c);
+    dtemp_dt[i] = power_w[i] - q;
+    q_amb += q;
+  }
+  for (size_t k = 0; k < th->n_links; k++) {
+    const link *l = &th->links[k];
+    double f = l->g_w_per_k * (temp_c[l->a] - temp_c[l->b]);
+    dtemp_dt[l->a] -= f;
+    dtemp_dt[l->b] += f;
+  }
+  for (size_t i = 0; i < n; i++)
+    dtemp_dt[i] *= th->nodes[i].inv_c_k_per_j;
+  if (to_ambient_w)
+    *to_ambient_w = q_amb;
+}
+
+static int add_entry(gsl_spmatrix *m, size_t i, size_t j, double v) {
+  double *p = gsl_spmatrix_ptr(m, i, j);
+  if (p) {
+    *p += v;
+    return 0;
+  }
+  return gsl_spmatrix_set(m, i, j, v);
+}
+
+gsl_spmatrix *sits_thermal_conductance(const sits_thermal *th) {
+  size_t n = th->n_nodes;
+  gsl_spmatrix *t = gsl_spmatrix_alloc_nzmax(n, n, n + 2 * th->n_links, GSL_SPMATRIX_COO);
+  if (!t)
+    return NULL;
+  int rc = 0;
+  for (size_t i = 0; i < n && !rc; i++)
+    rc = add_entry(t, i, i, th->nodes[i].g_amb_w_per_k);
+  for (size_t k = 0; k < th->n_links && !rc; k++) {
+    const link *l = &th->links[k];
+    rc |= add_entry(t, (size_t)l->a, (size_t)l->a, l->g_w_per_k);
+    rc |= add_entry(t, (size_t)l->b, (size_t)l->b, l->g_w_per_k);
+    rc |= add_entry(t, (size_t)l->a, (size_t)l->b, -l->g_w_per_k);
+    rc |= add_entry(t, (size_t)l->b, (size_t)l->a, -l->g_w_per_k);
+  }
+  gsl_spmatrix *csc = rc ? NULL : gsl_spmatrix_compress(t, GSL_SPMATRIX_CSC);
+  gsl_spmatrix_free(t);
+  return csc;
+}
+
+/* Union-find over the links: a node is grounded when its set touches the ambient. */
+static size_t root_of(size_t *parent, size_t i) {
+  while (parent[i] != i) {
+    parent[i] = parent[parent[i]];
+    i = parent[i];
+  }
+  return i;
+}
+
+int sits_thermal_check_grounded(const sits_thermal *th, sits_err *err) {
+  size_t n = th->n_nodes;
+  size_t *parent = malloc((n + 1) * sizeof *parent);
+  if (!parent)
+    return sits__fail(err, SITS_ENOMEM, "out of memory");
+  for (size_t i = 0; i <= n; i++)
+    parent[i] = i; /* index n is the ambient */
+  for (size_t i = 0; i < n; i++)
+    if (th->nodes[i].g_amb_w_per_k > 0)
+      parent[root_of(parent, i)] = root_of(parent, n);
+  for (size_t k = 0; k < th->n_links; k++)
+    parent[root_of(parent, (size_t)th->links[k].a)] = root_of(parent, (size_t)th->links[k].b);
+  int rc = SITS_OK;
+  for (size_t i = 0; i < n && rc == SITS_OK; i++)
+    if (root_of(parent, i) != root_of(parent, n))
+      rc = sits__fail(err, SITS_EINPUT,
+                      "node '%s' has no path to the ambient: it has no steady state",
+                      th->nodes[i].name);
+  free(parent);
+  return rc;
+}

@@ -1,0 +1,62 @@
+/*
+ * config_impl.h - the merged configuration (private to sim/).
+ *
+ * A scenario file, the platform and workload files it names, and the --set overrides
+ * are merged into one libconfig tree. Settings copied from another file keep that
+ * file's name and line (libconfig's `file`/`line` fields), so every later error can
+ * say `file:line` whatever file the setting came from.
+ */
+#ifndef SITS_CONFIG_IMPL_H
+#define SITS_CONFIG_IMPL_H
+
+#include <libconfig.h>
+
+#include "sits_status.h"
+
+typedef struct sits__config {
+  config_t cfg;
+  char *scenario_path;
+  char **strings; /* file names and --set texts that settings point to */
+  size_t n_strings, cap_strings;
+} sits__config;
+
+/** Loads @p path, merges platform/workload files and applies @p sets (KEY=VALUE). */
+int sits__config_load(sits__config *c, const char *path, const char *const *sets,
+                      size_t n_sets, sits_err *err);
+/** Releases what sits__config_load() built (safe on a zeroed struct). */
+void sits__config_release(sits__config *c);
+/** The merged configuration as libconfig text (malloc'ed), or NULL when out of memory. */
+char *sits__config_text(const sits__config *c);
+
+/** Keeps a copy of @p s for the lifetime of @p c; NULL when out of memory. */
+const char *sits__config_intern(sits__config *c, const char *s);
+
+/** Formats where @p s comes from: "file:line", or the file (or --set text) alone. */
+const char *sits__where(const config_setting_t *s, char *buf, size_t size);
+
+/** Folder of the file @p s comes from ("." when none), into @p buf. */
+const char *sits__setting_dir(const config_setting_t *s, char *buf, size_t size);
+
+/**
+ * Finds a config by name: @p name is a path when it contains '/' or ends in ".cfg"
+ * (relative to @p base_dir), else `<root>/<kind>/<name>.cfg` is searched in
+ * $SITS_CONFIG_PATH (colon-separated roots), @p base_dir, @p base_dir/.., the source
+ * tree's configs/ and the installed configs/. Writes the path found into @p out.
+ */
+int sits__find_config(const char *kind, const char *name, const char *base_dir, char *out,
+                      size_t size);
+
+/** Applies one "KEY=VALUE" override to the merged tree. */
+int sits__config_apply_set(sits__config *c, const char *set, sits_err *err);
+
+/** Deep-copies @p src as member @p name of group @p parent, keeping file and line. */
+config_setting_t *sits__config_copy(sits__config *c, config_setting_t *parent,
+                                    const char *name, const config_setting_t *src);
+
+/** Checks every key of the merged tree against the known names (keys.c). */
+int sits__config_check_keys(const sits__config *c, sits_err *err);
+
+/** Levenshtein distance, for "did you mean" suggestions. */
+size_t sits__edit_distance(const char *a, const char *b);
+
+#endif

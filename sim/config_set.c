@@ -1,0 +1,144 @@
+/*
+ * config_set.c - `--set KEY=VALUE` overrides on the merged configuration.
+ *
+ * KEY is a libconfig path (`platform.thermal.links.[2].r_k_per_w`); VALUE is parsed as a
+ * libconfig value (`35`, `1.5e-3`, `"text"`, `true`, `[1, 2]`); a bare word that does not
+ * parse is taken as a string, so `--set platform=jetson_orin_nx` works unquoted. Missing
+ * groups along the path are created; the result is checked like any config afterwards.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "config_impl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int parse_value(config_t *tmp, const char *value) {
+  size_t len = strlen(value) + 16;
+  char *text = malloc(len);
+  if (!text)
+    return -1;
+  snprintf(text, len, "v = %s;", value);
+  int ok = config_read_string(tmp, text) == CONFIG_TRUE;
+  free(text);
+  if (ok)
+    return 0;
+  /* a bare word: a string */
+  config_destroy(tmp);
+  config_init(tmp);
+  config_setting_t *v = config_setting_add(config_root_setting(tmp), "v", CONFIG_TYPE_STRING);
+  return v && config_setting_set_string(v, value) == CONFIG_TRUE ? 0 : -1;
+}
+
+static int valid_path(const char *key) {
+  if (!*key || key[0] == '.' || key[strlen(key) - 1] == '.' || strstr(key, ".."))
+    return 0;
+  for (const char *p = key; *p; p++)
+    if (!(((*p | 32) >= 'a' && (*p | 32) <= 'z') || (*p >= '0' && *p <= '9') ||
+          strchr("_-*.[]", *p)))
+      return 0;
+  return 1;
+}
+
+/* The group that will hold the last path component, created where missing. */
+static config_setting_t *parent_group(config_t *cfg, char *path, const char *origin,
+                                      const char **leaf) {
+  config_setting_t *parent = config_root_setting(cfg);
+  char *dot = strrchr(path, '.');
+  if (!dot) {
+    *leaf = path;
+    return parent;
+  }
+  *dot = '\0';
+  *leaf = dot + 1;
+  char *save = NULL;
+  for (char *part = strtok_r(path, ".", &save); part; part = strtok_r(NULL, ".", &save)) {
+    config_setting_t *next = NULL;
+    if (part[0] == '[') {
+      next = config_setting_get_elem(parent, (unsigned)strtoul(part + 1, NULL, 10));
+    } else if (config_setting_is_group(parent)) {
+      next = config_setting_get_member(parent, part);
+      if (!next) {
+        next = config_setting_add(parent, part, CONFIG_TYPE_GROUP);
+        if (next)
+          next->file = origin;
+      }
+    }
+    if (!next)
+      return NULL;
+    parent = next;
+  }
+  return parent;
+}
+
+static void mark_origin(config_setting_t *s, const char *origin) {
+  s->file = origin;
+  s->line = 0;
+  for (int i = 0; config_setting_is_aggregate(s) && i < config_setting_length(s); i++)
+    mark_origin(config_setting_get_elem(s, (unsigned)i), origin);
+}
+
+static int replace_elem(config_setting_t *parent, unsigned index, const config_setting_t *v,
+                        const char *set, sits_err *err) {
+  config_setting_t *old = config_setting_get_elem(parent, index);
+  if (!old)
+    return sits__fail(err, SITS_EINPUT, "--set %s: no element [%u] there", set, index);
+  if (!config_setting_is_array(parent) || !config_setting_is_number(v))
+    return sits__fail(err, SITS_EINPUT,
+                      "--set %s: only numbers in an array can be replaced by index; set the "
+                      "members of a list element instead",
+                      set);
+  double d = config_setting_get_float(v);
+  int ok = config_setting_type(old) == CONFIG_TYPE_FLOAT
+               ? config_setting_set_float(old, d)
+               : config_setting_set_int64(old, (long long)config_setting_get_int64(v));
+  return ok ? SITS_OK : sits__fail(err, SITS_EINPUT, "--set %s: wrong value type", set);
+}
+
+static int apply(sits__config *c, char *key, config_setting_t *v, const char *set,
+                 const char *origin, sits_err *err) {
+  const char *leaf = NULL;
+  char path[1024];
+  snprintf(path, sizeof path, "%s", key);
+  config_setting_t *parent = parent_group(&c->cfg, path, origin, &leaf);
+  if (!parent)
+    return sits__fail(err, SITS_EINPUT, "--set %s: the path '%s' does not exist", set, key);
+  if (leaf[0] == '[')
+    return replace_elem(parent, (unsigned)strtoul(leaf + 1, NULL, 10), v, set, err);
+  if (!config_setting_is_group(parent))
+    return sits__fail(err, SITS_EINPUT, "--set %s: '%s' is not inside a group", set, key);
+  if (config_setting_get_member(parent, leaf))
+    config_setting_remove(parent, leaf);
+  config_setting_t *added = sits__config_copy(c, parent, leaf, v);
+  if (!added)
+    return sits__fail(err, SITS_EINPUT, "--set %s: '%s' is not a valid key name", set, leaf);
+  mark_origin(added, origin);
+  return SITS_OK;
+}
+
+int sits__config_apply_set(sits__config *c, const char *set, sits_err *err) {
+  const char *eq = strchr(set, '=');
+  if (!eq || eq == set)
+    return sits__fail(err, SITS_EINPUT, "--set '%s': expected KEY=VALUE", set);
+  char key[1024];
+  size_t klen = (size_t)(eq - set);
+  if (klen >= sizeof key)
+    return sits__fail(err, SITS_EINPUT, "--set '%s': key too long", set);
+  memcpy(key, set, klen);
+  key[klen] = '\0';
+  if (!valid_path(key))
+    return sits__fail(err, SITS_EINPUT, "--set '%s': '%s' is not a config path", set, key);
+  if (!eq[1])
+    return sits__fail(err, SITS_EINPUT, "--set '%s': the value is empty", set);
+  char origin_text[1100];
+  snprintf(origin_text, sizeof origin_text, "--set %s", set);
+  const char *origin = sits__config_intern(c, origin_text);
+  config_t tmp;
+  config_init(&tmp);
+  config_set_options(&tmp, CONFIG_OPTION_AUTOCONVERT);
+  int rc = !origin || parse_value(&tmp, eq + 1)
+               ? sits__fail(err, SITS_ENOMEM, "out of memory")
+               : apply(c, key, config_lookup(&tmp, "v"), set, origin, err);
+  config_destroy(&tmp);
+  return rc;
+}

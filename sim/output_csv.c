@@ -1,0 +1,43 @@
+/*
+ * output_csv.c - the CSV result: a header line, then one row per sample:
+ *   time_s, temp_c.<node>..., node_power_w.<node>..., power_w.total
+ * Written under a temporary name, then renamed.
+ */
+#include "result_impl.h"
+#include "scenario_impl.h"
+#include "writer_impl.h"
+
+static int write_rows(FILE *f, const sits_scenario *sc, const sits_result *r) {
+  const sits_thermal *th = sits_scenario_thermal(sc);
+  size_t n = r->n_nodes;
+  fputs("time_s", f);
+  for (size_t i = 0; i < n; i++)
+    fprintf(f, ",temp_c.%s", sits_thermal_name(th, (int)i));
+  for (size_t i = 0; i < n; i++)
+    fprintf(f, ",node_power_w.%s", sits_thermal_name(th, (int)i));
+  fputs(",power_w.total\n", f);
+  for (size_t k = 0; k < r->n_samples; k++) {
+    fprintf(f, "%.9g", r->time_s[k]);
+    for (size_t i = 0; i < n; i++)
+      fprintf(f, ",%.9g", r->temp_c[k * n + i]);
+    for (size_t i = 0; i < n; i++)
+      fprintf(f, ",%.9g", r->node_power_w[k * n + i]);
+    fprintf(f, ",%.9g\n", r->total_power_w[k]);
+  }
+  return ferror(f) ? -1 : 0;
+}
+
+int sits_write_csv(const sits_scenario *sc, const sits_result *r, const char *path,
+                   sits_err *err) {
+  sits__atomic a;
+  int rc = sits__atomic_begin(&a, path, err);
+  if (rc)
+    return rc;
+  FILE *f = fopen(a.tmp_path, "w");
+  int ok = f && write_rows(f, sc, r) == 0;
+  if (f && fclose(f) != 0)
+    ok = 0;
+  if (!ok)
+    sits__fail(err, SITS_EIO, "%s: writing the CSV file failed", path);
+  return sits__atomic_end(&a, ok, err);
+}

@@ -1,0 +1,122 @@
+/*
+ * output_h5.c - the HDF5 result file of the contract:
+ *   /time_s, /temp_c/<node>, /power_w/total, /node_power_w/<node>, /events,
+ *   root attributes sitsenergy_version, config (merged config text), solver counters.
+ * Every dataset carries a `units` attribute. Written under a temporary name, then renamed.
+ */
+#include "result_impl.h"
+#include "scenario_impl.h"
+#include "writer_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <hdf5.h>
+#include <hdf5_hl.h>
+
+static int put_series(hid_t loc, const char *name, const double *v, size_t n, const char *units) {
+  hsize_t dims[1] = {n};
+  if (H5LTmake_dataset_double(loc, name, 1, dims, v) < 0)
+    return -1;
+  return H5LTset_attribute_string(loc, name, "units", units) < 0 ? -1 : 0;
+}
+
+/* One dataset per node from a samples x nodes row-major block. */
+static int put_per_node(hid_t file, const char *group, const sits_thermal *th,
+                        const sits_result *r, const double *block, const char *units,
+                        double *col) {
+  hid_t g = H5Gcreate2(file, group, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (g < 0)
+    return -1;
+  int rc = 0;
+  for (size_t i = 0; i < r->n_nodes && !rc; i++) {
+    for (size_t k = 0; k < r->n_samples; k++)
+      col[k] = block[k * r->n_nodes + i];
+    rc = put_series(g, sits_thermal_name(th, (int)i), col, r->n_samples, units);
+  }
+  H5Gclose(g);
+  return rc;
+}
+
+static int put_events(hid_t file, const sits_result *r) {
+  hid_t kind = H5Tcopy(H5T_C_S1), detail = H5Tcopy(H5T_C_S1);
+  H5Tset_size(kind, sizeof r->events[0].kind);
+  H5Tset_size(detail, sizeof r->events[0].detail);
+  hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(sits_event));
+  H5Tinsert(t, "time_s", HOFFSET(sits_event, time_s), H5T_NATIVE_DOUBLE);
+  H5Tinsert(t, "kind", HOFFSET(sits_event, kind), kind);
+  H5Tinsert(t, "detail", HOFFSET(sits_event, detail), detail);
+  hsize_t dims[1] = {r->n_events};
+  hid_t space = H5Screate_simple(1, dims, NULL);
+  hid_t d = H5Dcreate2(file, "/events", t, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  int rc = d < 0 ? -1 : 0;
+  if (!rc && r->n_events && H5Dwrite(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, r->events) < 0)
+    rc = -1;
+  if (d >= 0)
+    H5Dclose(d);
+  H5Sclose(space);
+  H5Tclose(t);
+  H5Tclose(kind);
+  H5Tclose(detail);
+  return rc;
+}
+
+static int put_attributes(hid_t file, const sits_scenario *sc, const sits_result *r) {
+  const sits_summary *s = &r->summary;
+  long steps = r->stats.steps, rhs = r->stats.rhs_evals, jac = r->stats.jac_evals,
+       reinits = r->stats.reinits;
+  double bal = s->energy_balance_rel;
+  int rc = 0;
+  rc |= H5LTset_attribute_string(file, "/", "sitsenergy_version", sits_version()) < 0;
+  rc |= H5LTset_attribute_string(file, "/", "config", sits_scenario_config_text(sc)) < 0;
+  rc |= H5LTset_attribute_string(file, "/", "end_reason", sits_end_reason_name(s->end_reason)) < 0;
+  rc |= H5LTset_attribute_long(file, "/", "solver_steps", &steps, 1) < 0;
+  rc |= H5LTset_attribute_long(file, "/", "solver_rhs_evals", &rhs, 1) < 0;
+  rc |= H5LTset_attribute_long(file, "/", "solver_jac_evals", &jac, 1) < 0;
+  rc |= H5LTset_attribute_long(file, "/", "solver_reinits", &reinits, 1) < 0;
+  rc |= H5LTset_attribute_string(file, "/", "solver_linear_solver",
+                                 r->stats.sparse ? "klu" : "dense") < 0;
+  rc |= H5LTset_attribute_double(file, "/", "energy_balance_rel_err", &bal, 1) < 0;
+  return rc ? -1 : 0;
+}
+
+static int write_file(const char *tmp, const sits_scenario *sc, const sits_result *r) {
+  hid_t file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  if (file < 0)
+    return -1;
+  const sits_thermal *th = sits_scenario_thermal(sc);
+  double *col = malloc((r->n_samples ? r->n_samples : 1) * sizeof *col);
+  hid_t pw = -1;
+  int rc = !col;
+  rc = rc || put_series(file, "/time_s", r->time_s, r->n_samples, "s");
+  rc = rc || put_per_node(file, "/temp_c", th, r, r->temp_c, "degC", col);
+  rc = rc || put_per_node(file, "/node_power_w", th, r, r->node_power_w, "W", col);
+  rc = rc || (pw = H5Gcreate2(file, "/power_w", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) < 0;
+  rc = rc || put_series(pw, "total", r->total_power_w, r->n_samples, "W");
+  rc = rc || put_events(file, r);
+  rc = rc || put_attributes(file, sc, r);
+  if (pw >= 0)
+    H5Gclose(pw);
+  free(col);
+  if (H5Fclose(file) < 0)
+    rc = 1;
+  return rc ? -1 : 0;
+}
+
+int sits_write_h5(const sits_scenario *sc, const sits_result *r, const char *path,
+                  sits_err *err) {
+  sits__atomic a;
+  int rc = sits__atomic_begin(&a, path, err);
+  if (rc)
+    return rc;
+  /* HDF5 prints its error stack by default; the library reports through err instead */
+  H5E_auto2_t saved_fn;
+  void *saved_data;
+  H5Eget_auto2(H5E_DEFAULT, &saved_fn, &saved_data);
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  int ok = write_file(a.tmp_path, sc, r) == 0;
+  H5Eset_auto2(H5E_DEFAULT, saved_fn, saved_data);
+  if (!ok)
+    sits__fail(err, SITS_EIO, "%s: writing the HDF5 file failed", path);
+  return sits__atomic_end(&a, ok, err);
+}

@@ -1,0 +1,158 @@
+/* output_json.c - Summary and Steady JSON, the text summary, and the temp-file helper. */
+#define _POSIX_C_SOURCE 200809L
+#include "result_impl.h"
+#include "scenario_impl.h"
+#include "writer_impl.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int sits__atomic_begin(sits__atomic *a, const char *path, sits_err *err) {
+  a->path = path;
+  snprintf(a->tmp_path, sizeof a->tmp_path, "%s.tmp.XXXXXX", path);
+  int fd = mkstemp(a->tmp_path);
+  if (fd < 0)
+    return sits__fail(err, SITS_EIO, "%s: cannot create: %s", path, strerror(errno));
+  close(fd);
+  return SITS_OK;
+}
+
+int sits__atomic_end(sits__atomic *a, int ok, sits_err *err) {
+  if (ok && rename(a->tmp_path, a->path) == 0)
+    return SITS_OK;
+  int e = errno;
+  remove(a->tmp_path);
+  return ok ? sits__fail(err, SITS_EIO, "%s: cannot rename into place: %s", a->path, strerror(e))
+            : err->code;
+}
+
+void sits__json_str(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\')
+      fprintf(f, "\\%c", c);
+    else if (c < 0x20)
+      fprintf(f, "\\u%04x", c);
+    else
+      fputc(c, f);
+  }
+  fputc('"', f);
+}
+
+void sits__json_num(FILE *f, double v) {
+  if (isfinite(v))
+    fprintf(f, "%.10g", v);
+  else
+    fputs("null", f);
+}
+
+static void json_constraint(FILE *f, const char *key, const sits_constraint *c, int *first) {
+  if (!c->set)
+    return;
+  fprintf(f, "%s\"%s\":{\"limit\":", *first ? "" : ",", key);
+  sits__json_num(f, c->limit);
+  fputs(",\"value\":", f);
+  sits__json_num(f, c->value);
+  fprintf(f, ",\"ok\":%s}", c->ok ? "true" : "false");
+  *first = 0;
+}
+
+int sits_write_summary_json(const sits_scenario *sc, const sits_result *r, FILE *f) {
+  const sits_summary *s = &r->summary;
+  const sits_thermal *th = sits_scenario_thermal(sc);
+  fprintf(f, "{\"end_reason\":\"%s\",\"simulated_s\":", sits_end_reason_name(s->end_reason));
+  sits__json_num(f, s->simulated_s);
+  fputs(",\"max_junction_temp_c\":", f);
+  sits__json_num(f, s->max_junction_temp_c);
+  fputs(",\"peak_temp_c\":{", f);
+  for (size_t i = 0; i < r->n_nodes; i++) {
+    fputs(i ? "," : "", f);
+    sits__json_str(f, sits_thermal_name(th, (int)i));
+    fputc(':', f);
+    sits__json_num(f, r->peak_temp_c[i]);
+  }
+  fputs("},\"avg_power_w\":", f);
+  sits__json_num(f, s->avg_power_w);
+  fputs(",\"peak_power_w\":", f);
+  sits__json_num(f, s->peak_power_w);
+  fputs(",\"energy_j\":", f);
+  sits__json_num(f, s->energy_j);
+  fputs(",\"tdp_w\":", f);
+  sits__json_num(f, s->tdp_w);
+  fputs(",\"time_to_throttle_s\":null,\"throttled_fraction\":0,\"battery\":null,"
+        "\"items_done\":null,\"energy_per_item_mj\":null,\"latency_ms\":null,"
+        "\"deficit_fraction\":null,\"energy_account\":{\"in_j\":",
+        f);
+  sits__json_num(f, s->energy_j);
+  fputs(",\"stored_j\":", f);
+  sits__json_num(f, s->energy_stored_j);
+  fputs(",\"to_ambient_j\":", f);
+  sits__json_num(f, s->energy_to_ambient_j);
+  fputs(",\"balance_rel_err\":", f);
+  sits__json_num(f, s->energy_balance_rel);
+  fputs("},\"constraints\":{", f);
+  int first = 1;
+  json_constraint(f, "tdp_budget_w", &s->tdp, &first);
+  json_constraint(f, "max_junction_temp_c", &s->junction, &first);
+  fprintf(f, "},\"verdict\":\"%s\",\"solver\":{\"steps\":%ld,\"rhs_evals\":%ld,"
+             "\"jac_evals\":%ld,\"reinits\":%ld,\"linear_solver\":\"%s\"}}\n",
+          s->ok ? "ok" : "violated", r->stats.steps, r->stats.rhs_evals, r->stats.jac_evals,
+          r->stats.reinits, r->stats.sparse ? "klu" : "dense");
+  return ferror(f) ? SITS_EIO : SITS_OK;
+}
+
+static void text_constraint(FILE *f, const char *key, const char *unit, const sits_constraint *c) {
+  if (c->set)
+    fprintf(f, "  %-22s %10.3f %-3s (limit %.3f)  %s\n", key, c->value, unit, c->limit,
+            c->ok ? "ok" : "VIOLATED");
+}
+
+int sits_write_summary_text(const sits_scenario *sc, const sits_result *r, FILE *f) {
+  const sits_summary *s = &r->summary;
+  const sits_thermal *th = sits_scenario_thermal(sc);
+  fprintf(f, "end reason            %s after %.3f s\n", sits_end_reason_name(s->end_reason),
+          s->simulated_s);
+  fprintf(f, "max junction temp     %.3f C\n", s->max_junction_temp_c);
+  fprintf(f, "power                 avg %.3f W, peak %.3f W, peak %.0f-s average %.3f W\n",
+          s->avg_power_w, s->peak_power_w, sits_scenario_limits(sc)->tdp_window_s, s->tdp_w);
+  fprintf(f, "energy                %.3f J in = %.3f J stored + %.3f J to ambient "
+             "(balance error %.1e)\n",
+          s->energy_j, s->energy_stored_j, s->energy_to_ambient_j, s->energy_balance_rel);
+  fprintf(f, "peak temperature by node:\n");
+  for (size_t i = 0; i < r->n_nodes; i++)
+    fprintf(f, "  %-22s %10.3f C%s\n", sits_thermal_name(th, (int)i), r->peak_temp_c[i],
+            sits_thermal_is_junction(th, (int)i) ? "  (junction)" : "");
+  if (s->tdp.set || s->junction.set) {
+    fprintf(f, "constraints:\n");
+    text_constraint(f, "tdp_budget_w", "W", &s->tdp);
+    text_constraint(f, "max_junction_temp_c", "C", &s->junction);
+  }
+  fprintf(f, "verdict               %s\n", s->ok ? "ok" : "violated");
+  fprintf(f, "solver                %ld steps, %ld RHS evaluations, %ld Jacobians, %s\n",
+          r->stats.steps, r->stats.rhs_evals, r->stats.jac_evals,
+          r->stats.sparse ? "KLU" : "dense");
+  return ferror(f) ? SITS_EIO : SITS_OK;
+}
+
+int sits_write_steady_json(const sits_scenario *sc, const sits_steady_state *st, FILE *f) {
+  const sits_thermal *th = sits_scenario_thermal(sc);
+  fputs("{\"temp_c\":{", f);
+  for (size_t i = 0; i < st->n; i++) {
+    fputs(i ? "," : "", f);
+    sits__json_str(f, sits_thermal_name(th, (int)i));
+    fputc(':', f);
+    sits__json_num(f, st->temp_c[i]);
+  }
+  fputs("},\"max_junction_temp_c\":", f);
+  sits__json_num(f, st->max_junction_temp_c);
+  fputs(",\"power_w\":{\"total\":", f);
+  sits__json_num(f, st->total_power_w);
+  fputs("},\"ambient_c\":", f);
+  sits__json_num(f, st->ambient_c);
+  fprintf(f, ",\"runaway\":%s}\n", st->runaway ? "true" : "false");
+  return ferror(f) ? SITS_EIO : SITS_OK;
+}

@@ -1,0 +1,27 @@
+/* result_impl.h - the recorded run, shared by sim.c, summary.c and the writers. */
+#ifndef SITS_RESULT_IMPL_H
+#define SITS_RESULT_IMPL_H
+
+#include "sits_sim.h"
+
+struct sits_result {
+  size_t n_nodes;
+  size_t n_samples, cap_samples;
+  double *time_s;       /* n_samples */
+  double *temp_c;       /* n_samples x n_nodes, row-major */
+  double *node_power_w; /* n_samples x n_nodes */
+  double *total_power_w;
+  double *peak_temp_c;  /* n_nodes */
+  sits_event *events;
+  size_t n_events, cap_events;
+  sits_summary summary;
+  sits_ode_stats stats;
+};
+
+/** Adds an event row; SITS_ENOMEM when it cannot. */
+int sits__result_add_event(sits_result *r, double t_s, const char *kind, const char *detail);
+/** Fills r->summary from the recording and the scenario's inputs and limits. */
+void sits__summarise(const sits_scenario *sc, sits_result *r, sits_end_reason why,
+                     double end_s, const double *y_end, const double *y_start);
+
+#endif

@@ -1,0 +1,331 @@
+/*
+ * scenario.c - builds the thermal network and the input schedule from the merged config.
+ *
+ * Every value is checked here: type, range, references between nodes and links, and
+ * the workload (inline phases or a trace). Errors name the file and line the offending
+ * setting came from.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "scenario_impl.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_errno.h>
+
+#include "sits_table.h"
+
+#define W(s) sits__where((s), where, sizeof where)
+
+/* A number member: absent -> *out = dflt (SITS_OK), or an error when required. */
+int sits__get_num(const config_setting_t *g, const char *key, double dflt, bool required,
+                   double *out, sits_err *err) {
+  char where[512];
+  const config_setting_t *s = g ? config_setting_get_member(g, key) : NULL;
+  if (!s) {
+    *out = dflt;
+    return required ? sits__fail(err, SITS_EINPUT, "%s: missing key '%s'", W(g), key) : SITS_OK;
+  }
+  if (!config_setting_is_number(s))
+    return sits__fail(err, SITS_EINPUT, "%s: '%s' must be a number", W(s), key);
+  *out = config_setting_get_float(s);
+  if (!isfinite(*out))
+    return sits__fail(err, SITS_EINPUT, "%s: '%s' must be finite", W(s), key);
+  return SITS_OK;
+}
+
+int sits__get_positive(const config_setting_t *g, const char *key, double dflt, bool required,
+                        double *out, sits_err *err) {
+  char where[512];
+  int rc = sits__get_num(g, key, dflt, required, out, err);
+  if (rc == SITS_OK && !(*out > 0))
+    rc = sits__fail(err, SITS_EINPUT, "%s: '%s' must be > 0 (got %g)",
+                    W(config_setting_get_member(g, key)), key, *out);
+  return rc;
+}
+
+int sits__get_str(const config_setting_t *g, const char *key, bool required, const char **out,
+                   sits_err *err) {
+  char where[512];
+  const config_setting_t *s = g ? config_setting_get_member(g, key) : NULL;
+  *out = NULL;
+  if (!s)
+    return required ? sits__fail(err, SITS_EINPUT, "%s: missing key '%s'", W(g), key) : SITS_OK;
+  if (config_setting_type(s) != CONFIG_TYPE_STRING)
+    return sits__fail(err, SITS_EINPUT, "%s: '%s' must be a string", W(s), key);
+  *out = config_setting_get_string(s);
+  return SITS_OK;
+}
+
+static int get_bool(const config_setting_t *g, const char *key, bool *out, sits_err *err) {
+  char where[512];
+  const config_setting_t *s = config_setting_get_member(g, key);
+  *out = false;
+  if (!s)
+    return SITS_OK;
+  if (config_setting_type(s) != CONFIG_TYPE_BOOL)
+    return sits__fail(err, SITS_EINPUT, "%s: '%s' must be true or false", W(s), key);
+  *out = config_setting_get_bool(s);
+  return SITS_OK;
+}
+
+/* "did you mean" among the node names */
+static const char *nearest_node(const sits_thermal *th, const char *name) {
+  const char *best = NULL;
+  size_t best_d = (size_t)-1;
+  for (size_t i = 0; i < sits_thermal_node_count(th); i++) {
+    size_t d = sits__edit_distance(name, sits_thermal_name(th, (int)i));
+    if (d < best_d)
+      best_d = d, best = sits_thermal_name(th, (int)i);
+  }
+  return best && best_d <= 1 + strlen(name) / 3 ? best : NULL;
+}
+
+int sits__unknown_node(const sits_thermal *th, const config_setting_t *s, const char *what,
+                       const char *name, sits_err *err) {
+  char where[512], hint[300] = "";
+  const char *near = nearest_node(th, name);
+  if (near)
+    snprintf(hint, sizeof hint, " (did you mean '%s'?)", near);
+  return sits__fail(err, SITS_EINPUT, "%s: %s names unknown node '%s'%s", W(s), what, name, hint);
+}
+
+/* Prefixes the message already in @p err with where @p s comes from. */
+static int at(const config_setting_t *s, int rc, sits_err *err) {
+  char where[512], msg[SITS_ERRMSG_MAX];
+  snprintf(msg, sizeof msg, "%s", err->msg);
+  return sits__fail(err, rc, "%s: %s", W(s), msg);
+}
+
+static int unsupported(const config_setting_t *g, const char *key, const char *why,
+                       sits_err *err) {
+  char where[512];
+  const config_setting_t *s = config_setting_get_member(g, key);
+  if (!s)
+    return SITS_OK;
+  return sits__fail(err, SITS_EUNSUPPORTED, "%s: '%s' is not supported yet (%s)", W(s), key, why);
+}
+
+static int add_nodes(sits_scenario *sc, const config_setting_t *th, sits_err *err) {
+  char where[512];
+  const config_setting_t *nodes = config_setting_get_member(th, "nodes");
+  if (!nodes || !config_setting_is_list(nodes) || config_setting_length(nodes) == 0)
+    return sits__fail(err, SITS_EINPUT, "%s: 'nodes' must be a non-empty list of groups",
+                      W(nodes ? nodes : th));
+  for (int i = 0; i < config_setting_length(nodes); i++) {
+    const config_setting_t *g = config_setting_get_elem(nodes, (unsigned)i);
+    const char *name;
+    double c, init, crit;
+    bool junction;
+    int rc;
+    if (!config_setting_is_group(g))
+      return sits__fail(err, SITS_EINPUT, "%s: a node must be a group { name; c_j_per_k; }", W(g));
+    if ((rc = sits__get_str(g, "name", true, &name, err)) ||
+        (rc = sits__get_num(g, "c_j_per_k", 0, true, &c, err)) ||
+        (rc = sits__get_num(g, "initial_c", NAN, false, &init, err)) ||
+        (rc = sits__get_num(g, "critical_c", NAN, false, &crit, err)) ||
+        (rc = get_bool(g, "junction", &junction, err)))
+      return rc;
+    int idx = sits_thermal_add_node(sc->thermal, name, c, err);
+    if (idx < 0)
+      return at(g, idx, err);
+    sits_thermal_set_initial_c(sc->thermal, idx, init);
+    sits_thermal_set_critical_c(sc->thermal, idx, crit);
+    sits_thermal_set_junction(sc->thermal, idx, junction);
+  }
+  return SITS_OK;
+}
+
+static int link_end(const sits_thermal *th, const config_setting_t *g, const char *key, int *out,
+                    sits_err *err) {
+  const char *name;
+  int rc = sits__get_str(g, key, true, &name, err);
+  if (rc)
+    return rc;
+  if (strcmp(name, "ambient") == 0) {
+    *out = SITS_AMBIENT;
+    return SITS_OK;
+  }
+  *out = sits_thermal_find(th, name);
+  if (*out < 0)
+    return sits__unknown_node(th, config_setting_get_member(g, key), "link", name, err);
+  return SITS_OK;
+}
+
+static int add_links(sits_scenario *sc, const config_setting_t *links, sits_err *err) {
+  char where[512];
+  if (!links || !config_setting_is_list(links))
+    return sits__fail(err, SITS_EINPUT, "%s: 'links' must be a list of groups", W(links));
+  for (int i = 0; i < config_setting_length(links); i++) {
+    const config_setting_t *g = config_setting_get_elem(links, (unsigned)i);
+    int a, b, rc;
+    double r;
+    if (!config_setting_is_group(g))
+      return sits__fail(err, SITS_EINPUT, "%s: a link must be a group { a; b; r_k_per_w; }", W(g));
+    if ((rc = link_end(sc->thermal, g, "a", &a, err)) ||
+        (rc = link_end(sc->thermal, g, "b", &b, err)) ||
+        (rc = sits__get_num(g, "r_k_per_w", 0, true, &r, err)))
+      return rc;
+    if (a == SITS_AMBIENT && b == SITS_AMBIENT)
+      return sits__fail(err, SITS_EINPUT, "%s: link from 'ambient' to itself", W(g));
+    if (a == SITS_AMBIENT)
+      a = b, b = SITS_AMBIENT;
+    if ((rc = sits_thermal_add_link(sc->thermal, a, b, r, err)))
+      return at(g, rc, err);
+  }
+  return SITS_OK;
+}
+
+static int load_platform(sits_scenario *sc, const config_setting_t *root, sits_err *err) {
+  char where[512];
+  const config_setting_t *p = config_setting_get_member(root, "platform");
+  if (!p)
+    return sits__fail(err, SITS_EINPUT, "%s: missing key 'platform'", sc->config.scenario_path);
+  if (!config_setting_is_group(p))
+    return sits__fail(err, SITS_EINPUT, "%s: 'platform' must be a name or a group", W(p));
+  int rc;
+  if ((rc = unsupported(p, "domains", "DVFS domains come with the power-model work; drive "
+                                      "nodes with power_w phases or a power trace", err)) ||
+      (rc = unsupported(p, "governor", "governors come with the DVFS domains", err)) ||
+      (rc = unsupported(p, "battery", "battery models are not in this version", err)))
+    return rc;
+  const config_setting_t *th = config_setting_get_member(p, "thermal");
+  if (!th || !config_setting_is_group(th))
+    return sits__fail(err, SITS_EINPUT, "%s: the platform needs a 'thermal' group", W(th ? th : p));
+  if ((rc = unsupported(th, "hotspot", "floorplan networks are not in this version", err)))
+    return rc;
+  if (!(sc->thermal = sits_thermal_new()))
+    return sits__fail(err, SITS_ENOMEM, "out of memory");
+  if ((rc = add_nodes(sc, th, err)))
+    return rc;
+  const config_setting_t *links = config_setting_get_member(th, "links");
+  if (!links)
+    return sits__fail(err, SITS_EINPUT, "%s: the thermal group needs 'links'", W(th));
+  if ((rc = add_links(sc, links, err)))
+    return rc;
+  return sits__load_static_power(sc, p, err);
+}
+
+int sits__load_static_power(sits_scenario *sc, const config_setting_t *p, sits_err *err) {
+  char where[512];
+  size_t n = sits_thermal_node_count(sc->thermal);
+  const char *node_name;
+  double static_w;
+  int rc;
+  if (!(sc->static_power_w = calloc(n, sizeof(double))))
+    return sits__fail(err, SITS_ENOMEM, "out of memory");
+  if ((rc = sits__get_num(p, "static_w", 0.0, false, &static_w, err)) ||
+      (rc = sits__get_str(p, "static_node", false, &node_name, err)))
+    return rc;
+  if (static_w < 0)
+    return sits__fail(err, SITS_EINPUT, "%s: 'static_w' must be >= 0",
+                      W(config_setting_get_member(p, "static_w")));
+  if (static_w == 0)
+    return SITS_OK;
+  if (!node_name)
+    return sits__fail(err, SITS_EINPUT, "%s: 'static_w' needs 'static_node' (the node it heats)",
+                      W(config_setting_get_member(p, "static_w")));
+  int idx = sits_thermal_find(sc->thermal, node_name);
+  if (idx < 0)
+    return sits__unknown_node(sc->thermal, config_setting_get_member(p, "static_node"),
+                              "static_node", node_name, err);
+  sc->static_power_w[idx] = static_w;
+  return SITS_OK;
+}
+
+static int load_limits(sits_scenario *sc, const config_setting_t *root, sits_err *err) {
+  int rc;
+  const char *needs_domains = "per-item constraints need DVFS domains, not in this version";
+  if ((rc = unsupported(root, "battery_capacity_wh", "battery models are not in this version", err)) ||
+      (rc = unsupported(root, "min_battery_life_s", "battery models are not in this version", err)) ||
+      (rc = unsupported(root, "max_latency_ms", needs_domains, err)) ||
+      (rc = unsupported(root, "max_energy_per_item_mj", needs_domains, err)) ||
+      (rc = unsupported(root, "replay", "replay comes with the board-trace work", err)))
+    return rc;
+  sits_limits *l = &sc->limits;
+  if ((rc = sits__get_positive(root, "tdp_window_s", 10.0, false, &l->tdp_window_s, err)) ||
+      (rc = sits__get_num(root, "tdp_budget_w", NAN, false, &l->tdp_budget_w, err)) ||
+      (rc = sits__get_num(root, "max_junction_temp_c", NAN, false, &l->max_junction_temp_c, err)) ||
+      (rc = sits__get_num(root, "ambient_c", 25.0, false, &sc->ambient_c, err)))
+    return rc;
+  return SITS_OK;
+}
+
+static int load_solver(sits_scenario *sc, const config_setting_t *root, sits_err *err) {
+  char where[512];
+  const config_setting_t *g = config_setting_get_member(root, "solver");
+  sits_solver_settings *s = &sc->solver;
+  const char *linsol = NULL;
+  double thr;
+  int rc;
+  if ((rc = sits__get_positive(g, "rtol", 1e-8, false, &s->rtol, err)) ||
+      (rc = sits__get_positive(g, "atol_k", 1e-6, false, &s->atol_k, err)) ||
+      (rc = sits__get_positive(g, "klu_threshold", SITS_KLU_THRESHOLD_DEFAULT, false, &thr, err)) ||
+      (rc = sits__get_str(g, "linear_solver", false, &linsol, err)))
+    return rc;
+  s->klu_threshold = (size_t)thr;
+  s->linsol = SITS_LINSOL_AUTO;
+  if (linsol && strcmp(linsol, "dense") == 0)
+    s->linsol = SITS_LINSOL_DENSE;
+  else if (linsol && strcmp(linsol, "klu") == 0)
+    s->linsol = SITS_LINSOL_KLU;
+  else if (linsol && strcmp(linsol, "auto") != 0)
+    return sits__fail(err, SITS_EINPUT, "%s: 'linear_solver' must be \"auto\", \"dense\" or \"klu\"",
+                      W(config_setting_get_member(g, "linear_solver")));
+  return SITS_OK;
+}
+
+int sits__load_times(sits_scenario *sc, const config_setting_t *root, double workload_s,
+                      sits_err *err) {
+  int rc = sits__get_positive(root, "duration_s", workload_s > 0 ? workload_s : 3600.0, false,
+                        &sc->duration_s, err);
+  if (rc)
+    return rc;
+  double dflt = sc->duration_s >= 1000.0 ? 1.0 : sc->duration_s / 1000.0;
+  return sits__get_positive(root, "sample_period_s", dflt, false, &sc->sample_period_s, err);
+}
+
+int sits_scenario_load(const char *path, const char *const *sets, size_t n_sets,
+                       sits_scenario **out, sits_err *err) {
+  gsl_set_error_handler_off(); /* GSL's default handler aborts the process */
+  *out = NULL;
+  sits_scenario *sc = calloc(1, sizeof *sc);
+  if (!sc)
+    return sits__fail(err, SITS_ENOMEM, "out of memory");
+  int rc = sits__config_load(&sc->config, path, sets, n_sets, err);
+  const config_setting_t *root = config_root_setting(&sc->config.cfg);
+  if (rc == SITS_OK && (rc = load_platform(sc, root, err)) == SITS_OK &&
+      (rc = load_limits(sc, root, err)) == SITS_OK && (rc = load_solver(sc, root, err)) == SITS_OK &&
+      (rc = sits__load_workload(sc, root, err)) == SITS_OK)
+    rc = SITS_OK;
+  if (rc == SITS_OK && !(sc->config_text = sits__config_text(&sc->config)))
+    rc = sits__fail(err, SITS_ENOMEM, "out of memory");
+  if (rc) {
+    sits_scenario_free(sc);
+    return rc;
+  }
+  *out = sc;
+  return SITS_OK;
+}
+
+void sits_scenario_free(sits_scenario *sc) {
+  if (!sc)
+    return;
+  sits__config_release(&sc->config);
+  sits_thermal_free(sc->thermal);
+  sits_schedule_free(sc->schedule);
+  free(sc->static_power_w);
+  free(sc->config_text);
+  free(sc);
+}
+
+const sits_thermal *sits_scenario_thermal(const sits_scenario *sc) { return sc->thermal; }
+const sits_schedule *sits_scenario_schedule(const sits_scenario *sc) { return sc->schedule; }
+const double *sits_scenario_static_power_w(const sits_scenario *sc) { return sc->static_power_w; }
+double sits_scenario_duration_s(const sits_scenario *sc) { return sc->duration_s; }
+double sits_scenario_sample_period_s(const sits_scenario *sc) { return sc->sample_period_s; }
+const char *sits_scenario_config_text(const sits_scenario *sc) { return sc->config_text; }
+const sits_limits *sits_scenario_limits(const sits_scenario *sc) { return &sc->limits; }
+const sits_solver_settings *sits_scenario_solver(const sits_scenario *sc) { return &sc->solver; }

@@ -1,0 +1,42 @@
+/* scenario_impl.h - the scenario's fields, shared by the files of sim/ (never installed). */
+#ifndef SITS_SCENARIO_IMPL_H
+#define SITS_SCENARIO_IMPL_H
+
+#include "config_impl.h"
+#include "sits_scenario.h"
+
+struct sits_scenario {
+  sits__config config;
+  char *config_text;
+  sits_thermal *thermal;
+  sits_schedule *schedule;
+  double *static_power_w; /* per node */
+  double duration_s, ambient_c, sample_period_s;
+  sits_limits limits;
+  sits_solver_settings solver;
+};
+
+/**
+ * Sets duration_s and sample_period_s; @p workload_s is the workload's natural length
+ * (0 when it repeats or has none), the default duration.
+ */
+int sits__load_times(sits_scenario *sc, const config_setting_t *root, double workload_s,
+                     sits_err *err);
+/** Reads the workload (phases or trace), sets the times, builds sc->schedule. */
+int sits__load_workload(sits_scenario *sc, const config_setting_t *root, sits_err *err);
+/** Reads static_w / static_node of the platform group @p p. */
+int sits__load_static_power(sits_scenario *sc, const config_setting_t *p, sits_err *err);
+/** The error for a reference to a node that does not exist, with a suggestion. */
+int sits__unknown_node(const sits_thermal *th, const config_setting_t *s, const char *what,
+                       const char *name, sits_err *err);
+
+/* Typed member readers: absent -> *out = dflt (an error when required); a present value
+ * of the wrong type or out of range is an error naming file:line. */
+int sits__get_num(const config_setting_t *g, const char *key, double dflt, bool required,
+                  double *out, sits_err *err);
+int sits__get_positive(const config_setting_t *g, const char *key, double dflt, bool required,
+                       double *out, sits_err *err);
+int sits__get_str(const config_setting_t *g, const char *key, bool required, const char **out,
+                  sits_err *err);
+
+#endif

@@ -1,0 +1,59 @@
+/*
+ * sits_scenario.h - a loaded and validated scenario: platform, workload, settings.
+ *
+ * Loading reads the scenario file, merges the platform and workload files it names and
+ * the --set overrides, checks every key and value (errors name file:line), and builds
+ * the thermal network and the input schedule that sits_run() integrates.
+ */
+#ifndef SITS_SCENARIO_H
+#define SITS_SCENARIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "sits_ode.h"
+#include "sits_schedule.h"
+#include "sits_status.h"
+#include "sits_thermal.h"
+
+typedef struct sits_scenario sits_scenario;
+
+/**
+ * Loads the scenario file @p path with the overrides @p sets ("KEY=VALUE", n_sets of
+ * them; may be NULL when n_sets is 0). On success *out is a new scenario to free with
+ * sits_scenario_free(). On failure *out is NULL and @p err says `file:line: what`:
+ * SITS_EINPUT for bad input, SITS_EUNSUPPORTED for groups this version does not model.
+ */
+int sits_scenario_load(const char *path, const char *const *sets, size_t n_sets,
+                       sits_scenario **out, sits_err *err);
+
+/** Frees @p sc; NULL is a no-op. */
+void sits_scenario_free(sits_scenario *sc);
+
+const sits_thermal *sits_scenario_thermal(const sits_scenario *sc);
+const sits_schedule *sits_scenario_schedule(const sits_scenario *sc);
+/** Constant power per node [W] (platform static_w), n nodes (borrowed). */
+const double *sits_scenario_static_power_w(const sits_scenario *sc);
+double sits_scenario_duration_s(const sits_scenario *sc);
+double sits_scenario_sample_period_s(const sits_scenario *sc);
+/** The merged configuration as libconfig text (borrowed). */
+const char *sits_scenario_config_text(const sits_scenario *sc);
+
+/** Constraint limits; NAN when the scenario does not set them. */
+typedef struct sits_limits {
+  double tdp_budget_w;
+  double tdp_window_s;
+  double max_junction_temp_c;
+} sits_limits;
+const sits_limits *sits_scenario_limits(const sits_scenario *sc);
+
+/** Solver settings (scenario group `solver`). */
+typedef struct sits_solver_settings {
+  double rtol;
+  double atol_k;
+  sits_linsol linsol;
+  size_t klu_threshold;
+} sits_solver_settings;
+const sits_solver_settings *sits_scenario_solver(const sits_scenario *sc);
+
+#endif

@@ -1,0 +1,124 @@
+/*
+ * sits_sim.h - running a scenario: the coupled solve, its recording and summary.
+ *
+ * sits_run() integrates the scenario's network over [0, duration_s] with CVODE,
+ * stopping exactly at every input breakpoint, and records temperatures and powers every
+ * sample_period_s (plus the final time). The state is [T_1..T_N, E_in, E_amb]: the node
+ * temperatures [degC] and two energy integrators [J] (heat put in, heat given to the
+ * ambient), so the energy account closes: E_in = sum C_i dT_i + E_amb.
+ *
+ * sits_steady() solves G T = P + g_amb T_amb for the time-averaged inputs.
+ */
+#ifndef SITS_SIM_H
+#define SITS_SIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "sits_ode.h"
+#include "sits_scenario.h"
+
+/** Why a run ended. */
+typedef enum sits_end_reason {
+  SITS_END_DURATION,
+  SITS_END_CRITICAL_TEMP
+} sits_end_reason;
+
+/** Text of an end reason as the summary prints it ("duration", "critical_temp"). */
+const char *sits_end_reason_name(sits_end_reason r);
+
+/** One constraint of the summary. `set` is false when the scenario gives no limit. */
+typedef struct sits_constraint {
+  bool set;
+  double limit, value;
+  bool ok;
+} sits_constraint;
+
+typedef struct sits_summary {
+  sits_end_reason end_reason;
+  double simulated_s;
+  double max_junction_temp_c; /**< peak over the junction nodes (all nodes if none marked) */
+  double avg_power_w, peak_power_w, energy_j;
+  double tdp_w; /**< peak moving average of total power over tdp_window_s */
+  double energy_stored_j, energy_to_ambient_j;
+  double energy_balance_rel; /**< |E_in - stored - to ambient| / E_in (0 when E_in = 0) */
+  sits_constraint tdp, junction;
+  bool ok; /**< every constraint that is set holds */
+} sits_summary;
+
+/** One /events row. */
+typedef struct sits_event {
+  double time_s;
+  char kind[32];
+  char detail[128];
+} sits_event;
+
+typedef struct sits_result sits_result;
+
+/** Called now and then during a run with the simulated time reached. */
+typedef void (*sits_progress_fn)(double t_s, double end_s, void *user);
+
+typedef struct sits_run_opts {
+  sits_progress_fn progress; /**< NULL: none */
+  void *progress_user;
+} sits_run_opts;
+
+/**
+ * Runs @p sc (opts may be NULL). On success *out is a new result to free with
+ * sits_result_free(); @p sc must outlive it. SITS_ESOLVER when CVODE fails.
+ */
+int sits_run(const sits_scenario *sc, const sits_run_opts *opts, sits_result **out,
+             sits_err *err);
+
+/** Frees @p r; NULL is a no-op. */
+void sits_result_free(sits_result *r);
+
+size_t sits_result_sample_count(const sits_result *r);
+/** Sample times [s] (borrowed, sample_count values). */
+const double *sits_result_time_s(const sits_result *r);
+/** Temperature of node @p node at sample @p k [degC]. */
+double sits_result_temp_c(const sits_result *r, size_t k, size_t node);
+/** Total power at sample @p k [W] (the input that holds at that time). */
+double sits_result_total_power_w(const sits_result *r, size_t k);
+/** Power injected into node @p node at sample @p k [W] (static + workload). */
+double sits_result_node_power_w(const sits_result *r, size_t k, size_t node);
+/** Peak temperature of each node over the run [degC] (borrowed, n nodes). */
+const double *sits_result_peak_temp_c(const sits_result *r);
+const sits_summary *sits_result_summary(const sits_result *r);
+void sits_result_solver_stats(const sits_result *r, sits_ode_stats *stats);
+size_t sits_result_event_count(const sits_result *r);
+const sits_event *sits_result_event(const sits_result *r, size_t k);
+
+/** Steady state of the time-averaged inputs. */
+typedef struct sits_steady_state {
+  size_t n;
+  double *temp_c;      /**< n node temperatures [degC] */
+  double total_power_w;
+  double ambient_c;    /**< the averaged ambient */
+  double max_junction_temp_c;
+  bool runaway;        /**< always false for the linear network of this version */
+} sits_steady_state;
+
+/** Solves the steady state of @p sc into @p st (release with sits_steady_release()). */
+int sits_steady(const sits_scenario *sc, sits_steady_state *st, sits_err *err);
+void sits_steady_release(sits_steady_state *st);
+
+/* --- writers (each writes a temporary file and renames it when complete) ------------ */
+
+/** HDF5 layout of the contract: /time_s, /temp_c/<node>, /power_w/total, ... */
+int sits_write_h5(const sits_scenario *sc, const sits_result *r, const char *path,
+                  sits_err *err);
+/** CSV: time_s, temp_c.<node>..., node_power_w.<node>..., power_w.total. */
+int sits_write_csv(const sits_scenario *sc, const sits_result *r, const char *path,
+                   sits_err *err);
+/** Summary JSON object (one line) or text table onto @p f. */
+int sits_write_summary_json(const sits_scenario *sc, const sits_result *r, FILE *f);
+int sits_write_summary_text(const sits_scenario *sc, const sits_result *r, FILE *f);
+/** Steady JSON object onto @p f. */
+int sits_write_steady_json(const sits_scenario *sc, const sits_steady_state *st, FILE *f);
+
+/** The library version ("0.1.0"). */
+const char *sits_version(void);
+
+#endif

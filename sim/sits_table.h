@@ -1,0 +1,40 @@
+/*
+ * sits_table.h - a table of named numeric columns read from CSV.
+ *
+ * The workload-trace format: a header line of column names (`time_s`, `power_w.<node>`,
+ * `ambient_c`, ...), then one row of numbers per line. Blank lines and lines starting
+ * with '#' are skipped. Every error names `file:line`.
+ */
+#ifndef SITS_TABLE_H
+#define SITS_TABLE_H
+
+#include <stddef.h>
+
+#include "sits_status.h"
+
+typedef struct sits_table {
+  size_t n_rows, n_cols;
+  char **names;   /**< n_cols column names */
+  double *values; /**< n_rows x n_cols, row-major */
+  size_t *lines;  /**< source line of each row, for messages */
+} sits_table;
+
+/**
+ * Reads the CSV file @p path into a new table (*out, freed with sits_table_free()).
+ * Rejects: no header, duplicate or empty column names, rows with missing or extra
+ * fields, non-numeric or NaN/infinite values, and files with no data row.
+ */
+int sits_table_read_csv(const char *path, sits_table **out, sits_err *err);
+
+/** Frees @p t; NULL is a no-op. */
+void sits_table_free(sits_table *t);
+
+/** Index of column @p name, or -1. */
+int sits_table_column(const sits_table *t, const char *name);
+
+/** Value at row @p r, column @p c. */
+static inline double sits_table_at(const sits_table *t, size_t r, size_t c) {
+  return t->values[r * t->n_cols + c];
+}
+
+#endif

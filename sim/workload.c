@@ -1,0 +1,260 @@
+/*
+ * workload.c - the workload group: inline phases or a trace, into a schedule.
+ *
+ * Power-driven inputs only in this version: a phase's `power_w = { node = W; }` or a
+ * trace's `power_w.<node>` columns inject heat straight into thermal nodes; a trace may
+ * also carry `ambient_c`. Values are a zero-order hold: a row (or phase) holds until the
+ * next one starts. Before the first trace row the first row's values apply.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "scenario_impl.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sits_table.h"
+
+#define W(s) sits__where((s), where, sizeof where)
+#define MAX_SEGMENTS 50000000u
+
+typedef struct cols {
+  size_t n;
+  int node[1024];
+} cols;
+
+static int col_index(cols *c, int node) {
+  for (size_t j = 0; j < c->n; j++)
+    if (c->node[j] == node)
+      return (int)j;
+  if (c->n == sizeof c->node / sizeof c->node[0])
+    return -1;
+  c->node[c->n] = node;
+  return (int)c->n++;
+}
+
+/* --- traces ------------------------------------------------------------------------ */
+
+static int map_trace_columns(sits_scenario *sc, const sits_table *t, const char *path,
+                             cols *c, int *col_of, int *amb_col, sits_err *err) {
+  *amb_col = -1;
+  for (size_t j = 0; j < t->n_cols; j++) {
+    const char *name = t->names[j];
+    col_of[j] = -1;
+    if (strcmp(name, "time_s") == 0)
+      continue;
+    if (strcmp(name, "ambient_c") == 0) {
+      *amb_col = (int)j;
+    } else if (strncmp(name, "power_w.", 8) == 0) {
+      int node = sits_thermal_find(sc->thermal, name + 8);
+      if (node < 0)
+        return sits__fail(err, SITS_EINPUT, "%s:1: column '%s' names unknown node '%s'", path,
+                          name, name + 8);
+      if ((col_of[j] = col_index(c, node)) < 0)
+        return sits__fail(err, SITS_EINPUT, "%s:1: too many power columns", path);
+    } else if (strncmp(name, "demand.", 7) == 0) {
+      return sits__fail(err, SITS_EUNSUPPORTED,
+                        "%s:1: column '%s': demand traces need DVFS domains, which are not "
+                        "supported yet",
+                        path, name);
+    } else {
+      return sits__fail(err, SITS_EINPUT,
+                        "%s:1: unknown column '%s' (expected time_s, power_w.<node>, ambient_c)",
+                        path, name);
+    }
+  }
+  if (sits_table_column(t, "time_s") < 0)
+    return sits__fail(err, SITS_EINPUT, "%s:1: no 'time_s' column", path);
+  return SITS_OK;
+}
+
+static int check_times(const sits_table *t, int tcol, const char *path, sits_err *err) {
+  for (size_t r = 0; r < t->n_rows; r++) {
+    double ts = sits_table_at(t, r, (size_t)tcol);
+    if (r == 0 && ts < 0)
+      return sits__fail(err, SITS_EINPUT, "%s:%zu: time_s %g is negative", path, t->lines[r], ts);
+    if (r > 0 && !(ts > sits_table_at(t, r - 1, (size_t)tcol)))
+      return sits__fail(err, SITS_EINPUT,
+                        "%s:%zu: time_s %g is not after %g: the trace must be sorted in time",
+                        path, t->lines[r], ts, sits_table_at(t, r - 1, (size_t)tcol));
+  }
+  return SITS_OK;
+}
+
+static int trace_to_schedule(sits_scenario *sc, const sits_table *t, const char *path,
+                             const cols *c, const int *col_of, int amb_col, sits_err *err) {
+  int tcol = sits_table_column(t, "time_s");
+  double *p = calloc(c->n ? c->n : 1, sizeof *p);
+  if (!p || !(sc->schedule = sits_schedule_new(c->n, c->node))) {
+    free(p);
+    return sits__fail(err, SITS_ENOMEM, "out of memory");
+  }
+  int rc = SITS_OK;
+  for (size_t r = 0; r < t->n_rows && rc == SITS_OK; r++) {
+    double ts = r == 0 ? 0.0 : sits_table_at(t, r, (size_t)tcol);
+    if (ts >= sc->duration_s)
+      break;
+    for (size_t j = 0; j < t->n_cols; j++) {
+      double v = sits_table_at(t, r, j);
+      if (col_of[j] >= 0 && v < 0)
+        rc = sits__fail(err, SITS_EINPUT, "%s:%zu: column '%s': power %g is negative", path,
+                        t->lines[r], t->names[j], v);
+      if (col_of[j] >= 0)
+        p[col_of[j]] = v;
+    }
+    double amb = amb_col >= 0 ? sits_table_at(t, r, (size_t)amb_col) : sc->ambient_c;
+    if (rc == SITS_OK && (rc = sits_schedule_append(sc->schedule, ts, p, amb, err)))
+      rc = sits__fail(err, rc, "%s:%zu: %s", path, t->lines[r], "invalid row");
+  }
+  free(p);
+  return rc;
+}
+
+static int load_trace(sits_scenario *sc, const config_setting_t *root, const config_setting_t *s,
+                      sits_err *err) {
+  char where[512], dir[4096], path[4096];
+  if (config_setting_type(s) != CONFIG_TYPE_STRING)
+    return sits__fail(err, SITS_EINPUT, "%s: 'trace' must be a file name", W(s));
+  const char *name = config_setting_get_string(s);
+  if (name[0] == '/')
+    snprintf(path, sizeof path, "%s", name);
+  else
+    snprintf(path, sizeof path, "%s/%s", sits__setting_dir(s, dir, sizeof dir), name);
+  sits_table *t = NULL;
+  int rc = sits_table_read_csv(path, &t, err);
+  if (rc)
+    return rc;
+  cols c = {0};
+  int *col_of = malloc(t->n_cols * sizeof *col_of), amb_col = -1;
+  if (!col_of)
+    rc = sits__fail(err, SITS_ENOMEM, "out of memory");
+  if (rc == SITS_OK && (rc = map_trace_columns(sc, t, path, &c, col_of, &amb_col, err)) == SITS_OK &&
+      (rc = check_times(t, sits_table_column(t, "time_s"), path, err)) == SITS_OK) {
+    int tcol = sits_table_column(t, "time_s");
+    double last = sits_table_at(t, t->n_rows - 1, (size_t)tcol);
+    double step = t->n_rows > 1 ? last - sits_table_at(t, t->n_rows - 2, (size_t)tcol) : 0;
+    if ((rc = sits__load_times(sc, root, t->n_rows > 1 ? last + step : 0, err)) == SITS_OK)
+      rc = trace_to_schedule(sc, t, path, &c, col_of, amb_col, err);
+  }
+  free(col_of);
+  sits_table_free(t);
+  return rc;
+}
+
+/* --- inline phases ------------------------------------------------------------------ */
+
+static int phase_power(sits_scenario *sc, const config_setting_t *ph, cols *c, double *p,
+                       sits_err *err) {
+  char where[512];
+  const config_setting_t *pw = config_setting_get_member(ph, "power_w");
+  for (size_t j = 0; j < c->n; j++)
+    p[j] = 0;
+  if (config_setting_get_member(ph, "demand"))
+    return sits__fail(err, SITS_EUNSUPPORTED,
+                      "%s: 'demand' is not supported yet (DVFS domains come with the power-model "
+                      "work); use power_w = { <node> = W; }",
+                      W(config_setting_get_member(ph, "demand")));
+  if (!pw)
+    return SITS_OK;
+  if (!config_setting_is_group(pw))
+    return sits__fail(err, SITS_EINPUT, "%s: 'power_w' must be a group { <node> = W; }", W(pw));
+  for (int i = 0; i < config_setting_length(pw); i++) {
+    const config_setting_t *e = config_setting_get_elem(pw, (unsigned)i);
+    int node = sits_thermal_find(sc->thermal, config_setting_name(e));
+    if (node < 0)
+      return sits__unknown_node(sc->thermal, e, "power_w", config_setting_name(e), err);
+    double v;
+    int rc = sits__get_num(pw, config_setting_name(e), 0, true, &v, err);
+    if (rc)
+      return rc;
+    if (v < 0)
+      return sits__fail(err, SITS_EINPUT, "%s: power %g W is negative", W(e), v);
+    int j = col_index(c, node);
+    if (j < 0)
+      return sits__fail(err, SITS_EINPUT, "%s: too many powered nodes", W(e));
+    p[j] = v;
+  }
+  return SITS_OK;
+}
+
+static int phases_length(const config_setting_t *phases, bool repeat, double *len_s,
+                         sits_err *err) {
+  char where[512];
+  *len_s = 0;
+  if (!config_setting_is_list(phases) || config_setting_length(phases) == 0)
+    return sits__fail(err, SITS_EINPUT, "%s: 'phases' must be a non-empty list of groups",
+                      W(phases));
+  for (int i = 0; i < config_setting_length(phases); i++) {
+    const config_setting_t *ph = config_setting_get_elem(phases, (unsigned)i);
+    double d;
+    if (!config_setting_is_group(ph))
+      return sits__fail(err, SITS_EINPUT, "%s: a phase must be a group { duration_s; ... }", W(ph));
+    int rc = sits__get_positive(ph, "duration_s", 0, true, &d, err);
+    if (rc)
+      return rc;
+    *len_s += d;
+  }
+  if (repeat)
+    *len_s = 0; /* no natural end */
+  return SITS_OK;
+}
+
+static int phases_to_schedule(sits_scenario *sc, const config_setting_t *phases, bool repeat,
+                              double cycle_s, sits_err *err) {
+  cols c = {0};
+  int n = config_setting_length(phases), rc;
+  double p[1024];
+  for (int i = 0; i < n; i++) /* first pass: the columns */
+    if ((rc = phase_power(sc, config_setting_get_elem(phases, (unsigned)i), &c, p, err)))
+      return rc;
+  if (!(sc->schedule = sits_schedule_new(c.n, c.node)))
+    return sits__fail(err, SITS_ENOMEM, "out of memory");
+  double t = 0;
+  size_t count = 0;
+  for (int i = 0; t < sc->duration_s; i = (i + 1) % n) {
+    const config_setting_t *ph = config_setting_get_elem(phases, (unsigned)i);
+    double d, amb;
+    if ((rc = sits__get_num(ph, "duration_s", 0, true, &d, err)) ||
+        (rc = sits__get_num(ph, "ambient_c", sc->ambient_c, false, &amb, err)) ||
+        (rc = phase_power(sc, ph, &c, p, err)) ||
+        (rc = sits_schedule_append(sc->schedule, t, p, amb, err)))
+      return rc;
+    t = i == n - 1 ? cycle_s * (double)(count / (size_t)n + 1) : t + d;
+    if (++count > MAX_SEGMENTS)
+      return sits__fail(err, SITS_EINPUT, "the workload has more than %u phases in the run",
+                        MAX_SEGMENTS);
+    if (i == n - 1 && !repeat)
+      break;
+  }
+  return SITS_OK;
+}
+
+int sits__load_workload(sits_scenario *sc, const config_setting_t *root, sits_err *err) {
+  char where[512];
+  const config_setting_t *w = config_setting_get_member(root, "workload");
+  if (!w)
+    return sits__fail(err, SITS_EINPUT, "%s: needs a workload ('workload_profile' or 'workload')",
+                      sc->config.scenario_path);
+  if (!config_setting_is_group(w))
+    return sits__fail(err, SITS_EINPUT, "%s: 'workload' must be a group", W(w));
+  const config_setting_t *trace = config_setting_get_member(w, "trace");
+  const config_setting_t *phases = config_setting_get_member(w, "phases");
+  const config_setting_t *rep = config_setting_get_member(w, "repeat");
+  if (trace && phases)
+    return sits__fail(err, SITS_EINPUT, "%s: give either 'trace' or 'phases', not both", W(w));
+  if (trace)
+    return load_trace(sc, root, trace, err);
+  if (!phases)
+    return sits__fail(err, SITS_EINPUT, "%s: the workload needs 'phases' or 'trace'", W(w));
+  if (rep && config_setting_type(rep) != CONFIG_TYPE_BOOL)
+    return sits__fail(err, SITS_EINPUT, "%s: 'repeat' must be true or false", W(rep));
+  bool repeat = rep && config_setting_get_bool(rep);
+  double len_s, cycle_s;
+  int rc;
+  if ((rc = phases_length(phases, false, &cycle_s, err)) ||
+      (rc = phases_length(phases, repeat, &len_s, err)) ||
+      (rc = sits__load_times(sc, root, len_s, err)))
+    return rc;
+  return phases_to_schedule(sc, phases, repeat, cycle_s, err);
+}

@@ -1,0 +1,94 @@
+/*
+ * sits_ode.h - a stiff ODE integrator: CVODE (BDF, Newton) behind an opaque handle.
+ *
+ * The caller supplies the right-hand side y' = f(t, y), an analytic Jacobian through a
+ * fixed sparsity pattern (compressed column), optional root functions, and tolerances.
+ * The linear solver is dense LU for small systems and KLU sparse LU above a threshold.
+ * The integrator advances one internal step at a time up to a stop time, so the caller
+ * can stop exactly at input breakpoints and interpolate output samples in between.
+ */
+#ifndef SITS_ODE_H
+#define SITS_ODE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <gsl/gsl_spmatrix.h>
+
+#include "sits_status.h"
+
+typedef struct sits_ode sits_ode;
+
+/** y' = f(t, y): write n values into @p ydot. Return 0 ok, > 0 recoverable, < 0 fatal. */
+typedef int (*sits_ode_rhs_fn)(double t, const double *y, double *ydot, void *user);
+/** Jacobian df/dy: write the nnz values in the pattern's compressed-column order. */
+typedef int (*sits_ode_jac_fn)(double t, const double *y, double *values, void *user);
+/** Root functions: write n_roots values into @p g; a sign change is an event. */
+typedef int (*sits_ode_root_fn)(double t, const double *y, double *g, void *user);
+
+/** Linear solver choice. AUTO picks KLU when n >= klu_threshold. */
+typedef enum sits_linsol { SITS_LINSOL_AUTO, SITS_LINSOL_DENSE, SITS_LINSOL_KLU } sits_linsol;
+
+/** Default size from which AUTO uses KLU (measured with bench/linsol_threshold.sh). */
+#define SITS_KLU_THRESHOLD_DEFAULT 40
+
+typedef struct sits_ode_opts {
+  size_t n;                    /**< number of states */
+  const gsl_spmatrix *pattern; /**< CSC, n x n: where the Jacobian may be non-zero */
+  sits_ode_rhs_fn rhs;
+  sits_ode_jac_fn jac;
+  void *user;                  /**< passed to the callbacks (borrowed) */
+  double rtol;                 /**< relative tolerance */
+  const double *atol;          /**< n absolute tolerances (copied) */
+  sits_linsol linsol;
+  size_t klu_threshold;        /**< 0: SITS_KLU_THRESHOLD_DEFAULT */
+  int n_roots;                 /**< 0: no root finding */
+  sits_ode_root_fn roots;
+} sits_ode_opts;
+
+/** What sits_ode_step() reached. */
+typedef enum sits_ode_event {
+  SITS_ODE_STEPPED = 0, /**< an internal step before the stop time */
+  SITS_ODE_STOP = 1,    /**< exactly the stop time */
+  SITS_ODE_ROOT = 2     /**< a root; see sits_ode_roots_found() */
+} sits_ode_event;
+
+/** Solver counters, summed over re-initialisations. */
+typedef struct sits_ode_stats {
+  long steps, rhs_evals, jac_evals, lin_setups, err_test_fails, nonlin_iters,
+      nonlin_conv_fails, reinits;
+  bool sparse; /**< true when KLU is in use */
+} sits_ode_stats;
+
+/**
+ * A new integrator at (@p t0, @p y0). NULL on failure, with the reason in @p err.
+ */
+sits_ode *sits_ode_new(const sits_ode_opts *opts, double t0, const double *y0, sits_err *err);
+
+/** Frees @p ode; NULL is a no-op. */
+void sits_ode_free(sits_ode *ode);
+
+/** Restarts the integration at (@p t0, @p y0), e.g. after an input jump. */
+int sits_ode_reinit(sits_ode *ode, double t0, const double *y0, sits_err *err);
+
+/**
+ * Takes one internal step towards @p tstop (never past it). Stores the time reached in
+ * *t_out, what was reached in *event, and the state in sits_ode_state().
+ * Returns SITS_OK or SITS_ESOLVER with CVODE's message in @p err.
+ */
+int sits_ode_step(sits_ode *ode, double tstop, double *t_out, sits_ode_event *event,
+                  sits_err *err);
+
+/** The state at the time last returned by sits_ode_step() (borrowed, n values). */
+const double *sits_ode_state(const sits_ode *ode);
+
+/** Interpolates the state at @p t within the last step into @p y (n values). */
+int sits_ode_interpolate(sits_ode *ode, double t, double *y, sits_err *err);
+
+/** After SITS_ODE_ROOT: which roots crossed (n_roots ints, non-zero where crossed). */
+int sits_ode_roots_found(sits_ode *ode, int *found);
+
+/** The counters so far. */
+void sits_ode_get_stats(const sits_ode *ode, sits_ode_stats *stats);
+
+#endif
