@@ -7,7 +7,6 @@
 
 #include <gsl/gsl_linalg.h>
 #include <gsl/gsl_permutation.h>
-#include <gsl/gsl_spblas.h>
 #include <klu.h>
 
 static int solve_dense(const gsl_spmatrix *a, const double *b, double *x, sits_err *err) {

@@ -1,0 +1,171 @@
+/*
+ * test_cli.c - the sitsenergy program end to end: shipped configs, exit codes, messages,
+ * --set, --check, --help, and that a killed run leaves no file under the output name.
+ */
+#include "test_util.h"
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <time.h>
+
+static char *shipped(const char *rel) {
+  char *p = malloc(512);
+  snprintf(p, 512, "%s/%s", SITS_CONFIGS, rel);
+  return p;
+}
+
+Test(cli, demo_runs_and_writes_outputs) {
+  char args[2048], *out, *err;
+  char *sc = shipped("scenarios/orin_nx_vlm_burst.cfg");
+  snprintf(args, sizeof args, "run %s -o %s/demo.h5 --csv %s/demo.csv --summary json", sc,
+           tu_dir(), tu_dir());
+  cr_assert_eq(tu_cli(args, &out, &err), 0, "stderr: %s", err);
+  cr_assert(strstr(out, "\"verdict\":\"violated\""), "%s", out);
+  cr_assert(strstr(err, "wrote"), "%s", err);
+  char path[512];
+  struct stat st;
+  snprintf(path, sizeof path, "%s/demo.h5", tu_dir());
+  cr_assert_eq(stat(path, &st), 0);
+  snprintf(path, sizeof path, "%s/demo.csv", tu_dir());
+  cr_assert_eq(stat(path, &st), 0);
+  free(out), free(err), free(sc);
+}
+
+Test(cli, check_gives_exit_3_on_violation) {
+  char args[2048], *out, *err;
+  char *sc = shipped("scenarios/orin_nx_vlm_burst.cfg");
+  snprintf(args, sizeof args, "run %s --check --quiet", sc);
+  cr_assert_eq(tu_cli(args, &out, &err), 3, "stderr: %s", err);
+  cr_assert(strstr(out, "verdict               violated"), "%s", out);
+  free(out), free(err);
+  /* a budget the demo meets: exit 0 */
+  snprintf(args, sizeof args, "run %s --check --quiet --set tdp_budget_w=30", sc);
+  cr_assert_eq(tu_cli(args, &out, &err), 0, "stderr: %s", err);
+  free(out), free(err), free(sc);
+}
+
+Test(cli, set_changes_the_result) {
+  char args[2048], *a, *b, *err;
+  char *sc = shipped("scenarios/hotspot_3node_step.cfg");
+  snprintf(args, sizeof args, "steady %s", sc);
+  cr_assert_eq(tu_cli(args, &a, &err), 0, "%s", err);
+  free(err);
+  snprintf(args, sizeof args, "steady %s --set ambient_c=55", sc);
+  cr_assert_eq(tu_cli(args, &b, &err), 0, "%s", err);
+  double ta, tb;
+  cr_assert_eq(sscanf(strstr(a, "\"chip\":") + 7, "%lf", &ta), 1);
+  cr_assert_eq(sscanf(strstr(b, "\"chip\":") + 7, "%lf", &tb), 1);
+  cr_assert_float_eq(tb - ta, 10.0, 1e-6);
+  cr_assert(strstr(b, "\"runaway\":false"), "%s", b);
+  free(a), free(b), free(err), free(sc);
+}
+
+/* Each malformed-input class: exit 1, one line "sitsenergy: file:line: ...". */
+Test(cli, malformed_inputs_exit_1) {
+  struct {
+    const char *cfg, *want;
+  } cases[] = {
+      {"platform = { thermal = { nodes = ( { name = \"a\"; c_j_per_k = 1; } );\n"
+       "links = ( { a = \"a\"; b = \"nowhere\"; r_k_per_w = 1; } ); }; };\n"
+       "workload = { phases = ( { duration_s = 1; } ); };\n",
+       "bad.cfg:2: link names unknown node 'nowhere'"},
+      {"platform = { thermal = { nodes = ( { name = \"a\"; c_j_per_k = 1; } );\n"
+       "links = ( { a = \"a\"; b = \"a\"; r_k_per_w = 1; } ); }; };\n"
+       "workload = { phases = ( { duration_s = 1; } ); };\n",
+       "bad.cfg:2: link from 'a' to itself"},
+      {"platform = { thermal = { nodes = ( { name = \"a\"; c_j_per_k = 1; } );\n"
+       "links = ( { a = \"a\"; b = \"ambient\"; r_k_per_w = 0; } ); }; };\n"
+       "workload = { phases = ( { duration_s = 1; } ); };\n",
+       "bad.cfg:2: r_k_per_w must be > 0"},
+      {"platform = { thermal = {\nnodes = ( { name = \"a\"; c_j_per_k = -1; } );\n"
+       "links = ( { a = \"a\"; b = \"ambient\"; r_k_per_w = 1; } ); }; };\n"
+       "workload = { phases = ( { duration_s = 1; } ); };\n",
+       "bad.cfg:2: node 'a': c_j_per_k must be > 0"},
+      {"platform = \"jetson_orin_nx\";\nworkload = { trace = \"bad.csv\"; };\n",
+       "bad.csv:4: time_s 0.5 is not after 1"},
+      {"platform = \"jetson_orin_nx\";\nworkload = { phases = ( { duration_s = 1; } ); };\n"
+       "max_junction_temp = 85;\n",
+       "bad.cfg:3: unknown key 'max_junction_temp' in the scenario (did you mean "
+       "'max_junction_temp_c'?)"},
+      {"platform = \"orin_typo\";\n", "bad.cfg:1: platform 'orin_typo' not found"},
+  };
+  tu_write("bad.csv", "time_s,power_w.die\n0,1\n1,2\n0.5,3\n");
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char *path = tu_write("bad.cfg", cases[i].cfg), args[1024], *out, *err;
+    snprintf(args, sizeof args, "run %s -o %s/never.h5", path, tu_dir());
+    cr_assert_eq(tu_cli(args, &out, &err), 1, "case %zu: %s", i, err);
+    cr_assert(strncmp(err, "sitsenergy: ", 12) == 0, "case %zu: %s", i, err);
+    cr_assert(strstr(err, cases[i].want), "case %zu: '%s' lacks '%s'", i, err, cases[i].want);
+    cr_assert_eq(strchr(err, '\n'), err + strlen(err) - 1, "one line: %s", err);
+    cr_assert_str_eq(out, "", "nothing on stdout: %s", out);
+    char never[512];
+    struct stat st;
+    snprintf(never, sizeof never, "%s/never.h5", tu_dir());
+    cr_assert_neq(stat(never, &st), 0, "no output file on error");
+    free(out), free(err), free(path);
+  }
+}
+
+Test(cli, usage_errors_exit_2_and_help_exits_0) {
+  char *out, *err;
+  cr_assert_eq(tu_cli("", &out, &err), 2);
+  free(out), free(err);
+  cr_assert_eq(tu_cli("frobnicate", &out, &err), 2);
+  cr_assert(strstr(err, "unknown command 'frobnicate'"), "%s", err);
+  free(out), free(err);
+  cr_assert_eq(tu_cli("run", &out, &err), 2);
+  cr_assert(strstr(err, "run needs a scenario file"), "%s", err);
+  free(out), free(err);
+  cr_assert_eq(tu_cli("run x.cfg --bogus", &out, &err), 2);
+  cr_assert(strstr(err, "unknown option '--bogus'"), "%s", err);
+  free(out), free(err);
+  cr_assert_eq(tu_cli("run x.cfg --summary xml", &out, &err), 1);
+  free(out), free(err);
+  const char *helps[] = {"--help", "run --help", "steady --help"};
+  for (int i = 0; i < 3; i++) {
+    cr_assert_eq(tu_cli(helps[i], &out, &err), 0);
+    cr_assert(strstr(out, "usage: sitsenergy"), "%s", out);
+    free(out), free(err);
+  }
+  cr_assert_eq(tu_cli("--version", &out, &err), 0);
+  cr_assert(strncmp(out, "sitsenergy ", 11) == 0, "%s", out);
+  free(out), free(err);
+}
+
+Test(cli, bad_set_exit_1) {
+  char args[1024], *out, *err;
+  char *sc = shipped("scenarios/hotspot_3node_step.cfg");
+  snprintf(args, sizeof args, "run %s --set ambient_c", sc);
+  cr_assert_eq(tu_cli(args, &out, &err), 1);
+  cr_assert(strstr(err, "expected KEY=VALUE"), "%s", err);
+  free(out), free(err), free(sc);
+}
+
+/* A long run killed mid-way leaves no file under the requested name. */
+Test(cli, killed_run_leaves_no_output) {
+  char *path = tu_write("long.cfg",
+                        "platform = \"hotspot_3node\";\n"
+                        "workload = { repeat = true; phases = (\n"
+                        "  { duration_s = 0.001; power_w = { chip = 40.0; }; },\n"
+                        "  { duration_s = 0.001; power_w = { chip = 5.0; }; } ); };\n"
+                        "duration_s = 4000.0;\n");
+  char out_path[512];
+  snprintf(out_path, sizeof out_path, "%s/killed.h5", tu_dir());
+  pid_t pid = fork();
+  cr_assert_geq(pid, 0);
+  if (pid == 0) {
+    freopen("/dev/null", "w", stdout);
+    freopen("/dev/null", "w", stderr);
+    execl(SITS_CLI, SITS_CLI, "run", path, "-o", out_path, "--quiet", (char *)NULL);
+    _exit(127);
+  }
+  struct timespec ts = {0, 800 * 1000 * 1000};
+  nanosleep(&ts, NULL);
+  kill(pid, SIGKILL);
+  int status;
+  waitpid(pid, &status, 0);
+  cr_assert(WIFSIGNALED(status), "the run ended before it was killed: make it longer");
+  struct stat st;
+  cr_assert_neq(stat(out_path, &st), 0, "a killed run left %s", out_path);
+  free(path);
+}

@@ -1,0 +1,39 @@
+# Installs the built project into a scratch prefix, then builds and runs a downstream
+# program with find_package(SITSEnergy), and checks the pkg-config file.
+file(REMOVE_RECURSE ${WORK_DIR})
+set(prefix ${WORK_DIR}/prefix)
+execute_process(COMMAND ${CMAKE_COMMAND} --install ${BINARY_DIR} --prefix ${prefix}
+                RESULT_VARIABLE rc OUTPUT_QUIET)
+if(rc)
+  message(FATAL_ERROR "install failed")
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/install/downstream
+                        -B ${WORK_DIR}/build -DCMAKE_PREFIX_PATH=${prefix}
+                RESULT_VARIABLE rc)
+if(rc)
+  message(FATAL_ERROR "configuring the downstream project failed")
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK_DIR}/build RESULT_VARIABLE rc)
+if(rc)
+  message(FATAL_ERROR "building the downstream project failed")
+endif()
+execute_process(COMMAND ${WORK_DIR}/build/downstream RESULT_VARIABLE rc OUTPUT_VARIABLE out)
+message(STATUS "downstream: ${out}")
+if(rc)
+  message(FATAL_ERROR "the downstream program failed")
+endif()
+# pkg-config sees the library too
+file(GLOB_RECURSE pc ${prefix}/*/sitsenergy.pc)
+if(NOT pc)
+  message(FATAL_ERROR "no sitsenergy.pc installed")
+endif()
+get_filename_component(pcdir ${pc} DIRECTORY)
+execute_process(COMMAND env PKG_CONFIG_PATH=${pcdir} pkg-config --libs --cflags sitsenergy
+                RESULT_VARIABLE rc OUTPUT_VARIABLE flags)
+if(rc OR NOT flags MATCHES "-lsits")
+  message(FATAL_ERROR "pkg-config sitsenergy failed: ${flags}")
+endif()
+execute_process(COMMAND ${prefix}/bin/sitsenergy --version RESULT_VARIABLE rc OUTPUT_VARIABLE v)
+if(rc)
+  message(FATAL_ERROR "installed sitsenergy does not run: ${v}")
+endif()

@@ -1,0 +1,241 @@
+/*
+ * test_config.c - loading and validation: every malformed-input class is rejected with
+ * `file:line: message`, and --set overrides reach the merged configuration.
+ */
+#include "test_util.h"
+
+static const char nodes_ok[] =
+    "  nodes = ( { name = \"gpu\"; c_j_per_k = 1.5; },\n"   /* line 2 */
+    "            { name = \"board\"; c_j_per_k = 20; } );\n"; /* line 3 */
+
+static const char workload_ok[] =
+    "workload = { phases = ( { duration_s = 1.0; power_w = { gpu = 2.0; }; } ); };\n";
+
+/* A scenario whose links group is @p links; asserts the error code and message. */
+static void expect_links_error(const char *name, const char *links, const char *want) {
+  char text[4096], msg[SITS_ERRMSG_MAX];
+  snprintf(text, sizeof text, "platform = { thermal = {\n%s  links = (\n%s  );\n}; };\n%s",
+           nodes_ok, links, workload_ok);
+  cr_assert_eq(tu_load_fail(name, text, msg, sizeof msg), SITS_EINPUT);
+  cr_assert(strstr(msg, want), "message '%s' lacks '%s'", msg, want);
+}
+
+Test(config, unknown_node_with_suggestion) {
+  char want[512];
+  snprintf(want, sizeof want, "%s/unknown_node.cfg:6: link names unknown node 'gpux' (did you mean 'gpu'?)",
+           tu_dir());
+  expect_links_error("unknown_node.cfg",
+                     "    { a = \"board\"; b = \"ambient\"; r_k_per_w = 1.0; },\n"
+                     "    { a = \"gpux\"; b = \"board\"; r_k_per_w = 1.0; }\n",
+                     want);
+}
+
+Test(config, link_to_itself) {
+  expect_links_error("self.cfg", "    { a = \"gpu\"; b = \"gpu\"; r_k_per_w = 1.0; }\n",
+                     "self.cfg:5: link from 'gpu' to itself");
+}
+
+Test(config, resistance_not_positive) {
+  expect_links_error("r0.cfg", "    { a = \"gpu\"; b = \"board\"; r_k_per_w = 0; }\n",
+                     "r0.cfg:5: r_k_per_w must be > 0 (got 0)");
+  expect_links_error("rneg.cfg", "    { a = \"gpu\"; b = \"board\"; r_k_per_w = -2.5; }\n",
+                     "rneg.cfg:5: r_k_per_w must be > 0 (got -2.5)");
+}
+
+Test(config, capacity_not_positive) {
+  char msg[SITS_ERRMSG_MAX];
+  int rc = tu_load_fail("c0.cfg",
+                        "platform = { thermal = {\n"
+                        "  nodes = ( { name = \"gpu\"; c_j_per_k = 0.0; } );\n"
+                        "  links = ( { a = \"gpu\"; b = \"ambient\"; r_k_per_w = 1; } ); }; };\n",
+                        msg, sizeof msg);
+  cr_assert_eq(rc, SITS_EINPUT);
+  cr_assert(strstr(msg, "c0.cfg:2: node 'gpu': c_j_per_k must be > 0 (got 0)"), "%s", msg);
+}
+
+Test(config, unknown_key_with_suggestion) {
+  char msg[SITS_ERRMSG_MAX], text[4096];
+  snprintf(text, sizeof text,
+           "platform = { thermal = {\n%s  links = ( { a = \"gpu\"; b = \"ambient\"; r_k_per_W = 1; } );\n"
+           "}; };\n%s",
+           nodes_ok, workload_ok);
+  cr_assert_eq(tu_load_fail("key.cfg", text, msg, sizeof msg), SITS_EINPUT);
+  cr_assert(strstr(msg, "key.cfg:4: unknown key 'r_k_per_W' in platform.thermal.links.[] (did you mean 'r_k_per_w'?)"),
+            "%s", msg);
+  snprintf(text, sizeof text, "platform = \"jetson_orin_nx\";\n%sambeint_c = 30;\n", workload_ok);
+  cr_assert_eq(tu_load_fail("key2.cfg", text, msg, sizeof msg), SITS_EINPUT);
+  cr_assert(strstr(msg, "key2.cfg:3: unknown key 'ambeint_c' in the scenario (did you mean 'ambient_c'?)"),
+            "%s", msg);
+}
+
+Test(config, missing_platform_file) {
+  char msg[SITS_ERRMSG_MAX];
+  cr_assert_eq(tu_load_fail("noplat.cfg", "# a comment\nplatform = \"no_such_board\";\n", msg,
+                            sizeof msg),
+               SITS_EINPUT);
+  cr_assert(strstr(msg, "noplat.cfg:2: platform 'no_such_board' not found"), "%s", msg);
+}
+
+Test(config, syntax_error_names_line) {
+  char msg[SITS_ERRMSG_MAX];
+  cr_assert_eq(tu_load_fail("syntax.cfg", "ambient_c = 25;\nplatform = {\n  thermal = ;\n", msg,
+                            sizeof msg),
+               SITS_EINPUT);
+  cr_assert(strstr(msg, "syntax.cfg:3: syntax error"), "%s", msg);
+}
+
+Test(config, unsupported_groups_are_rejected) {
+  char msg[SITS_ERRMSG_MAX], text[4096];
+  const char *groups[] = {"domains = ( { name = \"gpu\"; node = \"gpu\"; } );",
+                          "governor = { kind = \"ondemand\"; };",
+                          "battery = { series = 3; };"};
+  const char *names[] = {"domains", "governor", "battery"};
+  for (int i = 0; i < 3; i++) {
+    snprintf(text, sizeof text,
+             "platform = { thermal = {\n%s  links = ( { a = \"gpu\"; b = \"ambient\"; r_k_per_w = 1; } ); };\n"
+             "  %s };\n%s",
+             nodes_ok, groups[i], workload_ok);
+    cr_assert_eq(tu_load_fail("unsup.cfg", text, msg, sizeof msg), SITS_EUNSUPPORTED);
+    char want[128];
+    snprintf(want, sizeof want, "unsup.cfg:5: '%s' is not supported yet", names[i]);
+    cr_assert(strstr(msg, want), "%s", msg);
+  }
+  snprintf(text, sizeof text, "platform = \"jetson_orin_nx\";\n%sbattery_capacity_wh = 56.0;\n",
+           workload_ok);
+  cr_assert_eq(tu_load_fail("unsup2.cfg", text, msg, sizeof msg), SITS_EUNSUPPORTED);
+  cr_assert(strstr(msg, "unsup2.cfg:3: 'battery_capacity_wh' is not supported yet"), "%s", msg);
+}
+
+Test(config, missing_workload) {
+  char msg[SITS_ERRMSG_MAX];
+  cr_assert_eq(tu_load_fail("nowork.cfg", "platform = \"jetson_orin_nx\";\n", msg, sizeof msg),
+               SITS_EINPUT);
+  cr_assert(strstr(msg, "needs a workload"), "%s", msg);
+}
+
+static void expect_trace_error(const char *csv_name, const char *csv, const char *want) {
+  char text[4096], msg[SITS_ERRMSG_MAX];
+  tu_write(csv_name, csv);
+  snprintf(text, sizeof text, "platform = \"jetson_orin_nx\";\nworkload = { trace = \"%s\"; };\n",
+           csv_name);
+  cr_assert_eq(tu_load_fail("trace.cfg", text, msg, sizeof msg), SITS_EINPUT);
+  cr_assert(strstr(msg, want), "message '%s' lacks '%s'", msg, want);
+}
+
+Test(config, trace_not_sorted) {
+  expect_trace_error("unsorted.csv", "time_s,power_w.die\n0,1\n2,1\n1,3\n",
+                     "unsorted.csv:4: time_s 1 is not after 2: the trace must be sorted in time");
+  expect_trace_error("dup.csv", "time_s,power_w.die\n0,1\n1,1\n1,3\n",
+                     "dup.csv:4: time_s 1 is not after 1");
+}
+
+Test(config, trace_nan) {
+  expect_trace_error("nan.csv", "time_s,power_w.die\n0,1\n1,nan\n", "nan.csv:3: column 'power_w.die': value is NaN");
+}
+
+Test(config, trace_missing_columns) {
+  expect_trace_error("short.csv", "time_s,power_w.die,power_w.module\n0,1,2\n1,3\n",
+                     "short.csv:3: missing columns: 2 values for the 3 columns of the header");
+  expect_trace_error("long.csv", "time_s,power_w.die\n0,1,2\n", "long.csv:2: more than the 2 columns");
+  expect_trace_error("notime.csv", "t,power_w.die\n0,1\n", "notime.csv:1: unknown column 't'");
+  expect_trace_error("badnode.csv", "time_s,power_w.gpu\n0,1\n",
+                     "badnode.csv:1: column 'power_w.gpu' names unknown node 'gpu'");
+  expect_trace_error("garbage.csv", "time_s,power_w.die\n0,1\n1,3x\n",
+                     "garbage.csv:3: column 'power_w.die': '3x' is not a number");
+  expect_trace_error("empty.csv", "", "empty.csv: empty file");
+  expect_trace_error("header_only.csv", "time_s,power_w.die\n", "header_only.csv:1: no data rows");
+  expect_trace_error("negative.csv", "time_s,power_w.die\n0,-1\n", "negative.csv:2: column 'power_w.die': power -1 is negative");
+}
+
+Test(config, trace_binary_data) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/binary.csv", tu_dir());
+  FILE *f = fopen(path, "wb");
+  fwrite("time_s,power_w.die\n0,1\n\x01\x00\xff\xfe,2\n", 1, 29, f);
+  fclose(f);
+  char text[1024], msg[SITS_ERRMSG_MAX];
+  snprintf(text, sizeof text, "platform = \"jetson_orin_nx\";\nworkload = { trace = \"binary.csv\"; };\n");
+  cr_assert_eq(tu_load_fail("bin.cfg", text, msg, sizeof msg), SITS_EINPUT);
+  cr_assert(strstr(msg, "binary.csv:3:"), "%s", msg);
+}
+
+static double steady_die(const char *const *sets, size_t n) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/scenarios/hotspot_3node_step.cfg", SITS_CONFIGS);
+  sits_scenario *sc = NULL;
+  sits_err err = {0};
+  cr_assert_eq(sits_scenario_load(path, sets, n, &sc, &err), SITS_OK, "%s", err.msg);
+  sits_steady_state st;
+  cr_assert_eq(sits_steady(sc, &st, &err), SITS_OK, "%s", err.msg);
+  double t = st.temp_c[0];
+  sits_steady_release(&st);
+  sits_scenario_free(sc);
+  return t;
+}
+
+Test(config, set_overrides_merged_config) {
+  double base = steady_die(NULL, 0);
+  const char *amb[] = {"ambient_c=55"}; /* the scenario has 45 */
+  cr_assert_float_eq(steady_die(amb, 1) - base, 10.0, 1e-9); /* linear: +10 K everywhere */
+  /* the sink-to-ambient link carries all the heat: +0.1 K/W at 15 W average = +1.5 K */
+  const char *link[] = {"platform.thermal.links.[2].r_k_per_w=0.204792"};
+  cr_assert_float_eq(steady_die(link, 1) - base, 1.5, 1e-9);
+  /* a new group along the path is created */
+  const char *solver[] = {"solver.rtol=1e-9"};
+  cr_assert_float_eq(steady_die(solver, 1), base, 1e-12);
+}
+
+static void expect_set_error(const char *set, const char *want) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/scenarios/hotspot_3node_step.cfg", SITS_CONFIGS);
+  sits_scenario *sc = NULL;
+  sits_err err = {0};
+  const char *sets[] = {set};
+  cr_assert_eq(sits_scenario_load(path, sets, 1, &sc, &err), SITS_EINPUT, "--set %s", set);
+  cr_assert(strstr(err.msg, want), "message '%s' lacks '%s'", err.msg, want);
+}
+
+Test(config, set_malformed) {
+  expect_set_error("ambient_c", "expected KEY=VALUE");
+  expect_set_error("=3", "expected KEY=VALUE");
+  expect_set_error("ambient_c=", "the value is empty");
+  expect_set_error("a..b=1", "is not a config path");
+  expect_set_error("ambient_c=hot", "--set ambient_c=hot: 'ambient_c' must be a number");
+  expect_set_error("ambeint_c=3", "unknown key 'ambeint_c' in the scenario (did you mean 'ambient_c'?)");
+  expect_set_error("platform.thermal.links.[9].r_k_per_w=1", "does not exist");
+  expect_set_error("platform.thermal.links.[0].r_k_per_w=-1", "r_k_per_w must be > 0");
+}
+
+Test(config, platform_by_name_from_anywhere_and_merged_text) {
+  char text[1024];
+  snprintf(text, sizeof text, "platform = \"hotspot_3node\";\n%s", "workload = { phases = ( { duration_s = 1.0; power_w = { chip = 2.0; }; } ); };\n");
+  sits_scenario *sc = tu_load("byname.cfg", text);
+  const char *merged = sits_scenario_config_text(sc);
+  cr_assert(strstr(merged, "spreader"), "merged config lacks the platform: %s", merged);
+  cr_assert_eq(sits_thermal_node_count(sits_scenario_thermal(sc)), 3);
+  sits_scenario_free(sc);
+}
+
+Test(config, static_power) {
+  char text[1024];
+  snprintf(text, sizeof text,
+           "platform = { static_w = 2.0; static_node = \"die\"; thermal = {\n"
+           "  nodes = ( { name = \"die\"; c_j_per_k = 2.0; } );\n"
+           "  links = ( { a = \"die\"; b = \"ambient\"; r_k_per_w = 3.0; } ); }; };\n"
+           "workload = { phases = ( { duration_s = 10.0; power_w = { die = 1.0; }; } ); };\n");
+  sits_scenario *sc = tu_load("static.cfg", text);
+  sits_steady_state st;
+  sits_err err = {0};
+  cr_assert_eq(sits_steady(sc, &st, &err), SITS_OK, "%s", err.msg);
+  cr_assert_float_eq(st.temp_c[0], 25.0 + 3.0 * 3.0, 1e-9);
+  sits_steady_release(&st);
+  sits_scenario_free(sc);
+  char msg[SITS_ERRMSG_MAX];
+  snprintf(text, sizeof text,
+           "platform = { static_w = 2.0; thermal = {\n"
+           "  nodes = ( { name = \"die\"; c_j_per_k = 2.0; } );\n"
+           "  links = ( { a = \"die\"; b = \"ambient\"; r_k_per_w = 3.0; } ); }; };\n"
+           "workload = { phases = ( { duration_s = 10.0; } ); };\n");
+  cr_assert_eq(tu_load_fail("static2.cfg", text, msg, sizeof msg), SITS_EINPUT);
+  cr_assert(strstr(msg, "static2.cfg:1: 'static_w' needs 'static_node'"), "%s", msg);
+}

@@ -1,0 +1,147 @@
+/*
+ * test_outputs.c - the HDF5, CSV and JSON outputs read back: names and layout of the
+ * contract, values equal to the in-memory result.
+ */
+#include "test_util.h"
+
+#include <hdf5.h>
+#include <hdf5_hl.h>
+
+static sits_scenario *load_shipped(const char *name) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/scenarios/%s", SITS_CONFIGS, name);
+  sits_scenario *sc = NULL;
+  sits_err err = {0};
+  cr_assert_eq(sits_scenario_load(path, NULL, 0, &sc, &err), SITS_OK, "%s", err.msg);
+  return sc;
+}
+
+static void read_series(hid_t f, const char *name, double *out, size_t n) {
+  int rank = 0;
+  hsize_t dims[1];
+  cr_assert_geq(H5LTget_dataset_ndims(f, name, &rank), 0, "no dataset %s", name);
+  cr_assert_eq(rank, 1);
+  H5LTget_dataset_info(f, name, dims, NULL, NULL);
+  cr_assert_eq(dims[0], n, "%s has %llu values, /time_s %zu", name, (unsigned long long)dims[0], n);
+  cr_assert_geq(H5LTread_dataset_double(f, name, out), 0);
+}
+
+Test(outputs, hdf5_layout_and_values) {
+  sits_scenario *sc = load_shipped("hotspot_3node_step.cfg");
+  sits_result *r = tu_run(sc);
+  char path[512];
+  snprintf(path, sizeof path, "%s/out.h5", tu_dir());
+  sits_err err = {0};
+  cr_assert_eq(sits_write_h5(sc, r, path, &err), SITS_OK, "%s", err.msg);
+  size_t n = sits_result_sample_count(r);
+  double *v = malloc(n * sizeof *v);
+  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  cr_assert_geq(f, 0);
+  read_series(f, "/time_s", v, n);
+  for (size_t k = 0; k < n; k++)
+    cr_assert_eq(v[k], sits_result_time_s(r)[k]);
+  const char *nodes[] = {"chip", "spreader", "sink"};
+  for (size_t i = 0; i < 3; i++) {
+    char name[64];
+    snprintf(name, sizeof name, "/temp_c/%s", nodes[i]);
+    read_series(f, name, v, n);
+    for (size_t k = 0; k < n; k++)
+      cr_assert_eq(v[k], sits_result_temp_c(r, k, i));
+  }
+  read_series(f, "/power_w/total", v, n);
+  cr_assert_eq(v[0], 40.0);
+  cr_assert_eq(v[n - 1], 10.0);
+  read_series(f, "/node_power_w/chip", v, n);
+  cr_assert_eq(v[0], 40.0);
+  char units[16], version[32], linsol[16];
+  cr_assert_geq(H5LTget_attribute_string(f, "/temp_c/chip", "units", units), 0);
+  cr_assert_str_eq(units, "degC");
+  cr_assert_geq(H5LTget_attribute_string(f, "/", "sitsenergy_version", version), 0);
+  cr_assert_str_eq(version, sits_version());
+  cr_assert_geq(H5LTget_attribute_string(f, "/", "solver_linear_solver", linsol), 0);
+  cr_assert_str_eq(linsol, "dense");
+  long steps = 0;
+  cr_assert_geq(H5LTget_attribute_long(f, "/", "solver_steps", &steps), 0);
+  sits_ode_stats st;
+  sits_result_solver_stats(r, &st);
+  cr_assert_eq(steps, st.steps);
+  cr_assert_gt(steps, 0);
+  hsize_t dims[1];
+  H5T_class_t cls;
+  size_t size;
+  cr_assert_geq(H5LTget_attribute_info(f, "/", "config", dims, &cls, &size), 0);
+  char *config = malloc(size + 1);
+  cr_assert_geq(H5LTget_attribute_string(f, "/", "config", config), 0);
+  cr_assert(strstr(config, "spreader") && strstr(config, "duration_s"), "%s", config);
+  hid_t ev = H5Dopen2(f, "/events", H5P_DEFAULT);
+  cr_assert_geq(ev, 0, "no /events dataset");
+  H5Dclose(ev);
+  H5Fclose(f);
+  free(config);
+  free(v);
+  sits_result_free(r);
+  sits_scenario_free(sc);
+}
+
+Test(outputs, csv_header_and_rows) {
+  sits_scenario *sc = load_shipped("hotspot_3node_step.cfg");
+  sits_result *r = tu_run(sc);
+  char path[512];
+  snprintf(path, sizeof path, "%s/out.csv", tu_dir());
+  sits_err err = {0};
+  cr_assert_eq(sits_write_csv(sc, r, path, &err), SITS_OK, "%s", err.msg);
+  char *text = tu_slurp(path);
+  cr_assert(strncmp(text, "time_s,temp_c.chip,temp_c.spreader,temp_c.sink,node_power_w.chip,"
+                          "node_power_w.spreader,node_power_w.sink,power_w.total\n", 118) == 0,
+            "%.200s", text);
+  size_t lines = 0;
+  for (char *p = text; *p; p++)
+    lines += *p == '\n';
+  cr_assert_eq(lines, sits_result_sample_count(r) + 1);
+  /* second row: t = 0.01 s */
+  char *row = strchr(text, '\n') + 1;
+  row = strchr(row, '\n') + 1;
+  double t, chip;
+  cr_assert_eq(sscanf(row, "%lf,%lf", &t, &chip), 2);
+  cr_assert_float_eq(t, 0.01, 1e-12);
+  cr_assert_float_eq(chip, sits_result_temp_c(r, 1, 0), 1e-6);
+  free(text);
+  sits_result_free(r);
+  sits_scenario_free(sc);
+}
+
+Test(outputs, write_failure_leaves_nothing) {
+  sits_scenario *sc = load_shipped("hotspot_3node_step.cfg");
+  sits_result *r = tu_run(sc);
+  sits_err err = {0};
+  cr_assert_eq(sits_write_h5(sc, r, "/nonexistent_dir/out.h5", &err), SITS_EIO);
+  cr_assert(strstr(err.msg, "/nonexistent_dir/out.h5: cannot create"), "%s", err.msg);
+  cr_assert_eq(sits_write_csv(sc, r, "/nonexistent_dir/out.csv", &err), SITS_EIO);
+  sits_result_free(r);
+  sits_scenario_free(sc);
+}
+
+Test(outputs, summary_json_fields) {
+  sits_scenario *sc = load_shipped("orin_nx_vlm_burst.cfg");
+  sits_result *r = tu_run(sc);
+  char path[512];
+  snprintf(path, sizeof path, "%s/summary.json", tu_dir());
+  FILE *f = fopen(path, "w");
+  sits_write_summary_json(sc, r, f);
+  fclose(f);
+  char *j = tu_slurp(path);
+  const char *keys[] = {"\"end_reason\":\"duration\"", "\"simulated_s\":", "\"max_junction_temp_c\":",
+                        "\"peak_temp_c\":{\"die\":", "\"avg_power_w\":", "\"peak_power_w\":",
+                        "\"energy_j\":", "\"time_to_throttle_s\":null", "\"throttled_fraction\":",
+                        "\"battery\":", "\"items_done\":", "\"energy_per_item_mj\":", "\"latency_ms\":",
+                        "\"deficit_fraction\":", "\"constraints\":{\"tdp_budget_w\":{\"limit\":15,",
+                        "\"max_junction_temp_c\":{\"limit\":85,", "\"verdict\":\"violated\""};
+  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+    cr_assert(strstr(j, keys[i]), "summary lacks %s: %s", keys[i], j);
+  double avg = 0;
+  cr_assert_eq(sscanf(strstr(j, "\"avg_power_w\":") + 14, "%lf", &avg), 1);
+  cr_assert_float_eq(avg, sits_result_summary(r)->avg_power_w, 1e-8 * avg);
+  free(j);
+  sits_result_free(r);
+  sits_scenario_free(sc);
+}

@@ -1,0 +1,144 @@
+/*
+ * test_util.h - helpers for the tests: temporary files, loading scenarios from text,
+ * running the CLI, and the exact solution of a linear RC network.
+ *
+ * The exact solution: C dT/dt = b - G T with constant b has the steady state
+ * T_ss = G^-1 b and, with S = C^-1/2 G C^-1/2 = V diag(l) V^T (symmetric, GSL eigen),
+ *   T(t) = T_ss + C^-1/2 V diag(e^{-l t}) V^T C^1/2 (T(0) - T_ss).
+ */
+#ifndef SITS_TEST_UTIL_H
+#define SITS_TEST_UTIL_H
+
+#define _POSIX_C_SOURCE 200809L
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gsl/gsl_eigen.h>
+#include <gsl/gsl_linalg.h>
+#include <gsl/gsl_matrix.h>
+
+#include "sits_scenario.h"
+#include "sits_sim.h"
+
+/* A fresh temporary folder per test process. */
+static inline const char *tu_dir(void) {
+  static char dir[256];
+  if (!dir[0]) {
+    snprintf(dir, sizeof dir, "/tmp/sits_test_XXXXXX");
+    cr_assert_not_null(mkdtemp(dir));
+  }
+  return dir;
+}
+
+/* Writes @p text to tu_dir()/name and returns the path (static buffer per call site). */
+static inline char *tu_write(const char *name, const char *text) {
+  char *path = malloc(512);
+  snprintf(path, 512, "%s/%s", tu_dir(), name);
+  FILE *f = fopen(path, "w");
+  cr_assert_not_null(f, "cannot write %s", path);
+  fputs(text, f);
+  fclose(f);
+  return path;
+}
+
+/* Loads a scenario from text; asserts success. */
+static inline sits_scenario *tu_load(const char *name, const char *text) {
+  char *path = tu_write(name, text);
+  sits_scenario *sc = NULL;
+  sits_err err = {0};
+  int rc = sits_scenario_load(path, NULL, 0, &sc, &err);
+  cr_assert_eq(rc, SITS_OK, "loading %s failed: %s", name, err.msg);
+  free(path);
+  return sc;
+}
+
+/* Loads a scenario that must fail; returns the status and copies the message. */
+static inline int tu_load_fail(const char *name, const char *text, char *msg, size_t size) {
+  char *path = tu_write(name, text);
+  sits_scenario *sc = NULL;
+  sits_err err = {0};
+  int rc = sits_scenario_load(path, NULL, 0, &sc, &err);
+  cr_assert_neq(rc, SITS_OK, "loading %s should fail", name);
+  cr_assert_null(sc);
+  snprintf(msg, size, "%s", err.msg);
+  free(path);
+  return rc;
+}
+
+static inline sits_result *tu_run(const sits_scenario *sc) {
+  sits_result *r = NULL;
+  sits_err err = {0};
+  int rc = sits_run(sc, NULL, &r, &err);
+  cr_assert_eq(rc, SITS_OK, "run failed: %s", err.msg);
+  return r;
+}
+
+/* Reads a whole file into a malloc'ed string ("" when missing). */
+static inline char *tu_slurp(const char *path) {
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return strdup("");
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *s = calloc((size_t)n + 1, 1);
+  if (fread(s, 1, (size_t)n, f) != (size_t)n)
+    s[0] = '\0';
+  fclose(f);
+  return s;
+}
+
+/* Runs the CLI with @p args (a shell word list); captures stdout/stderr; returns exit code. */
+static inline int tu_cli(const char *args, char **out, char **err) {
+  char cmd[8192], o[512], e[512];
+  snprintf(o, sizeof o, "%s/stdout.txt", tu_dir());
+  snprintf(e, sizeof e, "%s/stderr.txt", tu_dir());
+  snprintf(cmd, sizeof cmd, "%s %s >%s 2>%s </dev/null", SITS_CLI, args, o, e);
+  int st = system(cmd);
+  if (out)
+    *out = tu_slurp(o);
+  if (err)
+    *err = tu_slurp(e);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* Exact response of the network (dense G, n x n; capacities c) from t0_c after t seconds. */
+static inline void tu_exact(size_t n, const double *c, const gsl_matrix *g, const double *b,
+                            const double *t0_c, double t, double *out) {
+  gsl_matrix *s = gsl_matrix_alloc(n, n), *v = gsl_matrix_alloc(n, n), *lu = gsl_matrix_alloc(n, n);
+  gsl_vector *l = gsl_vector_alloc(n), *ss = gsl_vector_alloc(n), *w = gsl_vector_alloc(n);
+  gsl_permutation *p = gsl_permutation_alloc(n);
+  gsl_eigen_symmv_workspace *ws = gsl_eigen_symmv_alloc(n);
+  int sign;
+  for (size_t i = 0; i < n; i++)
+    for (size_t j = 0; j < n; j++)
+      gsl_matrix_set(s, i, j, gsl_matrix_get(g, i, j) / sqrt(c[i] * c[j]));
+  gsl_eigen_symmv(s, l, v, ws);
+  gsl_matrix_memcpy(lu, g);
+  gsl_vector_const_view bv = gsl_vector_const_view_array(b, n);
+  gsl_linalg_LU_decomp(lu, p, &sign);
+  gsl_linalg_LU_solve(lu, p, &bv.vector, ss);
+  for (size_t k = 0; k < n; k++) { /* w = diag(e^{-l t}) V^T C^1/2 (T0 - Tss) */
+    double acc = 0;
+    for (size_t i = 0; i < n; i++)
+      acc += gsl_matrix_get(v, i, k) * sqrt(c[i]) * (t0_c[i] - gsl_vector_get(ss, i));
+    gsl_vector_set(w, k, acc * exp(-gsl_vector_get(l, k) * t));
+  }
+  for (size_t i = 0; i < n; i++) {
+    double acc = 0;
+    for (size_t k = 0; k < n; k++)
+      acc += gsl_matrix_get(v, i, k) * gsl_vector_get(w, k);
+    out[i] = gsl_vector_get(ss, i) + acc / sqrt(c[i]);
+  }
+  gsl_matrix_free(s), gsl_matrix_free(v), gsl_matrix_free(lu);
+  gsl_vector_free(l), gsl_vector_free(ss), gsl_vector_free(w);
+  gsl_permutation_free(p);
+  gsl_eigen_symmv_free(ws);
+}
+
+#endif
