@@ -11,10 +11,11 @@
 
 static const char run_usage[] =
     "usage: sitsenergy run SCENARIO.cfg [-o OUT.h5] [--csv OUT.csv] [--summary text|json]\n"
-    "                      [--set KEY=VALUE]... [--check] [--quiet]\n\n"
+    "                      [--plot OUT.png] [--set KEY=VALUE]... [--check] [--quiet]\n\n"
     "Simulates the scenario over duration_s and prints a summary on stdout.\n"
     "  -o OUT.h5          write the time series to HDF5 (/time_s, /temp_c/<node>, ...)\n"
     "  --csv OUT.csv      write the time series to CSV (one row per sample)\n"
+    "  --plot OUT.png     plot node temperatures and total power (needs gnuplot)\n"
     "  --summary FORMAT   text (default) or json\n"
     "  --set KEY=VALUE    override a config value, e.g. ambient_c=35 or\n"
     "                     platform.thermal.links.[2].r_k_per_w=1.5 (repeatable)\n"
@@ -44,7 +45,7 @@ static void on_progress(double t_s, double end_s, void *user) {
 }
 
 typedef struct run_args {
-  const char *scenario, *h5, *csv, *summary;
+  const char *scenario, *h5, *csv, *png, *summary;
   int check, quiet;
   cli_sets sets;
 } run_args;
@@ -52,6 +53,7 @@ typedef struct run_args {
 static int parse(int argc, char **argv, run_args *a) {
   static const struct option opts[] = {
       {"output", required_argument, NULL, 'o'}, {"csv", required_argument, NULL, 'c'},
+      {"plot", required_argument, NULL, 'p'},
       {"summary", required_argument, NULL, 's'}, {"set", required_argument, NULL, 'S'},
       {"check", no_argument, NULL, 'k'},        {"quiet", no_argument, NULL, 'q'},
       {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
@@ -61,6 +63,7 @@ static int parse(int argc, char **argv, run_args *a) {
     switch (c) {
     case 'o': a->h5 = optarg; break;
     case 'c': a->csv = optarg; break;
+    case 'p': a->png = optarg; break;
     case 's': a->summary = optarg; break;
     case 'S': cli_sets_add(&a->sets, optarg); break;
     case 'k': a->check = 1; break;
@@ -91,6 +94,8 @@ static int write_outputs(const run_args *a, const sits_scenario *sc, const sits_
     return cli_fail(rc, &err);
   if (a->csv && (rc = sits_write_csv(sc, r, a->csv, &err)))
     return cli_fail(rc, &err);
+  if (a->png && (rc = cli_plot_run(sc, r, a->scenario, a->png)))
+    return rc;
   if (strcmp(a->summary, "json") == 0)
     sits_write_summary_json(sc, r, stdout);
   else
@@ -99,6 +104,8 @@ static int write_outputs(const run_args *a, const sits_scenario *sc, const sits_
     cli_error("wrote %s", a->h5);
   if (!a->quiet && a->csv)
     cli_error("wrote %s", a->csv);
+  if (!a->quiet && a->png)
+    cli_error("wrote %s", a->png);
   return EXIT_OK;
 }
 

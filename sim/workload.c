@@ -17,7 +17,7 @@
 #include "sits_table.h"
 
 #define W(s) sits__where((s), where, sizeof where)
-#define MAX_SEGMENTS 50000000u
+#define MAX_SEGMENTS 20000000u /* ~0.5 GB of schedule at one power column */
 
 typedef struct cols {
   size_t n;
@@ -200,34 +200,66 @@ static int phases_length(const config_setting_t *phases, bool repeat, double *le
   return SITS_OK;
 }
 
+/* The phases read once: durations, ambients and column powers (n x cols). */
+typedef struct phase_table {
+  int n;
+  double *duration_s, *ambient_c, *power_w;
+} phase_table;
+
+static void phase_table_release(phase_table *pt) {
+  free(pt->duration_s);
+  free(pt->ambient_c);
+  free(pt->power_w);
+}
+
+static int read_phases(sits_scenario *sc, const config_setting_t *phases, cols *c,
+                       phase_table *pt, sits_err *err) {
+  int rc;
+  double scratch[1024];
+  pt->n = config_setting_length(phases);
+  for (int i = 0; i < pt->n; i++) /* first pass: the columns */
+    if ((rc = phase_power(sc, config_setting_get_elem(phases, (unsigned)i), c, scratch, err)))
+      return rc;
+  size_t ncols = c->n ? c->n : 1;
+  pt->duration_s = malloc((size_t)pt->n * sizeof(double));
+  pt->ambient_c = malloc((size_t)pt->n * sizeof(double));
+  pt->power_w = calloc((size_t)pt->n * ncols, sizeof(double));
+  if (!pt->duration_s || !pt->ambient_c || !pt->power_w)
+    return sits__fail(err, SITS_ENOMEM, "out of memory");
+  for (int i = 0; i < pt->n; i++) {
+    const config_setting_t *ph = config_setting_get_elem(phases, (unsigned)i);
+    if ((rc = sits__get_num(ph, "duration_s", 0, true, &pt->duration_s[i], err)) ||
+        (rc = sits__get_num(ph, "ambient_c", sc->ambient_c, false, &pt->ambient_c[i], err)) ||
+        (rc = phase_power(sc, ph, c, pt->power_w + (size_t)i * ncols, err)))
+      return rc;
+  }
+  return SITS_OK;
+}
+
 static int phases_to_schedule(sits_scenario *sc, const config_setting_t *phases, bool repeat,
                               double cycle_s, sits_err *err) {
   cols c = {0};
-  int n = config_setting_length(phases), rc;
-  double p[1024];
-  for (int i = 0; i < n; i++) /* first pass: the columns */
-    if ((rc = phase_power(sc, config_setting_get_elem(phases, (unsigned)i), &c, p, err)))
-      return rc;
-  if (!(sc->schedule = sits_schedule_new(c.n, c.node)))
-    return sits__fail(err, SITS_ENOMEM, "out of memory");
+  phase_table pt = {0};
+  int rc = read_phases(sc, phases, &c, &pt, err);
+  if (rc == SITS_OK && !(sc->schedule = sits_schedule_new(c.n, c.node)))
+    rc = sits__fail(err, SITS_ENOMEM, "out of memory");
+  size_t ncols = c.n ? c.n : 1, count = 0;
   double t = 0;
-  size_t count = 0;
-  for (int i = 0; t < sc->duration_s; i = (i + 1) % n) {
-    const config_setting_t *ph = config_setting_get_elem(phases, (unsigned)i);
-    double d, amb;
-    if ((rc = sits__get_num(ph, "duration_s", 0, true, &d, err)) ||
-        (rc = sits__get_num(ph, "ambient_c", sc->ambient_c, false, &amb, err)) ||
-        (rc = phase_power(sc, ph, &c, p, err)) ||
-        (rc = sits_schedule_append(sc->schedule, t, p, amb, err)))
-      return rc;
-    t = i == n - 1 ? cycle_s * (double)(count / (size_t)n + 1) : t + d;
-    if (++count > MAX_SEGMENTS)
-      return sits__fail(err, SITS_EINPUT, "the workload has more than %u phases in the run",
-                        MAX_SEGMENTS);
-    if (i == n - 1 && !repeat)
+  for (int i = 0; rc == SITS_OK && t < sc->duration_s; i = (i + 1) % pt.n) {
+    rc = sits_schedule_append(sc->schedule, t, pt.power_w + (size_t)i * ncols, pt.ambient_c[i],
+                              err);
+    /* whole cycles are multiples of the cycle length: no drift over long runs */
+    t = i == pt.n - 1 ? cycle_s * (double)(count / (size_t)pt.n + 1) : t + pt.duration_s[i];
+    if (rc == SITS_OK && ++count > MAX_SEGMENTS)
+      rc = sits__fail(err, SITS_EINPUT,
+                      "%s: the workload has more than %u phases in the run; shorten duration_s "
+                      "or lengthen the phases",
+                      sc->config.scenario_path, MAX_SEGMENTS);
+    if (i == pt.n - 1 && !repeat)
       break;
   }
-  return SITS_OK;
+  phase_table_release(&pt);
+  return rc;
 }
 
 int sits__load_workload(sits_scenario *sc, const config_setting_t *root, sits_err *err) {

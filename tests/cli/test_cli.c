@@ -17,8 +17,8 @@ static char *shipped(const char *rel) {
 Test(cli, demo_runs_and_writes_outputs) {
   char args[2048], *out, *err;
   char *sc = shipped("scenarios/orin_nx_vlm_burst.cfg");
-  snprintf(args, sizeof args, "run %s -o %s/demo.h5 --csv %s/demo.csv --summary json", sc,
-           tu_dir(), tu_dir());
+  snprintf(args, sizeof args, "run %s -o %s/demo.h5 --csv %s/demo.csv --plot %s/demo.png --summary json",
+           sc, tu_dir(), tu_dir(), tu_dir());
   cr_assert_eq(tu_cli(args, &out, &err), 0, "stderr: %s", err);
   cr_assert(strstr(out, "\"verdict\":\"violated\""), "%s", out);
   cr_assert(strstr(err, "wrote"), "%s", err);
@@ -28,6 +28,10 @@ Test(cli, demo_runs_and_writes_outputs) {
   cr_assert_eq(stat(path, &st), 0);
   snprintf(path, sizeof path, "%s/demo.csv", tu_dir());
   cr_assert_eq(stat(path, &st), 0);
+  snprintf(path, sizeof path, "%s/demo.png", tu_dir());
+  char *png = tu_slurp(path);
+  cr_assert(strncmp(png, "\x89PNG", 4) == 0, "not a PNG");
+  free(png);
   free(out), free(err), free(sc);
 }
 
