@@ -99,9 +99,9 @@ int sits_write_summary_json(const sits_scenario *sc, const sits_result *r, FILE 
   json_constraint(f, "tdp_budget_w", &s->tdp, &first);
   json_constraint(f, "max_junction_temp_c", &s->junction, &first);
   fprintf(f, "},\"verdict\":\"%s\",\"solver\":{\"steps\":%ld,\"rhs_evals\":%ld,"
-             "\"jac_evals\":%ld,\"reinits\":%ld,\"linear_solver\":\"%s\"}}\n",
+             "\"jac_evals\":%ld,\"lin_setups\":%ld,\"reinits\":%ld,\"linear_solver\":\"%s\"}}\n",
           s->ok ? "ok" : "violated", r->stats.steps, r->stats.rhs_evals, r->stats.jac_evals,
-          r->stats.reinits, r->stats.sparse ? "klu" : "dense");
+          r->stats.lin_setups, r->stats.reinits, r->stats.sparse ? "klu" : "dense");
   return ferror(f) ? SITS_EIO : SITS_OK;
 }
 

@@ -260,8 +260,8 @@ static int load_solver(sits_scenario *sc, const config_setting_t *root, sits_err
   const char *linsol = NULL;
   double thr;
   int rc;
-  if ((rc = sits__get_positive(g, "rtol", 1e-8, false, &s->rtol, err)) ||
-      (rc = sits__get_positive(g, "atol_k", 1e-6, false, &s->atol_k, err)) ||
+  if ((rc = sits__get_positive(g, "rtol", 1e-7, false, &s->rtol, err)) ||
+      (rc = sits__get_positive(g, "atol_k", 1e-5, false, &s->atol_k, err)) ||
       (rc = sits__get_positive(g, "klu_threshold", SITS_KLU_THRESHOLD_DEFAULT, false, &thr, err)) ||
       (rc = sits__get_str(g, "linear_solver", false, &linsol, err)))
     return rc;

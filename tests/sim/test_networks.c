@@ -3,14 +3,14 @@
  * (test_util.h, computed here with GSL), the steady state against a direct solve, and
  * the energy account.
  *
- * Tolerance 1e-4 K as in test_run_closed_form.c. The stiff case spans time constants
+ * Tolerance 2e-4 K as in test_run_closed_form.c (measured worst errors 4e-5 to 6e-5 K). The stiff case spans time constants
  * from 1e-3 s to 1e2 s (5 decades).
  */
 #include "test_util.h"
 
 #include <gsl/gsl_rng.h>
 
-#define TOL_K 1e-4
+#define TOL_K 2e-4
 
 typedef struct net {
   size_t n;

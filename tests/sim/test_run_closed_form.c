@@ -3,13 +3,13 @@
  *
  * One node, C dT/dt = P - (T - T_amb)/R, piecewise-constant P and T_amb:
  *   T(t) = T_inf + (T(t_k) - T_inf) e^{-(t - t_k)/(RC)},  T_inf = T_amb + P R.
- * Tolerance 1e-4 K: the solver runs at rtol 1e-8, atol 1e-6 K, so its error is ~1e-6 K;
- * 1e-4 K leaves room for error accumulated over many steps and is still 100 times below
- * the 0.01 K accuracy the product promises.
+ * Tolerance 2e-4 K: at the default solver tolerances (rtol 1e-7, atol 1e-5 K) the worst
+ * errors measured over these tests are 1e-5 to 6e-5 K; 2e-4 K leaves a factor of 3 for
+ * platform differences and is still 50 times below the 0.01 K the product promises.
  */
 #include "test_util.h"
 
-#define TOL_K 1e-4
+#define TOL_K 2e-4
 
 static const char one_node_platform[] =
     "platform = { thermal = {\n"

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# bench/gen.sh - writes the benchmark scenarios into a folder (default bench/out).
+#   chain10_1h : 10-node network, 1-hour trace with a power step every 10 ms (360,000 rows)
+#   grid64_10m : 64 x 64 grid (4,096 nodes, KLU), 10-minute trace, a step every 100 ms
+#   gridN      : N x N grids for the dense/KLU threshold (N given as arguments to `grids`)
+set -euo pipefail
+out=${OUT:-$(dirname "$0")/out}
+mkdir -p "$out"
+
+# A grid platform in HotSpot's image: an N x N grid of silicon cells over a 16 mm die
+# (ev6 example parameters: t_chip 0.15 mm, k 130 W/m/K, rho*c 1.63e6 J/m^3/K), each cell
+# linked to its right and lower neighbours, and down through silicon + 20 um of TIM
+# (k 4) to one spreader node; spreader -> sink -> ambient (r_convec 0.1 K/W).
+grid_platform() { # $1 = N, $2 = file
+  awk -v n="$1" 'BEGIN {
+    side = 0.016 / n; area = side * side
+    c = 1.63e6 * 1.5e-4 * area                  # J/K per cell
+    rlat = side / (130 * 1.5e-4 * side)         # K/W between neighbours
+    rvert = (1.5e-4 / 130 + 2e-5 / 4) / area    # K/W cell to spreader
+    print "platform = { name = \"grid" n "\"; thermal = {"
+    printf "  nodes = ("
+    for (i = 0; i < n * n; i++)
+      printf "{ name = \"c%d\"; c_j_per_k = %.6g; junction = true; }, ", i, c
+    print "{ name = \"spreader\"; c_j_per_k = 3.195; }, { name = \"sink\"; c_j_per_k = 140.4; } );"
+    printf "  links = ("
+    for (r = 0; r < n; r++) for (q = 0; q < n; q++) {
+      i = r * n + q
+      if (q + 1 < n) printf "{ a = \"c%d\"; b = \"c%d\"; r_k_per_w = %.6g; }, ", i, i + 1, rlat
+      if (r + 1 < n) printf "{ a = \"c%d\"; b = \"c%d\"; r_k_per_w = %.6g; }, ", i, i + n, rlat
+      printf "{ a = \"c%d\"; b = \"spreader\"; r_k_per_w = %.6g; }, ", i, rvert
+    }
+    print "{ a = \"spreader\"; b = \"sink\"; r_k_per_w = 0.002778; },"
+    print "    { a = \"sink\"; b = \"ambient\"; r_k_per_w = 0.1; } );"
+    print "}; };"
+  }' > "$2"
+}
+
+# A trace: $1 rows every $2 s into the nodes listed in $3 (space separated), seeded.
+trace() {
+  awk -v rows="$1" -v dt="$2" -v nodes="$3" 'BEGIN {
+    srand(1); k = split(nodes, nd, " ")
+    printf "time_s"; for (j = 1; j <= k; j++) printf ",power_w.%s", nd[j]; print ""
+    for (r = 0; r < rows; r++) {
+      printf "%.3f", r * dt
+      for (j = 1; j <= k; j++) printf ",%.3f", 0.2 + 4.0 * rand()
+      print ""
+    }
+  }'
+}
+
+chain10() {
+  {
+    echo 'platform = { name = "chain10"; thermal = {'
+    printf '  nodes = ('
+    for i in $(seq 0 9); do
+      c=$(awk -v i="$i" 'BEGIN { printf "%.4g", 0.05 * 10 ^ (i / 3) }')
+      printf '%s{ name = "n%d"; c_j_per_k = %s; junction = true; }' "$([ "$i" = 0 ] || echo ', ')" "$i" "$c"
+    done
+    echo ' );'
+    printf '  links = ('
+    for i in $(seq 0 8); do
+      printf '%s{ a = "n%d"; b = "n%d"; r_k_per_w = 0.3; }' "$([ "$i" = 0 ] || echo ', ')" "$i" $((i + 1))
+    done
+    echo ', { a = "n9"; b = "ambient"; r_k_per_w = 0.8; }, { a = "n4"; b = "ambient"; r_k_per_w = 10.0; } );'
+    echo '}; };'
+  } > "$out/chain10.cfg"
+  trace 360000 0.01 "n0 n2" > "$out/chain10_1h.csv"
+  cat > "$out/chain10_1h.cfg" <<CFG
+platform = "chain10.cfg";
+workload = { trace = "chain10_1h.csv"; };
+duration_s = 3600.0;
+sample_period_s = 1.0;
+CFG
+}
+
+grid64() {
+  grid_platform 64 "$out/grid64.cfg"
+  trace 6000 0.1 "c0 c100 c1000 c2080 c2100 c3000 c4000 c4095" > "$out/grid64_10m.csv"
+  cat > "$out/grid64_10m.cfg" <<CFG
+platform = "grid64.cfg";
+workload = { trace = "grid64_10m.csv"; };
+duration_s = 600.0;
+sample_period_s = 1.0;
+CFG
+}
+
+grids() { # dense vs KLU: the same 60-s trace on N x N grids
+  for n in "$@"; do
+    grid_platform "$n" "$out/grid$n.cfg"
+    trace 600 0.1 "c0 c$((n * n / 2))" > "$out/grid${n}_1m.csv"
+    printf 'platform = "grid%d.cfg";\nworkload = { trace = "grid%d_1m.csv"; };\nduration_s = 60.0;\n' \
+      "$n" "$n" > "$out/grid${n}_1m.cfg"
+  done
+}
+
+case ${1:-all} in
+  chain10) chain10 ;;
+  grid64) grid64 ;;
+  grids) shift; grids "$@" ;;
+  all) chain10; grid64 ;;
+esac
