@@ -27,6 +27,7 @@ typedef struct run {
   int n_crit;
   double *y_start, *y_buf;
   double eps_s;
+  double last_report_s; /* simulated time of the last progress call */
   sits_ode *ode;
   sits_result *res;
 } run;
@@ -154,7 +155,7 @@ static int record_due(run *rn, double t_upto, double t_state, sits_err *err) {
 /* Integrates one input segment up to t_stop. *root is set when a critical trip fired. */
 static int integrate_segment(run *rn, double t_stop, double *t, bool *root,
                              const sits_run_opts *opts, sits_err *err) {
-  double end_s = sits_scenario_duration_s(rn->sc), last_report = *t;
+  double end_s = sits_scenario_duration_s(rn->sc);
   bool final = t_stop >= end_s - rn->eps_s;
   for (;;) {
     sits_ode_event ev;
@@ -167,9 +168,9 @@ static int integrate_segment(run *rn, double t_stop, double *t, bool *root,
                                                                          : *t - rn->eps_s;
     if ((rc = record_due(rn, fmin(upto, end_s - rn->eps_s), *t, err)))
       return rc;
-    if (opts && opts->progress && *t - last_report >= 1e-3 * end_s) {
+    if (opts && opts->progress && *t - rn->last_report_s >= 1e-3 * end_s) {
       opts->progress(*t, end_s, opts->progress_user);
-      last_report = *t;
+      rn->last_report_s = *t;
     }
     if (ev != SITS_ODE_STEPPED) {
       *root = ev == SITS_ODE_ROOT;

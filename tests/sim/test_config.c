@@ -239,3 +239,20 @@ Test(config, static_power) {
   cr_assert_eq(tu_load_fail("static2.cfg", text, msg, sizeof msg), SITS_EINPUT);
   cr_assert(strstr(msg, "static2.cfg:1: 'static_w' needs 'static_node'"), "%s", msg);
 }
+
+Test(config, integers_are_accepted_where_numbers_are_expected) {
+  /* libconfig auto-convert: r_k_per_w = 5; (an int) reads as 5.0 */
+  sits_scenario *sc = tu_load("ints.cfg",
+                              "platform = { thermal = {\n"
+                              "  nodes = ( { name = \"die\"; c_j_per_k = 2; } );\n"
+                              "  links = ( { a = \"die\"; b = \"ambient\"; r_k_per_w = 5; } ); }; };\n"
+                              "workload = { phases = ( { duration_s = 10; power_w = { die = 3; }; } ); };\n"
+                              "ambient_c = 20;\n");
+  sits_steady_state st;
+  sits_err err = {0};
+  cr_assert_eq(sits_steady(sc, &st, &err), SITS_OK, "%s", err.msg);
+  cr_assert_float_eq(st.temp_c[0], 20.0 + 3.0 * 5.0, 1e-12);
+  cr_assert_float_eq(sits_thermal_capacity_j_per_k(sits_scenario_thermal(sc), 0), 2.0, 0);
+  sits_steady_release(&st);
+  sits_scenario_free(sc);
+}
