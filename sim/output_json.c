@@ -50,50 +50,54 @@ void sits__json_num(FILE *f, double v) {
     fputs("null", f);
 }
 
+/* ,"key":number */
+static void json_kv(FILE *f, const char *key, double v) {
+  fprintf(f, ",\"%s\":", key);
+  sits__json_num(f, v);
+}
+
+/* ,"key":{"<node>":number,...} */
+static void json_by_node(FILE *f, const char *key, const sits_thermal *th, const double *v,
+                         size_t n) {
+  fprintf(f, ",\"%s\":{", key);
+  for (size_t i = 0; i < n; i++) {
+    fputs(i ? "," : "", f);
+    sits__json_str(f, sits_thermal_name(th, (int)i));
+    fputc(':', f);
+    sits__json_num(f, v[i]);
+  }
+  fputc('}', f);
+}
+
 static void json_constraint(FILE *f, const char *key, const sits_constraint *c, int *first) {
   if (!c->set)
     return;
   fprintf(f, "%s\"%s\":{\"limit\":", *first ? "" : ",", key);
   sits__json_num(f, c->limit);
-  fputs(",\"value\":", f);
-  sits__json_num(f, c->value);
+  json_kv(f, "value", c->value);
   fprintf(f, ",\"ok\":%s}", c->ok ? "true" : "false");
   *first = 0;
 }
 
 int sits_write_summary_json(const sits_scenario *sc, const sits_result *r, FILE *f) {
   const sits_summary *s = &r->summary;
-  const sits_thermal *th = sits_scenario_thermal(sc);
-  fprintf(f, "{\"end_reason\":\"%s\",\"simulated_s\":", sits_end_reason_name(s->end_reason));
-  sits__json_num(f, s->simulated_s);
-  fputs(",\"max_junction_temp_c\":", f);
-  sits__json_num(f, s->max_junction_temp_c);
-  fputs(",\"peak_temp_c\":{", f);
-  for (size_t i = 0; i < r->n_nodes; i++) {
-    fputs(i ? "," : "", f);
-    sits__json_str(f, sits_thermal_name(th, (int)i));
-    fputc(':', f);
-    sits__json_num(f, r->peak_temp_c[i]);
-  }
-  fputs("},\"avg_power_w\":", f);
-  sits__json_num(f, s->avg_power_w);
-  fputs(",\"peak_power_w\":", f);
-  sits__json_num(f, s->peak_power_w);
-  fputs(",\"energy_j\":", f);
-  sits__json_num(f, s->energy_j);
-  fputs(",\"tdp_w\":", f);
-  sits__json_num(f, s->tdp_w);
+  fprintf(f, "{\"end_reason\":\"%s\"", sits_end_reason_name(s->end_reason));
+  json_kv(f, "simulated_s", s->simulated_s);
+  json_kv(f, "max_junction_temp_c", s->max_junction_temp_c);
+  json_by_node(f, "peak_temp_c", sits_scenario_thermal(sc), r->peak_temp_c, r->n_nodes);
+  json_kv(f, "avg_power_w", s->avg_power_w);
+  json_kv(f, "peak_power_w", s->peak_power_w);
+  json_kv(f, "energy_j", s->energy_j);
+  json_kv(f, "tdp_w", s->tdp_w);
+  /* the DVFS and battery fields of the contract, until those models exist */
   fputs(",\"time_to_throttle_s\":null,\"throttled_fraction\":0,\"battery\":null,"
         "\"items_done\":null,\"energy_per_item_mj\":null,\"latency_ms\":null,"
         "\"deficit_fraction\":null,\"energy_account\":{\"in_j\":",
         f);
   sits__json_num(f, s->energy_j);
-  fputs(",\"stored_j\":", f);
-  sits__json_num(f, s->energy_stored_j);
-  fputs(",\"to_ambient_j\":", f);
-  sits__json_num(f, s->energy_to_ambient_j);
-  fputs(",\"balance_rel_err\":", f);
-  sits__json_num(f, s->energy_balance_rel);
+  json_kv(f, "stored_j", s->energy_stored_j);
+  json_kv(f, "to_ambient_j", s->energy_to_ambient_j);
+  json_kv(f, "balance_rel_err", s->energy_balance_rel);
   fputs("},\"constraints\":{", f);
   int first = 1;
   json_constraint(f, "tdp_budget_w", &s->tdp, &first);
@@ -139,20 +143,13 @@ int sits_write_summary_text(const sits_scenario *sc, const sits_result *r, FILE 
 }
 
 int sits_write_steady_json(const sits_scenario *sc, const sits_steady_state *st, FILE *f) {
-  const sits_thermal *th = sits_scenario_thermal(sc);
-  fputs("{\"temp_c\":{", f);
-  for (size_t i = 0; i < st->n; i++) {
-    fputs(i ? "," : "", f);
-    sits__json_str(f, sits_thermal_name(th, (int)i));
-    fputc(':', f);
-    sits__json_num(f, st->temp_c[i]);
-  }
-  fputs("},\"max_junction_temp_c\":", f);
-  sits__json_num(f, st->max_junction_temp_c);
+  fprintf(f, "{\"runaway\":%s", st->runaway ? "true" : "false");
+  json_by_node(f, "temp_c", sits_scenario_thermal(sc), st->temp_c, st->n);
+  json_kv(f, "max_junction_temp_c", st->max_junction_temp_c);
   fputs(",\"power_w\":{\"total\":", f);
   sits__json_num(f, st->total_power_w);
-  fputs("},\"ambient_c\":", f);
-  sits__json_num(f, st->ambient_c);
-  fprintf(f, ",\"runaway\":%s}\n", st->runaway ? "true" : "false");
+  fputc('}', f);
+  json_kv(f, "ambient_c", st->ambient_c);
+  fputs("}\n", f);
   return ferror(f) ? SITS_EIO : SITS_OK;
 }
