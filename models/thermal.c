@@ -29,6 +29,8 @@ typedef struct link {
 struct sits_thermal {
   node *nodes;
   size_t n_nodes, cap_nodes;
+  int *index; /* open-addressing hash of node names -> node + 1 (0: empty) */
+  size_t index_size; /* a power of two, at least twice the node count */
   link *links;
   size_t n_links, cap_links;
 };
@@ -42,7 +44,40 @@ void sits_thermal_free(sits_thermal *th) {
     free(th->nodes[i].name);
   free(th->nodes);
   free(th->links);
+  free(th->index);
   free(th);
+}
+
+static size_t name_hash(const char *s) { /* FNV-1a */
+  size_t h = 1469598103934665603u;
+  for (; *s; s++)
+    h = (h ^ (unsigned char)*s) * 1099511628211u;
+  return h;
+}
+
+static void index_put(int *index, size_t size, const char *name, int node) {
+  size_t k = name_hash(name) & (size - 1);
+  while (index[k])
+    k = (k + 1) & (size - 1);
+  index[k] = node + 1;
+}
+
+/* Keeps the index at most half full, rebuilding it when it grows. */
+static int index_reserve(sits_thermal *th, size_t n_nodes) {
+  if (2 * n_nodes <= th->index_size)
+    return 0;
+  size_t size = th->index_size ? 2 * th->index_size : 64;
+  while (size < 2 * n_nodes)
+    size *= 2;
+  int *index = calloc(size, sizeof *index);
+  if (!index)
+    return -1;
+  for (size_t i = 0; i < th->n_nodes; i++)
+    index_put(index, size, th->nodes[i].name, (int)i);
+  free(th->index);
+  th->index = index;
+  th->index_size = size;
+  return 0;
 }
 
 static int grow(void **arr, size_t *cap, size_t need, size_t elem) {
@@ -75,7 +110,8 @@ int sits_thermal_add_node(sits_thermal *th, const char *name, double c_j_per_k,
   if (!(c_j_per_k > 0) || !isfinite(c_j_per_k))
     return sits__fail(err, SITS_EINPUT, "node '%s': c_j_per_k must be > 0 (got %g)", name,
                       c_j_per_k);
-  if (grow((void **)&th->nodes, &th->cap_nodes, th->n_nodes + 1, sizeof(node)))
+  if (grow((void **)&th->nodes, &th->cap_nodes, th->n_nodes + 1, sizeof(node)) ||
+      index_reserve(th, th->n_nodes + 1))
     return sits__fail(err, SITS_ENOMEM, "out of memory");
   node *nd = &th->nodes[th->n_nodes];
   memset(nd, 0, sizeof *nd);
@@ -86,6 +122,7 @@ int sits_thermal_add_node(sits_thermal *th, const char *name, double c_j_per_k,
   nd->inv_c_k_per_j = 1.0 / c_j_per_k;
   nd->initial_c = NAN;
   nd->critical_c = NAN;
+  index_put(th->index, th->index_size, name, (int)th->n_nodes);
   return (int)th->n_nodes++;
 }
 
@@ -122,9 +159,12 @@ size_t sits_thermal_node_count(const sits_thermal *th) { return th->n_nodes; }
 size_t sits_thermal_link_count(const sits_thermal *th) { return th->n_links; }
 
 int sits_thermal_find(const sits_thermal *th, const char *name) {
-  for (size_t i = 0; i < th->n_nodes; i++)
-    if (strcmp(th->nodes[i].name, name) == 0)
-      return (int)i;
+  if (!th->index_size)
+    return -1;
+  for (size_t k = name_hash(name) & (th->index_size - 1); th->index[k];
+       k = (k + 1) & (th->index_size - 1))
+    if (strcmp(th->nodes[th->index[k] - 1].name, name) == 0)
+      return th->index[k] - 1;
   return -1;
 }
 

@@ -174,9 +174,19 @@ static int merge_named(sits__config *c, const char *key, const char *kind, const
   char where[512], dir[4096], path[4096];
   if (!s || config_setting_type(s) != CONFIG_TYPE_STRING)
     return SITS_OK;
+  if (strcmp(key, group) != 0 && config_setting_get_member(root, group))
+    return sits__fail(err, SITS_EINPUT, "%s: give either '%s' or '%s', not both",
+                      sits__where(s, where, sizeof where), key, group);
   const char *name = config_setting_get_string(s);
   sits__where(s, where, sizeof where);
-  if (!sits__find_config(kind, name, sits__setting_dir(s, dir, sizeof dir), path, sizeof path))
+  sits__setting_dir(s, dir, sizeof dir);
+  if (config_setting_source_line(s) == 0) { /* from --set: a bare name is also looked for */
+    char tmp[4096];                         /* around the scenario file */
+    snprintf(tmp, sizeof tmp, "%s", c->scenario_path);
+    if (!sits__find_config(kind, name, dir, path, sizeof path))
+      snprintf(dir, sizeof dir, "%s", dirname(tmp));
+  }
+  if (!sits__find_config(kind, name, dir, path, sizeof path))
     return sits__fail(err, SITS_EINPUT,
                       "%s: %s '%s' not found (looked for %s/%s.cfg under the scenario's "
                       "folder, $SITS_CONFIG_PATH and the shipped configs)",
@@ -201,11 +211,15 @@ static int merge_named(sits__config *c, const char *key, const char *kind, const
   return rc;
 }
 
-static int apply_sets(sits__config *c, const char *const *sets, size_t n, int platform_only,
+/* Overrides of the names that pick other files apply before those files are merged. */
+static int names_a_file(const char *set) {
+  return strncmp(set, "platform=", 9) == 0 || strncmp(set, "workload_profile=", 17) == 0;
+}
+
+static int apply_sets(sits__config *c, const char *const *sets, size_t n, int before_merge,
                       sits_err *err) {
   for (size_t i = 0; i < n; i++) {
-    int is_platform = strncmp(sets[i], "platform=", 9) == 0;
-    if (is_platform != platform_only)
+    if (names_a_file(sets[i]) != before_merge)
       continue;
     int rc = sits__config_apply_set(c, sets[i], err);
     if (rc)
@@ -223,13 +237,6 @@ int sits__config_load(sits__config *c, const char *path, const char *const *sets
   int rc = read_file(&c->cfg, path, err);
   if (rc)
     return rc;
-  config_setting_t *root = config_root_setting(&c->cfg);
-  if (config_setting_get_member(root, "workload_profile") &&
-      config_setting_get_member(root, "workload")) {
-    char where[512];
-    return sits__fail(err, SITS_EINPUT, "%s: give either 'workload_profile' or 'workload', not both",
-                      sits__where(config_setting_get_member(root, "workload"), where, sizeof where));
-  }
   if ((rc = apply_sets(c, sets, n_sets, 1, err)) ||
       (rc = merge_named(c, "platform", "platforms", "platform", err)) ||
       (rc = merge_named(c, "workload_profile", "workloads", "workload", err)) ||

@@ -30,13 +30,34 @@ static int parse_value(config_t *tmp, const char *value) {
   return v && config_setting_set_string(v, value) == CONFIG_TRUE ? 0 : -1;
 }
 
-static int valid_path(const char *key) {
-  if (!*key || key[0] == '.' || key[strlen(key) - 1] == '.' || strstr(key, ".."))
+/* "[N]": a list or array index. */
+static int parse_index(const char *part, unsigned *index) {
+  size_t len = strlen(part);
+  if (len < 3 || part[0] != '[' || part[len - 1] != ']' ||
+      strspn(part + 1, "0123456789") != len - 2)
     return 0;
-  for (const char *p = key; *p; p++)
-    if (!(((*p | 32) >= 'a' && (*p | 32) <= 'z') || (*p >= '0' && *p <= '9') ||
-          strchr("_-*.[]", *p)))
+  *index = (unsigned)strtoul(part + 1, NULL, 10);
+  return 1;
+}
+
+/* Each dotted component is a name ([A-Za-z*][-A-Za-z0-9_*]*) or an index [N]. */
+static int valid_path(const char *key) {
+  char copy[1024], *save = NULL;
+  unsigned index;
+  if (!*key || key[0] == '.' || key[strlen(key) - 1] == '.' || strstr(key, "..") ||
+      strlen(key) >= sizeof copy)
+    return 0;
+  snprintf(copy, sizeof copy, "%s", key);
+  for (char *part = strtok_r(copy, ".", &save); part; part = strtok_r(NULL, ".", &save)) {
+    if (part[0] == '[') {
+      if (!parse_index(part, &index))
+        return 0;
+    } else if (!(((part[0] | 32) >= 'a' && (part[0] | 32) <= 'z') || part[0] == '*') ||
+               strspn(part, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-*") !=
+                   strlen(part)) {
       return 0;
+    }
+  }
   return 1;
 }
 
@@ -54,8 +75,9 @@ static config_setting_t *parent_group(config_t *cfg, char *path, const char *ori
   char *save = NULL;
   for (char *part = strtok_r(path, ".", &save); part; part = strtok_r(NULL, ".", &save)) {
     config_setting_t *next = NULL;
-    if (part[0] == '[') {
-      next = config_setting_get_elem(parent, (unsigned)strtoul(part + 1, NULL, 10));
+    unsigned index;
+    if (parse_index(part, &index)) {
+      next = config_setting_get_elem(parent, index);
     } else if (config_setting_is_group(parent)) {
       next = config_setting_get_member(parent, part);
       if (!next) {
@@ -103,8 +125,9 @@ static int apply(sits__config *c, char *key, config_setting_t *v, const char *se
   config_setting_t *parent = parent_group(&c->cfg, path, origin, &leaf);
   if (!parent)
     return sits__fail(err, SITS_EINPUT, "--set %s: the path '%s' does not exist", set, key);
-  if (leaf[0] == '[')
-    return replace_elem(parent, (unsigned)strtoul(leaf + 1, NULL, 10), v, set, err);
+  unsigned index;
+  if (parse_index(leaf, &index))
+    return replace_elem(parent, index, v, set, err);
   if (!config_setting_is_group(parent))
     return sits__fail(err, SITS_EINPUT, "--set %s: '%s' is not inside a group", set, key);
   if (config_setting_get_member(parent, leaf))

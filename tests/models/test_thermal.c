@@ -80,3 +80,20 @@ Test(thermal, grounded_check) {
 }
 
 Test(thermal, free_null_is_noop) { sits_thermal_free(NULL); }
+
+Test(thermal, finds_every_node_among_many) {
+  sits_thermal *th = sits_thermal_new();
+  sits_err err = {0};
+  char name[32];
+  for (int i = 0; i < 5000; i++) {
+    snprintf(name, sizeof name, "cell_%d", i);
+    cr_assert_eq(sits_thermal_add_node(th, name, 1.0, &err), i);
+  }
+  for (int i = 0; i < 5000; i += 7) {
+    snprintf(name, sizeof name, "cell_%d", i);
+    cr_assert_eq(sits_thermal_find(th, name), i);
+  }
+  cr_assert_eq(sits_thermal_find(th, "cell_5000"), -1);
+  cr_assert_eq(sits_thermal_add_node(th, "cell_42", 1.0, &err), SITS_EINPUT);
+  sits_thermal_free(th);
+}

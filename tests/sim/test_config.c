@@ -4,6 +4,8 @@
  */
 #include "test_util.h"
 
+#include <sys/stat.h>
+
 static const char nodes_ok[] =
     "  nodes = ( { name = \"gpu\"; c_j_per_k = 1.5; },\n"   /* line 2 */
     "            { name = \"board\"; c_j_per_k = 20; } );\n"; /* line 3 */
@@ -200,6 +202,9 @@ Test(config, set_malformed) {
   expect_set_error("=3", "expected KEY=VALUE");
   expect_set_error("ambient_c=", "the value is empty");
   expect_set_error("a..b=1", "is not a config path");
+  expect_set_error("platform.thermal.links.[x].r_k_per_w=1", "is not a config path");
+  expect_set_error("platform.thermal.links.[1.r_k_per_w=1", "is not a config path");
+  expect_set_error("1abc=1", "is not a config path");
   expect_set_error("ambient_c=hot", "--set ambient_c=hot: 'ambient_c' must be a number");
   expect_set_error("ambeint_c=3", "unknown key 'ambeint_c' in the scenario (did you mean 'ambient_c'?)");
   expect_set_error("platform.thermal.links.[9].r_k_per_w=1", "does not exist");
@@ -253,6 +258,44 @@ Test(config, integers_are_accepted_where_numbers_are_expected) {
   cr_assert_eq(sits_steady(sc, &st, &err), SITS_OK, "%s", err.msg);
   cr_assert_float_eq(st.temp_c[0], 20.0 + 3.0 * 5.0, 1e-12);
   cr_assert_float_eq(sits_thermal_capacity_j_per_k(sits_scenario_thermal(sc), 0), 2.0, 0);
+  sits_steady_release(&st);
+  sits_scenario_free(sc);
+}
+
+Test(config, workload_profile_and_workload_conflict) {
+  char msg[SITS_ERRMSG_MAX];
+  cr_assert_eq(tu_load_fail("both.cfg",
+                            "platform = \"jetson_orin_nx\";\nworkload_profile = \"x\";\n"
+                            "workload = { phases = ( { duration_s = 1; } ); };\n",
+                            msg, sizeof msg),
+               SITS_EINPUT);
+  cr_assert(strstr(msg, "both.cfg:2: give either 'workload_profile' or 'workload', not both"), "%s", msg);
+}
+
+Test(config, workload_profile_by_name) {
+  char dir[600];
+  snprintf(dir, sizeof dir, "%s/workloads", tu_dir());
+  mkdir(dir, 0755);
+  tu_write("workloads/pulse.cfg",
+           "workload = { repeat = true; phases = ( { duration_s = 1.0; power_w = { die = 4.0; }; },\n"
+           "                                       { duration_s = 3.0; } ); };\n");
+  sits_scenario *sc = tu_load("profile.cfg", "platform = \"jetson_orin_nx\";\n"
+                                             "workload_profile = \"pulse\";\nduration_s = 40;\n");
+  sits_steady_state st;
+  sits_err err = {0};
+  cr_assert_eq(sits_steady(sc, &st, &err), SITS_OK, "%s", err.msg);
+  cr_assert_float_eq(st.total_power_w, 1.0, 1e-12); /* 4 W a quarter of the time */
+  sits_steady_release(&st);
+  sits_scenario_free(sc);
+  /* --set workload_profile picks another file before it is merged */
+  tu_write("workloads/steady2.cfg",
+           "workload = { phases = ( { duration_s = 10.0; power_w = { die = 2.0; }; } ); };\n");
+  char path[600];
+  snprintf(path, sizeof path, "%s/profile.cfg", tu_dir());
+  const char *sets[] = {"workload_profile=steady2"};
+  cr_assert_eq(sits_scenario_load(path, sets, 1, &sc, &err), SITS_OK, "%s", err.msg);
+  cr_assert_eq(sits_steady(sc, &st, &err), SITS_OK, "%s", err.msg);
+  cr_assert_float_eq(st.total_power_w, 2.0, 1e-12);
   sits_steady_release(&st);
   sits_scenario_free(sc);
 }
