@@ -35,8 +35,7 @@ void cli_sets_release(cli_sets *s);
 typedef struct sits_scenario sits_scenario;
 typedef struct sits_result sits_result;
 /** Plots node temperatures and total power of @p r into the PNG @p png (gnuplot). */
-int cli_plot_run(const sits_scenario *sc, const sits_result *r, const char *title,
-                 const char *png);
+int cli_plot_run(const sits_scenario *sc, const sits_result *r, const char *title, const char *png);
 
 /** The commands. argv[0] is the command name. */
 int cmd_run(int argc, char **argv);

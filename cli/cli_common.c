@@ -16,13 +16,10 @@ void cli_error(const char *fmt, ...) {
 
 int cli_exit_code(int status) {
   switch (status) {
-  case SITS_OK:
-    return EXIT_OK;
+  case SITS_OK: return EXIT_OK;
   case SITS_ESOLVER:
-  case SITS_EINTERNAL:
-    return EXIT_SOLVER;
-  default:
-    return EXIT_INPUT;
+  case SITS_EINTERNAL: return EXIT_SOLVER;
+  default: return EXIT_INPUT;
   }
 }
 

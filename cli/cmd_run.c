@@ -51,12 +51,15 @@ typedef struct run_args {
 } run_args;
 
 static int parse(int argc, char **argv, run_args *a) {
-  static const struct option opts[] = {
-      {"output", required_argument, NULL, 'o'}, {"csv", required_argument, NULL, 'c'},
-      {"plot", required_argument, NULL, 'p'},
-      {"summary", required_argument, NULL, 's'}, {"set", required_argument, NULL, 'S'},
-      {"check", no_argument, NULL, 'k'},        {"quiet", no_argument, NULL, 'q'},
-      {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+  static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
+                                       {"csv", required_argument, NULL, 'c'},
+                                       {"plot", required_argument, NULL, 'p'},
+                                       {"summary", required_argument, NULL, 's'},
+                                       {"set", required_argument, NULL, 'S'},
+                                       {"check", no_argument, NULL, 'k'},
+                                       {"quiet", no_argument, NULL, 'q'},
+                                       {"help", no_argument, NULL, 'h'},
+                                       {NULL, 0, NULL, 0}};
   int c;
   opterr = 0;
   while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
@@ -70,7 +73,8 @@ static int parse(int argc, char **argv, run_args *a) {
     case 'q': a->quiet = 1; break;
     case 'h': fputs(run_usage, stdout); return -1;
     case ':': cli_error("option '%s' needs a value", argv[optind - 1]); return EXIT_USAGE;
-    default: cli_error("unknown option '%s' (see 'sitsenergy run --help')", argv[optind - 1]);
+    default:
+      cli_error("unknown option '%s' (see 'sitsenergy run --help')", argv[optind - 1]);
       return EXIT_USAGE;
     }
   }

@@ -13,9 +13,8 @@ static const char steady_usage[] =
     "  --set KEY=VALUE    override a config value (repeatable)\n";
 
 int cmd_steady(int argc, char **argv) {
-  static const struct option opts[] = {{"set", required_argument, NULL, 'S'},
-                                       {"help", no_argument, NULL, 'h'},
-                                       {NULL, 0, NULL, 0}};
+  static const struct option opts[] = {
+      {"set", required_argument, NULL, 'S'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
   cli_sets sets = {0};
   int c, code = EXIT_OK;
   opterr = 0;

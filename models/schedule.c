@@ -68,16 +68,15 @@ static int same_as_last(const sits_schedule *s, const double *power_w, double am
   return s->n_cols == 0 || memcmp(last, power_w, s->n_cols * sizeof(double)) == 0;
 }
 
-int sits_schedule_append(sits_schedule *s, double start_s, const double *power_w,
-                         double ambient_c, sits_err *err) {
+int sits_schedule_append(sits_schedule *s, double start_s, const double *power_w, double ambient_c,
+                         sits_err *err) {
   if (!isfinite(start_s) || !isfinite(ambient_c))
     return sits__fail(err, SITS_EINPUT, "time or ambient is not a finite number");
   for (size_t j = 0; j < s->n_cols; j++)
     if (!isfinite(power_w[j]))
       return sits__fail(err, SITS_EINPUT, "power is not a finite number");
   if (s->n_seg == 0 && start_s != 0.0)
-    return sits__fail(err, SITS_EINPUT, "the first segment must start at 0 s (got %g)",
-                      start_s);
+    return sits__fail(err, SITS_EINPUT, "the first segment must start at 0 s (got %g)", start_s);
   if (s->n_seg > 0 && !(start_s > s->start_s[s->n_seg - 1]))
     return sits__fail(err, SITS_EINPUT, "time %g s is not after the previous %g s", start_s,
                       s->start_s[s->n_seg - 1]);
@@ -93,11 +92,21 @@ int sits_schedule_append(sits_schedule *s, double start_s, const double *power_w
   return SITS_OK;
 }
 
-size_t sits_schedule_segment_count(const sits_schedule *s) { return s->n_seg; }
-size_t sits_schedule_column_count(const sits_schedule *s) { return s->n_cols; }
-int sits_schedule_column_node(const sits_schedule *s, size_t j) { return s->col_node[j]; }
-double sits_schedule_start_s(const sits_schedule *s, size_t k) { return s->start_s[k]; }
-double sits_schedule_ambient_c(const sits_schedule *s, size_t k) { return s->ambient_c[k]; }
+size_t sits_schedule_segment_count(const sits_schedule *s) {
+  return s->n_seg;
+}
+size_t sits_schedule_column_count(const sits_schedule *s) {
+  return s->n_cols;
+}
+int sits_schedule_column_node(const sits_schedule *s, size_t j) {
+  return s->col_node[j];
+}
+double sits_schedule_start_s(const sits_schedule *s, size_t k) {
+  return s->start_s[k];
+}
+double sits_schedule_ambient_c(const sits_schedule *s, size_t k) {
+  return s->ambient_c[k];
+}
 const double *sits_schedule_power_w(const sits_schedule *s, size_t k) {
   return s->power_w + k * s->n_cols;
 }

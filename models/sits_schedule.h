@@ -30,8 +30,8 @@ void sits_schedule_free(sits_schedule *s);
  * values equal the previous one's is merged into it, so it adds no breakpoint.
  * Returns SITS_OK, SITS_EINPUT (time not increasing, non-finite value) or SITS_ENOMEM.
  */
-int sits_schedule_append(sits_schedule *s, double start_s, const double *power_w,
-                         double ambient_c, sits_err *err);
+int sits_schedule_append(sits_schedule *s, double start_s, const double *power_w, double ambient_c,
+                         sits_err *err);
 
 size_t sits_schedule_segment_count(const sits_schedule *s);
 size_t sits_schedule_column_count(const sits_schedule *s);

@@ -12,13 +12,13 @@
 #include <stddef.h>
 
 /* X(name, value, text): one list yields the enum and sits_strerror(). */
-#define SITS_STATUS_MAP(X)                                                      \
-  X(OK, 0, "success")                                                           \
-  X(EINPUT, -1, "bad input")                                                    \
-  X(ENOMEM, -2, "out of memory")                                                \
-  X(ESOLVER, -3, "solver failure")                                              \
-  X(EIO, -4, "input/output error")                                              \
-  X(EUNSUPPORTED, -5, "not supported yet")                                      \
+#define SITS_STATUS_MAP(X)                                                                         \
+  X(OK, 0, "success")                                                                              \
+  X(EINPUT, -1, "bad input")                                                                       \
+  X(ENOMEM, -2, "out of memory")                                                                   \
+  X(ESOLVER, -3, "solver failure")                                                                 \
+  X(EIO, -4, "input/output error")                                                                 \
+  X(EUNSUPPORTED, -5, "not supported yet")                                                         \
   X(EINTERNAL, -6, "internal error")
 
 enum sits_status {
@@ -46,7 +46,6 @@ void sits_err_clear(sits_err *err);
  * Records @p code and a printf-style message in @p err (NULL: message dropped) and
  * returns @p code, so that `return sits__fail(err, SITS_EINPUT, "...")` reads naturally.
  */
-int sits__fail(sits_err *err, int code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+int sits__fail(sits_err *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #endif

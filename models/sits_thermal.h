@@ -36,8 +36,7 @@ void sits_thermal_free(sits_thermal *th);
  * @p c_j_per_k > 0. Its initial temperature defaults to the ambient, it is not a
  * junction and has no critical trip. Returns the node index (>= 0) or a negative status.
  */
-int sits_thermal_add_node(sits_thermal *th, const char *name, double c_j_per_k,
-                          sits_err *err);
+int sits_thermal_add_node(sits_thermal *th, const char *name, double c_j_per_k, sits_err *err);
 
 /** Initial temperature of node @p i in degC; NAN means "start at the ambient". */
 void sits_thermal_set_initial_c(sits_thermal *th, int i, double initial_c);
@@ -75,9 +74,8 @@ bool sits_thermal_has_junctions(const sits_thermal *th);
  * temperatures @p temp_c and node powers @p power_w (both length n). Stores the total
  * heat flowing into the ambient [W] in *to_ambient_w when it is not NULL.
  */
-void sits_thermal_derivative(const sits_thermal *th, const double *temp_c,
-                             const double *power_w, double ambient_c, double *dtemp_dt,
-                             double *to_ambient_w);
+void sits_thermal_derivative(const sits_thermal *th, const double *temp_c, const double *power_w,
+                             double ambient_c, double *dtemp_dt, double *to_ambient_w);
 
 /**
  * The conductance matrix G [W/K] (n x n, compressed column, ambient conductances on

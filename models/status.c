@@ -6,13 +6,11 @@
 
 const char *sits_strerror(int status) {
   switch (status) {
-#define SITS_STATUS_CASE(name, value, text)                                     \
-  case value:                                                                   \
-    return text;
+#define SITS_STATUS_CASE(name, value, text)                                                        \
+  case value: return text;
     SITS_STATUS_MAP(SITS_STATUS_CASE)
 #undef SITS_STATUS_CASE
-  default:
-    return "unknown status";
+  default: return "unknown status";
   }
 }
 

@@ -29,13 +29,15 @@ typedef struct link {
 struct sits_thermal {
   node *nodes;
   size_t n_nodes, cap_nodes;
-  int *index; /* open-addressing hash of node names -> node + 1 (0: empty) */
+  int *index;        /* open-addressing hash of node names -> node + 1 (0: empty) */
   size_t index_size; /* a power of two, at least twice the node count */
   link *links;
   size_t n_links, cap_links;
 };
 
-sits_thermal *sits_thermal_new(void) { return calloc(1, sizeof(sits_thermal)); }
+sits_thermal *sits_thermal_new(void) {
+  return calloc(1, sizeof(sits_thermal));
+}
 
 void sits_thermal_free(sits_thermal *th) {
   if (!th)
@@ -94,8 +96,7 @@ static int grow(void **arr, size_t *cap, size_t need, size_t elem) {
   return 0;
 }
 
-int sits_thermal_add_node(sits_thermal *th, const char *name, double c_j_per_k,
-                          sits_err *err) {
+int sits_thermal_add_node(sits_thermal *th, const char *name, double c_j_per_k, sits_err *err) {
   if (!name || !*name)
     return sits__fail(err, SITS_EINPUT, "node name is empty");
   if (strcmp(name, "ambient") == 0)
@@ -155,8 +156,12 @@ int sits_thermal_add_link(sits_thermal *th, int a, int b, double r_k_per_w, sits
   return SITS_OK;
 }
 
-size_t sits_thermal_node_count(const sits_thermal *th) { return th->n_nodes; }
-size_t sits_thermal_link_count(const sits_thermal *th) { return th->n_links; }
+size_t sits_thermal_node_count(const sits_thermal *th) {
+  return th->n_nodes;
+}
+size_t sits_thermal_link_count(const sits_thermal *th) {
+  return th->n_links;
+}
 
 int sits_thermal_find(const sits_thermal *th, const char *name) {
   if (!th->index_size)
@@ -168,12 +173,18 @@ int sits_thermal_find(const sits_thermal *th, const char *name) {
   return -1;
 }
 
-const char *sits_thermal_name(const sits_thermal *th, int i) { return th->nodes[i].name; }
+const char *sits_thermal_name(const sits_thermal *th, int i) {
+  return th->nodes[i].name;
+}
 double sits_thermal_capacity_j_per_k(const sits_thermal *th, int i) {
   return th->nodes[i].c_j_per_k;
 }
-double sits_thermal_initial_c(const sits_thermal *th, int i) { return th->nodes[i].initial_c; }
-bool sits_thermal_is_junction(const sits_thermal *th, int i) { return th->nodes[i].junction; }
+double sits_thermal_initial_c(const sits_thermal *th, int i) {
+  return th->nodes[i].initial_c;
+}
+bool sits_thermal_is_junction(const sits_thermal *th, int i) {
+  return th->nodes[i].junction;
+}
 double sits_thermal_critical_c(const sits_thermal *th, int i) {
   return th->nodes[i].critical_c;
 }
@@ -188,9 +199,8 @@ bool sits_thermal_has_junctions(const sits_thermal *th) {
   return false;
 }
 
-void sits_thermal_derivative(const sits_thermal *th, const double *temp_c,
-                             const double *power_w, double ambient_c, double *dtemp_dt,
-                             double *to_ambient_w) {
+void sits_thermal_derivative(const sits_thermal *th, const double *temp_c, const double *power_w,
+                             double ambient_c, double *dtemp_dt, double *to_ambient_w) {
   size_t n = th->n_nodes;
   double q_amb = 0.0;
   for (size_t i = 0; i < n; i++) {

@@ -66,8 +66,7 @@ static int is_file(const char *path) {
   return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-static int try_root(const char *root, const char *kind, const char *name, char *out,
-                    size_t size) {
+static int try_root(const char *root, const char *kind, const char *name, char *out, size_t size) {
   if (!root || !*root)
     return 0;
   snprintf(out, size, "%s/%s/%s.cfg", root, kind, name);
@@ -114,8 +113,9 @@ static int read_file(config_t *cfg, const char *path, sits_err *err) {
     return SITS_OK;
   if (config_error_type(cfg) == CONFIG_ERR_FILE_IO)
     return sits__fail(err, SITS_EINPUT, "%s: cannot read the file", path);
-  return sits__fail(err, SITS_EINPUT, "%s:%d: %s", config_error_file(cfg) ? config_error_file(cfg) : path,
-                    config_error_line(cfg), config_error_text(cfg));
+  return sits__fail(err, SITS_EINPUT, "%s:%d: %s",
+                    config_error_file(cfg) ? config_error_file(cfg) : path, config_error_line(cfg),
+                    config_error_text(cfg));
 }
 
 static void set_origin(config_setting_t *dst, const config_setting_t *src, const char *file) {
@@ -131,21 +131,11 @@ static config_setting_t *copy_into(sits__config *c, config_setting_t *parent, co
     return NULL;
   set_origin(dst, src, file);
   switch (type) {
-  case CONFIG_TYPE_INT:
-    config_setting_set_int(dst, config_setting_get_int(src));
-    break;
-  case CONFIG_TYPE_INT64:
-    config_setting_set_int64(dst, config_setting_get_int64(src));
-    break;
-  case CONFIG_TYPE_FLOAT:
-    config_setting_set_float(dst, config_setting_get_float(src));
-    break;
-  case CONFIG_TYPE_BOOL:
-    config_setting_set_bool(dst, config_setting_get_bool(src));
-    break;
-  case CONFIG_TYPE_STRING:
-    config_setting_set_string(dst, config_setting_get_string(src));
-    break;
+  case CONFIG_TYPE_INT: config_setting_set_int(dst, config_setting_get_int(src)); break;
+  case CONFIG_TYPE_INT64: config_setting_set_int64(dst, config_setting_get_int64(src)); break;
+  case CONFIG_TYPE_FLOAT: config_setting_set_float(dst, config_setting_get_float(src)); break;
+  case CONFIG_TYPE_BOOL: config_setting_set_bool(dst, config_setting_get_bool(src)); break;
+  case CONFIG_TYPE_STRING: config_setting_set_string(dst, config_setting_get_string(src)); break;
   default: /* group, list, array */
     for (int i = 0; i < config_setting_length(src); i++) {
       const config_setting_t *e = config_setting_get_elem(src, (unsigned)i);
@@ -228,8 +218,8 @@ static int apply_sets(sits__config *c, const char *const *sets, size_t n, int be
   return SITS_OK;
 }
 
-int sits__config_load(sits__config *c, const char *path, const char *const *sets,
-                      size_t n_sets, sits_err *err) {
+int sits__config_load(sits__config *c, const char *path, const char *const *sets, size_t n_sets,
+                      sits_err *err) {
   memset(c, 0, sizeof *c);
   c->scenario_path = strdup(path);
   if (!c->scenario_path)

@@ -21,8 +21,8 @@ typedef struct sits__config {
 } sits__config;
 
 /** Loads @p path, merges platform/workload files and applies @p sets (KEY=VALUE). */
-int sits__config_load(sits__config *c, const char *path, const char *const *sets,
-                      size_t n_sets, sits_err *err);
+int sits__config_load(sits__config *c, const char *path, const char *const *sets, size_t n_sets,
+                      sits_err *err);
 /** Releases what sits__config_load() built (safe on a zeroed struct). */
 void sits__config_release(sits__config *c);
 /** The merged configuration as libconfig text (malloc'ed), or NULL when out of memory. */
@@ -50,8 +50,8 @@ int sits__find_config(const char *kind, const char *name, const char *base_dir, 
 int sits__config_apply_set(sits__config *c, const char *set, sits_err *err);
 
 /** Deep-copies @p src as member @p name of group @p parent, keeping file and line. */
-config_setting_t *sits__config_copy(sits__config *c, config_setting_t *parent,
-                                    const char *name, const config_setting_t *src);
+config_setting_t *sits__config_copy(sits__config *c, config_setting_t *parent, const char *name,
+                                    const config_setting_t *src);
 
 /** Checks every key of the merged tree against the known names (keys.c). */
 int sits__config_check_keys(const sits__config *c, sits_err *err);

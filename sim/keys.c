@@ -22,54 +22,64 @@ struct schema {
   const key *keys;
 };
 
-static const schema node_schema = {
-    "platform.thermal.nodes.[]",
-    (const key[]){{"name", NULL}, {"c_j_per_k", NULL}, {"initial_c", NULL},
-                  {"junction", NULL}, {"critical_c", NULL}, {NULL, NULL}}};
+static const schema node_schema = {"platform.thermal.nodes.[]", (const key[]){{"name", NULL},
+                                                                              {"c_j_per_k", NULL},
+                                                                              {"initial_c", NULL},
+                                                                              {"junction", NULL},
+                                                                              {"critical_c", NULL},
+                                                                              {NULL, NULL}}};
 static const schema link_schema = {
     "platform.thermal.links.[]",
     (const key[]){{"a", NULL}, {"b", NULL}, {"r_k_per_w", NULL}, {NULL, NULL}}};
-static const schema thermal_schema = {
-    "platform.thermal",
-    (const key[]){{"nodes", &node_schema}, {"links", &link_schema}, {"hotspot", NULL},
-                  {NULL, NULL}}};
-static const schema platform_schema = {
-    "platform",
-    (const key[]){{"name", NULL}, {"description", NULL}, {"thermal", &thermal_schema},
-                  {"domains", NULL}, {"governor", NULL}, {"battery", NULL},
-                  {"static_w", NULL}, {"static_node", NULL}, {NULL, NULL}}};
-static const schema phase_schema = {
-    "workload.phases.[]",
-    (const key[]){{"name", NULL}, {"duration_s", NULL}, {"demand", NULL}, {"power_w", NULL},
-                  {"ambient_c", NULL}, {NULL, NULL}}};
-static const schema workload_schema = {
-    "workload",
-    (const key[]){{"name", NULL}, {"description", NULL}, {"repeat", NULL},
-                  {"phases", &phase_schema}, {"trace", NULL}, {NULL, NULL}}};
-static const schema solver_schema = {
-    "solver",
-    (const key[]){{"rtol", NULL}, {"atol_k", NULL}, {"linear_solver", NULL},
-                  {"klu_threshold", NULL}, {NULL, NULL}}};
-static const schema scenario_schema = {
-    "the scenario",
-    (const key[]){{"name", NULL},
-                  {"description", NULL},
-                  {"platform", &platform_schema},
-                  {"workload_profile", NULL},
-                  {"workload", &workload_schema},
-                  {"duration_s", NULL},
-                  {"ambient_c", NULL},
-                  {"tdp_budget_w", NULL},
-                  {"tdp_window_s", NULL},
-                  {"max_junction_temp_c", NULL},
-                  {"battery_capacity_wh", NULL},
-                  {"min_battery_life_s", NULL},
-                  {"max_latency_ms", NULL},
-                  {"max_energy_per_item_mj", NULL},
-                  {"sample_period_s", NULL},
-                  {"replay", NULL},
-                  {"solver", &solver_schema},
-                  {NULL, NULL}}};
+static const schema thermal_schema = {"platform.thermal", (const key[]){{"nodes", &node_schema},
+                                                                        {"links", &link_schema},
+                                                                        {"hotspot", NULL},
+                                                                        {NULL, NULL}}};
+static const schema platform_schema = {"platform", (const key[]){{"name", NULL},
+                                                                 {"description", NULL},
+                                                                 {"thermal", &thermal_schema},
+                                                                 {"domains", NULL},
+                                                                 {"governor", NULL},
+                                                                 {"battery", NULL},
+                                                                 {"static_w", NULL},
+                                                                 {"static_node", NULL},
+                                                                 {NULL, NULL}}};
+static const schema phase_schema = {"workload.phases.[]", (const key[]){{"name", NULL},
+                                                                        {"duration_s", NULL},
+                                                                        {"demand", NULL},
+                                                                        {"power_w", NULL},
+                                                                        {"ambient_c", NULL},
+                                                                        {NULL, NULL}}};
+static const schema workload_schema = {"workload", (const key[]){{"name", NULL},
+                                                                 {"description", NULL},
+                                                                 {"repeat", NULL},
+                                                                 {"phases", &phase_schema},
+                                                                 {"trace", NULL},
+                                                                 {NULL, NULL}}};
+static const schema solver_schema = {"solver", (const key[]){{"rtol", NULL},
+                                                             {"atol_k", NULL},
+                                                             {"linear_solver", NULL},
+                                                             {"klu_threshold", NULL},
+                                                             {NULL, NULL}}};
+static const schema scenario_schema = {"the scenario",
+                                       (const key[]){{"name", NULL},
+                                                     {"description", NULL},
+                                                     {"platform", &platform_schema},
+                                                     {"workload_profile", NULL},
+                                                     {"workload", &workload_schema},
+                                                     {"duration_s", NULL},
+                                                     {"ambient_c", NULL},
+                                                     {"tdp_budget_w", NULL},
+                                                     {"tdp_window_s", NULL},
+                                                     {"max_junction_temp_c", NULL},
+                                                     {"battery_capacity_wh", NULL},
+                                                     {"min_battery_life_s", NULL},
+                                                     {"max_latency_ms", NULL},
+                                                     {"max_energy_per_item_mj", NULL},
+                                                     {"sample_period_s", NULL},
+                                                     {"replay", NULL},
+                                                     {"solver", &solver_schema},
+                                                     {NULL, NULL}}};
 
 size_t sits__edit_distance(const char *a, const char *b) {
   size_t la = strlen(a), lb = strlen(b);
@@ -115,8 +125,8 @@ static int unknown(const schema *sc, const config_setting_t *s, sits_err *err) {
   char where[512], hint[160] = "";
   if (best && best_d <= 1 + strlen(name) / 3)
     snprintf(hint, sizeof hint, " (did you mean '%s'?)", best);
-  return sits__fail(err, SITS_EINPUT, "%s: unknown key '%s' in %s%s", sits__where(s, where, sizeof where),
-                    name, sc->where, hint);
+  return sits__fail(err, SITS_EINPUT, "%s: unknown key '%s' in %s%s",
+                    sits__where(s, where, sizeof where), name, sc->where, hint);
 }
 
 static int check_group(const schema *sc, const config_setting_t *g, sits_err *err);

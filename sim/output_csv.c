@@ -27,8 +27,7 @@ static int write_rows(FILE *f, const sits_scenario *sc, const sits_result *r) {
   return ferror(f) ? -1 : 0;
 }
 
-int sits_write_csv(const sits_scenario *sc, const sits_result *r, const char *path,
-                   sits_err *err) {
+int sits_write_csv(const sits_scenario *sc, const sits_result *r, const char *path, sits_err *err) {
   sits__atomic a;
   int rc = sits__atomic_begin(&a, path, err);
   if (rc)

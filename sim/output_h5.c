@@ -22,9 +22,8 @@ static int put_series(hid_t loc, const char *name, const double *v, size_t n, co
 }
 
 /* One dataset per node from a samples x nodes row-major block. */
-static int put_per_node(hid_t file, const char *group, const sits_thermal *th,
-                        const sits_result *r, const double *block, const char *units,
-                        double *col) {
+static int put_per_node(hid_t file, const char *group, const sits_thermal *th, const sits_result *r,
+                        const double *block, const char *units, double *col) {
   hid_t g = H5Gcreate2(file, group, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   if (g < 0)
     return -1;
@@ -103,8 +102,7 @@ static int write_file(const char *tmp, const sits_scenario *sc, const sits_resul
   return rc ? -1 : 0;
 }
 
-int sits_write_h5(const sits_scenario *sc, const sits_result *r, const char *path,
-                  sits_err *err) {
+int sits_write_h5(const sits_scenario *sc, const sits_result *r, const char *path, sits_err *err) {
   sits__atomic a;
   int rc = sits__atomic_begin(&a, path, err);
   if (rc)

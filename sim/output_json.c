@@ -102,8 +102,9 @@ int sits_write_summary_json(const sits_scenario *sc, const sits_result *r, FILE 
   int first = 1;
   json_constraint(f, "tdp_budget_w", &s->tdp, &first);
   json_constraint(f, "max_junction_temp_c", &s->junction, &first);
-  fprintf(f, "},\"verdict\":\"%s\",\"solver\":{\"steps\":%ld,\"rhs_evals\":%ld,"
-             "\"jac_evals\":%ld,\"lin_setups\":%ld,\"reinits\":%ld,\"linear_solver\":\"%s\"}}\n",
+  fprintf(f,
+          "},\"verdict\":\"%s\",\"solver\":{\"steps\":%ld,\"rhs_evals\":%ld,"
+          "\"jac_evals\":%ld,\"lin_setups\":%ld,\"reinits\":%ld,\"linear_solver\":\"%s\"}}\n",
           s->ok ? "ok" : "violated", r->stats.steps, r->stats.rhs_evals, r->stats.jac_evals,
           r->stats.lin_setups, r->stats.reinits, r->stats.sparse ? "klu" : "dense");
   return ferror(f) ? SITS_EIO : SITS_OK;
@@ -123,8 +124,9 @@ int sits_write_summary_text(const sits_scenario *sc, const sits_result *r, FILE 
   fprintf(f, "max junction temp     %.3f C\n", s->max_junction_temp_c);
   fprintf(f, "power                 avg %.3f W, peak %.3f W, peak %.0f-s average %.3f W\n",
           s->avg_power_w, s->peak_power_w, sits_scenario_limits(sc)->tdp_window_s, s->tdp_w);
-  fprintf(f, "energy                %.3f J in = %.3f J stored + %.3f J to ambient "
-             "(balance error %.1e)\n",
+  fprintf(f,
+          "energy                %.3f J in = %.3f J stored + %.3f J to ambient "
+          "(balance error %.1e)\n",
           s->energy_j, s->energy_stored_j, s->energy_to_ambient_j, s->energy_balance_rel);
   fprintf(f, "peak temperature by node:\n");
   for (size_t i = 0; i < r->n_nodes; i++)

@@ -11,7 +11,7 @@ struct sits_result {
   double *temp_c;       /* n_samples x n_nodes, row-major */
   double *node_power_w; /* n_samples x n_nodes */
   double *total_power_w;
-  double *peak_temp_c;  /* n_nodes */
+  double *peak_temp_c; /* n_nodes */
   sits_event *events;
   size_t n_events, cap_events;
   sits_summary summary;
@@ -21,7 +21,7 @@ struct sits_result {
 /** Adds an event row; SITS_ENOMEM when it cannot. */
 int sits__result_add_event(sits_result *r, double t_s, const char *kind, const char *detail);
 /** Fills r->summary from the recording and the scenario's inputs and limits. */
-void sits__summarise(const sits_scenario *sc, sits_result *r, sits_end_reason why,
-                     double end_s, const double *y_end, const double *y_start);
+void sits__summarise(const sits_scenario *sc, sits_result *r, sits_end_reason why, double end_s,
+                     const double *y_end, const double *y_start);
 
 #endif

@@ -21,7 +21,7 @@
 
 /* A number member: absent -> *out = dflt (SITS_OK), or an error when required. */
 int sits__get_num(const config_setting_t *g, const char *key, double dflt, bool required,
-                   double *out, sits_err *err) {
+                  double *out, sits_err *err) {
   char where[512];
   const config_setting_t *s = g ? config_setting_get_member(g, key) : NULL;
   if (!s) {
@@ -37,7 +37,7 @@ int sits__get_num(const config_setting_t *g, const char *key, double dflt, bool 
 }
 
 int sits__get_positive(const config_setting_t *g, const char *key, double dflt, bool required,
-                        double *out, sits_err *err) {
+                       double *out, sits_err *err) {
   char where[512];
   int rc = sits__get_num(g, key, dflt, required, out, err);
   if (rc == SITS_OK && !(*out > 0))
@@ -47,7 +47,7 @@ int sits__get_positive(const config_setting_t *g, const char *key, double dflt, 
 }
 
 int sits__get_str(const config_setting_t *g, const char *key, bool required, const char **out,
-                   sits_err *err) {
+                  sits_err *err) {
   char where[512];
   const config_setting_t *s = g ? config_setting_get_member(g, key) : NULL;
   *out = NULL;
@@ -99,8 +99,7 @@ static int at(const config_setting_t *s, int rc, sits_err *err) {
   return sits__fail(err, rc, "%s: %s", W(s), msg);
 }
 
-static int unsupported(const config_setting_t *g, const char *key, const char *why,
-                       sits_err *err) {
+static int unsupported(const config_setting_t *g, const char *key, const char *why, sits_err *err) {
   char where[512];
   const config_setting_t *s = config_setting_get_member(g, key);
   if (!s)
@@ -186,8 +185,10 @@ static int load_platform(sits_scenario *sc, const config_setting_t *root, sits_e
   if (!config_setting_is_group(p))
     return sits__fail(err, SITS_EINPUT, "%s: 'platform' must be a name or a group", W(p));
   int rc;
-  if ((rc = unsupported(p, "domains", "DVFS domains come with the power-model work; drive "
-                                      "nodes with power_w phases or a power trace", err)) ||
+  if ((rc = unsupported(p, "domains",
+                        "DVFS domains come with the power-model work; drive "
+                        "nodes with power_w phases or a power trace",
+                        err)) ||
       (rc = unsupported(p, "governor", "governors come with the DVFS domains", err)) ||
       (rc = unsupported(p, "battery", "battery models are not in this version", err)))
     return rc;
@@ -238,8 +239,10 @@ int sits__load_static_power(sits_scenario *sc, const config_setting_t *p, sits_e
 static int load_limits(sits_scenario *sc, const config_setting_t *root, sits_err *err) {
   int rc;
   const char *needs_domains = "per-item constraints need DVFS domains, not in this version";
-  if ((rc = unsupported(root, "battery_capacity_wh", "battery models are not in this version", err)) ||
-      (rc = unsupported(root, "min_battery_life_s", "battery models are not in this version", err)) ||
+  if ((rc = unsupported(root, "battery_capacity_wh", "battery models are not in this version",
+                        err)) ||
+      (rc = unsupported(root, "min_battery_life_s", "battery models are not in this version",
+                        err)) ||
       (rc = unsupported(root, "max_latency_ms", needs_domains, err)) ||
       (rc = unsupported(root, "max_energy_per_item_mj", needs_domains, err)) ||
       (rc = unsupported(root, "replay", "replay comes with the board-trace work", err)))
@@ -272,15 +275,16 @@ static int load_solver(sits_scenario *sc, const config_setting_t *root, sits_err
   else if (linsol && strcmp(linsol, "klu") == 0)
     s->linsol = SITS_LINSOL_KLU;
   else if (linsol && strcmp(linsol, "auto") != 0)
-    return sits__fail(err, SITS_EINPUT, "%s: 'linear_solver' must be \"auto\", \"dense\" or \"klu\"",
+    return sits__fail(err, SITS_EINPUT,
+                      "%s: 'linear_solver' must be \"auto\", \"dense\" or \"klu\"",
                       W(config_setting_get_member(g, "linear_solver")));
   return SITS_OK;
 }
 
 int sits__load_times(sits_scenario *sc, const config_setting_t *root, double workload_s,
-                      sits_err *err) {
+                     sits_err *err) {
   int rc = sits__get_positive(root, "duration_s", workload_s > 0 ? workload_s : 3600.0, false,
-                        &sc->duration_s, err);
+                              &sc->duration_s, err);
   if (rc)
     return rc;
   double dflt = sc->duration_s >= 1000.0 ? 1.0 : sc->duration_s / 1000.0;
@@ -297,7 +301,8 @@ int sits_scenario_load(const char *path, const char *const *sets, size_t n_sets,
   int rc = sits__config_load(&sc->config, path, sets, n_sets, err);
   const config_setting_t *root = config_root_setting(&sc->config.cfg);
   if (rc == SITS_OK && (rc = load_platform(sc, root, err)) == SITS_OK &&
-      (rc = load_limits(sc, root, err)) == SITS_OK && (rc = load_solver(sc, root, err)) == SITS_OK &&
+      (rc = load_limits(sc, root, err)) == SITS_OK &&
+      (rc = load_solver(sc, root, err)) == SITS_OK &&
       (rc = sits__load_workload(sc, root, err)) == SITS_OK)
     rc = SITS_OK;
   if (rc == SITS_OK && !(sc->config_text = sits__config_text(&sc->config)))
@@ -321,11 +326,27 @@ void sits_scenario_free(sits_scenario *sc) {
   free(sc);
 }
 
-const sits_thermal *sits_scenario_thermal(const sits_scenario *sc) { return sc->thermal; }
-const sits_schedule *sits_scenario_schedule(const sits_scenario *sc) { return sc->schedule; }
-const double *sits_scenario_static_power_w(const sits_scenario *sc) { return sc->static_power_w; }
-double sits_scenario_duration_s(const sits_scenario *sc) { return sc->duration_s; }
-double sits_scenario_sample_period_s(const sits_scenario *sc) { return sc->sample_period_s; }
-const char *sits_scenario_config_text(const sits_scenario *sc) { return sc->config_text; }
-const sits_limits *sits_scenario_limits(const sits_scenario *sc) { return &sc->limits; }
-const sits_solver_settings *sits_scenario_solver(const sits_scenario *sc) { return &sc->solver; }
+const sits_thermal *sits_scenario_thermal(const sits_scenario *sc) {
+  return sc->thermal;
+}
+const sits_schedule *sits_scenario_schedule(const sits_scenario *sc) {
+  return sc->schedule;
+}
+const double *sits_scenario_static_power_w(const sits_scenario *sc) {
+  return sc->static_power_w;
+}
+double sits_scenario_duration_s(const sits_scenario *sc) {
+  return sc->duration_s;
+}
+double sits_scenario_sample_period_s(const sits_scenario *sc) {
+  return sc->sample_period_s;
+}
+const char *sits_scenario_config_text(const sits_scenario *sc) {
+  return sc->config_text;
+}
+const sits_limits *sits_scenario_limits(const sits_scenario *sc) {
+  return &sc->limits;
+}
+const sits_solver_settings *sits_scenario_solver(const sits_scenario *sc) {
+  return &sc->solver;
+}

@@ -59,9 +59,8 @@ static int roots(double t, const double *y, double *g, void *user) {
 
 static gsl_spmatrix *build_jacobian(const sits_thermal *th, size_t n) {
   gsl_spmatrix *g = sits_thermal_conductance(th);
-  gsl_spmatrix *coo = g ? gsl_spmatrix_alloc_nzmax(n + 2, n + 2, g->nz + 2 * n + 2,
-                                                   GSL_SPMATRIX_COO)
-                        : NULL;
+  gsl_spmatrix *coo =
+      g ? gsl_spmatrix_alloc_nzmax(n + 2, n + 2, g->nz + 2 * n + 2, GSL_SPMATRIX_COO) : NULL;
   gsl_spmatrix *csc = NULL;
   if (!coo)
     goto done;
@@ -164,8 +163,7 @@ static int integrate_segment(run *rn, double t_stop, double *t, bool *root,
       return rc;
     track_peaks(rn, sits_ode_state(rn->ode));
     /* samples at a breakpoint belong to the next segment; at the end, to this one */
-    double upto = ev == SITS_ODE_STEPPED || ev == SITS_ODE_ROOT || final ? *t
-                                                                         : *t - rn->eps_s;
+    double upto = ev == SITS_ODE_STEPPED || ev == SITS_ODE_ROOT || final ? *t : *t - rn->eps_s;
     if ((rc = record_due(rn, fmin(upto, end_s - rn->eps_s), *t, err)))
       return rc;
     if (opts && opts->progress && *t - rn->last_report_s >= 1e-3 * end_s) {
@@ -224,8 +222,8 @@ static int loop(run *rn, const sits_run_opts *opts, sits_end_reason *why, double
     }
   }
   *t_end = t;
-  if (rc == SITS_OK && (rn->res->n_samples == 0 ||
-                        rn->res->time_s[rn->res->n_samples - 1] < t - rn->eps_s))
+  if (rc == SITS_OK &&
+      (rn->res->n_samples == 0 || rn->res->time_s[rn->res->n_samples - 1] < t - rn->eps_s))
     rc = record(rn, t, sits_ode_state(rn->ode), err);
   return rc;
 }
@@ -266,9 +264,16 @@ static int make_ode(run *rn, sits_err *err) {
   for (size_t i = 0; i < rn->n; i++)
     atol[i] = s->atol_k;
   atol[rn->n] = atol[rn->n + 1] = 1e-6; /* J: the relative tolerance dominates */
-  sits_ode_opts o = {.n = rn->ny, .pattern = rn->jac, .rhs = rhs, .jac = jac, .user = rn,
-                     .rtol = s->rtol, .atol = atol, .linsol = s->linsol,
-                     .klu_threshold = s->klu_threshold, .n_roots = rn->n_crit,
+  sits_ode_opts o = {.n = rn->ny,
+                     .pattern = rn->jac,
+                     .rhs = rhs,
+                     .jac = jac,
+                     .user = rn,
+                     .rtol = s->rtol,
+                     .atol = atol,
+                     .linsol = s->linsol,
+                     .klu_threshold = s->klu_threshold,
+                     .n_roots = rn->n_crit,
                      .roots = rn->n_crit ? roots : NULL};
   rn->ode = sits_ode_new(&o, 0.0, rn->y_start, err);
   free(atol);
@@ -284,8 +289,7 @@ static void release_run(run *rn) {
   free(rn->crit_node);
 }
 
-int sits_run(const sits_scenario *sc, const sits_run_opts *opts, sits_result **out,
-             sits_err *err) {
+int sits_run(const sits_scenario *sc, const sits_run_opts *opts, sits_result **out, sits_err *err) {
   run rn = {0};
   sits_end_reason why = SITS_END_DURATION;
   double t_end = 0;
@@ -297,8 +301,8 @@ int sits_run(const sits_scenario *sc, const sits_run_opts *opts, sits_result **o
     rc = loop(&rn, opts, &why, &t_end, err);
   if (rc == SITS_OK) {
     sits_ode_get_stats(rn.ode, &rn.res->stats);
-    const double *y_end = why == SITS_END_CRITICAL_TEMP && t_end == 0 ? rn.y_start
-                                                                      : sits_ode_state(rn.ode);
+    const double *y_end =
+        why == SITS_END_CRITICAL_TEMP && t_end == 0 ? rn.y_start : sits_ode_state(rn.ode);
     sits__summarise(sc, rn.res, why, t_end, y_end, rn.y_start);
     *out = rn.res;
     rn.res = NULL;
@@ -336,17 +340,33 @@ void sits_result_free(sits_result *r) {
   free(r);
 }
 
-size_t sits_result_sample_count(const sits_result *r) { return r->n_samples; }
-const double *sits_result_time_s(const sits_result *r) { return r->time_s; }
+size_t sits_result_sample_count(const sits_result *r) {
+  return r->n_samples;
+}
+const double *sits_result_time_s(const sits_result *r) {
+  return r->time_s;
+}
 double sits_result_temp_c(const sits_result *r, size_t k, size_t node) {
   return r->temp_c[k * r->n_nodes + node];
 }
-double sits_result_total_power_w(const sits_result *r, size_t k) { return r->total_power_w[k]; }
+double sits_result_total_power_w(const sits_result *r, size_t k) {
+  return r->total_power_w[k];
+}
 double sits_result_node_power_w(const sits_result *r, size_t k, size_t node) {
   return r->node_power_w[k * r->n_nodes + node];
 }
-const double *sits_result_peak_temp_c(const sits_result *r) { return r->peak_temp_c; }
-const sits_summary *sits_result_summary(const sits_result *r) { return &r->summary; }
-void sits_result_solver_stats(const sits_result *r, sits_ode_stats *stats) { *stats = r->stats; }
-size_t sits_result_event_count(const sits_result *r) { return r->n_events; }
-const sits_event *sits_result_event(const sits_result *r, size_t k) { return &r->events[k]; }
+const double *sits_result_peak_temp_c(const sits_result *r) {
+  return r->peak_temp_c;
+}
+const sits_summary *sits_result_summary(const sits_result *r) {
+  return &r->summary;
+}
+void sits_result_solver_stats(const sits_result *r, sits_ode_stats *stats) {
+  *stats = r->stats;
+}
+size_t sits_result_event_count(const sits_result *r) {
+  return r->n_events;
+}
+const sits_event *sits_result_event(const sits_result *r, size_t k) {
+  return &r->events[k];
+}

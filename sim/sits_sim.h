@@ -20,10 +20,7 @@
 #include "sits_scenario.h"
 
 /** Why a run ended. */
-typedef enum sits_end_reason {
-  SITS_END_DURATION,
-  SITS_END_CRITICAL_TEMP
-} sits_end_reason;
+typedef enum sits_end_reason { SITS_END_DURATION, SITS_END_CRITICAL_TEMP } sits_end_reason;
 
 /** Text of an end reason as the summary prints it ("duration", "critical_temp"). */
 const char *sits_end_reason_name(sits_end_reason r);
@@ -68,8 +65,7 @@ typedef struct sits_run_opts {
  * Runs @p sc (opts may be NULL). On success *out is a new result to free with
  * sits_result_free(); @p sc must outlive it. SITS_ESOLVER when CVODE fails.
  */
-int sits_run(const sits_scenario *sc, const sits_run_opts *opts, sits_result **out,
-             sits_err *err);
+int sits_run(const sits_scenario *sc, const sits_run_opts *opts, sits_result **out, sits_err *err);
 
 /** Frees @p r; NULL is a no-op. */
 void sits_result_free(sits_result *r);
@@ -93,11 +89,11 @@ const sits_event *sits_result_event(const sits_result *r, size_t k);
 /** Steady state of the time-averaged inputs. */
 typedef struct sits_steady_state {
   size_t n;
-  double *temp_c;      /**< n node temperatures [degC] */
+  double *temp_c; /**< n node temperatures [degC] */
   double total_power_w;
-  double ambient_c;    /**< the averaged ambient */
+  double ambient_c; /**< the averaged ambient */
   double max_junction_temp_c;
-  bool runaway;        /**< always false for the linear network of this version */
+  bool runaway; /**< always false for the linear network of this version */
 } sits_steady_state;
 
 /** Solves the steady state of @p sc into @p st (release with sits_steady_release()). */
@@ -107,11 +103,9 @@ void sits_steady_release(sits_steady_state *st);
 /* --- writers (each writes a temporary file and renames it when complete) ------------ */
 
 /** HDF5 layout of the contract: /time_s, /temp_c/<node>, /power_w/total, ... */
-int sits_write_h5(const sits_scenario *sc, const sits_result *r, const char *path,
-                  sits_err *err);
+int sits_write_h5(const sits_scenario *sc, const sits_result *r, const char *path, sits_err *err);
 /** CSV: time_s, temp_c.<node>..., node_power_w.<node>..., power_w.total. */
-int sits_write_csv(const sits_scenario *sc, const sits_result *r, const char *path,
-                   sits_err *err);
+int sits_write_csv(const sits_scenario *sc, const sits_result *r, const char *path, sits_err *err);
 /** Summary JSON object (one line) or text table onto @p f. */
 int sits_write_summary_json(const sits_scenario *sc, const sits_result *r, FILE *f);
 int sits_write_summary_text(const sits_scenario *sc, const sits_result *r, FILE *f);

@@ -17,7 +17,9 @@ const char *sits_end_reason_name(sits_end_reason r) {
   return r == SITS_END_CRITICAL_TEMP ? "critical_temp" : "duration";
 }
 
-const char *sits_version(void) { return SITS_VERSION; }
+const char *sits_version(void) {
+  return SITS_VERSION;
+}
 
 typedef struct power_history {
   const sits_scenario *sc;
@@ -92,8 +94,8 @@ static void constrain(sits_constraint *c, double limit, double value) {
   c->ok = !c->set || value <= limit;
 }
 
-void sits__summarise(const sits_scenario *sc, sits_result *r, sits_end_reason why,
-                     double end_s, const double *y_end, const double *y_start) {
+void sits__summarise(const sits_scenario *sc, sits_result *r, sits_end_reason why, double end_s,
+                     const double *y_end, const double *y_start) {
   sits_summary *sum = &r->summary;
   const sits_thermal *th = sits_scenario_thermal(sc);
   size_t n = r->n_nodes;

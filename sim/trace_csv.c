@@ -46,8 +46,7 @@ static int skip_line(const char *line) {
   return *line == '\0' || *line == '#';
 }
 
-static int parse_header(sits_table *t, char *line, const char *path, size_t lineno,
-                        sits_err *err) {
+static int parse_header(sits_table *t, char *line, const char *path, size_t lineno, sits_err *err) {
   char *save = NULL;
   for (char *tok = strtok_r(line, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
     char *name = trim(tok);
@@ -77,14 +76,14 @@ static int parse_row(sits_table *t, char *line, double *row, const char *path, s
     if (comma)
       *comma = '\0';
     if (j >= t->n_cols)
-      return sits__fail(err, SITS_EINPUT, "%s:%zu: more than the %zu columns of the header",
-                        path, lineno, t->n_cols);
+      return sits__fail(err, SITS_EINPUT, "%s:%zu: more than the %zu columns of the header", path,
+                        lineno, t->n_cols);
     char *field = trim(p), *end = NULL;
     errno = 0;
     double v = strtod(field, &end);
     if (!*field || *end)
-      return sits__fail(err, SITS_EINPUT, "%s:%zu: column '%s': '%.40s' is not a number",
-                        path, lineno, t->names[j], field);
+      return sits__fail(err, SITS_EINPUT, "%s:%zu: column '%s': '%.40s' is not a number", path,
+                        lineno, t->names[j], field);
     if (!isfinite(v))
       return sits__fail(err, SITS_EINPUT, "%s:%zu: column '%s': value is %s", path, lineno,
                         t->names[j], isnan(v) ? "NaN" : "infinite");
@@ -95,8 +94,8 @@ static int parse_row(sits_table *t, char *line, double *row, const char *path, s
   }
   if (j < t->n_cols)
     return sits__fail(err, SITS_EINPUT,
-                      "%s:%zu: missing columns: %zu values for the %zu columns of the header",
-                      path, lineno, j, t->n_cols);
+                      "%s:%zu: missing columns: %zu values for the %zu columns of the header", path,
+                      lineno, j, t->n_cols);
   return SITS_OK;
 }
 

@@ -36,8 +36,8 @@ static int col_index(cols *c, int node) {
 
 /* --- traces ------------------------------------------------------------------------ */
 
-static int map_trace_columns(sits_scenario *sc, const sits_table *t, const char *path,
-                             cols *c, int *col_of, int *amb_col, sits_err *err) {
+static int map_trace_columns(sits_scenario *sc, const sits_table *t, const char *path, cols *c,
+                             int *col_of, int *amb_col, sits_err *err) {
   *amb_col = -1;
   for (size_t j = 0; j < t->n_cols; j++) {
     const char *name = t->names[j];
@@ -49,8 +49,8 @@ static int map_trace_columns(sits_scenario *sc, const sits_table *t, const char 
     } else if (strncmp(name, "power_w.", 8) == 0) {
       int node = sits_thermal_find(sc->thermal, name + 8);
       if (node < 0)
-        return sits__fail(err, SITS_EINPUT, "%s:1: column '%s' names unknown node '%s'", path,
-                          name, name + 8);
+        return sits__fail(err, SITS_EINPUT, "%s:1: column '%s' names unknown node '%s'", path, name,
+                          name + 8);
       if ((col_of[j] = col_index(c, node)) < 0)
         return sits__fail(err, SITS_EINPUT, "%s:1: too many power columns", path);
     } else if (strncmp(name, "demand.", 7) == 0) {
@@ -76,8 +76,8 @@ static int check_times(const sits_table *t, int tcol, const char *path, sits_err
       return sits__fail(err, SITS_EINPUT, "%s:%zu: time_s %g is negative", path, t->lines[r], ts);
     if (r > 0 && !(ts > sits_table_at(t, r - 1, (size_t)tcol)))
       return sits__fail(err, SITS_EINPUT,
-                        "%s:%zu: time_s %g is not after %g: the trace must be sorted in time",
-                        path, t->lines[r], ts, sits_table_at(t, r - 1, (size_t)tcol));
+                        "%s:%zu: time_s %g is not after %g: the trace must be sorted in time", path,
+                        t->lines[r], ts, sits_table_at(t, r - 1, (size_t)tcol));
   }
   return SITS_OK;
 }
@@ -129,7 +129,8 @@ static int load_trace(sits_scenario *sc, const config_setting_t *root, const con
   int *col_of = malloc(t->n_cols * sizeof *col_of), amb_col = -1;
   if (!col_of)
     rc = sits__fail(err, SITS_ENOMEM, "out of memory");
-  if (rc == SITS_OK && (rc = map_trace_columns(sc, t, path, &c, col_of, &amb_col, err)) == SITS_OK &&
+  if (rc == SITS_OK &&
+      (rc = map_trace_columns(sc, t, path, &c, col_of, &amb_col, err)) == SITS_OK &&
       (rc = check_times(t, sits_table_column(t, "time_s"), path, err)) == SITS_OK) {
     int tcol = sits_table_column(t, "time_s");
     double last = sits_table_at(t, t->n_rows - 1, (size_t)tcol);
@@ -212,8 +213,8 @@ static void phase_table_release(phase_table *pt) {
   free(pt->power_w);
 }
 
-static int read_phases(sits_scenario *sc, const config_setting_t *phases, cols *c,
-                       phase_table *pt, sits_err *err) {
+static int read_phases(sits_scenario *sc, const config_setting_t *phases, cols *c, phase_table *pt,
+                       sits_err *err) {
   int rc;
   double scratch[1024];
   pt->n = config_setting_length(phases);
@@ -246,8 +247,8 @@ static int phases_to_schedule(sits_scenario *sc, const config_setting_t *phases,
   size_t ncols = c.n ? c.n : 1, count = 0;
   double t = 0;
   for (int i = 0; rc == SITS_OK && t < sc->duration_s; i = (i + 1) % pt.n) {
-    rc = sits_schedule_append(sc->schedule, t, pt.power_w + (size_t)i * ncols, pt.ambient_c[i],
-                              err);
+    rc =
+        sits_schedule_append(sc->schedule, t, pt.power_w + (size_t)i * ncols, pt.ambient_c[i], err);
     /* whole cycles are multiples of the cycle length: no drift over long runs */
     t = i == pt.n - 1 ? cycle_s * (double)(count / (size_t)pt.n + 1) : t + pt.duration_s[i];
     if (rc == SITS_OK && ++count > MAX_SEGMENTS)

@@ -39,8 +39,7 @@ struct sits_ode {
 static void on_cvode_error(int code, const char *module, const char *function, char *msg,
                            void *data) {
   sits_ode *ode = data;
-  snprintf(ode->cvode_msg, sizeof ode->cvode_msg, "%s %s (%d): %s", module, function, code,
-           msg);
+  snprintf(ode->cvode_msg, sizeof ode->cvode_msg, "%s %s (%d): %s", module, function, code, msg);
 }
 
 static int rhs_adapter(realtype t, N_Vector y, N_Vector ydot, void *data) {
@@ -53,8 +52,8 @@ static int root_adapter(realtype t, N_Vector y, realtype *g, void *data) {
   return ode->opts.roots(t, N_VGetArrayPointer(y), g, ode->opts.user);
 }
 
-static int jac_adapter(realtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *data,
-                       N_Vector t1, N_Vector t2, N_Vector t3) {
+static int jac_adapter(realtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *data, N_Vector t1,
+                       N_Vector t2, N_Vector t3) {
   (void)fy, (void)t1, (void)t2, (void)t3;
   sits_ode *ode = data;
   int rc = ode->opts.jac(t, N_VGetArrayPointer(y), ode->jac_values, ode->opts.user);
@@ -94,8 +93,8 @@ static int copy_pattern(sits_ode *ode, const gsl_spmatrix *pat) {
 static int setup_linear_solver(sits_ode *ode, sits_err *err) {
   size_t n = ode->opts.n;
   size_t thr = ode->opts.klu_threshold ? ode->opts.klu_threshold : SITS_KLU_THRESHOLD_DEFAULT;
-  ode->sparse = ode->opts.linsol == SITS_LINSOL_KLU ||
-                (ode->opts.linsol == SITS_LINSOL_AUTO && n >= thr);
+  ode->sparse =
+      ode->opts.linsol == SITS_LINSOL_KLU || (ode->opts.linsol == SITS_LINSOL_AUTO && n >= thr);
   if (ode->sparse) {
     ode->jac_mat = SUNSparseMatrix((sunindextype)n, (sunindextype)n,
                                    (sunindextype)(ode->nnz ? ode->nnz : 1), CSC_MAT, ode->ctx);
@@ -235,7 +234,9 @@ int sits_ode_step(sits_ode *ode, double tstop, double *t_out, sits_ode_event *ev
   return SITS_OK;
 }
 
-const double *sits_ode_state(const sits_ode *ode) { return N_VGetArrayPointer(ode->y); }
+const double *sits_ode_state(const sits_ode *ode) {
+  return N_VGetArrayPointer(ode->y);
+}
 
 int sits_ode_interpolate(sits_ode *ode, double t, double *y, sits_err *err) {
   N_Vector out = N_VMake_Serial((sunindextype)ode->opts.n, y, ode->ctx);

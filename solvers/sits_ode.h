@@ -39,12 +39,12 @@ typedef struct sits_ode_opts {
   const gsl_spmatrix *pattern; /**< CSC, n x n: where the Jacobian may be non-zero */
   sits_ode_rhs_fn rhs;
   sits_ode_jac_fn jac;
-  void *user;                  /**< passed to the callbacks (borrowed) */
-  double rtol;                 /**< relative tolerance */
-  const double *atol;          /**< n absolute tolerances (copied) */
+  void *user;         /**< passed to the callbacks (borrowed) */
+  double rtol;        /**< relative tolerance */
+  const double *atol; /**< n absolute tolerances (copied) */
   sits_linsol linsol;
-  size_t klu_threshold;        /**< 0: SITS_KLU_THRESHOLD_DEFAULT */
-  int n_roots;                 /**< 0: no root finding */
+  size_t klu_threshold; /**< 0: SITS_KLU_THRESHOLD_DEFAULT */
+  int n_roots;          /**< 0: no root finding */
   sits_ode_root_fn roots;
 } sits_ode_opts;
 
@@ -57,8 +57,8 @@ typedef enum sits_ode_event {
 
 /** Solver counters, summed over re-initialisations. */
 typedef struct sits_ode_stats {
-  long steps, rhs_evals, jac_evals, lin_setups, err_test_fails, nonlin_iters,
-      nonlin_conv_fails, reinits;
+  long steps, rhs_evals, jac_evals, lin_setups, err_test_fails, nonlin_iters, nonlin_conv_fails,
+      reinits;
   bool sparse; /**< true when KLU is in use */
 } sits_ode_stats;
 
@@ -78,8 +78,7 @@ int sits_ode_reinit(sits_ode *ode, double t0, const double *y0, sits_err *err);
  * *t_out, what was reached in *event, and the state in sits_ode_state().
  * Returns SITS_OK or SITS_ESOLVER with CVODE's message in @p err.
  */
-int sits_ode_step(sits_ode *ode, double tstop, double *t_out, sits_ode_event *event,
-                  sits_err *err);
+int sits_ode_step(sits_ode *ode, double tstop, double *t_out, sits_ode_event *event, sits_err *err);
 
 /** The state at the time last returned by sits_ode_step() (borrowed, n values). */
 const double *sits_ode_state(const sits_ode *ode);

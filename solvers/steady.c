@@ -21,8 +21,7 @@ static int solve_dense(const gsl_spmatrix *a, const double *b, double *x, sits_e
   gsl_spmatrix_sp2d(m, a);
   gsl_vector_const_view bv = gsl_vector_const_view_array(b, n);
   gsl_vector_view xv = gsl_vector_view_array(x, n);
-  if (gsl_linalg_LU_decomp(m, perm, &sign) || gsl_linalg_LU_solve(m, perm, &bv.vector,
-                                                                   &xv.vector))
+  if (gsl_linalg_LU_decomp(m, perm, &sign) || gsl_linalg_LU_solve(m, perm, &bv.vector, &xv.vector))
     rc = sits__fail(err, SITS_EINPUT, "the steady-state matrix is singular");
 done:
   gsl_matrix_free(m);
@@ -66,8 +65,8 @@ done:
 int sits_steady_solve(const gsl_spmatrix *a, const double *b, double *x, sits_err *err) {
   if (!GSL_SPMATRIX_ISCSC(a) || a->size1 != a->size2)
     return sits__fail(err, SITS_EINTERNAL, "sits_steady_solve: need a square CSC matrix");
-  int rc = a->size1 < SITS_STEADY_SPARSE_THRESHOLD ? solve_dense(a, b, x, err)
-                                                   : solve_klu(a, b, x, err);
+  int rc =
+      a->size1 < SITS_STEADY_SPARSE_THRESHOLD ? solve_dense(a, b, x, err) : solve_klu(a, b, x, err);
   for (size_t i = 0; rc == SITS_OK && i < a->size1; i++)
     if (!isfinite(x[i]))
       rc = sits__fail(err, SITS_EINPUT, "the steady state is not finite (singular matrix)");

@@ -17,8 +17,9 @@ static char *shipped(const char *rel) {
 Test(cli, demo_runs_and_writes_outputs) {
   char args[2048], *out, *err;
   char *sc = shipped("scenarios/orin_nx_vlm_burst.cfg");
-  snprintf(args, sizeof args, "run %s -o %s/demo.h5 --csv %s/demo.csv --plot %s/demo.png --summary json",
-           sc, tu_dir(), tu_dir(), tu_dir());
+  snprintf(args, sizeof args,
+           "run %s -o %s/demo.h5 --csv %s/demo.csv --plot %s/demo.png --summary json", sc, tu_dir(),
+           tu_dir(), tu_dir());
   cr_assert_eq(tu_cli(args, &out, &err), 0, "stderr: %s", err);
   cr_assert(strstr(out, "\"verdict\":\"violated\""), "%s", out);
   cr_assert(strstr(err, "wrote"), "%s", err);
@@ -147,12 +148,11 @@ Test(cli, bad_set_exit_1) {
 
 /* A long run killed mid-way leaves no file under the requested name. */
 Test(cli, killed_run_leaves_no_output) {
-  char *path = tu_write("long.cfg",
-                        "platform = \"hotspot_3node\";\n"
-                        "workload = { repeat = true; phases = (\n"
-                        "  { duration_s = 0.001; power_w = { chip = 40.0; }; },\n"
-                        "  { duration_s = 0.001; power_w = { chip = 5.0; }; } ); };\n"
-                        "duration_s = 4000.0;\n");
+  char *path = tu_write("long.cfg", "platform = \"hotspot_3node\";\n"
+                                    "workload = { repeat = true; phases = (\n"
+                                    "  { duration_s = 0.001; power_w = { chip = 40.0; }; },\n"
+                                    "  { duration_s = 0.001; power_w = { chip = 5.0; }; } ); };\n"
+                                    "duration_s = 4000.0;\n");
   char out_path[512];
   snprintf(out_path, sizeof out_path, "%s/killed.h5", tu_dir());
   pid_t pid = fork();

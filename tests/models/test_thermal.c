@@ -79,7 +79,9 @@ Test(thermal, grounded_check) {
   sits_thermal_free(th);
 }
 
-Test(thermal, free_null_is_noop) { sits_thermal_free(NULL); }
+Test(thermal, free_null_is_noop) {
+  sits_thermal_free(NULL);
+}
 
 Test(thermal, finds_every_node_among_many) {
   sits_thermal *th = sits_thermal_new();

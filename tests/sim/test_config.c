@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 
 static const char nodes_ok[] =
-    "  nodes = ( { name = \"gpu\"; c_j_per_k = 1.5; },\n"   /* line 2 */
+    "  nodes = ( { name = \"gpu\"; c_j_per_k = 1.5; },\n"     /* line 2 */
     "            { name = \"board\"; c_j_per_k = 20; } );\n"; /* line 3 */
 
 static const char workload_ok[] =
@@ -24,8 +24,8 @@ static void expect_links_error(const char *name, const char *links, const char *
 
 Test(config, unknown_node_with_suggestion) {
   char want[512];
-  snprintf(want, sizeof want, "%s/unknown_node.cfg:6: link names unknown node 'gpux' (did you mean 'gpu'?)",
-           tu_dir());
+  snprintf(want, sizeof want,
+           "%s/unknown_node.cfg:6: link names unknown node 'gpux' (did you mean 'gpu'?)", tu_dir());
   expect_links_error("unknown_node.cfg",
                      "    { a = \"board\"; b = \"ambient\"; r_k_per_w = 1.0; },\n"
                      "    { a = \"gpux\"; b = \"board\"; r_k_per_w = 1.0; }\n",
@@ -58,43 +58,47 @@ Test(config, capacity_not_positive) {
 Test(config, unknown_key_with_suggestion) {
   char msg[SITS_ERRMSG_MAX], text[4096];
   snprintf(text, sizeof text,
-           "platform = { thermal = {\n%s  links = ( { a = \"gpu\"; b = \"ambient\"; r_k_per_W = 1; } );\n"
+           "platform = { thermal = {\n%s  links = ( { a = \"gpu\"; b = \"ambient\"; r_k_per_W = 1; "
+           "} );\n"
            "}; };\n%s",
            nodes_ok, workload_ok);
   cr_assert_eq(tu_load_fail("key.cfg", text, msg, sizeof msg), SITS_EINPUT);
-  cr_assert(strstr(msg, "key.cfg:4: unknown key 'r_k_per_W' in platform.thermal.links.[] (did you mean 'r_k_per_w'?)"),
+  cr_assert(strstr(msg, "key.cfg:4: unknown key 'r_k_per_W' in platform.thermal.links.[] (did you "
+                        "mean 'r_k_per_w'?)"),
             "%s", msg);
   snprintf(text, sizeof text, "platform = \"jetson_orin_nx\";\n%sambeint_c = 30;\n", workload_ok);
   cr_assert_eq(tu_load_fail("key2.cfg", text, msg, sizeof msg), SITS_EINPUT);
-  cr_assert(strstr(msg, "key2.cfg:3: unknown key 'ambeint_c' in the scenario (did you mean 'ambient_c'?)"),
-            "%s", msg);
+  cr_assert(
+      strstr(msg,
+             "key2.cfg:3: unknown key 'ambeint_c' in the scenario (did you mean 'ambient_c'?)"),
+      "%s", msg);
 }
 
 Test(config, missing_platform_file) {
   char msg[SITS_ERRMSG_MAX];
-  cr_assert_eq(tu_load_fail("noplat.cfg", "# a comment\nplatform = \"no_such_board\";\n", msg,
-                            sizeof msg),
-               SITS_EINPUT);
+  cr_assert_eq(
+      tu_load_fail("noplat.cfg", "# a comment\nplatform = \"no_such_board\";\n", msg, sizeof msg),
+      SITS_EINPUT);
   cr_assert(strstr(msg, "noplat.cfg:2: platform 'no_such_board' not found"), "%s", msg);
 }
 
 Test(config, syntax_error_names_line) {
   char msg[SITS_ERRMSG_MAX];
-  cr_assert_eq(tu_load_fail("syntax.cfg", "ambient_c = 25;\nplatform = {\n  thermal = ;\n", msg,
-                            sizeof msg),
-               SITS_EINPUT);
+  cr_assert_eq(
+      tu_load_fail("syntax.cfg", "ambient_c = 25;\nplatform = {\n  thermal = ;\n", msg, sizeof msg),
+      SITS_EINPUT);
   cr_assert(strstr(msg, "syntax.cfg:3: syntax error"), "%s", msg);
 }
 
 Test(config, unsupported_groups_are_rejected) {
   char msg[SITS_ERRMSG_MAX], text[4096];
   const char *groups[] = {"domains = ( { name = \"gpu\"; node = \"gpu\"; } );",
-                          "governor = { kind = \"ondemand\"; };",
-                          "battery = { series = 3; };"};
+                          "governor = { kind = \"ondemand\"; };", "battery = { series = 3; };"};
   const char *names[] = {"domains", "governor", "battery"};
   for (int i = 0; i < 3; i++) {
     snprintf(text, sizeof text,
-             "platform = { thermal = {\n%s  links = ( { a = \"gpu\"; b = \"ambient\"; r_k_per_w = 1; } ); };\n"
+             "platform = { thermal = {\n%s  links = ( { a = \"gpu\"; b = \"ambient\"; r_k_per_w = "
+             "1; } ); };\n"
              "  %s };\n%s",
              nodes_ok, groups[i], workload_ok);
     cr_assert_eq(tu_load_fail("unsup.cfg", text, msg, sizeof msg), SITS_EUNSUPPORTED);
@@ -132,13 +136,15 @@ Test(config, trace_not_sorted) {
 }
 
 Test(config, trace_nan) {
-  expect_trace_error("nan.csv", "time_s,power_w.die\n0,1\n1,nan\n", "nan.csv:3: column 'power_w.die': value is NaN");
+  expect_trace_error("nan.csv", "time_s,power_w.die\n0,1\n1,nan\n",
+                     "nan.csv:3: column 'power_w.die': value is NaN");
 }
 
 Test(config, trace_missing_columns) {
   expect_trace_error("short.csv", "time_s,power_w.die,power_w.module\n0,1,2\n1,3\n",
                      "short.csv:3: missing columns: 2 values for the 3 columns of the header");
-  expect_trace_error("long.csv", "time_s,power_w.die\n0,1,2\n", "long.csv:2: more than the 2 columns");
+  expect_trace_error("long.csv", "time_s,power_w.die\n0,1,2\n",
+                     "long.csv:2: more than the 2 columns");
   expect_trace_error("notime.csv", "t,power_w.die\n0,1\n", "notime.csv:1: unknown column 't'");
   expect_trace_error("badnode.csv", "time_s,power_w.gpu\n0,1\n",
                      "badnode.csv:1: column 'power_w.gpu' names unknown node 'gpu'");
@@ -146,7 +152,8 @@ Test(config, trace_missing_columns) {
                      "garbage.csv:3: column 'power_w.die': '3x' is not a number");
   expect_trace_error("empty.csv", "", "empty.csv: empty file");
   expect_trace_error("header_only.csv", "time_s,power_w.die\n", "header_only.csv:1: no data rows");
-  expect_trace_error("negative.csv", "time_s,power_w.die\n0,-1\n", "negative.csv:2: column 'power_w.die': power -1 is negative");
+  expect_trace_error("negative.csv", "time_s,power_w.die\n0,-1\n",
+                     "negative.csv:2: column 'power_w.die': power -1 is negative");
 }
 
 Test(config, trace_binary_data) {
@@ -156,7 +163,8 @@ Test(config, trace_binary_data) {
   fwrite("time_s,power_w.die\n0,1\n\x01\x00\xff\xfe,2\n", 1, 29, f);
   fclose(f);
   char text[1024], msg[SITS_ERRMSG_MAX];
-  snprintf(text, sizeof text, "platform = \"jetson_orin_nx\";\nworkload = { trace = \"binary.csv\"; };\n");
+  snprintf(text, sizeof text,
+           "platform = \"jetson_orin_nx\";\nworkload = { trace = \"binary.csv\"; };\n");
   cr_assert_eq(tu_load_fail("bin.cfg", text, msg, sizeof msg), SITS_EINPUT);
   cr_assert(strstr(msg, "binary.csv:3:"), "%s", msg);
 }
@@ -177,7 +185,7 @@ static double steady_die(const char *const *sets, size_t n) {
 
 Test(config, set_overrides_merged_config) {
   double base = steady_die(NULL, 0);
-  const char *amb[] = {"ambient_c=55"}; /* the scenario has 45 */
+  const char *amb[] = {"ambient_c=55"};                      /* the scenario has 45 */
   cr_assert_float_eq(steady_die(amb, 1) - base, 10.0, 1e-9); /* linear: +10 K everywhere */
   /* the sink-to-ambient link carries all the heat: +0.1 K/W at 15 W average = +1.5 K */
   const char *link[] = {"platform.thermal.links.[2].r_k_per_w=0.204792"};
@@ -206,14 +214,16 @@ Test(config, set_malformed) {
   expect_set_error("platform.thermal.links.[1.r_k_per_w=1", "is not a config path");
   expect_set_error("1abc=1", "is not a config path");
   expect_set_error("ambient_c=hot", "--set ambient_c=hot: 'ambient_c' must be a number");
-  expect_set_error("ambeint_c=3", "unknown key 'ambeint_c' in the scenario (did you mean 'ambient_c'?)");
+  expect_set_error("ambeint_c=3",
+                   "unknown key 'ambeint_c' in the scenario (did you mean 'ambient_c'?)");
   expect_set_error("platform.thermal.links.[9].r_k_per_w=1", "does not exist");
   expect_set_error("platform.thermal.links.[0].r_k_per_w=-1", "r_k_per_w must be > 0");
 }
 
 Test(config, platform_by_name_from_anywhere_and_merged_text) {
   char text[1024];
-  snprintf(text, sizeof text, "platform = \"hotspot_3node\";\n%s", "workload = { phases = ( { duration_s = 1.0; power_w = { chip = 2.0; }; } ); };\n");
+  snprintf(text, sizeof text, "platform = \"hotspot_3node\";\n%s",
+           "workload = { phases = ( { duration_s = 1.0; power_w = { chip = 2.0; }; } ); };\n");
   sits_scenario *sc = tu_load("byname.cfg", text);
   const char *merged = sits_scenario_config_text(sc);
   cr_assert(strstr(merged, "spreader"), "merged config lacks the platform: %s", merged);
@@ -247,12 +257,12 @@ Test(config, static_power) {
 
 Test(config, integers_are_accepted_where_numbers_are_expected) {
   /* libconfig auto-convert: r_k_per_w = 5; (an int) reads as 5.0 */
-  sits_scenario *sc = tu_load("ints.cfg",
-                              "platform = { thermal = {\n"
-                              "  nodes = ( { name = \"die\"; c_j_per_k = 2; } );\n"
-                              "  links = ( { a = \"die\"; b = \"ambient\"; r_k_per_w = 5; } ); }; };\n"
-                              "workload = { phases = ( { duration_s = 10; power_w = { die = 3; }; } ); };\n"
-                              "ambient_c = 20;\n");
+  sits_scenario *sc = tu_load(
+      "ints.cfg", "platform = { thermal = {\n"
+                  "  nodes = ( { name = \"die\"; c_j_per_k = 2; } );\n"
+                  "  links = ( { a = \"die\"; b = \"ambient\"; r_k_per_w = 5; } ); }; };\n"
+                  "workload = { phases = ( { duration_s = 10; power_w = { die = 3; }; } ); };\n"
+                  "ambient_c = 20;\n");
   sits_steady_state st;
   sits_err err = {0};
   cr_assert_eq(sits_steady(sc, &st, &err), SITS_OK, "%s", err.msg);
@@ -269,16 +279,18 @@ Test(config, workload_profile_and_workload_conflict) {
                             "workload = { phases = ( { duration_s = 1; } ); };\n",
                             msg, sizeof msg),
                SITS_EINPUT);
-  cr_assert(strstr(msg, "both.cfg:2: give either 'workload_profile' or 'workload', not both"), "%s", msg);
+  cr_assert(strstr(msg, "both.cfg:2: give either 'workload_profile' or 'workload', not both"), "%s",
+            msg);
 }
 
 Test(config, workload_profile_by_name) {
   char dir[600];
   snprintf(dir, sizeof dir, "%s/workloads", tu_dir());
   mkdir(dir, 0755);
-  tu_write("workloads/pulse.cfg",
-           "workload = { repeat = true; phases = ( { duration_s = 1.0; power_w = { die = 4.0; }; },\n"
-           "                                       { duration_s = 3.0; } ); };\n");
+  tu_write(
+      "workloads/pulse.cfg",
+      "workload = { repeat = true; phases = ( { duration_s = 1.0; power_w = { die = 4.0; }; },\n"
+      "                                       { duration_s = 3.0; } ); };\n");
   sits_scenario *sc = tu_load("profile.cfg", "platform = \"jetson_orin_nx\";\n"
                                              "workload_profile = \"pulse\";\nduration_s = 40;\n");
   sits_steady_state st;

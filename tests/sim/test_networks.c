@@ -3,8 +3,8 @@
  * (test_util.h, computed here with GSL), the steady state against a direct solve, and
  * the energy account.
  *
- * Tolerance 2e-4 K as in test_run_closed_form.c (measured worst errors 4e-5 to 6e-5 K). The stiff case spans time constants
- * from 1e-3 s to 1e2 s (5 decades).
+ * Tolerance 2e-4 K as in test_run_closed_form.c (measured worst errors 4e-5 to 6e-5 K). The stiff
+ * case spans time constants from 1e-3 s to 1e2 s (5 decades).
  */
 #include "test_util.h"
 
@@ -56,8 +56,8 @@ static void net_link(net *nw, size_t a, size_t b, double r, int first) {
 }
 
 static void net_finish(net *nw, const char *rest) {
-  nw->len += (size_t)snprintf(nw->text + nw->len, sizeof nw->text - nw->len, " );\n}; };\n%s",
-                              rest);
+  nw->len +=
+      (size_t)snprintf(nw->text + nw->len, sizeof nw->text - nw->len, " );\n}; };\n%s", rest);
 }
 
 /* Compares every sample of @p r with the exact solution for one constant-power segment
@@ -146,8 +146,12 @@ static void ten_nodes(const char *linsol) {
   gsl_rng_free(rng);
 }
 
-Test(networks, ten_nodes_dense) { ten_nodes("dense"); }
-Test(networks, ten_nodes_klu) { ten_nodes("klu"); }
+Test(networks, ten_nodes_dense) {
+  ten_nodes("dense");
+}
+Test(networks, ten_nodes_klu) {
+  ten_nodes("klu");
+}
 
 /* A chain whose node time constants go from 1e-3 s to 1e2 s. */
 Test(networks, stiff_five_decades) {
@@ -198,8 +202,10 @@ Test(networks, large_network_auto_klu) {
   net_link(&nw, n - 1, (size_t)-1, 0.5, 0);
   net_link(&nw, 60, (size_t)-1, 4.0, 0);
   p[0] = 2.0, p[50] = 3.0;
-  net_finish(&nw, "workload = { phases = ( { duration_s = 50.0; power_w = { n0 = 2.0; n50 = 3.0; }; } ); };\n"
-                  "ambient_c = 25.0; sample_period_s = 1.0;\n");
+  net_finish(
+      &nw,
+      "workload = { phases = ( { duration_s = 50.0; power_w = { n0 = 2.0; n50 = 3.0; }; } ); };\n"
+      "ambient_c = 25.0; sample_period_s = 1.0;\n");
   sits_scenario *sc = tu_load("large.cfg", nw.text);
   sits_result *r = tu_run(sc);
   sits_ode_stats st;
@@ -238,7 +244,8 @@ Test(networks, steady_of_shipped_demo_matches_direct_solve) {
   double b[3] = {sum_die / rows, sum_mod / rows + 30.0 / 12.0, 30.0 / 1.6}, x[3];
   /* G of configs/platforms/jetson_orin_nx.cfg: R 0.25 die-module, 0.15 module-heatsink,
    * 12 module-ambient, 1.6 heatsink-ambient */
-  double g[9] = {4, -4, 0, -4, 4 + 1 / 0.15 + 1 / 12.0, -1 / 0.15, 0, -1 / 0.15, 1 / 0.15 + 1 / 1.6};
+  double g[9] = {
+      4, -4, 0, -4, 4 + 1 / 0.15 + 1 / 12.0, -1 / 0.15, 0, -1 / 0.15, 1 / 0.15 + 1 / 1.6};
   gsl_matrix_view gv = gsl_matrix_view_array(g, 3, 3);
   gsl_permutation *perm = gsl_permutation_alloc(3);
   int sign;
@@ -263,8 +270,10 @@ Test(networks, steady_equals_transient_limit) {
   net_link(&nw, 1, 2, 0.2, 0);
   net_link(&nw, 2, (size_t)-1, 0.8, 0);
   net_link(&nw, 1, (size_t)-1, 10.0, 0);
-  net_finish(&nw, "workload = { phases = ( { duration_s = 5000.0; power_w = { n0 = 7.0; n1 = 1.0; }; } ); };\n"
-                  "ambient_c = 22.0; sample_period_s = 100.0;\n");
+  net_finish(
+      &nw,
+      "workload = { phases = ( { duration_s = 5000.0; power_w = { n0 = 7.0; n1 = 1.0; }; } ); };\n"
+      "ambient_c = 22.0; sample_period_s = 100.0;\n");
   sits_scenario *sc = tu_load("lim.cfg", nw.text);
   sits_steady_state st;
   sits_err err = {0};

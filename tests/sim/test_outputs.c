@@ -91,8 +91,10 @@ Test(outputs, csv_header_and_rows) {
   sits_err err = {0};
   cr_assert_eq(sits_write_csv(sc, r, path, &err), SITS_OK, "%s", err.msg);
   char *text = tu_slurp(path);
-  cr_assert(strncmp(text, "time_s,temp_c.chip,temp_c.spreader,temp_c.sink,node_power_w.chip,"
-                          "node_power_w.spreader,node_power_w.sink,power_w.total\n", 118) == 0,
+  cr_assert(strncmp(text,
+                    "time_s,temp_c.chip,temp_c.spreader,temp_c.sink,node_power_w.chip,"
+                    "node_power_w.spreader,node_power_w.sink,power_w.total\n",
+                    118) == 0,
             "%.200s", text);
   size_t lines = 0;
   for (char *p = text; *p; p++)
@@ -130,12 +132,23 @@ Test(outputs, summary_json_fields) {
   sits_write_summary_json(sc, r, f);
   fclose(f);
   char *j = tu_slurp(path);
-  const char *keys[] = {"\"end_reason\":\"duration\"", "\"simulated_s\":", "\"max_junction_temp_c\":",
-                        "\"peak_temp_c\":{\"die\":", "\"avg_power_w\":", "\"peak_power_w\":",
-                        "\"energy_j\":", "\"time_to_throttle_s\":null", "\"throttled_fraction\":",
-                        "\"battery\":", "\"items_done\":", "\"energy_per_item_mj\":", "\"latency_ms\":",
-                        "\"deficit_fraction\":", "\"constraints\":{\"tdp_budget_w\":{\"limit\":15,",
-                        "\"max_junction_temp_c\":{\"limit\":85,", "\"verdict\":\"violated\""};
+  const char *keys[] = {"\"end_reason\":\"duration\"",
+                        "\"simulated_s\":",
+                        "\"max_junction_temp_c\":",
+                        "\"peak_temp_c\":{\"die\":",
+                        "\"avg_power_w\":",
+                        "\"peak_power_w\":",
+                        "\"energy_j\":",
+                        "\"time_to_throttle_s\":null",
+                        "\"throttled_fraction\":",
+                        "\"battery\":",
+                        "\"items_done\":",
+                        "\"energy_per_item_mj\":",
+                        "\"latency_ms\":",
+                        "\"deficit_fraction\":",
+                        "\"constraints\":{\"tdp_budget_w\":{\"limit\":15,",
+                        "\"max_junction_temp_c\":{\"limit\":85,",
+                        "\"verdict\":\"violated\""};
   for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
     cr_assert(strstr(j, keys[i]), "summary lacks %s: %s", keys[i], j);
   double avg = 0;

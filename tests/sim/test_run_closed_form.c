@@ -79,7 +79,7 @@ Test(closed_form, breakpoints_between_samples) {
   double start[3] = {0, 0.37, 1.23}, p[3] = {5, 0, 12}, amb[3] = {20, 20, 20};
   cr_assert_lt(max_error(r, start, p, amb, 3, 20.0), TOL_K);
   /* the recorded power is the input that holds at each sample */
-  cr_assert_float_eq(sits_result_total_power_w(r, 1), 0.0, 0); /* t = 0.5 */
+  cr_assert_float_eq(sits_result_total_power_w(r, 1), 0.0, 0);  /* t = 0.5 */
   cr_assert_float_eq(sits_result_total_power_w(r, 3), 12.0, 0); /* t = 1.5 */
   sits_result_free(r);
   sits_scenario_free(sc);

@@ -45,8 +45,12 @@ static void check_size(size_t n) {
   gsl_rng_free(rng);
 }
 
-Test(steady_solve, dense_small) { check_size(12); }
-Test(steady_solve, klu_large) { check_size(SITS_STEADY_SPARSE_THRESHOLD + 300); }
+Test(steady_solve, dense_small) {
+  check_size(12);
+}
+Test(steady_solve, klu_large) {
+  check_size(SITS_STEADY_SPARSE_THRESHOLD + 300);
+}
 
 Test(steady_solve, singular_is_an_error) {
   gsl_spmatrix *t = gsl_spmatrix_alloc(2, 2);
