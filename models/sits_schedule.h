@@ -3,8 +3,9 @@
  *
  * A schedule is a list of segments. Segment k starts at start_s[k] and holds until the
  * next segment starts (the last one holds to the end of the run). Each segment carries
- * the power [W] of every column, each column injecting into one thermal node, and the
- * ambient temperature [degC]. Segment starts are the solver's breakpoints.
+ * the value of every column and the ambient temperature [degC]. A column is either a
+ * power [W] injected into one thermal node, or the demand of one DVFS domain (a fraction
+ * of its capacity at f_max). Segment starts are the solver's breakpoints.
  */
 #ifndef SITS_SCHEDULE_H
 #define SITS_SCHEDULE_H
@@ -15,18 +16,26 @@
 
 typedef struct sits_schedule sits_schedule;
 
-/**
- * A new empty schedule with @p n_cols power columns; column j heats node @p col_node[j]
- * (copied). NULL when out of memory.
- */
-sits_schedule *sits_schedule_new(size_t n_cols, const int *col_node);
+/** What a column drives. */
+typedef enum sits_column_kind {
+  SITS_COLUMN_POWER_W = 0, /**< heat into thermal node `target` [W] */
+  SITS_COLUMN_DEMAND = 1   /**< demand of domain `target` [fraction of capacity at f_max] */
+} sits_column_kind;
+
+typedef struct sits_column {
+  sits_column_kind kind;
+  int target;
+} sits_column;
+
+/** A new empty schedule with @p n_cols columns (copied). NULL when out of memory. */
+sits_schedule *sits_schedule_new(size_t n_cols, const sits_column *cols);
 
 /** Frees @p s; NULL is a no-op. */
 void sits_schedule_free(sits_schedule *s);
 
 /**
  * Appends a segment starting at @p start_s (> the previous start, and 0 for the first)
- * with column powers @p power_w (n_cols values, copied) and @p ambient_c. A segment whose
+ * with column values @p values (n_cols values, copied) and @p ambient_c. A segment whose
  * values equal the previous one's is merged into it, so it adds no breakpoint.
  * Returns SITS_OK, SITS_EINPUT (time not increasing, non-finite value) or SITS_ENOMEM.
  */
@@ -35,30 +44,33 @@ int sits_schedule_append(sits_schedule *s, double start_s, const double *power_w
 
 size_t sits_schedule_segment_count(const sits_schedule *s);
 size_t sits_schedule_column_count(const sits_schedule *s);
-/** Node heated by column @p j. */
-int sits_schedule_column_node(const sits_schedule *s, size_t j);
+/** Column @p j. */
+sits_column sits_schedule_column(const sits_schedule *s, size_t j);
 double sits_schedule_start_s(const sits_schedule *s, size_t k);
 double sits_schedule_ambient_c(const sits_schedule *s, size_t k);
-/** Column powers of segment @p k (borrowed, n_cols values). */
-const double *sits_schedule_power_w(const sits_schedule *s, size_t k);
+/** Column values of segment @p k (borrowed, n_cols values). */
+const double *sits_schedule_values(const sits_schedule *s, size_t k);
 
 /**
- * Adds the column powers of segment @p k into @p node_power_w (indexed by node).
+ * Adds the power columns of segment @p k into @p node_power_w (indexed by node).
  * The caller sets the base values (zero or static power) first.
  */
 void sits_schedule_add_node_power(const sits_schedule *s, size_t k, double *node_power_w);
 
-/** Sum of the column powers of segment @p k [W]. */
+/** Sets the demand columns of segment @p k into @p demand (indexed by domain). */
+void sits_schedule_set_demand(const sits_schedule *s, size_t k, double *demand);
+
+/** Sum of the power columns of segment @p k [W]. */
 double sits_schedule_total_power_w(const sits_schedule *s, size_t k);
 
 /** Index of the segment that holds at time @p t_s (the first one for t_s < 0). */
 size_t sits_schedule_find(const sits_schedule *s, double t_s);
 
 /**
- * Time averages over [0, @p end_s] (end_s > 0): per column power into @p avg_power_w
- * (n_cols values) and the ambient into *avg_ambient_c.
+ * Time averages over [0, @p end_s] (end_s > 0): per column into @p avg (n_cols values)
+ * and the ambient into *avg_ambient_c.
  */
-void sits_schedule_average(const sits_schedule *s, double end_s, double *avg_power_w,
+void sits_schedule_average(const sits_schedule *s, double end_s, double *avg,
                            double *avg_ambient_c);
 
 #endif

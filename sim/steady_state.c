@@ -24,7 +24,8 @@ static void average_power(const sits_scenario *sc, double *node_w, double *amb_c
   sits_schedule_average(s, sits_scenario_duration_s(sc), cols, amb_c);
   memcpy(node_w, sits_scenario_static_power_w(sc), n * sizeof(double));
   for (size_t j = 0; j < sits_schedule_column_count(s); j++)
-    node_w[sits_schedule_column_node(s, j)] += cols[j];
+    if (sits_schedule_column(s, j).kind == SITS_COLUMN_POWER_W)
+      node_w[sits_schedule_column(s, j).target] += cols[j];
 }
 
 int sits_steady(const sits_scenario *sc, sits_steady_state *st, sits_err *err) {

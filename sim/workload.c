@@ -21,16 +21,16 @@
 
 typedef struct cols {
   size_t n;
-  int node[1024];
+  sits_column col[1024];
 } cols;
 
-static int col_index(cols *c, int node) {
+static int col_index(cols *c, sits_column_kind kind, int target) {
   for (size_t j = 0; j < c->n; j++)
-    if (c->node[j] == node)
+    if (c->col[j].kind == kind && c->col[j].target == target)
       return (int)j;
-  if (c->n == sizeof c->node / sizeof c->node[0])
+  if (c->n == sizeof c->col / sizeof c->col[0])
     return -1;
-  c->node[c->n] = node;
+  c->col[c->n] = (sits_column){kind, target};
   return (int)c->n++;
 }
 
@@ -51,7 +51,7 @@ static int map_trace_columns(sits_scenario *sc, const sits_table *t, const char 
       if (node < 0)
         return sits__fail(err, SITS_EINPUT, "%s:1: column '%s' names unknown node '%s'", path, name,
                           name + 8);
-      if ((col_of[j] = col_index(c, node)) < 0)
+      if ((col_of[j] = col_index(c, SITS_COLUMN_POWER_W, node)) < 0)
         return sits__fail(err, SITS_EINPUT, "%s:1: too many power columns", path);
     } else if (strncmp(name, "demand.", 7) == 0) {
       return sits__fail(err, SITS_EUNSUPPORTED,
@@ -86,7 +86,7 @@ static int trace_to_schedule(sits_scenario *sc, const sits_table *t, const char 
                              const cols *c, const int *col_of, int amb_col, sits_err *err) {
   int tcol = sits_table_column(t, "time_s");
   double *p = calloc(c->n ? c->n : 1, sizeof *p);
-  if (!p || !(sc->schedule = sits_schedule_new(c->n, c->node))) {
+  if (!p || !(sc->schedule = sits_schedule_new(c->n, c->col))) {
     free(p);
     return sits__fail(err, SITS_ENOMEM, "out of memory");
   }
@@ -171,7 +171,7 @@ static int phase_power(sits_scenario *sc, const config_setting_t *ph, cols *c, d
       return rc;
     if (v < 0)
       return sits__fail(err, SITS_EINPUT, "%s: power %g W is negative", W(e), v);
-    int j = col_index(c, node);
+    int j = col_index(c, SITS_COLUMN_POWER_W, node);
     if (j < 0)
       return sits__fail(err, SITS_EINPUT, "%s: too many powered nodes", W(e));
     p[j] = v;
@@ -242,7 +242,7 @@ static int phases_to_schedule(sits_scenario *sc, const config_setting_t *phases,
   cols c = {0};
   phase_table pt = {0};
   int rc = read_phases(sc, phases, &c, &pt, err);
-  if (rc == SITS_OK && !(sc->schedule = sits_schedule_new(c.n, c.node)))
+  if (rc == SITS_OK && !(sc->schedule = sits_schedule_new(c.n, c.col)))
     rc = sits__fail(err, SITS_ENOMEM, "out of memory");
   size_t ncols = c.n ? c.n : 1, count = 0;
   double t = 0;

@@ -4,10 +4,10 @@
 #include "sits_schedule.h"
 
 Test(schedule, merges_equal_segments_and_finds) {
-  int nodes[2] = {3, 1};
-  sits_schedule *s = sits_schedule_new(2, nodes);
+  sits_column cols[3] = {{SITS_COLUMN_POWER_W, 3}, {SITS_COLUMN_POWER_W, 1}, {SITS_COLUMN_DEMAND, 0}};
+  sits_schedule *s = sits_schedule_new(3, cols);
   sits_err err = {0};
-  double a[2] = {1, 2}, b[2] = {5, 0};
+  double a[3] = {1, 2, 0.5}, b[3] = {5, 0, 0.7};
   cr_assert_eq(sits_schedule_append(s, 0.0, a, 25.0, &err), SITS_OK);
   cr_assert_eq(sits_schedule_append(s, 1.0, a, 25.0, &err), SITS_OK); /* same: merged */
   cr_assert_eq(sits_schedule_append(s, 2.0, b, 25.0, &err), SITS_OK);
@@ -21,13 +21,16 @@ Test(schedule, merges_equal_segments_and_finds) {
   sits_schedule_add_node_power(s, 0, node_w);
   cr_assert_float_eq(node_w[3], 1.0, 0);
   cr_assert_float_eq(node_w[1], 2.0, 0);
-  cr_assert_float_eq(sits_schedule_total_power_w(s, 1), 5.0, 0);
+  cr_assert_float_eq(sits_schedule_total_power_w(s, 1), 5.0, 0); /* demand is not power */
+  double demand[1] = {0};
+  sits_schedule_set_demand(s, 1, demand);
+  cr_assert_float_eq(demand[0], 0.7, 0);
   sits_schedule_free(s);
 }
 
 Test(schedule, time_must_increase_and_start_at_zero) {
-  int node = 0;
-  sits_schedule *s = sits_schedule_new(1, &node);
+  sits_column col = {SITS_COLUMN_POWER_W, 0};
+  sits_schedule *s = sits_schedule_new(1, &col);
   sits_err err = {0};
   double p = 1;
   cr_assert_eq(sits_schedule_append(s, 0.5, &p, 25.0, &err), SITS_EINPUT);
@@ -40,8 +43,8 @@ Test(schedule, time_must_increase_and_start_at_zero) {
 }
 
 Test(schedule, time_average) {
-  int node = 0;
-  sits_schedule *s = sits_schedule_new(1, &node);
+  sits_column col = {SITS_COLUMN_POWER_W, 0};
+  sits_schedule *s = sits_schedule_new(1, &col);
   sits_err err = {0};
   double p = 10;
   sits_schedule_append(s, 0.0, &p, 20.0, &err);

@@ -1,0 +1,238 @@
+/* governor.c - DVFS governors (see sits_governor.h for each policy). */
+#include "sits_governor.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct sits_governor {
+  sits_governor_cfg cfg;
+  const sits_domain *domains;
+  size_t n;
+  size_t cooling_state; /* step_wise */
+  double err_integral;  /* power_allocator, K * periods */
+};
+
+/* --- base governors: one ops-table entry per kind ----------------------------------- */
+
+typedef size_t (*base_fn)(const sits_governor_cfg *cfg, const sits_domain *d, size_t index,
+                          double demand);
+
+static size_t pick_fixed(const sits_governor_cfg *cfg, const sits_domain *d, size_t index,
+                         double demand) {
+  (void)demand;
+  return cfg->fixed_opp[index] < d->n_opp ? cfg->fixed_opp[index] : d->n_opp - 1;
+}
+
+static size_t pick_performance(const sits_governor_cfg *cfg, const sits_domain *d, size_t index,
+                               double demand) {
+  (void)cfg, (void)index, (void)demand;
+  return d->n_opp - 1;
+}
+
+static size_t pick_powersave(const sits_governor_cfg *cfg, const sits_domain *d, size_t index,
+                             double demand) {
+  (void)cfg, (void)d, (void)index, (void)demand;
+  return 0;
+}
+
+static size_t pick_ondemand(const sits_governor_cfg *cfg, const sits_domain *d, size_t index,
+                            double demand) {
+  (void)index;
+  double need = demand / cfg->up_threshold;
+  for (size_t k = 0; k < d->n_opp; k++)
+    if (sits_domain_capacity(d, k) >= need - 1e-12)
+      return k;
+  return d->n_opp - 1;
+}
+
+static size_t pick_schedutil(const sits_governor_cfg *cfg, const sits_domain *d, size_t index,
+                             double demand) {
+  (void)cfg, (void)index;
+  double f_target = 1.25 * d->opp[d->n_opp - 1].freq_mhz * demand;
+  for (size_t k = 0; k < d->n_opp; k++)
+    if (d->opp[k].freq_mhz >= f_target - 1e-9)
+      return k;
+  return d->n_opp - 1;
+}
+
+static const struct {
+  const char *name;
+  base_fn pick;
+} base_ops[SITS_GOV_BASE_COUNT] = {
+    [SITS_GOV_FIXED] = {"fixed", pick_fixed},
+    [SITS_GOV_PERFORMANCE] = {"performance", pick_performance},
+    [SITS_GOV_POWERSAVE] = {"powersave", pick_powersave},
+    [SITS_GOV_ONDEMAND] = {"ondemand", pick_ondemand},
+    [SITS_GOV_SCHEDUTIL] = {"schedutil", pick_schedutil},
+};
+
+const char *sits_base_kind_name(sits_base_kind k) {
+  return k < SITS_GOV_BASE_COUNT ? base_ops[k].name : "unknown";
+}
+
+int sits_base_kind_from_name(const char *name) {
+  for (int k = 0; k < SITS_GOV_BASE_COUNT; k++)
+    if (strcmp(base_ops[k].name, name) == 0)
+      return k;
+  return -1;
+}
+
+size_t sits_governor_base_opp(const sits_governor_cfg *cfg, const sits_domain *d, size_t index,
+                              double demand) {
+  return base_ops[cfg->base].pick(cfg, d, index, demand);
+}
+
+sits_governor *sits_governor_new(const sits_governor_cfg *cfg, const sits_domain *domains,
+                                 size_t n_domains) {
+  sits_governor *g = calloc(1, sizeof *g);
+  if (!g)
+    return NULL;
+  g->cfg = *cfg;
+  g->domains = domains;
+  g->n = n_domains;
+  return g;
+}
+
+void sits_governor_free(sits_governor *g) { free(g); }
+
+/* --- thermal: step_wise ------------------------------------------------------------ */
+
+static void step_wise(sits_governor *g, double temp_c, size_t *limit) {
+  size_t max_state = 0;
+  for (size_t d = 0; d < g->n; d++)
+    if (g->domains[d].n_opp - 1 > max_state)
+      max_state = g->domains[d].n_opp - 1;
+  if (temp_c > g->cfg.trip_c && g->cooling_state < max_state)
+    g->cooling_state++;
+  else if (temp_c < g->cfg.trip_c - g->cfg.hysteresis_c && g->cooling_state > 0)
+    g->cooling_state--;
+  for (size_t d = 0; d < g->n; d++) {
+    size_t top = g->domains[d].n_opp - 1;
+    limit[d] = g->cooling_state >= top ? 0 : top - g->cooling_state;
+  }
+}
+
+/* --- thermal: power_allocator (IPA) ------------------------------------------------- */
+
+static double full_power_w(const sits_domain *d, size_t k, double temp_c) {
+  return sits_domain_power_w(d, k, 1.0, temp_c, NULL);
+}
+
+/* Splits @p budget by weighted request, capping at each domain's maximum and handing the
+ * surplus to the domains below their maximum (water filling). */
+static void divvy(size_t n, const double *req, const double *max, double budget, double *grant) {
+  bool capped[SITS_MAX_DOMAINS] = {false};
+  for (int round = 0; round < (int)n + 1; round++) {
+    double total = 0, left = budget;
+    for (size_t d = 0; d < n; d++)
+      if (capped[d])
+        left -= max[d];
+      else
+        total += req[d];
+    bool changed = false;
+    for (size_t d = 0; d < n; d++) {
+      if (capped[d]) {
+        grant[d] = max[d];
+        continue;
+      }
+      grant[d] = total > 0 ? fmax(0, left) * req[d] / total : 0;
+      if (grant[d] > max[d]) {
+        capped[d] = changed = true;
+        grant[d] = max[d];
+      }
+    }
+    if (!changed)
+      return;
+  }
+}
+
+static double power_allocator(sits_governor *g, const sits_governor_obs *obs, const size_t *base,
+                              size_t *limit) {
+  const sits_governor_cfg *c = &g->cfg;
+  double req[SITS_MAX_DOMAINS], max[SITS_MAX_DOMAINS], grant[SITS_MAX_DOMAINS], max_total = 0;
+  for (size_t d = 0; d < g->n; d++) {
+    const sits_domain *dom = &g->domains[d];
+    double u = sits_domain_utilisation(dom, base[d], obs->demand[d]);
+    double w = c->weight[d] > 0 ? c->weight[d] : 1.0;
+    req[d] = w * sits_domain_power_w(dom, base[d], u, obs->domain_temp_c[d], NULL);
+    max[d] = full_power_w(dom, dom->n_opp - 1, obs->domain_temp_c[d]);
+    max_total += max[d];
+    limit[d] = dom->n_opp - 1;
+  }
+  if (obs->sensor_c < c->switch_on_c) {
+    g->err_integral = 0;
+    return NAN;
+  }
+  double span = c->control_c - c->switch_on_c;
+  double k_po = c->sustainable_power_w / span, k_pu = 2 * c->sustainable_power_w / span;
+  double err = c->control_c - obs->sensor_c;
+  if (err < 0) /* the kernel integrates only below integral_cutoff (default 0) */
+    g->err_integral += err;
+  double budget = c->sustainable_power_w + err * (err < 0 ? k_po : k_pu) + 0.01 * g->err_integral;
+  budget = fmin(fmax(budget, 0), max_total);
+  divvy(g->n, req, max, budget, grant);
+  for (size_t d = 0; d < g->n; d++) {
+    const sits_domain *dom = &g->domains[d];
+    limit[d] = 0;
+    for (size_t k = dom->n_opp; k-- > 0;)
+      if (full_power_w(dom, k, obs->domain_temp_c[d]) <= grant[d] + 1e-12) {
+        limit[d] = k;
+        break;
+      }
+  }
+  return budget;
+}
+
+/* --- power cap ---------------------------------------------------------------------- */
+
+static double predicted_w(const sits_governor *g, const sits_governor_obs *obs, const size_t *opp,
+                          double *per_domain) {
+  double total = obs->other_power_w;
+  for (size_t d = 0; d < g->n; d++) {
+    const sits_domain *dom = &g->domains[d];
+    double u = sits_domain_utilisation(dom, opp[d], obs->demand[d]);
+    per_domain[d] = sits_domain_power_w(dom, opp[d], u, obs->domain_temp_c[d], NULL);
+    total += per_domain[d];
+  }
+  return total;
+}
+
+static bool power_cap(const sits_governor *g, const sits_governor_obs *obs, size_t *opp) {
+  const sits_governor_cfg *c = &g->cfg;
+  double allowed = (c->cap_budget_w * c->cap_window_s - obs->window_energy_j) / c->period_s;
+  double per[SITS_MAX_DOMAINS];
+  bool lowered = false;
+  while (predicted_w(g, obs, opp, per) > allowed) {
+    size_t worst = g->n;
+    for (size_t d = 0; d < g->n; d++)
+      if (opp[d] > 0 && (worst == g->n || per[d] > per[worst]))
+        worst = d;
+    if (worst == g->n)
+      break; /* everything at its lowest OPP */
+    opp[worst]--;
+    lowered = true;
+  }
+  return lowered;
+}
+
+void sits_governor_tick(sits_governor *g, const sits_governor_obs *obs, sits_governor_out *out) {
+  size_t limit[SITS_MAX_DOMAINS];
+  memset(out, 0, sizeof *out);
+  out->ipa_budget_w = NAN;
+  for (size_t d = 0; d < g->n; d++) {
+    out->base_opp[d] = sits_governor_base_opp(&g->cfg, &g->domains[d], d, obs->demand[d]);
+    limit[d] = g->domains[d].n_opp - 1;
+  }
+  if (g->cfg.thermal == SITS_THERMAL_STEP_WISE)
+    step_wise(g, obs->sensor_c, limit);
+  else if (g->cfg.thermal == SITS_THERMAL_POWER_ALLOCATOR)
+    out->ipa_budget_w = power_allocator(g, obs, out->base_opp, limit);
+  for (size_t d = 0; d < g->n; d++) {
+    out->opp[d] = out->base_opp[d] < limit[d] ? out->base_opp[d] : limit[d];
+    if (out->opp[d] < out->base_opp[d])
+      out->thermal_limited = true;
+  }
+  if (g->cfg.power_cap)
+    out->cap_limited = power_cap(g, obs, out->opp);
+}
