@@ -185,12 +185,7 @@ static int load_platform(sits_scenario *sc, const config_setting_t *root, sits_e
   if (!config_setting_is_group(p))
     return sits__fail(err, SITS_EINPUT, "%s: 'platform' must be a name or a group", W(p));
   int rc;
-  if ((rc = unsupported(p, "domains",
-                        "DVFS domains come with the power-model work; drive "
-                        "nodes with power_w phases or a power trace",
-                        err)) ||
-      (rc = unsupported(p, "governor", "governors come with the DVFS domains", err)) ||
-      (rc = unsupported(p, "battery", "battery models are not in this version", err)))
+  if ((rc = unsupported(p, "battery", "battery models are not in this version", err)))
     return rc;
   const config_setting_t *th = config_setting_get_member(p, "thermal");
   if (!th || !config_setting_is_group(th))
@@ -204,7 +199,7 @@ static int load_platform(sits_scenario *sc, const config_setting_t *root, sits_e
   const config_setting_t *links = config_setting_get_member(th, "links");
   if (!links)
     return sits__fail(err, SITS_EINPUT, "%s: the thermal group needs 'links'", W(th));
-  if ((rc = add_links(sc, links, err)))
+  if ((rc = add_links(sc, links, err)) || (rc = sits__load_domains(sc, p, err)))
     return rc;
   return sits__load_static_power(sc, p, err);
 }
@@ -238,21 +233,32 @@ int sits__load_static_power(sits_scenario *sc, const config_setting_t *p, sits_e
 
 static int load_limits(sits_scenario *sc, const config_setting_t *root, sits_err *err) {
   int rc;
-  const char *needs_domains = "per-item constraints need DVFS domains, not in this version";
+  char where[512];
   if ((rc = unsupported(root, "battery_capacity_wh", "battery models are not in this version",
                         err)) ||
       (rc = unsupported(root, "min_battery_life_s", "battery models are not in this version",
                         err)) ||
-      (rc = unsupported(root, "max_latency_ms", needs_domains, err)) ||
-      (rc = unsupported(root, "max_energy_per_item_mj", needs_domains, err)) ||
       (rc = unsupported(root, "replay", "replay comes with the board-trace work", err)))
     return rc;
   sits_limits *l = &sc->limits;
   if ((rc = sits__get_positive(root, "tdp_window_s", 10.0, false, &l->tdp_window_s, err)) ||
       (rc = sits__get_num(root, "tdp_budget_w", NAN, false, &l->tdp_budget_w, err)) ||
       (rc = sits__get_num(root, "max_junction_temp_c", NAN, false, &l->max_junction_temp_c, err)) ||
+      (rc = sits__get_num(root, "max_latency_ms", NAN, false, &l->max_latency_ms, err)) ||
+      (rc = sits__get_num(root, "max_energy_per_item_mj", NAN, false, &l->max_energy_per_item_mj,
+                          err)) ||
       (rc = sits__get_num(root, "ambient_c", 25.0, false, &sc->ambient_c, err)))
     return rc;
+  bool items = false;
+  for (size_t d = 0; d < sc->n_domains; d++)
+    items = items || sc->domains[d].max_rate > 0;
+  const char *per_item[] = {"max_latency_ms", "max_energy_per_item_mj"};
+  for (int i = 0; i < 2; i++)
+    if (!items && config_setting_get_member(root, per_item[i]))
+      return sits__fail(err, SITS_EINPUT,
+                        "%s: '%s' needs a domain that processes items (max_rate or items_per_s)",
+                        sits__where(config_setting_get_member(root, per_item[i]), where, sizeof where),
+                        per_item[i]);
   return SITS_OK;
 }
 
@@ -302,6 +308,7 @@ int sits_scenario_load(const char *path, const char *const *sets, size_t n_sets,
   const config_setting_t *root = config_root_setting(&sc->config.cfg);
   if (rc == SITS_OK && (rc = load_platform(sc, root, err)) == SITS_OK &&
       (rc = load_limits(sc, root, err)) == SITS_OK &&
+      (rc = sits__load_governor(sc, config_setting_get_member(root, "platform"), err)) == SITS_OK &&
       (rc = load_solver(sc, root, err)) == SITS_OK &&
       (rc = sits__load_workload(sc, root, err)) == SITS_OK)
     rc = SITS_OK;
@@ -349,4 +356,11 @@ const sits_limits *sits_scenario_limits(const sits_scenario *sc) {
 }
 const sits_solver_settings *sits_scenario_solver(const sits_scenario *sc) {
   return &sc->solver;
+}
+const sits_domain *sits_scenario_domains(const sits_scenario *sc, size_t *n) {
+  *n = sc->n_domains;
+  return sc->domains;
+}
+const sits_governor_cfg *sits_scenario_governor(const sits_scenario *sc) {
+  return &sc->gov;
 }

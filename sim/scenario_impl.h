@@ -3,6 +3,7 @@
 #define SITS_SCENARIO_IMPL_H
 
 #include "config_impl.h"
+#include "sits_governor.h"
 #include "sits_scenario.h"
 
 struct sits_scenario {
@@ -14,7 +15,17 @@ struct sits_scenario {
   double duration_s, ambient_c, sample_period_s;
   sits_limits limits;
   sits_solver_settings solver;
+  sits_domain domains[SITS_MAX_DOMAINS];
+  size_t n_domains;
+  sits_governor_cfg gov;
 };
+
+/** Reads the platform's `domains` list. */
+int sits__load_domains(sits_scenario *sc, const config_setting_t *platform, sits_err *err);
+/** Reads the platform's `governor` group (defaults: performance, 0.1 s). */
+int sits__load_governor(sits_scenario *sc, const config_setting_t *platform, sits_err *err);
+/** Index of the domain named @p name, or -1. */
+int sits__find_domain(const sits_scenario *sc, const char *name);
 
 /**
  * Sets duration_s and sample_period_s; @p workload_s is the workload's natural length

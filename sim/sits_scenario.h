@@ -11,7 +11,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "sits_governor.h"
 #include "sits_ode.h"
+#include "sits_power.h"
 #include "sits_schedule.h"
 #include "sits_status.h"
 #include "sits_thermal.h"
@@ -39,11 +41,18 @@ double sits_scenario_sample_period_s(const sits_scenario *sc);
 /** The merged configuration as libconfig text (borrowed). */
 const char *sits_scenario_config_text(const sits_scenario *sc);
 
+/** The DVFS domains (borrowed, *n of them). */
+const sits_domain *sits_scenario_domains(const sits_scenario *sc, size_t *n);
+/** The governor settings. */
+const sits_governor_cfg *sits_scenario_governor(const sits_scenario *sc);
+
 /** Constraint limits; NAN when the scenario does not set them. */
 typedef struct sits_limits {
   double tdp_budget_w;
   double tdp_window_s;
   double max_junction_temp_c;
+  double max_latency_ms;
+  double max_energy_per_item_mj;
 } sits_limits;
 const sits_limits *sits_scenario_limits(const sits_scenario *sc);
 

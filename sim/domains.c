@@ -1,0 +1,257 @@
+/*
+ * domains.c - the platform's `domains` and `governor` groups, read into sits_domain and
+ * sits_governor_cfg values and checked (errors name file:line).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "scenario_impl.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define W(s) sits__where((s), where, sizeof where)
+
+static int at(const config_setting_t *s, int rc, sits_err *err) {
+  char where[512], msg[SITS_ERRMSG_MAX];
+  snprintf(msg, sizeof msg, "%s", err->msg);
+  return sits__fail(err, rc, "%s: %s", W(s), msg);
+}
+
+static int read_opps(sits_domain *d, const config_setting_t *g, sits_err *err) {
+  char where[512];
+  const config_setting_t *list = config_setting_get_member(g, "opp");
+  if (!list || !config_setting_is_list(list) || config_setting_length(list) == 0)
+    return sits__fail(err, SITS_EINPUT, "%s: domain '%s' needs a non-empty 'opp' list", W(list ? list : g),
+                      d->name);
+  if ((size_t)config_setting_length(list) > sizeof d->opp / sizeof d->opp[0])
+    return sits__fail(err, SITS_EINPUT, "%s: more than %zu OPPs", W(list), sizeof d->opp / sizeof d->opp[0]);
+  d->n_opp = (size_t)config_setting_length(list);
+  for (size_t k = 0; k < d->n_opp; k++) {
+    const config_setting_t *o = config_setting_get_elem(list, (unsigned)k);
+    sits_opp *p = &d->opp[k];
+    int rc;
+    if (!config_setting_is_group(o))
+      return sits__fail(err, SITS_EINPUT, "%s: an OPP must be a group { freq_mhz; volt_v; }", W(o));
+    if ((rc = sits__get_positive(o, "freq_mhz", 0, true, &p->freq_mhz, err)) ||
+        (rc = sits__get_positive(o, "volt_v", 0, true, &p->volt_v, err)) ||
+        (rc = sits__get_num(o, "power_w", NAN, false, &p->power_w, err)) ||
+        (rc = sits__get_num(o, "items_per_s", NAN, false, &p->items_per_s, err)))
+      return rc;
+  }
+  return SITS_OK;
+}
+
+static int read_nodes(sits_scenario *sc, sits_domain *d, const config_setting_t *g,
+                      sits_err *err) {
+  char where[512];
+  const char *node;
+  int rc = sits__get_str(g, "node", false, &node, err);
+  const config_setting_t *nodes = config_setting_get_member(g, "nodes");
+  const config_setting_t *fr = config_setting_get_member(g, "fractions");
+  if (rc)
+    return rc;
+  if (node && nodes)
+    return sits__fail(err, SITS_EINPUT, "%s: give 'node' or 'nodes', not both", W(g));
+  if (node) {
+    d->n_nodes = 1;
+    d->fractions[0] = 1.0;
+    if ((d->nodes[0] = sits_thermal_find(sc->thermal, node)) < 0)
+      return sits__unknown_node(sc->thermal, config_setting_get_member(g, "node"), "domain", node, err);
+    return SITS_OK;
+  }
+  if (!nodes || !config_setting_is_array(nodes) || config_setting_length(nodes) == 0 ||
+      (size_t)config_setting_length(nodes) > 16)
+    return sits__fail(err, SITS_EINPUT, "%s: domain '%s' needs 'node' or 'nodes' (1 to 16 names)",
+                      W(nodes ? nodes : g), d->name);
+  d->n_nodes = (size_t)config_setting_length(nodes);
+  if (fr && (!config_setting_is_array(fr) || (size_t)config_setting_length(fr) != d->n_nodes))
+    return sits__fail(err, SITS_EINPUT, "%s: 'fractions' needs one number per node", W(fr));
+  for (size_t k = 0; k < d->n_nodes; k++) {
+    const char *name = config_setting_get_string_elem(nodes, (int)k);
+    if (!name)
+      return sits__fail(err, SITS_EINPUT, "%s: 'nodes' must hold node names", W(nodes));
+    if ((d->nodes[k] = sits_thermal_find(sc->thermal, name)) < 0)
+      return sits__unknown_node(sc->thermal, nodes, "domain", name, err);
+    d->fractions[k] = fr ? config_setting_get_float_elem(fr, (int)k) : 1.0 / (double)d->n_nodes;
+  }
+  return SITS_OK;
+}
+
+static int read_domain(sits_scenario *sc, sits_domain *d, const config_setting_t *g,
+                       sits_err *err) {
+  char where[512];
+  const char *name, *item;
+  int rc;
+  if (!config_setting_is_group(g))
+    return sits__fail(err, SITS_EINPUT, "%s: a domain must be a group", W(g));
+  memset(d, 0, sizeof *d);
+  if ((rc = sits__get_str(g, "name", true, &name, err)) ||
+      (rc = sits__get_str(g, "item", false, &item, err)))
+    return rc;
+  if (strlen(name) >= sizeof d->name || strpbrk(name, "/,\" \t"))
+    return sits__fail(err, SITS_EINPUT, "%s: domain name '%s' is too long or has / , \" or spaces",
+                      W(g), name);
+  snprintf(d->name, sizeof d->name, "%s", name);
+  snprintf(d->item, sizeof d->item, "%s", item ? item : "item");
+  if ((rc = read_nodes(sc, d, g, err)) || (rc = read_opps(d, g, err)))
+    return rc;
+  double top_v = d->opp[d->n_opp - 1].volt_v, top_rate = d->opp[d->n_opp - 1].items_per_s;
+  if ((rc = sits__get_num(g, "ceff_f", 0, false, &d->ceff_f, err)) ||
+      (rc = sits__get_num(g, "idle_w", 0, false, &d->idle_w, err)) ||
+      (rc = sits__get_num(g, "leak_ref_w", 0, false, &d->leak_ref_w, err)) ||
+      (rc = sits__get_num(g, "leak_ref_v", top_v, false, &d->leak_ref_v, err)) ||
+      (rc = sits__get_num(g, "leak_ref_c", 25.0, false, &d->leak_ref_c, err)) ||
+      (rc = sits__get_num(g, "leak_per_k", 0, false, &d->leak_per_k, err)) ||
+      (rc = sits__get_num(g, "max_rate", isnan(top_rate) ? 0 : top_rate, false, &d->max_rate, err)) ||
+      (rc = sits__get_num(g, "mem_bound", 0, false, &d->mem_bound, err)))
+    return rc;
+  if ((rc = sits_domain_check(d, err)))
+    return at(g, rc, err);
+  for (size_t k = 0; k < d->n_opp; k++)
+    if (sits_domain_dynamic_w(d, k) < 0)
+      return sits__fail(err, SITS_EINPUT,
+                        "%s: domain '%s': OPP %zu's power_w %g W is below its reference leakage",
+                        W(g), d->name, k, d->opp[k].power_w);
+  return SITS_OK;
+}
+
+int sits__find_domain(const sits_scenario *sc, const char *name) {
+  for (size_t d = 0; d < sc->n_domains; d++)
+    if (strcmp(sc->domains[d].name, name) == 0)
+      return (int)d;
+  return -1;
+}
+
+int sits__load_domains(sits_scenario *sc, const config_setting_t *p, sits_err *err) {
+  char where[512];
+  const config_setting_t *list = config_setting_get_member(p, "domains");
+  if (!list)
+    return SITS_OK;
+  if (!config_setting_is_list(list) || (size_t)config_setting_length(list) > SITS_MAX_DOMAINS)
+    return sits__fail(err, SITS_EINPUT, "%s: 'domains' must be a list of at most %d groups", W(list),
+                      SITS_MAX_DOMAINS);
+  for (int i = 0; i < config_setting_length(list); i++) {
+    const config_setting_t *g = config_setting_get_elem(list, (unsigned)i);
+    int rc = read_domain(sc, &sc->domains[i], g, err);
+    if (rc)
+      return rc;
+    if (sits__find_domain(sc, sc->domains[i].name) >= 0)
+      return sits__fail(err, SITS_EINPUT, "%s: duplicate domain '%s'", W(g), sc->domains[i].name);
+    sc->n_domains++;
+  }
+  return SITS_OK;
+}
+
+/* --- governor ----------------------------------------------------------------------- */
+
+/* A group of per-domain numbers (fixed_opp, weights); each name must be a domain. */
+static int per_domain(const sits_scenario *sc, const config_setting_t *g, const char *key,
+                      double *out, sits_err *err) {
+  char where[512];
+  const config_setting_t *grp = g ? config_setting_get_member(g, key) : NULL;
+  if (!grp)
+    return SITS_OK;
+  if (!config_setting_is_group(grp))
+    return sits__fail(err, SITS_EINPUT, "%s: '%s' must be a group { <domain> = value; }", W(grp), key);
+  for (int i = 0; i < config_setting_length(grp); i++) {
+    const config_setting_t *e = config_setting_get_elem(grp, (unsigned)i);
+    int d = sits__find_domain(sc, config_setting_name(e));
+    if (d < 0)
+      return sits__fail(err, SITS_EINPUT, "%s: '%s' names unknown domain '%s'", W(e), key,
+                        config_setting_name(e));
+    if (!config_setting_is_number(e))
+      return sits__fail(err, SITS_EINPUT, "%s: '%s.%s' must be a number", W(e), key, config_setting_name(e));
+    out[d] = config_setting_get_float(e);
+  }
+  return SITS_OK;
+}
+
+static int read_thermal_gov(sits_scenario *sc, const config_setting_t *t, sits_err *err) {
+  char where[512];
+  sits_governor_cfg *c = &sc->gov;
+  const char *kind, *sensor;
+  int rc;
+  if (!config_setting_is_group(t))
+    return sits__fail(err, SITS_EINPUT, "%s: 'thermal' must be a group", W(t));
+  if ((rc = sits__get_str(t, "kind", true, &kind, err)) ||
+      (rc = sits__get_str(t, "sensor", true, &sensor, err)))
+    return rc;
+  if ((c->sensor_node = sits_thermal_find(sc->thermal, sensor)) < 0)
+    return sits__unknown_node(sc->thermal, config_setting_get_member(t, "sensor"), "sensor", sensor, err);
+  if (strcmp(kind, "step_wise") == 0) {
+    c->thermal = SITS_THERMAL_STEP_WISE;
+    return (rc = sits__get_num(t, "trip_c", 0, true, &c->trip_c, err))
+               ? rc
+               : sits__get_num(t, "hysteresis_c", 0, false, &c->hysteresis_c, err);
+  }
+  if (strcmp(kind, "power_allocator") == 0) {
+    double w[SITS_MAX_DOMAINS];
+    c->thermal = SITS_THERMAL_POWER_ALLOCATOR;
+    for (size_t d = 0; d < SITS_MAX_DOMAINS; d++)
+      w[d] = 1.0;
+    if ((rc = sits__get_num(t, "control_c", 0, true, &c->control_c, err)) ||
+        (rc = sits__get_num(t, "switch_on_c", 0, true, &c->switch_on_c, err)) ||
+        (rc = sits__get_positive(t, "sustainable_power_w", 0, true, &c->sustainable_power_w, err)) ||
+        (rc = per_domain(sc, t, "weights", w, err)))
+      return rc;
+    memcpy(c->weight, w, sizeof w);
+    if (!(c->control_c > c->switch_on_c))
+      return sits__fail(err, SITS_EINPUT, "%s: control_c must be above switch_on_c", W(t));
+    return SITS_OK;
+  }
+  return sits__fail(err, SITS_EINPUT,
+                    "%s: thermal governor kind '%s' is not one of step_wise, power_allocator",
+                    W(config_setting_get_member(t, "kind")), kind);
+}
+
+int sits__load_governor(sits_scenario *sc, const config_setting_t *p, sits_err *err) {
+  char where[512];
+  const config_setting_t *g = config_setting_get_member(p, "governor");
+  sits_governor_cfg *c = &sc->gov;
+  const char *kind = NULL;
+  double fixed[SITS_MAX_DOMAINS] = {0};
+  int rc;
+  memset(c, 0, sizeof *c);
+  c->base = SITS_GOV_PERFORMANCE; /* no governor group: every domain at its top OPP */
+  c->period_s = 0.1;
+  c->up_threshold = 0.8;
+  if (g && !config_setting_is_group(g))
+    return sits__fail(err, SITS_EINPUT, "%s: 'governor' must be a group", W(g));
+  if (g && (rc = sits__get_str(g, "kind", false, &kind, err)))
+    return rc;
+  int base = kind ? sits_base_kind_from_name(kind) : (int)SITS_GOV_PERFORMANCE;
+  c->base = base < 0 ? SITS_GOV_PERFORMANCE : (sits_base_kind)base;
+  if (base < 0)
+    return sits__fail(err, SITS_EINPUT,
+                      "%s: governor kind '%s' is not one of fixed, performance, powersave, "
+                      "ondemand, schedutil",
+                      W(config_setting_get_member(g, "kind")), kind);
+  if ((rc = sits__get_positive(g, "period_s", 0.1, false, &c->period_s, err)) ||
+      (rc = sits__get_positive(g, "up_threshold", 0.8, false, &c->up_threshold, err)) ||
+      (rc = per_domain(sc, g, "fixed_opp", fixed, err)))
+    return rc;
+  for (size_t d = 0; d < sc->n_domains; d++) {
+    if (fixed[d] < 0 || fixed[d] != floor(fixed[d]) || fixed[d] >= (double)sc->domains[d].n_opp)
+      return sits__fail(err, SITS_EINPUT, "%s: fixed_opp of '%s' must be an OPP index 0..%zu",
+                        W(config_setting_get_member(g, "fixed_opp")), sc->domains[d].name,
+                        sc->domains[d].n_opp - 1);
+    c->fixed_opp[d] = (size_t)fixed[d];
+  }
+  const config_setting_t *t = g ? config_setting_get_member(g, "thermal") : NULL;
+  if (t && (rc = read_thermal_gov(sc, t, err)))
+    return rc;
+  const config_setting_t *cap = g ? config_setting_get_member(g, "power_cap") : NULL;
+  if (cap) {
+    if (!config_setting_is_group(cap))
+      return sits__fail(err, SITS_EINPUT, "%s: 'power_cap' must be a group { window_s; }", W(cap));
+    c->power_cap = true;
+    if ((rc = sits__get_positive(cap, "window_s", 1.0, false, &c->cap_window_s, err)))
+      return rc;
+    if (isnan(sc->limits.tdp_budget_w))
+      return sits__fail(err, SITS_EINPUT, "%s: the power cap needs the scenario's tdp_budget_w", W(cap));
+    if (c->cap_window_s < c->period_s)
+      return sits__fail(err, SITS_EINPUT, "%s: window_s must be at least the governor's period_s", W(cap));
+    c->cap_budget_w = sc->limits.tdp_budget_w;
+  }
+  return SITS_OK;
+}
