@@ -11,6 +11,9 @@ struct sits_result {
   double *temp_c;       /* n_samples x n_nodes, row-major */
   double *node_power_w; /* n_samples x n_nodes */
   double *total_power_w;
+  size_t n_domains;
+  double *domain_power_w; /* n_samples x n_domains */
+  double *freq_mhz;       /* n_samples x n_domains */
   double *peak_temp_c; /* n_nodes */
   sits_event *events;
   size_t n_events, cap_events;
@@ -20,8 +23,18 @@ struct sits_result {
 
 /** Adds an event row; SITS_ENOMEM when it cannot. */
 int sits__result_add_event(sits_result *r, double t_s, const char *kind, const char *detail);
-/** Fills r->summary from the recording and the scenario's inputs and limits. */
-void sits__summarise(const sits_scenario *sc, sits_result *r, sits_end_reason why, double end_s,
-                     const double *y_end, const double *y_start);
+/** What the run loop accounted, for the summary. */
+typedef struct sits__tally {
+  sits_end_reason why;
+  double end_s;
+  const double *y_end, *y_start;
+  const double *hist_t, *hist_e; /* energy in at every breakpoint */
+  size_t n_hist;
+  double peak_power_w, throttled_s, time_to_throttle_s;
+  const double *items, *demanded, *latency_sum; /* per domain */
+} sits__tally;
+
+/** Fills r->summary from the run's tally and the scenario's limits. */
+void sits__summarise(const sits_scenario *sc, sits_result *r, const sits__tally *t);
 
 #endif

@@ -1,53 +1,18 @@
 /*
- * sim.c - the event loop of a run: CVODE between input breakpoints, output samples
- * interpolated inside steps, critical temperatures found as roots.
+ * sim.c - the event loop of a run (the model itself is in sim_model.c).
  *
- * State y = [T_1..T_N, E_in, E_amb] with
- *   C_i dT_i/dt = P_i - sum_j g_ij (T_i - T_j) - g_i,amb (T_i - T_amb)   [W]
- *   dE_in/dt    = sum_i P_i                                            [W]
- *   dE_amb/dt   = sum_i g_i,amb (T_i - T_amb)                          [W]
- * The Jacobian is constant: -C^-1 G for the temperatures, g_amb for E_amb.
+ * Breakpoints are the schedule's segment starts and the governor's ticks. Between two
+ * breakpoints the inputs are constant and CVODE integrates one internal step at a time
+ * up to the next one (tstop), so output samples are interpolated inside steps and peaks
+ * are taken at every step; at a breakpoint the inputs change and CVODE restarts.
+ * Critical temperatures are roots found at their exact crossing time.
  */
-#include "result_impl.h"
-#include "scenario_impl.h"
+#include "run_impl.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct run {
-  const sits_scenario *sc;
-  const sits_thermal *th;
-  const sits_schedule *sched;
-  size_t n, ny, seg;
-  double *node_power_w; /* inputs of the current segment */
-  double ambient_c, total_power_w;
-  gsl_spmatrix *jac; /* CSC with the constant values */
-  int *crit_node;
-  int n_crit;
-  double *y_start, *y_buf;
-  double eps_s;
-  double last_report_s; /* simulated time of the last progress call */
-  sits_ode *ode;
-  sits_result *res;
-} run;
-
-static int rhs(double t, const double *y, double *ydot, void *user) {
-  (void)t;
-  run *rn = user;
-  double q_amb;
-  sits_thermal_derivative(rn->th, y, rn->node_power_w, rn->ambient_c, ydot, &q_amb);
-  ydot[rn->n] = rn->total_power_w;
-  ydot[rn->n + 1] = q_amb;
-  return 0;
-}
-
-static int jac(double t, const double *y, double *values, void *user) {
-  (void)t, (void)y;
-  run *rn = user;
-  memcpy(values, rn->jac->data, rn->jac->nz * sizeof(double));
-  return 0;
-}
 
 static int roots(double t, const double *y, double *g, void *user) {
   (void)t;
@@ -57,58 +22,21 @@ static int roots(double t, const double *y, double *g, void *user) {
   return 0;
 }
 
-static gsl_spmatrix *build_jacobian(const sits_thermal *th, size_t n) {
-  gsl_spmatrix *g = sits_thermal_conductance(th);
-  gsl_spmatrix *coo =
-      g ? gsl_spmatrix_alloc_nzmax(n + 2, n + 2, g->nz + 2 * n + 2, GSL_SPMATRIX_COO) : NULL;
-  gsl_spmatrix *csc = NULL;
-  if (!coo)
-    goto done;
-  int rc = 0;
-  for (size_t j = 0; j < n; j++)
-    for (int p = g->p[j]; p < g->p[j + 1]; p++)
-      rc |= gsl_spmatrix_set(coo, (size_t)g->i[p], j,
-                             -g->data[p] / sits_thermal_capacity_j_per_k(th, g->i[p]));
-  for (size_t i = 0; i < n; i++)
-    rc |= gsl_spmatrix_set(coo, n + 1, i, sits_thermal_ambient_conductance_w_per_k(th, (int)i));
-  /* explicit zero diagonals keep I - gamma J inside the sparsity pattern */
-  rc |= gsl_spmatrix_set(coo, n, n, 0.0);
-  rc |= gsl_spmatrix_set(coo, n + 1, n + 1, 0.0);
-  if (!rc)
-    csc = gsl_spmatrix_compress(coo, GSL_SPMATRIX_CSC);
-done:
-  gsl_spmatrix_free(g);
-  gsl_spmatrix_free(coo);
-  return csc;
-}
-
-static void set_inputs(run *rn, size_t seg) {
-  rn->seg = seg;
-  memcpy(rn->node_power_w, sits_scenario_static_power_w(rn->sc), rn->n * sizeof(double));
-  sits_schedule_add_node_power(rn->sched, seg, rn->node_power_w);
-  rn->ambient_c = sits_schedule_ambient_c(rn->sched, seg);
-  rn->total_power_w = 0;
-  for (size_t i = 0; i < rn->n; i++)
-    rn->total_power_w += rn->node_power_w[i];
+static int grow(double **a, size_t cap, size_t per) {
+  double *p = realloc(*a, cap * (per ? per : 1) * sizeof(double));
+  if (!p)
+    return -1;
+  *a = p;
+  return 0;
 }
 
 static int reserve_samples(sits_result *r) {
   if (r->n_samples < r->cap_samples)
     return 0;
-  size_t cap = r->cap_samples ? 2 * r->cap_samples : 1024, n = r->n_nodes;
-  double *t = realloc(r->time_s, cap * sizeof *t);
-  if (t)
-    r->time_s = t;
-  double *tc = realloc(r->temp_c, cap * n * sizeof *tc);
-  if (tc)
-    r->temp_c = tc;
-  double *np = realloc(r->node_power_w, cap * n * sizeof *np);
-  if (np)
-    r->node_power_w = np;
-  double *tp = realloc(r->total_power_w, cap * sizeof *tp);
-  if (tp)
-    r->total_power_w = tp;
-  if (!t || !tc || !np || !tp)
+  size_t cap = r->cap_samples ? 2 * r->cap_samples : 1024;
+  if (grow(&r->time_s, cap, 1) || grow(&r->temp_c, cap, r->n_nodes) ||
+      grow(&r->node_power_w, cap, r->n_nodes) || grow(&r->total_power_w, cap, 1) ||
+      grow(&r->domain_power_w, cap, r->n_domains) || grow(&r->freq_mhz, cap, r->n_domains))
     return -1;
   r->cap_samples = cap;
   return 0;
@@ -118,17 +46,26 @@ static void track_peaks(run *rn, const double *y) {
   for (size_t i = 0; i < rn->n; i++)
     if (y[i] > rn->res->peak_temp_c[i])
       rn->res->peak_temp_c[i] = y[i];
+  double p = sits__run_power_w(rn, y, NULL);
+  if (p > rn->peak_power_w)
+    rn->peak_power_w = p;
 }
 
 static int record(run *rn, double t, const double *y, sits_err *err) {
   sits_result *r = rn->res;
   if (reserve_samples(r))
     return sits__fail(err, SITS_ENOMEM, "out of memory for %zu samples", r->n_samples);
-  size_t k = r->n_samples++, n = rn->n;
+  size_t k = r->n_samples++, n = rn->n, nd = rn->nd;
   r->time_s[k] = t;
   memcpy(r->temp_c + k * n, y, n * sizeof(double));
-  memcpy(r->node_power_w + k * n, rn->node_power_w, n * sizeof(double));
-  r->total_power_w[k] = rn->total_power_w;
+  double *node_w = r->node_power_w + k * n, *dom_w = r->domain_power_w + k * nd;
+  memcpy(node_w, rn->base_power_w, n * sizeof(double));
+  r->total_power_w[k] = sits__run_power_w(rn, y, dom_w);
+  for (size_t d = 0; d < nd; d++) {
+    r->freq_mhz[k * nd + d] = rn->dom[d].opp[rn->opp[d]].freq_mhz;
+    for (size_t j = 0; j < rn->dom[d].n_nodes; j++)
+      node_w[rn->dom[d].nodes[j]] += rn->dom[d].fractions[j] * dom_w[d];
+  }
   track_peaks(rn, y);
   return SITS_OK;
 }
@@ -151,9 +88,9 @@ static int record_due(run *rn, double t_upto, double t_state, sits_err *err) {
   return rc;
 }
 
-/* Integrates one input segment up to t_stop. *root is set when a critical trip fired. */
-static int integrate_segment(run *rn, double t_stop, double *t, bool *root,
-                             const sits_run_opts *opts, sits_err *err) {
+/* Integrates up to t_stop with constant inputs. *root is set when a critical trip fired. */
+static int integrate_interval(run *rn, double t_stop, double *t, bool *root,
+                              const sits_run_opts *opts, sits_err *err) {
   double end_s = sits_scenario_duration_s(rn->sc);
   bool final = t_stop >= end_s - rn->eps_s;
   for (;;) {
@@ -162,7 +99,7 @@ static int integrate_segment(run *rn, double t_stop, double *t, bool *root,
     if (rc)
       return rc;
     track_peaks(rn, sits_ode_state(rn->ode));
-    /* samples at a breakpoint belong to the next segment; at the end, to this one */
+    /* samples at a breakpoint belong to the next interval; at the end, to this one */
     double upto = ev == SITS_ODE_STEPPED || ev == SITS_ODE_ROOT || final ? *t : *t - rn->eps_s;
     if ((rc = record_due(rn, fmin(upto, end_s - rn->eps_s), *t, err)))
       return rc;
@@ -177,6 +114,12 @@ static int integrate_segment(run *rn, double t_stop, double *t, bool *root,
   }
 }
 
+static int add_event(run *rn, double t, const char *kind, const char *detail, sits_err *err) {
+  return sits__result_add_event(rn->res, t, kind, detail)
+             ? sits__fail(err, SITS_ENOMEM, "out of memory")
+             : SITS_OK;
+}
+
 static int critical_event(run *rn, double t, const double *y, sits_err *err) {
   for (int k = 0; k < rn->n_crit; k++) {
     int i = rn->crit_node[k];
@@ -184,30 +127,152 @@ static int critical_event(run *rn, double t, const double *y, sits_err *err) {
       char detail[128];
       snprintf(detail, sizeof detail, "node '%s' reached %.3f C (critical_c %.3f C)",
                sits_thermal_name(rn->th, i), y[i], sits_thermal_critical_c(rn->th, i));
-      if (sits__result_add_event(rn->res, t, "critical_temp", detail))
-        return sits__fail(err, SITS_ENOMEM, "out of memory");
-      return 1;
+      int rc = add_event(rn, t, "critical_temp", detail, err);
+      return rc ? rc : 1;
     }
   }
   return 0;
 }
 
+static int push_history(run *rn, double t, double e) {
+  if (rn->n_hist == rn->cap_hist) {
+    size_t cap = rn->cap_hist ? 2 * rn->cap_hist : 1024;
+    if (grow(&rn->hist_t, cap, 1) || grow(&rn->hist_e, cap, 1))
+      return -1;
+    rn->cap_hist = cap;
+  }
+  rn->hist_t[rn->n_hist] = t;
+  rn->hist_e[rn->n_hist++] = e;
+  return 0;
+}
+
+/* Energy put in up to time t, from the history (linear between breakpoints). */
+static double energy_at(const run *rn, double t) {
+  size_t lo = 0, hi = rn->n_hist;
+  if (t <= rn->hist_t[0])
+    return rn->hist_e[0];
+  while (hi - lo > 1) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (rn->hist_t[mid] <= t)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  if (lo + 1 >= rn->n_hist)
+    return rn->hist_e[lo];
+  double w = (t - rn->hist_t[lo]) / (rn->hist_t[lo + 1] - rn->hist_t[lo]);
+  return rn->hist_e[lo] + w * (rn->hist_e[lo + 1] - rn->hist_e[lo]);
+}
+
+/* Items, demand and service time of [t0, t1) at the current OPPs; throttled time. */
+static void account(run *rn, double t0, double t1) {
+  double dt = t1 - t0;
+  for (size_t d = 0; d < rn->nd; d++) {
+    const sits_domain *dom = &rn->dom[d];
+    if (dom->max_rate <= 0)
+      continue;
+    double done = sits_domain_rate(dom, rn->opp[d], rn->demand[d]) * dt;
+    rn->items[d] += done;
+    rn->demanded[d] += rn->demand[d] * dom->max_rate * dt;
+    rn->latency_sum[d] += done * 1000.0 / (sits_domain_capacity(dom, rn->opp[d]) * dom->max_rate);
+  }
+  if (rn->throttled || rn->cap_active)
+    rn->throttled_s += dt;
+}
+
+static int governor_events(run *rn, double t, const sits_governor_out *out, sits_err *err) {
+  char detail[128];
+  int rc = SITS_OK;
+  for (size_t d = 0; d < rn->nd && rc == SITS_OK; d++)
+    if (out->opp[d] != rn->opp[d]) {
+      snprintf(detail, sizeof detail, "%s %.0f -> %.0f MHz", rn->dom[d].name,
+               rn->dom[d].opp[rn->opp[d]].freq_mhz, rn->dom[d].opp[out->opp[d]].freq_mhz);
+      rc = add_event(rn, t, "opp_change", detail, err);
+    }
+  if (rc == SITS_OK && out->thermal_limited != rn->throttled)
+    rc = add_event(rn, t, out->thermal_limited ? "throttle_start" : "throttle_end", "thermal",
+                   err);
+  if (rc == SITS_OK && out->cap_limited != rn->cap_active)
+    rc = add_event(rn, t, out->cap_limited ? "cap_active" : "cap_released", "power cap", err);
+  return rc;
+}
+
+/* A governor tick at time t on state y. Returns 1 when an OPP changed. */
+static int tick(run *rn, double t, const double *y, sits_err *err) {
+  const sits_governor_cfg *cfg = sits_scenario_governor(rn->sc);
+  double dom_temp[SITS_MAX_DOMAINS];
+  for (size_t d = 0; d < rn->nd; d++)
+    dom_temp[d] = y[rn->dom[d].nodes[0]];
+  double window = cfg->power_cap ? cfg->cap_window_s - cfg->period_s : 0;
+  sits_governor_obs obs = {
+      .t_s = t,
+      .sensor_c = cfg->thermal != SITS_THERMAL_NONE ? y[cfg->sensor_node] : NAN,
+      .demand = rn->demand,
+      .domain_temp_c = dom_temp,
+      .other_power_w = rn->base_total_w,
+      .window_energy_j = rn->n_hist ? y[rn->n] - energy_at(rn, t - window) : 0};
+  sits_governor_out out;
+  sits_governor_tick(rn->gov, &obs, &out);
+  int rc = governor_events(rn, t, &out, err);
+  if (rc)
+    return rc;
+  if (out.thermal_limited && isnan(rn->time_to_throttle_s))
+    rn->time_to_throttle_s = t;
+  int changed = memcmp(rn->opp, out.opp, rn->nd * sizeof(size_t)) != 0;
+  memcpy(rn->opp, out.opp, sizeof rn->opp);
+  memcpy(rn->base_opp, out.base_opp, sizeof rn->base_opp);
+  rn->throttled = out.thermal_limited;
+  rn->cap_active = out.cap_limited;
+  sits__run_update_util(rn);
+  rn->tick++;
+  rn->next_tick_s = (double)rn->tick * cfg->period_s;
+  return changed;
+}
+
+/* At breakpoint t: new segment and/or governor tick. Returns 1 when the inputs changed. */
+static int advance_inputs(run *rn, double t, sits_err *err) {
+  size_t nseg = sits_schedule_segment_count(rn->sched);
+  int changed = 0;
+  if (rn->seg + 1 < nseg && sits_schedule_start_s(rn->sched, rn->seg + 1) <= t + rn->eps_s) {
+    sits__run_set_segment(rn, rn->seg + 1);
+    changed = 1;
+  }
+  if (rn->gov && rn->next_tick_s <= t + rn->eps_s) {
+    int rc = tick(rn, t, sits_ode_state(rn->ode), err);
+    if (rc < 0)
+      return rc;
+    changed |= rc;
+  }
+  return changed;
+}
+
+static double next_breakpoint(const run *rn, double end_s) {
+  size_t nseg = sits_schedule_segment_count(rn->sched);
+  double t_seg = rn->seg + 1 < nseg ? sits_schedule_start_s(rn->sched, rn->seg + 1) : INFINITY;
+  double t_tick = rn->gov ? rn->next_tick_s : INFINITY;
+  return fmin(fmin(t_seg, t_tick), end_s);
+}
+
 static int loop(run *rn, const sits_run_opts *opts, sits_end_reason *why, double *t_end,
                 sits_err *err) {
   double end_s = sits_scenario_duration_s(rn->sc), t = 0;
-  size_t nseg = sits_schedule_segment_count(rn->sched);
-  int rc = record(rn, 0.0, rn->y_start, err);
   *why = SITS_END_DURATION;
+  int rc = push_history(rn, 0.0, 0.0) ? sits__fail(err, SITS_ENOMEM, "out of memory") : SITS_OK;
+  if (rc == SITS_OK)
+    rc = record(rn, 0.0, rn->y_start, err);
   if (rc == SITS_OK && (rc = critical_event(rn, 0.0, rn->y_start, err)) != 0) {
     *why = SITS_END_CRITICAL_TEMP;
     *t_end = 0;
     return rc < 0 ? rc : SITS_OK;
   }
   while (rc == SITS_OK && t < end_s - rn->eps_s) {
-    double t_bp = rn->seg + 1 < nseg ? sits_schedule_start_s(rn->sched, rn->seg + 1) : INFINITY;
+    double t0 = t;
     bool root = false;
-    if ((rc = integrate_segment(rn, fmin(t_bp, end_s), &t, &root, opts, err)))
+    if ((rc = integrate_interval(rn, next_breakpoint(rn, end_s), &t, &root, opts, err)))
       break;
+    account(rn, t0, t);
+    if (push_history(rn, t, sits_ode_state(rn->ode)[rn->n]))
+      return sits__fail(err, SITS_ENOMEM, "out of memory");
     if (root) {
       if ((rc = critical_event(rn, t, sits_ode_state(rn->ode), err)) < 0)
         return rc;
@@ -215,11 +280,14 @@ static int loop(run *rn, const sits_run_opts *opts, sits_end_reason *why, double
       *why = SITS_END_CRITICAL_TEMP;
       break;
     }
-    if (t < end_s - rn->eps_s) { /* a breakpoint: new inputs, restart the integrator */
-      set_inputs(rn, rn->seg + 1);
-      if ((rc = sits_ode_reinit(rn->ode, t, sits_ode_state(rn->ode), err)) == SITS_OK)
-        rc = record_due(rn, t + rn->eps_s, t, err);
-    }
+    if (t >= end_s - rn->eps_s)
+      break;
+    int changed = advance_inputs(rn, t, err);
+    if (changed < 0)
+      return changed;
+    if (changed && (rc = sits_ode_reinit(rn->ode, t, sits_ode_state(rn->ode), err)))
+      break;
+    rc = record_due(rn, t + rn->eps_s, t, err);
   }
   *t_end = t;
   if (rc == SITS_OK &&
@@ -232,20 +300,25 @@ static int init_run(run *rn, const sits_scenario *sc, sits_err *err) {
   rn->sc = sc;
   rn->th = sits_scenario_thermal(sc);
   rn->sched = sits_scenario_schedule(sc);
+  rn->dom = sits_scenario_domains(sc, &rn->nd);
   rn->n = sits_thermal_node_count(rn->th);
   rn->ny = rn->n + 2;
   rn->eps_s = 1e-9 * fmax(1.0, sits_scenario_duration_s(sc));
+  rn->time_to_throttle_s = NAN;
+  rn->base_power_w = calloc(rn->n, sizeof(double));
   rn->node_power_w = calloc(rn->n, sizeof(double));
   rn->y_start = calloc(rn->ny, sizeof(double));
   rn->y_buf = calloc(rn->ny, sizeof(double));
   rn->crit_node = calloc(rn->n, sizeof(int));
   rn->res = calloc(1, sizeof *rn->res);
-  rn->jac = build_jacobian(rn->th, rn->n);
-  if (!rn->node_power_w || !rn->y_start || !rn->y_buf || !rn->crit_node || !rn->res || !rn->jac ||
-      !(rn->res->peak_temp_c = malloc(rn->n * sizeof(double))))
+  if (!rn->base_power_w || !rn->node_power_w || !rn->y_start || !rn->y_buf || !rn->crit_node ||
+      !rn->res || !(rn->res->peak_temp_c = malloc(rn->n * sizeof(double))))
+    return sits__fail(err, SITS_ENOMEM, "out of memory");
+  if (rn->nd && !(rn->gov = sits_governor_new(sits_scenario_governor(sc), rn->dom, rn->nd)))
     return sits__fail(err, SITS_ENOMEM, "out of memory");
   rn->res->n_nodes = rn->n;
-  set_inputs(rn, 0);
+  rn->res->n_domains = rn->nd;
+  sits__run_set_segment(rn, 0);
   for (size_t i = 0; i < rn->n; i++) {
     double init = sits_thermal_initial_c(rn->th, (int)i);
     rn->y_start[i] = isnan(init) ? rn->ambient_c : init;
@@ -253,7 +326,9 @@ static int init_run(run *rn, const sits_scenario *sc, sits_err *err) {
     if (!isnan(sits_thermal_critical_c(rn->th, (int)i)))
       rn->crit_node[rn->n_crit++] = (int)i;
   }
-  return SITS_OK;
+  if (rn->gov && tick(rn, 0.0, rn->y_start, err) < 0)
+    return err->code;
+  return sits__run_build_jacobian(rn, err);
 }
 
 static int make_ode(run *rn, sits_err *err) {
@@ -266,8 +341,8 @@ static int make_ode(run *rn, sits_err *err) {
   atol[rn->n] = atol[rn->n + 1] = 1e-6; /* J: the relative tolerance dominates */
   sits_ode_opts o = {.n = rn->ny,
                      .pattern = rn->jac,
-                     .rhs = rhs,
-                     .jac = jac,
+                     .rhs = sits__run_rhs,
+                     .jac = sits__run_jac,
                      .user = rn,
                      .rtol = s->rtol,
                      .atol = atol,
@@ -282,7 +357,14 @@ static int make_ode(run *rn, sits_err *err) {
 
 static void release_run(run *rn) {
   sits_ode_free(rn->ode);
+  sits_governor_free(rn->gov);
   gsl_spmatrix_free(rn->jac);
+  free(rn->jac_const);
+  free(rn->leak_diag);
+  free(rn->leak_ein);
+  free(rn->hist_t);
+  free(rn->hist_e);
+  free(rn->base_power_w);
   free(rn->node_power_w);
   free(rn->y_start);
   free(rn->y_buf);
@@ -301,9 +383,21 @@ int sits_run(const sits_scenario *sc, const sits_run_opts *opts, sits_result **o
     rc = loop(&rn, opts, &why, &t_end, err);
   if (rc == SITS_OK) {
     sits_ode_get_stats(rn.ode, &rn.res->stats);
-    const double *y_end =
-        why == SITS_END_CRITICAL_TEMP && t_end == 0 ? rn.y_start : sits_ode_state(rn.ode);
-    sits__summarise(sc, rn.res, why, t_end, y_end, rn.y_start);
+    sits__tally tally = {
+        .why = why,
+        .end_s = t_end,
+        .y_end = why == SITS_END_CRITICAL_TEMP && t_end == 0 ? rn.y_start : sits_ode_state(rn.ode),
+        .y_start = rn.y_start,
+        .hist_t = rn.hist_t,
+        .hist_e = rn.hist_e,
+        .n_hist = rn.n_hist,
+        .peak_power_w = rn.peak_power_w,
+        .throttled_s = rn.throttled_s,
+        .time_to_throttle_s = rn.time_to_throttle_s,
+        .items = rn.items,
+        .demanded = rn.demanded,
+        .latency_sum = rn.latency_sum};
+    sits__summarise(sc, rn.res, &tally);
     *out = rn.res;
     rn.res = NULL;
   }
@@ -335,38 +429,30 @@ void sits_result_free(sits_result *r) {
   free(r->temp_c);
   free(r->node_power_w);
   free(r->total_power_w);
+  free(r->domain_power_w);
+  free(r->freq_mhz);
   free(r->peak_temp_c);
   free(r->events);
   free(r);
 }
 
-size_t sits_result_sample_count(const sits_result *r) {
-  return r->n_samples;
-}
-const double *sits_result_time_s(const sits_result *r) {
-  return r->time_s;
-}
+size_t sits_result_sample_count(const sits_result *r) { return r->n_samples; }
+const double *sits_result_time_s(const sits_result *r) { return r->time_s; }
 double sits_result_temp_c(const sits_result *r, size_t k, size_t node) {
   return r->temp_c[k * r->n_nodes + node];
 }
-double sits_result_total_power_w(const sits_result *r, size_t k) {
-  return r->total_power_w[k];
-}
+double sits_result_total_power_w(const sits_result *r, size_t k) { return r->total_power_w[k]; }
 double sits_result_node_power_w(const sits_result *r, size_t k, size_t node) {
   return r->node_power_w[k * r->n_nodes + node];
 }
-const double *sits_result_peak_temp_c(const sits_result *r) {
-  return r->peak_temp_c;
+double sits_result_domain_power_w(const sits_result *r, size_t k, size_t d) {
+  return r->domain_power_w[k * r->n_domains + d];
 }
-const sits_summary *sits_result_summary(const sits_result *r) {
-  return &r->summary;
+double sits_result_freq_mhz(const sits_result *r, size_t k, size_t d) {
+  return r->freq_mhz[k * r->n_domains + d];
 }
-void sits_result_solver_stats(const sits_result *r, sits_ode_stats *stats) {
-  *stats = r->stats;
-}
-size_t sits_result_event_count(const sits_result *r) {
-  return r->n_events;
-}
-const sits_event *sits_result_event(const sits_result *r, size_t k) {
-  return &r->events[k];
-}
+const double *sits_result_peak_temp_c(const sits_result *r) { return r->peak_temp_c; }
+const sits_summary *sits_result_summary(const sits_result *r) { return &r->summary; }
+void sits_result_solver_stats(const sits_result *r, sits_ode_stats *stats) { *stats = r->stats; }
+size_t sits_result_event_count(const sits_result *r) { return r->n_events; }
+const sits_event *sits_result_event(const sits_result *r, size_t k) { return &r->events[k]; }

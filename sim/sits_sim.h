@@ -7,7 +7,10 @@
  * temperatures [degC] and two energy integrators [J] (heat put in, heat given to the
  * ambient), so the energy account closes: E_in = sum C_i dT_i + E_amb.
  *
- * sits_steady() solves G T = P + g_amb T_amb for the time-averaged inputs.
+ * Domains add power that depends on their OPP, utilisation and node temperature
+ * (leakage); the governor picks OPPs once per period, and each tick is a breakpoint.
+ *
+ * sits_steady() solves G T = P(T) + g_amb T_amb for the time-averaged inputs.
  */
 #ifndef SITS_SIM_H
 #define SITS_SIM_H
@@ -40,7 +43,13 @@ typedef struct sits_summary {
   double tdp_w; /**< peak moving average of total power over tdp_window_s */
   double energy_stored_j, energy_to_ambient_j;
   double energy_balance_rel; /**< |E_in - stored - to ambient| / E_in (0 when E_in = 0) */
-  sits_constraint tdp, junction;
+  double time_to_throttle_s; /**< first tick limited by the thermal governor; NAN if never */
+  double throttled_fraction; /**< share of time some domain ran below its base OPP */
+  /* item-based workloads (domains with max_rate); NAN without them. A pipeline: every
+   * item passes through each item domain, so items_done is the smallest count and the
+   * latency is the sum of the stages' item-weighted service times 1000/(cap * max_rate). */
+  double items_done, energy_per_item_mj, latency_ms, deficit_fraction;
+  sits_constraint tdp, junction, latency, energy_per_item;
   bool ok; /**< every constraint that is set holds */
 } sits_summary;
 
@@ -79,6 +88,10 @@ double sits_result_temp_c(const sits_result *r, size_t k, size_t node);
 double sits_result_total_power_w(const sits_result *r, size_t k);
 /** Power injected into node @p node at sample @p k [W] (static + workload). */
 double sits_result_node_power_w(const sits_result *r, size_t k, size_t node);
+/** Power of domain @p d at sample @p k [W]. */
+double sits_result_domain_power_w(const sits_result *r, size_t k, size_t d);
+/** Frequency of domain @p d at sample @p k [MHz]. */
+double sits_result_freq_mhz(const sits_result *r, size_t k, size_t d);
 /** Peak temperature of each node over the run [degC] (borrowed, n nodes). */
 const double *sits_result_peak_temp_c(const sits_result *r);
 const sits_summary *sits_result_summary(const sits_result *r);

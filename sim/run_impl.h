@@ -1,0 +1,58 @@
+/*
+ * run_impl.h - the state of one run, shared by sim.c (event loop, recording) and
+ * sim_model.c (inputs, right-hand side, Jacobian). Never installed.
+ */
+#ifndef SITS_RUN_IMPL_H
+#define SITS_RUN_IMPL_H
+
+#include "result_impl.h"
+#include "scenario_impl.h"
+
+typedef struct run {
+  const sits_scenario *sc;
+  const sits_thermal *th;
+  const sits_schedule *sched;
+  const sits_domain *dom;
+  size_t n, ny, nd, seg;
+  /* inputs of the current interval */
+  double *base_power_w; /* per node: static + traced power (temperature-independent) */
+  double *node_power_w; /* scratch for the right-hand side */
+  double ambient_c, base_total_w;
+  size_t opp[SITS_MAX_DOMAINS], base_opp[SITS_MAX_DOMAINS];
+  double demand[SITS_MAX_DOMAINS], util[SITS_MAX_DOMAINS];
+  bool throttled, cap_active;
+  /* Jacobian: CSC with the constant part, and where the leakage slopes go */
+  gsl_spmatrix *jac;
+  double *jac_const;
+  size_t *leak_diag, *leak_ein; /* per (domain, node k): offsets into the values */
+  /* governor */
+  sits_governor *gov;
+  double next_tick_s;
+  size_t tick;
+  /* energy history at every breakpoint, for windows */
+  double *hist_t, *hist_e;
+  size_t n_hist, cap_hist;
+  /* accounting */
+  double items[SITS_MAX_DOMAINS], demanded[SITS_MAX_DOMAINS], latency_sum[SITS_MAX_DOMAINS];
+  double throttled_s, time_to_throttle_s, peak_power_w;
+  int *crit_node;
+  int n_crit;
+  double *y_start, *y_buf;
+  double eps_s, last_report_s;
+  sits_ode *ode;
+  sits_result *res;
+} run;
+
+/** Sets the inputs of schedule segment @p seg (powers, ambient, demands). */
+void sits__run_set_segment(run *rn, size_t seg);
+/** Re-derives each domain's utilisation from its OPP and demand. */
+void sits__run_update_util(run *rn);
+/** Total power [W] and, optionally, per-domain power at state @p y. */
+double sits__run_power_w(const run *rn, const double *y, double *domain_w);
+/** Builds the Jacobian pattern and its constant part. */
+int sits__run_build_jacobian(run *rn, sits_err *err);
+/** CVODE callbacks. */
+int sits__run_rhs(double t, const double *y, double *ydot, void *user);
+int sits__run_jac(double t, const double *y, double *values, void *user);
+
+#endif
