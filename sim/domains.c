@@ -88,9 +88,10 @@ static int read_domain(sits_scenario *sc, sits_domain *d, const config_setting_t
   if ((rc = sits__get_str(g, "name", true, &name, err)) ||
       (rc = sits__get_str(g, "item", false, &item, err)))
     return rc;
-  if (strlen(name) >= sizeof d->name || strpbrk(name, "/,\" \t"))
-    return sits__fail(err, SITS_EINPUT, "%s: domain name '%s' is too long or has / , \" or spaces",
-                      W(g), name);
+  if (strlen(name) >= sizeof d->name || strpbrk(name, "/,\" \t") || strcmp(name, "total") == 0)
+    return sits__fail(err, SITS_EINPUT,
+                      "%s: domain name '%s' is too long, has / , \" or spaces, or is 'total'", W(g),
+                      name);
   snprintf(d->name, sizeof d->name, "%s", name);
   snprintf(d->item, sizeof d->item, "%s", item ? item : "item");
   if ((rc = read_nodes(sc, d, g, err)) || (rc = read_opps(d, g, err)))

@@ -1,6 +1,7 @@
 /*
  * output_csv.c - the CSV result: a header line, then one row per sample:
- *   time_s, temp_c.<node>..., node_power_w.<node>..., power_w.total
+ *   time_s, temp_c.<node>..., node_power_w.<node>..., power_w.total, power_w.<domain>...,
+ *   freq_mhz.<domain>...
  * Written under a temporary name, then renamed.
  */
 #include "result_impl.h"
@@ -15,14 +16,26 @@ static int write_rows(FILE *f, const sits_scenario *sc, const sits_result *r) {
     fprintf(f, ",temp_c.%s", sits_thermal_name(th, (int)i));
   for (size_t i = 0; i < n; i++)
     fprintf(f, ",node_power_w.%s", sits_thermal_name(th, (int)i));
-  fputs(",power_w.total\n", f);
+  size_t nd;
+  const sits_domain *dom = sits_scenario_domains(sc, &nd);
+  fputs(",power_w.total", f);
+  for (size_t d = 0; d < nd; d++)
+    fprintf(f, ",power_w.%s", dom[d].name);
+  for (size_t d = 0; d < nd; d++)
+    fprintf(f, ",freq_mhz.%s", dom[d].name);
+  fputc('\n', f);
   for (size_t k = 0; k < r->n_samples; k++) {
     fprintf(f, "%.9g", r->time_s[k]);
     for (size_t i = 0; i < n; i++)
       fprintf(f, ",%.9g", r->temp_c[k * n + i]);
     for (size_t i = 0; i < n; i++)
       fprintf(f, ",%.9g", r->node_power_w[k * n + i]);
-    fprintf(f, ",%.9g\n", r->total_power_w[k]);
+    fprintf(f, ",%.9g", r->total_power_w[k]);
+    for (size_t d = 0; d < nd; d++)
+      fprintf(f, ",%.9g", r->domain_power_w[k * nd + d]);
+    for (size_t d = 0; d < nd; d++)
+      fprintf(f, ",%.9g", r->freq_mhz[k * nd + d]);
+    fputc('\n', f);
   }
   return ferror(f) ? -1 : 0;
 }

@@ -1,6 +1,7 @@
 /*
  * output_h5.c - the HDF5 result file of the contract:
- *   /time_s, /temp_c/<node>, /power_w/total, /node_power_w/<node>, /events,
+ *   /time_s, /temp_c/<node>, /power_w/total, /power_w/<domain>, /freq_mhz/<domain>,
+ *   /node_power_w/<node>, /events,
  *   root attributes sitsenergy_version, config (merged config text), solver counters.
  * Every dataset carries a `units` attribute. Written under a temporary name, then renamed.
  */
@@ -21,18 +22,24 @@ static int put_series(hid_t loc, const char *name, const double *v, size_t n, co
   return H5LTset_attribute_string(loc, name, "units", units) < 0 ? -1 : 0;
 }
 
-/* One dataset per node from a samples x nodes row-major block. */
-static int put_per_node(hid_t file, const char *group, const sits_thermal *th, const sits_result *r,
-                        const double *block, const char *units, double *col) {
+/* One dataset per column of a samples x n_cols row-major block, named names[j], in g. */
+static int put_columns(hid_t g, const char *const *names, size_t n_cols, const sits_result *r,
+                       const double *block, const char *units, double *col) {
+  int rc = 0;
+  for (size_t j = 0; j < n_cols && !rc; j++) {
+    for (size_t k = 0; k < r->n_samples; k++)
+      col[k] = block[k * n_cols + j];
+    rc = put_series(g, names[j], col, r->n_samples, units);
+  }
+  return rc;
+}
+
+static int put_group(hid_t file, const char *group, const char *const *names, size_t n_cols,
+                     const sits_result *r, const double *block, const char *units, double *col) {
   hid_t g = H5Gcreate2(file, group, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   if (g < 0)
     return -1;
-  int rc = 0;
-  for (size_t i = 0; i < r->n_nodes && !rc; i++) {
-    for (size_t k = 0; k < r->n_samples; k++)
-      col[k] = block[k * r->n_nodes + i];
-    rc = put_series(g, sits_thermal_name(th, (int)i), col, r->n_samples, units);
-  }
+  int rc = put_columns(g, names, n_cols, r, block, units, col);
   H5Gclose(g);
   return rc;
 }
@@ -84,19 +91,30 @@ static int write_file(const char *tmp, const sits_scenario *sc, const sits_resul
   if (file < 0)
     return -1;
   const sits_thermal *th = sits_scenario_thermal(sc);
+  size_t nd;
+  const sits_domain *dom = sits_scenario_domains(sc, &nd);
   double *col = malloc((r->n_samples ? r->n_samples : 1) * sizeof *col);
+  const char **nodes = malloc((r->n_nodes ? r->n_nodes : 1) * sizeof *nodes);
+  const char *domains[SITS_MAX_DOMAINS];
+  for (size_t i = 0; nodes && i < r->n_nodes; i++)
+    nodes[i] = sits_thermal_name(th, (int)i);
+  for (size_t d = 0; d < nd; d++)
+    domains[d] = dom[d].name;
   hid_t pw = -1;
-  int rc = !col;
+  int rc = !col || !nodes;
   rc = rc || put_series(file, "/time_s", r->time_s, r->n_samples, "s");
-  rc = rc || put_per_node(file, "/temp_c", th, r, r->temp_c, "degC", col);
-  rc = rc || put_per_node(file, "/node_power_w", th, r, r->node_power_w, "W", col);
+  rc = rc || put_group(file, "/temp_c", nodes, r->n_nodes, r, r->temp_c, "degC", col);
+  rc = rc || put_group(file, "/node_power_w", nodes, r->n_nodes, r, r->node_power_w, "W", col);
   rc = rc || (pw = H5Gcreate2(file, "/power_w", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) < 0;
   rc = rc || put_series(pw, "total", r->total_power_w, r->n_samples, "W");
+  rc = rc || put_columns(pw, domains, nd, r, r->domain_power_w, "W", col);
+  rc = rc || put_group(file, "/freq_mhz", domains, nd, r, r->freq_mhz, "MHz", col);
   rc = rc || put_events(file, r);
   rc = rc || put_attributes(file, sc, r);
   if (pw >= 0)
     H5Gclose(pw);
   free(col);
+  free(nodes);
   if (H5Fclose(file) < 0)
     rc = 1;
   return rc ? -1 : 0;

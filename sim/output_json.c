@@ -89,11 +89,14 @@ int sits_write_summary_json(const sits_scenario *sc, const sits_result *r, FILE 
   json_kv(f, "peak_power_w", s->peak_power_w);
   json_kv(f, "energy_j", s->energy_j);
   json_kv(f, "tdp_w", s->tdp_w);
-  /* the DVFS and battery fields of the contract, until those models exist */
-  fputs(",\"time_to_throttle_s\":null,\"throttled_fraction\":0,\"battery\":null,"
-        "\"items_done\":null,\"energy_per_item_mj\":null,\"latency_ms\":null,"
-        "\"deficit_fraction\":null,\"energy_account\":{\"in_j\":",
-        f);
+  json_kv(f, "time_to_throttle_s", s->time_to_throttle_s);
+  json_kv(f, "throttled_fraction", s->throttled_fraction);
+  json_kv(f, "items_done", s->items_done);
+  json_kv(f, "energy_per_item_mj", s->energy_per_item_mj);
+  json_kv(f, "latency_ms", s->latency_ms);
+  json_kv(f, "deficit_fraction", s->deficit_fraction);
+  /* the battery of the contract, until that model exists */
+  fputs(",\"battery\":null,\"energy_account\":{\"in_j\":", f);
   sits__json_num(f, s->energy_j);
   json_kv(f, "stored_j", s->energy_stored_j);
   json_kv(f, "to_ambient_j", s->energy_to_ambient_j);
@@ -132,10 +135,18 @@ int sits_write_summary_text(const sits_scenario *sc, const sits_result *r, FILE 
   for (size_t i = 0; i < r->n_nodes; i++)
     fprintf(f, "  %-22s %10.3f C%s\n", sits_thermal_name(th, (int)i), r->peak_temp_c[i],
             sits_thermal_is_junction(th, (int)i) ? "  (junction)" : "");
-  if (s->tdp.set || s->junction.set) {
+  if (!isnan(s->items_done))
+    fprintf(f, "items                 %.1f done, %.3f mJ each, latency %.3f ms, deficit %.2f%%\n",
+            s->items_done, s->energy_per_item_mj, s->latency_ms, 100 * s->deficit_fraction);
+  if (!isnan(s->time_to_throttle_s) || s->throttled_fraction > 0)
+    fprintf(f, "throttling            first at %.3f s, %.1f%% of the time\n",
+            s->time_to_throttle_s, 100 * s->throttled_fraction);
+  if (s->tdp.set || s->junction.set || s->latency.set || s->energy_per_item.set) {
     fprintf(f, "constraints:\n");
     text_constraint(f, "tdp_budget_w", "W", &s->tdp);
     text_constraint(f, "max_junction_temp_c", "C", &s->junction);
+    text_constraint(f, "max_latency_ms", "ms", &s->latency);
+    text_constraint(f, "max_energy_per_item_mj", "mJ", &s->energy_per_item);
   }
   fprintf(f, "verdict               %s\n", s->ok ? "ok" : "violated");
   fprintf(f, "solver                %ld steps, %ld RHS evaluations, %ld Jacobians, %s\n",

@@ -1,9 +1,10 @@
 /*
  * workload.c - the workload group: inline phases or a trace, into a schedule.
  *
- * Power-driven inputs only in this version: a phase's `power_w = { node = W; }` or a
- * trace's `power_w.<node>` columns inject heat straight into thermal nodes; a trace may
- * also carry `ambient_c`. Values are a zero-order hold: a row (or phase) holds until the
+ * A phase's `power_w = { node = W; }` or a trace's `power_w.<node>` columns inject heat
+ * straight into thermal nodes; `demand = { domain = D; }` or `demand.<domain>` columns
+ * set a DVFS domain's demand (a fraction of its capacity at f_max); a trace may also
+ * carry `ambient_c`. Values are a zero-order hold: a row (or phase) holds until the
  * next one starts. Before the first trace row the first row's values apply.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -54,13 +55,16 @@ static int map_trace_columns(sits_scenario *sc, const sits_table *t, const char 
       if ((col_of[j] = col_index(c, SITS_COLUMN_POWER_W, node)) < 0)
         return sits__fail(err, SITS_EINPUT, "%s:1: too many power columns", path);
     } else if (strncmp(name, "demand.", 7) == 0) {
-      return sits__fail(err, SITS_EUNSUPPORTED,
-                        "%s:1: column '%s': demand traces need DVFS domains, which are not "
-                        "supported yet",
-                        path, name);
+      int d = sits__find_domain(sc, name + 7);
+      if (d < 0)
+        return sits__fail(err, SITS_EINPUT, "%s:1: column '%s' names unknown domain '%s'", path,
+                          name, name + 7);
+      if ((col_of[j] = col_index(c, SITS_COLUMN_DEMAND, d)) < 0)
+        return sits__fail(err, SITS_EINPUT, "%s:1: too many columns", path);
     } else {
       return sits__fail(err, SITS_EINPUT,
-                        "%s:1: unknown column '%s' (expected time_s, power_w.<node>, ambient_c)",
+                        "%s:1: unknown column '%s' (expected time_s, power_w.<node>, "
+                        "demand.<domain>, ambient_c)",
                         path, name);
     }
   }
@@ -98,7 +102,7 @@ static int trace_to_schedule(sits_scenario *sc, const sits_table *t, const char 
     for (size_t j = 0; j < t->n_cols; j++) {
       double v = sits_table_at(t, r, j);
       if (col_of[j] >= 0 && v < 0)
-        rc = sits__fail(err, SITS_EINPUT, "%s:%zu: column '%s': power %g is negative", path,
+        rc = sits__fail(err, SITS_EINPUT, "%s:%zu: column '%s': %g is negative", path,
                         t->lines[r], t->names[j], v);
       if (col_of[j] >= 0)
         p[col_of[j]] = v;
@@ -145,38 +149,46 @@ static int load_trace(sits_scenario *sc, const config_setting_t *root, const con
 
 /* --- inline phases ------------------------------------------------------------------ */
 
-static int phase_power(sits_scenario *sc, const config_setting_t *ph, cols *c, double *p,
-                       sits_err *err) {
+/* One group of a phase: power_w = { <node> = W; } or demand = { <domain> = D; }. */
+static int phase_group(sits_scenario *sc, const config_setting_t *ph, sits_column_kind kind,
+                       cols *c, double *p, sits_err *err) {
   char where[512];
-  const config_setting_t *pw = config_setting_get_member(ph, "power_w");
-  for (size_t j = 0; j < c->n; j++)
-    p[j] = 0;
-  if (config_setting_get_member(ph, "demand"))
-    return sits__fail(err, SITS_EUNSUPPORTED,
-                      "%s: 'demand' is not supported yet (DVFS domains come with the power-model "
-                      "work); use power_w = { <node> = W; }",
-                      W(config_setting_get_member(ph, "demand")));
-  if (!pw)
+  const char *key = kind == SITS_COLUMN_POWER_W ? "power_w" : "demand";
+  const config_setting_t *grp = config_setting_get_member(ph, key);
+  if (!grp)
     return SITS_OK;
-  if (!config_setting_is_group(pw))
-    return sits__fail(err, SITS_EINPUT, "%s: 'power_w' must be a group { <node> = W; }", W(pw));
-  for (int i = 0; i < config_setting_length(pw); i++) {
-    const config_setting_t *e = config_setting_get_elem(pw, (unsigned)i);
-    int node = sits_thermal_find(sc->thermal, config_setting_name(e));
-    if (node < 0)
-      return sits__unknown_node(sc->thermal, e, "power_w", config_setting_name(e), err);
+  if (!config_setting_is_group(grp))
+    return sits__fail(err, SITS_EINPUT, "%s: '%s' must be a group { <%s> = value; }", W(grp), key,
+                      kind == SITS_COLUMN_POWER_W ? "node" : "domain");
+  for (int i = 0; i < config_setting_length(grp); i++) {
+    const config_setting_t *e = config_setting_get_elem(grp, (unsigned)i);
+    const char *name = config_setting_name(e);
+    int target = kind == SITS_COLUMN_POWER_W ? sits_thermal_find(sc->thermal, name)
+                                              : sits__find_domain(sc, name);
+    if (target < 0 && kind == SITS_COLUMN_POWER_W)
+      return sits__unknown_node(sc->thermal, e, "power_w", name, err);
+    if (target < 0)
+      return sits__fail(err, SITS_EINPUT, "%s: demand names unknown domain '%s'", W(e), name);
     double v;
-    int rc = sits__get_num(pw, config_setting_name(e), 0, true, &v, err);
+    int rc = sits__get_num(grp, name, 0, true, &v, err);
     if (rc)
       return rc;
     if (v < 0)
-      return sits__fail(err, SITS_EINPUT, "%s: power %g W is negative", W(e), v);
-    int j = col_index(c, SITS_COLUMN_POWER_W, node);
+      return sits__fail(err, SITS_EINPUT, "%s: %s %g is negative", W(e), key, v);
+    int j = col_index(c, kind, target);
     if (j < 0)
-      return sits__fail(err, SITS_EINPUT, "%s: too many powered nodes", W(e));
+      return sits__fail(err, SITS_EINPUT, "%s: too many columns", W(e));
     p[j] = v;
   }
   return SITS_OK;
+}
+
+static int phase_power(sits_scenario *sc, const config_setting_t *ph, cols *c, double *p,
+                       sits_err *err) {
+  for (size_t j = 0; j < c->n; j++) /* columns added below are set where they are added */
+    p[j] = 0;
+  int rc = phase_group(sc, ph, SITS_COLUMN_POWER_W, c, p, err);
+  return rc ? rc : phase_group(sc, ph, SITS_COLUMN_DEMAND, c, p, err);
 }
 
 static int phases_length(const config_setting_t *phases, bool repeat, double *len_s,

@@ -145,7 +145,7 @@ Test(config, trace_missing_columns) {
   expect_trace_error("empty.csv", "", "empty.csv: empty file");
   expect_trace_error("header_only.csv", "time_s,power_w.die\n", "header_only.csv:1: no data rows");
   expect_trace_error("negative.csv", "time_s,power_w.die\n0,-1\n",
-                     "negative.csv:2: column 'power_w.die': power -1 is negative");
+                     "negative.csv:2: column 'power_w.die': -1 is negative");
 }
 
 Test(config, trace_binary_data) {
