@@ -159,10 +159,21 @@ int sits_write_steady_json(const sits_scenario *sc, const sits_steady_state *st,
   fprintf(f, "{\"runaway\":%s", st->runaway ? "true" : "false");
   json_by_node(f, "temp_c", sits_scenario_thermal(sc), st->temp_c, st->n);
   json_kv(f, "max_junction_temp_c", st->max_junction_temp_c);
+  size_t nd;
+  const sits_domain *dom = sits_scenario_domains(sc, &nd);
   fputs(",\"power_w\":{\"total\":", f);
   sits__json_num(f, st->total_power_w);
+  for (size_t d = 0; d < nd; d++)
+    json_kv(f, dom[d].name, st->domain_power_w[d]);
   fputc('}', f);
   json_kv(f, "ambient_c", st->ambient_c);
+  fputs(",\"freq_mhz\":{", f);
+  for (size_t d = 0; d < nd; d++) {
+    fprintf(f, "%s", d ? "," : "");
+    sits__json_str(f, dom[d].name);
+    fprintf(f, ":%.10g", dom[d].opp[st->opp[d]].freq_mhz);
+  }
+  fputc('}', f);
   fputs("}\n", f);
   return ferror(f) ? SITS_EIO : SITS_OK;
 }

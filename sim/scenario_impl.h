@@ -24,6 +24,14 @@ struct sits_scenario {
 int sits__load_domains(sits_scenario *sc, const config_setting_t *platform, sits_err *err);
 /** Reads the platform's `governor` group (defaults: performance, 0.1 s). */
 int sits__load_governor(sits_scenario *sc, const config_setting_t *platform, sits_err *err);
+/**
+ * Steady temperatures @p t (n) with domain d at OPP opp[d] and utilisation util[d],
+ * other power base_w (per node) and the ambient; total power into *total_w. On runaway
+ * the temperatures are NAN and *runaway is true.
+ */
+int sits__steady_at(const sits_scenario *sc, const size_t *opp, const double *util,
+                    const double *base_w, double ambient_c, double *t, double *total_w,
+                    bool *runaway, sits_err *err);
 /** Index of the domain named @p name, or -1. */
 int sits__find_domain(const sits_scenario *sc, const char *name);
 

@@ -105,8 +105,10 @@ typedef struct sits_steady_state {
   double *temp_c; /**< n node temperatures [degC] */
   double total_power_w;
   double ambient_c; /**< the averaged ambient */
-  double max_junction_temp_c;
-  bool runaway; /**< always false for the linear network of this version */
+  double max_junction_temp_c; /**< NAN on runaway */
+  bool runaway;               /**< no stable fixed point: leakage outgrows the package */
+  size_t opp[SITS_MAX_DOMAINS]; /**< each domain's OPP (base governor, average demand) */
+  double domain_power_w[SITS_MAX_DOMAINS]; /**< at the steady temperatures (NAN on runaway) */
 } sits_steady_state;
 
 /** Solves the steady state of @p sc into @p st (release with sits_steady_release()). */

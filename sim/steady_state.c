@@ -1,7 +1,13 @@
 /*
  * steady_state.c - steady temperatures of the time-averaged inputs:
- *   G T = P_avg + g_amb T_amb,avg
- * with P_avg the power per node averaged over [0, duration_s] (HotSpot's convention).
+ *   F(T) = G T - P(T) - g_amb T_amb = 0
+ * with P the power per node averaged over [0, duration_s] (HotSpot's convention): static
+ * and traced power, plus each domain at the OPP its base governor picks for its average
+ * demand, whose leakage depends on its node's temperature. Without leakage F is linear
+ * and solved directly (sits_steady_solve); with it, by GSL's hybrid Newton solver with
+ * the analytic Jacobian G - diag(dP/dT), started from the leakage-free solution.
+ * Thermal runaway: no root (the iteration diverges or fails), or a root where
+ * G - diag(dP/dT) is not positive definite (an unstable fixed point).
  */
 #include "scenario_impl.h"
 #include "sits_sim.h"
@@ -11,6 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_linalg.h>
+#include <gsl/gsl_multiroots.h>
+#include <gsl/gsl_spblas.h>
+
+#define RUNAWAY_C 1000.0 /* a steady state above this is taken as runaway */
+
 void sits_steady_release(sits_steady_state *st) {
   if (st) {
     free(st->temp_c);
@@ -18,47 +30,193 @@ void sits_steady_release(sits_steady_state *st) {
   }
 }
 
-static void average_power(const sits_scenario *sc, double *node_w, double *amb_c, double *cols) {
-  const sits_schedule *s = sits_scenario_schedule(sc);
-  size_t n = sits_thermal_node_count(sits_scenario_thermal(sc));
-  sits_schedule_average(s, sits_scenario_duration_s(sc), cols, amb_c);
-  memcpy(node_w, sits_scenario_static_power_w(sc), n * sizeof(double));
-  for (size_t j = 0; j < sits_schedule_column_count(s); j++)
-    if (sits_schedule_column(s, j).kind == SITS_COLUMN_POWER_W)
-      node_w[sits_schedule_column(s, j).target] += cols[j];
+typedef struct problem {
+  const sits_scenario *sc;
+  const sits_thermal *th;
+  size_t n, nd;
+  const sits_domain *dom;
+  const size_t *opp;
+  const double *util;
+  const double *base_w; /* per node: static + traced */
+  double ambient_c;
+  gsl_spmatrix *g;
+} problem;
+
+/* Node powers at temperatures t into p (and slopes into dp when not NULL); the total. */
+static double node_power(const problem *pb, const double *t, double *p, double *dp) {
+  double total = 0;
+  memcpy(p, pb->base_w, pb->n * sizeof(double));
+  if (dp)
+    memset(dp, 0, pb->n * sizeof(double));
+  for (size_t i = 0; i < pb->n; i++)
+    total += pb->base_w[i];
+  for (size_t d = 0; d < pb->nd; d++)
+    for (size_t k = 0; k < pb->dom[d].n_nodes; k++) {
+      int i = pb->dom[d].nodes[k];
+      double slope, w = pb->dom[d].fractions[k] *
+                        sits_domain_power_w(&pb->dom[d], pb->opp[d], pb->util[d], t[i], &slope);
+      p[i] += w;
+      total += w;
+      if (dp)
+        dp[i] += pb->dom[d].fractions[k] * slope;
+    }
+  return total;
+}
+
+static int f_eval(const gsl_vector *x, void *params, gsl_vector *f) {
+  const problem *pb = params;
+  double p[pb->n];
+  node_power(pb, x->data, p, NULL);
+  gsl_spblas_dgemv(CblasNoTrans, 1.0, pb->g, x, 0.0, f);
+  for (size_t i = 0; i < pb->n; i++)
+    f->data[i] -= p[i] + sits_thermal_ambient_conductance_w_per_k(pb->th, (int)i) * pb->ambient_c;
+  for (size_t i = 0; i < pb->n; i++)
+    if (!isfinite(f->data[i]))
+      return GSL_EBADFUNC;
+  return GSL_SUCCESS;
+}
+
+static int df_eval(const gsl_vector *x, void *params, gsl_matrix *j) {
+  const problem *pb = params;
+  double p[pb->n], dp[pb->n];
+  node_power(pb, x->data, p, dp);
+  gsl_spmatrix_sp2d(j, pb->g);
+  for (size_t i = 0; i < pb->n; i++)
+    gsl_matrix_set(j, i, i, gsl_matrix_get(j, i, i) - dp[i]);
+  return GSL_SUCCESS;
+}
+
+static int fdf_eval(const gsl_vector *x, void *params, gsl_vector *f, gsl_matrix *j) {
+  int rc = f_eval(x, params, f);
+  return rc ? rc : df_eval(x, params, j);
+}
+
+/* The stability of a root: G - diag(dP/dT) symmetric positive definite. */
+static bool stable(const problem *pb, const double *t) {
+  gsl_matrix *j = gsl_matrix_alloc(pb->n, pb->n);
+  gsl_vector_const_view tv = gsl_vector_const_view_array(t, pb->n);
+  df_eval(&tv.vector, (void *)pb, j);
+  bool ok = gsl_linalg_cholesky_decomp1(j) == GSL_SUCCESS;
+  gsl_matrix_free(j);
+  return ok;
+}
+
+static bool has_leakage(const problem *pb) {
+  for (size_t d = 0; d < pb->nd; d++)
+    if (pb->dom[d].leak_ref_w > 0 && pb->dom[d].leak_per_k != 0)
+      return true;
+  return false;
+}
+
+/* Newton from the guess in t; *runaway when there is no stable root. */
+static int newton(const problem *pb, double *t, bool *runaway, sits_err *err) {
+  gsl_multiroot_function_fdf fn = {f_eval, df_eval, fdf_eval, pb->n, (void *)pb};
+  gsl_multiroot_fdfsolver *s = gsl_multiroot_fdfsolver_alloc(gsl_multiroot_fdfsolver_hybridsj, pb->n);
+  if (!s)
+    return sits__fail(err, SITS_ENOMEM, "out of memory");
+  gsl_vector_view x0 = gsl_vector_view_array(t, pb->n);
+  int status = gsl_multiroot_fdfsolver_set(s, &fn, &x0.vector);
+  for (int iter = 0; status == GSL_SUCCESS && iter < 200; iter++) {
+    status = gsl_multiroot_fdfsolver_iterate(s);
+    if (status)
+      break;
+    status = gsl_multiroot_test_residual(s->f, 1e-9 * (1.0 + pb->n));
+    if (status == GSL_SUCCESS)
+      break;
+    status = gsl_vector_max(s->x) > RUNAWAY_C ? GSL_EMAXITER : GSL_SUCCESS;
+    if (iter == 199)
+      status = GSL_EMAXITER;
+  }
+  bool converged = status == GSL_SUCCESS && gsl_vector_max(s->x) <= RUNAWAY_C;
+  memcpy(t, s->x->data, pb->n * sizeof(double));
+  gsl_multiroot_fdfsolver_free(s);
+  *runaway = !converged || !stable(pb, t);
+  return SITS_OK;
+}
+
+int sits__steady_at(const sits_scenario *sc, const size_t *opp, const double *util,
+                    const double *base_w, double ambient_c, double *t, double *total_w,
+                    bool *runaway, sits_err *err) {
+  problem pb = {.sc = sc, .th = sits_scenario_thermal(sc), .opp = opp, .util = util,
+                .base_w = base_w, .ambient_c = ambient_c};
+  pb.n = sits_thermal_node_count(pb.th);
+  pb.dom = sits_scenario_domains(sc, &pb.nd);
+  int rc = sits_thermal_check_grounded(pb.th, err);
+  if (rc)
+    return rc;
+  double *p = malloc(pb.n * sizeof *p), *ambient = malloc(pb.n * sizeof *ambient);
+  if (!(pb.g = sits_thermal_conductance(pb.th)) || !p || !ambient) {
+    rc = sits__fail(err, SITS_ENOMEM, "out of memory");
+    goto done;
+  }
+  /* the leakage-free start: domain powers at the ambient */
+  for (size_t i = 0; i < pb.n; i++)
+    ambient[i] = ambient_c;
+  node_power(&pb, ambient, p, NULL);
+  for (size_t i = 0; i < pb.n; i++)
+    p[i] += sits_thermal_ambient_conductance_w_per_k(pb.th, (int)i) * ambient_c;
+  rc = sits_steady_solve(pb.g, p, t, err);
+  *runaway = false;
+  if (rc == SITS_OK && has_leakage(&pb))
+    rc = newton(&pb, t, runaway, err);
+  *total_w = node_power(&pb, t, p, NULL);
+  if (*runaway)
+    for (size_t i = 0; i < pb.n; i++)
+      t[i] = NAN;
+done:
+  free(p);
+  free(ambient);
+  gsl_spmatrix_free(pb.g);
+  return rc;
 }
 
 int sits_steady(const sits_scenario *sc, sits_steady_state *st, sits_err *err) {
   const sits_thermal *th = sits_scenario_thermal(sc);
-  size_t n = sits_thermal_node_count(th);
-  size_t nc = sits_schedule_column_count(sits_scenario_schedule(sc));
+  const sits_schedule *s = sits_scenario_schedule(sc);
+  size_t n = sits_thermal_node_count(th), nc = sits_schedule_column_count(s), nd;
+  const sits_domain *dom = sits_scenario_domains(sc, &nd);
   memset(st, 0, sizeof *st);
-  int rc = sits_thermal_check_grounded(th, err);
-  if (rc)
-    return rc;
   st->n = n;
   st->temp_c = calloc(n, sizeof(double));
-  double *b = calloc(n, sizeof(double)), *cols = calloc(nc ? nc : 1, sizeof(double));
-  gsl_spmatrix *g = sits_thermal_conductance(th);
-  if (!st->temp_c || !b || !cols || !g) {
+  double *base = calloc(n, sizeof(double)), *cols = calloc(nc ? nc : 1, sizeof(double));
+  int rc = SITS_OK;
+  if (!st->temp_c || !base || !cols) {
     rc = sits__fail(err, SITS_ENOMEM, "out of memory");
     goto done;
   }
-  average_power(sc, b, &st->ambient_c, cols);
-  for (size_t i = 0; i < n; i++) {
-    st->total_power_w += b[i];
-    b[i] += sits_thermal_ambient_conductance_w_per_k(th, (int)i) * st->ambient_c;
+  sits_schedule_average(s, sits_scenario_duration_s(sc), cols, &st->ambient_c);
+  memcpy(base, sits_scenario_static_power_w(sc), n * sizeof(double));
+  double demand[SITS_MAX_DOMAINS] = {0}, util[SITS_MAX_DOMAINS];
+  size_t opp[SITS_MAX_DOMAINS];
+  for (size_t j = 0; j < nc; j++) {
+    sits_column c = sits_schedule_column(s, j);
+    if (c.kind == SITS_COLUMN_POWER_W)
+      base[c.target] += cols[j];
+    else
+      demand[c.target] = cols[j];
   }
-  rc = sits_steady_solve(g, b, st->temp_c, err);
+  for (size_t d = 0; d < nd; d++) {
+    opp[d] = sits_governor_base_opp(sits_scenario_governor(sc), &dom[d], d, demand[d]);
+    util[d] = sits_domain_utilisation(&dom[d], opp[d], demand[d]);
+  }
+  rc = sits__steady_at(sc, opp, util, base, st->ambient_c, st->temp_c, &st->total_power_w,
+                       &st->runaway, err);
   bool any = sits_thermal_has_junctions(th);
-  st->max_junction_temp_c = -INFINITY;
-  for (size_t i = 0; i < n; i++)
+  st->max_junction_temp_c = st->runaway ? NAN : -INFINITY;
+  for (size_t i = 0; !st->runaway && i < n; i++)
     if (!any || sits_thermal_is_junction(th, (int)i))
       st->max_junction_temp_c = fmax(st->max_junction_temp_c, st->temp_c[i]);
+  for (size_t d = 0; d < nd; d++) {
+    st->opp[d] = opp[d];
+    st->domain_power_w[d] = 0;
+    for (size_t k = 0; k < dom[d].n_nodes; k++)
+      st->domain_power_w[d] +=
+          dom[d].fractions[k] *
+          sits_domain_power_w(&dom[d], opp[d], util[d], st->temp_c[dom[d].nodes[k]], NULL);
+  }
 done:
-  free(b);
+  free(base);
   free(cols);
-  gsl_spmatrix_free(g);
   if (rc)
     sits_steady_release(st);
   return rc;
