@@ -200,8 +200,14 @@ static double predicted_w(const sits_governor *g, const sits_governor_obs *obs, 
 
 static bool power_cap(const sits_governor *g, const sits_governor_obs *obs, size_t *opp) {
   const sits_governor_cfg *c = &g->cfg;
-  double allowed = (c->cap_budget_w * c->cap_window_s - obs->window_energy_j) / c->period_s;
-  double per[SITS_MAX_DOMAINS];
+  double per[SITS_MAX_DOMAINS], allowed = INFINITY, p = c->period_s, w = c->cap_window_s;
+  size_t lowest[SITS_MAX_DOMAINS] = {0};
+  double p_min = predicted_w(g, obs, lowest, per);
+  for (size_t j = 1; (double)j * p <= w * (1 + 1e-9); j++) {
+    double t0 = obs->t_s + (double)j * p - w;
+    double past = t0 < obs->t_s ? obs->energy_since(t0, obs->energy_user) : 0;
+    allowed = fmin(allowed, (c->cap_budget_w * w - past - (double)(j - 1) * p * p_min) / p);
+  }
   bool lowered = false;
   while (predicted_w(g, obs, opp, per) > allowed) {
     size_t worst = g->n;

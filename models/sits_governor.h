@@ -21,10 +21,12 @@
  *   weighted requested power (their power at the base governor's OPP), each share capped
  *   at the domain's maximum and the surplus given to the others; each domain gets the
  *   highest OPP whose full-load power at the sensor temperature fits its share.
- * power cap: at each tick, the power allowed for the next period is what keeps the
- *   average over [t + period - window_s, t + period] at the budget, given the energy of the
- *   last window_s - period seconds; the highest OPPs whose predicted total fits are kept,
- *   lowering the domain with the highest power first.
+ * power cap: at each tick, the power P allowed for the next period p keeps every window
+ *   that ends at t + j p (j = 1..window_s/p) within budget B, assuming the periods after
+ *   the next run at the lowest OPPs (power P_min), so that a later window stays feasible:
+ *     P <= (B W - E[t + j p - W, t] - (j - 1) p P_min) / p   for every j.
+ *   The highest OPPs whose predicted total fits are kept, lowering the domain with the
+ *   highest power first.
  */
 #ifndef SITS_GOVERNOR_H
 #define SITS_GOVERNOR_H
@@ -78,7 +80,9 @@ typedef struct sits_governor_obs {
   const double *demand;                 /**< per domain */
   const double *domain_temp_c;          /**< per domain: temperature of its first node */
   double other_power_w;                 /**< static + traced power (not domains) */
-  double window_energy_j;               /**< energy of [t - (window - period), t] */
+  /** Energy put in over [t0_s, t_s] [J] (power cap); t0_s may be before the start. */
+  double (*energy_since)(double t0_s, void *user);
+  void *energy_user;
 } sits_governor_obs;
 
 /** What it decided. */

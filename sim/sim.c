@@ -149,6 +149,8 @@ static int push_history(run *rn, double t, double e) {
 /* Energy put in up to time t, from the history (linear between breakpoints). */
 static double energy_at(const run *rn, double t) {
   size_t lo = 0, hi = rn->n_hist;
+  if (rn->n_hist == 0)
+    return 0;
   if (t <= rn->hist_t[0])
     return rn->hist_e[0];
   while (hi - lo > 1) {
@@ -197,20 +199,30 @@ static int governor_events(run *rn, double t, const sits_governor_out *out, sits
   return rc;
 }
 
+typedef struct since_ctx {
+  const run *rn;
+  double t_s, e_j; /* now, and the energy put in until now */
+} since_ctx;
+
+static double energy_since(double t0_s, void *user) {
+  const since_ctx *c = user;
+  return c->e_j - energy_at(c->rn, t0_s);
+}
+
 /* A governor tick at time t on state y. Returns 1 when an OPP changed. */
 static int tick(run *rn, double t, const double *y, sits_err *err) {
   const sits_governor_cfg *cfg = sits_scenario_governor(rn->sc);
   double dom_temp[SITS_MAX_DOMAINS];
   for (size_t d = 0; d < rn->nd; d++)
     dom_temp[d] = y[rn->dom[d].nodes[0]];
-  double window = cfg->power_cap ? cfg->cap_window_s - cfg->period_s : 0;
-  sits_governor_obs obs = {
-      .t_s = t,
-      .sensor_c = cfg->thermal != SITS_THERMAL_NONE ? y[cfg->sensor_node] : NAN,
-      .demand = rn->demand,
-      .domain_temp_c = dom_temp,
-      .other_power_w = rn->base_total_w,
-      .window_energy_j = rn->n_hist ? y[rn->n] - energy_at(rn, t - window) : 0};
+  since_ctx since = {rn, t, y[rn->n]};
+  sits_governor_obs obs = {.t_s = t,
+                           .sensor_c = cfg->thermal != SITS_THERMAL_NONE ? y[cfg->sensor_node] : NAN,
+                           .demand = rn->demand,
+                           .domain_temp_c = dom_temp,
+                           .other_power_w = rn->base_total_w,
+                           .energy_since = energy_since,
+                           .energy_user = &since};
   sits_governor_out out;
   sits_governor_tick(rn->gov, &obs, &out);
   int rc = governor_events(rn, t, &out, err);

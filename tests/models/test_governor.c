@@ -32,10 +32,14 @@ static sits_governor_cfg cfg_of(sits_base_kind kind) {
   return c;
 }
 
-static size_t tick_once(sits_governor *g, double demand, double temp_c, double window_j) {
+/* A past of constant power: the energy over [t0, 0] is past_w * (0 - t0). */
+static double constant_past(double t0_s, void *user) { return *(double *)user * (0 - t0_s); }
+
+static size_t tick_once(sits_governor *g, double demand, double temp_c, double past_w) {
   double dem[1] = {demand}, temp[1] = {temp_c};
   sits_governor_obs obs = {.t_s = 0, .sensor_c = temp_c, .demand = dem, .domain_temp_c = temp,
-                           .other_power_w = 0, .window_energy_j = window_j};
+                           .other_power_w = 0, .energy_since = constant_past,
+                           .energy_user = &past_w};
   sits_governor_out out;
   sits_governor_tick(g, &obs, &out);
   return out.opp[0];
@@ -139,11 +143,12 @@ Test(governor, power_cap_keeps_the_window_average) {
   c.cap_window_s = 1.0;
   c.cap_budget_w = 1.0;
   sits_governor *g = sits_governor_new(&c, &d, 1);
-  /* the last 0.9 s used 0.9 J: 0.1 J left for 0.1 s -> 1 W allowed -> 0.768 W (600 MHz) */
-  cr_assert_eq(tick_once(g, 1, 25, 0.9), 2);
-  /* an idle past: 10 W allowed -> top */
+  /* a past at the budget (1 W): 1 W allowed for the next 0.1 s -> 0.768 W (600 MHz) */
+  cr_assert_eq(tick_once(g, 1, 25, 1.0), 2);
+  /* an idle past: the tightest window is the full one ahead: 1 J over 0.1 s plus nine
+   * periods at the lowest OPP (0.144 W): (1 - 9 * 0.1 * 0.144) / 0.1 = 8.7 W -> top */
   cr_assert_eq(tick_once(g, 1, 25, 0.0), 4);
-  /* the window already over budget: the lowest OPP */
-  cr_assert_eq(tick_once(g, 1, 25, 1.0), 0);
+  /* a past far over budget: the lowest OPP */
+  cr_assert_eq(tick_once(g, 1, 25, 2.0), 0);
   sits_governor_free(g);
 }
