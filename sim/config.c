@@ -94,9 +94,6 @@ int sits__find_config(const char *kind, const char *name, const char *base_dir, 
   }
   char up[4096];
   snprintf(up, sizeof up, "%s/..", base_dir);
-  snprintf(out, size, "%s/%s.cfg", base_dir, name);
-  if (is_file(out))
-    return 1;
   return try_root(base_dir, kind, name, out, size) || try_root(up, kind, name, out, size) ||
          try_root(SITS_SOURCE_CONFIG_DIR, kind, name, out, size) ||
          try_root(SITS_INSTALL_CONFIG_DIR, kind, name, out, size);

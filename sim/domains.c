@@ -245,11 +245,9 @@ int sits__load_governor(sits_scenario *sc, const config_setting_t *p, sits_err *
   if (cap) {
     if (!config_setting_is_group(cap))
       return sits__fail(err, SITS_EINPUT, "%s: 'power_cap' must be a group { window_s; }", W(cap));
-    c->power_cap = true;
     if ((rc = sits__get_positive(cap, "window_s", 1.0, false, &c->cap_window_s, err)))
       return rc;
-    if (isnan(sc->limits.tdp_budget_w))
-      return sits__fail(err, SITS_EINPUT, "%s: the power cap needs the scenario's tdp_budget_w", W(cap));
+    c->power_cap = !isnan(sc->limits.tdp_budget_w); /* its target; without one, no cap */
     if (c->cap_window_s < c->period_s)
       return sits__fail(err, SITS_EINPUT, "%s: window_s must be at least the governor's period_s", W(cap));
     c->cap_budget_w = sc->limits.tdp_budget_w;

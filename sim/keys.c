@@ -78,6 +78,8 @@ static const schema workload_schema = {"workload", (const key[]){{"name", NULL},
                                                                  {"repeat", NULL},
                                                                  {"phases", &phase_schema},
                                                                  {"trace", NULL},
+                                                                 {"rate", NULL},
+                                                                 {"item", NULL},
                                                                  {NULL, NULL}}};
 static const schema solver_schema = {"solver", (const key[]){{"rtol", NULL},
                                                              {"atol_k", NULL},

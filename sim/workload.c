@@ -275,6 +275,35 @@ static int phases_to_schedule(sits_scenario *sc, const config_setting_t *phases,
   return rc;
 }
 
+/* `rate = { <domain> = items/s at f_max; }` and `item`: this workload's items replace the
+ * platform's (domains it does not list process none). */
+static int load_rates(sits_scenario *sc, const config_setting_t *w, sits_err *err) {
+  char where[512];
+  const config_setting_t *rate = config_setting_get_member(w, "rate");
+  const char *item = NULL;
+  int rc = sits__get_str(w, "item", false, &item, err);
+  if (rc || !rate)
+    return rc;
+  if (!config_setting_is_group(rate))
+    return sits__fail(err, SITS_EINPUT, "%s: 'rate' must be a group { <domain> = items/s; }", W(rate));
+  for (size_t d = 0; d < sc->n_domains; d++)
+    sc->domains[d].max_rate = 0;
+  for (int i = 0; i < config_setting_length(rate); i++) {
+    const config_setting_t *e = config_setting_get_elem(rate, (unsigned)i);
+    int d = sits__find_domain(sc, config_setting_name(e));
+    if (d < 0)
+      return sits__fail(err, SITS_EINPUT, "%s: rate names unknown domain '%s'", W(e),
+                        config_setting_name(e));
+    if ((rc = sits__get_num(rate, config_setting_name(e), 0, true, &sc->domains[d].max_rate, err)))
+      return rc;
+    if (sc->domains[d].max_rate < 0)
+      return sits__fail(err, SITS_EINPUT, "%s: a rate must be >= 0", W(e));
+    if (item)
+      snprintf(sc->domains[d].item, sizeof sc->domains[d].item, "%s", item);
+  }
+  return SITS_OK;
+}
+
 int sits__load_workload(sits_scenario *sc, const config_setting_t *root, sits_err *err) {
   char where[512];
   const config_setting_t *w = config_setting_get_member(root, "workload");
@@ -288,6 +317,9 @@ int sits__load_workload(sits_scenario *sc, const config_setting_t *root, sits_er
   const config_setting_t *rep = config_setting_get_member(w, "repeat");
   if (trace && phases)
     return sits__fail(err, SITS_EINPUT, "%s: give either 'trace' or 'phases', not both", W(w));
+  int rc0 = load_rates(sc, w, err);
+  if (rc0)
+    return rc0;
   if (trace)
     return load_trace(sc, root, trace, err);
   if (!phases)

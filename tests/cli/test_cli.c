@@ -173,3 +173,36 @@ Test(cli, killed_run_leaves_no_output) {
   cr_assert_neq(stat(out_path, &st), 0, "a killed run left %s", out_path);
   free(path);
 }
+
+/* Every shipped scenario runs; the product's example waits for the battery model. */
+Test(cli, shipped_scenarios_and_platforms_run) {
+  const char *scenarios[] = {"hotspot_3node_step", "orin_nx_vlm_burst", "orin_nx_video_enc",
+                             "mlu370_resnet50"};
+  for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++) {
+    char args[1024], *out, *err;
+    char *sc = malloc(512);
+    snprintf(sc, 512, "%s/scenarios/%s.cfg", SITS_CONFIGS, scenarios[i]);
+    snprintf(args, sizeof args, "run %s --summary json --quiet", sc);
+    cr_assert_eq(tu_cli(args, &out, &err), 0, "%s: %s", scenarios[i], err);
+    cr_assert(strstr(out, "\"verdict\":"), "%s", out);
+    free(out), free(err), free(sc);
+  }
+  const char *platforms[][2] = {{"raspberry_pi5", "cpu"}, {"rk3588", "cpu_big"},
+                                {"jetson_orin_nx", "gpu"}, {"mlu370", "mlu"}};
+  for (size_t i = 0; i < 4; i++) {
+    char text[512], args[1024], *out, *err;
+    snprintf(text, sizeof text,
+             "platform = \"%s\";\nworkload = { phases = ( { duration_s = 60; demand = { %s = 0.7; }; } ); };\n",
+             platforms[i][0], platforms[i][1]);
+    char *path = tu_write("plat.cfg", text);
+    snprintf(args, sizeof args, "steady %s", path);
+    cr_assert_eq(tu_cli(args, &out, &err), 0, "%s: %s", platforms[i][0], err);
+    cr_assert(strstr(out, "\"runaway\":false"), "%s: %s", platforms[i][0], out);
+    free(out), free(err), free(path);
+  }
+  char args[1024], *out, *err;
+  snprintf(args, sizeof args, "run %s/examples/video_enc.cfg", SITS_CONFIGS);
+  cr_assert_eq(tu_cli(args, &out, &err), 1);
+  cr_assert(strstr(err, "video_enc.cfg:3: 'battery_capacity_wh' is not supported yet"), "%s", err);
+  free(out), free(err);
+}

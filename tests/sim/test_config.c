@@ -283,7 +283,7 @@ Test(config, workload_profile_by_name) {
       "workloads/pulse.cfg",
       "workload = { repeat = true; phases = ( { duration_s = 1.0; power_w = { die = 4.0; }; },\n"
       "                                       { duration_s = 3.0; } ); };\n");
-  sits_scenario *sc = tu_load("profile.cfg", "platform = \"jetson_orin_nx\";\n"
+  sits_scenario *sc = tu_load("profile.cfg", "platform = \"jetson_orin_nx_thermal\";\n"
                                              "workload_profile = \"pulse\";\nduration_s = 40;\n");
   sits_steady_state st;
   sits_err err = {0};
