@@ -40,5 +40,6 @@ int cli_plot_run(const sits_scenario *sc, const sits_result *r, const char *titl
 /** The commands. argv[0] is the command name. */
 int cmd_run(int argc, char **argv);
 int cmd_steady(int argc, char **argv);
+int cmd_dvfs_table(int argc, char **argv);
 
 #endif

@@ -126,8 +126,8 @@ Test(cli, usage_errors_exit_2_and_help_exits_0) {
   free(out), free(err);
   cr_assert_eq(tu_cli("run x.cfg --summary xml", &out, &err), 1);
   free(out), free(err);
-  const char *helps[] = {"--help", "run --help", "steady --help"};
-  for (int i = 0; i < 3; i++) {
+  const char *helps[] = {"--help", "run --help", "steady --help", "dvfs-table --help"};
+  for (int i = 0; i < 4; i++) {
     cr_assert_eq(tu_cli(helps[i], &out, &err), 0);
     cr_assert(strstr(out, "usage: sitsenergy"), "%s", out);
     free(out), free(err);
@@ -205,4 +205,30 @@ Test(cli, shipped_scenarios_and_platforms_run) {
   cr_assert_eq(tu_cli(args, &out, &err), 1);
   cr_assert(strstr(err, "video_enc.cfg:3: 'battery_capacity_wh' is not supported yet"), "%s", err);
   free(out), free(err);
+}
+
+Test(cli, dvfs_table_formats_and_errors) {
+  char args[1024], *out, *err;
+  char *sc = shipped("scenarios/mlu370_resnet50.cfg");
+  snprintf(args, sizeof args, "dvfs-table %s", sc);
+  cr_assert_eq(tu_cli(args, &out, &err), 0, "%s", err);
+  cr_assert(strstr(out, "freq_mhz,volt_v,power_w,total_power_w,steady_temp_c,") == out, "%s", out);
+  cr_assert(strstr(out, "\n800,0.75,"), "%s", out);
+  free(out), free(err);
+  snprintf(args, sizeof args, "dvfs-table %s --format dts -o %s/t.dts", sc, tu_dir());
+  cr_assert_eq(tu_cli(args, &out, &err), 0, "%s", err);
+  free(out), free(err);
+  snprintf(args, sizeof args, "dtc -q -I dts -O dtb -o /dev/null %s/t.dts", tu_dir());
+  cr_assert_eq(system(args), 0);
+  snprintf(args, sizeof args, "dvfs-table %s --format xml", sc);
+  cr_assert_eq(tu_cli(args, &out, &err), 1);
+  cr_assert(strstr(err, "--format must be"), "%s", err);
+  free(out), free(err);
+  snprintf(args, sizeof args, "dvfs-table %s --domain gpu", sc);
+  cr_assert_eq(tu_cli(args, &out, &err), 1);
+  cr_assert(strstr(err, "no domain 'gpu'"), "%s", err);
+  free(out), free(err);
+  cr_assert_eq(tu_cli("dvfs-table --help", &out, &err), 0);
+  cr_assert(strstr(out, "usage: sitsenergy dvfs-table"), "%s", out);
+  free(out), free(err), free(sc);
 }

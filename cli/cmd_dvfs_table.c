@@ -1,0 +1,110 @@
+/* cmd_dvfs_table.c - `sitsenergy dvfs-table`: the DVFS table of a domain for runtimes. */
+#define _POSIX_C_SOURCE 200809L
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "sits_dvfs.h"
+#include "sits_table_writer.h"
+
+static const char table_usage[] =
+    "usage: sitsenergy dvfs-table SCENARIO.cfg [--domain NAME] [--format csv|json|dts|header|nvpmodel]\n"
+    "                             [--set KEY=VALUE]... [-o FILE]\n\n"
+    "For each OPP of a domain (default: the platform's first), at the scenario's ambient:\n"
+    "power at full load at the steady temperature, the steady junction temperature or\n"
+    "runaway, throughput, energy per item, time to the trip from ambient, and whether it is\n"
+    "sustainable; the efficiency knee, the highest sustainable OPP and inefficient OPPs.\n"
+    "  --format FORMAT   csv (default), json, dts (Linux operating-points-v2 with\n"
+    "                    dynamic-power-coefficient and sustainable-power), header (C),\n"
+    "                    nvpmodel (a POWER_MODEL block over every domain)\n"
+    "  -o FILE           write there (under a temporary name, renamed when complete)\n";
+
+typedef struct args {
+  const char *scenario, *domain, *format, *out;
+  cli_sets sets;
+} args;
+
+static int parse(int argc, char **argv, args *a) {
+  static const struct option opts[] = {{"domain", required_argument, NULL, 'd'},
+                                       {"format", required_argument, NULL, 'f'},
+                                       {"set", required_argument, NULL, 'S'},
+                                       {"output", required_argument, NULL, 'o'},
+                                       {"help", no_argument, NULL, 'h'},
+                                       {NULL, 0, NULL, 0}};
+  int c;
+  opterr = 0;
+  while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
+    switch (c) {
+    case 'd': a->domain = optarg; break;
+    case 'f': a->format = optarg; break;
+    case 'S': cli_sets_add(&a->sets, optarg); break;
+    case 'o': a->out = optarg; break;
+    case 'h': fputs(table_usage, stdout); return -1;
+    default:
+      cli_error("%s '%s' (see 'sitsenergy dvfs-table --help')",
+                c == ':' ? "option needs a value:" : "unknown option", argv[optind - 1]);
+      return EXIT_USAGE;
+    }
+  }
+  if (optind != argc - 1) {
+    cli_error("dvfs-table needs one scenario file (see 'sitsenergy dvfs-table --help')");
+    return EXIT_USAGE;
+  }
+  a->scenario = argv[optind];
+  if (!sits_dvfs_format_known(a->format)) {
+    cli_error("--format must be csv, json, dts, header or nvpmodel, not '%s'", a->format);
+    return EXIT_INPUT;
+  }
+  return EXIT_OK;
+}
+
+static int emit(const args *a, const sits_dvfs_table *tables, size_t n) {
+  sits_err err = {0};
+  if (!a->out) {
+    int rc = sits_dvfs_write(a->format, tables, n, stdout, &err);
+    return rc ? cli_fail(rc, &err) : EXIT_OK;
+  }
+  char tmp[4096];
+  snprintf(tmp, sizeof tmp, "%s.tmp", a->out);
+  FILE *f = fopen(tmp, "w");
+  int rc = f ? sits_dvfs_write(a->format, tables, n, f, &err)
+             : sits__fail(&err, SITS_EIO, "%s: cannot create", a->out);
+  if (f && fclose(f) != 0 && rc == SITS_OK)
+    rc = sits__fail(&err, SITS_EIO, "%s: write error", a->out);
+  if (rc == SITS_OK && rename(tmp, a->out) != 0)
+    rc = sits__fail(&err, SITS_EIO, "%s: cannot rename into place", a->out);
+  if (rc)
+    remove(tmp);
+  return rc ? cli_fail(rc, &err) : EXIT_OK;
+}
+
+int cmd_dvfs_table(int argc, char **argv) {
+  args a = {.format = "csv"};
+  int code = parse(argc, argv, &a);
+  if (code) {
+    cli_sets_release(&a.sets);
+    return code < 0 ? EXIT_OK : code;
+  }
+  sits_err err = {0};
+  sits_scenario *sc = NULL;
+  sits_dvfs_table *tables = calloc(SITS_MAX_DOMAINS, sizeof *tables);
+  size_t n = 0;
+  int rc = tables ? sits_scenario_load(a.scenario, a.sets.items, a.sets.n, &sc, &err)
+                  : sits__fail(&err, SITS_ENOMEM, "out of memory");
+  if (rc == SITS_OK && strcmp(a.format, "nvpmodel") == 0 && !a.domain) {
+    size_t nd;
+    const sits_domain *dom = sits_scenario_domains(sc, &nd);
+    for (; rc == SITS_OK && n < nd; n++)
+      rc = sits_dvfs_table_compute(sc, dom[n].name, &tables[n], &err);
+  } else if (rc == SITS_OK) {
+    rc = sits_dvfs_table_compute(sc, a.domain, &tables[0], &err);
+    n = 1;
+  }
+  code = rc ? cli_fail(rc, &err) : emit(&a, tables, n);
+  free(tables);
+  sits_scenario_free(sc);
+  cli_sets_release(&a.sets);
+  return code;
+}

@@ -1,0 +1,29 @@
+/*
+ * sits_table_writer.h - DVFS tables in the formats runtimes read, one ops-table entry per
+ * format:
+ *   csv       one row per OPP, the columns of sits_dvfs_row plus knee / max_sustainable;
+ *   json      the DVFS table JSON of the interface contract;
+ *   dts       a Linux operating-points-v2 table (opp-hz as /bits/ 64, opp-microvolt,
+ *             opp-microwatt at full load), the fitted dynamic-power-coefficient
+ *             (P[uW] = C V^2 f[MHz], the Energy Model's formula) and a thermal zone with
+ *             sustainable-power in mW;
+ *   header    a C header with a static const table;
+ *   nvpmodel  a POWER_MODEL block capping every domain at its highest sustainable OPP
+ *             (CPU limits in kHz, others in Hz).
+ * csv, json, dts and header write the first table; nvpmodel all of them.
+ */
+#ifndef SITS_TABLE_WRITER_H
+#define SITS_TABLE_WRITER_H
+
+#include <stdio.h>
+
+#include "sits_dvfs.h"
+
+/** True when @p format names a writer. */
+int sits_dvfs_format_known(const char *format);
+
+/** Writes @p n tables (n >= 1) in @p format onto @p f. SITS_EINPUT for an unknown format. */
+int sits_dvfs_write(const char *format, const sits_dvfs_table *tables, size_t n, FILE *f,
+                    sits_err *err);
+
+#endif

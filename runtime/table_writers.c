@@ -1,0 +1,185 @@
+/* table_writers.c - DVFS table writers (see sits_table_writer.h). */
+#include "sits_table_writer.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <string.h>
+
+/* A C / device-tree identifier from a domain name: [a-z0-9_]. */
+static void ident(const char *name, char *out, size_t size) {
+  size_t k = 0;
+  for (; *name && k + 1 < size; name++)
+    out[k++] = isalnum((unsigned char)*name) ? (char)tolower((unsigned char)*name) : '_';
+  out[k] = '\0';
+}
+
+static void num(FILE *f, double v) {
+  if (isfinite(v))
+    fprintf(f, "%.10g", v);
+  else
+    fputs(v > 0 ? "never" : "", f);
+}
+
+static int write_csv(const sits_dvfs_table *t, size_t n, FILE *f) {
+  (void)n;
+  fputs("freq_mhz,volt_v,power_w,total_power_w,steady_temp_c,runaway,items_per_s,items_per_j,"
+        "energy_per_item_mj,time_to_trip_s,sustainable,inefficient,knee,max_sustainable\n",
+        f);
+  for (size_t k = 0; k < t->n; k++) {
+    const sits_dvfs_row *r = &t->rows[k];
+    const double v[] = {r->freq_mhz,      r->volt_v,      r->power_w,           r->total_power_w,
+                        r->steady_temp_c, r->runaway,     r->items_per_s,       r->items_per_j,
+                        r->energy_per_item_mj, r->time_to_trip_s};
+    for (size_t j = 0; j < sizeof v / sizeof v[0]; j++) {
+      if (j)
+        fputc(',', f);
+      num(f, v[j]);
+    }
+    fprintf(f, ",%d,%d,%d,%d\n", r->sustainable, r->inefficient, r->freq_mhz == t->knee_freq_mhz,
+            r->freq_mhz == t->max_sustainable_freq_mhz);
+  }
+  return SITS_OK;
+}
+
+static void jnum(FILE *f, const char *key, double v, int comma) {
+  fprintf(f, "%s\"%s\":", comma ? "," : "", key);
+  if (isfinite(v))
+    fprintf(f, "%.10g", v);
+  else
+    fputs("null", f);
+}
+
+static int write_json(const sits_dvfs_table *t, size_t n, FILE *f) {
+  (void)n;
+  fprintf(f, "{\"domain\":\"%s\",\"item\":\"%s\"", t->domain, t->item);
+  jnum(f, "ambient_c", t->ambient_c, 1);
+  jnum(f, "trip_c", t->trip_c, 1);
+  fputs(",\"opps\":[", f);
+  for (size_t k = 0; k < t->n; k++) {
+    const sits_dvfs_row *r = &t->rows[k];
+    fputs(k ? ",{" : "{", f);
+    jnum(f, "freq_mhz", r->freq_mhz, 0);
+    jnum(f, "volt_v", r->volt_v, 1);
+    jnum(f, "power_w", r->power_w, 1);
+    jnum(f, "total_power_w", r->total_power_w, 1);
+    jnum(f, "steady_temp_c", r->steady_temp_c, 1);
+    fprintf(f, ",\"runaway\":%s", r->runaway ? "true" : "false");
+    jnum(f, "items_per_s", r->items_per_s, 1);
+    jnum(f, "items_per_j", r->items_per_j, 1);
+    jnum(f, "energy_per_item_mj", r->energy_per_item_mj, 1);
+    jnum(f, "time_to_trip_s", r->time_to_trip_s, 1);
+    fprintf(f, ",\"sustainable\":%s,\"inefficient\":%s}", r->sustainable ? "true" : "false",
+            r->inefficient ? "true" : "false");
+  }
+  fputc(']', f);
+  jnum(f, "knee_freq_mhz", t->knee_freq_mhz, 1);
+  jnum(f, "max_sustainable_freq_mhz", t->max_sustainable_freq_mhz, 1);
+  jnum(f, "dynamic_power_coefficient_uw_per_mhz_v2", t->dynamic_power_coefficient_uw_per_mhz_v2, 1);
+  jnum(f, "sustainable_power_mw", t->sustainable_power_mw, 1);
+  fputs("}\n", f);
+  return SITS_OK;
+}
+
+static int write_dts(const sits_dvfs_table *t, size_t n, FILE *f) {
+  (void)n;
+  char id[64];
+  ident(t->domain, id, sizeof id);
+  fprintf(f, "// DVFS table of '%s' at %.1f C ambient, written by sitsenergy dvfs-table.\n"
+             "// opp-microwatt: full-load power at the steady temperature (Energy Model).\n"
+             "/dts-v1/;\n\n/ {\n\t%s_opp_table: opp-table-%s {\n"
+             "\t\tcompatible = \"operating-points-v2\";\n\t\topp-shared;\n",
+          t->domain, t->ambient_c, id, id);
+  for (size_t k = 0; k < t->n; k++) {
+    const sits_dvfs_row *r = &t->rows[k];
+    unsigned long long hz = (unsigned long long)llround(r->freq_mhz * 1e6);
+    fprintf(f, "\n\t\topp-%llu {\n\t\t\topp-hz = /bits/ 64 <%llu>;\n"
+               "\t\t\topp-microvolt = <%lld>;\n",
+            hz, hz, llround(r->volt_v * 1e6));
+    if (isfinite(r->power_w))
+      fprintf(f, "\t\t\topp-microwatt = <%lld>;\n", llround(r->power_w * 1e6));
+    if (r->inefficient)
+      fputs("\t\t\t/* inefficient: a faster OPP costs no more per unit of work */\n", f);
+    fputs("\t\t};\n", f);
+  }
+  fprintf(f, "\t};\n\n\t%s: %s {\n\t\toperating-points-v2 = <&%s_opp_table>;\n"
+             "\t\t#cooling-cells = <2>;\n\t\tdynamic-power-coefficient = <%lld>;\n\t};\n",
+          id, id, id, llround(t->dynamic_power_coefficient_uw_per_mhz_v2));
+  if (isfinite(t->sustainable_power_mw))
+    fprintf(f, "\n\tthermal-zones {\n\t\t%s-thermal {\n\t\t\tpolling-delay = <1000>;\n"
+               "\t\t\tpolling-delay-passive = <100>;\n\t\t\tsustainable-power = <%lld>;\n"
+               "\t\t};\n\t};\n",
+            id, llround(t->sustainable_power_mw));
+  fputs("};\n", f);
+  return SITS_OK;
+}
+
+static int write_header(const sits_dvfs_table *t, size_t n, FILE *f) {
+  (void)n;
+  char id[64];
+  ident(t->domain, id, sizeof id);
+  fprintf(f, "/* DVFS table of '%s' at %.1f C ambient, written by sitsenergy dvfs-table. */\n"
+             "#ifndef SITS_DVFS_%s_H\n#define SITS_DVFS_%s_H\n\n"
+             "struct sits_%s_opp {\n  unsigned long freq_khz, microvolt, microwatt;\n"
+             "  double steady_temp_c, items_per_s, energy_per_item_mj;\n"
+             "  int sustainable, inefficient;\n};\n\n"
+             "static const struct sits_%s_opp sits_%s_opps[] = {\n",
+          t->domain, t->ambient_c, id, id, id, id, id);
+  for (size_t k = 0; k < t->n; k++) {
+    const sits_dvfs_row *r = &t->rows[k];
+    fprintf(f, "    {%luUL, %luUL, %luUL, %.6g, %.6g, %.6g, %d, %d},\n",
+            (unsigned long)llround(r->freq_mhz * 1e3), (unsigned long)llround(r->volt_v * 1e6),
+            isfinite(r->power_w) ? (unsigned long)llround(r->power_w * 1e6) : 0UL,
+            isfinite(r->steady_temp_c) ? r->steady_temp_c : -1.0, r->items_per_s,
+            isfinite(r->energy_per_item_mj) ? r->energy_per_item_mj : 0.0, r->sustainable,
+            r->inefficient);
+  }
+  fprintf(f, "};\n\n#define SITS_%s_KNEE_KHZ %ldL\n#define SITS_%s_MAX_SUSTAINABLE_KHZ %ldL\n"
+             "\n#endif\n",
+          id, isfinite(t->knee_freq_mhz) ? lround(t->knee_freq_mhz * 1e3) : -1L, id,
+          isfinite(t->max_sustainable_freq_mhz) ? lround(t->max_sustainable_freq_mhz * 1e3) : -1L);
+  return SITS_OK;
+}
+
+static int write_nvpmodel(const sits_dvfs_table *t, size_t n, FILE *f) {
+  fprintf(f, "< POWER_MODEL ID=0 NAME=SITS_SUSTAINABLE >\n");
+  for (size_t i = 0; i < n; i++) {
+    const sits_dvfs_table *d = &t[i];
+    double max_mhz = isfinite(d->max_sustainable_freq_mhz) ? d->max_sustainable_freq_mhz
+                                                           : d->rows[0].freq_mhz;
+    char id[64];
+    ident(d->domain, id, sizeof id);
+    for (char *p = id; *p; p++)
+      *p = (char)toupper((unsigned char)*p);
+    if (strncmp(id, "CPU", 3) == 0) /* nvpmodel takes CPU limits in kHz */
+      fprintf(f, "%s MIN_FREQ %lld\n%s MAX_FREQ %lld\n", id, llround(d->rows[0].freq_mhz * 1e3),
+              id, llround(max_mhz * 1e3));
+    else
+      fprintf(f, "%s MIN_FREQ %lld\n%s MAX_FREQ %lld\n", id, llround(d->rows[0].freq_mhz * 1e6),
+              id, llround(max_mhz * 1e6));
+  }
+  return SITS_OK;
+}
+
+static const struct {
+  const char *name;
+  int (*write)(const sits_dvfs_table *t, size_t n, FILE *f);
+} writers[] = {{"csv", write_csv},       {"json", write_json},        {"dts", write_dts},
+               {"header", write_header}, {"nvpmodel", write_nvpmodel}};
+
+int sits_dvfs_format_known(const char *format) {
+  for (size_t i = 0; i < sizeof writers / sizeof writers[0]; i++)
+    if (strcmp(writers[i].name, format) == 0)
+      return 1;
+  return 0;
+}
+
+int sits_dvfs_write(const char *format, const sits_dvfs_table *tables, size_t n, FILE *f,
+                    sits_err *err) {
+  for (size_t i = 0; i < sizeof writers / sizeof writers[0]; i++)
+    if (strcmp(writers[i].name, format) == 0) {
+      int rc = writers[i].write(tables, n, f);
+      return rc ? rc : (ferror(f) ? sits__fail(err, SITS_EIO, "write error") : SITS_OK);
+    }
+  return sits__fail(err, SITS_EINPUT, "unknown format '%s' (csv, json, dts, header, nvpmodel)",
+                    format);
+}

@@ -1,0 +1,224 @@
+/* dvfs_table.c - the DVFS table of a domain (see sits_dvfs.h for the definitions). */
+#include "run_impl.h"
+#include "sits_dvfs.h"
+#include "sits_steady.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_fit.h>
+
+#define TRIP_HORIZON_S 1e6 /* a trip not reached in this time counts as never */
+
+static double junction_max(const sits_thermal *th, const double *t) {
+  bool any = sits_thermal_has_junctions(th);
+  double m = -INFINITY;
+  for (size_t i = 0; i < sits_thermal_node_count(th); i++)
+    if (!any || sits_thermal_is_junction(th, (int)i))
+      m = fmax(m, t[i]);
+  return m;
+}
+
+typedef struct trip_run {
+  run rn;
+  double trip_c;
+} trip_run;
+
+static int trip_root(double t, const double *y, double *g, void *user) {
+  (void)t;
+  trip_run *tr = user;
+  g[0] = junction_max(tr->rn.th, y) - tr->trip_c;
+  return 0;
+}
+
+static int rhs(double t, const double *y, double *ydot, void *user) {
+  return sits__run_rhs(t, y, ydot, &((trip_run *)user)->rn);
+}
+static int jac(double t, const double *y, double *v, void *user) {
+  return sits__run_jac(t, y, v, &((trip_run *)user)->rn);
+}
+
+/* Time for the junction to reach trip_c from every node at the ambient. */
+static int time_to_trip(const sits_scenario *sc, const size_t *opp, const double *util,
+                        const double *base_w, double ambient_c, double trip_c, double *t_trip,
+                        sits_err *err) {
+  trip_run tr = {.trip_c = trip_c};
+  run *rn = &tr.rn;
+  rn->sc = sc;
+  rn->th = sits_scenario_thermal(sc);
+  rn->dom = sits_scenario_domains(sc, &rn->nd);
+  rn->n = sits_thermal_node_count(rn->th);
+  rn->ny = rn->n + 2;
+  rn->ambient_c = ambient_c;
+  memcpy(rn->opp, opp, rn->nd * sizeof *opp);
+  memcpy(rn->util, util, rn->nd * sizeof *util);
+  rn->base_power_w = (double *)base_w;
+  for (size_t i = 0; i < rn->n; i++)
+    rn->base_total_w += base_w[i];
+  rn->node_power_w = malloc(rn->n * sizeof(double));
+  double *y0 = calloc(rn->ny, sizeof(double)), *atol = malloc(rn->ny * sizeof(double));
+  int rc = !rn->node_power_w || !y0 || !atol ? sits__fail(err, SITS_ENOMEM, "out of memory")
+                                              : sits__run_build_jacobian(rn, err);
+  *t_trip = INFINITY;
+  if (rc == SITS_OK) {
+    for (size_t i = 0; i < rn->ny; i++) {
+      y0[i] = i < rn->n ? ambient_c : 0;
+      atol[i] = i < rn->n ? 1e-5 : 1e-6;
+    }
+    sits_ode_opts o = {.n = rn->ny, .pattern = rn->jac, .rhs = rhs, .jac = jac, .user = &tr,
+                       .rtol = 1e-7, .atol = atol, .n_roots = 1, .roots = trip_root};
+    sits_ode *ode = sits_ode_new(&o, 0.0, y0, err);
+    rc = ode ? SITS_OK : err->code;
+    double t = 0;
+    sits_ode_event ev = SITS_ODE_STEPPED;
+    while (rc == SITS_OK && ev == SITS_ODE_STEPPED)
+      rc = sits_ode_step(ode, TRIP_HORIZON_S, &t, &ev, err);
+    if (rc == SITS_OK && ev == SITS_ODE_ROOT)
+      *t_trip = t;
+    sits_ode_free(ode);
+  }
+  free(rn->node_power_w);
+  gsl_spmatrix_free(rn->jac);
+  free(rn->jac_const);
+  free(rn->leak_diag);
+  free(rn->leak_ein);
+  free(y0);
+  free(atol);
+  return rc;
+}
+
+static double trip_of(const sits_scenario *sc) {
+  const sits_governor_cfg *g = sits_scenario_governor(sc);
+  if (g->thermal == SITS_THERMAL_STEP_WISE)
+    return g->trip_c;
+  if (g->thermal == SITS_THERMAL_POWER_ALLOCATOR)
+    return g->control_c;
+  return sits_scenario_limits(sc)->max_junction_temp_c;
+}
+
+static int row(const sits_scenario *sc, size_t dsel, size_t k, const double *base_w,
+               double ambient_c, sits_dvfs_row *r, sits_err *err) {
+  size_t nd;
+  const sits_domain *dom = sits_scenario_domains(sc, &nd);
+  const sits_thermal *th = sits_scenario_thermal(sc);
+  size_t opp[SITS_MAX_DOMAINS] = {0};
+  double util[SITS_MAX_DOMAINS] = {0};
+  opp[dsel] = k;
+  util[dsel] = 1.0;
+  double *t = malloc(sits_thermal_node_count(th) * sizeof *t);
+  if (!t)
+    return sits__fail(err, SITS_ENOMEM, "out of memory");
+  const sits_domain *d = &dom[dsel];
+  r->freq_mhz = d->opp[k].freq_mhz;
+  r->volt_v = d->opp[k].volt_v;
+  int rc = sits__steady_at(sc, opp, util, base_w, ambient_c, t, &r->total_power_w, &r->runaway,
+                           err);
+  if (rc == SITS_OK) {
+    r->steady_temp_c = r->runaway ? NAN : junction_max(th, t);
+    r->power_w = 0;
+    for (size_t j = 0; j < d->n_nodes; j++)
+      r->power_w += d->fractions[j] * sits_domain_power_w(d, k, 1.0, t[d->nodes[j]], NULL);
+    if (r->runaway)
+      r->power_w = r->total_power_w = NAN;
+    r->items_per_s = sits_domain_capacity(d, k) * d->max_rate;
+    r->items_per_j = r->items_per_s / r->total_power_w;
+    r->energy_per_item_mj = r->items_per_s > 0 ? 1000.0 * r->total_power_w / r->items_per_s : NAN;
+    double trip = trip_of(sc);
+    r->time_to_trip_s = INFINITY;
+    if (!isnan(trip) && (r->runaway || r->steady_temp_c >= trip))
+      rc = time_to_trip(sc, opp, util, base_w, ambient_c, trip, &r->time_to_trip_s, err);
+    double limit = sits_scenario_limits(sc)->max_junction_temp_c;
+    r->sustainable = !r->runaway && (isnan(trip) || r->steady_temp_c < trip) &&
+                     (isnan(limit) || r->steady_temp_c < limit);
+  }
+  free(t);
+  return rc;
+}
+
+/* Power into the domain's nodes that holds the junction at the trip (linear network). */
+static int sustainable_power(const sits_scenario *sc, const sits_domain *d, const double *base_w,
+                             double ambient_c, double trip_c, double *p_w, sits_err *err) {
+  const sits_thermal *th = sits_scenario_thermal(sc);
+  size_t n = sits_thermal_node_count(th);
+  gsl_spmatrix *g = sits_thermal_conductance(th);
+  double *b = malloc(n * sizeof *b), *t0 = malloc(n * sizeof *t0), *t1 = malloc(n * sizeof *t1);
+  int rc = !g || !b || !t0 || !t1 ? sits__fail(err, SITS_ENOMEM, "out of memory") : SITS_OK;
+  for (size_t i = 0; rc == SITS_OK && i < n; i++)
+    b[i] = base_w[i] + sits_thermal_ambient_conductance_w_per_k(th, (int)i) * ambient_c;
+  if (rc == SITS_OK)
+    rc = sits_steady_solve(g, b, t0, err);
+  for (size_t k = 0; rc == SITS_OK && k < d->n_nodes; k++)
+    b[d->nodes[k]] += d->fractions[k]; /* one more watt into the domain */
+  if (rc == SITS_OK)
+    rc = sits_steady_solve(g, b, t1, err);
+  if (rc == SITS_OK) {
+    double z = junction_max(th, t1) - junction_max(th, t0); /* K per W */
+    *p_w = fmax(0, (trip_c - junction_max(th, t0)) / z);
+  }
+  gsl_spmatrix_free(g);
+  free(b), free(t0), free(t1);
+  return rc;
+}
+
+static void marks(const sits_domain *d, sits_dvfs_table *tb) {
+  double best = -INFINITY, prev_cost = INFINITY;
+  tb->knee_freq_mhz = tb->max_sustainable_freq_mhz = NAN;
+  for (size_t k = 0; k < tb->n; k++) {
+    sits_dvfs_row *r = &tb->rows[k];
+    if (r->items_per_s > 0 && r->items_per_j > best)
+      best = r->items_per_j, tb->knee_freq_mhz = r->freq_mhz;
+    if (r->sustainable)
+      tb->max_sustainable_freq_mhz = r->freq_mhz;
+  }
+  for (size_t k = tb->n; k-- > 0;) { /* the kernel's em_compute_costs, fastest first */
+    double cost = tb->rows[k].total_power_w / sits_domain_capacity(d, k);
+    tb->rows[k].inefficient = !(cost < prev_cost);
+    if (cost < prev_cost)
+      prev_cost = cost;
+  }
+}
+
+static void fit_coefficient(const sits_domain *d, sits_dvfs_table *tb) {
+  double x[64], y[64], c, cov, sumsq;
+  for (size_t k = 0; k < d->n_opp; k++) {
+    x[k] = d->opp[k].volt_v * d->opp[k].volt_v * d->opp[k].freq_mhz;
+    y[k] = sits_domain_dynamic_w(d, k) * 1e6; /* uW */
+  }
+  gsl_fit_mul(x, 1, y, 1, d->n_opp, &c, &cov, &sumsq);
+  tb->dynamic_power_coefficient_uw_per_mhz_v2 = c;
+}
+
+int sits_dvfs_table_compute(const sits_scenario *sc, const char *domain, sits_dvfs_table *tb,
+                            sits_err *err) {
+  size_t nd;
+  const sits_domain *dom = sits_scenario_domains(sc, &nd);
+  memset(tb, 0, sizeof *tb);
+  if (nd == 0)
+    return sits__fail(err, SITS_EINPUT, "the platform has no DVFS domain");
+  int dsel = domain ? sits__find_domain(sc, domain) : 0;
+  if (dsel < 0)
+    return sits__fail(err, SITS_EINPUT, "no domain '%s' in the platform", domain);
+  const sits_domain *d = &dom[dsel];
+  double ambient_c = sits_schedule_ambient_c(sits_scenario_schedule(sc), 0);
+  const double *base_w = sits_scenario_static_power_w(sc);
+  snprintf(tb->domain, sizeof tb->domain, "%s", d->name);
+  snprintf(tb->item, sizeof tb->item, "%s", d->item);
+  tb->ambient_c = ambient_c;
+  tb->trip_c = trip_of(sc);
+  tb->n = d->n_opp;
+  int rc = SITS_OK;
+  for (size_t k = 0; rc == SITS_OK && k < d->n_opp; k++)
+    rc = row(sc, (size_t)dsel, k, base_w, ambient_c, &tb->rows[k], err);
+  if (rc)
+    return rc;
+  marks(d, tb);
+  fit_coefficient(d, tb);
+  tb->sustainable_power_mw = NAN;
+  if (!isnan(tb->trip_c)) {
+    double p_w = NAN;
+    rc = sustainable_power(sc, d, base_w, ambient_c, tb->trip_c, &p_w, err);
+    tb->sustainable_power_mw = 1000.0 * p_w;
+  }
+  return rc;
+}
