@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench/run.sh - benchmark figures: wall time, peak memory, solver steps and evaluations.
 #
-#   bench/run.sh            the cases: chain10_1h and grid64_10m
+#   bench/run.sh            the cases: chain10_1h, grid64_10m, video_enc_8h
+#   bench/run.sh video      only video_enc_8h (8-hour video_enc on the Orin NX, 50 ms governor)
 #   bench/run.sh threshold  dense vs KLU on growing grids (picks SITS_KLU_THRESHOLD_DEFAULT)
 #   bench/run.sh quick      chain10 for 6 minutes and grid64 for 10 s (a fast look)
 #
@@ -36,6 +37,10 @@ case ${1:-all} in
   all)
     measure chain10_1h "$out/chain10_1h.cfg"
     measure grid64_10m "$out/grid64_10m.cfg"
+    measure video_enc_8h "$root/configs/scenarios/orin_nx_video_enc.cfg" --set duration_s=28800
+    ;;
+  video)
+    measure video_enc_8h "$root/configs/scenarios/orin_nx_video_enc.cfg" --set duration_s=28800
     ;;
   quick)
     measure chain10_6min "$out/chain10_1h.cfg" --set duration_s=360
