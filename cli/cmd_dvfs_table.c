@@ -10,7 +10,8 @@
 #include "sits_table_writer.h"
 
 static const char table_usage[] =
-    "usage: sitsenergy dvfs-table SCENARIO.cfg [--domain NAME] [--format csv|json|dts|header|nvpmodel]\n"
+    "usage: sitsenergy dvfs-table SCENARIO.cfg [--domain NAME] [--format "
+    "csv|json|dts|header|nvpmodel]\n"
     "                             [--set KEY=VALUE]... [-o FILE]\n\n"
     "For each OPP of a domain (default: the platform's first), at the scenario's ambient:\n"
     "power at full load at the steady temperature, the steady junction temperature or\n"
@@ -27,12 +28,10 @@ typedef struct args {
 } args;
 
 static int parse(int argc, char **argv, args *a) {
-  static const struct option opts[] = {{"domain", required_argument, NULL, 'd'},
-                                       {"format", required_argument, NULL, 'f'},
-                                       {"set", required_argument, NULL, 'S'},
-                                       {"output", required_argument, NULL, 'o'},
-                                       {"help", no_argument, NULL, 'h'},
-                                       {NULL, 0, NULL, 0}};
+  static const struct option opts[] = {
+      {"domain", required_argument, NULL, 'd'}, {"format", required_argument, NULL, 'f'},
+      {"set", required_argument, NULL, 'S'},    {"output", required_argument, NULL, 'o'},
+      {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
   int c;
   opterr = 0;
   while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {

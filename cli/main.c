@@ -18,8 +18,7 @@ static const command commands[] = {
 };
 
 /* Named by the interface contract; they arrive with later work. */
-static const char *const planned[] = {"sweep",   "replay",
-                                      "calibrate",  "capture", "hotspot"};
+static const char *const planned[] = {"sweep", "replay", "calibrate", "capture", "hotspot"};
 
 static void usage(FILE *f) {
   fprintf(f, "usage: sitsenergy <command> [options]\n"

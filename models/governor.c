@@ -94,7 +94,9 @@ sits_governor *sits_governor_new(const sits_governor_cfg *cfg, const sits_domain
   return g;
 }
 
-void sits_governor_free(sits_governor *g) { free(g); }
+void sits_governor_free(sits_governor *g) {
+  free(g);
+}
 
 /* --- thermal: step_wise ------------------------------------------------------------ */
 

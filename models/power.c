@@ -41,8 +41,8 @@ int sits_domain_check(const sits_domain *d, sits_err *err) {
 
 double sits_domain_leakage_w(const sits_domain *d, double volt_v, double temp_c,
                              double *dleak_dt_w_per_k) {
-  double l = d->leak_ref_w * (volt_v / d->leak_ref_v) *
-             exp(d->leak_per_k * (temp_c - d->leak_ref_c));
+  double l =
+      d->leak_ref_w * (volt_v / d->leak_ref_v) * exp(d->leak_per_k * (temp_c - d->leak_ref_c));
   if (dleak_dt_w_per_k)
     *dleak_dt_w_per_k = d->leak_per_k * l;
   return l;

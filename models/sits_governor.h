@@ -57,14 +57,14 @@ typedef enum sits_thermal_kind {
 typedef struct sits_governor_cfg {
   sits_base_kind base;
   double period_s;
-  double up_threshold;                 /**< ondemand */
-  size_t fixed_opp[SITS_MAX_DOMAINS];  /**< fixed: OPP index per domain */
+  double up_threshold;                /**< ondemand */
+  size_t fixed_opp[SITS_MAX_DOMAINS]; /**< fixed: OPP index per domain */
   sits_thermal_kind thermal;
   int sensor_node;
-  double trip_c, hysteresis_c;         /**< step_wise */
-  double switch_on_c, control_c;       /**< power_allocator */
+  double trip_c, hysteresis_c;   /**< step_wise */
+  double switch_on_c, control_c; /**< power_allocator */
   double sustainable_power_w;
-  double weight[SITS_MAX_DOMAINS];     /**< power_allocator weights (default 1) */
+  double weight[SITS_MAX_DOMAINS]; /**< power_allocator weights (default 1) */
   bool power_cap;
   double cap_window_s, cap_budget_w;
 } sits_governor_cfg;
@@ -76,10 +76,10 @@ int sits_base_kind_from_name(const char *name);
 /** What the governor sees at a tick. */
 typedef struct sits_governor_obs {
   double t_s;
-  double sensor_c;                      /**< temperature of the sensor node */
-  const double *demand;                 /**< per domain */
-  const double *domain_temp_c;          /**< per domain: temperature of its first node */
-  double other_power_w;                 /**< static + traced power (not domains) */
+  double sensor_c;             /**< temperature of the sensor node */
+  const double *demand;        /**< per domain */
+  const double *domain_temp_c; /**< per domain: temperature of its first node */
+  double other_power_w;        /**< static + traced power (not domains) */
   /** Energy put in over [t0_s, t_s] [J] (power cap); t0_s may be before the start. */
   double (*energy_since)(double t0_s, void *user);
   void *energy_user;
@@ -87,11 +87,11 @@ typedef struct sits_governor_obs {
 
 /** What it decided. */
 typedef struct sits_governor_out {
-  size_t opp[SITS_MAX_DOMAINS];         /**< final OPP per domain */
-  size_t base_opp[SITS_MAX_DOMAINS];    /**< the base governor's choice */
-  bool thermal_limited;                 /**< the thermal limit lowered some domain */
-  bool cap_limited;                     /**< the power cap lowered some domain */
-  double ipa_budget_w;                  /**< IPA's granted total (NAN when off) */
+  size_t opp[SITS_MAX_DOMAINS];      /**< final OPP per domain */
+  size_t base_opp[SITS_MAX_DOMAINS]; /**< the base governor's choice */
+  bool thermal_limited;              /**< the thermal limit lowered some domain */
+  bool cap_limited;                  /**< the power cap lowered some domain */
+  double ipa_budget_w;               /**< IPA's granted total (NAN when off) */
 } sits_governor_out;
 
 typedef struct sits_governor sits_governor;

@@ -27,8 +27,8 @@ static int write_csv(const sits_dvfs_table *t, size_t n, FILE *f) {
         f);
   for (size_t k = 0; k < t->n; k++) {
     const sits_dvfs_row *r = &t->rows[k];
-    const double v[] = {r->freq_mhz,      r->volt_v,      r->power_w,           r->total_power_w,
-                        r->steady_temp_c, r->runaway,     r->items_per_s,       r->items_per_j,
+    const double v[] = {r->freq_mhz,           r->volt_v,        r->power_w,     r->total_power_w,
+                        r->steady_temp_c,      r->runaway,       r->items_per_s, r->items_per_j,
                         r->energy_per_item_mj, r->time_to_trip_s};
     for (size_t j = 0; j < sizeof v / sizeof v[0]; j++) {
       if (j)
@@ -84,16 +84,18 @@ static int write_dts(const sits_dvfs_table *t, size_t n, FILE *f) {
   (void)n;
   char id[64];
   ident(t->domain, id, sizeof id);
-  fprintf(f, "// DVFS table of '%s' at %.1f C ambient, written by sitsenergy dvfs-table.\n"
-             "// opp-microwatt: full-load power at the steady temperature (Energy Model).\n"
-             "/dts-v1/;\n\n/ {\n\t%s_opp_table: opp-table-%s {\n"
-             "\t\tcompatible = \"operating-points-v2\";\n\t\topp-shared;\n",
+  fprintf(f,
+          "// DVFS table of '%s' at %.1f C ambient, written by sitsenergy dvfs-table.\n"
+          "// opp-microwatt: full-load power at the steady temperature (Energy Model).\n"
+          "/dts-v1/;\n\n/ {\n\t%s_opp_table: opp-table-%s {\n"
+          "\t\tcompatible = \"operating-points-v2\";\n\t\topp-shared;\n",
           t->domain, t->ambient_c, id, id);
   for (size_t k = 0; k < t->n; k++) {
     const sits_dvfs_row *r = &t->rows[k];
     unsigned long long hz = (unsigned long long)llround(r->freq_mhz * 1e6);
-    fprintf(f, "\n\t\topp-%llu {\n\t\t\topp-hz = /bits/ 64 <%llu>;\n"
-               "\t\t\topp-microvolt = <%lld>;\n",
+    fprintf(f,
+            "\n\t\topp-%llu {\n\t\t\topp-hz = /bits/ 64 <%llu>;\n"
+            "\t\t\topp-microvolt = <%lld>;\n",
             hz, hz, llround(r->volt_v * 1e6));
     if (isfinite(r->power_w))
       fprintf(f, "\t\t\topp-microwatt = <%lld>;\n", llround(r->power_w * 1e6));
@@ -101,13 +103,15 @@ static int write_dts(const sits_dvfs_table *t, size_t n, FILE *f) {
       fputs("\t\t\t/* inefficient: a faster OPP costs no more per unit of work */\n", f);
     fputs("\t\t};\n", f);
   }
-  fprintf(f, "\t};\n\n\t%s: %s {\n\t\toperating-points-v2 = <&%s_opp_table>;\n"
-             "\t\t#cooling-cells = <2>;\n\t\tdynamic-power-coefficient = <%lld>;\n\t};\n",
+  fprintf(f,
+          "\t};\n\n\t%s: %s {\n\t\toperating-points-v2 = <&%s_opp_table>;\n"
+          "\t\t#cooling-cells = <2>;\n\t\tdynamic-power-coefficient = <%lld>;\n\t};\n",
           id, id, id, llround(t->dynamic_power_coefficient_uw_per_mhz_v2));
   if (isfinite(t->sustainable_power_mw))
-    fprintf(f, "\n\tthermal-zones {\n\t\t%s-thermal {\n\t\t\tpolling-delay = <1000>;\n"
-               "\t\t\tpolling-delay-passive = <100>;\n\t\t\tsustainable-power = <%lld>;\n"
-               "\t\t};\n\t};\n",
+    fprintf(f,
+            "\n\tthermal-zones {\n\t\t%s-thermal {\n\t\t\tpolling-delay = <1000>;\n"
+            "\t\t\tpolling-delay-passive = <100>;\n\t\t\tsustainable-power = <%lld>;\n"
+            "\t\t};\n\t};\n",
             id, llround(t->sustainable_power_mw));
   fputs("};\n", f);
   return SITS_OK;
@@ -117,12 +121,13 @@ static int write_header(const sits_dvfs_table *t, size_t n, FILE *f) {
   (void)n;
   char id[64];
   ident(t->domain, id, sizeof id);
-  fprintf(f, "/* DVFS table of '%s' at %.1f C ambient, written by sitsenergy dvfs-table. */\n"
-             "#ifndef SITS_DVFS_%s_H\n#define SITS_DVFS_%s_H\n\n"
-             "struct sits_%s_opp {\n  unsigned long freq_khz, microvolt, microwatt;\n"
-             "  double steady_temp_c, items_per_s, energy_per_item_mj;\n"
-             "  int sustainable, inefficient;\n};\n\n"
-             "static const struct sits_%s_opp sits_%s_opps[] = {\n",
+  fprintf(f,
+          "/* DVFS table of '%s' at %.1f C ambient, written by sitsenergy dvfs-table. */\n"
+          "#ifndef SITS_DVFS_%s_H\n#define SITS_DVFS_%s_H\n\n"
+          "struct sits_%s_opp {\n  unsigned long freq_khz, microvolt, microwatt;\n"
+          "  double steady_temp_c, items_per_s, energy_per_item_mj;\n"
+          "  int sustainable, inefficient;\n};\n\n"
+          "static const struct sits_%s_opp sits_%s_opps[] = {\n",
           t->domain, t->ambient_c, id, id, id, id, id);
   for (size_t k = 0; k < t->n; k++) {
     const sits_dvfs_row *r = &t->rows[k];
@@ -133,8 +138,9 @@ static int write_header(const sits_dvfs_table *t, size_t n, FILE *f) {
             isfinite(r->energy_per_item_mj) ? r->energy_per_item_mj : 0.0, r->sustainable,
             r->inefficient);
   }
-  fprintf(f, "};\n\n#define SITS_%s_KNEE_KHZ %ldL\n#define SITS_%s_MAX_SUSTAINABLE_KHZ %ldL\n"
-             "\n#endif\n",
+  fprintf(f,
+          "};\n\n#define SITS_%s_KNEE_KHZ %ldL\n#define SITS_%s_MAX_SUSTAINABLE_KHZ %ldL\n"
+          "\n#endif\n",
           id, isfinite(t->knee_freq_mhz) ? lround(t->knee_freq_mhz * 1e3) : -1L, id,
           isfinite(t->max_sustainable_freq_mhz) ? lround(t->max_sustainable_freq_mhz * 1e3) : -1L);
   return SITS_OK;
@@ -144,18 +150,18 @@ static int write_nvpmodel(const sits_dvfs_table *t, size_t n, FILE *f) {
   fprintf(f, "< POWER_MODEL ID=0 NAME=SITS_SUSTAINABLE >\n");
   for (size_t i = 0; i < n; i++) {
     const sits_dvfs_table *d = &t[i];
-    double max_mhz = isfinite(d->max_sustainable_freq_mhz) ? d->max_sustainable_freq_mhz
-                                                           : d->rows[0].freq_mhz;
+    double max_mhz =
+        isfinite(d->max_sustainable_freq_mhz) ? d->max_sustainable_freq_mhz : d->rows[0].freq_mhz;
     char id[64];
     ident(d->domain, id, sizeof id);
     for (char *p = id; *p; p++)
       *p = (char)toupper((unsigned char)*p);
     if (strncmp(id, "CPU", 3) == 0) /* nvpmodel takes CPU limits in kHz */
-      fprintf(f, "%s MIN_FREQ %lld\n%s MAX_FREQ %lld\n", id, llround(d->rows[0].freq_mhz * 1e3),
-              id, llround(max_mhz * 1e3));
+      fprintf(f, "%s MIN_FREQ %lld\n%s MAX_FREQ %lld\n", id, llround(d->rows[0].freq_mhz * 1e3), id,
+              llround(max_mhz * 1e3));
     else
-      fprintf(f, "%s MIN_FREQ %lld\n%s MAX_FREQ %lld\n", id, llround(d->rows[0].freq_mhz * 1e6),
-              id, llround(max_mhz * 1e6));
+      fprintf(f, "%s MIN_FREQ %lld\n%s MAX_FREQ %lld\n", id, llround(d->rows[0].freq_mhz * 1e6), id,
+              llround(max_mhz * 1e6));
   }
   return SITS_OK;
 }
@@ -163,8 +169,11 @@ static int write_nvpmodel(const sits_dvfs_table *t, size_t n, FILE *f) {
 static const struct {
   const char *name;
   int (*write)(const sits_dvfs_table *t, size_t n, FILE *f);
-} writers[] = {{"csv", write_csv},       {"json", write_json},        {"dts", write_dts},
-               {"header", write_header}, {"nvpmodel", write_nvpmodel}};
+} writers[] = {{"csv", write_csv},
+               {"json", write_json},
+               {"dts", write_dts},
+               {"header", write_header},
+               {"nvpmodel", write_nvpmodel}};
 
 int sits_dvfs_format_known(const char *format) {
   for (size_t i = 0; i < sizeof writers / sizeof writers[0]; i++)

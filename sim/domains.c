@@ -21,10 +21,11 @@ static int read_opps(sits_domain *d, const config_setting_t *g, sits_err *err) {
   char where[512];
   const config_setting_t *list = config_setting_get_member(g, "opp");
   if (!list || !config_setting_is_list(list) || config_setting_length(list) == 0)
-    return sits__fail(err, SITS_EINPUT, "%s: domain '%s' needs a non-empty 'opp' list", W(list ? list : g),
-                      d->name);
+    return sits__fail(err, SITS_EINPUT, "%s: domain '%s' needs a non-empty 'opp' list",
+                      W(list ? list : g), d->name);
   if ((size_t)config_setting_length(list) > sizeof d->opp / sizeof d->opp[0])
-    return sits__fail(err, SITS_EINPUT, "%s: more than %zu OPPs", W(list), sizeof d->opp / sizeof d->opp[0]);
+    return sits__fail(err, SITS_EINPUT, "%s: more than %zu OPPs", W(list),
+                      sizeof d->opp / sizeof d->opp[0]);
   d->n_opp = (size_t)config_setting_length(list);
   for (size_t k = 0; k < d->n_opp; k++) {
     const config_setting_t *o = config_setting_get_elem(list, (unsigned)k);
@@ -41,8 +42,7 @@ static int read_opps(sits_domain *d, const config_setting_t *g, sits_err *err) {
   return SITS_OK;
 }
 
-static int read_nodes(sits_scenario *sc, sits_domain *d, const config_setting_t *g,
-                      sits_err *err) {
+static int read_nodes(sits_scenario *sc, sits_domain *d, const config_setting_t *g, sits_err *err) {
   char where[512];
   const char *node;
   int rc = sits__get_str(g, "node", false, &node, err);
@@ -56,7 +56,8 @@ static int read_nodes(sits_scenario *sc, sits_domain *d, const config_setting_t 
     d->n_nodes = 1;
     d->fractions[0] = 1.0;
     if ((d->nodes[0] = sits_thermal_find(sc->thermal, node)) < 0)
-      return sits__unknown_node(sc->thermal, config_setting_get_member(g, "node"), "domain", node, err);
+      return sits__unknown_node(sc->thermal, config_setting_get_member(g, "node"), "domain", node,
+                                err);
     return SITS_OK;
   }
   if (!nodes || !config_setting_is_array(nodes) || config_setting_length(nodes) == 0 ||
@@ -103,7 +104,8 @@ static int read_domain(sits_scenario *sc, sits_domain *d, const config_setting_t
       (rc = sits__get_num(g, "leak_ref_v", top_v, false, &d->leak_ref_v, err)) ||
       (rc = sits__get_num(g, "leak_ref_c", 25.0, false, &d->leak_ref_c, err)) ||
       (rc = sits__get_num(g, "leak_per_k", 0, false, &d->leak_per_k, err)) ||
-      (rc = sits__get_num(g, "max_rate", isnan(top_rate) ? 0 : top_rate, false, &d->max_rate, err)) ||
+      (rc = sits__get_num(g, "max_rate", isnan(top_rate) ? 0 : top_rate, false, &d->max_rate,
+                          err)) ||
       (rc = sits__get_num(g, "mem_bound", 0, false, &d->mem_bound, err)))
     return rc;
   if ((rc = sits_domain_check(d, err)))
@@ -129,8 +131,8 @@ int sits__load_domains(sits_scenario *sc, const config_setting_t *p, sits_err *e
   if (!list)
     return SITS_OK;
   if (!config_setting_is_list(list) || (size_t)config_setting_length(list) > SITS_MAX_DOMAINS)
-    return sits__fail(err, SITS_EINPUT, "%s: 'domains' must be a list of at most %d groups", W(list),
-                      SITS_MAX_DOMAINS);
+    return sits__fail(err, SITS_EINPUT, "%s: 'domains' must be a list of at most %d groups",
+                      W(list), SITS_MAX_DOMAINS);
   for (int i = 0; i < config_setting_length(list); i++) {
     const config_setting_t *g = config_setting_get_elem(list, (unsigned)i);
     int rc = read_domain(sc, &sc->domains[i], g, err);
@@ -153,7 +155,8 @@ static int per_domain(const sits_scenario *sc, const config_setting_t *g, const 
   if (!grp)
     return SITS_OK;
   if (!config_setting_is_group(grp))
-    return sits__fail(err, SITS_EINPUT, "%s: '%s' must be a group { <domain> = value; }", W(grp), key);
+    return sits__fail(err, SITS_EINPUT, "%s: '%s' must be a group { <domain> = value; }", W(grp),
+                      key);
   for (int i = 0; i < config_setting_length(grp); i++) {
     const config_setting_t *e = config_setting_get_elem(grp, (unsigned)i);
     int d = sits__find_domain(sc, config_setting_name(e));
@@ -161,7 +164,8 @@ static int per_domain(const sits_scenario *sc, const config_setting_t *g, const 
       return sits__fail(err, SITS_EINPUT, "%s: '%s' names unknown domain '%s'", W(e), key,
                         config_setting_name(e));
     if (!config_setting_is_number(e))
-      return sits__fail(err, SITS_EINPUT, "%s: '%s.%s' must be a number", W(e), key, config_setting_name(e));
+      return sits__fail(err, SITS_EINPUT, "%s: '%s.%s' must be a number", W(e), key,
+                        config_setting_name(e));
     out[d] = config_setting_get_float(e);
   }
   return SITS_OK;
@@ -178,7 +182,8 @@ static int read_thermal_gov(sits_scenario *sc, const config_setting_t *t, sits_e
       (rc = sits__get_str(t, "sensor", true, &sensor, err)))
     return rc;
   if ((c->sensor_node = sits_thermal_find(sc->thermal, sensor)) < 0)
-    return sits__unknown_node(sc->thermal, config_setting_get_member(t, "sensor"), "sensor", sensor, err);
+    return sits__unknown_node(sc->thermal, config_setting_get_member(t, "sensor"), "sensor", sensor,
+                              err);
   if (strcmp(kind, "step_wise") == 0) {
     c->thermal = SITS_THERMAL_STEP_WISE;
     return (rc = sits__get_num(t, "trip_c", 0, true, &c->trip_c, err))
@@ -192,7 +197,8 @@ static int read_thermal_gov(sits_scenario *sc, const config_setting_t *t, sits_e
       w[d] = 1.0;
     if ((rc = sits__get_num(t, "control_c", 0, true, &c->control_c, err)) ||
         (rc = sits__get_num(t, "switch_on_c", 0, true, &c->switch_on_c, err)) ||
-        (rc = sits__get_positive(t, "sustainable_power_w", 0, true, &c->sustainable_power_w, err)) ||
+        (rc =
+             sits__get_positive(t, "sustainable_power_w", 0, true, &c->sustainable_power_w, err)) ||
         (rc = per_domain(sc, t, "weights", w, err)))
       return rc;
     memcpy(c->weight, w, sizeof w);
@@ -249,7 +255,8 @@ int sits__load_governor(sits_scenario *sc, const config_setting_t *p, sits_err *
       return rc;
     c->power_cap = !isnan(sc->limits.tdp_budget_w); /* its target; without one, no cap */
     if (c->cap_window_s < c->period_s)
-      return sits__fail(err, SITS_EINPUT, "%s: window_s must be at least the governor's period_s", W(cap));
+      return sits__fail(err, SITS_EINPUT, "%s: window_s must be at least the governor's period_s",
+                        W(cap));
     c->cap_budget_w = sc->limits.tdp_budget_w;
   }
   return SITS_OK;

@@ -59,15 +59,22 @@ static int time_to_trip(const sits_scenario *sc, const size_t *opp, const double
   rn->node_power_w = malloc(rn->n * sizeof(double));
   double *y0 = calloc(rn->ny, sizeof(double)), *atol = malloc(rn->ny * sizeof(double));
   int rc = !rn->node_power_w || !y0 || !atol ? sits__fail(err, SITS_ENOMEM, "out of memory")
-                                              : sits__run_build_jacobian(rn, err);
+                                             : sits__run_build_jacobian(rn, err);
   *t_trip = INFINITY;
   if (rc == SITS_OK) {
     for (size_t i = 0; i < rn->ny; i++) {
       y0[i] = i < rn->n ? ambient_c : 0;
       atol[i] = i < rn->n ? 1e-5 : 1e-6;
     }
-    sits_ode_opts o = {.n = rn->ny, .pattern = rn->jac, .rhs = rhs, .jac = jac, .user = &tr,
-                       .rtol = 1e-7, .atol = atol, .n_roots = 1, .roots = trip_root};
+    sits_ode_opts o = {.n = rn->ny,
+                       .pattern = rn->jac,
+                       .rhs = rhs,
+                       .jac = jac,
+                       .user = &tr,
+                       .rtol = 1e-7,
+                       .atol = atol,
+                       .n_roots = 1,
+                       .roots = trip_root};
     sits_ode *ode = sits_ode_new(&o, 0.0, y0, err);
     rc = ode ? SITS_OK : err->code;
     double t = 0;
@@ -112,8 +119,8 @@ static int row(const sits_scenario *sc, size_t dsel, size_t k, const double *bas
   const sits_domain *d = &dom[dsel];
   r->freq_mhz = d->opp[k].freq_mhz;
   r->volt_v = d->opp[k].volt_v;
-  int rc = sits__steady_at(sc, opp, util, base_w, ambient_c, t, &r->total_power_w, &r->runaway,
-                           err);
+  int rc =
+      sits__steady_at(sc, opp, util, base_w, ambient_c, t, &r->total_power_w, &r->runaway, err);
   if (rc == SITS_OK) {
     r->steady_temp_c = r->runaway ? NAN : junction_max(th, t);
     r->power_w = 0;

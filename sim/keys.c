@@ -31,29 +31,46 @@ static const schema node_schema = {"platform.thermal.nodes.[]", (const key[]){{"
 static const schema link_schema = {
     "platform.thermal.links.[]",
     (const key[]){{"a", NULL}, {"b", NULL}, {"r_k_per_w", NULL}, {NULL, NULL}}};
-static const schema opp_schema = {
-    "platform.domains.[].opp.[]", (const key[]){{"freq_mhz", NULL}, {"volt_v", NULL},
-                                                 {"power_w", NULL}, {"items_per_s", NULL},
-                                                 {NULL, NULL}}};
-static const schema domain_schema = {
-    "platform.domains.[]",
-    (const key[]){{"name", NULL},       {"node", NULL},       {"nodes", NULL},
-                  {"fractions", NULL},  {"ceff_f", NULL},     {"idle_w", NULL},
-                  {"max_rate", NULL},   {"item", NULL},       {"mem_bound", NULL},
-                  {"leak_ref_w", NULL}, {"leak_ref_v", NULL}, {"leak_ref_c", NULL},
-                  {"leak_per_k", NULL}, {"opp", &opp_schema}, {NULL, NULL}}};
-static const schema thermal_gov_schema = {
-    "platform.governor.thermal",
-    (const key[]){{"kind", NULL}, {"sensor", NULL}, {"trip_c", NULL}, {"hysteresis_c", NULL},
-                  {"switch_on_c", NULL}, {"control_c", NULL}, {"sustainable_power_w", NULL},
-                  {"weights", NULL}, {NULL, NULL}}};
+static const schema opp_schema = {"platform.domains.[].opp.[]", (const key[]){{"freq_mhz", NULL},
+                                                                              {"volt_v", NULL},
+                                                                              {"power_w", NULL},
+                                                                              {"items_per_s", NULL},
+                                                                              {NULL, NULL}}};
+static const schema domain_schema = {"platform.domains.[]", (const key[]){{"name", NULL},
+                                                                          {"node", NULL},
+                                                                          {"nodes", NULL},
+                                                                          {"fractions", NULL},
+                                                                          {"ceff_f", NULL},
+                                                                          {"idle_w", NULL},
+                                                                          {"max_rate", NULL},
+                                                                          {"item", NULL},
+                                                                          {"mem_bound", NULL},
+                                                                          {"leak_ref_w", NULL},
+                                                                          {"leak_ref_v", NULL},
+                                                                          {"leak_ref_c", NULL},
+                                                                          {"leak_per_k", NULL},
+                                                                          {"opp", &opp_schema},
+                                                                          {NULL, NULL}}};
+static const schema thermal_gov_schema = {"platform.governor.thermal",
+                                          (const key[]){{"kind", NULL},
+                                                        {"sensor", NULL},
+                                                        {"trip_c", NULL},
+                                                        {"hysteresis_c", NULL},
+                                                        {"switch_on_c", NULL},
+                                                        {"control_c", NULL},
+                                                        {"sustainable_power_w", NULL},
+                                                        {"weights", NULL},
+                                                        {NULL, NULL}}};
 static const schema cap_schema = {"platform.governor.power_cap",
                                   (const key[]){{"window_s", NULL}, {NULL, NULL}}};
-static const schema governor_schema = {
-    "platform.governor",
-    (const key[]){{"kind", NULL}, {"period_s", NULL}, {"up_threshold", NULL},
-                  {"thermal", &thermal_gov_schema}, {"power_cap", &cap_schema},
-                  {"fixed_opp", NULL}, {NULL, NULL}}};
+static const schema governor_schema = {"platform.governor",
+                                       (const key[]){{"kind", NULL},
+                                                     {"period_s", NULL},
+                                                     {"up_threshold", NULL},
+                                                     {"thermal", &thermal_gov_schema},
+                                                     {"power_cap", &cap_schema},
+                                                     {"fixed_opp", NULL},
+                                                     {NULL, NULL}}};
 static const schema thermal_schema = {"platform.thermal", (const key[]){{"nodes", &node_schema},
                                                                         {"links", &link_schema},
                                                                         {"hotspot", NULL},

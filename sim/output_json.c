@@ -139,8 +139,8 @@ int sits_write_summary_text(const sits_scenario *sc, const sits_result *r, FILE 
     fprintf(f, "items                 %.1f done, %.3f mJ each, latency %.3f ms, deficit %.2f%%\n",
             s->items_done, s->energy_per_item_mj, s->latency_ms, 100 * s->deficit_fraction);
   if (!isnan(s->time_to_throttle_s) || s->throttled_fraction > 0)
-    fprintf(f, "throttling            first at %.3f s, %.1f%% of the time\n",
-            s->time_to_throttle_s, 100 * s->throttled_fraction);
+    fprintf(f, "throttling            first at %.3f s, %.1f%% of the time\n", s->time_to_throttle_s,
+            100 * s->throttled_fraction);
   if (s->tdp.set || s->junction.set || s->latency.set || s->energy_per_item.set) {
     fprintf(f, "constraints:\n");
     text_constraint(f, "tdp_budget_w", "W", &s->tdp);

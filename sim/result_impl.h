@@ -14,7 +14,7 @@ struct sits_result {
   size_t n_domains;
   double *domain_power_w; /* n_samples x n_domains */
   double *freq_mhz;       /* n_samples x n_domains */
-  double *peak_temp_c; /* n_nodes */
+  double *peak_temp_c;    /* n_nodes */
   sits_event *events;
   size_t n_events, cap_events;
   sits_summary summary;
@@ -33,6 +33,10 @@ typedef struct sits__tally {
   double peak_power_w, throttled_s, time_to_throttle_s;
   const double *items, *demanded, *latency_sum; /* per domain */
 } sits__tally;
+
+/** The value at @p at of a history (ts ascending, n points), linear between points and
+ *  held outside; 0 when empty. */
+double sits__history_at(const double *ts, const double *vs, size_t n, double at);
 
 /** Fills r->summary from the run's tally and the scenario's limits. */
 void sits__summarise(const sits_scenario *sc, sits_result *r, const sits__tally *t);

@@ -255,10 +255,11 @@ static int load_limits(sits_scenario *sc, const config_setting_t *root, sits_err
   const char *per_item[] = {"max_latency_ms", "max_energy_per_item_mj"};
   for (int i = 0; i < 2; i++)
     if (!items && config_setting_get_member(root, per_item[i]))
-      return sits__fail(err, SITS_EINPUT,
-                        "%s: '%s' needs a domain that processes items (max_rate or items_per_s)",
-                        sits__where(config_setting_get_member(root, per_item[i]), where, sizeof where),
-                        per_item[i]);
+      return sits__fail(
+          err, SITS_EINPUT,
+          "%s: '%s' needs a domain that processes items (max_rate or items_per_s)",
+          sits__where(config_setting_get_member(root, per_item[i]), where, sizeof where),
+          per_item[i]);
   return SITS_OK;
 }
 

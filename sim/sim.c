@@ -148,22 +148,7 @@ static int push_history(run *rn, double t, double e) {
 
 /* Energy put in up to time t, from the history (linear between breakpoints). */
 static double energy_at(const run *rn, double t) {
-  size_t lo = 0, hi = rn->n_hist;
-  if (rn->n_hist == 0)
-    return 0;
-  if (t <= rn->hist_t[0])
-    return rn->hist_e[0];
-  while (hi - lo > 1) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (rn->hist_t[mid] <= t)
-      lo = mid;
-    else
-      hi = mid;
-  }
-  if (lo + 1 >= rn->n_hist)
-    return rn->hist_e[lo];
-  double w = (t - rn->hist_t[lo]) / (rn->hist_t[lo + 1] - rn->hist_t[lo]);
-  return rn->hist_e[lo] + w * (rn->hist_e[lo + 1] - rn->hist_e[lo]);
+  return sits__history_at(rn->hist_t, rn->hist_e, rn->n_hist, t);
 }
 
 /* Items, demand and service time of [t0, t1) at the current OPPs; throttled time. */
@@ -192,8 +177,7 @@ static int governor_events(run *rn, double t, const sits_governor_out *out, sits
       rc = add_event(rn, t, "opp_change", detail, err);
     }
   if (rc == SITS_OK && out->thermal_limited != rn->throttled)
-    rc = add_event(rn, t, out->thermal_limited ? "throttle_start" : "throttle_end", "thermal",
-                   err);
+    rc = add_event(rn, t, out->thermal_limited ? "throttle_start" : "throttle_end", "thermal", err);
   if (rc == SITS_OK && out->cap_limited != rn->cap_active)
     rc = add_event(rn, t, out->cap_limited ? "cap_active" : "cap_released", "power cap", err);
   return rc;
@@ -217,7 +201,8 @@ static int tick(run *rn, double t, const double *y, sits_err *err) {
     dom_temp[d] = y[rn->dom[d].nodes[0]];
   since_ctx since = {rn, t, y[rn->n]};
   sits_governor_obs obs = {.t_s = t,
-                           .sensor_c = cfg->thermal != SITS_THERMAL_NONE ? y[cfg->sensor_node] : NAN,
+                           .sensor_c =
+                               cfg->thermal != SITS_THERMAL_NONE ? y[cfg->sensor_node] : NAN,
                            .demand = rn->demand,
                            .domain_temp_c = dom_temp,
                            .other_power_w = rn->base_total_w,
@@ -448,12 +433,18 @@ void sits_result_free(sits_result *r) {
   free(r);
 }
 
-size_t sits_result_sample_count(const sits_result *r) { return r->n_samples; }
-const double *sits_result_time_s(const sits_result *r) { return r->time_s; }
+size_t sits_result_sample_count(const sits_result *r) {
+  return r->n_samples;
+}
+const double *sits_result_time_s(const sits_result *r) {
+  return r->time_s;
+}
 double sits_result_temp_c(const sits_result *r, size_t k, size_t node) {
   return r->temp_c[k * r->n_nodes + node];
 }
-double sits_result_total_power_w(const sits_result *r, size_t k) { return r->total_power_w[k]; }
+double sits_result_total_power_w(const sits_result *r, size_t k) {
+  return r->total_power_w[k];
+}
 double sits_result_node_power_w(const sits_result *r, size_t k, size_t node) {
   return r->node_power_w[k * r->n_nodes + node];
 }
@@ -463,8 +454,18 @@ double sits_result_domain_power_w(const sits_result *r, size_t k, size_t d) {
 double sits_result_freq_mhz(const sits_result *r, size_t k, size_t d) {
   return r->freq_mhz[k * r->n_domains + d];
 }
-const double *sits_result_peak_temp_c(const sits_result *r) { return r->peak_temp_c; }
-const sits_summary *sits_result_summary(const sits_result *r) { return &r->summary; }
-void sits_result_solver_stats(const sits_result *r, sits_ode_stats *stats) { *stats = r->stats; }
-size_t sits_result_event_count(const sits_result *r) { return r->n_events; }
-const sits_event *sits_result_event(const sits_result *r, size_t k) { return &r->events[k]; }
+const double *sits_result_peak_temp_c(const sits_result *r) {
+  return r->peak_temp_c;
+}
+const sits_summary *sits_result_summary(const sits_result *r) {
+  return &r->summary;
+}
+void sits_result_solver_stats(const sits_result *r, sits_ode_stats *stats) {
+  *stats = r->stats;
+}
+size_t sits_result_event_count(const sits_result *r) {
+  return r->n_events;
+}
+const sits_event *sits_result_event(const sits_result *r, size_t k) {
+  return &r->events[k];
+}

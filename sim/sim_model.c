@@ -99,9 +99,8 @@ static size_t offset_of(gsl_spmatrix *m, size_t i, size_t j) {
 int sits__run_build_jacobian(run *rn, sits_err *err) {
   size_t n = rn->n, slots = 0;
   gsl_spmatrix *g = sits_thermal_conductance(rn->th);
-  gsl_spmatrix *coo = g ? gsl_spmatrix_alloc_nzmax(n + 2, n + 2, g->nz + 3 * n + 2,
-                                                   GSL_SPMATRIX_COO)
-                        : NULL;
+  gsl_spmatrix *coo =
+      g ? gsl_spmatrix_alloc_nzmax(n + 2, n + 2, g->nz + 3 * n + 2, GSL_SPMATRIX_COO) : NULL;
   int rc = !coo;
   for (size_t j = 0; !rc && j < n; j++)
     for (int p = g->p[j]; p < g->p[j + 1]; p++)

@@ -104,9 +104,9 @@ typedef struct sits_steady_state {
   size_t n;
   double *temp_c; /**< n node temperatures [degC] */
   double total_power_w;
-  double ambient_c; /**< the averaged ambient */
-  double max_junction_temp_c; /**< NAN on runaway */
-  bool runaway;               /**< no stable fixed point: leakage outgrows the package */
+  double ambient_c;             /**< the averaged ambient */
+  double max_junction_temp_c;   /**< NAN on runaway */
+  bool runaway;                 /**< no stable fixed point: leakage outgrows the package */
   size_t opp[SITS_MAX_DOMAINS]; /**< each domain's OPP (base governor, average demand) */
   double domain_power_w[SITS_MAX_DOMAINS]; /**< at the steady temperatures (NAN on runaway) */
 } sits_steady_state;

@@ -111,7 +111,8 @@ static bool has_leakage(const problem *pb) {
 /* Newton from the guess in t; *runaway when there is no stable root. */
 static int newton(const problem *pb, double *t, bool *runaway, sits_err *err) {
   gsl_multiroot_function_fdf fn = {f_eval, df_eval, fdf_eval, pb->n, (void *)pb};
-  gsl_multiroot_fdfsolver *s = gsl_multiroot_fdfsolver_alloc(gsl_multiroot_fdfsolver_hybridsj, pb->n);
+  gsl_multiroot_fdfsolver *s =
+      gsl_multiroot_fdfsolver_alloc(gsl_multiroot_fdfsolver_hybridsj, pb->n);
   if (!s)
     return sits__fail(err, SITS_ENOMEM, "out of memory");
   gsl_vector_view x0 = gsl_vector_view_array(t, pb->n);
@@ -137,8 +138,12 @@ static int newton(const problem *pb, double *t, bool *runaway, sits_err *err) {
 int sits__steady_at(const sits_scenario *sc, const size_t *opp, const double *util,
                     const double *base_w, double ambient_c, double *t, double *total_w,
                     bool *runaway, sits_err *err) {
-  problem pb = {.sc = sc, .th = sits_scenario_thermal(sc), .opp = opp, .util = util,
-                .base_w = base_w, .ambient_c = ambient_c};
+  problem pb = {.sc = sc,
+                .th = sits_scenario_thermal(sc),
+                .opp = opp,
+                .util = util,
+                .base_w = base_w,
+                .ambient_c = ambient_c};
   pb.n = sits_thermal_node_count(pb.th);
   pb.dom = sits_scenario_domains(sc, &pb.nd);
   int rc = sits_thermal_check_grounded(pb.th, err);

@@ -18,23 +18,31 @@ const char *sits_end_reason_name(sits_end_reason r) {
   return r == SITS_END_CRITICAL_TEMP ? "critical_temp" : "duration";
 }
 
-const char *sits_version(void) { return SITS_VERSION; }
+const char *sits_version(void) {
+  return SITS_VERSION;
+}
 
-static double energy_at(const sits__tally *t, double time_s) {
-  size_t lo = 0, hi = t->n_hist;
-  if (time_s <= t->hist_t[0])
-    return t->hist_e[0];
+double sits__history_at(const double *ts, const double *vs, size_t n, double at) {
+  if (n == 0)
+    return 0;
+  if (at <= ts[0])
+    return vs[0];
+  size_t lo = 0, hi = n;
   while (hi - lo > 1) {
     size_t mid = lo + (hi - lo) / 2;
-    if (t->hist_t[mid] <= time_s)
+    if (ts[mid] <= at)
       lo = mid;
     else
       hi = mid;
   }
-  if (lo + 1 >= t->n_hist)
-    return t->hist_e[lo];
-  double w = (time_s - t->hist_t[lo]) / (t->hist_t[lo + 1] - t->hist_t[lo]);
-  return t->hist_e[lo] + w * (t->hist_e[lo + 1] - t->hist_e[lo]);
+  if (lo + 1 >= n)
+    return vs[lo];
+  double w = (at - ts[lo]) / (ts[lo + 1] - ts[lo]);
+  return vs[lo] + w * (vs[lo + 1] - vs[lo]);
+}
+
+static double energy_at(const sits__tally *t, double time_s) {
+  return sits__history_at(t->hist_t, t->hist_e, t->n_hist, time_s);
 }
 
 static void consider(const sits__tally *t, double at, double w, double *best) {

@@ -102,8 +102,8 @@ static int trace_to_schedule(sits_scenario *sc, const sits_table *t, const char 
     for (size_t j = 0; j < t->n_cols; j++) {
       double v = sits_table_at(t, r, j);
       if (col_of[j] >= 0 && v < 0)
-        rc = sits__fail(err, SITS_EINPUT, "%s:%zu: column '%s': %g is negative", path,
-                        t->lines[r], t->names[j], v);
+        rc = sits__fail(err, SITS_EINPUT, "%s:%zu: column '%s': %g is negative", path, t->lines[r],
+                        t->names[j], v);
       if (col_of[j] >= 0)
         p[col_of[j]] = v;
     }
@@ -164,7 +164,7 @@ static int phase_group(sits_scenario *sc, const config_setting_t *ph, sits_colum
     const config_setting_t *e = config_setting_get_elem(grp, (unsigned)i);
     const char *name = config_setting_name(e);
     int target = kind == SITS_COLUMN_POWER_W ? sits_thermal_find(sc->thermal, name)
-                                              : sits__find_domain(sc, name);
+                                             : sits__find_domain(sc, name);
     if (target < 0 && kind == SITS_COLUMN_POWER_W)
       return sits__unknown_node(sc->thermal, e, "power_w", name, err);
     if (target < 0)
@@ -285,7 +285,8 @@ static int load_rates(sits_scenario *sc, const config_setting_t *w, sits_err *er
   if (rc || !rate)
     return rc;
   if (!config_setting_is_group(rate))
-    return sits__fail(err, SITS_EINPUT, "%s: 'rate' must be a group { <domain> = items/s; }", W(rate));
+    return sits__fail(err, SITS_EINPUT, "%s: 'rate' must be a group { <domain> = items/s; }",
+                      W(rate));
   for (size_t d = 0; d < sc->n_domains; d++)
     sc->domains[d].max_rate = 0;
   for (int i = 0; i < config_setting_length(rate); i++) {

@@ -187,12 +187,15 @@ Test(cli, shipped_scenarios_and_platforms_run) {
     cr_assert(strstr(out, "\"verdict\":"), "%s", out);
     free(out), free(err), free(sc);
   }
-  const char *platforms[][2] = {{"raspberry_pi5", "cpu"}, {"rk3588", "cpu_big"},
-                                {"jetson_orin_nx", "gpu"}, {"mlu370", "mlu"}};
+  const char *platforms[][2] = {{"raspberry_pi5", "cpu"},
+                                {"rk3588", "cpu_big"},
+                                {"jetson_orin_nx", "gpu"},
+                                {"mlu370", "mlu"}};
   for (size_t i = 0; i < 4; i++) {
     char text[512], args[1024], *out, *err;
     snprintf(text, sizeof text,
-             "platform = \"%s\";\nworkload = { phases = ( { duration_s = 60; demand = { %s = 0.7; }; } ); };\n",
+             "platform = \"%s\";\nworkload = { phases = ( { duration_s = 60; demand = { %s = 0.7; "
+             "}; } ); };\n",
              platforms[i][0], platforms[i][1]);
     char *path = tu_write("plat.cfg", text);
     snprintf(args, sizeof args, "steady %s", path);

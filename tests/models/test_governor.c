@@ -33,12 +33,18 @@ static sits_governor_cfg cfg_of(sits_base_kind kind) {
 }
 
 /* A past of constant power: the energy over [t0, 0] is past_w * (0 - t0). */
-static double constant_past(double t0_s, void *user) { return *(double *)user * (0 - t0_s); }
+static double constant_past(double t0_s, void *user) {
+  return *(double *)user * (0 - t0_s);
+}
 
 static size_t tick_once(sits_governor *g, double demand, double temp_c, double past_w) {
   double dem[1] = {demand}, temp[1] = {temp_c};
-  sits_governor_obs obs = {.t_s = 0, .sensor_c = temp_c, .demand = dem, .domain_temp_c = temp,
-                           .other_power_w = 0, .energy_since = constant_past,
+  sits_governor_obs obs = {.t_s = 0,
+                           .sensor_c = temp_c,
+                           .demand = dem,
+                           .domain_temp_c = temp,
+                           .other_power_w = 0,
+                           .energy_since = constant_past,
                            .energy_user = &past_w};
   sits_governor_out out;
   sits_governor_tick(g, &obs, &out);
@@ -57,7 +63,8 @@ Test(governor_conformance, every_base_kind) {
     for (double dem = 0; dem <= 1.5; dem += 0.01) {
       size_t k = tick_once(g, dem, 25, 0);
       cr_assert_lt(k, d.n_opp, "%s", sits_base_kind_name((sits_base_kind)kind));
-      cr_assert_geq(k, prev, "%s not monotone at %g", sits_base_kind_name((sits_base_kind)kind), dem);
+      cr_assert_geq(k, prev, "%s not monotone at %g", sits_base_kind_name((sits_base_kind)kind),
+                    dem);
       cr_assert_eq(k, sits_governor_base_opp(&c, &d, 0, dem));
       cr_assert_eq(k, tick_once(g, dem, 25, 0), "deterministic");
       prev = k;

@@ -4,7 +4,8 @@
 #include "sits_schedule.h"
 
 Test(schedule, merges_equal_segments_and_finds) {
-  sits_column cols[3] = {{SITS_COLUMN_POWER_W, 3}, {SITS_COLUMN_POWER_W, 1}, {SITS_COLUMN_DEMAND, 0}};
+  sits_column cols[3] = {
+      {SITS_COLUMN_POWER_W, 3}, {SITS_COLUMN_POWER_W, 1}, {SITS_COLUMN_DEMAND, 0}};
   sits_schedule *s = sits_schedule_new(3, cols);
   sits_err err = {0};
   double a[3] = {1, 2, 0.5}, b[3] = {5, 0, 0.7};

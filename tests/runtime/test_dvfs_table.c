@@ -46,7 +46,8 @@ Test(dvfs_table, mlu370_knee_at_800_mhz) {
 Test(dvfs_table, coefficient_round_trip_within_one_percent) {
   char text[512];
   snprintf(text, sizeof text,
-           "platform = \"rk3588\";\nworkload = { phases = ( { duration_s = 60; demand = { cpu_big = 1.0; }; } ); };\n");
+           "platform = \"rk3588\";\nworkload = { phases = ( { duration_s = 60; demand = { cpu_big "
+           "= 1.0; }; } ); };\n");
   sits_scenario *sc = tu_load("rk.cfg", text);
   sits_dvfs_table t;
   compute(sc, "cpu_big", &t);
@@ -69,8 +70,10 @@ Test(dvfs_table, time_to_trip_closed_form_and_sustainable) {
       "platform = { thermal = {\n"
       "  nodes = ( { name = \"die\"; c_j_per_k = 2.0; junction = true; } );\n"
       "  links = ( { a = \"die\"; b = \"ambient\"; r_k_per_w = 3.0; } ); };\n"
-      "  domains = ( { name = \"gpu\"; node = \"die\"; ceff_f = 2e-9; idle_w = 0.3; max_rate = 100.0;\n"
-      "    opp = ( { freq_mhz = 200.0; volt_v = 0.6; }, { freq_mhz = 1000.0; volt_v = 1.0; } ); } );\n"
+      "  domains = ( { name = \"gpu\"; node = \"die\"; ceff_f = 2e-9; idle_w = 0.3; max_rate = "
+      "100.0;\n"
+      "    opp = ( { freq_mhz = 200.0; volt_v = 0.6; }, { freq_mhz = 1000.0; volt_v = 1.0; } ); } "
+      ");\n"
       "  governor = { thermal = { kind = \"step_wise\"; sensor = \"die\"; trip_c = 30.0; }; }; };\n"
       "workload = { phases = ( { duration_s = 10; demand = { gpu = 1.0; }; } ); };\n");
   sits_dvfs_table t;
@@ -132,7 +135,8 @@ Test(dvfs_table, dts_compiles_with_dtc_and_header_with_cc) {
   free(text);
   char *h = render("header", &t, 1, "mlu.h");
   snprintf(cmd, sizeof cmd,
-           "printf '#include \"%s\"\\nint main(void) { return sits_mlu_opps[0].freq_khz != 800000UL; }\\n' > %s/m.c && "
+           "printf '#include \"%s\"\\nint main(void) { return sits_mlu_opps[0].freq_khz != "
+           "800000UL; }\\n' > %s/m.c && "
            "cc -Wall -Wextra -Werror -o %s/m %s/m.c && %s/m",
            h, tu_dir(), tu_dir(), tu_dir(), tu_dir());
   cr_assert_eq(system(cmd), 0, "the header does not compile or holds the wrong table");

@@ -93,7 +93,8 @@ Test(config, syntax_error_names_line) {
 Test(config, unsupported_groups_are_rejected) {
   char msg[SITS_ERRMSG_MAX], text[4096];
   snprintf(text, sizeof text,
-           "platform = { thermal = {\n%s  links = ( { a = \"gpu\"; b = \"ambient\"; r_k_per_w = 1; } ); };\n"
+           "platform = { thermal = {\n%s  links = ( { a = \"gpu\"; b = \"ambient\"; r_k_per_w = 1; "
+           "} ); };\n"
            "  battery = { series = 3; }; };\n%s",
            nodes_ok, workload_ok);
   cr_assert_eq(tu_load_fail("unsup.cfg", text, msg, sizeof msg), SITS_EUNSUPPORTED);

@@ -41,10 +41,11 @@ static sits_scenario *load(const char *name, char *text) {
 Test(dvfs, fixed_opp_dynamic_power_closed_form) {
   /* OPP 3 (800 MHz, 0.9 V) at demand 0.4: cap = 0.8, u = 0.5;
    * P = 0.3 + 2e-9 * 0.81 * 800e6 * 0.5 = 0.3 + 0.648 = 0.948 W */
-  sits_scenario *sc = load("fixed.cfg",
-                           scenario("", "governor = { kind = \"fixed\"; fixed_opp = { gpu = 3; }; };",
-                                    "workload = { phases = ( { duration_s = 30.0; demand = { gpu = 0.4; }; } ); };\n"
-                                    "sample_period_s = 0.5;\n"));
+  sits_scenario *sc = load(
+      "fixed.cfg",
+      scenario("", "governor = { kind = \"fixed\"; fixed_opp = { gpu = 3; }; };",
+               "workload = { phases = ( { duration_s = 30.0; demand = { gpu = 0.4; }; } ); };\n"
+               "sample_period_s = 0.5;\n"));
   sits_result *r = tu_run(sc);
   double p = 0.948, worst = 0;
   for (size_t k = 0; k < sits_result_sample_count(r); k++) {
@@ -64,9 +65,10 @@ Test(dvfs, fixed_opp_dynamic_power_closed_form) {
 }
 
 Test(dvfs, deficit_when_demand_exceeds_capacity) {
-  sits_scenario *sc = load("deficit.cfg",
-                           scenario("", "governor = { kind = \"fixed\"; fixed_opp = { gpu = 1; }; };",
-                                    "workload = { phases = ( { duration_s = 10.0; demand = { gpu = 0.8; }; } ); };\n"));
+  sits_scenario *sc = load(
+      "deficit.cfg",
+      scenario("", "governor = { kind = \"fixed\"; fixed_opp = { gpu = 1; }; };",
+               "workload = { phases = ( { duration_s = 10.0; demand = { gpu = 0.8; }; } ); };\n"));
   sits_result *r = tu_run(sc);
   const sits_summary *s = sits_result_summary(r);
   /* 400 MHz: cap 0.4 of demand 0.8 -> half served */
@@ -86,10 +88,11 @@ static double lambert_steady(double p0, double l0, double k) {
 
 Test(dvfs, leakage_steady_state_lambert_w) {
   /* top OPP, full load: P0 = 0.3 + 2e-9 * 1 * 1e9 = 2.3 W; leakage 0.4 W at 25 C, 0.03/K */
-  sits_scenario *sc = load("leak.cfg",
-                           scenario("leak_ref_w = 0.4; leak_ref_v = 1.0; leak_ref_c = 25.0; leak_per_k = 0.03;",
-                                    "governor = { kind = \"performance\"; };",
-                                    "workload = { phases = ( { duration_s = 10.0; demand = { gpu = 1.0; }; } ); };\n"));
+  sits_scenario *sc = load(
+      "leak.cfg",
+      scenario("leak_ref_w = 0.4; leak_ref_v = 1.0; leak_ref_c = 25.0; leak_per_k = 0.03;",
+               "governor = { kind = \"performance\"; };",
+               "workload = { phases = ( { duration_s = 10.0; demand = { gpu = 1.0; }; } ); };\n"));
   sits_steady_state st;
   sits_err err = {0};
   cr_assert_eq(sits_steady(sc, &st, &err), SITS_OK, "%s", err.msg);
@@ -104,10 +107,11 @@ Test(dvfs, leakage_steady_state_lambert_w) {
 
 Test(dvfs, leakage_runaway_is_reported) {
   /* k a > 1/e: the leakage slope outgrows what 3 K/W can shed (no fixed point) */
-  sits_scenario *sc = load("runaway.cfg",
-                           scenario("leak_ref_w = 2.0; leak_ref_v = 1.0; leak_ref_c = 25.0; leak_per_k = 0.08;",
-                                    "governor = { kind = \"performance\"; };",
-                                    "workload = { phases = ( { duration_s = 10.0; demand = { gpu = 1.0; }; } ); };\n"));
+  sits_scenario *sc = load(
+      "runaway.cfg",
+      scenario("leak_ref_w = 2.0; leak_ref_v = 1.0; leak_ref_c = 25.0; leak_per_k = 0.08;",
+               "governor = { kind = \"performance\"; };",
+               "workload = { phases = ( { duration_s = 10.0; demand = { gpu = 1.0; }; } ); };\n"));
   double k = 0.08, a = 3.0 * 2.0 * exp(k * 3.0 * 2.3);
   cr_assert_gt(k * a, exp(-1.0), "the case must have no fixed point");
   sits_steady_state st;
@@ -132,15 +136,17 @@ static int ref_rhs(double t, const double y[], double dydt[], void *params) {
 }
 
 Test(dvfs, leakage_transient_against_gsl_ode) {
-  sits_scenario *sc = load("leak_tr.cfg",
-                           scenario("leak_ref_w = 0.4; leak_ref_v = 1.0; leak_ref_c = 25.0; leak_per_k = 0.03;",
-                                    "governor = { kind = \"performance\"; };",
-                                    "workload = { phases = ( { duration_s = 40.0; demand = { gpu = 1.0; }; } ); };\n"
-                                    "sample_period_s = 0.5;\n"));
+  sits_scenario *sc = load(
+      "leak_tr.cfg",
+      scenario("leak_ref_w = 0.4; leak_ref_v = 1.0; leak_ref_c = 25.0; leak_per_k = 0.03;",
+               "governor = { kind = \"performance\"; };",
+               "workload = { phases = ( { duration_s = 40.0; demand = { gpu = 1.0; }; } ); };\n"
+               "sample_period_s = 0.5;\n"));
   sits_result *r = tu_run(sc);
   ref_params prm = {2.3, 0.4, 0.03};
   gsl_odeiv2_system sys = {ref_rhs, NULL, 1, &prm};
-  gsl_odeiv2_driver *drv = gsl_odeiv2_driver_alloc_y_new(&sys, gsl_odeiv2_step_rk8pd, 1e-6, 1e-12, 1e-12);
+  gsl_odeiv2_driver *drv =
+      gsl_odeiv2_driver_alloc_y_new(&sys, gsl_odeiv2_step_rk8pd, 1e-6, 1e-12, 1e-12);
   double t = 0, y[1] = {25.0}, worst = 0;
   for (size_t k = 1; k < sits_result_sample_count(r); k++) {
     cr_assert_eq(gsl_odeiv2_driver_apply(drv, &t, sits_result_time_s(r)[k], y), GSL_SUCCESS);
@@ -156,14 +162,15 @@ Test(dvfs, leakage_transient_against_gsl_ode) {
 }
 
 Test(dvfs, ondemand_picks_expected_opps_for_stepped_demand) {
-  sits_scenario *sc = load("od.cfg",
-                           scenario("", "governor = { kind = \"ondemand\"; period_s = 0.1; up_threshold = 0.8; };",
-                                    "workload = { phases = (\n"
-                                    "  { duration_s = 1.0; demand = { gpu = 0.1; }; },\n"
-                                    "  { duration_s = 1.0; demand = { gpu = 0.3; }; },\n"
-                                    "  { duration_s = 1.0; demand = { gpu = 0.5; }; },\n"
-                                    "  { duration_s = 1.0; demand = { gpu = 0.9; }; } ); };\n"
-                                    "sample_period_s = 0.5;\n"));
+  sits_scenario *sc =
+      load("od.cfg",
+           scenario("", "governor = { kind = \"ondemand\"; period_s = 0.1; up_threshold = 0.8; };",
+                    "workload = { phases = (\n"
+                    "  { duration_s = 1.0; demand = { gpu = 0.1; }; },\n"
+                    "  { duration_s = 1.0; demand = { gpu = 0.3; }; },\n"
+                    "  { duration_s = 1.0; demand = { gpu = 0.5; }; },\n"
+                    "  { duration_s = 1.0; demand = { gpu = 0.9; }; } ); };\n"
+                    "sample_period_s = 0.5;\n"));
   sits_result *r = tu_run(sc);
   /* samples at 0.5, 1.5, 2.5, 3.5 s: 200, 400, 800, 1000 MHz (cap = f/1000) */
   const double want[] = {200, 400, 800, 1000};
@@ -175,12 +182,15 @@ Test(dvfs, ondemand_picks_expected_opps_for_stepped_demand) {
 
 Test(dvfs, step_wise_throttles_within_a_period_and_releases) {
   /* top OPP full load: 2.3 W -> T_inf = 31.9 C, tau 6 s. Trip 30 C, hysteresis 1 C. */
-  sits_scenario *sc = load("sw.cfg",
-                           scenario("", "governor = { kind = \"performance\"; period_s = 0.1;\n"
-                                        "  thermal = { kind = \"step_wise\"; sensor = \"die\"; trip_c = 30.0; hysteresis_c = 1.0; }; };",
-                                    "workload = { phases = ( { duration_s = 30.0; demand = { gpu = 1.0; }; },\n"
-                                    "                        { duration_s = 30.0; demand = { gpu = 0.05; }; } ); };\n"
-                                    "sample_period_s = 0.1;\n"));
+  sits_scenario *sc = load(
+      "sw.cfg",
+      scenario("",
+               "governor = { kind = \"performance\"; period_s = 0.1;\n"
+               "  thermal = { kind = \"step_wise\"; sensor = \"die\"; trip_c = 30.0; hysteresis_c "
+               "= 1.0; }; };",
+               "workload = { phases = ( { duration_s = 30.0; demand = { gpu = 1.0; }; },\n"
+               "                        { duration_s = 30.0; demand = { gpu = 0.05; }; } ); };\n"
+               "sample_period_s = 0.1;\n"));
   sits_result *r = tu_run(sc);
   const sits_summary *s = sits_result_summary(r);
   /* crossing of 30 C at full power: 25 + 6.9 (1 - e^{-t/6}) = 30 */
@@ -206,10 +216,13 @@ Test(dvfs, step_wise_throttles_within_a_period_and_releases) {
 
 Test(dvfs, power_cap_holds_the_window_average) {
   /* uncapped 2.3 W; budget 1.5 W over 1 s windows */
-  sits_scenario *sc = load("cap.cfg",
-                           scenario("", "governor = { kind = \"performance\"; period_s = 0.05; power_cap = { window_s = 1.0; }; };",
-                                    "workload = { phases = ( { duration_s = 20.0; demand = { gpu = 1.0; }; } ); };\n"
-                                    "tdp_budget_w = 1.5; tdp_window_s = 1.0; sample_period_s = 0.05;\n"));
+  sits_scenario *sc = load(
+      "cap.cfg",
+      scenario("",
+               "governor = { kind = \"performance\"; period_s = 0.05; power_cap = { window_s = "
+               "1.0; }; };",
+               "workload = { phases = ( { duration_s = 20.0; demand = { gpu = 1.0; }; } ); };\n"
+               "tdp_budget_w = 1.5; tdp_window_s = 1.0; sample_period_s = 0.05;\n"));
   sits_result *r = tu_run(sc);
   const sits_summary *s = sits_result_summary(r);
   /* allowed overshoot: one period at the largest power step (2.3 W top, 0.144+0.3 floor) */
@@ -226,12 +239,14 @@ Test(dvfs, power_cap_holds_the_window_average) {
 
 Test(dvfs, power_allocator_settles_near_control_temperature) {
   /* control 30 C, switch-on 27 C, sustainable 1.5 W: top OPP would reach 31.9 C */
-  sits_scenario *sc = load("ipa.cfg",
-                           scenario("", "governor = { kind = \"performance\"; period_s = 0.1;\n"
-                                        "  thermal = { kind = \"power_allocator\"; sensor = \"die\"; switch_on_c = 27.0;\n"
-                                        "              control_c = 30.0; sustainable_power_w = 1.5; }; };",
-                                    "workload = { phases = ( { duration_s = 120.0; demand = { gpu = 1.0; }; } ); };\n"
-                                    "sample_period_s = 0.5;\n"));
+  sits_scenario *sc = load(
+      "ipa.cfg",
+      scenario("",
+               "governor = { kind = \"performance\"; period_s = 0.1;\n"
+               "  thermal = { kind = \"power_allocator\"; sensor = \"die\"; switch_on_c = 27.0;\n"
+               "              control_c = 30.0; sustainable_power_w = 1.5; }; };",
+               "workload = { phases = ( { duration_s = 120.0; demand = { gpu = 1.0; }; } ); };\n"
+               "sample_period_s = 0.5;\n"));
   sits_result *r = tu_run(sc);
   /* over the last minute the die stays within 1 C of the control temperature */
   for (size_t k = 0; k < sits_result_sample_count(r); k++)
