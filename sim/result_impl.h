@@ -31,7 +31,7 @@ typedef struct sits__tally {
   const double *hist_t, *hist_e; /* energy in at every breakpoint */
   size_t n_hist;
   double peak_power_w, throttled_s, time_to_throttle_s;
-  const double *items, *demanded, *latency_sum; /* per domain */
+  const double *items, *demanded, *latency_ms_sum; /* per domain */
 } sits__tally;
 
 /** The value at @p at of a history (ts ascending, n points), linear between points and

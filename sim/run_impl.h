@@ -33,7 +33,7 @@ typedef struct run {
   double *hist_t, *hist_e;
   size_t n_hist, cap_hist;
   /* accounting */
-  double items[SITS_MAX_DOMAINS], demanded[SITS_MAX_DOMAINS], latency_sum[SITS_MAX_DOMAINS];
+  double items[SITS_MAX_DOMAINS], demanded[SITS_MAX_DOMAINS], latency_ms_sum[SITS_MAX_DOMAINS];
   double throttled_s, time_to_throttle_s, peak_power_w;
   int *crit_node;
   int n_crit;

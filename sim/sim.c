@@ -161,7 +161,7 @@ static void account(run *rn, double t0, double t1) {
     double done = sits_domain_rate(dom, rn->opp[d], rn->demand[d]) * dt;
     rn->items[d] += done;
     rn->demanded[d] += rn->demand[d] * dom->max_rate * dt;
-    rn->latency_sum[d] += done * 1000.0 / (sits_domain_capacity(dom, rn->opp[d]) * dom->max_rate);
+    rn->latency_ms_sum[d] += done * 1000.0 / (sits_domain_capacity(dom, rn->opp[d]) * dom->max_rate);
   }
   if (rn->throttled || rn->cap_active)
     rn->throttled_s += dt;
@@ -393,7 +393,7 @@ int sits_run(const sits_scenario *sc, const sits_run_opts *opts, sits_result **o
         .time_to_throttle_s = rn.time_to_throttle_s,
         .items = rn.items,
         .demanded = rn.demanded,
-        .latency_sum = rn.latency_sum};
+        .latency_ms_sum = rn.latency_ms_sum};
     sits__summarise(sc, rn.res, &tally);
     *out = rn.res;
     rn.res = NULL;

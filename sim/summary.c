@@ -86,7 +86,7 @@ static void item_figures(const sits_scenario *sc, sits_summary *sum, const sits_
     done = fmin(done, t->items[d]);
     demanded += t->demanded[d];
     served += t->items[d];
-    latency += t->items[d] > 0 ? t->latency_sum[d] / t->items[d] : NAN;
+    latency += t->items[d] > 0 ? t->latency_ms_sum[d] / t->items[d] : NAN;
   }
   sum->items_done = any ? done : NAN;
   sum->energy_per_item_mj = any && done > 0 ? 1000.0 * sum->energy_j / done : NAN;
