@@ -413,6 +413,7 @@ int sits__result_add_event(sits_result *r, double t_s, const char *kind, const c
     r->cap_events = cap;
   }
   sits_event *e = &r->events[r->n_events++];
+  memset(e, 0, sizeof *e); /* the whole record goes to HDF5, padding and string tails too */
   e->time_s = t_s;
   snprintf(e->kind, sizeof e->kind, "%s", kind);
   snprintf(e->detail, sizeof e->detail, "%s", detail);
