@@ -1,0 +1,85 @@
+/*
+ * sits_battery.h - a Thevenin equivalent-circuit battery pack (model only: not yet coupled
+ * into runs; see the closing notes of the battery issue).
+ *
+ * Cell: terminal voltage V = OCV(SOC) - sum_k V_k - I R0 (I > 0 discharging) with
+ *   dSOC/dt = -I_eff / (3600 Q_ah),  I_eff = I (discharge) or coulombic_eff * I (charge),
+ *   dV_k/dt = I / C_k - V_k / (R_k C_k),  k = 1..n_rc (0 to 3 pairs).
+ * OCV(SOC) is a monotone cubic (GSL Steffen) through the table. R0 and R_k scale with
+ * temperature by Arrhenius: R(T) = R_ref exp(Ea/R_gas (1/T - 1/T_ref)), T in kelvin.
+ * Pack: `series` x `parallel` cells; pack voltage = series V, pack current = parallel I.
+ * Constant-power load P (the pack's output): each cell delivers p = P / (series parallel),
+ * and I solves R0 I^2 - b I + p = 0 with b = OCV - sum V_k: the smaller root
+ * I = (b - sqrt(b^2 - 4 R0 p)) / (2 R0). No real root (p > b^2 / (4 R0)) is a brown-out.
+ * Joule heat of the pack: series parallel (I^2 R0 + sum V_k^2 / R_k).
+ */
+#ifndef SITS_BATTERY_H
+#define SITS_BATTERY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "sits_status.h"
+
+#define SITS_BATTERY_MAX_RC 3
+#define SITS_BATTERY_MAX_OCV 256
+/** OCV dips up to this size [V] are taken as measurement noise, not a non-monotone table
+ *  (the A123 table derived from C/30 tests dips by 0.1 mV on its plateau). */
+#define SITS_BATTERY_OCV_NOISE_V 1e-3
+
+typedef struct sits_battery_cfg {
+  size_t series, parallel;
+  double capacity_ah; /**< per cell; or NAN with capacity_wh set */
+  double capacity_wh; /**< per pack; NAN when capacity_ah is given */
+  size_t n_ocv;
+  double ocv_soc[SITS_BATTERY_MAX_OCV]; /**< increasing, in [0, 1] */
+  double ocv_v[SITS_BATTERY_MAX_OCV];   /**< non-decreasing with SOC */
+  double r0_ohm;
+  size_t n_rc;
+  double rc_r_ohm[SITS_BATTERY_MAX_RC], rc_c_f[SITS_BATTERY_MAX_RC];
+  double r_ea_j_per_mol; /**< 0: no temperature dependence */
+  double r_ref_c;
+  double cutoff_v;      /**< per cell */
+  double coulombic_eff; /**< on charge, in (0, 1] */
+} sits_battery_cfg;
+
+typedef struct sits_battery sits_battery;
+
+/**
+ * A battery from @p cfg (copied), checked: series, parallel >= 1; capacity > 0; the OCV
+ * table has at least 2 points, SOC strictly increasing within [0, 1], OCV never
+ * decreasing by more than SITS_BATTERY_OCV_NOISE_V and not flat overall; R0 > 0, R_k, C_k > 0;
+ * cutoff below the OCV at the highest SOC. A capacity given in Wh is converted to the cell's Ah
+ * through the mean OCV over SOC in [0, 1]: Q_ah = Wh / (series parallel mean_OCV). NULL with the
+ * reason in @p err.
+ */
+sits_battery *sits_battery_new(const sits_battery_cfg *cfg, sits_err *err);
+void sits_battery_free(sits_battery *b);
+
+const sits_battery_cfg *sits_battery_config(const sits_battery *b);
+/** The cell capacity [Ah] (given or converted). */
+double sits_battery_capacity_ah(const sits_battery *b);
+/** OCV [V] at @p soc (clamped to the table's range). */
+double sits_battery_ocv_v(const sits_battery *b, double soc);
+/** Mean OCV over SOC in [0, 1] [V] (the integral of the interpolant). */
+double sits_battery_mean_ocv_v(const sits_battery *b);
+/** Arrhenius factor on the resistances at @p temp_c (1 at r_ref_c or with Ea = 0). */
+double sits_battery_r_scale(const sits_battery *b, double temp_c);
+
+/**
+ * Cell current [A] for a pack output power @p p_pack_w at state (soc, v_rc) and
+ * temperature @p temp_c; the cell terminal voltage into *v_cell. Returns false on a
+ * brown-out (no real root).
+ */
+bool sits_battery_current_a(const sits_battery *b, double soc, const double *v_rc_v, double temp_c,
+                            double p_pack_w, double *i_cell_a, double *v_cell_v);
+
+/** State derivatives for cell current @p i_cell_a: dSOC/dt [1/s] and dV_k/dt [V/s]. */
+void sits_battery_derivative(const sits_battery *b, const double *v_rc_v, double temp_c,
+                             double i_cell_a, double *dsoc_dt, double *dv_rc_dt);
+
+/** Joule heat of the whole pack [W]. */
+double sits_battery_heat_w(const sits_battery *b, const double *v_rc_v, double temp_c,
+                           double i_cell_a);
+
+#endif

@@ -1,0 +1,198 @@
+/* test_battery.c - the Thevenin battery model against hand-checked values and closed forms. */
+#include "test_util.h"
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_odeiv2.h>
+
+#include "sits_battery.h"
+
+/* A linear OCV 3.0 -> 4.2 V over SOC 0..1 (mean 3.6 V), R0 20 mOhm, one RC pair. */
+static sits_battery_cfg linear_cell(void) {
+  sits_battery_cfg c;
+  memset(&c, 0, sizeof c);
+  c.series = c.parallel = 1;
+  c.capacity_ah = 5.0;
+  c.capacity_wh = NAN;
+  c.n_ocv = 3;
+  c.ocv_soc[0] = 0, c.ocv_soc[1] = 0.5, c.ocv_soc[2] = 1;
+  c.ocv_v[0] = 3.0, c.ocv_v[1] = 3.6, c.ocv_v[2] = 4.2;
+  c.r0_ohm = 0.02;
+  c.n_rc = 1;
+  c.rc_r_ohm[0] = 0.015;
+  c.rc_c_f[0] = 2000;
+  c.r_ref_c = 25;
+  c.cutoff_v = 3.0;
+  c.coulombic_eff = 0.99;
+  return c;
+}
+
+static sits_battery *make(const sits_battery_cfg *c) {
+  sits_err err = {0};
+  sits_battery *b = sits_battery_new(c, &err);
+  cr_assert_not_null(b, "%s", err.msg);
+  return b;
+}
+
+Test(battery, ocv_interpolation_and_mean) {
+  sits_battery_cfg c = linear_cell();
+  sits_battery *b = make(&c);
+  cr_assert_float_eq(sits_battery_ocv_v(b, 0.5), 3.6, 1e-12);
+  cr_assert_float_eq(sits_battery_ocv_v(b, 0.25), 3.3, 1e-12); /* Steffen is exact on a line */
+  cr_assert_float_eq(sits_battery_ocv_v(b, 1.5), 4.2, 1e-12);  /* clamped */
+  cr_assert_float_eq(sits_battery_mean_ocv_v(b), 3.6, 1e-12);
+  sits_battery_free(b);
+}
+
+Test(battery, watt_hours_to_amp_hours) {
+  sits_battery_cfg c = linear_cell();
+  c.capacity_ah = NAN;
+  c.capacity_wh = 56.0;
+  c.series = 3;
+  sits_battery *b = make(&c);
+  /* 56 Wh / (3 cells * 3.6 V mean OCV) = 5.1852 Ah per cell */
+  cr_assert_float_eq(sits_battery_capacity_ah(b), 56.0 / (3 * 3.6), 1e-12);
+  sits_battery_free(b);
+}
+
+Test(battery, constant_power_root_and_pack_scaling) {
+  sits_battery_cfg c = linear_cell();
+  sits_battery *one = make(&c);
+  double v_rc[1] = {0.05}, i1, v1;
+  cr_assert(sits_battery_current_a(one, 0.5, v_rc, 25, 10.0, &i1, &v1));
+  /* b = 3.6 - 0.05 = 3.55: 0.02 I^2 - 3.55 I + 10 = 0, smaller root */
+  double want = (3.55 - sqrt(3.55 * 3.55 - 4 * 0.02 * 10)) / (2 * 0.02);
+  cr_assert_float_eq(i1, want, 1e-12);
+  cr_assert_float_eq(v1 * i1, 10.0, 1e-9); /* the cell delivers the power */
+  c.parallel = 2;
+  sits_battery *two_p = make(&c);
+  double i2, v2;
+  sits_battery_current_a(two_p, 0.5, v_rc, 25, 20.0, &i2, &v2);
+  cr_assert_float_eq(i2, i1, 1e-12); /* 2P at twice the power: the same cell current */
+  sits_battery_current_a(two_p, 0.5, v_rc, 25, 10.0, &i2, &v2);
+  cr_assert_float_eq(i2, (3.55 - sqrt(3.55 * 3.55 - 4 * 0.02 * 5)) / 0.04, 1e-12);
+  cr_assert_float_eq(i2 / i1, 0.5, 0.01); /* about half: 2P halves the cell current */
+  c.parallel = 1;
+  c.series = 3;
+  sits_battery *three_s = make(&c);
+  double i3, v3;
+  sits_battery_current_a(three_s, 0.5, v_rc, 25, 30.0, &i3, &v3);
+  cr_assert_float_eq(i3, i1, 1e-12); /* 3S: the same current at three times the voltage */
+  cr_assert_float_eq(3 * v3 * i3, 30.0, 1e-9);
+  sits_battery_free(one), sits_battery_free(two_p), sits_battery_free(three_s);
+}
+
+Test(battery, brownout_above_the_maximum_power) {
+  sits_battery_cfg c = linear_cell();
+  sits_battery *b = make(&c);
+  double v_rc[1] = {0}, i, v;
+  double p_max = 3.6 * 3.6 / (4 * 0.02); /* b^2 / 4a = 162 W */
+  cr_assert(sits_battery_current_a(b, 0.5, v_rc, 25, 0.999 * p_max, &i, &v));
+  cr_assert_not(sits_battery_current_a(b, 0.5, v_rc, 25, 1.001 * p_max, &i, &v));
+  sits_battery_free(b);
+}
+
+Test(battery, arrhenius_resistance_and_heat) {
+  sits_battery_cfg c = linear_cell();
+  c.r_ea_j_per_mol = 20000;
+  sits_battery *b = make(&c);
+  cr_assert_float_eq(sits_battery_r_scale(b, 25.0), 1.0, 1e-15);
+  double s45 = exp(20000 / 8.314462618 * (1 / 318.15 - 1 / 298.15));
+  cr_assert_float_eq(sits_battery_r_scale(b, 45.0), s45, 1e-12);
+  cr_assert_lt(s45, 1.0); /* a hot cell has a lower resistance */
+  double v_rc[1] = {0.03};
+  /* I^2 R0 s + V1^2 / (R1 s) */
+  cr_assert_float_eq(sits_battery_heat_w(b, v_rc, 45.0, 2.0),
+                     4 * 0.02 * s45 + 0.03 * 0.03 / (0.015 * s45), 1e-12);
+  sits_battery_free(b);
+}
+
+typedef struct cc {
+  const sits_battery *b;
+  double i_a;
+} cc;
+
+static int cc_rhs(double t, const double y[], double dy[], void *p) {
+  (void)t;
+  const cc *c = p;
+  sits_battery_derivative(c->b, y + 1, 25.0, c->i_a, &dy[0], dy + 1);
+  return GSL_SUCCESS;
+}
+
+/* Constant current, 1 RC: SOC falls linearly and V_1 = I R1 (1 - e^{-t / (R1 C1)}). */
+Test(battery, constant_current_closed_form) {
+  sits_battery_cfg c = linear_cell();
+  sits_battery *b = make(&c);
+  cc prm = {b, 2.5};
+  gsl_odeiv2_system sys = {cc_rhs, NULL, 2, &prm};
+  gsl_odeiv2_driver *d =
+      gsl_odeiv2_driver_alloc_y_new(&sys, gsl_odeiv2_step_rk8pd, 1, 1e-12, 1e-12);
+  double t = 0, y[2] = {1.0, 0.0};
+  for (int k = 1; k <= 40; k++) {
+    double ts = 30.0 * k;
+    cr_assert_eq(gsl_odeiv2_driver_apply(d, &t, ts, y), GSL_SUCCESS);
+    cr_assert_float_eq(y[0], 1.0 - 2.5 * ts / (3600 * 5.0), 1e-10);
+    cr_assert_float_eq(y[1], 2.5 * 0.015 * (1 - exp(-ts / 30.0)), 1e-10);
+  }
+  /* charging: the coulombic efficiency scales the charge that goes in */
+  double dsoc, dv;
+  double v_rc[1] = {0};
+  sits_battery_derivative(b, v_rc, 25, -1.0, &dsoc, &dv);
+  cr_assert_float_eq(dsoc, 0.99 / (3600 * 5.0), 1e-15);
+  gsl_odeiv2_driver_free(d);
+  sits_battery_free(b);
+}
+
+Test(battery, malformed_tables_are_rejected) {
+  sits_err err = {0};
+  sits_battery_cfg c = linear_cell();
+  c.ocv_v[1] = 4.3; /* not monotone: 4.3 V then 4.2 V, a 100 mV dip */
+  cr_assert_null(sits_battery_new(&c, &err));
+  cr_assert(strstr(err.msg, "not monotone"), "%s", err.msg);
+  c = linear_cell();
+  c.ocv_soc[2] = 1.2;
+  cr_assert_null(sits_battery_new(&c, &err));
+  cr_assert(strstr(err.msg, "not in [0, 1]"), "%s", err.msg);
+  c = linear_cell();
+  c.cutoff_v = 4.3;
+  cr_assert_null(sits_battery_new(&c, &err));
+  cr_assert(strstr(err.msg, "not below the OCV at full charge"), "%s", err.msg);
+  c = linear_cell();
+  c.capacity_ah = 0;
+  cr_assert_null(sits_battery_new(&c, &err));
+  cr_assert(strstr(err.msg, "capacity must be > 0"), "%s", err.msg);
+}
+
+Test(battery, measured_a123_ocv_is_monotone_and_reproduced) {
+  /* the A123 LFP OCV at 25 C derived from Plett's ESC toolbox tests (shared/data) */
+  char path[512];
+  snprintf(path, sizeof path, "%s/battery_a123_ocv_25degC.csv", SITS_TEST_DATA);
+  FILE *f = fopen(path, "r");
+  cr_assert_not_null(f, "%s", path);
+  sits_battery_cfg c = linear_cell();
+  char line[256];
+  c.n_ocv = 0;
+  while (fgets(line, sizeof line, f) && c.n_ocv < SITS_BATTERY_MAX_OCV) {
+    double s, v;
+    if (sscanf(line, "%lf,%lf", &s, &v) == 2)
+      c.ocv_soc[c.n_ocv] = s, c.ocv_v[c.n_ocv++] = v;
+  }
+  fclose(f);
+  cr_assert_gt(c.n_ocv, 10);
+  c.cutoff_v = 2.0;
+  sits_battery *b = make(&c);
+  for (size_t k = 0; k < c.n_ocv; k++)
+    cr_assert_float_eq(sits_battery_ocv_v(b, c.ocv_soc[k]), c.ocv_v[k], 1e-12);
+  /* Steffen's interpolant never overshoots the data: between two points it stays within
+   * them, so it dips only where the measured table dips (at most 0.1 mV here) */
+  for (size_t k = 0; k + 1 < c.n_ocv; k++) {
+    double lo = fmin(c.ocv_v[k], c.ocv_v[k + 1]), hi = fmax(c.ocv_v[k], c.ocv_v[k + 1]);
+    for (int j = 1; j < 10; j++) {
+      double v = sits_battery_ocv_v(b, c.ocv_soc[k] + j * (c.ocv_soc[k + 1] - c.ocv_soc[k]) / 10);
+      cr_assert(v >= lo - 1e-12 && v <= hi + 1e-12, "overshoot between points %zu and %zu", k,
+                k + 1);
+    }
+  }
+  /* the LFP plateau: about 3.30 V at half charge */
+  cr_assert_float_eq(sits_battery_ocv_v(b, 0.5), 3.30, 0.01);
+  sits_battery_free(b);
+}
