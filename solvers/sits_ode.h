@@ -29,10 +29,11 @@ typedef int (*sits_ode_root_fn)(double t, const double *y, double *g, void *user
 /** Linear solver choice. AUTO picks KLU when n >= klu_threshold. */
 typedef enum sits_linsol { SITS_LINSOL_AUTO, SITS_LINSOL_DENSE, SITS_LINSOL_KLU } sits_linsol;
 
-/** Default state count from which AUTO uses KLU. Measured with `bench/run.sh threshold`:
- *  KLU ties with dense LU at 6 states and is faster from 11 states up (1.3 s vs 1.6 s at
- *  12 states, 0.57 s vs 2.9 s at 102), so dense is kept only for the smallest systems. */
-#define SITS_KLU_THRESHOLD_DEFAULT 8
+/** Default state count from which AUTO uses KLU. Measured with `bench/run.sh threshold`
+ *  (one run, 2026-12-02; grids carry 2 package nodes and every system 2 energy states):
+ *  8 states: dense 0.08 s, KLU 0.10 s; 12 (10-node chain, 360k breakpoints): dense 1.70 s,
+ *  KLU 1.24 s; 13: 0.12 s vs 0.13 s; 20: 0.16 s vs 0.12 s; 104: 2.94 s vs 0.56 s. */
+#define SITS_KLU_THRESHOLD_DEFAULT 12
 
 typedef struct sits_ode_opts {
   size_t n;                    /**< number of states */
