@@ -41,5 +41,6 @@ int cli_plot_run(const sits_scenario *sc, const sits_result *r, const char *titl
 int cmd_run(int argc, char **argv);
 int cmd_steady(int argc, char **argv);
 int cmd_dvfs_table(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
 
 #endif

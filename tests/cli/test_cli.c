@@ -126,8 +126,9 @@ Test(cli, usage_errors_exit_2_and_help_exits_0) {
   free(out), free(err);
   cr_assert_eq(tu_cli("run x.cfg --summary xml", &out, &err), 1);
   free(out), free(err);
-  const char *helps[] = {"--help", "run --help", "steady --help", "dvfs-table --help"};
-  for (int i = 0; i < 4; i++) {
+  const char *helps[] = {"--help", "run --help", "steady --help", "dvfs-table --help",
+                         "sweep --help"};
+  for (int i = 0; i < 5; i++) {
     cr_assert_eq(tu_cli(helps[i], &out, &err), 0);
     cr_assert(strstr(out, "usage: sitsenergy"), "%s", out);
     free(out), free(err);
@@ -233,5 +234,76 @@ Test(cli, dvfs_table_formats_and_errors) {
   free(out), free(err);
   cr_assert_eq(tu_cli("dvfs-table --help", &out, &err), 0);
   cr_assert(strstr(out, "usage: sitsenergy dvfs-table"), "%s", out);
+  free(out), free(err), free(sc);
+}
+
+Test(cli, sweep_grid_jobs_shards_and_errors) {
+  char args[2048], *out, *err;
+  char *sc = shipped("scenarios/hotspot_3node_step.cfg");
+  snprintf(
+      args, sizeof args,
+      "sweep %s --vary ambient_c=25,35 --vary 'platform.thermal.links.[2].r_k_per_w=0.1:0.3:3' "
+      "-o %s/seq.csv",
+      sc, tu_dir());
+  cr_assert_eq(tu_cli(args, &out, &err), 0, "%s", err);
+  free(out), free(err);
+  snprintf(
+      args, sizeof args,
+      "sweep %s --vary ambient_c=25,35 --vary 'platform.thermal.links.[2].r_k_per_w=0.1:0.3:3' "
+      "-j 3 -o %s/par.csv",
+      sc, tu_dir());
+  cr_assert_eq(tu_cli(args, &out, &err), 0, "%s", err);
+  free(out), free(err);
+  char p1[512], p2[512];
+  snprintf(p1, sizeof p1, "%s/seq.csv", tu_dir());
+  snprintf(p2, sizeof p2, "%s/par.csv", tu_dir());
+  char *seq = tu_slurp(p1), *par = tu_slurp(p2);
+  cr_assert_str_eq(seq, par, "-j changes the result");
+  /* 2 x 3 combinations, the last varying fastest; +10 C ambient is +10 C everywhere */
+  cr_assert(strstr(seq, "\n25,0.1,duration,30,"), "%s", seq);
+  cr_assert(strstr(seq, "\n35,0.3,duration,30,"), "%s", seq);
+  size_t lines = 0;
+  for (char *p = seq; *p; p++)
+    lines += *p == '\n';
+  cr_assert_eq(lines, 7);
+  double t25, t35;
+  cr_assert_eq(sscanf(strstr(seq, "\n25,0.2,duration,30,") + 20, "%lf", &t25), 1);
+  cr_assert_eq(sscanf(strstr(seq, "\n35,0.2,duration,30,") + 20, "%lf", &t35), 1);
+  cr_assert_float_eq(t35 - t25, 10.0, 1e-6);
+  free(seq), free(par);
+  /* shard 2/2 keeps combinations 2, 4, 6 */
+  snprintf(
+      args, sizeof args,
+      "sweep %s --vary ambient_c=25,35 --vary 'platform.thermal.links.[2].r_k_per_w=0.1:0.3:3' "
+      "--shard 2/2 -o %s/shard.csv",
+      sc, tu_dir());
+  cr_assert_eq(tu_cli(args, &out, &err), 0, "%s", err);
+  free(out), free(err);
+  snprintf(p1, sizeof p1, "%s/shard.csv", tu_dir());
+  char *sh = tu_slurp(p1);
+  cr_assert(strstr(sh, "\n25,0.2,") && strstr(sh, "\n35,0.1,") && strstr(sh, "\n35,0.3,") &&
+                !strstr(sh, "\n25,0.1,"),
+            "%s", sh);
+  free(sh);
+  /* a bad value: the row carries the message, the exit code is 1 */
+  snprintf(args, sizeof args, "sweep %s --vary ambient_c=25,hot -o %s/bad.csv", sc, tu_dir());
+  cr_assert_eq(tu_cli(args, &out, &err), 1);
+  free(out), free(err);
+  snprintf(p1, sizeof p1, "%s/bad.csv", tu_dir());
+  char *bad = tu_slurp(p1);
+  cr_assert(strstr(bad, "'ambient_c' must be a number"), "%s", bad);
+  free(bad);
+  /* --check: a junction limit the hot case breaks */
+  snprintf(args, sizeof args,
+           "sweep %s --vary ambient_c=25,80 --set max_junction_temp_c=60 --check -o %s/chk.csv", sc,
+           tu_dir());
+  cr_assert_eq(tu_cli(args, &out, &err), 3, "%s", err);
+  free(out), free(err);
+  snprintf(args, sizeof args, "sweep %s --vary ambient_c -o %s/x.csv", sc, tu_dir());
+  cr_assert_eq(tu_cli(args, &out, &err), 1);
+  cr_assert(strstr(err, "--vary 'ambient_c'"), "%s", err);
+  free(out), free(err);
+  snprintf(args, sizeof args, "sweep %s --vary ambient_c=1,2", sc);
+  cr_assert_eq(tu_cli(args, &out, &err), 2);
   free(out), free(err), free(sc);
 }
