@@ -71,6 +71,16 @@ static const schema governor_schema = {"platform.governor",
                                                      {"power_cap", &cap_schema},
                                                      {"fixed_opp", NULL},
                                                      {NULL, NULL}}};
+static const schema rc_schema = {"platform.battery.rc.[]",
+                                 (const key[]){{"r_ohm", NULL}, {"c_f", NULL}, {NULL, NULL}}};
+static const schema battery_schema = {
+    "platform.battery",
+    (const key[]){{"series", NULL},      {"parallel", NULL},       {"capacity_ah", NULL},
+                  {"capacity_wh", NULL}, {"ocv_soc", NULL},        {"ocv_v", NULL},
+                  {"r0_ohm", NULL},      {"rc", &rc_schema},       {"r_ea_j_per_mol", NULL},
+                  {"r_ref_c", NULL},     {"initial_soc", NULL},    {"cutoff_v", NULL},
+                  {"efficiency", NULL},  {"coulombic_efficiency", NULL}, {"node", NULL},
+                  {"name", NULL},        {"description", NULL},    {NULL, NULL}}};
 static const schema thermal_schema = {"platform.thermal", (const key[]){{"nodes", &node_schema},
                                                                         {"links", &link_schema},
                                                                         {"hotspot", NULL},
@@ -80,7 +90,7 @@ static const schema platform_schema = {"platform", (const key[]){{"name", NULL},
                                                                  {"thermal", &thermal_schema},
                                                                  {"domains", &domain_schema},
                                                                  {"governor", &governor_schema},
-                                                                 {"battery", NULL},
+                                                                 {"battery", &battery_schema},
                                                                  {"static_w", NULL},
                                                                  {"static_node", NULL},
                                                                  {NULL, NULL}}};

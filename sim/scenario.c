@@ -185,8 +185,6 @@ static int load_platform(sits_scenario *sc, const config_setting_t *root, sits_e
   if (!config_setting_is_group(p))
     return sits__fail(err, SITS_EINPUT, "%s: 'platform' must be a name or a group", W(p));
   int rc;
-  if ((rc = unsupported(p, "battery", "battery models are not in this version", err)))
-    return rc;
   const config_setting_t *th = config_setting_get_member(p, "thermal");
   if (!th || !config_setting_is_group(th))
     return sits__fail(err, SITS_EINPUT, "%s: the platform needs a 'thermal' group", W(th ? th : p));
@@ -234,11 +232,7 @@ int sits__load_static_power(sits_scenario *sc, const config_setting_t *p, sits_e
 static int load_limits(sits_scenario *sc, const config_setting_t *root, sits_err *err) {
   int rc;
   char where[512];
-  if ((rc = unsupported(root, "battery_capacity_wh", "battery models are not in this version",
-                        err)) ||
-      (rc = unsupported(root, "min_battery_life_s", "battery models are not in this version",
-                        err)) ||
-      (rc = unsupported(root, "replay", "replay comes with the board-trace work", err)))
+  if ((rc = unsupported(root, "replay", "replay comes with the board-trace work", err)))
     return rc;
   sits_limits *l = &sc->limits;
   if ((rc = sits__get_positive(root, "tdp_window_s", 10.0, false, &l->tdp_window_s, err)) ||
@@ -310,6 +304,7 @@ int sits_scenario_load(const char *path, const char *const *sets, size_t n_sets,
   if (rc == SITS_OK && (rc = load_platform(sc, root, err)) == SITS_OK &&
       (rc = load_limits(sc, root, err)) == SITS_OK &&
       (rc = sits__load_governor(sc, config_setting_get_member(root, "platform"), err)) == SITS_OK &&
+      (rc = sits__load_battery(sc, root, err)) == SITS_OK &&
       (rc = load_solver(sc, root, err)) == SITS_OK &&
       (rc = sits__load_workload(sc, root, err)) == SITS_OK)
     rc = SITS_OK;
@@ -329,6 +324,7 @@ void sits_scenario_free(sits_scenario *sc) {
   sits__config_release(&sc->config);
   sits_thermal_free(sc->thermal);
   sits_schedule_free(sc->schedule);
+  sits_battery_free(sc->battery);
   free(sc->static_power_w);
   free(sc->config_text);
   free(sc);
@@ -364,4 +360,7 @@ const sits_domain *sits_scenario_domains(const sits_scenario *sc, size_t *n) {
 }
 const sits_governor_cfg *sits_scenario_governor(const sits_scenario *sc) {
   return &sc->gov;
+}
+const sits_battery *sits_scenario_battery(const sits_scenario *sc) {
+  return sc->battery;
 }

@@ -3,6 +3,7 @@
 #define SITS_SCENARIO_IMPL_H
 
 #include "config_impl.h"
+#include "sits_battery.h"
 #include "sits_governor.h"
 #include "sits_scenario.h"
 
@@ -18,7 +19,13 @@ struct sits_scenario {
   sits_domain domains[SITS_MAX_DOMAINS];
   size_t n_domains;
   sits_governor_cfg gov;
+  sits_battery *battery; /* NULL: wall-powered */
+  int batt_node;         /* -1: isothermal at the ambient */
+  double batt_initial_soc, batt_efficiency;
 };
+
+/** Reads the platform's `battery` group, battery_capacity_wh and min_battery_life_s. */
+int sits__load_battery(sits_scenario *sc, const config_setting_t *root, sits_err *err);
 
 /** Reads the platform's `domains` list. */
 int sits__load_domains(sits_scenario *sc, const config_setting_t *platform, sits_err *err);

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "sits_battery.h"
 #include "sits_governor.h"
 #include "sits_ode.h"
 #include "sits_power.h"
@@ -43,6 +44,8 @@ const char *sits_scenario_config_text(const sits_scenario *sc);
 
 /** The DVFS domains (borrowed, *n of them). */
 const sits_domain *sits_scenario_domains(const sits_scenario *sc, size_t *n);
+/** The battery (borrowed), or NULL for a wall-powered platform. */
+const sits_battery *sits_scenario_battery(const sits_scenario *sc);
 /** The governor settings. */
 const sits_governor_cfg *sits_scenario_governor(const sits_scenario *sc);
 
@@ -53,6 +56,7 @@ typedef struct sits_limits {
   double max_junction_temp_c;
   double max_latency_ms;
   double max_energy_per_item_mj;
+  double min_battery_life_s; /**< a lower bound */
 } sits_limits;
 const sits_limits *sits_scenario_limits(const sits_scenario *sc);
 

@@ -90,19 +90,18 @@ Test(config, syntax_error_names_line) {
   cr_assert(strstr(msg, "syntax.cfg:3: syntax error"), "%s", msg);
 }
 
-Test(config, unsupported_groups_are_rejected) {
+Test(config, battery_groups_are_checked) {
   char msg[SITS_ERRMSG_MAX], text[4096];
   snprintf(text, sizeof text,
-           "platform = { thermal = {\n%s  links = ( { a = \"gpu\"; b = \"ambient\"; r_k_per_w = 1; "
-           "} ); };\n"
+           "platform = { thermal = {\n%s  links = ( { a = \"gpu\"; b = \"ambient\"; r_k_per_w = 1; } ); };\n"
            "  battery = { series = 3; }; };\n%s",
            nodes_ok, workload_ok);
-  cr_assert_eq(tu_load_fail("unsup.cfg", text, msg, sizeof msg), SITS_EUNSUPPORTED);
-  cr_assert(strstr(msg, "unsup.cfg:5: 'battery' is not supported yet"), "%s", msg);
-  snprintf(text, sizeof text, "platform = \"jetson_orin_nx\";\n%sbattery_capacity_wh = 56.0;\n",
+  cr_assert_eq(tu_load_fail("batt.cfg", text, msg, sizeof msg), SITS_EINPUT);
+  cr_assert(strstr(msg, "batt.cfg:5: the battery needs 'ocv_soc'"), "%s", msg);
+  snprintf(text, sizeof text, "platform = \"jetson_orin_nx_thermal\";\n%sbattery_capacity_wh = 56.0;\n",
            workload_ok);
-  cr_assert_eq(tu_load_fail("unsup2.cfg", text, msg, sizeof msg), SITS_EUNSUPPORTED);
-  cr_assert(strstr(msg, "unsup2.cfg:3: 'battery_capacity_wh' is not supported yet"), "%s", msg);
+  cr_assert_eq(tu_load_fail("batt2.cfg", text, msg, sizeof msg), SITS_EINPUT);
+  cr_assert(strstr(msg, "batt2.cfg:3: 'battery_capacity_wh' needs a battery in the platform"), "%s", msg);
 }
 
 Test(config, missing_workload) {

@@ -1,0 +1,114 @@
+/*
+ * battery_cfg.c - the platform's `battery` group into a sits_battery, checked, with the
+ * scenario's battery_capacity_wh override. Errors name file:line.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "scenario_impl.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define W(s) sits__where((s), where, sizeof where)
+
+static int read_array(const config_setting_t *g, const char *key, double *out, size_t max,
+                      size_t *n, sits_err *err) {
+  char where[512];
+  const config_setting_t *a = config_setting_get_member(g, key);
+  if (!a || !(config_setting_is_array(a) || config_setting_is_list(a)))
+    return sits__fail(err, SITS_EINPUT, "%s: the battery needs '%s' as an array of numbers",
+                      W(a ? a : g), key);
+  if ((size_t)config_setting_length(a) > max)
+    return sits__fail(err, SITS_EINPUT, "%s: '%s' has more than %zu values", W(a), key, max);
+  *n = (size_t)config_setting_length(a);
+  for (size_t k = 0; k < *n; k++) {
+    const config_setting_t *e = config_setting_get_elem(a, (unsigned)k);
+    if (!config_setting_is_number(e))
+      return sits__fail(err, SITS_EINPUT, "%s: '%s' must hold numbers", W(a), key);
+    out[k] = config_setting_get_float(e);
+  }
+  return SITS_OK;
+}
+
+static int read_rc(const config_setting_t *g, sits_battery_cfg *c, sits_err *err) {
+  char where[512];
+  const config_setting_t *rc = config_setting_get_member(g, "rc");
+  if (!rc)
+    return SITS_OK;
+  if (!config_setting_is_list(rc) || (size_t)config_setting_length(rc) > SITS_BATTERY_MAX_RC)
+    return sits__fail(err, SITS_EINPUT, "%s: 'rc' must be a list of 0 to %d groups { r_ohm; c_f; }",
+                      W(rc), SITS_BATTERY_MAX_RC);
+  c->n_rc = (size_t)config_setting_length(rc);
+  for (size_t k = 0; k < c->n_rc; k++) {
+    const config_setting_t *e = config_setting_get_elem(rc, (unsigned)k);
+    int r;
+    if ((r = sits__get_positive(e, "r_ohm", 0, true, &c->rc_r_ohm[k], err)) ||
+        (r = sits__get_positive(e, "c_f", 0, true, &c->rc_c_f[k], err)))
+      return r;
+  }
+  return SITS_OK;
+}
+
+int sits__load_battery(sits_scenario *sc, const config_setting_t *root, sits_err *err) {
+  char where[512];
+  const config_setting_t *p = config_setting_get_member(root, "platform");
+  const config_setting_t *g = config_setting_get_member(p, "battery");
+  const config_setting_t *wh = config_setting_get_member(root, "battery_capacity_wh");
+  const config_setting_t *life = config_setting_get_member(root, "min_battery_life_s");
+  int rc = sits__get_num(root, "min_battery_life_s", NAN, false, &sc->limits.min_battery_life_s, err);
+  if (rc)
+    return rc;
+  if (!g) {
+    if (wh || life)
+      return sits__fail(err, SITS_EINPUT, "%s: '%s' needs a battery in the platform",
+                        W(wh ? wh : life), wh ? "battery_capacity_wh" : "min_battery_life_s");
+    return SITS_OK;
+  }
+  if (!config_setting_is_group(g))
+    return sits__fail(err, SITS_EINPUT, "%s: 'battery' must be a group", W(g));
+  sits_battery_cfg c;
+  memset(&c, 0, sizeof c);
+  double series, parallel, ceff;
+  const char *node = NULL;
+  if ((rc = sits__get_positive(g, "series", 1, false, &series, err)) ||
+      (rc = sits__get_positive(g, "parallel", 1, false, &parallel, err)) ||
+      (rc = sits__get_num(g, "capacity_ah", NAN, false, &c.capacity_ah, err)) ||
+      (rc = sits__get_num(g, "capacity_wh", NAN, false, &c.capacity_wh, err)) ||
+      (rc = sits__get_num(root, "battery_capacity_wh", c.capacity_wh, false, &c.capacity_wh, err)) ||
+      (rc = read_array(g, "ocv_soc", c.ocv_soc, SITS_BATTERY_MAX_OCV, &c.n_ocv, err)) ||
+      (rc = sits__get_positive(g, "r0_ohm", 0, true, &c.r0_ohm, err)) ||
+      (rc = read_rc(g, &c, err)) ||
+      (rc = sits__get_num(g, "r_ea_j_per_mol", 0, false, &c.r_ea_j_per_mol, err)) ||
+      (rc = sits__get_num(g, "r_ref_c", 25, false, &c.r_ref_c, err)) ||
+      (rc = sits__get_num(g, "cutoff_v", 0, true, &c.cutoff_v, err)) ||
+      (rc = sits__get_num(g, "coulombic_efficiency", 1, false, &ceff, err)) ||
+      (rc = sits__get_num(g, "initial_soc", 1, false, &sc->batt_initial_soc, err)) ||
+      (rc = sits__get_num(g, "efficiency", 1, false, &sc->batt_efficiency, err)) ||
+      (rc = sits__get_str(g, "node", false, &node, err)))
+    return rc;
+  size_t n_v = 0;
+  if ((rc = read_array(g, "ocv_v", c.ocv_v, SITS_BATTERY_MAX_OCV, &n_v, err)))
+    return rc;
+  if (n_v != c.n_ocv)
+    return sits__fail(err, SITS_EINPUT, "%s: ocv_soc has %zu values but ocv_v %zu", W(g), c.n_ocv, n_v);
+  if (wh) /* the scenario's capacity wins over the pack's */
+    c.capacity_ah = NAN;
+  c.series = (size_t)series;
+  c.parallel = (size_t)parallel;
+  c.coulombic_eff = ceff;
+  if (series != floor(series) || parallel != floor(parallel))
+    return sits__fail(err, SITS_EINPUT, "%s: series and parallel must be whole numbers", W(g));
+  if (!(sc->batt_initial_soc >= 0 && sc->batt_initial_soc <= 1))
+    return sits__fail(err, SITS_EINPUT, "%s: initial_soc must be in [0, 1]", W(g));
+  if (!(sc->batt_efficiency > 0 && sc->batt_efficiency <= 1))
+    return sits__fail(err, SITS_EINPUT, "%s: efficiency must be in (0, 1]", W(g));
+  sc->batt_node = -1;
+  if (node && (sc->batt_node = sits_thermal_find(sc->thermal, node)) < 0)
+    return sits__unknown_node(sc->thermal, config_setting_get_member(g, "node"), "battery", node, err);
+  if (!(sc->battery = sits_battery_new(&c, err))) {
+    char msg[SITS_ERRMSG_MAX];
+    snprintf(msg, sizeof msg, "%s", err->msg);
+    return sits__fail(err, SITS_EINPUT, "%s: battery: %s", W(g), msg);
+  }
+  return SITS_OK;
+}
