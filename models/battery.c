@@ -105,6 +105,15 @@ double sits_battery_mean_ocv_v(const sits_battery *b) {
   return inside + lo * c->ocv_v[0] + (1 - hi) * c->ocv_v[c->n_ocv - 1];
 }
 
+double sits_battery_pack_energy_j(const sits_battery *b, double soc_lo, double soc_hi) {
+  const sits_battery_cfg *c = &b->cfg;
+  double lo = fmax(soc_lo, c->ocv_soc[0]), hi = fmin(soc_hi, c->ocv_soc[c->n_ocv - 1]);
+  if (!(hi > lo))
+    return 0;
+  double integ = gsl_interp_eval_integ(b->ocv, c->ocv_soc, c->ocv_v, lo, hi, b->acc);
+  return (double)(c->series * c->parallel) * b->q_ah * 3600.0 * integ;
+}
+
 double sits_battery_r_scale(const sits_battery *b, double temp_c) {
   const sits_battery_cfg *c = &b->cfg;
   if (c->r_ea_j_per_mol == 0)

@@ -78,6 +78,10 @@ bool sits_battery_current_a(const sits_battery *b, double soc, const double *v_r
 void sits_battery_derivative(const sits_battery *b, const double *v_rc_v, double temp_c,
                              double i_cell_a, double *dsoc_dt, double *dv_rc_dt);
 
+/** Open-circuit energy of the pack between @p soc_lo and @p soc_hi [J]:
+ *  series parallel Q 3600 * integral of OCV dSOC. */
+double sits_battery_pack_energy_j(const sits_battery *b, double soc_lo, double soc_hi);
+
 /** Joule heat of the whole pack [W]. */
 double sits_battery_heat_w(const sits_battery *b, const double *v_rc_v, double temp_c,
                            double i_cell_a);

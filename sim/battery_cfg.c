@@ -55,7 +55,8 @@ int sits__load_battery(sits_scenario *sc, const config_setting_t *root, sits_err
   const config_setting_t *g = config_setting_get_member(p, "battery");
   const config_setting_t *wh = config_setting_get_member(root, "battery_capacity_wh");
   const config_setting_t *life = config_setting_get_member(root, "min_battery_life_s");
-  int rc = sits__get_num(root, "min_battery_life_s", NAN, false, &sc->limits.min_battery_life_s, err);
+  int rc =
+      sits__get_num(root, "min_battery_life_s", NAN, false, &sc->limits.min_battery_life_s, err);
   if (rc)
     return rc;
   if (!g) {
@@ -74,7 +75,8 @@ int sits__load_battery(sits_scenario *sc, const config_setting_t *root, sits_err
       (rc = sits__get_positive(g, "parallel", 1, false, &parallel, err)) ||
       (rc = sits__get_num(g, "capacity_ah", NAN, false, &c.capacity_ah, err)) ||
       (rc = sits__get_num(g, "capacity_wh", NAN, false, &c.capacity_wh, err)) ||
-      (rc = sits__get_num(root, "battery_capacity_wh", c.capacity_wh, false, &c.capacity_wh, err)) ||
+      (rc =
+           sits__get_num(root, "battery_capacity_wh", c.capacity_wh, false, &c.capacity_wh, err)) ||
       (rc = read_array(g, "ocv_soc", c.ocv_soc, SITS_BATTERY_MAX_OCV, &c.n_ocv, err)) ||
       (rc = sits__get_positive(g, "r0_ohm", 0, true, &c.r0_ohm, err)) ||
       (rc = read_rc(g, &c, err)) ||
@@ -90,7 +92,8 @@ int sits__load_battery(sits_scenario *sc, const config_setting_t *root, sits_err
   if ((rc = read_array(g, "ocv_v", c.ocv_v, SITS_BATTERY_MAX_OCV, &n_v, err)))
     return rc;
   if (n_v != c.n_ocv)
-    return sits__fail(err, SITS_EINPUT, "%s: ocv_soc has %zu values but ocv_v %zu", W(g), c.n_ocv, n_v);
+    return sits__fail(err, SITS_EINPUT, "%s: ocv_soc has %zu values but ocv_v %zu", W(g), c.n_ocv,
+                      n_v);
   if (wh) /* the scenario's capacity wins over the pack's */
     c.capacity_ah = NAN;
   c.series = (size_t)series;
@@ -104,7 +107,8 @@ int sits__load_battery(sits_scenario *sc, const config_setting_t *root, sits_err
     return sits__fail(err, SITS_EINPUT, "%s: efficiency must be in (0, 1]", W(g));
   sc->batt_node = -1;
   if (node && (sc->batt_node = sits_thermal_find(sc->thermal, node)) < 0)
-    return sits__unknown_node(sc->thermal, config_setting_get_member(g, "node"), "battery", node, err);
+    return sits__unknown_node(sc->thermal, config_setting_get_member(g, "node"), "battery", node,
+                              err);
   if (!(sc->battery = sits_battery_new(&c, err))) {
     char msg[SITS_ERRMSG_MAX];
     snprintf(msg, sizeof msg, "%s", err->msg);

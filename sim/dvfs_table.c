@@ -90,6 +90,7 @@ static int time_to_trip(const sits_scenario *sc, const size_t *opp, const double
   free(rn->jac_const);
   free(rn->leak_diag);
   free(rn->leak_ein);
+  free(rn->boff);
   free(y0);
   free(atol);
   return rc;

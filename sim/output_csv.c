@@ -1,7 +1,7 @@
 /*
  * output_csv.c - the CSV result: a header line, then one row per sample:
  *   time_s, temp_c.<node>..., node_power_w.<node>..., power_w.total, power_w.<domain>...,
- *   freq_mhz.<domain>...
+ *   freq_mhz.<domain>..., battery.soc, battery.voltage_v, battery.current_a (with a battery)
  * Written under a temporary name, then renamed.
  */
 #include "result_impl.h"
@@ -23,6 +23,8 @@ static int write_rows(FILE *f, const sits_scenario *sc, const sits_result *r) {
     fprintf(f, ",power_w.%s", dom[d].name);
   for (size_t d = 0; d < nd; d++)
     fprintf(f, ",freq_mhz.%s", dom[d].name);
+  if (r->has_battery)
+    fputs(",battery.soc,battery.voltage_v,battery.current_a", f);
   fputc('\n', f);
   for (size_t k = 0; k < r->n_samples; k++) {
     fprintf(f, "%.9g", r->time_s[k]);
@@ -35,6 +37,8 @@ static int write_rows(FILE *f, const sits_scenario *sc, const sits_result *r) {
       fprintf(f, ",%.9g", r->domain_power_w[k * nd + d]);
     for (size_t d = 0; d < nd; d++)
       fprintf(f, ",%.9g", r->freq_mhz[k * nd + d]);
+    if (r->has_battery)
+      fprintf(f, ",%.9g,%.9g,%.9g", r->batt_soc[k], r->batt_voltage_v[k], r->batt_current_a[k]);
     fputc('\n', f);
   }
   return ferror(f) ? -1 : 0;

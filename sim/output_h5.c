@@ -1,7 +1,7 @@
 /*
  * output_h5.c - the HDF5 result file of the contract:
  *   /time_s, /temp_c/<node>, /power_w/total, /power_w/<domain>, /freq_mhz/<domain>,
- *   /node_power_w/<node>, /events,
+ *   /node_power_w/<node>, /battery/{soc,voltage_v,current_a} (with a battery), /events,
  *   root attributes sitsenergy_version, config (merged config text), solver counters.
  * Every dataset carries a `units` attribute. Written under a temporary name, then renamed.
  */
@@ -109,6 +109,14 @@ static int write_file(const char *tmp, const sits_scenario *sc, const sits_resul
   rc = rc || put_series(pw, "total", r->total_power_w, r->n_samples, "W");
   rc = rc || put_columns(pw, domains, nd, r, r->domain_power_w, "W", col);
   rc = rc || put_group(file, "/freq_mhz", domains, nd, r, r->freq_mhz, "MHz", col);
+  if (!rc && r->has_battery) {
+    hid_t bg = H5Gcreate2(file, "/battery", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    rc = bg < 0 || put_series(bg, "soc", r->batt_soc, r->n_samples, "1") ||
+         put_series(bg, "voltage_v", r->batt_voltage_v, r->n_samples, "V") ||
+         put_series(bg, "current_a", r->batt_current_a, r->n_samples, "A");
+    if (bg >= 0)
+      H5Gclose(bg);
+  }
   rc = rc || put_events(file, r);
   rc = rc || put_attributes(file, sc, r);
   if (pw >= 0)

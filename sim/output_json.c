@@ -95,8 +95,18 @@ int sits_write_summary_json(const sits_scenario *sc, const sits_result *r, FILE 
   json_kv(f, "energy_per_item_mj", s->energy_per_item_mj);
   json_kv(f, "latency_ms", s->latency_ms);
   json_kv(f, "deficit_fraction", s->deficit_fraction);
-  /* the battery of the contract, until that model exists */
-  fputs(",\"battery\":null,\"energy_account\":{\"in_j\":", f);
+  if (s->has_battery) {
+    fputs(",\"battery\":{\"final_soc\":", f);
+    sits__json_num(f, s->final_soc);
+    json_kv(f, "runtime_s", s->runtime_s);
+    fprintf(f, ",\"estimated\":%s", s->runtime_estimated ? "true" : "false");
+    json_kv(f, "min_voltage_v", s->min_voltage_v);
+    json_kv(f, "energy_drawn_wh", s->energy_drawn_wh);
+    fputc('}', f);
+  } else {
+    fputs(",\"battery\":null", f);
+  }
+  fputs(",\"energy_account\":{\"in_j\":", f);
   sits__json_num(f, s->energy_j);
   json_kv(f, "stored_j", s->energy_stored_j);
   json_kv(f, "to_ambient_j", s->energy_to_ambient_j);
@@ -138,15 +148,25 @@ int sits_write_summary_text(const sits_scenario *sc, const sits_result *r, FILE 
   if (!isnan(s->items_done))
     fprintf(f, "items                 %.1f done, %.3f mJ each, latency %.3f ms, deficit %.2f%%\n",
             s->items_done, s->energy_per_item_mj, s->latency_ms, 100 * s->deficit_fraction);
+  if (s->has_battery)
+    fprintf(
+        f,
+        "battery               SOC %.4f at the end, runtime %.1f s%s, min %.3f V, %.3f Wh drawn\n",
+        s->final_soc, s->runtime_s, s->runtime_estimated ? " (estimated)" : "", s->min_voltage_v,
+        s->energy_drawn_wh);
   if (!isnan(s->time_to_throttle_s) || s->throttled_fraction > 0)
     fprintf(f, "throttling            first at %.3f s, %.1f%% of the time\n", s->time_to_throttle_s,
             100 * s->throttled_fraction);
-  if (s->tdp.set || s->junction.set || s->latency.set || s->energy_per_item.set) {
+  if (s->tdp.set || s->junction.set || s->latency.set || s->energy_per_item.set ||
+      s->battery_life.set) {
     fprintf(f, "constraints:\n");
     text_constraint(f, "tdp_budget_w", "W", &s->tdp);
     text_constraint(f, "max_junction_temp_c", "C", &s->junction);
     text_constraint(f, "max_latency_ms", "ms", &s->latency);
     text_constraint(f, "max_energy_per_item_mj", "mJ", &s->energy_per_item);
+    if (s->battery_life.set)
+      fprintf(f, "  %-22s %10.1f s   (at least %.1f)  %s\n", "min_battery_life_s",
+              s->battery_life.value, s->battery_life.limit, s->battery_life.ok ? "ok" : "VIOLATED");
   }
   fprintf(f, "verdict               %s\n", s->ok ? "ok" : "violated");
   fprintf(f, "solver                %ld steps, %ld RHS evaluations, %ld Jacobians, %s\n",

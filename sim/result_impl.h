@@ -14,7 +14,9 @@ struct sits_result {
   size_t n_domains;
   double *domain_power_w; /* n_samples x n_domains */
   double *freq_mhz;       /* n_samples x n_domains */
-  double *peak_temp_c;    /* n_nodes */
+  bool has_battery;
+  double *batt_soc, *batt_voltage_v, *batt_current_a;
+  double *peak_temp_c; /* n_nodes */
   sits_event *events;
   size_t n_events, cap_events;
   sits_summary summary;
@@ -31,6 +33,7 @@ typedef struct sits__tally {
   const double *hist_t, *hist_e; /* energy in at every breakpoint */
   size_t n_hist;
   double peak_power_w, throttled_s, time_to_throttle_s;
+  double min_pack_v;                               /* battery */
   const double *items, *demanded, *latency_ms_sum; /* per domain */
 } sits__tally;
 

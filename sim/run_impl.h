@@ -35,6 +35,12 @@ typedef struct run {
   /* accounting */
   double items[SITS_MAX_DOMAINS], demanded[SITS_MAX_DOMAINS], latency_ms_sum[SITS_MAX_DOMAINS];
   double throttled_s, time_to_throttle_s, peak_power_w;
+  /* battery: state [.., SOC, V_1..V_nrc, E_drawn] after the energy integrators */
+  const sits_battery *batt;
+  size_t nrc, i_soc, i_drawn;
+  int batt_node;
+  double batt_eff, min_pack_v, cutoff_v;
+  size_t n_bcols, n_brows, bcols[64], brows[8], *boff; /* FD block of the Jacobian */
   int *crit_node;
   int n_crit;
   double *y_start, *y_buf;
@@ -49,6 +55,12 @@ void sits__run_set_segment(run *rn, size_t seg);
 void sits__run_update_util(run *rn);
 /** Total power [W] and, optionally, per-domain power at state @p y. */
 double sits__run_power_w(const run *rn, const double *y, double *domain_w);
+/** The battery at state y with system power p_sys_w. */
+typedef struct sits__batt_eval {
+  double i_cell_a, v_cell_v, heat_w, dsoc, dv[SITS_BATTERY_MAX_RC], p_pack_w, disc;
+  bool ok; /* false: brown-out */
+} sits__batt_eval;
+void sits__run_battery(const run *rn, const double *y, double p_sys_w, sits__batt_eval *b);
 /** Builds the Jacobian pattern and its constant part. */
 int sits__run_build_jacobian(run *rn, sits_err *err);
 /** CVODE callbacks. */

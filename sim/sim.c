@@ -14,11 +14,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Roots: critical temperatures, then (with a battery) the cell cutoff and the brown-out. */
 static int roots(double t, const double *y, double *g, void *user) {
   (void)t;
   run *rn = user;
   for (int k = 0; k < rn->n_crit; k++)
     g[k] = y[rn->crit_node[k]] - sits_thermal_critical_c(rn->th, rn->crit_node[k]);
+  if (rn->batt) {
+    sits__batt_eval b;
+    sits__run_battery(rn, y, sits__run_power_w(rn, y, NULL), &b);
+    g[rn->n_crit] = b.v_cell_v - rn->cutoff_v;
+    g[rn->n_crit + 1] = b.disc;
+  }
   return 0;
 }
 
@@ -36,7 +43,9 @@ static int reserve_samples(sits_result *r) {
   size_t cap = r->cap_samples ? 2 * r->cap_samples : 1024;
   if (grow(&r->time_s, cap, 1) || grow(&r->temp_c, cap, r->n_nodes) ||
       grow(&r->node_power_w, cap, r->n_nodes) || grow(&r->total_power_w, cap, 1) ||
-      grow(&r->domain_power_w, cap, r->n_domains) || grow(&r->freq_mhz, cap, r->n_domains))
+      grow(&r->domain_power_w, cap, r->n_domains) || grow(&r->freq_mhz, cap, r->n_domains) ||
+      grow(&r->batt_soc, cap, 1) || grow(&r->batt_voltage_v, cap, 1) ||
+      grow(&r->batt_current_a, cap, 1))
     return -1;
   r->cap_samples = cap;
   return 0;
@@ -47,6 +56,15 @@ static void track_peaks(run *rn, const double *y) {
     if (y[i] > rn->res->peak_temp_c[i])
       rn->res->peak_temp_c[i] = y[i];
   double p = sits__run_power_w(rn, y, NULL);
+  if (rn->batt) {
+    sits__batt_eval b;
+    sits__run_battery(rn, y, p, &b);
+    double v = (double)sits_battery_config(rn->batt)->series * b.v_cell_v;
+    if (v < rn->min_pack_v)
+      rn->min_pack_v = v;
+    if (rn->batt_node >= 0)
+      p += b.heat_w;
+  }
   if (p > rn->peak_power_w)
     rn->peak_power_w = p;
 }
@@ -65,6 +83,18 @@ static int record(run *rn, double t, const double *y, sits_err *err) {
     r->freq_mhz[k * nd + d] = rn->dom[d].opp[rn->opp[d]].freq_mhz;
     for (size_t j = 0; j < rn->dom[d].n_nodes; j++)
       node_w[rn->dom[d].nodes[j]] += rn->dom[d].fractions[j] * dom_w[d];
+  }
+  if (rn->batt) {
+    sits__batt_eval b;
+    const sits_battery_cfg *c = sits_battery_config(rn->batt);
+    sits__run_battery(rn, y, r->total_power_w[k], &b);
+    r->batt_soc[k] = y[rn->i_soc];
+    r->batt_voltage_v[k] = (double)c->series * b.v_cell_v;
+    r->batt_current_a[k] = (double)c->parallel * b.i_cell_a;
+    if (rn->batt_node >= 0) { /* its Joule heat is power into its node too */
+      node_w[rn->batt_node] += b.heat_w;
+      r->total_power_w[k] += b.heat_w;
+    }
   }
   track_peaks(rn, y);
   return SITS_OK;
@@ -120,6 +150,29 @@ static int add_event(run *rn, double t, const char *kind, const char *detail, si
              : SITS_OK;
 }
 
+/* At a root or at the start: which end condition holds? Returns the end reason + 1, 0 for
+ * none, or a negative status. */
+static int battery_event(run *rn, double t, const double *y, sits_err *err) {
+  if (!rn->batt)
+    return 0;
+  sits__batt_eval b;
+  sits__run_battery(rn, y, sits__run_power_w(rn, y, NULL), &b);
+  char detail[128];
+  if (b.disc <= 1e-9 * b.v_cell_v * b.v_cell_v) {
+    snprintf(detail, sizeof detail, "the pack cannot deliver %.3f W (SOC %.4f)", b.p_pack_w,
+             y[rn->i_soc]);
+    int rc = add_event(rn, t, "brownout", detail, err);
+    return rc ? rc : 1 + SITS_END_BROWNOUT;
+  }
+  if (b.v_cell_v <= rn->cutoff_v + 1e-6) {
+    snprintf(detail, sizeof detail, "cell voltage %.4f V reached cutoff_v (SOC %.4f)", b.v_cell_v,
+             y[rn->i_soc]);
+    int rc = add_event(rn, t, "battery_cutoff", detail, err);
+    return rc ? rc : 1 + SITS_END_BATTERY_CUTOFF;
+  }
+  return 0;
+}
+
 static int critical_event(run *rn, double t, const double *y, sits_err *err) {
   for (int k = 0; k < rn->n_crit; k++) {
     int i = rn->crit_node[k];
@@ -128,7 +181,7 @@ static int critical_event(run *rn, double t, const double *y, sits_err *err) {
       snprintf(detail, sizeof detail, "node '%s' reached %.3f C (critical_c %.3f C)",
                sits_thermal_name(rn->th, i), y[i], sits_thermal_critical_c(rn->th, i));
       int rc = add_event(rn, t, "critical_temp", detail, err);
-      return rc ? rc : 1;
+      return rc ? rc : 1 + SITS_END_CRITICAL_TEMP;
     }
   }
   return 0;
@@ -161,7 +214,8 @@ static void account(run *rn, double t0, double t1) {
     double done = sits_domain_rate(dom, rn->opp[d], rn->demand[d]) * dt;
     rn->items[d] += done;
     rn->demanded[d] += rn->demand[d] * dom->max_rate * dt;
-    rn->latency_ms_sum[d] += done * 1000.0 / (sits_domain_capacity(dom, rn->opp[d]) * dom->max_rate);
+    rn->latency_ms_sum[d] +=
+        done * 1000.0 / (sits_domain_capacity(dom, rn->opp[d]) * dom->max_rate);
   }
   if (rn->throttled || rn->cap_active)
     rn->throttled_s += dt;
@@ -257,8 +311,9 @@ static int loop(run *rn, const sits_run_opts *opts, sits_end_reason *why, double
   int rc = push_history(rn, 0.0, 0.0) ? sits__fail(err, SITS_ENOMEM, "out of memory") : SITS_OK;
   if (rc == SITS_OK)
     rc = record(rn, 0.0, rn->y_start, err);
-  if (rc == SITS_OK && (rc = critical_event(rn, 0.0, rn->y_start, err)) != 0) {
-    *why = SITS_END_CRITICAL_TEMP;
+  if (rc == SITS_OK && ((rc = critical_event(rn, 0.0, rn->y_start, err)) != 0 ||
+                        (rc = battery_event(rn, 0.0, rn->y_start, err)) != 0)) {
+    *why = rc > 0 ? (sits_end_reason)(rc - 1) : SITS_END_DURATION;
     *t_end = 0;
     return rc < 0 ? rc : SITS_OK;
   }
@@ -271,11 +326,18 @@ static int loop(run *rn, const sits_run_opts *opts, sits_end_reason *why, double
     if (push_history(rn, t, sits_ode_state(rn->ode)[rn->n]))
       return sits__fail(err, SITS_ENOMEM, "out of memory");
     if (root) {
-      if ((rc = critical_event(rn, t, sits_ode_state(rn->ode), err)) < 0)
+      const double *y = sits_ode_state(rn->ode);
+      if ((rc = critical_event(rn, t, y, err)) == 0)
+        rc = battery_event(rn, t, y, err);
+      if (rc < 0)
         return rc;
-      rc = SITS_OK;
-      *why = SITS_END_CRITICAL_TEMP;
-      break;
+      if (rc > 0) {
+        *why = (sits_end_reason)(rc - 1);
+        rc = SITS_OK;
+        break;
+      }
+      rc = SITS_OK; /* a root that ends nothing (a sign change back): go on */
+      continue;
     }
     if (t >= end_s - rn->eps_s)
       break;
@@ -315,6 +377,28 @@ static int init_run(run *rn, const sits_scenario *sc, sits_err *err) {
     return sits__fail(err, SITS_ENOMEM, "out of memory");
   rn->res->n_nodes = rn->n;
   rn->res->n_domains = rn->nd;
+  if ((rn->batt = sits_scenario_battery(sc))) {
+    const sits_battery_cfg *c = sits_battery_config(rn->batt);
+    rn->nrc = c->n_rc;
+    rn->i_soc = rn->n + 2;
+    rn->i_drawn = rn->i_soc + 1 + rn->nrc;
+    rn->ny = rn->i_drawn + 1;
+    rn->batt_node = sc->batt_node;
+    rn->batt_eff = sc->batt_efficiency;
+    rn->cutoff_v = c->cutoff_v;
+    rn->min_pack_v = INFINITY;
+    rn->res->has_battery = true;
+    double *y = realloc(rn->y_start, rn->ny * sizeof(double));
+    double *yb = realloc(rn->y_buf, rn->ny * sizeof(double));
+    if (y)
+      rn->y_start = y;
+    if (yb)
+      rn->y_buf = yb;
+    if (!y || !yb)
+      return sits__fail(err, SITS_ENOMEM, "out of memory");
+    memset(rn->y_start + rn->n, 0, (rn->ny - rn->n) * sizeof(double));
+    rn->y_start[rn->i_soc] = sc->batt_initial_soc;
+  }
   sits__run_set_segment(rn, 0);
   for (size_t i = 0; i < rn->n; i++) {
     double init = sits_thermal_initial_c(rn->th, (int)i);
@@ -335,7 +419,10 @@ static int make_ode(run *rn, sits_err *err) {
     return sits__fail(err, SITS_ENOMEM, "out of memory");
   for (size_t i = 0; i < rn->n; i++)
     atol[i] = s->atol_k;
-  atol[rn->n] = atol[rn->n + 1] = 1e-6; /* J: the relative tolerance dominates */
+  for (size_t i = rn->n; i < rn->ny; i++)
+    atol[i] = 1e-6; /* J, V: the relative tolerance dominates */
+  if (rn->batt)
+    atol[rn->i_soc] = 1e-9;
   sits_ode_opts o = {.n = rn->ny,
                      .pattern = rn->jac,
                      .rhs = sits__run_rhs,
@@ -345,8 +432,8 @@ static int make_ode(run *rn, sits_err *err) {
                      .atol = atol,
                      .linsol = s->linsol,
                      .klu_threshold = s->klu_threshold,
-                     .n_roots = rn->n_crit,
-                     .roots = rn->n_crit ? roots : NULL};
+                     .n_roots = rn->n_crit + (rn->batt ? 2 : 0),
+                     .roots = rn->n_crit || rn->batt ? roots : NULL};
   rn->ode = sits_ode_new(&o, 0.0, rn->y_start, err);
   free(atol);
   return rn->ode ? SITS_OK : err->code;
@@ -359,6 +446,7 @@ static void release_run(run *rn) {
   free(rn->jac_const);
   free(rn->leak_diag);
   free(rn->leak_ein);
+  free(rn->boff);
   free(rn->hist_t);
   free(rn->hist_e);
   free(rn->base_power_w);
@@ -391,6 +479,7 @@ int sits_run(const sits_scenario *sc, const sits_run_opts *opts, sits_result **o
         .peak_power_w = rn.peak_power_w,
         .throttled_s = rn.throttled_s,
         .time_to_throttle_s = rn.time_to_throttle_s,
+        .min_pack_v = rn.min_pack_v,
         .items = rn.items,
         .demanded = rn.demanded,
         .latency_ms_sum = rn.latency_ms_sum};
@@ -429,6 +518,9 @@ void sits_result_free(sits_result *r) {
   free(r->total_power_w);
   free(r->domain_power_w);
   free(r->freq_mhz);
+  free(r->batt_soc);
+  free(r->batt_voltage_v);
+  free(r->batt_current_a);
   free(r->peak_temp_c);
   free(r->events);
   free(r);
@@ -469,4 +561,13 @@ size_t sits_result_event_count(const sits_result *r) {
 }
 const sits_event *sits_result_event(const sits_result *r, size_t k) {
   return &r->events[k];
+}
+double sits_result_battery_soc(const sits_result *r, size_t k) {
+  return r->batt_soc[k];
+}
+double sits_result_battery_voltage_v(const sits_result *r, size_t k) {
+  return r->batt_voltage_v[k];
+}
+double sits_result_battery_current_a(const sits_result *r, size_t k) {
+  return r->batt_current_a[k];
 }

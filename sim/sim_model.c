@@ -10,6 +10,11 @@
  *   f_dk (idle_d + dyn_d(opp) u_d + L_d(V, T_i))   (sits_power.h).
  * Jacobian: -C^-1 G, plus f_dk dL_d/dT / C_i on the diagonal and f_dk dL_d/dT in the
  * E_in row for every domain node; g_amb in the E_amb row.
+ * With a battery (sits_battery.h) the state goes on with [SOC, V_1..V_n, E_drawn]: the pack
+ * delivers P_sys / efficiency, its Joule heat goes into its node (and E_in), and
+ * dE_drawn/dt = P_sys / efficiency. The battery block of the Jacobian (its states, its
+ * node and the leakage nodes that change P_sys) is taken by forward differences of the
+ * battery terms alone; the rest stays analytic.
  */
 #include "run_impl.h"
 
@@ -58,6 +63,21 @@ double sits__run_power_w(const run *rn, const double *y, double *domain_w) {
   return total;
 }
 
+void sits__run_battery(const run *rn, const double *y, double p_sys_w, sits__batt_eval *b) {
+  const double *v_rc = y + rn->i_soc + 1;
+  double temp_c = rn->batt_node >= 0 ? y[rn->batt_node] : rn->ambient_c;
+  b->p_pack_w = p_sys_w / rn->batt_eff;
+  b->ok = sits_battery_current_a(rn->batt, y[rn->i_soc], v_rc, temp_c, b->p_pack_w, &b->i_cell_a,
+                                 &b->v_cell_v);
+  /* b^2 - 4 a p, per cell, scaled to volts^2: the brown-out root */
+  const sits_battery_cfg *c = sits_battery_config(rn->batt);
+  double bq = b->v_cell_v + sits_battery_r_scale(rn->batt, temp_c) * c->r0_ohm * b->i_cell_a;
+  double a = c->r0_ohm * sits_battery_r_scale(rn->batt, temp_c);
+  b->disc = bq * bq - 4 * a * b->p_pack_w / (double)(c->series * c->parallel);
+  b->heat_w = sits_battery_heat_w(rn->batt, v_rc, temp_c, b->i_cell_a);
+  sits_battery_derivative(rn->batt, v_rc, temp_c, b->i_cell_a, &b->dsoc, b->dv);
+}
+
 int sits__run_rhs(double t, const double *y, double *ydot, void *user) {
   (void)t;
   run *rn = user;
@@ -70,10 +90,52 @@ int sits__run_rhs(double t, const double *y, double *ydot, void *user) {
       rn->node_power_w[i] += p;
       total += p;
     }
+  sits__batt_eval b;
+  if (rn->batt) {
+    sits__run_battery(rn, y, total, &b);
+    if (rn->batt_node >= 0)
+      rn->node_power_w[rn->batt_node] += b.heat_w;
+  }
   sits_thermal_derivative(rn->th, y, rn->node_power_w, rn->ambient_c, ydot, &q_amb);
-  ydot[rn->n] = total;
+  ydot[rn->n] = total + (rn->batt && rn->batt_node >= 0 ? b.heat_w : 0);
   ydot[rn->n + 1] = q_amb;
+  if (rn->batt) {
+    ydot[rn->i_soc] = b.dsoc;
+    for (size_t k = 0; k < rn->nrc; k++)
+      ydot[rn->i_soc + 1 + k] = b.dv[k];
+    ydot[rn->i_drawn] = b.p_pack_w;
+  }
   return 0;
+}
+
+/* The battery's share of the right-hand side on the rows of its block. */
+static void battery_rows(run *rn, const double *y, double *out) {
+  sits__batt_eval b;
+  sits__run_battery(rn, y, sits__run_power_w(rn, y, NULL), &b);
+  size_t r = 0;
+  out[r++] = b.dsoc;
+  for (size_t k = 0; k < rn->nrc; k++)
+    out[r++] = b.dv[k];
+  out[r++] = b.p_pack_w;
+  if (rn->batt_node >= 0) {
+    out[r++] = b.heat_w / sits_thermal_capacity_j_per_k(rn->th, rn->batt_node);
+    out[r++] = b.heat_w; /* E_in */
+  }
+}
+
+static void battery_jacobian(run *rn, const double *y, double *values) {
+  double base[8], pert[8], ycopy[rn->ny];
+  memcpy(ycopy, y, rn->ny * sizeof(double));
+  battery_rows(rn, y, base);
+  for (size_t c = 0; c < rn->n_bcols; c++) {
+    size_t j = rn->bcols[c];
+    double h = 1e-7 * fmax(1.0, fabs(y[j]));
+    ycopy[j] = y[j] + h;
+    battery_rows(rn, ycopy, pert);
+    ycopy[j] = y[j];
+    for (size_t r = 0; r < rn->n_brows; r++)
+      values[rn->boff[r * rn->n_bcols + c]] += (pert[r] - base[r]) / h;
+  }
 }
 
 int sits__run_jac(double t, const double *y, double *values, void *user) {
@@ -89,6 +151,8 @@ int sits__run_jac(double t, const double *y, double *values, void *user) {
       values[rn->leak_diag[slot]] += dp / sits_thermal_capacity_j_per_k(rn->th, i);
       values[rn->leak_ein[slot]] += dp;
     }
+  if (rn->batt)
+    battery_jacobian(rn, y, values);
   return 0;
 }
 
@@ -96,11 +160,37 @@ static size_t offset_of(gsl_spmatrix *m, size_t i, size_t j) {
   return (size_t)(gsl_spmatrix_ptr(m, i, j) - m->data);
 }
 
+/* The battery block: rows SOC, V_k, E_drawn (and the battery node's T and E_in), columns
+ * SOC, V_k (and the battery node's T and every domain node). */
+static void battery_block(run *rn) {
+  rn->n_brows = rn->n_bcols = 0;
+  for (size_t k = 0; k <= rn->nrc; k++) {
+    rn->brows[rn->n_brows++] = rn->i_soc + k;
+    rn->bcols[rn->n_bcols++] = rn->i_soc + k;
+  }
+  rn->brows[rn->n_brows++] = rn->i_drawn;
+  if (rn->batt_node >= 0) {
+    rn->brows[rn->n_brows++] = (size_t)rn->batt_node;
+    rn->brows[rn->n_brows++] = rn->n;
+    rn->bcols[rn->n_bcols++] = (size_t)rn->batt_node;
+  }
+  for (size_t d = 0; d < rn->nd; d++)
+    for (size_t k = 0; k < rn->dom[d].n_nodes; k++) {
+      size_t i = (size_t)rn->dom[d].nodes[k], c = 0;
+      while (c < rn->n_bcols && rn->bcols[c] != i)
+        c++;
+      if (c == rn->n_bcols && rn->n_bcols < sizeof rn->bcols / sizeof rn->bcols[0])
+        rn->bcols[rn->n_bcols++] = i;
+    }
+}
+
 int sits__run_build_jacobian(run *rn, sits_err *err) {
-  size_t n = rn->n, slots = 0;
+  size_t n = rn->n, slots = 0, ny = rn->ny;
   gsl_spmatrix *g = sits_thermal_conductance(rn->th);
+  if (rn->batt)
+    battery_block(rn);
   gsl_spmatrix *coo =
-      g ? gsl_spmatrix_alloc_nzmax(n + 2, n + 2, g->nz + 3 * n + 2, GSL_SPMATRIX_COO) : NULL;
+      g ? gsl_spmatrix_alloc_nzmax(ny, ny, g->nz + 3 * n + 2 + 64 * 8, GSL_SPMATRIX_COO) : NULL;
   int rc = !coo;
   for (size_t j = 0; !rc && j < n; j++)
     for (int p = g->p[j]; p < g->p[j + 1]; p++)
@@ -111,7 +201,13 @@ int sits__run_build_jacobian(run *rn, sits_err *err) {
     rc |= gsl_spmatrix_set(coo, n, i, 0.0); /* E_in row: leakage slopes go here */
   }
   /* explicit zero diagonals keep I - gamma J inside the sparsity pattern */
-  rc |= !coo || gsl_spmatrix_set(coo, n, n, 0.0) || gsl_spmatrix_set(coo, n + 1, n + 1, 0.0);
+  for (size_t i = n; !rc && i < ny; i++)
+    rc |= gsl_spmatrix_set(coo, i, i, 0.0);
+  for (size_t r = 0; !rc && rn->batt && r < rn->n_brows; r++)
+    for (size_t c = 0; !rc && c < rn->n_bcols; c++)
+      if (!gsl_spmatrix_ptr(coo, rn->brows[r], rn->bcols[c]))
+        rc |= gsl_spmatrix_set(coo, rn->brows[r], rn->bcols[c], 0.0);
+  rc |= !coo;
   if (!rc)
     rn->jac = gsl_spmatrix_compress(coo, GSL_SPMATRIX_CSC);
   gsl_spmatrix_free(g);
@@ -120,9 +216,13 @@ int sits__run_build_jacobian(run *rn, sits_err *err) {
     slots += rn->dom[d].n_nodes;
   rn->leak_diag = malloc((slots ? slots : 1) * sizeof(size_t));
   rn->leak_ein = malloc((slots ? slots : 1) * sizeof(size_t));
+  rn->boff = malloc((rn->n_brows * rn->n_bcols + 1) * sizeof(size_t));
   rn->jac_const = rn->jac ? malloc(rn->jac->nz * sizeof(double)) : NULL;
-  if (!rn->jac || !rn->leak_diag || !rn->leak_ein || !rn->jac_const)
+  if (!rn->jac || !rn->leak_diag || !rn->leak_ein || !rn->jac_const || !rn->boff)
     return sits__fail(err, SITS_ENOMEM, "out of memory");
+  for (size_t r = 0; r < rn->n_brows; r++)
+    for (size_t c = 0; c < rn->n_bcols; c++)
+      rn->boff[r * rn->n_bcols + c] = offset_of(rn->jac, rn->brows[r], rn->bcols[c]);
   memcpy(rn->jac_const, rn->jac->data, rn->jac->nz * sizeof(double));
   size_t slot = 0;
   for (size_t d = 0; d < rn->nd; d++)

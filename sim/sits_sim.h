@@ -23,9 +23,15 @@
 #include "sits_scenario.h"
 
 /** Why a run ended. */
-typedef enum sits_end_reason { SITS_END_DURATION, SITS_END_CRITICAL_TEMP } sits_end_reason;
+typedef enum sits_end_reason {
+  SITS_END_DURATION,
+  SITS_END_CRITICAL_TEMP,
+  SITS_END_BATTERY_CUTOFF,
+  SITS_END_BROWNOUT
+} sits_end_reason;
 
-/** Text of an end reason as the summary prints it ("duration", "critical_temp"). */
+/** Text of an end reason as the summary prints it ("duration", "critical_temp",
+ *  "battery_cutoff", "brownout"). */
 const char *sits_end_reason_name(sits_end_reason r);
 
 /** One constraint of the summary. `set` is false when the scenario gives no limit. */
@@ -50,6 +56,11 @@ typedef struct sits_summary {
    * latency is the sum of the stages' item-weighted service times 1000/(cap * max_rate). */
   double items_done, energy_per_item_mj, latency_ms, deficit_fraction;
   sits_constraint tdp, junction, latency, energy_per_item;
+  /** min_battery_life_s: a lower bound, ok when value >= limit */
+  sits_constraint battery_life;
+  /** battery (has_battery false for a wall-powered platform) */
+  bool has_battery, runtime_estimated;
+  double final_soc, runtime_s, min_voltage_v, energy_drawn_wh;
   bool ok; /**< every constraint that is set holds */
 } sits_summary;
 
@@ -92,6 +103,11 @@ double sits_result_node_power_w(const sits_result *r, size_t k, size_t node);
 double sits_result_domain_power_w(const sits_result *r, size_t k, size_t d);
 /** Frequency of domain @p d at sample @p k [MHz]. */
 double sits_result_freq_mhz(const sits_result *r, size_t k, size_t d);
+/** Battery state at sample @p k: SOC, pack terminal voltage [V], pack current [A]
+ *  (discharge positive). Only with a battery. */
+double sits_result_battery_soc(const sits_result *r, size_t k);
+double sits_result_battery_voltage_v(const sits_result *r, size_t k);
+double sits_result_battery_current_a(const sits_result *r, size_t k);
 /** Peak temperature of each node over the run [degC] (borrowed, n nodes). */
 const double *sits_result_peak_temp_c(const sits_result *r);
 const sits_summary *sits_result_summary(const sits_result *r);

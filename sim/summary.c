@@ -15,7 +15,12 @@
 #include <string.h>
 
 const char *sits_end_reason_name(sits_end_reason r) {
-  return r == SITS_END_CRITICAL_TEMP ? "critical_temp" : "duration";
+  switch (r) {
+  case SITS_END_CRITICAL_TEMP: return "critical_temp";
+  case SITS_END_BATTERY_CUTOFF: return "battery_cutoff";
+  case SITS_END_BROWNOUT: return "brownout";
+  default: return "duration";
+  }
 }
 
 const char *sits_version(void) {
@@ -94,6 +99,35 @@ static void item_figures(const sits_scenario *sc, sits_summary *sum, const sits_
   sum->deficit_fraction = any && demanded > 0 ? fmax(0, 1.0 - served / demanded) : (any ? 0 : NAN);
 }
 
+/* Battery figures: the run's end when the battery ended it, else an estimate from the
+ * open-circuit energy left above the table's lowest SOC at the run's average draw. */
+static void battery_figures(const sits_scenario *sc, sits_summary *sum, const sits__tally *t,
+                            size_t n) {
+  const sits_battery *b = sits_scenario_battery(sc);
+  sum->has_battery = b != NULL;
+  sum->battery_life.set = false;
+  sum->battery_life.ok = true;
+  if (!b)
+    return;
+  size_t nrc = sits_battery_config(b)->n_rc;
+  double soc = t->y_end[n + 2], drawn_j = t->y_end[n + 3 + nrc];
+  sum->final_soc = soc;
+  sum->min_voltage_v = t->min_pack_v;
+  sum->energy_drawn_wh = drawn_j / 3600.0;
+  sum->runtime_estimated = !(t->why == SITS_END_BATTERY_CUTOFF || t->why == SITS_END_BROWNOUT);
+  if (!sum->runtime_estimated)
+    sum->runtime_s = t->end_s;
+  else {
+    double left_j = sits_battery_pack_energy_j(b, 0, soc);
+    sum->runtime_s = drawn_j > 0 ? t->end_s * (1.0 + left_j / drawn_j) : INFINITY;
+  }
+  double limit = sits_scenario_limits(sc)->min_battery_life_s;
+  sum->battery_life.set = !isnan(limit);
+  sum->battery_life.limit = limit;
+  sum->battery_life.value = sum->runtime_s;
+  sum->battery_life.ok = !sum->battery_life.set || sum->runtime_s >= limit;
+}
+
 void sits__summarise(const sits_scenario *sc, sits_result *r, const sits__tally *t) {
   sits_summary *sum = &r->summary;
   const sits_thermal *th = sits_scenario_thermal(sc);
@@ -128,5 +162,7 @@ void sits__summarise(const sits_scenario *sc, sits_result *r, const sits__tally 
   sum->latency.ok = !sum->latency.set || (!isnan(sum->latency_ms) && sum->latency.ok);
   sum->energy_per_item.ok =
       !sum->energy_per_item.set || (!isnan(sum->energy_per_item_mj) && sum->energy_per_item.ok);
-  sum->ok = sum->tdp.ok && sum->junction.ok && sum->latency.ok && sum->energy_per_item.ok;
+  battery_figures(sc, sum, t, n);
+  sum->ok = sum->tdp.ok && sum->junction.ok && sum->latency.ok && sum->energy_per_item.ok &&
+            sum->battery_life.ok;
 }

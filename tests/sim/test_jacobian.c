@@ -62,7 +62,7 @@ Test(jacobian, matches_finite_differences_with_leakage) {
   cr_log_info("worst Jacobian entry error %g (largest entry %g)", worst, scale);
   cr_assert_lt(worst, 1e-6 * scale, "worst %g", worst);
   gsl_spmatrix_free(rn.jac);
-  free(rn.jac_const), free(rn.leak_diag), free(rn.leak_ein);
+  free(rn.jac_const), free(rn.leak_diag), free(rn.leak_ein), free(rn.boff);
   free(rn.base_power_w), free(rn.node_power_w);
   sits_scenario_free(sc);
 }

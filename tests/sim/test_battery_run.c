@@ -1,0 +1,181 @@
+/*
+ * test_battery_run.c - runs with a battery pack: runtime under constant power against an
+ * independent integration of the same equations with GSL's rk8pd at tight tolerance
+ * (within 0.1 %), brown-out and cutoff at their exact times, temperature, the energy
+ * account with battery heat, and the Wh override.
+ */
+#include "test_util.h"
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_odeiv2.h>
+
+/* One node carrying static_w = the system power; a 1S1P cell with a linear OCV
+ * 3.0 -> 4.2 V, 2 Ah, R0 and optionally one RC pair. */
+static char *scenario(double p_sys_w, double r0, const char *rc, double cutoff, const char *extra,
+                      const char *scen_extra) {
+  char *t = malloc(4096);
+  snprintf(t, 4096,
+           "platform = { static_w = %g; static_node = \"board\"; thermal = {\n"
+           "  nodes = ( { name = \"board\"; c_j_per_k = 20.0; }, { name = \"batt\"; c_j_per_k = "
+           "40.0; } );\n"
+           "  links = ( { a = \"board\"; b = \"ambient\"; r_k_per_w = 2.0; },\n"
+           "            { a = \"batt\"; b = \"ambient\"; r_k_per_w = 3.0; } ); };\n"
+           "  battery = { series = 1; parallel = 1; capacity_ah = 2.0; ocv_soc = [0.0, 0.5, 1.0];\n"
+           "              ocv_v = [3.0, 3.6, 4.2]; r0_ohm = %g; %s cutoff_v = %g; efficiency = "
+           "0.9; %s }; };\n"
+           "workload = { phases = ( { duration_s = 20000.0; } ); };\n"
+           "sample_period_s = 10.0;\n%s",
+           p_sys_w, r0, rc, cutoff, extra, scen_extra);
+  return t;
+}
+
+typedef struct ref {
+  double p_cell, r0, r1, c1, q_ah;
+  int n_rc;
+} ref;
+
+static double ocv(double soc) {
+  return 3.0 + 1.2 * fmin(fmax(soc, 0), 1);
+}
+
+static bool ref_current(const ref *r, const double *y, double *i, double *v, double *disc) {
+  double b = ocv(y[0]) - (r->n_rc ? y[1] : 0);
+  *disc = b * b - 4 * r->r0 * r->p_cell;
+  if (*disc < 0)
+    return false;
+  *i = (b - sqrt(*disc)) / (2 * r->r0);
+  *v = b - r->r0 * *i;
+  return true;
+}
+
+static int ref_rhs(double t, const double y[], double dy[], void *p) {
+  (void)t;
+  const ref *r = p;
+  double i, v, disc;
+  if (!ref_current(r, y, &i, &v, &disc))
+    i = (ocv(y[0]) - (r->n_rc ? y[1] : 0)) / (2 * r->r0);
+  dy[0] = -i / (3600 * r->q_ah);
+  if (r->n_rc)
+    dy[1] = i / r->c1 - y[1] / (r->r1 * r->c1);
+  return GSL_SUCCESS;
+}
+
+/* Time at which g(y) = v - cutoff (or disc) first reaches 0: 1-s steps, then bisection. */
+static double ref_end_time(ref *r, double cutoff, bool brownout) {
+  gsl_odeiv2_system sys = {ref_rhs, NULL, (size_t)(1 + r->n_rc), r};
+  double y[2] = {1.0, 0.0}, t = 0;
+  for (;;) {
+    double ys[2] = {y[0], y[1]}, ts = t, i, v, disc;
+    gsl_odeiv2_driver *d =
+        gsl_odeiv2_driver_alloc_y_new(&sys, gsl_odeiv2_step_rk8pd, 1e-3, 1e-13, 1e-13);
+    gsl_odeiv2_driver_apply(d, &t, t + 1.0, y);
+    gsl_odeiv2_driver_free(d);
+    bool ok = ref_current(r, y, &i, &v, &disc);
+    if (brownout ? !ok : (ok && v <= cutoff)) {
+      double lo = ts, hi = t;
+      for (int it = 0; it < 60; it++) {
+        double mid = 0.5 * (lo + hi), yy[2] = {ys[0], ys[1]}, tt = ts;
+        d = gsl_odeiv2_driver_alloc_y_new(&sys, gsl_odeiv2_step_rk8pd, 1e-4, 1e-13, 1e-13);
+        if (mid > ts)
+          gsl_odeiv2_driver_apply(d, &tt, mid, yy);
+        gsl_odeiv2_driver_free(d);
+        bool ok2 = ref_current(r, yy, &i, &v, &disc);
+        if (brownout ? !ok2 : (ok2 && v <= cutoff))
+          hi = mid;
+        else
+          lo = mid;
+      }
+      return 0.5 * (lo + hi);
+    }
+  }
+}
+
+Test(battery_run, constant_power_runtime_matches_independent_integration) {
+  char *text = scenario(8.0, 0.05, "rc = ( { r_ohm = 0.03; c_f = 1000.0; } );", 3.2, "", "");
+  sits_scenario *sc = tu_load("cp.cfg", text);
+  free(text);
+  sits_result *r = tu_run(sc);
+  const sits_summary *s = sits_result_summary(r);
+  ref rf = {8.0 / 0.9, 0.05, 0.03, 1000.0, 2.0, 1};
+  double want = ref_end_time(&rf, 3.2, false);
+  cr_assert_eq(s->end_reason, SITS_END_BATTERY_CUTOFF);
+  cr_assert_float_eq(s->runtime_s, want, 1e-3 * want, "runtime %g s vs %g s", s->runtime_s, want);
+  cr_log_info("runtime %.3f s, reference %.3f s", s->runtime_s, want);
+  cr_assert_not(s->runtime_estimated);
+  /* the last sample is the cutoff: terminal voltage at cutoff_v */
+  size_t last = sits_result_sample_count(r) - 1;
+  cr_assert_float_eq(sits_result_battery_voltage_v(r, last), 3.2, 1e-5);
+  cr_assert_float_eq(s->min_voltage_v, 3.2, 1e-5);
+  /* energy bounds: what was drawn is less than the open-circuit energy used */
+  double used_j = 2.0 * 3600 * (3.0 * (1 - s->final_soc) + 0.6 * (1 - s->final_soc * s->final_soc));
+  cr_assert_float_eq(s->energy_drawn_wh * 3600, 8.0 / 0.9 * s->runtime_s,
+                     1e-6 * 8.0 * s->runtime_s);
+  cr_assert_lt(s->energy_drawn_wh * 3600, used_j);
+  sits_result_free(r);
+  sits_scenario_free(sc);
+}
+
+Test(battery_run, brownout_at_its_exact_time) {
+  /* no RC pair: b = OCV(SOC); 30 W / 0.9 at R0 0.1 Ohm browns out when OCV^2 = 0.4 P */
+  char *text = scenario(30.0, 0.1, "", 1.0, "", "");
+  sits_scenario *sc = tu_load("bo.cfg", text);
+  free(text);
+  sits_result *r = tu_run(sc);
+  const sits_summary *s = sits_result_summary(r);
+  ref rf = {30.0 / 0.9, 0.1, 0, 0, 2.0, 0};
+  double want = ref_end_time(&rf, 1.0, true);
+  cr_assert_eq(s->end_reason, SITS_END_BROWNOUT);
+  cr_assert_float_eq(s->runtime_s, want, 1e-3 * want, "%g vs %g", s->runtime_s, want);
+  /* at that point OCV = sqrt(4 R0 p) */
+  double soc_star = (sqrt(4 * 0.1 * 30.0 / 0.9) - 3.0) / 1.2;
+  cr_assert_float_eq(s->final_soc, soc_star, 1e-5);
+  bool ev = false;
+  for (size_t k = 0; k < sits_result_event_count(r); k++)
+    ev = ev || strcmp(sits_result_event(r, k)->kind, "brownout") == 0;
+  cr_assert(ev);
+  sits_result_free(r);
+  sits_scenario_free(sc);
+}
+
+Test(battery_run, warm_pack_lasts_longer_and_the_account_closes) {
+  /* R0 falls with temperature (Ea 30 kJ/mol): the same pack at 45 C outlasts it at 5 C */
+  const char *rc =
+      "rc = ( { r_ohm = 0.03; c_f = 1000.0; } ); r_ea_j_per_mol = 30000.0; r_ref_c = 25.0;";
+  char *cold = scenario(12.0, 0.08, rc, 3.3, "node = \"batt\";", "ambient_c = 5.0;\n");
+  char *warm = scenario(12.0, 0.08, rc, 3.3, "node = \"batt\";", "ambient_c = 45.0;\n");
+  sits_scenario *sc_c = tu_load("cold.cfg", cold), *sc_w = tu_load("warm.cfg", warm);
+  free(cold), free(warm);
+  sits_result *rc_ = tu_run(sc_c), *rw = tu_run(sc_w);
+  const sits_summary *sc = sits_result_summary(rc_), *sw = sits_result_summary(rw);
+  cr_assert_eq(sc->end_reason, SITS_END_BATTERY_CUTOFF);
+  cr_assert_gt(sw->runtime_s, sc->runtime_s * 1.01, "warm %g s, cold %g s", sw->runtime_s,
+               sc->runtime_s);
+  /* its Joule heat warmed the pack above the ambient */
+  cr_assert_gt(sits_result_peak_temp_c(rc_)[1], 5.0 + 0.05);
+  /* the energy account includes the battery heat */
+  cr_assert_lt(sc->energy_balance_rel, 1e-6);
+  cr_assert_lt(sw->energy_balance_rel, 1e-6);
+  sits_result_free(rc_), sits_result_free(rw);
+  sits_scenario_free(sc_c), sits_scenario_free(sc_w);
+}
+
+Test(battery_run, estimate_and_watt_hour_override) {
+  /* a short run: the runtime is an estimate from the energy left */
+  char *text = scenario(4.0, 0.05, "", 3.0, "",
+                        "duration_s = 600.0;\nbattery_capacity_wh = 14.4;\n"
+                        "min_battery_life_s = 7200.0;\n");
+  sits_scenario *sc = tu_load("est.cfg", text);
+  free(text);
+  /* 14.4 Wh over a 3.6 V mean OCV: 4 Ah */
+  cr_assert_float_eq(sits_battery_capacity_ah(sits_scenario_battery(sc)), 4.0, 1e-12);
+  sits_result *r = tu_run(sc);
+  const sits_summary *s = sits_result_summary(r);
+  cr_assert_eq(s->end_reason, SITS_END_DURATION);
+  cr_assert(s->runtime_estimated);
+  /* roughly 14.4 Wh at 4.44 W: about 3.2 h; the estimate uses the energy left */
+  cr_assert_gt(s->runtime_s, 10000.0);
+  cr_assert_lt(s->runtime_s, 14.4 * 3600 / (4.0 / 0.9) * 1.01);
+  cr_assert(s->battery_life.set && s->battery_life.ok);
+  sits_result_free(r);
+  sits_scenario_free(sc);
+}
