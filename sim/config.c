@@ -154,10 +154,9 @@ config_setting_t *sits__config_copy(sits__config *c, config_setting_t *parent, c
  * Replaces the string member @p key of the root (a name) with group @p group read from
  * the file it names. @p kind is the configs/ sub-folder searched.
  */
-static int merge_named(sits__config *c, const char *key, const char *kind, const char *group,
-                       sits_err *err) {
-  config_setting_t *root = config_root_setting(&c->cfg);
-  config_setting_t *s = config_setting_get_member(root, key);
+static int merge_named(sits__config *c, config_setting_t *root, const char *key, const char *kind,
+                       const char *group, sits_err *err) {
+  config_setting_t *s = root ? config_setting_get_member(root, key) : NULL;
   char where[512], dir[4096], path[4096];
   if (!s || config_setting_type(s) != CONFIG_TYPE_STRING)
     return SITS_OK;
@@ -225,8 +224,12 @@ int sits__config_load(sits__config *c, const char *path, const char *const *sets
   if (rc)
     return rc;
   if ((rc = apply_sets(c, sets, n_sets, 1, err)) ||
-      (rc = merge_named(c, "platform", "platforms", "platform", err)) ||
-      (rc = merge_named(c, "workload_profile", "workloads", "workload", err)) ||
+      (rc = merge_named(c, config_root_setting(&c->cfg), "platform", "platforms", "platform",
+                        err)) ||
+      (rc = merge_named(c, config_lookup(&c->cfg, "platform"), "battery", "batteries", "battery",
+                        err)) ||
+      (rc = merge_named(c, config_root_setting(&c->cfg), "workload_profile", "workloads",
+                        "workload", err)) ||
       (rc = apply_sets(c, sets, n_sets, 0, err)))
     return rc;
   return sits__config_check_keys(c, err);
