@@ -303,3 +303,29 @@ Test(config, workload_profile_by_name) {
   sits_steady_release(&st);
   sits_scenario_free(sc);
 }
+
+/* Malformed battery tables: exit 1 with the file and line of the battery group. */
+Test(config, battery_malformed_tables) {
+  const char *cases[][2] = {
+      {"ocv_soc = [0.0, 0.5, 1.0]; ocv_v = [3.0, 4.3, 4.2]; capacity_ah = 2.0; cutoff_v = 3.0;",
+       "the OCV table is not monotone"},
+      {"ocv_soc = [0.0, 0.5, 1.2]; ocv_v = [3.0, 3.6, 4.2]; capacity_ah = 2.0; cutoff_v = 3.0;",
+       "ocv_soc[2] = 1.2 is not in [0, 1]"},
+      {"ocv_soc = [0.0, 0.5, 1.0]; ocv_v = [3.0, 3.6, 4.2]; capacity_ah = 2.0; cutoff_v = 4.3;",
+       "cutoff_v 4.3 V is not below the OCV at full charge"},
+      {"ocv_soc = [0.0, 0.5, 1.0]; ocv_v = [3.0, 3.6, 4.2]; capacity_ah = 0.0; cutoff_v = 3.0;",
+       "the capacity must be > 0"},
+      {"ocv_soc = [0.0, 1.0]; ocv_v = [3.0, 3.6, 4.2]; capacity_ah = 2.0; cutoff_v = 3.0;",
+       "ocv_soc has 2 values but ocv_v 3"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char text[2048], msg[SITS_ERRMSG_MAX];
+    snprintf(text, sizeof text,
+             "platform = { thermal = {\n%s  links = ( { a = \"gpu\"; b = \"ambient\"; r_k_per_w = 1; } ); };\n"
+             "  battery = { r0_ohm = 0.02; %s }; };\n%s",
+             nodes_ok, cases[i][0], workload_ok);
+    cr_assert_eq(tu_load_fail("bmal.cfg", text, msg, sizeof msg), SITS_EINPUT, "case %zu", i);
+    cr_assert(strstr(msg, "bmal.cfg:5: "), "case %zu: %s", i, msg);
+    cr_assert(strstr(msg, cases[i][1]), "case %zu: '%s' lacks '%s'", i, msg, cases[i][1]);
+  }
+}
