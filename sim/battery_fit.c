@@ -1,0 +1,194 @@
+/* battery_fit.c - ECM identification from a measured test (see sits_battery_fit.h). */
+#include "sits_battery_fit.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sits_fit.h"
+
+typedef struct problem {
+  sits_battery_cfg cell;
+  const double *t, *i, *v;
+  size_t n, n_train, n_rc;
+  bool fit_capacity;
+  double q_ah; /* when not fitted */
+} problem;
+
+typedef struct params {
+  double r0, r[SITS_BATTERY_MAX_RC], tau[SITS_BATTERY_MAX_RC], q_ah, soc0;
+} params;
+
+static void unpack(const problem *pb, const double *x, params *p) {
+  size_t k = 0;
+  p->r0 = exp(x[k++]);
+  for (size_t j = 0; j < pb->n_rc; j++) {
+    p->r[j] = exp(x[k++]);
+    p->tau[j] = exp(x[k++]);
+  }
+  p->soc0 = 1.0 / (1.0 + exp(-x[k++]));
+  p->q_ah = pb->fit_capacity ? exp(x[k++]) : pb->q_ah;
+}
+
+static size_t n_params(const problem *pb) {
+  return 2 + 2 * pb->n_rc + (pb->fit_capacity ? 1 : 0);
+}
+
+/* Simulates the first m samples into out (model voltage). */
+static int simulate(const problem *pb, const params *p, size_t m, double *out) {
+  sits_battery_cfg c = pb->cell;
+  c.capacity_ah = p->q_ah;
+  c.capacity_wh = NAN;
+  sits_err err;
+  sits_battery *b = sits_battery_new(&c, &err);
+  if (!b)
+    return -1;
+  double soc = p->soc0, vrc[SITS_BATTERY_MAX_RC] = {0};
+  for (size_t k = 0; k < m; k++) {
+    double sum = 0;
+    for (size_t j = 0; j < pb->n_rc; j++)
+      sum += vrc[j];
+    out[k] = sits_battery_ocv_v(b, soc) - sum - p->r0 * pb->i[k];
+    if (k + 1 < m) {
+      double dt = pb->t[k + 1] - pb->t[k], i = pb->i[k];
+      double i_eff = i >= 0 ? i : c.coulombic_eff * i;
+      soc -= i_eff * dt / (3600.0 * p->q_ah);
+      for (size_t j = 0; j < pb->n_rc; j++) {
+        double e = exp(-dt / p->tau[j]);
+        vrc[j] = vrc[j] * e + p->r[j] * i * (1 - e);
+      }
+    }
+  }
+  sits_battery_free(b);
+  return 0;
+}
+
+static int residual(const double *x, double *r, void *user) {
+  const problem *pb = user;
+  params p;
+  unpack(pb, x, &p);
+  if (simulate(pb, &p, pb->n_train, r))
+    return 1;
+  for (size_t k = 0; k < pb->n_train; k++)
+    r[k] -= pb->v[k];
+  return 0;
+}
+
+static void metrics(const double *model, const double *meas, size_t from, size_t to,
+                    sits_fit_metrics *m) {
+  double sum = 0, sum2 = 0, abs_sum = 0, max_abs = 0, mean = 0;
+  size_t n = to - from;
+  memset(m, 0, sizeof *m);
+  m->n = n;
+  if (n == 0) {
+    m->rmse_v = m->mae_v = m->max_abs_err_v = m->bias_v = m->r2 = NAN;
+    return;
+  }
+  for (size_t k = from; k < to; k++)
+    mean += meas[k] / (double)n;
+  double ss_tot = 0;
+  for (size_t k = from; k < to; k++) {
+    double e = model[k] - meas[k];
+    sum += e, sum2 += e * e, abs_sum += fabs(e);
+    max_abs = fmax(max_abs, fabs(e));
+    ss_tot += (meas[k] - mean) * (meas[k] - mean);
+  }
+  m->rmse_v = sqrt(sum2 / (double)n);
+  m->mae_v = abs_sum / (double)n;
+  m->max_abs_err_v = max_abs;
+  m->bias_v = sum / (double)n;
+  m->r2 = ss_tot > 0 ? 1.0 - sum2 / ss_tot : NAN;
+}
+
+/* The initial SOC where the OCV matches the first measured voltage (bisection on the
+ * monotone interpolant); 1 when the voltage is above the table. */
+static double soc_from_voltage(const sits_battery_cfg *c, double v) {
+  sits_err err;
+  sits_battery_cfg cc = *c;
+  if (!(cc.capacity_ah > 0))
+    cc.capacity_ah = 1;
+  sits_battery *b = sits_battery_new(&cc, &err);
+  if (!b)
+    return 0.5;
+  double lo = c->ocv_soc[0], hi = c->ocv_soc[c->n_ocv - 1];
+  for (int it = 0; it < 60; it++) {
+    double mid = 0.5 * (lo + hi);
+    if (sits_battery_ocv_v(b, mid) < v)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  sits_battery_free(b);
+  return fmin(fmax(0.5 * (lo + hi), 0.01), 0.99);
+}
+
+int sits_battery_fit_cell(const sits_battery_cfg *cell, const double *t_s, const double *i_a,
+                          const double *v_v, size_t n, size_t n_rc, double train_fraction,
+                          bool fit_capacity, sits_battery_fit *out, sits_err *err) {
+  memset(out, 0, sizeof *out);
+  if (n < 10 || n_rc > SITS_BATTERY_MAX_RC || !(train_fraction > 0 && train_fraction <= 1))
+    return sits__fail(err, SITS_EINPUT,
+                      "the fit needs at least 10 samples, 0 to %d RC pairs and "
+                      "a train fraction in (0, 1]",
+                      SITS_BATTERY_MAX_RC);
+  for (size_t k = 1; k < n; k++)
+    if (!(t_s[k] > t_s[k - 1]))
+      return sits__fail(err, SITS_EINPUT, "sample %zu: time does not increase", k);
+  problem pb = {.cell = *cell,
+                .t = t_s,
+                .i = i_a,
+                .v = v_v,
+                .n = n,
+                .n_rc = n_rc,
+                .fit_capacity = fit_capacity,
+                .q_ah = cell->capacity_ah};
+  pb.n_train = (size_t)floor(train_fraction * (double)n);
+  if (pb.n_train < n_params(&pb) + 5)
+    return sits__fail(err, SITS_EINPUT, "the training part has too few samples");
+  double soc0 = soc_from_voltage(cell, v_v[0]);
+  /* several starts: small and large R0, fast and slow RC pairs */
+  const double r0s[] = {0.005, 0.03}, taus[] = {20.0, 300.0};
+  double best[2 + 2 * SITS_BATTERY_MAX_RC + 1], best_cost = INFINITY;
+  bool best_conv = false;
+  for (size_t a = 0; a < 2; a++)
+    for (size_t b = 0; b < 2; b++) {
+      double x[2 + 2 * SITS_BATTERY_MAX_RC + 1], cost;
+      bool conv;
+      size_t k = 0;
+      x[k++] = log(r0s[a]);
+      for (size_t j = 0; j < n_rc; j++) {
+        x[k++] = log(r0s[a]);
+        x[k++] = log(taus[b] * pow(10.0, (double)j));
+      }
+      x[k++] = log(soc0 / (1 - soc0));
+      if (fit_capacity)
+        x[k++] = log(cell->capacity_ah);
+      sits_fit_opts o = {n_params(&pb), pb.n_train, residual, &pb, 200};
+      sits_err e2 = {0};
+      if (sits_fit_nlinear(&o, x, &cost, &conv, &e2) == SITS_OK && cost < best_cost) {
+        best_cost = cost;
+        best_conv = conv;
+        memcpy(best, x, sizeof x);
+      }
+    }
+  if (!isfinite(best_cost))
+    return sits__fail(err, SITS_ESOLVER, "the battery fit found no finite solution from any start");
+  params p;
+  unpack(&pb, best, &p);
+  out->model_v = malloc(n * sizeof(double));
+  if (!out->model_v || simulate(&pb, &p, n, out->model_v))
+    return sits__fail(err, SITS_ENOMEM, "out of memory");
+  out->n_rc = n_rc;
+  out->r0_ohm = p.r0;
+  for (size_t j = 0; j < n_rc; j++) {
+    out->rc_r_ohm[j] = p.r[j];
+    out->rc_c_f[j] = p.tau[j] / p.r[j];
+  }
+  out->capacity_ah = p.q_ah;
+  out->initial_soc = p.soc0;
+  out->converged = best_conv;
+  out->n_train = pb.n_train;
+  metrics(out->model_v, v_v, 0, pb.n_train, &out->train);
+  metrics(out->model_v, v_v, pb.n_train, n, &out->holdout);
+  return SITS_OK;
+}

@@ -1,0 +1,66 @@
+/* fit.c - nonlinear least squares with GSL multifit_nlinear (see sits_fit.h). */
+#include "sits_fit.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_blas.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_multifit_nlinear.h>
+
+typedef struct ctx {
+  sits_fit_opts o;
+  double *x, *r; /* contiguous scratch: GSL's finite differences pass strided views */
+} ctx;
+
+static int adapter(const gsl_vector *x, void *params, gsl_vector *f) {
+  ctx *c = params;
+  for (size_t j = 0; j < c->o.n_params; j++)
+    c->x[j] = gsl_vector_get(x, j);
+  int rc = c->o.residual(c->x, c->r, c->o.user);
+  for (size_t i = 0; !rc && i < c->o.n_residuals; i++) {
+    if (!isfinite(c->r[i]))
+      rc = 1;
+    gsl_vector_set(f, i, c->r[i]);
+  }
+  return rc ? GSL_EBADFUNC : GSL_SUCCESS;
+}
+
+int sits_fit_nlinear(const sits_fit_opts *opts, double *x, double *cost_out, bool *converged,
+                     sits_err *err) {
+  ctx c = {*opts, malloc(opts->n_params * sizeof(double)),
+           malloc(opts->n_residuals * sizeof(double))};
+  const sits_fit_opts o = c.o;
+  gsl_multifit_nlinear_fdf fdf = {
+      .f = adapter, .df = NULL, .fvv = NULL, .n = o.n_residuals, .p = o.n_params, .params = &c};
+  gsl_multifit_nlinear_parameters prm = gsl_multifit_nlinear_default_parameters();
+  prm.scale =
+      gsl_multifit_nlinear_scale_levenberg; /* robust when a parameter is barely identifiable */
+  gsl_multifit_nlinear_workspace *w =
+      gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &prm, o.n_residuals, o.n_params);
+  if (!w || !c.x || !c.r) {
+    gsl_multifit_nlinear_free(w);
+    free(c.x), free(c.r);
+    return sits__fail(err, SITS_ENOMEM, "out of memory for the fit");
+  }
+  gsl_vector_view x0 = gsl_vector_view_array(x, o.n_params);
+  int info = 0;
+  int status = gsl_multifit_nlinear_init(&x0.vector, &fdf, w);
+  if (status == GSL_SUCCESS)
+    status = gsl_multifit_nlinear_driver(o.max_iter ? o.max_iter : 200, 1e-10, 1e-10, 0.0, NULL,
+                                         NULL, &info, w);
+  int rc = SITS_OK;
+  if (status != GSL_SUCCESS && status != GSL_EMAXITER && status != GSL_ENOPROG) {
+    rc = sits__fail(err, SITS_ESOLVER, "the fit failed: %s", gsl_strerror(status));
+  } else {
+    memcpy(x, gsl_multifit_nlinear_position(w)->data, o.n_params * sizeof(double));
+    double chisq;
+    gsl_blas_ddot(gsl_multifit_nlinear_residual(w), gsl_multifit_nlinear_residual(w), &chisq);
+    *cost_out = 0.5 * chisq;
+    *converged = status == GSL_SUCCESS;
+  }
+  gsl_multifit_nlinear_free(w);
+  free(c.x), free(c.r);
+  return rc;
+}

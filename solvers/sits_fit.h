@@ -1,0 +1,31 @@
+/*
+ * sits_fit.h - nonlinear least squares: GSL's multifit_nlinear trust-region solver
+ * (Levenberg-Marquardt, Jacobian by GSL's finite differences) behind a small interface.
+ */
+#ifndef SITS_FIT_H
+#define SITS_FIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "sits_status.h"
+
+/** Residuals r (n_residuals) at parameters x (n_params). Return 0, or non-zero to fail. */
+typedef int (*sits_fit_residual_fn)(const double *x, double *r, void *user);
+
+typedef struct sits_fit_opts {
+  size_t n_params, n_residuals;
+  sits_fit_residual_fn residual;
+  void *user;
+  size_t max_iter; /**< 0: 200 */
+} sits_fit_opts;
+
+/**
+ * Minimises the sum of squared residuals from the start @p x (overwritten with the best
+ * parameters). *cost_out: 0.5 * sum r^2 at the end; *converged: the solver met its
+ * tolerances. SITS_ESOLVER when GSL fails outright, SITS_ENOMEM.
+ */
+int sits_fit_nlinear(const sits_fit_opts *opts, double *x, double *cost_out, bool *converged,
+                     sits_err *err);
+
+#endif

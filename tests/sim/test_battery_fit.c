@@ -1,0 +1,103 @@
+/*
+ * test_battery_fit.c - ECM identification: parameters recovered from synthetic data made
+ * with known values, and a fit on a real A123 dynamic test (validation/data) whose
+ * held-out voltage error is asserted against the figure measured when this was written.
+ */
+#include "test_util.h"
+
+#include "sits_battery_fit.h"
+#include "sits_table.h"
+
+static sits_battery_cfg a123_cell(void) {
+  sits_battery_cfg c;
+  memset(&c, 0, sizeof c);
+  c.series = c.parallel = 1;
+  c.capacity_ah = 2.0726; /* Q25 of the derivation of the OCV table */
+  c.capacity_wh = NAN;
+  c.r0_ohm = 0.01;
+  c.cutoff_v = 1.5;
+  c.coulombic_eff = 0.9962;
+  char path[512], line[256];
+  snprintf(path, sizeof path, "%s/battery_a123_ocv_25degC.csv", SITS_TEST_DATA);
+  FILE *f = fopen(path, "r");
+  cr_assert_not_null(f);
+  while (fgets(line, sizeof line, f) && c.n_ocv < SITS_BATTERY_MAX_OCV) {
+    double s, v;
+    if (sscanf(line, "%lf,%lf", &s, &v) == 2)
+      c.ocv_soc[c.n_ocv] = s, c.ocv_v[c.n_ocv++] = v;
+  }
+  fclose(f);
+  return c;
+}
+
+Test(battery_fit, recovers_known_parameters_from_synthetic_data) {
+  sits_battery_cfg c = a123_cell();
+  sits_err err = {0};
+  sits_battery *b = sits_battery_new(&c, &err);
+  cr_assert_not_null(b, "%s", err.msg);
+  /* 2 h of 1-s samples: pulses of 2 A and 4 A with rests, from SOC 0.9 */
+  size_t n = 7200;
+  double *t = malloc(n * sizeof *t), *i = malloc(n * sizeof *i), *v = malloc(n * sizeof *v);
+  double soc = 0.9, v1 = 0, r0 = 0.015, r1 = 0.012, c1 = 2500, tau = r1 * c1;
+  for (size_t k = 0; k < n; k++) {
+    t[k] = (double)k;
+    size_t phase = (k / 120) % 4;
+    i[k] = phase == 0 ? 2.0 : phase == 2 ? 4.0 : 0.0;
+    v[k] = sits_battery_ocv_v(b, soc) - v1 - r0 * i[k];
+    soc -= i[k] / (3600 * 2.0726);
+    double e = exp(-1.0 / tau);
+    v1 = v1 * e + r1 * i[k] * (1 - e);
+  }
+  sits_battery_fit fit;
+  cr_assert_eq(sits_battery_fit_cell(&c, t, i, v, n, 1, 0.7, false, &fit, &err), SITS_OK, "%s",
+               err.msg);
+  cr_log_info("synthetic: R0 %g R1 %g C1 %g SOC0 %g rmse %g conv %d", fit.r0_ohm, fit.rc_r_ohm[0],
+              fit.rc_c_f[0], fit.initial_soc, fit.train.rmse_v, fit.converged);
+  cr_assert_float_eq(fit.r0_ohm, r0, 0.01 * r0, "R0 %g", fit.r0_ohm);
+  cr_assert_float_eq(fit.rc_r_ohm[0], r1, 0.01 * r1, "R1 %g", fit.rc_r_ohm[0]);
+  cr_assert_float_eq(fit.rc_c_f[0], c1, 0.01 * c1, "C1 %g", fit.rc_c_f[0]);
+  cr_assert_float_eq(fit.initial_soc, 0.9, 1e-3);
+  cr_assert_lt(fit.holdout.rmse_v, 1e-4);
+  free(fit.model_v), free(t), free(i), free(v);
+  sits_battery_free(b);
+}
+
+Test(battery_fit, a123_dynamic_test_holds_out) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/a123_dyn_25degC_s1.csv", SITS_VALIDATION_DATA);
+  sits_table *tb = NULL;
+  sits_err err = {0};
+  cr_assert_eq(sits_table_read_csv(path, &tb, &err), SITS_OK, "%s", err.msg);
+  /* up to the end-of-discharge knee: below ~3.1 V the cell leaves the OCV table's range
+   * (2.29 V at SOC 0 against 1.92 V measured at the end), which no ECM of this table fits */
+  size_t n = 0;
+  while (n < tb->n_rows && sits_table_at(tb, n, 2) > 3.0)
+    n++;
+  double *t = malloc(n * sizeof *t), *i = malloc(n * sizeof *i), *v = malloc(n * sizeof *v);
+  for (size_t k = 0; k < n; k++) {
+    t[k] = sits_table_at(tb, k, 0);
+    i[k] = sits_table_at(tb, k, 1); /* in these dynamic tests discharge is positive */
+    v[k] = sits_table_at(tb, k, 2);
+  }
+  sits_battery_cfg c = a123_cell();
+  for (size_t rc = 1; rc <= 2; rc++) {
+    sits_battery_fit fit;
+    cr_assert_eq(sits_battery_fit_cell(&c, t, i, v, n, rc, 0.7, false, &fit, &err), SITS_OK, "%s",
+                 err.msg);
+    cr_log_info("%zuRC: R0 %.5f R1 %.5f C1 %.1f SOC0 %.4f train rmse %.4f V holdout rmse %.4f V "
+                "max %.4f V",
+                rc, fit.r0_ohm, fit.rc_r_ohm[0], fit.rc_c_f[0], fit.initial_soc, fit.train.rmse_v,
+                fit.holdout.rmse_v, fit.holdout.max_abs_err_v);
+    /* measured when written: held-out RMSE 22.5 mV (1RC) and 15.0 mV (2RC), inside the
+     * 10-30 mV the literature reports for 1RC/2RC models on dynamic profiles; the bounds
+     * leave a third of margin for other platforms' floating point and GSL versions */
+    cr_assert_lt(fit.holdout.rmse_v, rc == 1 ? 0.030 : 0.020, "%zuRC holdout %g V", rc,
+                 fit.holdout.rmse_v);
+    cr_assert_lt(fit.train.rmse_v, fit.holdout.rmse_v);
+    cr_assert(fit.r0_ohm > 0.008 && fit.r0_ohm < 0.015, "R0 %g (26650 LFP: ~10 mOhm)", fit.r0_ohm);
+    cr_assert_gt(fit.holdout.n, 5000);
+    free(fit.model_v);
+  }
+  free(t), free(i), free(v);
+  sits_table_free(tb);
+}
