@@ -42,5 +42,6 @@ int cmd_run(int argc, char **argv);
 int cmd_steady(int argc, char **argv);
 int cmd_dvfs_table(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
 
 #endif

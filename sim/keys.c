@@ -92,6 +92,13 @@ static const schema battery_schema = {"platform.battery",
                                                     {"name", NULL},
                                                     {"description", NULL},
                                                     {NULL, NULL}}};
+static const schema replay_battery_schema = {
+    "replay.battery", (const key[]){{"current_column", NULL}, {"voltage_column", NULL},
+                                    {"time_column", NULL}, {"discharge_positive", NULL},
+                                    {NULL, NULL}}};
+static const schema replay_schema = {
+    "replay", (const key[]){{"power", NULL}, {"sensors", NULL}, {"ambient_column", NULL},
+                            {"battery", &replay_battery_schema}, {NULL, NULL}}};
 static const schema thermal_schema = {"platform.thermal", (const key[]){{"nodes", &node_schema},
                                                                         {"links", &link_schema},
                                                                         {"hotspot", NULL},
@@ -140,7 +147,7 @@ static const schema scenario_schema = {"the scenario",
                                                      {"max_latency_ms", NULL},
                                                      {"max_energy_per_item_mj", NULL},
                                                      {"sample_period_s", NULL},
-                                                     {"replay", NULL},
+                                                     {"replay", &replay_schema},
                                                      {"solver", &solver_schema},
                                                      {NULL, NULL}}};
 

@@ -232,7 +232,12 @@ int sits__load_static_power(sits_scenario *sc, const config_setting_t *p, sits_e
 static int load_limits(sits_scenario *sc, const config_setting_t *root, sits_err *err) {
   int rc;
   char where[512];
-  if ((rc = unsupported(root, "replay", "replay comes with the board-trace work", err)))
+  const config_setting_t *replay = config_setting_get_member(root, "replay");
+  if (replay && config_setting_is_group(replay) &&
+      ((rc = unsupported(replay, "power", "thermal replay comes with the board-trace work", err)) ||
+       (rc = unsupported(replay, "sensors", "thermal replay comes with the board-trace work", err)) ||
+       (rc = unsupported(replay, "ambient_column", "thermal replay comes with the board-trace work",
+                         err))))
     return rc;
   sits_limits *l = &sc->limits;
   if ((rc = sits__get_positive(root, "tdp_window_s", 10.0, false, &l->tdp_window_s, err)) ||

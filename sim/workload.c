@@ -308,6 +308,14 @@ static int load_rates(sits_scenario *sc, const config_setting_t *w, sits_err *er
 int sits__load_workload(sits_scenario *sc, const config_setting_t *root, sits_err *err) {
   char where[512];
   const config_setting_t *w = config_setting_get_member(root, "workload");
+  if (!w && config_setting_get_member(root, "replay")) {
+    /* a calibration or replay scenario: the trace is the drive; an idle schedule */
+    double none = 0;
+    int rc = sits__load_times(sc, root, 0, err);
+    if (rc == SITS_OK && !(sc->schedule = sits_schedule_new(0, NULL)))
+      rc = sits__fail(err, SITS_ENOMEM, "out of memory");
+    return rc ? rc : sits_schedule_append(sc->schedule, 0.0, &none, sc->ambient_c, err);
+  }
   if (!w)
     return sits__fail(err, SITS_EINPUT, "%s: needs a workload ('workload_profile' or 'workload')",
                       sc->config.scenario_path);

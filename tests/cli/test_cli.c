@@ -126,9 +126,9 @@ Test(cli, usage_errors_exit_2_and_help_exits_0) {
   free(out), free(err);
   cr_assert_eq(tu_cli("run x.cfg --summary xml", &out, &err), 1);
   free(out), free(err);
-  const char *helps[] = {"--help", "run --help", "steady --help", "dvfs-table --help",
-                         "sweep --help"};
-  for (int i = 0; i < 5; i++) {
+  const char *helps[] = {"--help",       "run --help",      "steady --help", "dvfs-table --help",
+                         "sweep --help", "calibrate --help"};
+  for (int i = 0; i < 6; i++) {
     cr_assert_eq(tu_cli(helps[i], &out, &err), 0);
     cr_assert(strstr(out, "usage: sitsenergy"), "%s", out);
     free(out), free(err);
@@ -309,4 +309,52 @@ Test(cli, sweep_grid_jobs_shards_and_errors) {
   snprintf(args, sizeof args, "sweep %s --vary ambient_c=1,2", sc);
   cr_assert_eq(tu_cli(args, &out, &err), 2);
   free(out), free(err), free(sc);
+}
+
+/* calibrate --fit battery on the A123 dynamic test: metrics, the written config, errors. */
+Test(cli, calibrate_battery_end_to_end) {
+  char args[2048], *out, *err, cfg[512];
+  snprintf(cfg, sizeof cfg, "%s/a123_cal.cfg", tu_dir());
+  snprintf(args, sizeof args,
+           "calibrate %s/scenarios/a123_cell_calibrate.cfg --trace %s/a123_dyn_25degC_s1.csv "
+           "--fit battery -o %s --plot %s/cal.png",
+           SITS_CONFIGS, SITS_VALIDATION_DATA, cfg, tu_dir());
+  cr_assert_eq(tu_cli(args, &out, &err), 0, "%s", err);
+  double rmse = 0, r0 = 0;
+  char *h = strstr(out, "\"holdout\":{\"voltage_v\":{\"rmse_v\":");
+  cr_assert_not_null(h, "%s", out);
+  sscanf(h + strlen("\"holdout\":{\"voltage_v\":{\"rmse_v\":"), "%lf", &rmse);
+  sscanf(strstr(out, "\"platform.battery.r0_ohm\":") + strlen("\"platform.battery.r0_ohm\":"),
+         "%lf", &r0);
+  cr_assert_lt(rmse, 0.030, "held-out RMSE %g V (22.5 mV when written)", rmse);
+  cr_assert(r0 > 0.008 && r0 < 0.015, "R0 %g", r0);
+  cr_assert(strstr(out, "\"train_fraction\":0.7"), "%s", out);
+  free(out), free(err);
+  /* the calibrated scenario runs */
+  snprintf(args, sizeof args, "run %s --summary json", cfg);
+  cr_assert_eq(tu_cli(args, &out, &err), 0, "%s", err);
+  cr_assert(strstr(out, "\"battery\":{"), "%s", out);
+  free(out), free(err);
+  /* the sign convention matters: the wrong one is a far worse fit */
+  snprintf(args, sizeof args,
+           "calibrate %s/scenarios/a123_cell_calibrate.cfg --trace %s/a123_dyn_25degC_s1.csv "
+           "--fit battery --discharge-negative -o %s/wrong.cfg",
+           SITS_CONFIGS, SITS_VALIDATION_DATA, tu_dir());
+  cr_assert_eq(tu_cli(args, &out, &err), 0, "%s", err);
+  h = strstr(out, "\"train\":{\"voltage_v\":{\"rmse_v\":");
+  double wrong = 0;
+  sscanf(h + strlen("\"train\":{\"voltage_v\":{\"rmse_v\":"), "%lf", &wrong);
+  cr_assert_gt(wrong, 0.05, "wrong sign still fits to %g V", wrong);
+  free(out), free(err);
+  snprintf(args, sizeof args,
+           "calibrate %s/scenarios/a123_cell_calibrate.cfg --trace %s/a123_dyn_25degC_s1.csv "
+           "--fit battery --current-col amps -o %s/x.cfg",
+           SITS_CONFIGS, SITS_VALIDATION_DATA, tu_dir());
+  cr_assert_eq(tu_cli(args, &out, &err), 1);
+  cr_assert(strstr(err, "a123_dyn_25degC_s1.csv:1: no column 'amps'"), "%s", err);
+  free(out), free(err);
+  snprintf(args, sizeof args, "calibrate %s/scenarios/a123_cell_calibrate.cfg --fit battery -o x",
+           SITS_CONFIGS);
+  cr_assert_eq(tu_cli(args, &out, &err), 2);
+  free(out), free(err);
 }

@@ -68,11 +68,8 @@ Test(battery_fit, a123_dynamic_test_holds_out) {
   sits_table *tb = NULL;
   sits_err err = {0};
   cr_assert_eq(sits_table_read_csv(path, &tb, &err), SITS_OK, "%s", err.msg);
-  /* up to the end-of-discharge knee: below ~3.1 V the cell leaves the OCV table's range
-   * (2.29 V at SOC 0 against 1.92 V measured at the end), which no ECM of this table fits */
-  size_t n = 0;
-  while (n < tb->n_rows && sits_table_at(tb, n, 2) > 3.0)
-    n++;
+  /* the file stops before the end-of-discharge knee (validation/data/PROVENANCE.txt) */
+  size_t n = tb->n_rows;
   double *t = malloc(n * sizeof *t), *i = malloc(n * sizeof *i), *v = malloc(n * sizeof *v);
   for (size_t k = 0; k < n; k++) {
     t[k] = sits_table_at(tb, k, 0);

@@ -1,0 +1,145 @@
+/* cmd_calibrate.c - `sitsenergy calibrate`: fit model parameters to a measured trace. */
+#define _POSIX_C_SOURCE 200809L
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "cli.h"
+#include "sits_calibrate.h"
+
+static const char calibrate_usage[] =
+    "usage: sitsenergy calibrate SCENARIO.cfg --trace FILE --fit battery[,capacity]\n"
+    "                            [--train-fraction 0.7] [--plot OUT.png] [--set KEY=VALUE]...\n"
+    "                            [--time-col NAME] [--current-col NAME] [--voltage-col NAME]\n"
+    "                            [--discharge-positive | --discharge-negative] -o "
+    "CALIBRATED.cfg\n\n"
+    "Fits the platform battery's R0 and RC pairs (and with 'capacity' its capacity) to a\n"
+    "measured cell-level test: a CSV with time, current and voltage columns. The columns\n"
+    "and the current's sign come from the scenario's replay.battery group or the options\n"
+    "(default time_s, current_a, voltage_v, negative current discharging). The first\n"
+    "--train-fraction of the samples is fitted, the rest held out. Prints the Calibrate JSON\n"
+    "and writes the scenario with the fitted values to -o.\n";
+
+typedef struct args {
+  const char *scenario, *out, *png, *fit;
+  sits_calibrate_opts opts;
+  cli_sets sets;
+} args;
+
+static int parse(int argc, char **argv, args *a) {
+  static const struct option opts[] = {{"trace", required_argument, NULL, 't'},
+                                       {"fit", required_argument, NULL, 'f'},
+                                       {"train-fraction", required_argument, NULL, 'r'},
+                                       {"plot", required_argument, NULL, 'p'},
+                                       {"set", required_argument, NULL, 'S'},
+                                       {"output", required_argument, NULL, 'o'},
+                                       {"time-col", required_argument, NULL, 'T'},
+                                       {"current-col", required_argument, NULL, 'I'},
+                                       {"voltage-col", required_argument, NULL, 'V'},
+                                       {"discharge-positive", no_argument, NULL, 'P'},
+                                       {"discharge-negative", no_argument, NULL, 'N'},
+                                       {"help", no_argument, NULL, 'h'},
+                                       {NULL, 0, NULL, 0}};
+  int c;
+  char *end;
+  opterr = 0;
+  while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
+    switch (c) {
+    case 't': a->opts.trace_path = optarg; break;
+    case 'f': a->fit = optarg; break;
+    case 'r':
+      a->opts.train_fraction = strtod(optarg, &end);
+      if (*end || !(a->opts.train_fraction > 0 && a->opts.train_fraction <= 1)) {
+        cli_error("--train-fraction '%s': expected a number in (0, 1]", optarg);
+        return EXIT_INPUT;
+      }
+      break;
+    case 'p': a->png = optarg; break;
+    case 'S': cli_sets_add(&a->sets, optarg); break;
+    case 'o': a->out = optarg; break;
+    case 'T': a->opts.time_column = optarg; break;
+    case 'I': a->opts.current_column = optarg; break;
+    case 'V': a->opts.voltage_column = optarg; break;
+    case 'P': a->opts.discharge_positive = 1; break;
+    case 'N': a->opts.discharge_positive = 0; break;
+    case 'h': fputs(calibrate_usage, stdout); return -1;
+    default:
+      cli_error("%s '%s' (see 'sitsenergy calibrate --help')",
+                c == ':' ? "option needs a value:" : "unknown option", argv[optind - 1]);
+      return EXIT_USAGE;
+    }
+  }
+  if (optind != argc - 1 || !a->opts.trace_path || !a->out || !a->fit) {
+    cli_error("calibrate needs a scenario file, --trace, --fit and -o (see 'sitsenergy calibrate "
+              "--help')");
+    return EXIT_USAGE;
+  }
+  a->scenario = argv[optind];
+  if (strcmp(a->fit, "battery") == 0)
+    a->opts.fit_capacity = false;
+  else if (strcmp(a->fit, "battery,capacity") == 0 || strcmp(a->fit, "capacity,battery") == 0)
+    a->opts.fit_capacity = true;
+  else {
+    cli_error("--fit '%s': this version fits 'battery' (optionally with 'capacity'); thermal, "
+              "ambient, initial and leakage come with the board-trace work",
+              a->fit);
+    return EXIT_INPUT;
+  }
+  return EXIT_OK;
+}
+
+static int plot(const sits_calibration *cal, const char *png) {
+  char csv[4096], tmp[4096], cmd[12000];
+  snprintf(csv, sizeof csv, "%s.data.csv", png);
+  snprintf(tmp, sizeof tmp, "%s.tmp.png", png);
+  sits_err err = {0};
+  int rc = sits_write_calibration_csv(cal, csv, &err);
+  if (rc)
+    return cli_fail(rc, &err);
+  snprintf(
+      cmd, sizeof cmd,
+      "gnuplot -e \"set terminal pngcairo size 1200,700; set output '%s'; "
+      "set datafile separator ','; set key autotitle columnhead; set termoption noenhanced; "
+      "set xlabel 'time (s)'; set ylabel 'voltage (V)'; set y2label 'current (A, discharge > 0)'; "
+      "set ytics nomirror; set y2tics; set grid; "
+      "plot '%s' using 1:2 with lines lw 2, '' using 1:3 with lines lw 1, "
+      "'' using 1:4 axes x1y2 with lines lc rgb '#a0a0a0'\" >/dev/null 2>&1",
+      tmp, csv);
+  int st = system(cmd);
+  remove(csv);
+  if (st != 0 || rename(tmp, png) != 0) {
+    remove(tmp);
+    cli_error("%s: gnuplot failed (is gnuplot installed? apt-get install gnuplot-nox)", png);
+    return EXIT_INPUT;
+  }
+  return EXIT_OK;
+}
+
+int cmd_calibrate(int argc, char **argv) {
+  args a = {.opts = {.discharge_positive = -1, .train_fraction = 0.7}};
+  int code = parse(argc, argv, &a);
+  if (code) {
+    cli_sets_release(&a.sets);
+    return code < 0 ? EXIT_OK : code;
+  }
+  sits_err err = {0};
+  sits_scenario *sc = NULL;
+  sits_calibration cal = {0};
+  int rc = sits_scenario_load(a.scenario, a.sets.items, a.sets.n, &sc, &err);
+  if (rc == SITS_OK)
+    rc = sits_calibrate_battery(sc, &a.opts, &cal, &err);
+  if (rc == SITS_OK)
+    rc = sits_write_calibrated_config(sc, &cal, a.out, &err);
+  if (rc)
+    code = cli_fail(rc, &err);
+  else {
+    sits_write_calibration_json(&cal, stdout);
+    code = a.png ? plot(&cal, a.png) : EXIT_OK;
+  }
+  sits_calibration_release(&cal);
+  sits_scenario_free(sc);
+  cli_sets_release(&a.sets);
+  return code;
+}
