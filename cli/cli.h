@@ -24,6 +24,10 @@ int cli_exit_code(int status);
 /** Reports a library failure (its message) and returns the exit code. */
 int cli_fail(int status, const sits_err *err);
 
+/** Reports a getopt failure (@p c is ':' for a missing value) of command @p cmd; returns
+ *  EXIT_USAGE. */
+int cli_bad_option(int c, const char *arg, const char *cmd);
+
 /** The --set overrides gathered from the command line. */
 typedef struct cli_sets {
   const char **items;

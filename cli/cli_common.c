@@ -28,6 +28,14 @@ int cli_fail(int status, const sits_err *err) {
   return cli_exit_code(status);
 }
 
+int cli_bad_option(int c, const char *arg, const char *cmd) {
+  if (c == ':')
+    cli_error("option '%s' needs a value (see 'sitsenergy %s --help')", arg, cmd);
+  else
+    cli_error("unknown option '%s' (see 'sitsenergy %s --help')", arg, cmd);
+  return EXIT_USAGE;
+}
+
 int cli_sets_add(cli_sets *s, const char *item) {
   if (s->n == s->cap) {
     size_t cap = s->cap ? 2 * s->cap : 8;

@@ -65,10 +65,7 @@ static int parse(int argc, char **argv, args *a) {
     case 'P': a->opts.discharge_positive = 1; break;
     case 'N': a->opts.discharge_positive = 0; break;
     case 'h': fputs(calibrate_usage, stdout); return -1;
-    default:
-      cli_error("%s '%s' (see 'sitsenergy calibrate --help')",
-                c == ':' ? "option needs a value:" : "unknown option", argv[optind - 1]);
-      return EXIT_USAGE;
+    default: return cli_bad_option(c, argv[optind - 1], "calibrate");
     }
   }
   if (optind != argc - 1 || !a->opts.trace_path || !a->out || !a->fit) {

@@ -41,10 +41,7 @@ static int parse(int argc, char **argv, args *a) {
     case 'S': cli_sets_add(&a->sets, optarg); break;
     case 'o': a->out = optarg; break;
     case 'h': fputs(table_usage, stdout); return -1;
-    default:
-      cli_error("%s '%s' (see 'sitsenergy dvfs-table --help')",
-                c == ':' ? "option needs a value:" : "unknown option", argv[optind - 1]);
-      return EXIT_USAGE;
+    default: return cli_bad_option(c, argv[optind - 1], "dvfs-table");
     }
   }
   if (optind != argc - 1) {

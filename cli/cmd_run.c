@@ -72,10 +72,7 @@ static int parse(int argc, char **argv, run_args *a) {
     case 'k': a->check = 1; break;
     case 'q': a->quiet = 1; break;
     case 'h': fputs(run_usage, stdout); return -1;
-    case ':': cli_error("option '%s' needs a value", argv[optind - 1]); return EXIT_USAGE;
-    default:
-      cli_error("unknown option '%s' (see 'sitsenergy run --help')", argv[optind - 1]);
-      return EXIT_USAGE;
+    default: return cli_bad_option(c, argv[optind - 1], "run");
     }
   }
   if (optind != argc - 1) {

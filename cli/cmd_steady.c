@@ -26,9 +26,7 @@ int cmd_steady(int argc, char **argv) {
       cli_sets_release(&sets);
       return EXIT_OK;
     } else {
-      cli_error("%s '%s' (see 'sitsenergy steady --help')",
-                c == ':' ? "option needs a value:" : "unknown option", argv[optind - 1]);
-      code = EXIT_USAGE;
+      code = cli_bad_option(c, argv[optind - 1], "steady");
     }
   }
   if (code == EXIT_OK && optind != argc - 1) {

@@ -114,10 +114,7 @@ static int parse(int argc, char **argv, args *a) {
     case 'k': a->check = 1; break;
     case 'o': a->out = optarg; break;
     case 'h': fputs(sweep_usage, stdout); return -1;
-    default:
-      cli_error("%s '%s' (see 'sitsenergy sweep --help')",
-                c == ':' ? "option needs a value:" : "unknown option", argv[optind - 1]);
-      return EXIT_USAGE;
+    default: return cli_bad_option(c, argv[optind - 1], "sweep");
     }
   }
   if (optind != argc - 1 || !a->out || a->n_vary == 0) {
