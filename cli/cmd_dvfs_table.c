@@ -58,21 +58,8 @@ static int parse(int argc, char **argv, args *a) {
 
 static int emit(const args *a, const sits_dvfs_table *tables, size_t n) {
   sits_err err = {0};
-  if (!a->out) {
-    int rc = sits_dvfs_write(a->format, tables, n, stdout, &err);
-    return rc ? cli_fail(rc, &err) : EXIT_OK;
-  }
-  char tmp[4096];
-  snprintf(tmp, sizeof tmp, "%s.tmp", a->out);
-  FILE *f = fopen(tmp, "w");
-  int rc = f ? sits_dvfs_write(a->format, tables, n, f, &err)
-             : sits__fail(&err, SITS_EIO, "%s: cannot create", a->out);
-  if (f && fclose(f) != 0 && rc == SITS_OK)
-    rc = sits__fail(&err, SITS_EIO, "%s: write error", a->out);
-  if (rc == SITS_OK && rename(tmp, a->out) != 0)
-    rc = sits__fail(&err, SITS_EIO, "%s: cannot rename into place", a->out);
-  if (rc)
-    remove(tmp);
+  int rc = a->out ? sits_dvfs_write_file(a->format, tables, n, a->out, &err)
+                  : sits_dvfs_write(a->format, tables, n, stdout, &err);
   return rc ? cli_fail(rc, &err) : EXIT_OK;
 }
 

@@ -123,7 +123,7 @@ double sits_battery_r_scale(const sits_battery *b, double temp_c) {
 }
 
 bool sits_battery_current_a(const sits_battery *b, double soc, const double *v_rc_v, double temp_c,
-                            double p_pack_w, double *i_cell_a, double *v_cell_v) {
+                            double p_pack_w, double *i_cell_a, double *v_cell_v, double *disc_v2) {
   const sits_battery_cfg *c = &b->cfg;
   double bq = sits_battery_ocv_v(b, soc);
   for (size_t k = 0; k < c->n_rc; k++)
@@ -131,6 +131,8 @@ bool sits_battery_current_a(const sits_battery *b, double soc, const double *v_r
   double a = c->r0_ohm * sits_battery_r_scale(b, temp_c);
   double p = p_pack_w / (double)(c->series * c->parallel);
   double disc = bq * bq - 4 * a * p;
+  if (disc_v2)
+    *disc_v2 = disc;
   if (disc < 0) {
     *i_cell_a = bq / (2 * a); /* the current of maximum power, for reporting */
     *v_cell_v = bq / 2;

@@ -68,11 +68,12 @@ double sits_battery_r_scale(const sits_battery *b, double temp_c);
 
 /**
  * Cell current [A] for a pack output power @p p_pack_w at state (soc, v_rc) and
- * temperature @p temp_c; the cell terminal voltage into *v_cell. Returns false on a
- * brown-out (no real root).
+ * temperature @p temp_c; the cell terminal voltage into *v_cell_v and, when @p disc_v2 is
+ * not NULL, the quadratic's discriminant b^2 - 4 R0 p [V^2] (the brown-out margin). Returns
+ * false on a brown-out (no real root).
  */
 bool sits_battery_current_a(const sits_battery *b, double soc, const double *v_rc_v, double temp_c,
-                            double p_pack_w, double *i_cell_a, double *v_cell_v);
+                            double p_pack_w, double *i_cell_a, double *v_cell_v, double *disc_v2);
 
 /** State derivatives for cell current @p i_cell_a: dSOC/dt [1/s] and dV_k/dt [V/s]. */
 void sits_battery_derivative(const sits_battery *b, const double *v_rc_v, double temp_c,

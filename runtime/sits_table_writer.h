@@ -26,4 +26,8 @@ int sits_dvfs_format_known(const char *format);
 int sits_dvfs_write(const char *format, const sits_dvfs_table *tables, size_t n, FILE *f,
                     sits_err *err);
 
+/** The same into the file @p path, written under a temporary name and renamed when complete. */
+int sits_dvfs_write_file(const char *format, const sits_dvfs_table *tables, size_t n,
+                         const char *path, sits_err *err);
+
 #endif

@@ -1,5 +1,6 @@
 /* table_writers.c - DVFS table writers (see sits_table_writer.h). */
 #include "sits_table_writer.h"
+#include "writer_impl.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -191,4 +192,20 @@ int sits_dvfs_write(const char *format, const sits_dvfs_table *tables, size_t n,
     }
   return sits__fail(err, SITS_EINPUT, "unknown format '%s' (csv, json, dts, header, nvpmodel)",
                     format);
+}
+
+int sits_dvfs_write_file(const char *format, const sits_dvfs_table *tables, size_t n,
+                         const char *path, sits_err *err) {
+  if (!sits_dvfs_format_known(format))
+    return sits_dvfs_write(format, tables, n, NULL, err); /* the unknown-format message */
+  sits__atomic a;
+  int rc = sits__atomic_begin(&a, path, err);
+  if (rc)
+    return rc;
+  FILE *f = fopen(a.tmp_path, "w");
+  rc = f ? sits_dvfs_write(format, tables, n, f, err)
+         : sits__fail(err, SITS_EIO, "%s: cannot create", path);
+  if (f && fclose(f) != 0 && rc == SITS_OK)
+    rc = sits__fail(err, SITS_EIO, "%s: write error", path);
+  return sits__atomic_end(&a, rc == SITS_OK, err);
 }

@@ -67,13 +67,9 @@ void sits__run_battery(const run *rn, const double *y, double p_sys_w, sits__bat
   const double *v_rc = y + rn->i_soc + 1;
   double temp_c = rn->batt_node >= 0 ? y[rn->batt_node] : rn->ambient_c;
   b->p_pack_w = p_sys_w / rn->batt_eff;
+  /* disc: b^2 - 4 a p per cell [V^2], the brown-out root */
   b->ok = sits_battery_current_a(rn->batt, y[rn->i_soc], v_rc, temp_c, b->p_pack_w, &b->i_cell_a,
-                                 &b->v_cell_v);
-  /* b^2 - 4 a p, per cell, scaled to volts^2: the brown-out root */
-  const sits_battery_cfg *c = sits_battery_config(rn->batt);
-  double bq = b->v_cell_v + sits_battery_r_scale(rn->batt, temp_c) * c->r0_ohm * b->i_cell_a;
-  double a = c->r0_ohm * sits_battery_r_scale(rn->batt, temp_c);
-  b->disc = bq * bq - 4 * a * b->p_pack_w / (double)(c->series * c->parallel);
+                                 &b->v_cell_v, &b->disc);
   b->heat_w = sits_battery_heat_w(rn->batt, v_rc, temp_c, b->i_cell_a);
   sits_battery_derivative(rn->batt, v_rc, temp_c, b->i_cell_a, &b->dsoc, b->dv);
 }

@@ -58,7 +58,7 @@ Test(battery, constant_power_root_and_pack_scaling) {
   sits_battery_cfg c = linear_cell();
   sits_battery *one = make(&c);
   double v_rc[1] = {0.05}, i1, v1;
-  cr_assert(sits_battery_current_a(one, 0.5, v_rc, 25, 10.0, &i1, &v1));
+  cr_assert(sits_battery_current_a(one, 0.5, v_rc, 25, 10.0, &i1, &v1, NULL));
   /* b = 3.6 - 0.05 = 3.55: 0.02 I^2 - 3.55 I + 10 = 0, smaller root */
   double want = (3.55 - sqrt(3.55 * 3.55 - 4 * 0.02 * 10)) / (2 * 0.02);
   cr_assert_float_eq(i1, want, 1e-12);
@@ -66,16 +66,16 @@ Test(battery, constant_power_root_and_pack_scaling) {
   c.parallel = 2;
   sits_battery *two_p = make(&c);
   double i2, v2;
-  sits_battery_current_a(two_p, 0.5, v_rc, 25, 20.0, &i2, &v2);
+  sits_battery_current_a(two_p, 0.5, v_rc, 25, 20.0, &i2, &v2, NULL);
   cr_assert_float_eq(i2, i1, 1e-12); /* 2P at twice the power: the same cell current */
-  sits_battery_current_a(two_p, 0.5, v_rc, 25, 10.0, &i2, &v2);
+  sits_battery_current_a(two_p, 0.5, v_rc, 25, 10.0, &i2, &v2, NULL);
   cr_assert_float_eq(i2, (3.55 - sqrt(3.55 * 3.55 - 4 * 0.02 * 5)) / 0.04, 1e-12);
   cr_assert_float_eq(i2 / i1, 0.5, 0.01); /* about half: 2P halves the cell current */
   c.parallel = 1;
   c.series = 3;
   sits_battery *three_s = make(&c);
   double i3, v3;
-  sits_battery_current_a(three_s, 0.5, v_rc, 25, 30.0, &i3, &v3);
+  sits_battery_current_a(three_s, 0.5, v_rc, 25, 30.0, &i3, &v3, NULL);
   cr_assert_float_eq(i3, i1, 1e-12); /* 3S: the same current at three times the voltage */
   cr_assert_float_eq(3 * v3 * i3, 30.0, 1e-9);
   sits_battery_free(one), sits_battery_free(two_p), sits_battery_free(three_s);
@@ -86,8 +86,10 @@ Test(battery, brownout_above_the_maximum_power) {
   sits_battery *b = make(&c);
   double v_rc[1] = {0}, i, v;
   double p_max = 3.6 * 3.6 / (4 * 0.02); /* b^2 / 4a = 162 W */
-  cr_assert(sits_battery_current_a(b, 0.5, v_rc, 25, 0.999 * p_max, &i, &v));
-  cr_assert_not(sits_battery_current_a(b, 0.5, v_rc, 25, 1.001 * p_max, &i, &v));
+  double disc;
+  cr_assert(sits_battery_current_a(b, 0.5, v_rc, 25, 0.999 * p_max, &i, &v, &disc));
+  cr_assert_float_eq(disc, 3.6 * 3.6 * 0.001, 1e-12); /* b^2 - 4 a p = b^2 (1 - 0.999) */
+  cr_assert_not(sits_battery_current_a(b, 0.5, v_rc, 25, 1.001 * p_max, &i, &v, NULL));
   sits_battery_free(b);
 }
 
