@@ -2,6 +2,7 @@
 #include "sits_battery.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,9 +14,28 @@
 struct sits_battery {
   sits_battery_cfg cfg;
   double q_ah;
-  gsl_interp *ocv;
+  size_t n_rows;                             /* 1 (ocv_v) or n_ocv_t (ocv_v_t) */
+  const double *row[SITS_BATTERY_MAX_OCV_T]; /* OCV values of each row, in cfg */
+  gsl_interp *ocv[SITS_BATTERY_MAX_OCV_T];
   gsl_interp_accel *acc; /* a lookup cache: mutable, so a battery is not shared across threads */
 };
+
+/* One OCV row over the SOC points: monotone within the noise, not flat, cutoff below its top. */
+static int check_row(const sits_battery_cfg *c, const double *v, const char *row, sits_err *err) {
+  for (size_t k = 1; k < c->n_ocv; k++)
+    /* flat steps (LFP plateaus) and dips within the noise of measured tables are fine */
+    if (!(v[k] >= v[k - 1] - SITS_BATTERY_OCV_NOISE_V))
+      return sits__fail(err, SITS_EINPUT,
+                        "the OCV table%s is not monotone: %g V after %g V at point %zu", row, v[k],
+                        v[k - 1], k);
+  if (!(v[c->n_ocv - 1] > v[0]))
+    return sits__fail(err, SITS_EINPUT, "the OCV table%s is flat", row);
+  if (!(c->cutoff_v < v[c->n_ocv - 1]))
+    return sits__fail(err, SITS_EINPUT,
+                      "cutoff_v %g V is not below the OCV at full charge (%g V%s)", c->cutoff_v,
+                      v[c->n_ocv - 1], row);
+  return SITS_OK;
+}
 
 static int check(const sits_battery_cfg *c, sits_err *err) {
   if (c->series < 1 || c->parallel < 1)
@@ -27,11 +47,22 @@ static int check(const sits_battery_cfg *c, sits_err *err) {
       return sits__fail(err, SITS_EINPUT, "ocv_soc[%zu] = %g is not in [0, 1]", k, c->ocv_soc[k]);
     if (k && !(c->ocv_soc[k] > c->ocv_soc[k - 1]))
       return sits__fail(err, SITS_EINPUT, "ocv_soc must increase (point %zu)", k);
-    /* flat steps (LFP plateaus) and dips within the noise of measured tables are fine */
-    if (k && !(c->ocv_v[k] >= c->ocv_v[k - 1] - SITS_BATTERY_OCV_NOISE_V))
-      return sits__fail(err, SITS_EINPUT,
-                        "the OCV table is not monotone: %g V after %g V at point %zu", c->ocv_v[k],
-                        c->ocv_v[k - 1], k);
+  }
+  if (c->n_ocv_t == 1 || c->n_ocv_t > SITS_BATTERY_MAX_OCV_T)
+    return sits__fail(err, SITS_EINPUT, "a 2-D OCV table needs 2 to %d temperatures",
+                      SITS_BATTERY_MAX_OCV_T);
+  for (size_t j = 1; j < c->n_ocv_t; j++)
+    if (!(c->ocv_t_c[j] > c->ocv_t_c[j - 1]))
+      return sits__fail(err, SITS_EINPUT, "the OCV temperatures must increase (%g C after %g C)",
+                        c->ocv_t_c[j], c->ocv_t_c[j - 1]);
+  int rc;
+  if (c->n_ocv_t == 0 && (rc = check_row(c, c->ocv_v, "", err)))
+    return rc;
+  for (size_t j = 0; j < c->n_ocv_t; j++) {
+    char row[48];
+    snprintf(row, sizeof row, " at %g C", c->ocv_t_c[j]);
+    if ((rc = check_row(c, c->ocv_v_t[j], row, err)))
+      return rc;
   }
   bool ah = c->capacity_ah > 0 && isfinite(c->capacity_ah);
   bool wh = c->capacity_wh > 0 && isfinite(c->capacity_wh);
@@ -43,11 +74,6 @@ static int check(const sits_battery_cfg *c, sits_err *err) {
   for (size_t k = 0; k < c->n_rc; k++)
     if (!(c->rc_r_ohm[k] > 0) || !(c->rc_c_f[k] > 0))
       return sits__fail(err, SITS_EINPUT, "RC pair %zu needs r_ohm > 0 and c_f > 0", k);
-  if (!(c->ocv_v[c->n_ocv - 1] > c->ocv_v[0]))
-    return sits__fail(err, SITS_EINPUT, "the OCV table is flat");
-  if (!(c->cutoff_v < c->ocv_v[c->n_ocv - 1]))
-    return sits__fail(err, SITS_EINPUT, "cutoff_v %g V is not below the OCV at full charge (%g V)",
-                      c->cutoff_v, c->ocv_v[c->n_ocv - 1]);
   if (!(c->coulombic_eff > 0 && c->coulombic_eff <= 1))
     return sits__fail(err, SITS_EINPUT, "coulombic efficiency must be in (0, 1]");
   return SITS_OK;
@@ -62,9 +88,15 @@ sits_battery *sits_battery_new(const sits_battery_cfg *cfg, sits_err *err) {
     return NULL;
   }
   b->cfg = *cfg;
-  b->ocv = gsl_interp_alloc(gsl_interp_steffen, cfg->n_ocv);
+  b->n_rows = cfg->n_ocv_t ? cfg->n_ocv_t : 1;
   b->acc = gsl_interp_accel_alloc();
-  if (!b->ocv || !b->acc || gsl_interp_init(b->ocv, b->cfg.ocv_soc, b->cfg.ocv_v, cfg->n_ocv)) {
+  bool ok = b->acc != NULL;
+  for (size_t j = 0; ok && j < b->n_rows; j++) {
+    b->row[j] = cfg->n_ocv_t ? b->cfg.ocv_v_t[j] : b->cfg.ocv_v;
+    b->ocv[j] = gsl_interp_alloc(gsl_interp_steffen, cfg->n_ocv);
+    ok = b->ocv[j] && gsl_interp_init(b->ocv[j], b->cfg.ocv_soc, b->row[j], cfg->n_ocv) == 0;
+  }
+  if (!ok) {
     sits__fail(err, SITS_ENOMEM, "cannot set up the OCV interpolation");
     sits_battery_free(b);
     return NULL;
@@ -79,7 +111,9 @@ sits_battery *sits_battery_new(const sits_battery_cfg *cfg, sits_err *err) {
 void sits_battery_free(sits_battery *b) {
   if (!b)
     return;
-  gsl_interp_free(b->ocv);
+  for (size_t j = 0; j < SITS_BATTERY_MAX_OCV_T; j++)
+    if (b->ocv[j])
+      gsl_interp_free(b->ocv[j]);
   gsl_interp_accel_free(b->acc);
   free(b);
 }
@@ -91,18 +125,58 @@ double sits_battery_capacity_ah(const sits_battery *b) {
   return b->q_ah;
 }
 
-double sits_battery_ocv_v(const sits_battery *b, double soc) {
+/* The two rows around @p temp_c and the weight of the upper one (held at the end rows). */
+static void rows_at(const sits_battery *b, double temp_c, size_t *lo, double *w) {
+  const sits_battery_cfg *c = &b->cfg;
+  *lo = 0, *w = 0;
+  if (b->n_rows < 2 || !(temp_c > c->ocv_t_c[0]))
+    return;
+  if (temp_c >= c->ocv_t_c[b->n_rows - 1]) {
+    *lo = b->n_rows - 2, *w = 1;
+    return;
+  }
+  size_t j = 0;
+  while (temp_c > c->ocv_t_c[j + 1])
+    j++;
+  *lo = j, *w = (temp_c - c->ocv_t_c[j]) / (c->ocv_t_c[j + 1] - c->ocv_t_c[j]);
+}
+
+static double row_eval(const sits_battery *b, size_t j, double soc) {
+  return gsl_interp_eval(b->ocv[j], b->cfg.ocv_soc, b->row[j], soc, b->acc);
+}
+
+double sits_battery_ocv_at_v(const sits_battery *b, double soc, double temp_c) {
   const sits_battery_cfg *c = &b->cfg;
   soc = fmin(fmax(soc, c->ocv_soc[0]), c->ocv_soc[c->n_ocv - 1]);
-  return gsl_interp_eval(b->ocv, c->ocv_soc, c->ocv_v, soc, b->acc);
+  size_t j;
+  double w;
+  rows_at(b, temp_c, &j, &w);
+  double v = row_eval(b, j, soc);
+  return w > 0 ? (1 - w) * v + w * row_eval(b, j + 1, soc) : v;
+}
+
+double sits_battery_ocv_v(const sits_battery *b, double soc) {
+  return sits_battery_ocv_at_v(b, soc, b->cfg.r_ref_c);
+}
+
+/* Integral of OCV over [lo, hi] inside the table, at r_ref_c (linear in the rows' integrals). */
+static double ocv_integ(const sits_battery *b, double lo, double hi) {
+  const sits_battery_cfg *c = &b->cfg;
+  size_t j;
+  double w;
+  rows_at(b, c->r_ref_c, &j, &w);
+  double i0 = gsl_interp_eval_integ(b->ocv[j], c->ocv_soc, b->row[j], lo, hi, b->acc);
+  return w > 0 ? (1 - w) * i0 + w * gsl_interp_eval_integ(b->ocv[j + 1], c->ocv_soc, b->row[j + 1],
+                                                          lo, hi, b->acc)
+               : i0;
 }
 
 /* Over [0, 1]: the interpolant inside the table, its end values held outside it. */
 double sits_battery_mean_ocv_v(const sits_battery *b) {
   const sits_battery_cfg *c = &b->cfg;
   double lo = c->ocv_soc[0], hi = c->ocv_soc[c->n_ocv - 1];
-  double inside = gsl_interp_eval_integ(b->ocv, c->ocv_soc, c->ocv_v, lo, hi, b->acc);
-  return inside + lo * c->ocv_v[0] + (1 - hi) * c->ocv_v[c->n_ocv - 1];
+  return ocv_integ(b, lo, hi) + lo * sits_battery_ocv_v(b, lo) +
+         (1 - hi) * sits_battery_ocv_v(b, hi);
 }
 
 double sits_battery_pack_energy_j(const sits_battery *b, double soc_lo, double soc_hi) {
@@ -110,8 +184,7 @@ double sits_battery_pack_energy_j(const sits_battery *b, double soc_lo, double s
   double lo = fmax(soc_lo, c->ocv_soc[0]), hi = fmin(soc_hi, c->ocv_soc[c->n_ocv - 1]);
   if (!(hi > lo))
     return 0;
-  double integ = gsl_interp_eval_integ(b->ocv, c->ocv_soc, c->ocv_v, lo, hi, b->acc);
-  return (double)(c->series * c->parallel) * b->q_ah * 3600.0 * integ;
+  return (double)(c->series * c->parallel) * b->q_ah * 3600.0 * ocv_integ(b, lo, hi);
 }
 
 double sits_battery_r_scale(const sits_battery *b, double temp_c) {
@@ -125,7 +198,7 @@ double sits_battery_r_scale(const sits_battery *b, double temp_c) {
 bool sits_battery_current_a(const sits_battery *b, double soc, const double *v_rc_v, double temp_c,
                             double p_pack_w, double *i_cell_a, double *v_cell_v, double *disc_v2) {
   const sits_battery_cfg *c = &b->cfg;
-  double bq = sits_battery_ocv_v(b, soc);
+  double bq = sits_battery_ocv_at_v(b, soc, temp_c);
   for (size_t k = 0; k < c->n_rc; k++)
     bq -= v_rc_v[k];
   double a = c->r0_ohm * sits_battery_r_scale(b, temp_c);

@@ -1,11 +1,15 @@
 /*
- * sits_battery.h - a Thevenin equivalent-circuit battery pack (model only: not yet coupled
- * into runs; see the closing notes of the battery issue).
+ * sits_battery.h - a Thevenin equivalent-circuit battery pack (the model; sim_model.c couples
+ * it to the load and the thermal network).
  *
  * Cell: terminal voltage V = OCV(SOC) - sum_k V_k - I R0 (I > 0 discharging) with
  *   dSOC/dt = -I_eff / (3600 Q_ah),  I_eff = I (discharge) or coulombic_eff * I (charge),
  *   dV_k/dt = I / C_k - V_k / (R_k C_k),  k = 1..n_rc (0 to 3 pairs).
- * OCV(SOC) is a monotone cubic (GSL Steffen) through the table. R0 and R_k scale with
+ * OCV(SOC) is a monotone cubic (GSL Steffen) through the table. With a 2-D table (rows of
+ * OCV over the same SOC points at increasing temperatures ocv_t_c), OCV(SOC, T) is linear in T
+ * between the Steffen curves of the two neighbouring rows and held at the end rows outside
+ * them; the SOC-only functions (mean OCV, Wh conversion, energy) use T = r_ref_c. R0 and R_k
+ * scale with
  * temperature by Arrhenius: R(T) = R_ref exp(Ea/R_gas (1/T - 1/T_ref)), T in kelvin.
  * Pack: `series` x `parallel` cells; pack voltage = series V, pack current = parallel I.
  * Constant-power load P (the pack's output): each cell delivers p = P / (series parallel),
@@ -23,6 +27,7 @@
 
 #define SITS_BATTERY_MAX_RC 3
 #define SITS_BATTERY_MAX_OCV 256
+#define SITS_BATTERY_MAX_OCV_T 8
 /** OCV dips up to this size [V] are taken as measurement noise, not a non-monotone table
  *  (the A123 table derived from C/30 tests dips by 0.1 mV on its plateau). */
 #define SITS_BATTERY_OCV_NOISE_V 1e-3
@@ -32,8 +37,11 @@ typedef struct sits_battery_cfg {
   double capacity_ah; /**< per cell; or NAN with capacity_wh set */
   double capacity_wh; /**< per pack; NAN when capacity_ah is given */
   size_t n_ocv;
-  double ocv_soc[SITS_BATTERY_MAX_OCV]; /**< increasing, in [0, 1] */
-  double ocv_v[SITS_BATTERY_MAX_OCV];   /**< non-decreasing with SOC */
+  double ocv_soc[SITS_BATTERY_MAX_OCV];   /**< increasing, in [0, 1] */
+  double ocv_v[SITS_BATTERY_MAX_OCV];     /**< non-decreasing with SOC (1-D table) */
+  size_t n_ocv_t;                         /**< 0: OCV(SOC) only; 2 or more: rows of ocv_v_t */
+  double ocv_t_c[SITS_BATTERY_MAX_OCV_T]; /**< increasing temperatures of the rows */
+  double ocv_v_t[SITS_BATTERY_MAX_OCV_T][SITS_BATTERY_MAX_OCV]; /**< row j at ocv_t_c[j] */
   double r0_ohm;
   size_t n_rc;
   double rc_r_ohm[SITS_BATTERY_MAX_RC], rc_c_f[SITS_BATTERY_MAX_RC];
@@ -59,9 +67,12 @@ void sits_battery_free(sits_battery *b);
 const sits_battery_cfg *sits_battery_config(const sits_battery *b);
 /** The cell capacity [Ah] (given or converted). */
 double sits_battery_capacity_ah(const sits_battery *b);
-/** OCV [V] at @p soc (clamped to the table's range). */
+/** OCV [V] at @p soc (clamped to the table's range), at r_ref_c for a 2-D table. */
 double sits_battery_ocv_v(const sits_battery *b, double soc);
-/** Mean OCV over SOC in [0, 1] [V] (the integral of the interpolant). */
+/** OCV [V] at @p soc and cell temperature @p temp_c (the same as sits_battery_ocv_v() for a
+ *  1-D table). */
+double sits_battery_ocv_at_v(const sits_battery *b, double soc, double temp_c);
+/** Mean OCV over SOC in [0, 1] [V] (the integral of the interpolant; at r_ref_c). */
 double sits_battery_mean_ocv_v(const sits_battery *b);
 /** Arrhenius factor on the resistances at @p temp_c (1 at r_ref_c or with Ea = 0). */
 double sits_battery_r_scale(const sits_battery *b, double temp_c);

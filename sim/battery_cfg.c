@@ -49,6 +49,43 @@ static int read_rc(const config_setting_t *g, sits_battery_cfg *c, sits_err *err
   return SITS_OK;
 }
 
+/* ocv_v: an array over ocv_soc, or with ocv_t_c one array per temperature (a 2-D table). */
+static int read_ocv_v(const config_setting_t *g, sits_battery_cfg *c, sits_err *err) {
+  char where[512];
+  size_t n_v = 0;
+  const config_setting_t *t = config_setting_get_member(g, "ocv_t_c");
+  if (!t) {
+    int rc = read_array(g, "ocv_v", c->ocv_v, SITS_BATTERY_MAX_OCV, &n_v, err);
+    if (rc == SITS_OK && n_v != c->n_ocv)
+      return sits__fail(err, SITS_EINPUT, "%s: ocv_soc has %zu values but ocv_v %zu", W(g),
+                        c->n_ocv, n_v);
+    return rc;
+  }
+  int rc = read_array(g, "ocv_t_c", c->ocv_t_c, SITS_BATTERY_MAX_OCV_T, &c->n_ocv_t, err);
+  if (rc)
+    return rc;
+  const config_setting_t *v = config_setting_get_member(g, "ocv_v");
+  if (!v || !config_setting_is_list(v) || (size_t)config_setting_length(v) != c->n_ocv_t)
+    return sits__fail(err, SITS_EINPUT,
+                      "%s: with ocv_t_c, 'ocv_v' must be a list of %zu arrays, one per temperature "
+                      "( [...], [...] )",
+                      W(v ? v : g), c->n_ocv_t);
+  for (size_t j = 0; j < c->n_ocv_t; j++) {
+    const config_setting_t *row = config_setting_get_elem(v, (unsigned)j);
+    if (!config_setting_is_array(row) || (size_t)config_setting_length(row) != c->n_ocv)
+      return sits__fail(err, SITS_EINPUT,
+                        "%s: ocv_v row %zu (%g C) must be an array of %zu numbers like ocv_soc",
+                        W(row), j, c->ocv_t_c[j], c->n_ocv);
+    for (size_t k = 0; k < c->n_ocv; k++) {
+      const config_setting_t *e = config_setting_get_elem(row, (unsigned)k);
+      if (!config_setting_is_number(e))
+        return sits__fail(err, SITS_EINPUT, "%s: ocv_v must hold numbers", W(row));
+      c->ocv_v_t[j][k] = config_setting_get_float(e);
+    }
+  }
+  return SITS_OK;
+}
+
 int sits__load_battery(sits_scenario *sc, const config_setting_t *root, sits_err *err) {
   char where[512];
   const config_setting_t *p = config_setting_get_member(root, "platform");
@@ -88,12 +125,8 @@ int sits__load_battery(sits_scenario *sc, const config_setting_t *root, sits_err
       (rc = sits__get_num(g, "efficiency", 1, false, &sc->batt_efficiency, err)) ||
       (rc = sits__get_str(g, "node", false, &node, err)))
     return rc;
-  size_t n_v = 0;
-  if ((rc = read_array(g, "ocv_v", c.ocv_v, SITS_BATTERY_MAX_OCV, &n_v, err)))
+  if ((rc = read_ocv_v(g, &c, err)))
     return rc;
-  if (n_v != c.n_ocv)
-    return sits__fail(err, SITS_EINPUT, "%s: ocv_soc has %zu values but ocv_v %zu", W(g), c.n_ocv,
-                      n_v);
   if (wh) /* the scenario's capacity wins over the pack's */
     c.capacity_ah = NAN;
   c.series = (size_t)series;

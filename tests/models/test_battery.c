@@ -198,3 +198,41 @@ Test(battery, measured_a123_ocv_is_monotone_and_reproduced) {
   cr_assert_float_eq(sits_battery_ocv_v(b, 0.5), 3.30, 0.01);
   sits_battery_free(b);
 }
+
+/* A 2-D table: OCV 2.9 + 1.2 SOC at 0 C and 3.1 + 1.2 SOC at 40 C; linear in T between the
+ * rows and held outside them. */
+Test(battery, ocv_over_soc_and_temperature) {
+  sits_battery_cfg c = linear_cell();
+  c.n_ocv_t = 2;
+  c.ocv_t_c[0] = 0, c.ocv_t_c[1] = 40;
+  for (size_t k = 0; k < 3; k++) {
+    c.ocv_v_t[0][k] = 2.9 + 1.2 * c.ocv_soc[k];
+    c.ocv_v_t[1][k] = 3.1 + 1.2 * c.ocv_soc[k];
+  }
+  c.cutoff_v = 2.8;
+  sits_battery *b = make(&c);
+  cr_assert_float_eq(sits_battery_ocv_at_v(b, 0.5, 20), 3.6, 1e-12);
+  cr_assert_float_eq(sits_battery_ocv_at_v(b, 0.25, 10), 2.9 + 0.05 + 0.3, 1e-12);
+  cr_assert_float_eq(sits_battery_ocv_at_v(b, 0.5, -10), 3.5, 1e-12); /* held at 0 C */
+  cr_assert_float_eq(sits_battery_ocv_at_v(b, 0.5, 60), 3.7, 1e-12);  /* held at 40 C */
+  /* the SOC-only functions are at r_ref_c = 25 C: offset 2.9 + 0.2 * 25/40 = 3.025 V */
+  cr_assert_float_eq(sits_battery_ocv_v(b, 0.0), 3.025, 1e-12);
+  cr_assert_float_eq(sits_battery_mean_ocv_v(b), 3.625, 1e-12);
+  cr_assert_float_eq(sits_battery_pack_energy_j(b, 0, 1), 5.0 * 3600 * 3.625, 1e-9);
+  /* the current solve uses the cell temperature: at 0 C and p = 3 W, b = 2.9 + 0.6 V */
+  double i, v, disc;
+  double zero[1] = {0};
+  cr_assert(sits_battery_current_a(b, 0.5, zero, 0.0, 3.0, &i, &v, &disc));
+  cr_assert_float_eq(i, (3.5 - sqrt(3.5 * 3.5 - 4 * 0.02 * 3.0)) / (2 * 0.02), 1e-12);
+  sits_battery_free(b);
+
+  /* rows must be monotone and the temperatures increasing */
+  sits_err err = {0};
+  c.ocv_v_t[1][1] = 4.5;
+  cr_assert_null(sits_battery_new(&c, &err));
+  cr_assert(strstr(err.msg, "the OCV table at 40 C is not monotone"), "%s", err.msg);
+  c.ocv_v_t[1][1] = 3.7;
+  c.ocv_t_c[1] = 0;
+  cr_assert_null(sits_battery_new(&c, &err));
+  cr_assert(strstr(err.msg, "the OCV temperatures must increase"), "%s", err.msg);
+}

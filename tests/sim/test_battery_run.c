@@ -179,3 +179,28 @@ Test(battery_run, estimate_and_watt_hour_override) {
   sits_result_free(r);
   sits_scenario_free(sc);
 }
+
+Test(battery_run, ocv_table_over_temperature_follows_the_cell_temperature) {
+  /* rows 2.9 + 1.2 SOC at 0 C and 3.1 + 1.2 SOC at 40 C: an isothermal pack at 20 C sees the
+   * linear 3.0 -> 4.2 V curve of the reference, so the runtime is the reference's */
+  const char *t2 = "ocv_t_c = [0.0, 40.0]; ocv_v = ( [2.9, 3.5, 4.1], [3.1, 3.7, 4.3] );";
+  char *text = scenario(8.0, 0.05, "rc = ( { r_ohm = 0.03; c_f = 1000.0; } );", 3.2, "",
+                        "ambient_c = 20.0;\n");
+  /* swap the 1-D ocv_v for the 2-D rows */
+  char *at = strstr(text, "ocv_v = [3.0, 3.6, 4.2];");
+  cr_assert_not_null(at);
+  char *two = malloc(strlen(text) + strlen(t2) + 1);
+  snprintf(two, strlen(text) + strlen(t2) + 1, "%.*s%s%s", (int)(at - text), text, t2,
+           at + strlen("ocv_v = [3.0, 3.6, 4.2];"));
+  free(text);
+  sits_scenario *sc = tu_load("cp2d.cfg", two);
+  free(two);
+  sits_result *r = tu_run(sc);
+  ref rf = {8.0 / 0.9, 0.05, 0.03, 1000.0, 2.0, 1};
+  double want = ref_end_time(&rf, 3.2, false);
+  const sits_summary *s = sits_result_summary(r);
+  cr_assert_eq(s->end_reason, SITS_END_BATTERY_CUTOFF);
+  cr_assert_float_eq(s->runtime_s, want, 1e-3 * want, "runtime %g s vs %g s", s->runtime_s, want);
+  sits_result_free(r);
+  sits_scenario_free(sc);
+}

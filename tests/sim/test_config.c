@@ -93,15 +93,17 @@ Test(config, syntax_error_names_line) {
 Test(config, battery_groups_are_checked) {
   char msg[SITS_ERRMSG_MAX], text[4096];
   snprintf(text, sizeof text,
-           "platform = { thermal = {\n%s  links = ( { a = \"gpu\"; b = \"ambient\"; r_k_per_w = 1; } ); };\n"
+           "platform = { thermal = {\n%s  links = ( { a = \"gpu\"; b = \"ambient\"; r_k_per_w = 1; "
+           "} ); };\n"
            "  battery = { series = 3; }; };\n%s",
            nodes_ok, workload_ok);
   cr_assert_eq(tu_load_fail("batt.cfg", text, msg, sizeof msg), SITS_EINPUT);
   cr_assert(strstr(msg, "batt.cfg:5: the battery needs 'ocv_soc'"), "%s", msg);
-  snprintf(text, sizeof text, "platform = \"jetson_orin_nx_thermal\";\n%sbattery_capacity_wh = 56.0;\n",
-           workload_ok);
+  snprintf(text, sizeof text,
+           "platform = \"jetson_orin_nx_thermal\";\n%sbattery_capacity_wh = 56.0;\n", workload_ok);
   cr_assert_eq(tu_load_fail("batt2.cfg", text, msg, sizeof msg), SITS_EINPUT);
-  cr_assert(strstr(msg, "batt2.cfg:3: 'battery_capacity_wh' needs a battery in the platform"), "%s", msg);
+  cr_assert(strstr(msg, "batt2.cfg:3: 'battery_capacity_wh' needs a battery in the platform"), "%s",
+            msg);
 }
 
 Test(config, missing_workload) {
@@ -317,11 +319,21 @@ Test(config, battery_malformed_tables) {
        "the capacity must be > 0"},
       {"ocv_soc = [0.0, 1.0]; ocv_v = [3.0, 3.6, 4.2]; capacity_ah = 2.0; cutoff_v = 3.0;",
        "ocv_soc has 2 values but ocv_v 3"},
+      {"ocv_soc = [0.0, 1.0]; ocv_t_c = [0.0, 40.0]; ocv_v = ( [3.0, 4.1] ); capacity_ah = 2.0; "
+       "cutoff_v = 3.0;",
+       "with ocv_t_c, 'ocv_v' must be a list of 2 arrays"},
+      {"ocv_soc = [0.0, 1.0]; ocv_t_c = [0.0, 40.0]; ocv_v = ( [3.0, 4.1], [3.1] ); capacity_ah "
+       "= 2.0; cutoff_v = 3.0;",
+       "ocv_v row 1 (40 C) must be an array of 2 numbers"},
+      {"ocv_soc = [0.0, 1.0]; ocv_t_c = [40.0, 0.0]; ocv_v = ( [3.0, 4.1], [3.1, 4.2] ); "
+       "capacity_ah = 2.0; cutoff_v = 3.0;",
+       "the OCV temperatures must increase"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     char text[2048], msg[SITS_ERRMSG_MAX];
     snprintf(text, sizeof text,
-             "platform = { thermal = {\n%s  links = ( { a = \"gpu\"; b = \"ambient\"; r_k_per_w = 1; } ); };\n"
+             "platform = { thermal = {\n%s  links = ( { a = \"gpu\"; b = \"ambient\"; r_k_per_w = "
+             "1; } ); };\n"
              "  battery = { r0_ohm = 0.02; %s }; };\n%s",
              nodes_ok, cases[i][0], workload_ok);
     cr_assert_eq(tu_load_fail("bmal.cfg", text, msg, sizeof msg), SITS_EINPUT, "case %zu", i);
