@@ -13,20 +13,44 @@ static const char calibrate_usage[] =
     "usage: sitsenergy calibrate SCENARIO.cfg --trace FILE --fit battery[,capacity]\n"
     "                            [--train-fraction 0.7] [--plot OUT.png] [--set KEY=VALUE]...\n"
     "                            [--time-col NAME] [--current-col NAME] [--voltage-col NAME]\n"
-    "                            [--discharge-positive | --discharge-negative] -o "
-    "CALIBRATED.cfg\n\n"
+    "                            [--discharge-positive | --discharge-negative]\n"
+    "                            [--ocv-test FILE [--ocv-columns TIME,CURRENT,VOLTAGE]\n"
+    "                             [--ocv-points 101] [--ocv-max-c-rate 0.05] [--ocv-r-ohm R]]\n"
+    "                            -o CALIBRATED.cfg\n"
+    "       sitsenergy calibrate SCENARIO.cfg --ocv-test FILE [...] -o CALIBRATED.cfg\n\n"
     "Fits the platform battery's R0 and RC pairs (and with 'capacity' its capacity) to a\n"
     "measured cell-level test: a CSV with time, current and voltage columns. The columns\n"
     "and the current's sign come from the scenario's replay.battery group or the options\n"
     "(default time_s, current_a, voltage_v, negative current discharging). The first\n"
     "--train-fraction of the samples is fitted, the rest held out. Prints the Calibrate JSON\n"
-    "and writes the scenario with the fitted values to -o.\n";
+    "and writes the scenario with the fitted values to -o.\n\n"
+    "--ocv-test FILE builds the OCV-SOC table from a slow (C/20 or slower; --ocv-max-c-rate\n"
+    "in C per hour) constant-current discharge from full to the cutoff: the first sustained\n"
+    "discharge in the file, whatever the sign of its current, corrected by I R: R is\n"
+    "--ocv-r-ohm, or the voltage step where the current starts after a rest, or else the\n"
+    "battery's R0 + sum R_k; resampled at --ocv-points evenly spaced SOC values. Its\n"
+    "capacity replaces "
+    "the battery's; the fit (if any) uses both. Without --trace only the table is built.\n";
 
 typedef struct args {
   const char *scenario, *out, *png, *fit;
   sits_calibrate_opts opts;
   cli_sets sets;
+  char ocv_cols[1024];
 } args;
+
+/* TIME,CURRENT,VOLTAGE into opts.ocv_columns (pointers into a->ocv_cols). */
+static int ocv_columns(const char *arg, args *a) {
+  snprintf(a->ocv_cols, sizeof a->ocv_cols, "%s", arg);
+  char *save = NULL, *p = a->ocv_cols;
+  for (int k = 0; k < 3; k++, p = NULL) {
+    char *tok = strtok_r(p, ",", &save);
+    if (!tok || !*tok)
+      return -1;
+    a->opts.ocv_columns[k] = tok;
+  }
+  return strtok_r(NULL, ",", &save) ? -1 : 0;
+}
 
 static int parse(int argc, char **argv, args *a) {
   static const struct option opts[] = {{"trace", required_argument, NULL, 't'},
@@ -40,6 +64,11 @@ static int parse(int argc, char **argv, args *a) {
                                        {"voltage-col", required_argument, NULL, 'V'},
                                        {"discharge-positive", no_argument, NULL, 'P'},
                                        {"discharge-negative", no_argument, NULL, 'N'},
+                                       {"ocv-test", required_argument, NULL, 'O'},
+                                       {"ocv-columns", required_argument, NULL, 'C'},
+                                       {"ocv-points", required_argument, NULL, 'n'},
+                                       {"ocv-max-c-rate", required_argument, NULL, 'm'},
+                                       {"ocv-r-ohm", required_argument, NULL, 'R'},
                                        {"help", no_argument, NULL, 'h'},
                                        {NULL, 0, NULL, 0}};
   int c;
@@ -64,16 +93,51 @@ static int parse(int argc, char **argv, args *a) {
     case 'V': a->opts.voltage_column = optarg; break;
     case 'P': a->opts.discharge_positive = 1; break;
     case 'N': a->opts.discharge_positive = 0; break;
+    case 'O': a->opts.ocv_test_path = optarg; break;
+    case 'C':
+      if (ocv_columns(optarg, a)) {
+        cli_error("--ocv-columns '%s': expected TIME,CURRENT,VOLTAGE column names", optarg);
+        return EXIT_INPUT;
+      }
+      break;
+    case 'n': {
+      long v = strtol(optarg, &end, 10);
+      if (*end || v < 3 || v > SITS_BATTERY_MAX_OCV) {
+        cli_error("--ocv-points '%s': expected a whole number from 3 to %d", optarg,
+                  SITS_BATTERY_MAX_OCV);
+        return EXIT_INPUT;
+      }
+      a->opts.ocv_points = (size_t)v;
+      break;
+    }
+    case 'm':
+      a->opts.ocv_max_c_rate_per_h = strtod(optarg, &end);
+      if (*end || !(a->opts.ocv_max_c_rate_per_h > 0 && a->opts.ocv_max_c_rate_per_h <= 1)) {
+        cli_error("--ocv-max-c-rate '%s': expected a C-rate per hour in (0, 1]", optarg);
+        return EXIT_INPUT;
+      }
+      break;
+    case 'R':
+      a->opts.ocv_r_ohm = strtod(optarg, &end);
+      a->opts.ocv_r_given = true;
+      if (*end || !(a->opts.ocv_r_ohm >= 0 && a->opts.ocv_r_ohm < 10)) {
+        cli_error("--ocv-r-ohm '%s': expected a resistance in ohms, >= 0", optarg);
+        return EXIT_INPUT;
+      }
+      break;
     case 'h': fputs(calibrate_usage, stdout); return -1;
     default: return cli_bad_option(c, argv[optind - 1], "calibrate");
     }
   }
-  if (optind != argc - 1 || !a->opts.trace_path || !a->out || !a->fit) {
-    cli_error("calibrate needs a scenario file, --trace, --fit and -o (see 'sitsenergy calibrate "
-              "--help')");
+  bool ocv_only = a->opts.ocv_test_path && !a->opts.trace_path && !a->fit;
+  if (optind != argc - 1 || !a->out || (!ocv_only && (!a->opts.trace_path || !a->fit))) {
+    cli_error("calibrate needs a scenario file, --trace with --fit (or --ocv-test) and -o (see "
+              "'sitsenergy calibrate --help')");
     return EXIT_USAGE;
   }
   a->scenario = argv[optind];
+  if (ocv_only)
+    return EXIT_OK;
   if (strcmp(a->fit, "battery") == 0)
     a->opts.fit_capacity = false;
   else if (strcmp(a->fit, "battery,capacity") == 0 || strcmp(a->fit, "capacity,battery") == 0)
@@ -133,7 +197,9 @@ int cmd_calibrate(int argc, char **argv) {
     code = cli_fail(rc, &err);
   else {
     sits_write_calibration_json(&cal, stdout);
-    code = a.png ? plot(&cal, a.png) : EXIT_OK;
+    code = a.png && cal.has_fit ? plot(&cal, a.png) : EXIT_OK;
+    if (a.png && !cal.has_fit)
+      cli_error("--plot draws a fitted trace: nothing drawn for an OCV test alone");
   }
   sits_calibration_release(&cal);
   sits_scenario_free(sc);

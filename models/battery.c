@@ -40,8 +40,8 @@ static int check_row(const sits_battery_cfg *c, const double *v, const char *row
 static int check(const sits_battery_cfg *c, sits_err *err) {
   if (c->series < 1 || c->parallel < 1)
     return sits__fail(err, SITS_EINPUT, "series and parallel must be at least 1");
-  if (c->n_ocv < 2 || c->n_ocv > SITS_BATTERY_MAX_OCV)
-    return sits__fail(err, SITS_EINPUT, "the OCV table needs 2 to %d points", SITS_BATTERY_MAX_OCV);
+  if (c->n_ocv < 3 || c->n_ocv > SITS_BATTERY_MAX_OCV)
+    return sits__fail(err, SITS_EINPUT, "the OCV table needs 3 to %d points", SITS_BATTERY_MAX_OCV);
   for (size_t k = 0; k < c->n_ocv; k++) {
     if (!(c->ocv_soc[k] >= 0 && c->ocv_soc[k] <= 1))
       return sits__fail(err, SITS_EINPUT, "ocv_soc[%zu] = %g is not in [0, 1]", k, c->ocv_soc[k]);

@@ -20,12 +20,56 @@ static const char *mapping(const sits_scenario *sc, const char *key, const char 
   return dflt;
 }
 
-static int column(const sits_table *t, const char *name, const char *path, sits_err *err) {
-  int c = sits_table_column(t, name);
-  if (c < 0)
-    sits__fail(err, SITS_EINPUT, "%s:1: no column '%s' (map it with replay.battery or the options)",
-               path, name);
-  return c;
+/* Reads the time, current and voltage columns of @p path (other columns may hold text);
+ * current multiplied by @p sign. */
+static int read_series(const char *path, const char *const names[3], double sign, size_t *n,
+                       double **t_s, double **i_a, double **v_v, sits_err *err) {
+  sits_table *t = NULL;
+  int rc = sits_table_read_csv_columns(path, names, 3, &t, err);
+  if (rc) {
+    if (strstr(err->msg, ": no column '"))
+      snprintf(err->msg + strlen(err->msg), sizeof err->msg - strlen(err->msg),
+               " (map it with replay.battery or the options)");
+    return rc;
+  }
+  *n = t->n_rows;
+  *t_s = malloc(*n * sizeof(double));
+  *i_a = malloc(*n * sizeof(double));
+  *v_v = malloc(*n * sizeof(double));
+  if (!*t_s || !*i_a || !*v_v)
+    rc = sits__fail(err, SITS_ENOMEM, "out of memory");
+  for (size_t k = 0; rc == SITS_OK && k < *n; k++) {
+    (*t_s)[k] = sits_table_at(t, k, 0);
+    (*i_a)[k] = sign * sits_table_at(t, k, 1);
+    (*v_v)[k] = sits_table_at(t, k, 2);
+    if (k && !((*t_s)[k] > (*t_s)[k - 1]))
+      rc = sits__fail(err, SITS_EINPUT, "%s:%zu: time does not increase", path, t->lines[k]);
+  }
+  sits_table_free(t);
+  return rc;
+}
+
+/* The OCV test: a table from its discharge, corrected by the cell's R0 + sum R_k. */
+static int ocv_test(const sits_battery_cfg *cell, const sits_calibrate_opts *o,
+                    const char *const names[3], sits_ocv_test *out, sits_err *err) {
+  size_t n = 0;
+  double *t = NULL, *i = NULL, *v = NULL;
+  int rc = read_series(o->ocv_test_path, names, 1.0, &n, &t, &i, &v, err);
+  double r_dc = cell->r0_ohm;
+  for (size_t k = 0; k < cell->n_rc; k++)
+    r_dc += cell->rc_r_ohm[k];
+  if (rc == SITS_OK) {
+    rc = sits_ocv_from_discharge(t, i, v, n, o->ocv_r_given ? o->ocv_r_ohm : NAN, r_dc,
+                                 o->ocv_points ? o->ocv_points : 101, o->ocv_max_c_rate_per_h, out,
+                                 err);
+    if (rc) {
+      char msg[SITS_ERRMSG_MAX];
+      snprintf(msg, sizeof msg, "%s", err->msg);
+      sits__fail(err, rc, "%s: %s", o->ocv_test_path, msg);
+    }
+  }
+  free(t), free(i), free(v);
+  return rc;
 }
 
 int sits_calibrate_battery(const sits_scenario *sc, const sits_calibrate_opts *o,
@@ -40,43 +84,36 @@ int sits_calibrate_battery(const sits_scenario *sc, const sits_calibrate_opts *o
     config_setting_t *g = config_lookup(&sc->config.cfg, "replay.battery");
     sign = g && config_setting_lookup_bool(g, "discharge_positive", &v) == CONFIG_TRUE ? v : 0;
   }
-  sits_table *t = NULL;
-  int rc = sits_table_read_csv(o->trace_path, &t, err);
-  if (rc)
-    return rc;
-  int ct = column(t, mapping(sc, "time_column", o->time_column, "time_s"), o->trace_path, err);
-  int ci = ct < 0 ? -1
-                  : column(t, mapping(sc, "current_column", o->current_column, "current_a"),
-                           o->trace_path, err);
-  int cv = ci < 0 ? -1
-                  : column(t, mapping(sc, "voltage_column", o->voltage_column, "voltage_v"),
-                           o->trace_path, err);
-  if (cv < 0) {
-    sits_table_free(t);
-    return SITS_EINPUT;
-  }
-  out->n = t->n_rows;
-  out->t_s = malloc(out->n * sizeof(double));
-  out->i_a = malloc(out->n * sizeof(double));
-  out->v_v = malloc(out->n * sizeof(double));
-  if (!out->t_s || !out->i_a || !out->v_v)
-    rc = sits__fail(err, SITS_ENOMEM, "out of memory");
-  for (size_t k = 0; rc == SITS_OK && k < out->n; k++) {
-    out->t_s[k] = sits_table_at(t, k, (size_t)ct);
-    out->i_a[k] = (sign ? 1 : -1) * sits_table_at(t, k, (size_t)ci);
-    out->v_v[k] = sits_table_at(t, k, (size_t)cv);
-    if (k && !(out->t_s[k] > out->t_s[k - 1]))
-      rc = sits__fail(err, SITS_EINPUT, "%s:%zu: time does not increase", o->trace_path,
-                      t->lines[k]);
-  }
-  sits_table_free(t);
+  const char *names[3] = {mapping(sc, "time_column", o->time_column, "time_s"),
+                          mapping(sc, "current_column", o->current_column, "current_a"),
+                          mapping(sc, "voltage_column", o->voltage_column, "voltage_v")};
   const sits_battery_cfg *cell = sits_battery_config(b);
   sits_battery_cfg c = *cell;
   c.capacity_ah = sits_battery_capacity_ah(b);
   c.capacity_wh = NAN;
-  size_t n_rc = cell->n_rc ? cell->n_rc : 1;
+  int rc = SITS_OK;
+  if (o->ocv_test_path) {
+    const char *ocv_names[3] = {o->ocv_columns[0] ? o->ocv_columns[0] : names[0],
+                                o->ocv_columns[1] ? o->ocv_columns[1] : names[1],
+                                o->ocv_columns[2] ? o->ocv_columns[2] : names[2]};
+    if ((rc = ocv_test(cell, o, ocv_names, &out->ocv, err)))
+      return rc;
+    out->has_ocv = true;
+    /* the fit (if any) uses the measured table and capacity */
+    c.n_ocv = out->ocv.n;
+    c.n_ocv_t = 0;
+    memcpy(c.ocv_soc, out->ocv.soc, out->ocv.n * sizeof(double));
+    memcpy(c.ocv_v, out->ocv.ocv_v, out->ocv.n * sizeof(double));
+    c.capacity_ah = out->ocv.capacity_ah;
+  }
   out->train_fraction = o->train_fraction;
   out->fit_capacity = o->fit_capacity;
+  if (!o->trace_path)
+    return SITS_OK;
+  out->has_fit = true;
+  rc = read_series(o->trace_path, names, sign ? 1.0 : -1.0, &out->n, &out->t_s, &out->i_a,
+                   &out->v_v, err);
+  size_t n_rc = cell->n_rc ? cell->n_rc : 1;
   if (rc == SITS_OK)
     rc = sits_battery_fit_cell(&c, out->t_s, out->i_a, out->v_v, out->n, n_rc, o->train_fraction,
                                o->fit_capacity, &out->fit, err);
@@ -102,20 +139,45 @@ static void metrics_json(FILE *f, const char *key, const sits_fit_metrics *m) {
   fprintf(f, ",\"n\":%zu}}", m->n);
 }
 
+static void ocv_json(FILE *f, const sits_ocv_test *o) {
+  fprintf(f,
+          "\"ocv_test\":{\"capacity_ah\":%.10g,\"c_rate_per_h\":%.6g,\"r_dc_ohm\":%.6g,"
+          "\"r_dc_source\":\"%s\","
+          "\"t_start_s\":%.10g,\"t_end_s\":%.10g,\"n_samples\":%zu,\"discharge_sign\":%d,"
+          "\"n_points\":%zu,\"ocv_v_at_soc_0\":%.6g,\"ocv_v_at_soc_0_5\":%.6g,"
+          "\"ocv_v_at_soc_1\":%.6g}",
+          o->capacity_ah, o->c_rate_per_h, o->r_dc_ohm, o->r_source, o->t_start_s, o->t_end_s,
+          o->n_samples, o->discharge_sign, o->n, o->ocv_v[0], o->ocv_v[(o->n - 1) / 2],
+          o->ocv_v[o->n - 1]);
+}
+
 int sits_write_calibration_json(const sits_calibration *c, FILE *f) {
   const sits_battery_fit *b = &c->fit;
-  fprintf(f, "{\"fit\":[\"battery\"],\"parameters\":{\"platform.battery.r0_ohm\":%.10g", b->r0_ohm);
+  if (!c->has_fit) { /* an OCV test alone */
+    fprintf(f, "{\"fit\":[\"ocv\"],\"parameters\":{\"platform.battery.capacity_ah\":%.10g},",
+            c->ocv.capacity_ah);
+    ocv_json(f, &c->ocv);
+    fputs("}\n", f);
+    return ferror(f) ? SITS_EIO : SITS_OK;
+  }
+  fprintf(f, "{\"fit\":[\"battery\"%s],\"parameters\":{\"platform.battery.r0_ohm\":%.10g",
+          c->has_ocv ? ",\"ocv\"" : "", b->r0_ohm);
   for (size_t k = 0; k < b->n_rc; k++)
     fprintf(f, ",\"platform.battery.rc.[%zu].r_ohm\":%.10g,\"platform.battery.rc.[%zu].c_f\":%.10g",
             k, b->rc_r_ohm[k], k, b->rc_c_f[k]);
-  if (c->fit_capacity)
+  if (c->fit_capacity || c->has_ocv)
     fprintf(f, ",\"platform.battery.capacity_ah\":%.10g", b->capacity_ah);
   fprintf(f, ",\"initial_soc_of_the_test\":%.10g},", b->initial_soc);
   metrics_json(f, "train", &b->train);
   fputc(',', f);
   metrics_json(f, "holdout", &b->holdout);
-  fprintf(f, ",\"train_fraction\":%.10g,\"converged\":%s}\n", c->train_fraction,
+  fprintf(f, ",\"train_fraction\":%.10g,\"converged\":%s", c->train_fraction,
           b->converged ? "true" : "false");
+  if (c->has_ocv) {
+    fputc(',', f);
+    ocv_json(f, &c->ocv);
+  }
+  fputs("}\n", f);
   return ferror(f) ? SITS_EIO : SITS_OK;
 }
 
@@ -133,7 +195,23 @@ int sits_write_calibrated_config(const sits_scenario *sc, const sits_calibration
   config_init(&cfg);
   int ok = config_read_string(&cfg, sits_scenario_config_text(sc)) == CONFIG_TRUE;
   config_setting_t *b = ok ? config_lookup(&cfg, "platform.battery") : NULL;
-  ok = b && set_float(b, "r0_ohm", c->fit.r0_ohm) == 0;
+  ok = b != NULL;
+  if (ok && c->has_ocv) { /* the measured table replaces the platform's (1-D), with its Ah */
+    const char *drop[] = {"ocv_soc", "ocv_v", "ocv_t_c", "capacity_wh", "capacity_ah"};
+    for (size_t k = 0; k < sizeof drop / sizeof drop[0]; k++)
+      if (config_setting_get_member(b, drop[k]))
+        config_setting_remove(b, drop[k]);
+    config_setting_t *soc = config_setting_add(b, "ocv_soc", CONFIG_TYPE_ARRAY);
+    config_setting_t *v = config_setting_add(b, "ocv_v", CONFIG_TYPE_ARRAY);
+    ok = soc && v;
+    for (size_t k = 0; ok && k < c->ocv.n; k++)
+      ok = config_setting_set_float_elem(soc, -1, c->ocv.soc[k]) &&
+           config_setting_set_float_elem(v, -1, c->ocv.ocv_v[k]);
+    ok = ok && set_float(b, "capacity_ah", c->ocv.capacity_ah) == 0;
+  }
+  if (!c->has_fit)
+    goto write;
+  ok = ok && set_float(b, "r0_ohm", c->fit.r0_ohm) == 0;
   if (ok && config_setting_get_member(b, "rc"))
     config_setting_remove(b, "rc");
   config_setting_t *rc = ok ? config_setting_add(b, "rc", CONFIG_TYPE_LIST) : NULL;
@@ -147,6 +225,7 @@ int sits_write_calibrated_config(const sits_scenario *sc, const sits_calibration
     if (config_setting_get_member(b, "capacity_wh"))
       config_setting_remove(b, "capacity_wh");
   }
+write:;
   sits__atomic a;
   int status = ok ? sits__atomic_begin(&a, path, err)
                   : sits__fail(err, SITS_EINTERNAL, "cannot build the calibrated config");

@@ -197,15 +197,19 @@ static int merge_named(sits__config *c, config_setting_t *root, const char *key,
   return rc;
 }
 
-/* Overrides of the names that pick other files apply before those files are merged. */
-static int names_a_file(const char *set) {
-  return strncmp(set, "platform=", 9) == 0 || strncmp(set, "workload_profile=", 17) == 0;
+/* Overrides of the names that pick other files apply before those files are merged: the
+ * platform and workload names first (phase 0), a battery named inside the platform after the
+ * platform's merge (phase 1), every other key on the merged tree (phase 2). */
+static int set_phase(const char *set) {
+  if (strncmp(set, "platform=", 9) == 0 || strncmp(set, "workload_profile=", 17) == 0)
+    return 0;
+  return strncmp(set, "platform.battery=", 17) == 0 ? 1 : 2;
 }
 
-static int apply_sets(sits__config *c, const char *const *sets, size_t n, int before_merge,
+static int apply_sets(sits__config *c, const char *const *sets, size_t n, int phase,
                       sits_err *err) {
   for (size_t i = 0; i < n; i++) {
-    if (names_a_file(sets[i]) != before_merge)
+    if (set_phase(sets[i]) != phase)
       continue;
     int rc = sits__config_apply_set(c, sets[i], err);
     if (rc)
@@ -223,14 +227,15 @@ int sits__config_load(sits__config *c, const char *path, const char *const *sets
   int rc = read_file(&c->cfg, path, err);
   if (rc)
     return rc;
-  if ((rc = apply_sets(c, sets, n_sets, 1, err)) ||
+  if ((rc = apply_sets(c, sets, n_sets, 0, err)) ||
       (rc = merge_named(c, config_root_setting(&c->cfg), "platform", "platforms", "platform",
                         err)) ||
+      (rc = apply_sets(c, sets, n_sets, 1, err)) ||
       (rc = merge_named(c, config_lookup(&c->cfg, "platform"), "battery", "batteries", "battery",
                         err)) ||
       (rc = merge_named(c, config_root_setting(&c->cfg), "workload_profile", "workloads",
                         "workload", err)) ||
-      (rc = apply_sets(c, sets, n_sets, 0, err)))
+      (rc = apply_sets(c, sets, n_sets, 2, err)))
     return rc;
   return sits__config_check_keys(c, err);
 }

@@ -93,13 +93,17 @@ static const schema battery_schema = {"platform.battery",
                                                     {"name", NULL},
                                                     {"description", NULL},
                                                     {NULL, NULL}}};
-static const schema replay_battery_schema = {
-    "replay.battery", (const key[]){{"current_column", NULL}, {"voltage_column", NULL},
-                                    {"time_column", NULL}, {"discharge_positive", NULL},
-                                    {NULL, NULL}}};
-static const schema replay_schema = {
-    "replay", (const key[]){{"power", NULL}, {"sensors", NULL}, {"ambient_column", NULL},
-                            {"battery", &replay_battery_schema}, {NULL, NULL}}};
+static const schema replay_battery_schema = {"replay.battery",
+                                             (const key[]){{"current_column", NULL},
+                                                           {"voltage_column", NULL},
+                                                           {"time_column", NULL},
+                                                           {"discharge_positive", NULL},
+                                                           {NULL, NULL}}};
+static const schema replay_schema = {"replay", (const key[]){{"power", NULL},
+                                                             {"sensors", NULL},
+                                                             {"ambient_column", NULL},
+                                                             {"battery", &replay_battery_schema},
+                                                             {NULL, NULL}}};
 static const schema thermal_schema = {"platform.thermal", (const key[]){{"nodes", &node_schema},
                                                                         {"links", &link_schema},
                                                                         {"hotspot", NULL},

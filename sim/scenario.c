@@ -235,7 +235,8 @@ static int load_limits(sits_scenario *sc, const config_setting_t *root, sits_err
   const config_setting_t *replay = config_setting_get_member(root, "replay");
   if (replay && config_setting_is_group(replay) &&
       ((rc = unsupported(replay, "power", "thermal replay comes with the board-trace work", err)) ||
-       (rc = unsupported(replay, "sensors", "thermal replay comes with the board-trace work", err)) ||
+       (rc = unsupported(replay, "sensors", "thermal replay comes with the board-trace work",
+                         err)) ||
        (rc = unsupported(replay, "ambient_column", "thermal replay comes with the board-trace work",
                          err))))
     return rc;

@@ -42,4 +42,38 @@ int sits_battery_fit_cell(const sits_battery_cfg *cell, const double *t_s, const
                           const double *v_v, size_t n, size_t n_rc, double train_fraction,
                           bool fit_capacity, sits_battery_fit *out, sits_err *err);
 
+/** An OCV-SOC table built from a slow constant-current discharge. */
+typedef struct sits_ocv_test {
+  size_t n;                           /**< table points (SOC 0, 1/(n-1), ..., 1) */
+  double soc[SITS_BATTERY_MAX_OCV];   /**< increasing */
+  double ocv_v[SITS_BATTERY_MAX_OCV]; /**< at each SOC */
+  double capacity_ah;                 /**< charge delivered by the discharge */
+  double c_rate_per_h;                /**< mean current / capacity */
+  double r_dc_ohm;                    /**< resistance of the IR correction */
+  const char *r_source;               /**< "given", "step" or "battery" (static text) */
+  double t_start_s, t_end_s;          /**< the discharge used */
+  size_t first_sample, n_samples;     /**< its samples in the input */
+  int discharge_sign;                 /**< +1: positive current discharged */
+} sits_ocv_test;
+
+/**
+ * Builds an OCV table of @p n_points from the first sustained discharge in the samples
+ * (t_s, i_a, v_v; n of them, time increasing): the first run of at least 10 samples in which
+ * the current keeps one sign with |I| above half its largest value and the voltage falls from
+ * start to end. Its sign is discharge, whatever the instrument's convention. The charge
+ * delivered, integrated by trapezoids, defines SOC from 1 at the run's start to 0 at its end
+ * (so the test must start full and end at the cutoff). The voltage is corrected for a
+ * resistance: OCV = V + I r_dc. @p r_dc_ohm >= 0 is used as given; NAN measures it from the
+ * voltage step where the current starts (the last rest sample before the run minus the
+ * first loaded one, over I), or takes @p r_fallback_ohm (the cell's R0 + sum R_k: at a
+ * steady current the RC pairs hold I R_k) when no rest precedes the run. The step is a lower
+ * bound of the steady overpotential (slow polarisation has not built up), the cell's
+ * R0 + sum R_k an estimate of it. The table is the linear interpolation of that curve at evenly
+ * spaced SOC. Fails when no discharge is found, when it is faster than @p max_c_rate_per_h
+ * (C/20 = 0.05 by default, passed as 0), or when the result dips by more than the OCV noise.
+ */
+int sits_ocv_from_discharge(const double *t_s, const double *i_a, const double *v_v, size_t n,
+                            double r_dc_ohm, double r_fallback_ohm, size_t n_points,
+                            double max_c_rate_per_h, sits_ocv_test *out, sits_err *err);
+
 #endif

@@ -21,6 +21,14 @@ typedef struct sits_calibrate_opts {
   int discharge_positive;                                    /**< -1: the scenario's */
   double train_fraction;
   bool fit_capacity;
+  /* An OCV test (a slow discharge) to build the OCV table from: NULL for none. Columns as
+   * for the trace unless given; the current's sign is read from the data. */
+  const char *ocv_test_path;
+  const char *ocv_columns[3];  /**< time, current, voltage; NULL: the trace's */
+  size_t ocv_points;           /**< 0: 101 */
+  double ocv_max_c_rate_per_h; /**< 0: C/20 */
+  bool ocv_r_given;            /**< use ocv_r_ohm for the IR correction, else measure it */
+  double ocv_r_ohm;
 } sits_calibrate_opts;
 
 typedef struct sits_calibration {
@@ -29,8 +37,12 @@ typedef struct sits_calibration {
   double *t_s, *i_a, *v_v; /**< the trace as fitted (discharge positive) */
   double train_fraction;
   bool fit_capacity;
+  bool has_fit; /**< a trace was fitted (else only the OCV test) */
+  bool has_ocv; /**< the OCV table was built from an OCV test */
+  sits_ocv_test ocv;
 } sits_calibration;
 
+/** Without a trace_path only the OCV test is processed (opts->ocv_test_path needed). */
 int sits_calibrate_battery(const sits_scenario *sc, const sits_calibrate_opts *opts,
                            sits_calibration *out, sits_err *err);
 void sits_calibration_release(sits_calibration *c);

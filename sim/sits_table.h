@@ -26,6 +26,15 @@ typedef struct sits_table {
  */
 int sits_table_read_csv(const char *path, sits_table **out, sits_err *err);
 
+/**
+ * Reads only the columns @p names (in that order) of the CSV file @p path: the other
+ * columns may hold text, be unnamed or share a name (instrument exports such as cycler
+ * files do all three). Each chosen name must appear exactly once in the header; their
+ * values must be numbers on every row.
+ */
+int sits_table_read_csv_columns(const char *path, const char *const *names, size_t n_names,
+                                sits_table **out, sits_err *err);
+
 /** Frees @p t; NULL is a no-op. */
 void sits_table_free(sits_table *t);
 

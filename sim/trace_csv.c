@@ -46,56 +46,119 @@ static int skip_line(const char *line) {
   return *line == '\0' || *line == '#';
 }
 
-static int parse_header(sits_table *t, char *line, const char *path, size_t lineno, sits_err *err) {
-  char *save = NULL;
-  for (char *tok = strtok_r(line, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-    char *name = trim(tok);
-    if (!*name)
-      return sits__fail(err, SITS_EINPUT, "%s:%zu: empty column name", path, lineno);
-    if (sits_table_column(t, name) >= 0)
-      return sits__fail(err, SITS_EINPUT, "%s:%zu: duplicate column '%s'", path, lineno, name);
-    char **names = realloc(t->names, (t->n_cols + 1) * sizeof *names);
-    if (!names)
-      return sits__fail(err, SITS_ENOMEM, "out of memory");
-    t->names = names;
-    if (!(t->names[t->n_cols] = strdup(name)))
-      return sits__fail(err, SITS_ENOMEM, "out of memory");
-    t->n_cols++;
-  }
-  if (t->n_cols == 0)
-    return sits__fail(err, SITS_EINPUT, "%s:%zu: no column names in the header", path, lineno);
-  return SITS_OK;
-}
+/* Reading state: the file's columns and where each goes in the table (-1: not kept). */
+typedef struct reader {
+  sits_table *t;
+  const char *const *want; /* NULL: keep every column */
+  size_t n_want;
+  size_t n_file; /* columns in the file's header */
+  int *dest;     /* n_file entries */
+  size_t header_line;
+} reader;
 
-static int parse_row(sits_table *t, char *line, double *row, const char *path, size_t lineno,
-                     sits_err *err) {
-  size_t j = 0;
-  char *p = line;
-  for (;;) {
+/* Splits @p line at commas in place (empty fields kept); returns the field count. */
+static size_t split(char *line, char ***fields, size_t *cap) {
+  size_t n = 0;
+  for (char *p = line;;) {
+    if (n == *cap) {
+      size_t ncap = *cap ? 2 * *cap : 32;
+      char **f = realloc(*fields, ncap * sizeof *f);
+      if (!f)
+        return (size_t)-1;
+      *fields = f, *cap = ncap;
+    }
     char *comma = strchr(p, ',');
     if (comma)
       *comma = '\0';
-    if (j >= t->n_cols)
-      return sits__fail(err, SITS_EINPUT, "%s:%zu: more than the %zu columns of the header", path,
-                        lineno, t->n_cols);
-    char *field = trim(p), *end = NULL;
-    errno = 0;
-    double v = strtod(field, &end);
-    if (!*field || *end)
-      return sits__fail(err, SITS_EINPUT, "%s:%zu: column '%s': '%.40s' is not a number", path,
-                        lineno, t->names[j], field);
-    if (!isfinite(v))
-      return sits__fail(err, SITS_EINPUT, "%s:%zu: column '%s': value is %s", path, lineno,
-                        t->names[j], isnan(v) ? "NaN" : "infinite");
-    row[j++] = v;
+    (*fields)[n++] = trim(p);
     if (!comma)
-      break;
+      return n;
     p = comma + 1;
   }
-  if (j < t->n_cols)
+}
+
+static int add_name(sits_table *t, const char *name, sits_err *err) {
+  char **names = realloc(t->names, (t->n_cols + 1) * sizeof *names);
+  if (!names)
+    return sits__fail(err, SITS_ENOMEM, "out of memory");
+  t->names = names;
+  if (!(t->names[t->n_cols] = strdup(name)))
+    return sits__fail(err, SITS_ENOMEM, "out of memory");
+  t->n_cols++;
+  return SITS_OK;
+}
+
+static int parse_header(reader *r, char **f, size_t n, const char *path, size_t lineno,
+                        sits_err *err) {
+  sits_table *t = r->t;
+  r->header_line = lineno;
+  r->n_file = n;
+  if (!(r->dest = malloc(n * sizeof *r->dest)))
+    return sits__fail(err, SITS_ENOMEM, "out of memory");
+  for (size_t j = 0; j < n; j++)
+    r->dest[j] = -1;
+  if (!r->want) { /* every column: names must be present and unique */
+    if (n == 1 && !*f[0])
+      return sits__fail(err, SITS_EINPUT, "%s:%zu: no column names in the header", path, lineno);
+    for (size_t j = 0; j < n; j++) {
+      if (!*f[j])
+        return sits__fail(err, SITS_EINPUT, "%s:%zu: empty column name", path, lineno);
+      if (sits_table_column(t, f[j]) >= 0)
+        return sits__fail(err, SITS_EINPUT, "%s:%zu: duplicate column '%s'", path, lineno, f[j]);
+      r->dest[j] = (int)j;
+      int rc = add_name(t, f[j], err);
+      if (rc)
+        return rc;
+    }
+    return SITS_OK;
+  }
+  for (size_t w = 0; w < r->n_want; w++) { /* the chosen columns, each once in the file */
+    int at = -1;
+    for (size_t j = 0; j < n; j++)
+      if (strcmp(f[j], r->want[w]) == 0) {
+        if (at >= 0)
+          return sits__fail(err, SITS_EINPUT, "%s:%zu: column '%s' appears twice", path, lineno,
+                            r->want[w]);
+        at = (int)j;
+      }
+    if (at < 0)
+      return sits__fail(err, SITS_EINPUT, "%s:%zu: no column '%s'", path, lineno, r->want[w]);
+    if (r->dest[at] >= 0)
+      return sits__fail(err, SITS_EINPUT, "%s:%zu: column '%s' chosen twice", path, lineno,
+                        r->want[w]);
+    r->dest[at] = (int)w;
+    int rc = add_name(t, r->want[w], err);
+    if (rc)
+      return rc;
+  }
+  return SITS_OK;
+}
+
+static int parse_row(reader *r, char **f, size_t n, double *row, const char *path, size_t lineno,
+                     sits_err *err) {
+  sits_table *t = r->t;
+  if (n > r->n_file)
+    return sits__fail(err, SITS_EINPUT, "%s:%zu: more than the %zu columns of the header", path,
+                      lineno, r->n_file);
+  if (n < r->n_file)
     return sits__fail(err, SITS_EINPUT,
                       "%s:%zu: missing columns: %zu values for the %zu columns of the header", path,
-                      lineno, j, t->n_cols);
+                      lineno, n, r->n_file);
+  for (size_t j = 0; j < n; j++) {
+    int d = r->dest[j];
+    if (d < 0)
+      continue;
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(f[j], &end);
+    if (!*f[j] || *end)
+      return sits__fail(err, SITS_EINPUT, "%s:%zu: column '%s': '%.40s' is not a number", path,
+                        lineno, t->names[d], f[j]);
+    if (!isfinite(v))
+      return sits__fail(err, SITS_EINPUT, "%s:%zu: column '%s': value is %s", path, lineno,
+                        t->names[d], isnan(v) ? "NaN" : "infinite");
+    row[d] = v;
+  }
   return SITS_OK;
 }
 
@@ -116,45 +179,68 @@ static int add_row(sits_table *t, size_t *cap, size_t lineno) {
   return 0;
 }
 
-static int read_lines(sits_table *t, FILE *f, const char *path, sits_err *err) {
-  char *line = NULL;
-  size_t len = 0, lineno = 0, cap = 0;
+static int read_lines(reader *r, FILE *f, const char *path, sits_err *err) {
+  sits_table *t = r->t;
+  char *line = NULL, **fields = NULL;
+  size_t len = 0, lineno = 0, cap = 0, fcap = 0;
   ssize_t got;
   int rc = SITS_OK;
   while (rc == SITS_OK && (got = getline(&line, &len, f)) >= 0) {
     lineno++;
-    if (memchr(line, '\0', (size_t)got))
+    if (memchr(line, '\0', (size_t)got)) {
       rc = sits__fail(err, SITS_EINPUT, "%s:%zu: binary data in a text file", path, lineno);
-    else if (skip_line(line))
+      break;
+    }
+    if (skip_line(line))
       continue;
-    else if (t->n_cols == 0)
-      rc = parse_header(t, line, path, lineno, err);
+    size_t n = split(line, &fields, &fcap);
+    if (n == (size_t)-1)
+      rc = sits__fail(err, SITS_ENOMEM, "out of memory");
+    else if (!r->dest)
+      rc = parse_header(r, fields, n, path, lineno, err);
     else if (add_row(t, &cap, lineno))
       rc = sits__fail(err, SITS_ENOMEM, "out of memory");
-    else if ((rc = parse_row(t, line, t->values + t->n_rows * t->n_cols, path, lineno, err)) ==
+    else if ((rc = parse_row(r, fields, n, t->values + t->n_rows * t->n_cols, path, lineno, err)) ==
              SITS_OK)
       t->n_rows++;
   }
   free(line);
-  if (rc == SITS_OK && t->n_cols == 0)
+  free(fields);
+  if (rc == SITS_OK && !r->dest)
     rc = sits__fail(err, SITS_EINPUT, "%s: empty file (no header)", path);
   else if (rc == SITS_OK && t->n_rows == 0)
     rc = sits__fail(err, SITS_EINPUT, "%s:%zu: no data rows after the header", path, lineno);
   return rc;
 }
 
-int sits_table_read_csv(const char *path, sits_table **out, sits_err *err) {
+static int read_csv(const char *path, const char *const *want, size_t n_want, sits_table **out,
+                    sits_err *err) {
   *out = NULL;
   FILE *f = fopen(path, "r");
   if (!f)
     return sits__fail(err, SITS_EINPUT, "%s: cannot open: %s", path, strerror(errno));
   sits_table *t = calloc(1, sizeof *t);
-  int rc = t ? read_lines(t, f, path, err) : sits__fail(err, SITS_ENOMEM, "out of memory");
+  reader r = {.t = t, .want = want, .n_want = n_want};
+  int rc = t ? read_lines(&r, f, path, err) : sits__fail(err, SITS_ENOMEM, "out of memory");
   fclose(f);
+  free(r.dest);
   if (rc) {
     sits_table_free(t);
     return rc;
   }
   *out = t;
   return SITS_OK;
+}
+
+int sits_table_read_csv_columns(const char *path, const char *const *names, size_t n_names,
+                                sits_table **out, sits_err *err) {
+  if (n_names == 0) {
+    *out = NULL;
+    return sits__fail(err, SITS_EINPUT, "no columns chosen");
+  }
+  return read_csv(path, names, n_names, out, err);
+}
+
+int sits_table_read_csv(const char *path, sits_table **out, sits_err *err) {
+  return read_csv(path, NULL, 0, out, err);
 }

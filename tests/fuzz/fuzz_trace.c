@@ -1,4 +1,5 @@
-/* fuzz_trace.c - libFuzzer target: the CSV trace reader on arbitrary bytes. */
+/* fuzz_trace.c - libFuzzer target: the CSV trace reader (all columns, and chosen columns
+ * as calibrate reads instrument exports) on arbitrary bytes. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 #include <stdio.h>
@@ -26,6 +27,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       abort(); /* success promises at least one row and column */
   } else if (t || err.msg[0] == '\0') {
     abort(); /* failure promises no table and a message */
+  }
+  sits_table_free(t);
+  /* the chosen-columns reader: the other columns may be text */
+  static const char *const want[] = {"time_s", "current_a", "voltage_v"};
+  t = NULL;
+  err.msg[0] = '\0';
+  if (sits_table_read_csv_columns(path, want, 3, &t, &err) == SITS_OK) {
+    if (!t || t->n_rows == 0 || t->n_cols != 3)
+      abort();
+  } else if (t || err.msg[0] == '\0') {
+    abort();
   }
   sits_table_free(t);
   return 0;

@@ -325,7 +325,8 @@ Test(config, battery_malformed_tables) {
       {"ocv_soc = [0.0, 1.0]; ocv_t_c = [0.0, 40.0]; ocv_v = ( [3.0, 4.1], [3.1] ); capacity_ah "
        "= 2.0; cutoff_v = 3.0;",
        "ocv_v row 1 (40 C) must be an array of 2 numbers"},
-      {"ocv_soc = [0.0, 1.0]; ocv_t_c = [40.0, 0.0]; ocv_v = ( [3.0, 4.1], [3.1, 4.2] ); "
+      {"ocv_soc = [0.0, 0.5, 1.0]; ocv_t_c = [40.0, 0.0]; ocv_v = ( [3.0, 3.5, 4.1], [3.1, 3.6, "
+       "4.2] ); "
        "capacity_ah = 2.0; cutoff_v = 3.0;",
        "the OCV temperatures must increase"},
   };
@@ -340,4 +341,40 @@ Test(config, battery_malformed_tables) {
     cr_assert(strstr(msg, "bmal.cfg:5: "), "case %zu: %s", i, msg);
     cr_assert(strstr(msg, cases[i][1]), "case %zu: '%s' lacks '%s'", i, msg, cases[i][1]);
   }
+}
+
+/* A battery named in the platform file, swapped by --set platform.battery=NAME: the set
+ * applies after the platform merge and before the battery file is read. */
+Test(config, battery_by_name_and_swapped_by_set) {
+  const char *cell = "battery = { series = 1; parallel = 1; capacity_ah = %s; ocv_soc = [0.0, "
+                     "0.5, 1.0]; ocv_v = [3.0, 3.6, 4.2]; r0_ohm = 0.02; cutoff_v = 3.0; };\n";
+  char text[600];
+  const char *subdirs[] = {"batteries", "platforms"};
+  for (size_t k = 0; k < 2; k++) {
+    snprintf(text, sizeof text, "%s/%s", tu_dir(), subdirs[k]);
+    mkdir(text, 0755);
+  }
+  snprintf(text, sizeof text, cell, "2.0");
+  free(tu_write("batteries/cell_a.cfg", text));
+  snprintf(text, sizeof text, cell, "3.5");
+  free(tu_write("batteries/cell_b.cfg", text));
+  free(tu_write("platforms/with_cell.cfg",
+                "platform = { thermal = { nodes = ( { name = \"gpu\"; c_j_per_k = 1.0; } );\n"
+                "  links = ( { a = \"gpu\"; b = \"ambient\"; r_k_per_w = 1.0; } ); };\n"
+                "  battery = \"cell_a\"; };\n"));
+  char *path = tu_write("named_batt.cfg", "platform = \"with_cell\";\n"
+                                          "workload = { phases = ( { duration_s = 1.0; } ); };\n");
+  sits_scenario *sc = NULL;
+  sits_err err = {0};
+  cr_assert_eq(sits_scenario_load(path, NULL, 0, &sc, &err), SITS_OK, "%s", err.msg);
+  cr_assert_float_eq(sits_battery_capacity_ah(sits_scenario_battery(sc)), 2.0, 1e-12);
+  sits_scenario_free(sc);
+  const char *sets[] = {"platform.battery=cell_b"};
+  cr_assert_eq(sits_scenario_load(path, sets, 1, &sc, &err), SITS_OK, "%s", err.msg);
+  cr_assert_float_eq(sits_battery_capacity_ah(sits_scenario_battery(sc)), 3.5, 1e-12);
+  sits_scenario_free(sc);
+  const char *bad[] = {"platform.battery=cell_c"};
+  cr_assert_neq(sits_scenario_load(path, bad, 1, &sc, &err), SITS_OK);
+  cr_assert(strstr(err.msg, "cell_c"), "%s", err.msg);
+  free(path);
 }

@@ -1,0 +1,130 @@
+/* ocv_test.c - an OCV-SOC table from a slow discharge (see sits_battery_fit.h). */
+#include "sits_battery_fit.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_interp.h>
+
+#define MIN_RUN 10
+
+/* The first run [*a, *b) of one current sign above half the largest |I| where V falls. */
+static bool find_discharge(const double *i_a, const double *v_v, size_t n, size_t *a, size_t *b,
+                           int *sign) {
+  double imax = 0;
+  for (size_t k = 0; k < n; k++)
+    imax = fmax(imax, fabs(i_a[k]));
+  if (!(imax > 0))
+    return false;
+  for (size_t k = 0; k < n;) {
+    if (!(fabs(i_a[k]) > 0.5 * imax)) {
+      k++;
+      continue;
+    }
+    int s = i_a[k] > 0 ? 1 : -1;
+    size_t e = k;
+    while (e < n && fabs(i_a[e]) > 0.5 * imax && (i_a[e] > 0 ? 1 : -1) == s)
+      e++;
+    if (e - k >= MIN_RUN && v_v[e - 1] < v_v[k]) {
+      *a = k, *b = e, *sign = s;
+      return true;
+    }
+    k = e;
+  }
+  return false;
+}
+
+int sits_ocv_from_discharge(const double *t_s, const double *i_a, const double *v_v, size_t n,
+                            double r_dc_ohm, double r_fallback_ohm, size_t n_points,
+                            double max_c_rate_per_h, sits_ocv_test *out, sits_err *err) {
+  memset(out, 0, sizeof *out);
+  if (max_c_rate_per_h <= 0)
+    max_c_rate_per_h = 0.05;
+  if (n_points < 3 || n_points > SITS_BATTERY_MAX_OCV)
+    return sits__fail(err, SITS_EINPUT, "the OCV table needs 3 to %d points", SITS_BATTERY_MAX_OCV);
+  if (!(r_dc_ohm >= 0) && !isnan(r_dc_ohm))
+    return sits__fail(err, SITS_EINPUT, "the IR-correction resistance must be >= 0");
+  for (size_t k = 1; k < n; k++)
+    if (!(t_s[k] > t_s[k - 1]))
+      return sits__fail(err, SITS_EINPUT, "sample %zu: time does not increase", k);
+  size_t a, b;
+  int sign;
+  if (!find_discharge(i_a, v_v, n, &a, &b, &sign))
+    return sits__fail(err, SITS_EINPUT,
+                      "no sustained discharge (%d or more samples at a steady current with the "
+                      "voltage falling) in the OCV test",
+                      MIN_RUN);
+  out->r_source = "given";
+  if (isnan(r_dc_ohm)) {
+    /* the step at the start: a rest sample (|I| under 2 % of the run's) right before it */
+    double i0 = sign * i_a[a];
+    if (a > 0 && fabs(i_a[a - 1]) < 0.02 * fabs(i0) && v_v[a - 1] > v_v[a]) {
+      r_dc_ohm = (v_v[a - 1] - v_v[a]) / i0;
+      out->r_source = "step";
+    } else {
+      r_dc_ohm = r_fallback_ohm;
+      out->r_source = "battery";
+    }
+  }
+  size_t m = b - a;
+  double *soc = malloc(m * sizeof *soc), *ocv = malloc(m * sizeof *ocv);
+  if (!soc || !ocv) {
+    free(soc), free(ocv);
+    return sits__fail(err, SITS_ENOMEM, "out of memory");
+  }
+  /* charge delivered since the run's start [Ah], by trapezoids; SOC reversed to increase */
+  double q = 0, isum = 0;
+  double *ah = soc;
+  ah[0] = 0;
+  for (size_t k = 1; k < m; k++) {
+    double i0 = sign * i_a[a + k - 1], i1 = sign * i_a[a + k];
+    q += 0.5 * (i0 + i1) * (t_s[a + k] - t_s[a + k - 1]) / 3600.0;
+    ah[k] = q;
+  }
+  for (size_t k = 0; k < m; k++)
+    isum += sign * i_a[a + k];
+  double i_mean = isum / (double)m;
+  out->capacity_ah = q;
+  out->c_rate_per_h = i_mean / q;
+  out->r_dc_ohm = r_dc_ohm;
+  out->t_start_s = t_s[a], out->t_end_s = t_s[b - 1];
+  out->first_sample = a, out->n_samples = m;
+  out->discharge_sign = sign;
+  int rc = SITS_OK;
+  if (out->c_rate_per_h > max_c_rate_per_h * 1.02) /* 2 %: a cycler's current setting */
+    rc = sits__fail(err, SITS_EINPUT,
+                    "the OCV test discharges at C/%.1f (%.4g A for %.4g Ah); an OCV table needs "
+                    "C/%.0f or slower",
+                    1.0 / out->c_rate_per_h, i_mean, q, 1.0 / max_c_rate_per_h);
+  /* increasing SOC: sample m-1-k; OCV = V + I r_dc */
+  for (size_t k = 0; rc == SITS_OK && k < m / 2; k++) {
+    double t = ah[k];
+    ah[k] = ah[m - 1 - k];
+    ah[m - 1 - k] = t;
+  }
+  for (size_t k = 0; rc == SITS_OK && k < m; k++) {
+    soc[k] = 1.0 - ah[k] / q;
+    size_t s = a + (m - 1 - k);
+    ocv[k] = v_v[s] + sign * i_a[s] * r_dc_ohm;
+  }
+  gsl_interp *lin = rc == SITS_OK ? gsl_interp_alloc(gsl_interp_linear, m) : NULL;
+  gsl_interp_accel *acc = lin ? gsl_interp_accel_alloc() : NULL;
+  if (rc == SITS_OK && (!lin || !acc || gsl_interp_init(lin, soc, ocv, m)))
+    rc = sits__fail(err, SITS_EINPUT, "cannot interpolate the discharge (repeated SOC values)");
+  out->n = n_points;
+  for (size_t j = 0; rc == SITS_OK && j < n_points; j++) {
+    double s = fmin(fmax((double)j / (double)(n_points - 1), soc[0]), soc[m - 1]);
+    out->soc[j] = (double)j / (double)(n_points - 1);
+    out->ocv_v[j] = gsl_interp_eval(lin, soc, ocv, s, acc);
+    if (j && out->ocv_v[j] < out->ocv_v[j - 1] - SITS_BATTERY_OCV_NOISE_V)
+      rc = sits__fail(err, SITS_EINPUT,
+                      "the OCV built from the discharge falls by %.1f mV near SOC %.3f: is the "
+                      "current steady?",
+                      1e3 * (out->ocv_v[j - 1] - out->ocv_v[j]), out->soc[j]);
+  }
+  gsl_interp_accel_free(acc);
+  gsl_interp_free(lin);
+  free(soc), free(ocv);
+  return rc;
+}
