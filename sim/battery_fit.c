@@ -5,6 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_roots.h>
+
 #include "sits_fit.h"
 
 typedef struct problem {
@@ -100,26 +103,47 @@ static void metrics(const double *model, const double *meas, size_t from, size_t
   m->r2 = ss_tot > 0 ? 1.0 - sum2 / ss_tot : NAN;
 }
 
-/* The initial SOC where the OCV matches the first measured voltage (bisection on the
- * monotone interpolant); 1 when the voltage is above the table. */
+/* The initial SOC where the OCV matches the first measured voltage (GSL Brent on the
+ * monotone interpolant), kept inside [0.01, 0.99] as a start of the fit. */
+typedef struct ocv_root {
+  sits_battery *b;
+  double v;
+} ocv_root;
+
+static double ocv_minus(double soc, void *p) {
+  const ocv_root *r = p;
+  return sits_battery_ocv_v(r->b, soc) - r->v;
+}
+
 static double soc_from_voltage(const sits_battery_cfg *c, double v) {
   sits_err err;
   sits_battery_cfg cc = *c;
   if (!(cc.capacity_ah > 0))
     cc.capacity_ah = 1;
-  sits_battery *b = sits_battery_new(&cc, &err);
-  if (!b)
+  ocv_root r = {sits_battery_new(&cc, &err), v};
+  if (!r.b)
     return 0.5;
-  double lo = c->ocv_soc[0], hi = c->ocv_soc[c->n_ocv - 1];
-  for (int it = 0; it < 60; it++) {
-    double mid = 0.5 * (lo + hi);
-    if (sits_battery_ocv_v(b, mid) < v)
-      lo = mid;
-    else
-      hi = mid;
+  double lo = c->ocv_soc[0], hi = c->ocv_soc[c->n_ocv - 1], soc;
+  if (ocv_minus(lo, &r) >= 0)
+    soc = lo;
+  else if (ocv_minus(hi, &r) <= 0)
+    soc = hi;
+  else {
+    gsl_function fn = {ocv_minus, &r};
+    gsl_root_fsolver *s = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
+    soc = 0.5 * (lo + hi);
+    if (s && gsl_root_fsolver_set(s, &fn, lo, hi) == GSL_SUCCESS)
+      for (int it = 0; it < 100; it++) {
+        gsl_root_fsolver_iterate(s);
+        soc = gsl_root_fsolver_root(s);
+        if (gsl_root_test_interval(gsl_root_fsolver_x_lower(s), gsl_root_fsolver_x_upper(s),
+                                   1e-9, 0) == GSL_SUCCESS)
+          break;
+      }
+    gsl_root_fsolver_free(s);
   }
-  sits_battery_free(b);
-  return fmin(fmax(0.5 * (lo + hi), 0.01), 0.99);
+  sits_battery_free(r.b);
+  return fmin(fmax(soc, 0.01), 0.99);
 }
 
 int sits_battery_fit_cell(const sits_battery_cfg *cell, const double *t_s, const double *i_a,
