@@ -134,6 +134,11 @@ static int setup(sits_ode *ode, double t0, const double *y0, sits_err *err) {
     return sits__fail(err, SITS_ESOLVER, "cvode: %s", ode->cvode_msg);
   if (o->n_roots > 0 && CVodeRootInit(ode->cvode, o->n_roots, root_adapter) != CV_SUCCESS)
     return sits__fail(err, SITS_ESOLVER, "cvode: %s", ode->cvode_msg);
+  if ((o->dgmax_lsetup > 0 &&
+       CVodeSetDeltaGammaMaxLSetup(ode->cvode, o->dgmax_lsetup) != CV_SUCCESS) ||
+      (o->lsetup_frequency > 0 &&
+       CVodeSetLSetupFrequency(ode->cvode, o->lsetup_frequency) != CV_SUCCESS))
+    return sits__fail(err, SITS_ESOLVER, "cvode: %s", ode->cvode_msg);
   return setup_linear_solver(ode, err);
 }
 

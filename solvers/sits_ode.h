@@ -47,6 +47,10 @@ typedef struct sits_ode_opts {
   size_t klu_threshold; /**< 0: SITS_KLU_THRESHOLD_DEFAULT */
   int n_roots;          /**< 0: no root finding */
   sits_ode_root_fn roots;
+  /* For linear systems with a constant Jacobian, whose matrix refactorisations dominate:
+   * allow the Newton matrix to age (CVODE's defaults when 0). */
+  double dgmax_lsetup;   /**< relative change of gamma that triggers a setup (CVODE: 0.3) */
+  long lsetup_frequency; /**< steps between setups (CVODE: 20) */
 } sits_ode_opts;
 
 /** What sits_ode_step() reached. */

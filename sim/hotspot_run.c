@@ -1,0 +1,243 @@
+/*
+ * hotspot_run.c - the `hotspot` drop-in: HotSpot's inputs in, HotSpot's outputs out (see
+ * sits_hotspot.h). Every file is written under a temporary name and renamed when complete.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "sits_hotspot.h"
+#include "writer_impl.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hdf5.h>
+#include <hdf5_hl.h>
+
+typedef struct run {
+  const sits_hs_run_opts *o;
+  sits_hs_params prm;
+  sits_hs_model model;
+  sits_floorplan *flp;
+  sits_hs_trace *tr;
+  sits_hs_network *net;
+  size_t n, nb, m; /* nodes, blocks, block-level values */
+  double *node, *vals;
+} run;
+
+static const char *opt(const run *r, const char *key) {
+  return sits_hs_options_get(r->o->options, key);
+}
+
+static bool is_h5(const char *path) {
+  size_t n = strlen(path);
+  return n > 3 && strcmp(path + n - 3, ".h5") == 0;
+}
+
+/* Opens @p path for writing through a temporary file. */
+static FILE *open_out(sits__atomic *a, const char *path, sits_err *err) {
+  if (sits__atomic_begin(a, path, err))
+    return NULL;
+  FILE *f = fopen(a->tmp_path, "w");
+  if (!f) {
+    sits__fail(err, SITS_EIO, "%s: cannot create", path);
+    sits__atomic_end(a, 0, NULL);
+  }
+  return f;
+}
+
+static int close_out(sits__atomic *a, FILE *f, int rc, sits_err *err) {
+  bool ok = rc == SITS_OK && !ferror(f);
+  if (fclose(f) != 0)
+    ok = false;
+  if (rc == SITS_OK && !ok)
+    rc = sits__fail(err, SITS_EIO, "%s: write error", a->path);
+  int end = sits__atomic_end(a, ok, err);
+  return rc ? rc : end;
+}
+
+static int steady(run *r, sits_hs_run_report *rep, sits_err *err) {
+  const char *sf = opt(r, "steady_file"), *gf = opt(r, "grid_steady_file");
+  if (!sf && !gf)
+    return SITS_OK;
+  if (gf && r->model != SITS_HS_GRID)
+    return sits__fail(err, SITS_EINPUT, "-grid_steady_file needs -model_type grid");
+  double *mean = calloc(r->nb, sizeof *mean);
+  if (!mean)
+    return sits__fail(err, SITS_ENOMEM, "out of memory");
+  for (size_t k = 0; k < r->tr->n_rows; k++) /* HotSpot: the trace's arithmetic mean */
+    for (size_t b = 0; b < r->nb; b++)
+      mean[b] += r->tr->w[k * r->nb + b] / (double)r->tr->n_rows;
+  const char *lk = opt(r, "leakage_used");
+  rep->leakage = lk && (strcmp(lk, "1") == 0 || strcmp(lk, "on") == 0);
+  int rc = sits_hs_steady(r->net, mean, rep->leakage, r->node, err);
+  free(mean);
+  if (rc)
+    return rc;
+  sits__atomic a;
+  FILE *f;
+  if (sf) {
+    sits_hs_block_values(r->net, r->node, r->vals);
+    if (!(f = open_out(&a, sf, err)))
+      return SITS_EIO;
+    if ((rc = close_out(&a, f, sits_hs_write_values(f, r->net, r->vals, r->o->precision), err)))
+      return rc;
+  }
+  if (gf) {
+    if (!(f = open_out(&a, gf, err)))
+      return SITS_EIO;
+    if ((rc = close_out(&a, f, sits_hs_write_grid(f, r->net, r->node, r->o->precision), err)))
+      return rc;
+  }
+  rep->steady_done = true;
+  return SITS_OK;
+}
+
+/* The HDF5 of a transient: /time_s, /temp_c/<block>, /power_w/<block>. */
+static int write_h5(run *r, const char *path, const double *temp_k, sits_err *err) {
+  sits__atomic a;
+  if (sits__atomic_begin(&a, path, err))
+    return SITS_EIO;
+  size_t rows = r->tr->n_rows;
+  double *col = malloc(rows * sizeof *col);
+  hid_t file = col ? H5Fcreate(a.tmp_path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT) : -1;
+  int bad = file < 0;
+  hsize_t dims[1] = {rows};
+  if (!bad) {
+    for (size_t k = 0; k < rows; k++)
+      col[k] = (double)(k + 1) * r->prm.sampling_intvl_s;
+    bad = H5LTmake_dataset_double(file, "/time_s", 1, dims, col) < 0 ||
+          H5LTset_attribute_string(file, "/time_s", "units", "s") < 0;
+  }
+  const char *groups[2] = {"/temp_c", "/power_w"};
+  for (int g = 0; g < 2 && !bad; g++) {
+    hid_t grp = H5Gcreate2(file, groups[g], H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    bad = grp < 0;
+    for (size_t b = 0; b < r->nb && !bad; b++) {
+      for (size_t k = 0; k < rows; k++)
+        col[k] = g == 0 ? temp_k[k * r->nb + b] - SITS_KELVIN : r->tr->w[k * r->nb + b];
+      const char *name = r->flp->b[b].name;
+      bad = H5LTmake_dataset_double(grp, name, 1, dims, col) < 0 ||
+            H5LTset_attribute_string(grp, name, "units", g == 0 ? "degC" : "W") < 0;
+    }
+    if (grp >= 0)
+      H5Gclose(grp);
+  }
+  if (!bad)
+    bad = H5LTset_attribute_string(file, "/", "model",
+                                   r->model == SITS_HS_BLOCK ? "block" : "grid") < 0;
+  if (file >= 0 && H5Fclose(file) < 0)
+    bad = 1;
+  free(col);
+  if (bad)
+    sits__fail(err, SITS_EIO, "%s: cannot write the HDF5 file", path);
+  int end = sits__atomic_end(&a, !bad, err);
+  return bad ? SITS_EIO : end;
+}
+
+static int transient(run *r, sits_hs_run_report *rep, sits_err *err) {
+  const char *out = opt(r, "o"), *gt = opt(r, "grid_transient_file");
+  if (!out && !gt)
+    return SITS_OK;
+  if (gt && r->model != SITS_HS_GRID)
+    return sits__fail(err, SITS_EINPUT, "-grid_transient_file needs -model_type grid");
+  const char *init = opt(r, "init_file");
+  int rc = SITS_OK;
+  if (init)
+    rc = sits_hs_read_init(init, r->net, r->vals, err);
+  else
+    for (size_t k = 0; k < r->m; k++)
+      r->vals[k] = r->prm.init_temp_k;
+  if (rc)
+    return rc;
+  sits_hs_init_map(r->net, r->vals, r->node);
+  sits_hs_transient *tr = NULL;
+  size_t rows = r->tr->n_rows;
+  double *blk = malloc(rows * r->nb * sizeof *blk);
+  if (!blk)
+    return sits__fail(err, SITS_ENOMEM, "out of memory");
+  if ((rc =
+           sits_hs_transient_new(r->net, r->prm.sampling_intvl_s, r->node, r->o->rtol, &tr, err))) {
+    free(blk);
+    return rc;
+  }
+  sits__atomic ga;
+  FILE *gf = gt ? open_out(&ga, gt, err) : NULL;
+  if (gt && !gf)
+    rc = SITS_EIO;
+  for (size_t k = 0; rc == SITS_OK && k < rows; k++) {
+    if ((rc = sits_hs_transient_step(tr, r->tr->w + k * r->nb, r->node, err)))
+      break;
+    sits_hs_block_values(r->net, r->node, r->vals);
+    memcpy(blk + k * r->nb, r->vals, r->nb * sizeof *blk); /* silicon values */
+    if (gf) {
+      fprintf(gf, "t = %g\n", (double)k * r->prm.sampling_intvl_s);
+      rc = sits_hs_write_grid(gf, r->net, r->node, r->o->precision);
+    }
+  }
+  sits_hs_transient_stats(tr, &rep->stats);
+  sits_hs_transient_free(tr);
+  if (gf)
+    rc = close_out(&ga, gf, rc, err);
+  if (rc == SITS_OK && out) {
+    if (is_h5(out))
+      rc = write_h5(r, out, blk, err);
+    else {
+      sits__atomic a;
+      FILE *f = open_out(&a, out, err);
+      if (!f)
+        rc = SITS_EIO;
+      else {
+        for (size_t c = 0; c < r->nb; c++) /* the ptrace's column order */
+          fprintf(f, "%s%c", r->flp->b[r->tr->column[c]].name, c + 1 < r->nb ? '\t' : '\n');
+        for (size_t k = 0; k < rows; k++)
+          for (size_t c = 0; c < r->nb; c++)
+            fprintf(f, "%.*f%c", r->o->precision, blk[k * r->nb + r->tr->column[c]],
+                    c + 1 < r->nb ? '\t' : '\n');
+        rc = close_out(&a, f, SITS_OK, err);
+      }
+    }
+  }
+  free(blk);
+  if (rc == SITS_OK)
+    rep->transient_done = true;
+  return rc;
+}
+
+int sits_hs_run(const sits_hs_run_opts *o, sits_hs_run_report *rep, sits_err *err) {
+  memset(rep, 0, sizeof *rep);
+  run r = {.o = o};
+  int rc = sits_hs_options_params(o->options, &r.prm, &r.model, err);
+  if (rc)
+    return rc;
+  r.prm.transpose_lateral = !o->geometric_lateral;
+  r.prm.hotspot_init_map = !o->normalised_init;
+  const char *flp = opt(&r, "f"), *ptrace = opt(&r, "p");
+  if (!flp || !ptrace)
+    return sits__fail(err, SITS_EINPUT, "hotspot needs a floorplan (-f) and a power trace (-p)");
+  if ((rc = sits_hs_read_flp(flp, &r.flp, err)) ||
+      (rc = sits_hs_read_ptrace(ptrace, r.flp, &r.tr, err)) ||
+      (rc = sits_hs_network_new(r.flp, &r.prm, r.model, &r.net, err)))
+    goto done;
+  r.n = sits_hs_node_count(r.net), r.nb = r.flp->n, r.m = 4 * r.nb + 12;
+  r.node = malloc(r.n * sizeof *r.node);
+  r.vals = malloc(r.m * sizeof *r.vals);
+  if (!r.node || !r.vals) {
+    rc = sits__fail(err, SITS_ENOMEM, "out of memory");
+    goto done;
+  }
+  rep->model = r.model, rep->n_blocks = r.nb, rep->n_nodes = r.n, rep->n_rows = r.tr->n_rows;
+  if ((rc = transient(&r, rep, err)) || (rc = steady(&r, rep, err)))
+    goto done;
+  const char *dump = opt(&r, "d");
+  if (dump) {
+    sits__atomic a;
+    FILE *f = open_out(&a, dump, err);
+    rc = f ? close_out(&a, f, sits_hs_options_dump(o->options, f), err) : SITS_EIO;
+  }
+done:
+  free(r.node), free(r.vals);
+  sits_hs_network_free(r.net);
+  sits_hs_trace_free(r.tr);
+  sits_floorplan_free(r.flp);
+  return rc;
+}

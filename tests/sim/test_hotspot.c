@@ -1,0 +1,419 @@
+/*
+ * test_hotspot.c - the HotSpot-compatible networks against HotSpot's own outputs for its
+ * ev6/gcc example (tests/data/hotspot_ev6, printed by HotSpot with 2 decimals), against an
+ * exact solution computed here independently (a dense matrix exponential), on a non-square
+ * non-power-of-two grid against a refined one, and the input error classes.
+ *
+ * Tolerances: HotSpot prints %.2f, so a printed value is within 0.005 K of its own; its
+ * steady solves (dense LU, SuperLU) are exact for the network, so ours must be within
+ * 0.005 K of its unrounded value, 0.010 K of the printed one. Its transients carry its RK4
+ * error, up to ~0.05 K (HOTSPOT-MODEL.md B10): 0.06 K.
+ */
+#include "test_util.h"
+
+#include <gsl/gsl_linalg.h>
+
+#include "sits_hotspot.h"
+
+#define EV6 SITS_TEST_DATA "/hotspot_ev6"
+
+typedef struct fixture {
+  sits_hs_options *o;
+  sits_hs_params p;
+  sits_hs_model model;
+  sits_floorplan *flp;
+  sits_hs_trace *tr;
+  sits_hs_network *net;
+} fixture;
+
+/* HotSpot's example: example.config (block) or example2.config + materials (grid). */
+static void load(fixture *f, bool grid, const char *ptrace) {
+  memset(f, 0, sizeof *f);
+  sits_err err = {0};
+  f->o = sits_hs_options_new();
+  cr_assert_not_null(f->o);
+  if (grid) {
+    cr_assert_eq(
+        sits_hs_options_set(f->o, "materials_file", EV6 "/inputs/example.materials", "test", &err),
+        SITS_OK);
+    cr_assert_eq(sits_hs_options_set(f->o, "model_type", "grid", "test", &err), SITS_OK);
+  }
+  cr_assert_eq(sits_hs_options_read_config(
+                   f->o, grid ? EV6 "/inputs/example2.config" : EV6 "/inputs/example.config", &err),
+               SITS_OK, "%s", err.msg);
+  cr_assert_eq(sits_hs_options_params(f->o, &f->p, &f->model, &err), SITS_OK, "%s", err.msg);
+  cr_assert_eq(f->model, grid ? SITS_HS_GRID : SITS_HS_BLOCK);
+  cr_assert_eq(sits_hs_read_flp(EV6 "/inputs/ev6.flp", &f->flp, &err), SITS_OK, "%s", err.msg);
+  cr_assert_eq(
+      sits_hs_read_ptrace(ptrace ? ptrace : EV6 "/inputs/gcc.ptrace", f->flp, &f->tr, &err),
+      SITS_OK, "%s", err.msg);
+  cr_assert_eq(sits_hs_network_new(f->flp, &f->p, f->model, &f->net, &err), SITS_OK, "%s", err.msg);
+}
+
+static void unload(fixture *f) {
+  sits_hs_network_free(f->net);
+  sits_hs_trace_free(f->tr);
+  sits_floorplan_free(f->flp);
+  sits_hs_options_free(f->o);
+}
+
+static void mean_power(const fixture *f, double *w) {
+  for (size_t b = 0; b < f->flp->n; b++) {
+    w[b] = 0;
+    for (size_t k = 0; k < f->tr->n_rows; k++)
+      w[b] += f->tr->w[k * f->flp->n + b] / (double)f->tr->n_rows;
+  }
+}
+
+/* `name value` lines (a .steady) into vals in our order; returns the count read. */
+static size_t read_values(const char *path, const fixture *f, double *vals) {
+  sits_err err = {0};
+  cr_assert_eq(sits_hs_read_init(path, f->net, vals, &err), SITS_OK, "%s", err.msg);
+  return 4 * f->flp->n + 12;
+}
+
+/* A .ttrace: rows x blocks in floorplan order (the header maps the columns). */
+static double *read_ttrace(const char *path, const fixture *f, size_t *rows) {
+  FILE *fp = fopen(path, "r");
+  cr_assert_not_null(fp, "%s", path);
+  char line[65536];
+  cr_assert_not_null(fgets(line, sizeof line, fp));
+  size_t n = f->flp->n, col[256], c = 0;
+  for (char *save = NULL, *t = strtok_r(line, " \t\n", &save); t;
+       t = strtok_r(NULL, " \t\n", &save))
+    col[c++] = (size_t)sits_floorplan_find(f->flp, t);
+  cr_assert_eq(c, n);
+  double *v = malloc(200 * n * sizeof *v);
+  *rows = 0;
+  while (fgets(line, sizeof line, fp) && *rows < 200) {
+    char *p = line;
+    for (size_t k = 0; k < n; k++)
+      v[*rows * n + col[k]] = strtod(p, &p);
+    (*rows)++;
+  }
+  fclose(fp);
+  return v;
+}
+
+Test(hotspot, block_steady_matches_hotspot) {
+  fixture f;
+  load(&f, false, NULL);
+  size_t n = sits_hs_node_count(f.net), m = 4 * f.flp->n + 12;
+  cr_assert_eq(n, 132);
+  double w[64], *t = malloc(n * sizeof *t), *ref = malloc(m * sizeof *ref),
+                *ours = malloc(m * sizeof *ours);
+  mean_power(&f, w);
+  sits_err err = {0};
+  cr_assert_eq(sits_hs_steady(f.net, w, false, t, &err), SITS_OK, "%s", err.msg);
+  sits_hs_block_values(f.net, t, ours);
+  read_values(EV6 "/outputs_block/gcc.steady", &f, ref);
+  double worst = 0;
+  for (size_t k = 0; k < m; k++)
+    worst = fmax(worst, fabs(ours[k] - ref[k]));
+  cr_log_info("block steady: worst %.4f K over %zu nodes", worst, m);
+  cr_assert_leq(worst, 0.010, "worst %g K", worst);
+  free(t), free(ref), free(ours);
+  unload(&f);
+}
+
+/* The transient from gcc.steady and from a uniform 318.15 K against HotSpot's RK4, and
+ * against an exact solution built here: e^{A dt} by GSL's dense matrix exponential. */
+Test(hotspot, block_transient_matches_hotspot_and_the_exact_solution) {
+  fixture f;
+  load(&f, false, NULL);
+  size_t n = sits_hs_node_count(f.net), nb = f.flp->n, m = 4 * nb + 12;
+  double dt = f.p.sampling_intvl_s;
+  cr_assert_float_eq(dt, 0.01, 1e-15);
+  /* the independent reference: dense A = -C^-1 G, e^{A dt} by gsl_linalg_exponential_ss,
+   * T_inf by LU on dense G */
+  const sits_thermal *th = sits_hs_thermal(f.net);
+  gsl_spmatrix *gs = sits_thermal_conductance(th);
+  gsl_matrix *g = gsl_matrix_calloc(n, n), *a = gsl_matrix_alloc(n, n),
+             *ea = gsl_matrix_alloc(n, n);
+  gsl_spmatrix_sp2d(g, gs);
+  for (size_t i = 0; i < n; i++)
+    for (size_t j = 0; j < n; j++)
+      gsl_matrix_set(a, i, j,
+                     -gsl_matrix_get(g, i, j) * dt / sits_thermal_capacity_j_per_k(th, (int)i));
+  cr_assert_eq(gsl_linalg_exponential_ss(a, ea, GSL_PREC_DOUBLE), GSL_SUCCESS);
+  gsl_permutation *perm = gsl_permutation_alloc(n);
+  int sgn;
+  gsl_linalg_LU_decomp(g, perm, &sgn);
+  const char *inits[2] = {EV6 "/outputs_block/gcc.steady", NULL};
+  const char *refs[2] = {EV6 "/outputs_block/gcc_from_init.ttrace",
+                         EV6 "/outputs_block/gcc_from_inittemp318.15.ttrace"};
+  for (int c = 0; c < 2; c++) {
+    double *v0 = malloc(m * sizeof *v0), *t = malloc(n * sizeof *t);
+    if (inits[c])
+      read_values(inits[c], &f, v0);
+    else
+      for (size_t k = 0; k < m; k++)
+        v0[k] = 318.15;
+    sits_hs_init_map(f.net, v0, t);
+    gsl_vector *x = gsl_vector_alloc(n), *tinf = gsl_vector_alloc(n), *b = gsl_vector_alloc(n),
+               *d = gsl_vector_alloc(n);
+    for (size_t i = 0; i < n; i++)
+      gsl_vector_set(x, i, t[i]);
+    sits_hs_transient *tr;
+    sits_err err = {0};
+    cr_assert_eq(sits_hs_transient_new(f.net, dt, t, 0, &tr, &err), SITS_OK, "%s", err.msg);
+    size_t rows;
+    double *ref = read_ttrace(refs[c], &f, &rows);
+    cr_assert_eq(rows, f.tr->n_rows);
+    double worst_hs = 0, worst_exact = 0;
+    double *node_w = malloc(n * sizeof *node_w);
+    for (size_t k = 0; k < rows; k++) {
+      cr_assert_eq(sits_hs_transient_step(tr, f.tr->w + k * nb, t, &err), SITS_OK, "%s", err.msg);
+      sits_hs_power_map(f.net, f.tr->w + k * nb, node_w);
+      for (size_t i = 0; i < n; i++)
+        gsl_vector_set(
+            b, i, node_w[i] + sits_thermal_ambient_conductance_w_per_k(th, (int)i) * f.p.ambient_k);
+      gsl_linalg_LU_solve(g, perm, b, tinf);
+      gsl_vector_memcpy(d, x);
+      gsl_vector_sub(d, tinf);
+      gsl_blas_dgemv(CblasNoTrans, 1.0, ea, d, 0.0, x);
+      gsl_vector_add(x, tinf);
+      for (size_t i = 0; i < n; i++)
+        worst_exact = fmax(worst_exact, fabs(t[i] - gsl_vector_get(x, i)));
+      for (size_t bk = 0; bk < nb; bk++)
+        worst_hs = fmax(worst_hs, fabs(t[bk] - ref[k * nb + bk]));
+    }
+    cr_log_info("block transient %s: worst %.4f K vs HotSpot, %.2e K vs exact",
+                inits[c] ? "from gcc.steady" : "from 318.15 K", worst_hs, worst_exact);
+    cr_assert_leq(worst_hs, 0.06, "vs HotSpot %g K", worst_hs);
+    cr_assert_leq(worst_exact, 0.001, "vs exact %g K", worst_exact);
+    sits_hs_stats st;
+    sits_hs_transient_stats(tr, &st);
+    cr_assert_str_eq(st.method, "exact-zoh");
+    sits_hs_transient_free(tr);
+    free(v0), free(t), free(ref), free(node_w);
+    gsl_vector_free(x), gsl_vector_free(tinf), gsl_vector_free(b), gsl_vector_free(d);
+  }
+  gsl_permutation_free(perm);
+  gsl_matrix_free(g), gsl_matrix_free(a), gsl_matrix_free(ea);
+  gsl_spmatrix_free(gs);
+  unload(&f);
+}
+
+Test(hotspot, grid_64x64_steady_matches_hotspot_superlu) {
+  fixture f;
+  load(&f, true, NULL);
+  cr_assert_eq(f.p.grid_rows, 64);
+  cr_assert_float_eq(f.p.k_spreader, 237.0, 1e-12); /* -material_spreader aluminum */
+  cr_assert_float_eq(f.p.k_chip, 130.0, 1e-12);
+  size_t n = sits_hs_node_count(f.net), m = 4 * f.flp->n + 12;
+  cr_assert_eq(n, 4 * 64 * 64 + 12);
+  double w[64], *t = malloc(n * sizeof *t), *ref = malloc(m * sizeof *ref),
+                *ours = malloc(m * sizeof *ours);
+  mean_power(&f, w);
+  sits_err err = {0};
+  cr_assert_eq(sits_hs_steady(f.net, w, false, t, &err), SITS_OK, "%s", err.msg);
+  sits_hs_block_values(f.net, t, ours);
+  read_values(EV6 "/outputs_grid64/gcc.steady.superlu", &f, ref);
+  double worst = 0;
+  for (size_t k = 0; k < m; k++)
+    worst = fmax(worst, fabs(ours[k] - ref[k]));
+  /* every cell of the 4 layers */
+  FILE *fp = fopen(EV6 "/outputs_grid64/gcc.grid.steady.superlu", "r");
+  cr_assert_not_null(fp);
+  char line[256];
+  size_t layer = 0, cells = 0;
+  double worst_cell = 0;
+  while (fgets(line, sizeof line, fp)) {
+    size_t idx;
+    double v;
+    if (sscanf(line, "Layer %zu:", &layer) == 1)
+      continue;
+    if (sscanf(line, "%zu %lf", &idx, &v) == 2) {
+      worst_cell = fmax(worst_cell, fabs(t[layer * 4096 + idx] - v));
+      cells++;
+    }
+  }
+  fclose(fp);
+  cr_log_info("grid steady: worst %.4f K (blocks), %.4f K (%zu cells)", worst, worst_cell, cells);
+  cr_assert_eq(cells, 4 * 4096);
+  cr_assert_leq(worst, 0.010);
+  cr_assert_leq(worst_cell, 0.010);
+  free(t), free(ref), free(ours);
+  unload(&f);
+}
+
+/* The grid transient from gcc.init (HotSpot's example2), its first 5 intervals (CVODE on
+ * 16,396 states takes ~1 s per interval here: the whole 100 belong to the benchmark). */
+Test(hotspot, grid_transient_matches_hotspot_rk4, .timeout = 120) {
+  fixture f;
+  load(&f, true, NULL);
+  size_t n = sits_hs_node_count(f.net), nb = f.flp->n, m = 4 * nb + 12;
+  double *v0 = malloc(m * sizeof *v0), *t = malloc(n * sizeof *t), vals[4 * 64 + 12];
+  read_values(EV6 "/outputs_grid64/gcc.init", &f, v0);
+  sits_hs_init_map(f.net, v0, t);
+  sits_hs_transient *tr;
+  sits_err err = {0};
+  cr_assert_eq(sits_hs_transient_new(f.net, f.p.sampling_intvl_s, t, 0, &tr, &err), SITS_OK, "%s",
+               err.msg);
+  size_t rows;
+  double *ref = read_ttrace(EV6 "/outputs_grid64/gcc_from_init.ttrace.rk4", &f, &rows);
+  double worst = 0;
+  for (size_t k = 0; k < 5; k++) {
+    cr_assert_eq(sits_hs_transient_step(tr, f.tr->w + k * nb, t, &err), SITS_OK, "%s", err.msg);
+    sits_hs_block_values(f.net, t, vals);
+    for (size_t b = 0; b < nb; b++)
+      worst = fmax(worst, fabs(vals[b] - ref[k * nb + b]));
+  }
+  cr_log_info("grid transient, 5 intervals: worst %.4f K vs HotSpot's RK4", worst);
+  cr_assert_leq(worst, 0.06);
+  sits_hs_transient_free(tr);
+  free(v0), free(t), free(ref);
+  unload(&f);
+}
+
+/* One 16 x 12 mm block at a uniform 40 W: a 6 x 10 grid (non-square, non-power-of-two cells)
+ * against a 3x refined 18 x 30 grid; with the geometric lateral orientation the block value
+ * converges, with HotSpot's transposed one the coarse grid differs. */
+static double uniform_die(size_t rows, size_t cols, bool transpose) {
+  sits_flp_block b = {.name = "die", .w = 0.016, .h = 0.012, .x = 0, .y = 0, .line = 1};
+  sits_floorplan *flp;
+  sits_err err = {0};
+  cr_assert_eq(sits_floorplan_new(&b, 1, "die.flp", &flp, &err), SITS_OK, "%s", err.msg);
+  sits_hs_params p;
+  sits_hs_params_default(&p);
+  p.grid_rows = rows, p.grid_cols = cols, p.map_mode = SITS_HS_MAP_AVG;
+  p.transpose_lateral = transpose;
+  sits_hs_network *net;
+  cr_assert_eq(sits_hs_network_new(flp, &p, SITS_HS_GRID, &net, &err), SITS_OK, "%s", err.msg);
+  size_t n = sits_hs_node_count(net);
+  double w = 40.0, *t = malloc(n * sizeof *t), vals[16];
+  cr_assert_eq(sits_hs_steady(net, &w, false, t, &err), SITS_OK, "%s", err.msg);
+  sits_hs_block_values(net, t, vals);
+  free(t);
+  sits_hs_network_free(net);
+  sits_floorplan_free(flp);
+  return vals[0];
+}
+
+Test(hotspot, non_square_grid_agrees_with_a_refined_grid) {
+  double coarse = uniform_die(6, 10, false), fine = uniform_die(18, 30, false);
+  double coarse_hs = uniform_die(6, 10, true);
+  cr_log_info("uniform die: 6x10 %.4f K, 18x30 %.4f K, 6x10 transposed %.4f K", coarse, fine,
+              coarse_hs);
+  cr_assert_lt(fabs(coarse - fine), 0.05, "%g vs %g", coarse, fine);
+  cr_assert_gt(coarse, 318.15 + 1.0); /* it did heat up */
+}
+
+/* ---- errors ------------------------------------------------------------------------- */
+
+static void expect(int rc, int want, const sits_err *err, const char *text) {
+  cr_assert_eq(rc, want, "rc %d: %s", rc, err->msg);
+  cr_assert(strstr(err->msg, text), "'%s' lacks '%s'", err->msg, text);
+}
+
+Test(hotspot, unknown_options_name_the_nearest) {
+  sits_hs_options *o = sits_hs_options_new();
+  sits_err err = {0};
+  expect(sits_hs_options_set(o, "k_chp", "100", "command line", &err), SITS_EINPUT, &err,
+         "command line: unknown option '-k_chp' (did you mean '-k_chip'?)");
+  char *cfg = tu_write("bad.config", "# ok\n\t-k_chip 130\n\t-t_spredaer 0.001\n");
+  expect(sits_hs_options_read_config(o, cfg, &err), SITS_EINPUT, &err,
+         "bad.config:3: unknown option '-t_spredaer' (did you mean '-t_spreader'?)");
+  free(cfg);
+  cfg = tu_write("bad2.config", "-k_chip abc\n");
+  sits_hs_options_free(o);
+  o = sits_hs_options_new();
+  cr_assert_eq(sits_hs_options_read_config(o, cfg, &err), SITS_OK);
+  sits_hs_params p;
+  sits_hs_model m;
+  expect(sits_hs_options_params(o, &p, &m, &err), SITS_EINPUT, &err,
+         "bad2.config:1: -k_chip 'abc' is not a number");
+  free(cfg);
+  /* the command line wins over the config file */
+  sits_hs_options_free(o);
+  o = sits_hs_options_new();
+  cr_assert_eq(sits_hs_options_set(o, "k_chip", "150", "command line", &err), SITS_OK);
+  cfg = tu_write("cfg3.config", "-k_chip 130\n-model_secondary 1\n");
+  cr_assert_eq(sits_hs_options_read_config(o, cfg, &err), SITS_OK);
+  cr_assert_str_eq(sits_hs_options_get(o, "k_chip"), "150");
+  expect(sits_hs_options_params(o, &p, &m, &err), SITS_EUNSUPPORTED, &err,
+         "cfg3.config:2: -model_secondary 1 is not supported");
+  free(cfg);
+  sits_hs_options_free(o);
+}
+
+Test(hotspot, floorplan_and_trace_errors) {
+  sits_floorplan *flp = NULL;
+  sits_err err = {0};
+  char *p = tu_write("overlap.flp", "# two blocks\na 0.002 0.002 0 0\nb 0.002 0.002 0.001 0.001\n");
+  expect(sits_hs_read_flp(p, &flp, &err), SITS_EINPUT, &err,
+         "overlap.flp:3: block 'b' overlaps block 'a' (line 2)");
+  free(p);
+  p = tu_write("bad.flp", "a 0.002 0.002 0 zero\n");
+  expect(sits_hs_read_flp(p, &flp, &err), SITS_EINPUT, &err, "bad.flp:1: 'zero' is not a number");
+  free(p);
+  p = tu_write("dup.flp", "a 0.002 0.002 0 0\na 0.002 0.002 0.002 0\n");
+  expect(sits_hs_read_flp(p, &flp, &err), SITS_EINPUT, &err, "dup.flp:2: block 'a' is already");
+  free(p);
+  /* connectivity lines are skipped, as HotSpot does */
+  p = tu_write("ok.flp", "a 0.002 0.002 0 0\nb 0.002 0.002 0.002 0\n\na b 0.5\n");
+  cr_assert_eq(sits_hs_read_flp(p, &flp, &err), SITS_OK, "%s", err.msg);
+  free(p);
+  cr_assert_eq(flp->n, 2);
+  cr_assert_float_eq(flp->width, 0.004, 1e-15);
+  sits_hs_trace *tr = NULL;
+  p = tu_write("cols.ptrace", "a c\n1 2\n");
+  expect(sits_hs_read_ptrace(p, flp, &tr, &err), SITS_EINPUT, &err,
+         "cols.ptrace:1: column 'c' is not a block of the floorplan");
+  free(p);
+  p = tu_write("n.ptrace", "a\n1\n");
+  expect(sits_hs_read_ptrace(p, flp, &tr, &err), SITS_EINPUT, &err,
+         "n.ptrace:1: the power trace has 1 columns but the floorplan 2 blocks");
+  free(p);
+  p = tu_write("row.ptrace", "b a\n1 2\n3\n");
+  expect(sits_hs_read_ptrace(p, flp, &tr, &err), SITS_EINPUT, &err,
+         "row.ptrace:3: 1 values for the 2 columns");
+  free(p);
+  p = tu_write("good.ptrace", "b a\n1 2\n");
+  cr_assert_eq(sits_hs_read_ptrace(p, flp, &tr, &err), SITS_OK, "%s", err.msg);
+  cr_assert_float_eq(tr->w[0], 2.0, 0); /* floorplan order: a first */
+  cr_assert_float_eq(tr->w[1], 1.0, 0);
+  sits_hs_trace_free(tr);
+  free(p);
+  /* a die larger than the spreader, a spreader larger than the sink */
+  sits_hs_params prm;
+  sits_hs_params_default(&prm);
+  prm.s_spreader = 0.003;
+  sits_hs_network *net = NULL;
+  expect(sits_hs_network_new(flp, &prm, SITS_HS_BLOCK, &net, &err), SITS_EINPUT, &err,
+         "must be smaller than the spreader");
+  sits_hs_params_default(&prm);
+  prm.s_sink = 0.02;
+  expect(sits_hs_network_new(flp, &prm, SITS_HS_BLOCK, &net, &err), SITS_EINPUT, &err,
+         "must be smaller than the sink");
+  sits_floorplan_free(flp);
+}
+
+/* HotSpot's steady leakage loop: the result is a fixed point of T = G^-1 (P + leak(T) + g Ta)
+ * to the loop's 0.01 K, and hotter than without leakage. */
+Test(hotspot, steady_leakage_loop) {
+  fixture f;
+  load(&f, false, NULL);
+  size_t n = sits_hs_node_count(f.net), nb = f.flp->n;
+  double w[64], w2[64], *t0 = malloc(n * sizeof *t0), *t = malloc(n * sizeof *t),
+                        *t2 = malloc(n * sizeof *t2);
+  mean_power(&f, w);
+  sits_err err = {0};
+  cr_assert_eq(sits_hs_steady(f.net, w, false, t0, &err), SITS_OK);
+  cr_assert_eq(sits_hs_steady(f.net, w, true, t, &err), SITS_OK, "%s", err.msg);
+  double leak = 0;
+  for (size_t b = 0; b < nb; b++) {
+    w2[b] = w[b] + sits_hs_leakage_w(f.net, b, t[b]);
+    leak += w2[b] - w[b];
+    cr_assert_gt(t[b], t0[b]);
+  }
+  /* alpha 1.5e4 W/m^2 over the 16 x 16 mm die at ~330 K: ~0.5 W in all */
+  cr_log_info("leakage %.3f W", leak);
+  cr_assert(leak > 0.1 && leak < 5, "%g W", leak);
+  cr_assert_eq(sits_hs_steady(f.net, w2, false, t2, &err), SITS_OK);
+  for (size_t i = 0; i < n; i++)
+    cr_assert_lt(fabs(t2[i] - t[i]), 0.01);
+  free(t0), free(t), free(t2);
+  unload(&f);
+}
