@@ -407,3 +407,115 @@ Test(cli, calibrate_leaf_ocv_test_and_hppc_fit) {
   cr_assert(r0 > 0.0015 && r0 < 0.0021, "R0 %g", r0);
   free(out), free(err);
 }
+
+/* HotSpot's example1 commands with the program name swapped: the same files, the same
+ * numbers (HotSpot prints 2 decimals: within 0.01 K of its own output). */
+static double max_file_diff(const char *a, const char *b) {
+  FILE *fa = fopen(a, "r"), *fb = fopen(b, "r");
+  cr_assert(fa && fb, "%s %s", a, b);
+  char la[65536], lb[65536];
+  double worst = 0;
+  size_t lines = 0;
+  while (fgets(la, sizeof la, fa)) {
+    cr_assert_not_null(fgets(lb, sizeof lb, fb), "%s is longer than %s", a, b);
+    char *pa = la, *pb = lb;
+    for (;;) { /* numbers compared; other tokens must be equal */
+      while (*pa == ' ' || *pa == '\t')
+        pa++;
+      while (*pb == ' ' || *pb == '\t')
+        pb++;
+      if (!*pa || *pa == '\n')
+        break;
+      char *ea, *eb;
+      double va = strtod(pa, &ea), vb = strtod(pb, &eb);
+      if (ea != pa && eb != pb) {
+        worst = fmax(worst, fabs(va - vb));
+        pa = ea, pb = eb;
+      } else {
+        size_t n = strcspn(pa, " \t\n");
+        cr_assert(strncmp(pa, pb, n) == 0, "line %zu: '%.20s' vs '%.20s'", lines + 1, pa, pb);
+        pa += n, pb += n;
+      }
+    }
+    lines++;
+  }
+  cr_assert_null(fgets(lb, sizeof lb, fb), "%s is shorter than %s", a, b);
+  fclose(fa), fclose(fb);
+  return worst;
+}
+
+Test(cli, hotspot_runs_hotspots_example_commands) {
+  char args[4096], *out, *err, p[3][600];
+  const char *in = SITS_TEST_DATA "/hotspot_ev6/inputs", *ref = SITS_TEST_DATA "/hotspot_ev6";
+  snprintf(p[0], sizeof p[0], "%s/gcc.steady", tu_dir());
+  snprintf(p[1], sizeof p[1], "%s/gcc.ttrace", tu_dir());
+  snprintf(p[2], sizeof p[2], "%s/gcc.h5", tu_dir());
+  snprintf(args, sizeof args,
+           "hotspot -c %s/example.config -f %s/ev6.flp -p %s/gcc.ptrace -steady_file %s "
+           "-model_type block",
+           in, in, in, p[0]);
+  cr_assert_eq(tu_cli(args, &out, &err), 0, "%s", err);
+  free(out), free(err);
+  cr_assert_leq(max_file_diff(p[0], SITS_TEST_DATA "/hotspot_ev6/outputs_block/gcc.steady"),
+                0.0101);
+  snprintf(args, sizeof args,
+           "hotspot -c %s/example.config -init_file %s -f %s/ev6.flp -p %s/gcc.ptrace -o %s "
+           "-model_type block",
+           in, p[0], in, in, p[1]);
+  cr_assert_eq(tu_cli(args, &out, &err), 0, "%s", err);
+  free(out), free(err);
+  char want[600];
+  snprintf(want, sizeof want, "%s/outputs_block/gcc_from_init.ttrace", ref);
+  double d = max_file_diff(p[1], want);
+  cr_log_info("hotspot -o: %.3f K from HotSpot's gcc_from_init.ttrace", d);
+  cr_assert_leq(d, 0.06);
+  /* -o x.h5: our HDF5 layout */
+  snprintf(args, sizeof args, "hotspot -c %s/example.config -f %s/ev6.flp -p %s/gcc.ptrace -o %s",
+           in, in, in, p[2]);
+  cr_assert_eq(tu_cli(args, &out, &err), 0, "%s", err);
+  free(out), free(err);
+  snprintf(args, sizeof args, "h5dump -d /temp_c/IntReg_0 -A 0 %s > /dev/null", p[2]);
+  cr_assert_eq(system(args), 0, "h5dump cannot read %s", p[2]);
+  /* --precision 4 */
+  snprintf(args, sizeof args,
+           "hotspot -c %s/example.config -f %s/ev6.flp -p %s/gcc.ptrace -steady_file %s "
+           "--precision 4",
+           in, in, in, p[0]);
+  cr_assert_eq(tu_cli(args, &out, &err), 0, "%s", err);
+  free(out), free(err);
+  FILE *f = fopen(p[0], "r");
+  char line[256];
+  cr_assert(f && fgets(line, sizeof line, f));
+  fclose(f);
+  cr_assert(strstr(line, "L2_left\t324.3"), "%s", line);
+  cr_assert_eq(strlen(strchr(line, '.') + 1), 5, "4 decimals and a newline: %s", line);
+}
+
+Test(cli, hotspot_errors) {
+  char args[4096], *out, *err;
+  const char *in = SITS_TEST_DATA "/hotspot_ev6/inputs";
+  /* an unknown option on the command line: HotSpot ignores it, we stop (usage, exit 2) */
+  snprintf(args, sizeof args, "hotspot -f %s/ev6.flp -p %s/gcc.ptrace -k_chp 100", in, in);
+  cr_assert_eq(tu_cli(args, &out, &err), 2, "%s", err);
+  cr_assert(strstr(err, "unknown option '-k_chp' (did you mean '-k_chip'?)"), "%s", err);
+  free(out), free(err);
+  /* no floorplan */
+  snprintf(args, sizeof args, "hotspot -p %s/gcc.ptrace", in);
+  cr_assert_eq(tu_cli(args, &out, &err), 2, "%s", err);
+  free(out), free(err);
+  /* a die larger than the spreader: exit 1 */
+  snprintf(args, sizeof args,
+           "hotspot -c %s/example.config -f %s/ev6.flp -p %s/gcc.ptrace -s_spreader 0.01 "
+           "-steady_file %s/x.steady",
+           in, in, in, tu_dir());
+  cr_assert_eq(tu_cli(args, &out, &err), 1, "%s", err);
+  cr_assert(strstr(err, "must be smaller than the spreader"), "%s", err);
+  free(out), free(err);
+  /* nothing half-written: the failed run left no x.steady */
+  snprintf(args, sizeof args, "%s/x.steady", tu_dir());
+  cr_assert_neq(access(args, F_OK), 0);
+  snprintf(args, sizeof args, "hotspot --help");
+  cr_assert_eq(tu_cli(args, &out, &err), 0);
+  cr_assert(strstr(out, "--geometric-lateral"), "%s", out);
+  free(out), free(err);
+}
