@@ -481,6 +481,12 @@ void sits_hs_network_free(sits_hs_network *net) {
   free(net);
 }
 
+sits_thermal *sits_hs_take_thermal(sits_hs_network *net) {
+  sits_thermal *th = net->th;
+  net->th = NULL;
+  return th;
+}
+
 const sits_thermal *sits_hs_thermal(const sits_hs_network *net) {
   return net->th;
 }

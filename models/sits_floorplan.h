@@ -86,6 +86,9 @@ int sits_hs_network_new(const sits_floorplan *flp, const sits_hs_params *prm, si
                         sits_hs_network **out, sits_err *err);
 void sits_hs_network_free(sits_hs_network *net);
 
+/** Hands the RC network over to the caller (who frees it); the network keeps its maps but
+ *  must not be used for solving afterwards. */
+sits_thermal *sits_hs_take_thermal(sits_hs_network *net);
 /** The RC network (borrowed; temperatures in degC there). */
 const sits_thermal *sits_hs_thermal(const sits_hs_network *net);
 size_t sits_hs_node_count(const sits_hs_network *net);

@@ -188,8 +188,15 @@ static int load_platform(sits_scenario *sc, const config_setting_t *root, sits_e
   const config_setting_t *th = config_setting_get_member(p, "thermal");
   if (!th || !config_setting_is_group(th))
     return sits__fail(err, SITS_EINPUT, "%s: the platform needs a 'thermal' group", W(th ? th : p));
-  if ((rc = unsupported(th, "hotspot", "floorplan networks are not in this version", err)))
-    return rc;
+  const config_setting_t *hs = config_setting_get_member(th, "hotspot");
+  if (hs) {
+    if (config_setting_get_member(th, "nodes") || config_setting_get_member(th, "links"))
+      return sits__fail(err, SITS_EINPUT,
+                        "%s: give a floorplan ('hotspot') or nodes and links, not both", W(hs));
+    if ((rc = sits__load_hotspot_thermal(sc, hs, err)))
+      return rc;
+    return (rc = sits__load_domains(sc, p, err)) ? rc : sits__load_static_power(sc, p, err);
+  }
   if (!(sc->thermal = sits_thermal_new()))
     return sits__fail(err, SITS_ENOMEM, "out of memory");
   if ((rc = add_nodes(sc, th, err)))

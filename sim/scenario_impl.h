@@ -24,6 +24,9 @@ struct sits_scenario {
   double batt_initial_soc, batt_efficiency;
 };
 
+/** Builds sc->thermal from a platform's thermal.hotspot group (a floorplan). */
+int sits__load_hotspot_thermal(sits_scenario *sc, const config_setting_t *hs, sits_err *err);
+
 /** Reads the platform's `battery` group, battery_capacity_wh and min_battery_life_s. */
 int sits__load_battery(sits_scenario *sc, const config_setting_t *root, sits_err *err);
 

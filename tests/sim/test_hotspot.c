@@ -417,3 +417,112 @@ Test(hotspot, steady_leakage_loop) {
   free(t0), free(t), free(t2);
   unload(&f);
 }
+
+/* ---- a floorplan inside a platform --------------------------------------------------- */
+
+/* The gcc trace as a workload trace (power_w.<block> columns, 10 ms rows) and a scenario on
+ * a platform whose thermal network is ev6.flp with example.config, at HotSpot's 45 C. */
+static sits_scenario *ev6_scenario(const fixture *f, const char *extra) {
+  char path[600];
+  snprintf(path, sizeof path, "%s/gcc_trace.csv", tu_dir());
+  FILE *fp = fopen(path, "w");
+  cr_assert_not_null(fp);
+  fputs("time_s", fp);
+  for (size_t b = 0; b < f->flp->n; b++)
+    fprintf(fp, ",power_w.%s", f->flp->b[b].name);
+  for (size_t k = 0; k < f->tr->n_rows; k++) {
+    fprintf(fp, "\n%.2f", 0.01 * (double)k);
+    for (size_t b = 0; b < f->flp->n; b++)
+      fprintf(fp, ",%.17g", f->tr->w[k * f->flp->n + b]);
+  }
+  fputc('\n', fp);
+  fclose(fp);
+  char text[4096];
+  snprintf(text, sizeof text,
+           "platform = { thermal = { hotspot = { flp = \"%s/inputs/ev6.flp\"; config = "
+           "\"%s/inputs/example.config\"; model = \"block\"; }; }; };\n"
+           "workload = { trace = \"%s\"; };\nambient_c = 45.0;\nduration_s = 1.0;\n"
+           "sample_period_s = 0.01;\n%s",
+           EV6, EV6, path, extra);
+  return tu_load("ev6_platform.cfg", text);
+}
+
+Test(hotspot, floorplan_platform_steady_and_run_match_hotspot) {
+  fixture f;
+  load(&f, false, NULL);
+  sits_scenario *sc = ev6_scenario(&f, "");
+  const sits_thermal *th = sits_scenario_thermal(sc);
+  cr_assert_eq(sits_thermal_node_count(th), 132);
+  cr_assert_eq(sits_thermal_find(th, "IntExec"), 25);
+  cr_assert(sits_thermal_is_junction(th, 25));
+  cr_assert_eq(sits_thermal_find(th, "hsink_L2"), 91);
+  cr_assert_eq(sits_thermal_find(th, "inode_11"), 131);
+  /* the steady state of the trace's mean power: HotSpot's gcc.steady */
+  sits_steady_state st;
+  sits_err err = {0};
+  cr_assert_eq(sits_steady(sc, &st, &err), SITS_OK, "%s", err.msg);
+  double ref[132];
+  read_values(EV6 "/outputs_block/gcc.steady", &f, ref);
+  double worst = 0;
+  for (size_t i = 0; i < 132; i++)
+    worst = fmax(worst, fabs(st.temp_c[i] + SITS_KELVIN - ref[i]));
+  sits_steady_release(&st);
+  cr_assert_leq(worst, 0.010, "steady %g K", worst);
+  /* the run (CVODE on the same network) from 45 C everywhere: HotSpot's transient from a
+   * uniform 318.15 K */
+  sits_result *r = tu_run(sc);
+  size_t rows;
+  double *tt = read_ttrace(EV6 "/outputs_block/gcc_from_inittemp318.15.ttrace", &f, &rows);
+  const double *ts = sits_result_time_s(r);
+  double worst_t = 0;
+  size_t matched = 0;
+  for (size_t k = 0; k < sits_result_sample_count(r); k++) {
+    long row = lround(ts[k] / 0.01) - 1;
+    if (row < 0 || row >= (long)rows || fabs(ts[k] - 0.01 * (double)(row + 1)) > 1e-9)
+      continue;
+    for (size_t b = 0; b < f.flp->n; b++)
+      worst_t = fmax(worst_t, fabs(sits_result_temp_c(r, k, b) + SITS_KELVIN -
+                                   tt[(size_t)row * f.flp->n + b]));
+    matched++;
+  }
+  cr_log_info("ev6 platform: steady %.4f K, run %.4f K from HotSpot (%zu rows)", worst, worst_t,
+              matched);
+  cr_assert_geq(matched, 99);
+  cr_assert_leq(worst_t, 0.06);
+  free(tt);
+  sits_result_free(r);
+  sits_scenario_free(sc);
+  unload(&f);
+}
+
+Test(hotspot, floorplan_platform_errors) {
+  char msg[SITS_ERRMSG_MAX];
+  char text[2048];
+  snprintf(text, sizeof text,
+           "platform = { thermal = { hotspot = { flp = \"%s/inputs/ev6.flp\"; model = \"grid\"; }; "
+           "}; };\nworkload = { phases = ( { duration_s = 1.0; } ); };\n",
+           EV6);
+  cr_assert_eq(tu_load_fail("ev6_grid.cfg", text, msg, sizeof msg), SITS_EUNSUPPORTED, "%s", msg);
+  cr_assert(strstr(msg, "ev6_grid.cfg:1: grid floorplans in platforms"), "%s", msg);
+  snprintf(text, sizeof text,
+           "platform = { thermal = { hotspot = { flp = \"%s/inputs/ev6.flp\";\n options = { "
+           "s_spreader = "
+           "0.01; }; }; }; };\nworkload = { phases = ( { duration_s = 1.0; } ); };\n",
+           EV6);
+  cr_assert_eq(tu_load_fail("ev6_small.cfg", text, msg, sizeof msg), SITS_EINPUT, "%s", msg);
+  cr_assert(strstr(msg, "ev6_small.cfg:1: ") && strstr(msg, "smaller than the spreader"), "%s",
+            msg);
+  snprintf(
+      text, sizeof text,
+      "platform = { thermal = { hotspot = { flp = \"%s/inputs/ev6.flp\";\n options = { k_chp = "
+      "100.0; }; }; }; };\nworkload = { phases = ( { duration_s = 1.0; } ); };\n",
+      EV6);
+  cr_assert_eq(tu_load_fail("ev6_opt.cfg", text, msg, sizeof msg), SITS_EINPUT, "%s", msg);
+  cr_assert(strstr(msg, "ev6_opt.cfg:2: unknown option '-k_chp' (did you mean '-k_chip'?)"), "%s",
+            msg);
+  snprintf(text, sizeof text,
+           "platform = { thermal = { hotspot = { flp = \"missing.flp\"; }; }; };\n"
+           "workload = { phases = ( { duration_s = 1.0; } ); };\n");
+  cr_assert_eq(tu_load_fail("ev6_missing.cfg", text, msg, sizeof msg), SITS_EINPUT, "%s", msg);
+  cr_assert(strstr(msg, "missing.flp: cannot open"), "%s", msg);
+}
