@@ -10,9 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <hdf5.h>
-#include <hdf5_hl.h>
-
 typedef struct run {
   const sits_hs_run_opts *o;
   sits_hs_params prm;
@@ -94,44 +91,32 @@ static int steady(run *r, sits_hs_run_report *rep, sits_err *err) {
 
 /* The HDF5 of a transient: /time_s, /temp_c/<block>, /power_w/<block>. */
 static int write_h5(run *r, const char *path, const double *temp_k, sits_err *err) {
-  sits__atomic a;
-  if (sits__atomic_begin(&a, path, err))
-    return SITS_EIO;
-  size_t rows = r->tr->n_rows;
-  double *col = malloc(rows * sizeof *col);
-  hid_t file = col ? H5Fcreate(a.tmp_path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT) : -1;
-  int bad = file < 0;
-  hsize_t dims[1] = {rows};
-  if (!bad) {
+  size_t rows = r->tr->n_rows, nb = r->nb;
+  double *t = malloc(rows * sizeof *t), *c = malloc(rows * nb * sizeof *c);
+  const char **names = malloc(nb * sizeof *names);
+  int rc = t && c && names ? SITS_OK : sits__fail(err, SITS_ENOMEM, "out of memory");
+  if (rc == SITS_OK) {
     for (size_t k = 0; k < rows; k++)
-      col[k] = (double)(k + 1) * r->prm.sampling_intvl_s;
-    bad = H5LTmake_dataset_double(file, "/time_s", 1, dims, col) < 0 ||
-          H5LTset_attribute_string(file, "/time_s", "units", "s") < 0;
+      t[k] = (double)(k + 1) * r->prm.sampling_intvl_s;
+    for (size_t k = 0; k < rows * nb; k++)
+      c[k] = temp_k[k] - SITS_KELVIN;
+    for (size_t b = 0; b < nb; b++)
+      names[b] = r->flp->b[b].name;
+    sits__h5_columns cols = {.n_rows = rows,
+                             .n_cols = nb,
+                             .n_groups = 2,
+                             .n_attrs = 1,
+                             .time_s = t,
+                             .names = names,
+                             .group = {"/temp_c", "/power_w"},
+                             .units = {"degC", "W"},
+                             .values = {c, r->tr->w},
+                             .attr_name = {"model"},
+                             .attr_value = {r->model == SITS_HS_BLOCK ? "block" : "grid"}};
+    rc = sits__h5_call_columns(path, &cols, err);
   }
-  const char *groups[2] = {"/temp_c", "/power_w"};
-  for (int g = 0; g < 2 && !bad; g++) {
-    hid_t grp = H5Gcreate2(file, groups[g], H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    bad = grp < 0;
-    for (size_t b = 0; b < r->nb && !bad; b++) {
-      for (size_t k = 0; k < rows; k++)
-        col[k] = g == 0 ? temp_k[k * r->nb + b] - SITS_KELVIN : r->tr->w[k * r->nb + b];
-      const char *name = r->flp->b[b].name;
-      bad = H5LTmake_dataset_double(grp, name, 1, dims, col) < 0 ||
-            H5LTset_attribute_string(grp, name, "units", g == 0 ? "degC" : "W") < 0;
-    }
-    if (grp >= 0)
-      H5Gclose(grp);
-  }
-  if (!bad)
-    bad = H5LTset_attribute_string(file, "/", "model",
-                                   r->model == SITS_HS_BLOCK ? "block" : "grid") < 0;
-  if (file >= 0 && H5Fclose(file) < 0)
-    bad = 1;
-  free(col);
-  if (bad)
-    sits__fail(err, SITS_EIO, "%s: cannot write the HDF5 file", path);
-  int end = sits__atomic_end(&a, !bad, err);
-  return bad ? SITS_EIO : end;
+  free(t), free(c), free(names);
+  return rc;
 }
 
 static int transient(run *r, sits_hs_run_report *rep, sits_err *err) {

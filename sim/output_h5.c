@@ -1,5 +1,9 @@
 /*
- * output_h5.c - the HDF5 result file of the contract:
+ * output_h5.c - the HDF5 writers, built as the module libsits_h5 that libsits loads only
+ * when an HDF5 file is written (h5_module.c): HDF5 and its ~35 transitive libraries cost
+ * ~22 ms of start-up to every process that links them.
+ *
+ * The result file of the contract:
  *   /time_s, /temp_c/<node>, /power_w/total, /power_w/<domain>, /freq_mhz/<domain>,
  *   /node_power_w/<node>, /battery/{soc,voltage_v,current_a} (with a battery), /events,
  *   root attributes sitsenergy_version, config (merged config text), solver counters.
@@ -128,19 +132,62 @@ static int write_file(const char *tmp, const sits_scenario *sc, const sits_resul
   return rc ? -1 : 0;
 }
 
-int sits_write_h5(const sits_scenario *sc, const sits_result *r, const char *path, sits_err *err) {
-  sits__atomic a;
-  int rc = sits__atomic_begin(&a, path, err);
-  if (rc)
-    return rc;
-  /* HDF5 prints its error stack by default; the library reports through err instead */
+/* HDF5 prints its error stack by default; the library reports through its status instead. */
+static int quietly(int (*fn)(const void *), const void *arg) {
   H5E_auto2_t saved_fn;
   void *saved_data;
   H5Eget_auto2(H5E_DEFAULT, &saved_fn, &saved_data);
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-  int ok = write_file(a.tmp_path, sc, r) == 0;
+  int rc = fn(arg);
   H5Eset_auto2(H5E_DEFAULT, saved_fn, saved_data);
-  if (!ok)
-    sits__fail(err, SITS_EIO, "%s: writing the HDF5 file failed", path);
-  return sits__atomic_end(&a, ok, err);
+  return rc;
+}
+
+typedef struct result_args {
+  const char *tmp;
+  const sits_scenario *sc;
+  const sits_result *r;
+} result_args;
+
+static int result_fn(const void *p) {
+  const result_args *a = p;
+  return write_file(a->tmp, a->sc, a->r);
+}
+
+int sits__h5_write_result(const char *tmp_path, const sits_scenario *sc, const sits_result *r) {
+  result_args a = {tmp_path, sc, r};
+  return quietly(result_fn, &a);
+}
+
+static int columns_fn(const void *p) {
+  const sits__h5_columns *c = p;
+  hid_t file = H5Fcreate(c->tmp_path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  if (file < 0)
+    return -1;
+  double *col = malloc((c->n_rows ? c->n_rows : 1) * sizeof *col);
+  hsize_t dims[1] = {c->n_rows};
+  int bad = !col || H5LTmake_dataset_double(file, "/time_s", 1, dims, c->time_s) < 0 ||
+            H5LTset_attribute_string(file, "/time_s", "units", "s") < 0;
+  for (size_t g = 0; g < c->n_groups && !bad; g++) {
+    hid_t grp = H5Gcreate2(file, c->group[g], H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    bad = grp < 0;
+    for (size_t j = 0; j < c->n_cols && !bad; j++) {
+      for (size_t k = 0; k < c->n_rows; k++)
+        col[k] = c->values[g][k * c->n_cols + j];
+      bad = H5LTmake_dataset_double(grp, c->names[j], 1, dims, col) < 0 ||
+            H5LTset_attribute_string(grp, c->names[j], "units", c->units[g]) < 0;
+    }
+    if (grp >= 0)
+      H5Gclose(grp);
+  }
+  for (size_t k = 0; k < c->n_attrs && !bad; k++)
+    bad = H5LTset_attribute_string(file, "/", c->attr_name[k], c->attr_value[k]) < 0;
+  free(col);
+  if (H5Fclose(file) < 0)
+    bad = 1;
+  return bad ? -1 : 0;
+}
+
+int sits__h5_write_columns(const sits__h5_columns *c) {
+  return quietly(columns_fn, c);
 }

@@ -22,4 +22,31 @@ void sits__json_str(FILE *f, const char *s);
 /** JSON number, or null when not finite. */
 void sits__json_num(FILE *f, double v);
 
+/* ---- HDF5, through the lazily loaded module libsits_h5 (h5_module.c) ---- */
+
+typedef struct sits_scenario sits_scenario;
+typedef struct sits_result sits_result;
+
+/** Time series in groups: /time_s, then /<group[g]>/<names[j]> from values[g] (n_rows x
+ *  n_cols, row-major) with units[g]; string attributes on the root. */
+typedef struct sits__h5_columns {
+  const char *tmp_path;
+  size_t n_rows, n_cols, n_groups, n_attrs;
+  const double *time_s;
+  const char *const *names;
+  const char *group[4], *units[4];
+  const double *values[4];
+  const char *attr_name[4], *attr_value[4];
+} sits__h5_columns;
+
+/* In the module: 0 on success. */
+int sits__h5_write_result(const char *tmp_path, const sits_scenario *sc, const sits_result *r);
+int sits__h5_write_columns(const sits__h5_columns *c);
+
+/** Loads libsits_h5 (beside libsits) and calls one of them through the temporary file of
+ *  @p path: "result" with (sc, r) or "columns" with (c). */
+int sits__h5_call_result(const char *path, const sits_scenario *sc, const sits_result *r,
+                         sits_err *err);
+int sits__h5_call_columns(const char *path, sits__h5_columns *c, sits_err *err);
+
 #endif

@@ -37,3 +37,13 @@ execute_process(COMMAND ${prefix}/bin/sitsenergy --version RESULT_VARIABLE rc OU
 if(rc)
   message(FATAL_ERROR "installed sitsenergy does not run: ${v}")
 endif()
+# the installed program finds its HDF5 module beside the installed library
+execute_process(COMMAND ${prefix}/bin/sitsenergy hotspot
+                        -c ${SOURCE_DIR}/tests/data/hotspot_ev6/inputs/example.config
+                        -f ${SOURCE_DIR}/tests/data/hotspot_ev6/inputs/ev6.flp
+                        -p ${SOURCE_DIR}/tests/data/hotspot_ev6/inputs/gcc.ptrace
+                        -o ${WORK_DIR}/installed.h5
+                RESULT_VARIABLE rc ERROR_VARIABLE e)
+if(rc OR NOT EXISTS ${WORK_DIR}/installed.h5)
+  message(FATAL_ERROR "installed sitsenergy cannot write HDF5: ${e}")
+endif()

@@ -1,0 +1,85 @@
+/*
+ * h5_module.c - loads the HDF5 writers (the module libsits_h5, beside libsits) when an HDF5
+ * file is written, so that processes that write none do not pay HDF5's start-up (its ~35
+ * transitive libraries: ~22 ms per process, measured). The module is found next to the
+ * library that holds this code (dladdr), which works in the build tree and installed.
+ * Loaded with RTLD_NODELETE: HDF5 stays mapped until exit, as if it were linked.
+ */
+#define _GNU_SOURCE
+#include "sits_sim.h"
+#include "writer_impl.h"
+
+#include <dlfcn.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <string.h>
+
+#ifndef SITS_H5_MODULE
+#define SITS_H5_MODULE "libsits_h5.so"
+#endif
+
+/* An object of this library, to ask the loader where the library is. */
+static const char anchor = 0;
+
+static void *open_module(sits_err *err) {
+  Dl_info info;
+  char dir[4096], path[4200];
+  if (!dladdr(&anchor, &info) || !info.dli_fname) {
+    sits__fail(err, SITS_EIO, "cannot locate libsits to find its HDF5 module");
+    return NULL;
+  }
+  snprintf(dir, sizeof dir, "%s", info.dli_fname);
+  snprintf(path, sizeof path, "%s/%s", dirname(dir), SITS_H5_MODULE);
+  void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+  if (!h)
+    sits__fail(err, SITS_EIO, "cannot load the HDF5 writer %s: %s", path, dlerror());
+  return h;
+}
+
+int sits__h5_call_result(const char *path, const sits_scenario *sc, const sits_result *r,
+                         sits_err *err) {
+  void *h = open_module(err);
+  if (!h)
+    return SITS_EIO;
+  int (*fn)(const char *, const sits_scenario *, const sits_result *);
+  *(void **)&fn = dlsym(h, "sits__h5_write_result");
+  sits__atomic a;
+  int rc = fn ? sits__atomic_begin(&a, path, err)
+              : sits__fail(err, SITS_EIO, "the HDF5 module lacks its writer");
+  if (rc == SITS_OK) {
+    int ok = fn(a.tmp_path, sc, r) == 0;
+    if (!ok)
+      sits__fail(err, SITS_EIO, "%s: writing the HDF5 file failed", path);
+    rc = sits__atomic_end(&a, ok, err);
+    if (!ok)
+      rc = SITS_EIO;
+  }
+  dlclose(h);
+  return rc;
+}
+
+int sits__h5_call_columns(const char *path, sits__h5_columns *c, sits_err *err) {
+  void *h = open_module(err);
+  if (!h)
+    return SITS_EIO;
+  int (*fn)(const sits__h5_columns *);
+  *(void **)&fn = dlsym(h, "sits__h5_write_columns");
+  sits__atomic a;
+  int rc = fn ? sits__atomic_begin(&a, path, err)
+              : sits__fail(err, SITS_EIO, "the HDF5 module lacks its writer");
+  if (rc == SITS_OK) {
+    c->tmp_path = a.tmp_path;
+    int ok = fn(c) == 0;
+    if (!ok)
+      sits__fail(err, SITS_EIO, "%s: writing the HDF5 file failed", path);
+    rc = sits__atomic_end(&a, ok, err);
+    if (!ok)
+      rc = SITS_EIO;
+  }
+  dlclose(h);
+  return rc;
+}
+
+int sits_write_h5(const sits_scenario *sc, const sits_result *r, const char *path, sits_err *err) {
+  return sits__h5_call_result(path, sc, r, err);
+}
