@@ -13,10 +13,13 @@ static const char hotspot_usage[] =
     "                          [-steady_file F] [-grid_steady_file F] [-grid_transient_file F]\n"
     "                          [-grid_rows N -grid_cols M] [-d DUMP.config] [-<option> value]...\n"
     "                          [--precision N] [--geometric-lateral] [--normalised-init]\n"
-    "                          [--rtol X] [--stats]\n\n"
+    "                          [--substeps 4] [--order 3] [--cvode [--rtol X]] [--stats]\n\n"
     "HotSpot's command line, files and outputs (kelvin, HotSpot's node order and names, %.2f),\n"
-    "computed exactly: the block transient by the exact zero-order-hold update, the grid\n"
-    "transient by CVODE (BDF, KLU), steady states by a direct sparse solve. Options come from\n"
+    "computed exactly or close to it: the block transient by the exact zero-order-hold update,\n"
+    "the grid transient by ARKODE's L-stable ESDIRK (--order 3 or 4) at --substeps fixed steps\n"
+    "per interval with one KLU factorisation for the run (within 0.003 K of a tight CVODE run\n"
+    "on HotSpot's example), or by CVODE (BDF, KLU) with --cvode; steady states by a direct\n"
+    "sparse solve. Options come from\n"
     "the command line, then -c (the command line wins); an unknown option is an error.\n"
     "Differences from HotSpot: -grid_transient_file is rewritten, not appended to; -o with a\n"
     ".h5 name writes our HDF5 layout (/time_s, /temp_c/<block>, /power_w/<block>); HotSpot's\n"
@@ -25,8 +28,8 @@ static const char hotspot_usage[] =
     "                       orientation (HotSpot swaps them)\n"
     "  --normalised-init    a cell starts at the occupancy-weighted mean of its blocks (HotSpot\n"
     "                       sums them, so cells no block covers start at 0 K)\n"
-    "--precision N: decimals of the text outputs (2). --rtol X: the grid transient's relative\n"
-    "tolerance (1e-5; absolute 100 x that in K). --stats: solver counters on stderr.\n";
+    "--precision N: decimals of the text outputs (2). --rtol X: CVODE's relative tolerance\n"
+    "(1e-5; absolute 100 x that in K). --stats: solver counters on stderr.\n";
 
 int cmd_hotspot(int argc, char **argv) {
   sits_hs_options *opts = sits_hs_options_new();
@@ -48,7 +51,25 @@ int cmd_hotspot(int argc, char **argv) {
       ro.normalised_init = true;
     else if (!strcmp(a, "--stats"))
       stats = true;
-    else if (!strcmp(a, "--precision") || !strcmp(a, "--rtol")) {
+    else if (!strcmp(a, "--cvode"))
+      ro.cvode = true;
+    else if (!strcmp(a, "--substeps") || !strcmp(a, "--order")) {
+      if (i + 1 >= argc) {
+        code = cli_bad_option(':', a, "hotspot");
+        break;
+      }
+      const char *v = argv[++i];
+      long q = strtol(v, &end, 10);
+      bool sub = !strcmp(a, "--substeps");
+      if (*end || (sub ? (q < 1 || q > 1000) : (q != 3 && q != 4))) {
+        cli_error("%s '%s': expected %s", a, v, sub ? "1 to 1000" : "3 or 4");
+        code = EXIT_INPUT;
+      }
+      if (sub)
+        ro.substeps = (int)q;
+      else
+        ro.order = (int)q;
+    } else if (!strcmp(a, "--precision") || !strcmp(a, "--rtol")) {
       if (i + 1 >= argc) {
         code = cli_bad_option(':', a, "hotspot");
         break;

@@ -17,6 +17,7 @@
 #include <gsl/gsl_matrix.h>
 
 #include "config_impl.h"
+#include "sits_lti.h"
 #include "sits_ode.h"
 #include "sits_steady.h"
 
@@ -688,6 +689,7 @@ struct sits_hs_transient {
   gsl_spmatrix *g;
   double *jac_values;
   sits_ode *ode;
+  sits_lti *lti; /* grid, fixed step */
   long steps;
 };
 
@@ -794,8 +796,30 @@ static int ode_setup(sits_hs_transient *tr, double rtol, sits_err *err) {
   return tr->ode ? SITS_OK : SITS_ESOLVER;
 }
 
+static int lti_setup(sits_hs_transient *tr, const sits_hs_transient_opts *o, sits_err *err) {
+  size_t nz = tr->g->nz;
+  if (!(tr->jac_values = malloc(nz * sizeof *tr->jac_values)))
+    return sits__fail(err, SITS_ENOMEM, "out of memory");
+  for (size_t col = 0; col < tr->n; col++)
+    for (int p = tr->g->p[col]; p < tr->g->p[col + 1]; p++)
+      tr->jac_values[p] = -tr->g->data[p] / tr->c[tr->g->i[p]];
+  sits_lti_opts lo = {.n = tr->n,
+                      .pattern = tr->g,
+                      .rhs = grid_rhs,
+                      .jac = grid_jac,
+                      .user = tr,
+                      .h = tr->dt / (o->substeps > 0 ? o->substeps : 4),
+                      .order = o->order ? o->order : 3};
+  tr->lti = sits_lti_new(&lo, 0.0, tr->state, err);
+  return tr->lti ? SITS_OK : SITS_ESOLVER;
+}
+
 int sits_hs_transient_new(const sits_hs_network *net, double dt_s, const double *node_k0,
-                          double rtol, sits_hs_transient **out, sits_err *err) {
+                          const sits_hs_transient_opts *o, sits_hs_transient **out, sits_err *err) {
+  static const sits_hs_transient_opts none = {0};
+  if (!o)
+    o = &none;
+  double rtol = o->rtol;
   *out = NULL;
   if (!(dt_s > 0))
     return sits__fail(err, SITS_EINPUT, "the sampling interval must be > 0");
@@ -823,6 +847,7 @@ int sits_hs_transient_new(const sits_hs_network *net, double dt_s, const double 
   }
   if (rc == SITS_OK)
     rc = sits_hs_model_of(net) == SITS_HS_BLOCK ? exact_setup(tr, err)
+         : !o->cvode                            ? lti_setup(tr, o, err)
                                                 : ode_setup(tr, rtol > 0 ? rtol : 1e-5, err);
   if (rc) {
     sits_hs_transient_free(tr);
@@ -844,6 +869,7 @@ void sits_hs_transient_free(sits_hs_transient *tr) {
   if (tr->g)
     gsl_spmatrix_free(tr->g);
   sits_ode_free(tr->ode);
+  sits_lti_free(tr->lti);
   free(tr);
 }
 
@@ -869,6 +895,14 @@ int sits_hs_transient_step(sits_hs_transient *tr, const double *block_w, double 
     tr->steps++;
     return SITS_OK;
   }
+  if (tr->lti) { /* fixed steps land on the interval's end */
+    int rc = sits_lti_advance(tr->lti, tr->t + tr->dt, tr->state, err);
+    if (rc)
+      return rc;
+    memcpy(node_k, tr->state, n * sizeof *node_k);
+    tr->t += tr->dt;
+    return SITS_OK;
+  }
   int rc = tr->t > 0 ? sits_ode_reinit(tr->ode, tr->t, tr->state, err) : SITS_OK;
   double t_end = tr->t + tr->dt, t = tr->t;
   sits_ode_event ev = SITS_ODE_STEPPED;
@@ -890,8 +924,11 @@ void sits_hs_transient_stats(const sits_hs_transient *tr, sits_hs_stats *st) {
     return;
   }
   sits_ode_stats s;
-  sits_ode_get_stats(tr->ode, &s);
-  st->method = "cvode-bdf-klu";
+  if (tr->lti)
+    sits_lti_get_stats(tr->lti, &s);
+  else
+    sits_ode_get_stats(tr->ode, &s);
+  st->method = tr->lti ? "arkode-esdirk-klu" : "cvode-bdf-klu";
   st->steps = s.steps, st->rhs_evals = s.rhs_evals, st->jac_evals = s.jac_evals;
   st->lin_setups = s.lin_setups;
 }

@@ -140,8 +140,9 @@ static int transient(run *r, sits_hs_run_report *rep, sits_err *err) {
   double *blk = malloc(rows * r->nb * sizeof *blk);
   if (!blk)
     return sits__fail(err, SITS_ENOMEM, "out of memory");
-  if ((rc =
-           sits_hs_transient_new(r->net, r->prm.sampling_intvl_s, r->node, r->o->rtol, &tr, err))) {
+  sits_hs_transient_opts to = {
+      .cvode = r->o->cvode, .rtol = r->o->rtol, .substeps = r->o->substeps, .order = r->o->order};
+  if ((rc = sits_hs_transient_new(r->net, r->prm.sampling_intvl_s, r->node, &to, &tr, err))) {
     free(blk);
     return rc;
   }
