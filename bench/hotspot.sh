@@ -57,9 +57,14 @@ row "ev6 grid 64x64 steady" "${m% *}" "0.69 s (SuperLU), 1.01 s (multigrid)" "rs
   -o "$out/g.ttrace" --stats 2> "$out/stats.txt"
 read -r wall rss < "$out/t.txt"
 row "ev6 grid 64x64 transient, 1 s" "$wall" "69 s (SuperLU BE), 346 s (RK4)" "rss $((rss / 1024)) MB; $(tail -1 "$out/stats.txt" | sed 's/.*transient //')"
+head -6 "$in/gcc.ptrace" > "$out/gcc5.ptrace"
+/usr/bin/time -f "%e %M" -o "$out/t.txt" "$bin" hotspot -c "$in/example2.config" -f "$in/ev6.flp" \
+  -p "$out/gcc5.ptrace" -materials_file "$in/example.materials" -model_type grid \
+  -init_file "$ref/outputs_grid64/gcc.init" -o "$out/g5.ttrace" --cvode --stats 2> "$out/stats.txt"
+read -r wall rss < "$out/t.txt"
+row "  same, first 5 intervals, --cvode" "$wall" "" "$(tail -1 "$out/stats.txt" | sed 's/.*transient //')"
 echo
 echo "scaling: ev6 on R x R grids (steady: median of 3 whole runs; transient: 5 intervals, one run)"
-head -6 "$in/gcc.ptrace" > "$out/gcc5.ptrace"
 for r in 16 32 64 128 256; do
   s=$(median 3 "$bin" hotspot "${grd[@]}" -grid_rows "$r" -grid_cols "$r" -steady_file "$out/s$r.steady")
   /usr/bin/time -f "%e %M" -o "$out/t.txt" "$bin" hotspot -c "$in/example2.config" -f "$in/ev6.flp" \

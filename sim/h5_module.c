@@ -7,33 +7,14 @@
  */
 #define _GNU_SOURCE
 #include "sits_sim.h"
+#include "sits_module.h"
 #include "writer_impl.h"
 
-#include <dlfcn.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <string.h>
 
-#ifndef SITS_H5_MODULE
-#define SITS_H5_MODULE "libsits_h5.so"
-#endif
-
-/* An object of this library, to ask the loader where the library is. */
-static const char anchor = 0;
-
 static void *open_module(sits_err *err) {
-  Dl_info info;
-  char dir[4096], path[4200];
-  if (!dladdr(&anchor, &info) || !info.dli_fname) {
-    sits__fail(err, SITS_EIO, "cannot locate libsits to find its HDF5 module");
-    return NULL;
-  }
-  snprintf(dir, sizeof dir, "%s", info.dli_fname);
-  snprintf(path, sizeof path, "%s/%s", dirname(dir), SITS_H5_MODULE);
-  void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-  if (!h)
-    sits__fail(err, SITS_EIO, "cannot load the HDF5 writer %s: %s", path, dlerror());
-  return h;
+  return sits__module_open("libsits_h5.so", err);
 }
 
 int sits__h5_call_result(const char *path, const sits_scenario *sc, const sits_result *r,
@@ -41,11 +22,11 @@ int sits__h5_call_result(const char *path, const sits_scenario *sc, const sits_r
   void *h = open_module(err);
   if (!h)
     return SITS_EIO;
-  int (*fn)(const char *, const sits_scenario *, const sits_result *);
-  *(void **)&fn = dlsym(h, "sits__h5_write_result");
+  int (*fn)(const char *, const sits_scenario *, const sits_result *) =
+      (int (*)(const char *, const sits_scenario *, const sits_result *))sits__module_fn(
+          h, "sits__h5_write_result", err);
   sits__atomic a;
-  int rc = fn ? sits__atomic_begin(&a, path, err)
-              : sits__fail(err, SITS_EIO, "the HDF5 module lacks its writer");
+  int rc = fn ? sits__atomic_begin(&a, path, err) : SITS_EIO;
   if (rc == SITS_OK) {
     int ok = fn(a.tmp_path, sc, r) == 0;
     if (!ok)
@@ -54,7 +35,7 @@ int sits__h5_call_result(const char *path, const sits_scenario *sc, const sits_r
     if (!ok)
       rc = SITS_EIO;
   }
-  dlclose(h);
+  sits__module_close(h);
   return rc;
 }
 
@@ -62,11 +43,10 @@ int sits__h5_call_columns(const char *path, sits__h5_columns *c, sits_err *err) 
   void *h = open_module(err);
   if (!h)
     return SITS_EIO;
-  int (*fn)(const sits__h5_columns *);
-  *(void **)&fn = dlsym(h, "sits__h5_write_columns");
+  int (*fn)(const sits__h5_columns *) =
+      (int (*)(const sits__h5_columns *))sits__module_fn(h, "sits__h5_write_columns", err);
   sits__atomic a;
-  int rc = fn ? sits__atomic_begin(&a, path, err)
-              : sits__fail(err, SITS_EIO, "the HDF5 module lacks its writer");
+  int rc = fn ? sits__atomic_begin(&a, path, err) : SITS_EIO;
   if (rc == SITS_OK) {
     c->tmp_path = a.tmp_path;
     int ok = fn(c) == 0;
@@ -76,7 +56,7 @@ int sits__h5_call_columns(const char *path, sits__h5_columns *c, sits_err *err) 
     if (!ok)
       rc = SITS_EIO;
   }
-  dlclose(h);
+  sits__module_close(h);
   return rc;
 }
 

@@ -17,6 +17,7 @@
 #include <gsl/gsl_matrix.h>
 
 #include "config_impl.h"
+#include "sits_chol.h"
 #include "sits_lti.h"
 #include "sits_ode.h"
 #include "sits_steady.h"
@@ -620,8 +621,10 @@ int sits_hs_options_params(const sits_hs_options *o, sits_hs_params *p, sits_hs_
 
 /* ---- steady state --------------------------------------------------------------------- */
 
-static int steady_solve(const sits_hs_network *net, const gsl_spmatrix *g, const double *node_w,
-                        double *node_k, sits_err *err) {
+/* G T = P + g_amb T_amb: G is SPD, so a grid uses one CHOLMOD factorisation (*chol, made on
+ * the first call and reused by the leakage loop); small block networks a dense LU. */
+static int steady_solve(const sits_hs_network *net, const gsl_spmatrix *g, sits_chol **chol,
+                        const double *node_w, double *node_k, sits_err *err) {
   const sits_thermal *th = sits_hs_thermal(net);
   size_t n = sits_hs_node_count(net);
   double *b = malloc(n * sizeof *b);
@@ -630,7 +633,13 @@ static int steady_solve(const sits_hs_network *net, const gsl_spmatrix *g, const
   double amb_k = sits_hs_params_of(net)->ambient_k;
   for (size_t i = 0; i < n; i++)
     b[i] = node_w[i] + sits_thermal_ambient_conductance_w_per_k(th, (int)i) * amb_k;
-  int rc = sits_steady_solve(g, b, node_k, err);
+  int rc = SITS_OK;
+  if (n < SITS_STEADY_SPARSE_THRESHOLD)
+    rc = sits_steady_solve(g, b, node_k, err);
+  else if (*chol || (*chol = sits_chol_new(g, NULL, err)))
+    rc = sits_chol_solve(*chol, b, NULL, node_k, err);
+  else
+    rc = SITS_ESOLVER;
   free(b);
   return rc;
 }
@@ -640,13 +649,14 @@ int sits_hs_steady(const sits_hs_network *net, const double *block_w, bool leaka
   const sits_floorplan *f = sits_hs_floorplan(net);
   size_t n = sits_hs_node_count(net), nb = f->n;
   gsl_spmatrix *g = sits_thermal_conductance(sits_hs_thermal(net));
+  sits_chol *chol = NULL;
   double *node_w = malloc(n * sizeof *node_w), *pw = malloc(nb * sizeof *pw);
   double *prev = malloc(n * sizeof *prev), *vals = malloc((4 * nb + 12) * sizeof *vals);
   int rc =
       g && node_w && pw && prev && vals ? SITS_OK : sits__fail(err, SITS_ENOMEM, "out of memory");
   if (rc == SITS_OK) {
     sits_hs_power_map(net, block_w, node_w);
-    rc = steady_solve(net, g, node_w, node_k, err);
+    rc = steady_solve(net, g, &chol, node_w, node_k, err);
   }
   /* HotSpot's steady leakage loop (HOTSPOT-MODEL.md 4.10) on the silicon block values */
   for (int it = 0; leakage && rc == SITS_OK; it++) {
@@ -661,7 +671,7 @@ int sits_hs_steady(const sits_hs_network *net, const double *block_w, bool leaka
       pw[b] = block_w[b] + sits_hs_leakage_w(net, b, vals[b]);
     sits_hs_power_map(net, pw, node_w);
     memcpy(prev, node_k, n * sizeof *prev);
-    if ((rc = steady_solve(net, g, node_w, node_k, err)))
+    if ((rc = steady_solve(net, g, &chol, node_w, node_k, err)))
       break;
     double d = 0;
     for (size_t i = 0; i < n; i++)
@@ -672,6 +682,7 @@ int sits_hs_steady(const sits_hs_network *net, const double *block_w, bool leaka
       break;
   }
   gsl_spmatrix_free(g);
+  sits_chol_free(chol);
   free(node_w), free(pw), free(prev), free(vals);
   return rc;
 }
@@ -809,7 +820,9 @@ static int lti_setup(sits_hs_transient *tr, const sits_hs_transient_opts *o, sit
                       .jac = grid_jac,
                       .user = tr,
                       .h = tr->dt / (o->substeps > 0 ? o->substeps : 4),
-                      .order = o->order ? o->order : 3};
+                      .order = o->order ? o->order : 3,
+                      /* C (I - gamma h J) = C + gamma h G is SPD: CHOLMOD */
+                      .spd_scale = tr->c};
   tr->lti = sits_lti_new(&lo, 0.0, tr->state, err);
   return tr->lti ? SITS_OK : SITS_ESOLVER;
 }
@@ -928,7 +941,7 @@ void sits_hs_transient_stats(const sits_hs_transient *tr, sits_hs_stats *st) {
     sits_lti_get_stats(tr->lti, &s);
   else
     sits_ode_get_stats(tr->ode, &s);
-  st->method = tr->lti ? "arkode-esdirk-klu" : "cvode-bdf-klu";
+  st->method = tr->lti ? "arkode-esdirk-cholmod" : "cvode-bdf-klu";
   st->steps = s.steps, st->rhs_evals = s.rhs_evals, st->jac_evals = s.jac_evals;
   st->lin_setups = s.lin_setups;
 }

@@ -70,15 +70,15 @@ int sits_hs_steady(const sits_hs_network *net, const double *block_w, bool leaka
 typedef struct sits_hs_transient sits_hs_transient;
 
 typedef struct sits_hs_stats {
-  const char *method; /**< "exact-zoh", "cvode-bdf-klu" or "arkode-esdirk-klu" */
+  const char *method; /**< "exact-zoh", "cvode-bdf-klu" or "arkode-esdirk-cholmod" */
   long steps, rhs_evals, jac_evals, lin_setups;
 } sits_hs_stats;
 
 /** A transient from @p node_k0 [K] over intervals of @p dt_s (options: NULL for the defaults):
  *  the exact zero-order-hold update T(t+dt) = T_inf + e^{A dt} (T - T_inf) for the block model
  *  (e^{A dt} built once from the eigen-decomposition of C^-1/2 G C^-1/2). The grid model by
- *  default: ARKODE's L-stable ESDIRK3(2)4L[2]SA at dt / 4 with KLU and one factorisation for
- *  the run (sits_lti.h); on HotSpot's ev6 64 x 64 case within 0.003 K of a CVODE run at
+ *  default: ARKODE's L-stable ESDIRK3(2)4L[2]SA at dt / 4, one CHOLMOD factorisation of
+ *  C + gamma h G for the run (sits_lti.h); on HotSpot's ev6 64 x 64 case within 0.003 K of a CVODE run at
  *  rtol 1e-9 and ~13 x faster than CVODE at rtol 1e-5. With cvode: CVODE BDF + KLU, the
  *  constant Jacobian given once, the symbolic factorisation kept across intervals. */
 /** How a grid transient is integrated (the block model is always exact). */

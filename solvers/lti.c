@@ -1,5 +1,6 @@
 /* lti.c - fixed-step ESDIRK (ARKODE) for linear constant-Jacobian systems (sits_lti.h). */
 #include "sits_lti.h"
+#include "sits_chol.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -11,6 +12,86 @@
 #include <sundials/sundials_context.h>
 #include <sunlinsol/sunlinsol_klu.h>
 #include <sunmatrix/sunmatrix_sparse.h>
+
+/* A SUNDIALS linear solver for A = I - gamma J whose row-scaled diag(c) A is SPD (a conduction
+ * network: C + gamma G): CHOLMOD on diag(c) A, solving diag(c) A x = diag(c) b. */
+typedef struct chol_ls {
+  const double *c; /* borrowed row scale */
+  gsl_spmatrix *a; /* A in GSL's CSC form (int indices) */
+  sits_chol *f;
+  long last_flag;
+  sits_err err;
+} chol_ls;
+
+static SUNLinearSolver_Type chol_type(SUNLinearSolver s) {
+  (void)s;
+  return SUNLINEARSOLVER_DIRECT;
+}
+
+static int chol_setup(SUNLinearSolver s, SUNMatrix A) {
+  chol_ls *c = s->content;
+  size_t n = (size_t)SUNSparseMatrix_Columns(A), nnz = (size_t)SUNSparseMatrix_NNZ(A);
+  const sunindextype *ap = SUNSparseMatrix_IndexPointers(A), *ai = SUNSparseMatrix_IndexValues(A);
+  if (!c->a && !(c->a = gsl_spmatrix_alloc_nzmax(n, n, nnz, GSL_SPMATRIX_CSC)))
+    return SUNLS_MEM_FAIL;
+  if (c->a->nzmax < nnz)
+    return SUNLS_PACKAGE_FAIL_UNREC; /* the pattern grew: not this solver's case */
+  for (size_t j = 0; j <= n; j++)
+    c->a->p[j] = (int)ap[j];
+  for (size_t k = 0; k < (size_t)ap[n]; k++)
+    c->a->i[k] = (int)ai[k];
+  memcpy(c->a->data, SUNSparseMatrix_Data(A), (size_t)ap[n] * sizeof(double));
+  c->a->nz = (size_t)ap[n];
+  int rc = c->f ? sits_chol_factor(c->f, c->a, c->c, &c->err)
+                : ((c->f = sits_chol_new(c->a, c->c, &c->err)) ? SITS_OK : SITS_ESOLVER);
+  c->last_flag = rc;
+  return rc == SITS_OK ? SUNLS_SUCCESS : SUNLS_PACKAGE_FAIL_UNREC;
+}
+
+static int chol_solve(SUNLinearSolver s, SUNMatrix A, N_Vector x, N_Vector b, realtype tol) {
+  (void)A, (void)tol;
+  chol_ls *c = s->content;
+  int rc = sits_chol_solve(c->f, N_VGetArrayPointer(b), c->c, N_VGetArrayPointer(x), &c->err);
+  c->last_flag = rc;
+  return rc == SITS_OK ? SUNLS_SUCCESS : SUNLS_PACKAGE_FAIL_UNREC;
+}
+
+static sunindextype chol_last_flag(SUNLinearSolver s) {
+  return ((chol_ls *)s->content)->last_flag;
+}
+
+static int chol_free(SUNLinearSolver s) {
+  if (!s)
+    return SUNLS_SUCCESS;
+  chol_ls *c = s->content;
+  if (c) {
+    sits_chol_free(c->f);
+    if (c->a)
+      gsl_spmatrix_free(c->a);
+    free(c);
+  }
+  SUNLinSolFreeEmpty(s);
+  return SUNLS_SUCCESS;
+}
+
+static SUNLinearSolver chol_new(const double *c, SUNContext ctx) {
+  SUNLinearSolver s = SUNLinSolNewEmpty(ctx);
+  chol_ls *content = calloc(1, sizeof *content);
+  if (!s || !content) {
+    free(content);
+    if (s)
+      SUNLinSolFreeEmpty(s);
+    return NULL;
+  }
+  content->c = c;
+  s->content = content;
+  s->ops->gettype = chol_type;
+  s->ops->setup = chol_setup;
+  s->ops->solve = chol_solve;
+  s->ops->lastflag = chol_last_flag;
+  s->ops->free = chol_free;
+  return s;
+}
 
 struct sits_lti {
   SUNContext ctx;
@@ -83,12 +164,15 @@ sits_lti *sits_lti_new(const sits_lti_opts *o, double t0, const double *y0, sits
     l->ark = ARKStepCreate(NULL, rhs, t0, l->y, l->ctx);
     l->jac =
         SUNSparseMatrix((sunindextype)n, (sunindextype)n, (sunindextype)l->nnz, CSC_MAT, l->ctx);
-    l->ls = l->jac ? SUNLinSol_KLU(l->y, l->jac, l->ctx) : NULL;
+    l->ls = !l->jac        ? NULL
+            : o->spd_scale ? chol_new(o->spd_scale, l->ctx)
+                           : SUNLinSol_KLU(l->y, l->jac, l->ctx);
     ok = l->ark && l->ls;
   }
   if (ok) {
     ARKStepSetErrHandlerFn(l->ark, on_error, l);
-    SUNLinSol_KLUSetOrdering(l->ls, 0); /* AMD, as for CVODE */
+    if (!o->spd_scale)
+      SUNLinSol_KLUSetOrdering(l->ls, 0); /* AMD, as for CVODE */
     ok = ARKStepSetUserData(l->ark, l) == ARK_SUCCESS &&
          ARKStepSetLinearSolver(l->ark, l->ls, l->jac) == ARK_SUCCESS &&
          ARKStepSetJacFn(l->ark, jac) == ARK_SUCCESS &&
@@ -134,8 +218,11 @@ int sits_lti_advance(sits_lti *l, double tout, double *y, sits_err *err) {
                       l->o.h);
   realtype t = l->t;
   if (ARKStepSetStopTime(l->ark, tout) != ARK_SUCCESS ||
-      ARKStepEvolve(l->ark, tout, l->y, &t, ARK_NORMAL) < 0)
-    return sits__fail(err, SITS_ESOLVER, "arkode: %s", l->msg);
+      ARKStepEvolve(l->ark, tout, l->y, &t, ARK_NORMAL) < 0) {
+    const chol_ls *c = l->o.spd_scale ? l->ls->content : NULL;
+    return sits__fail(err, SITS_ESOLVER, "arkode: %s%s%s", l->msg, c && c->err.msg[0] ? ": " : "",
+                      c ? c->err.msg : "");
+  }
   l->t = tout;
   memcpy(y, N_VGetArrayPointer(l->y), l->o.n * sizeof(double));
   return SITS_OK;

@@ -47,3 +47,14 @@ execute_process(COMMAND ${prefix}/bin/sitsenergy hotspot
 if(rc OR NOT EXISTS ${WORK_DIR}/installed.h5)
   message(FATAL_ERROR "installed sitsenergy cannot write HDF5: ${e}")
 endif()
+# and its CHOLMOD module (a 16 x 16 grid steady state, 1,036 nodes, goes through CHOLMOD)
+execute_process(COMMAND ${prefix}/bin/sitsenergy hotspot
+                        -c ${SOURCE_DIR}/tests/data/hotspot_ev6/inputs/example.config
+                        -f ${SOURCE_DIR}/tests/data/hotspot_ev6/inputs/ev6.flp
+                        -p ${SOURCE_DIR}/tests/data/hotspot_ev6/inputs/gcc.ptrace
+                        -model_type grid -grid_rows 16 -grid_cols 16
+                        -steady_file ${WORK_DIR}/installed.steady
+                RESULT_VARIABLE rc ERROR_VARIABLE e)
+if(rc OR NOT EXISTS ${WORK_DIR}/installed.steady)
+  message(FATAL_ERROR "installed sitsenergy cannot solve a grid (CHOLMOD module): ${e}")
+endif()

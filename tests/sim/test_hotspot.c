@@ -276,7 +276,7 @@ static double grid_transient(const sits_hs_transient_opts *o, size_t n_rows, con
 Test(hotspot, grid_transient_matches_hotspot_rk4, .timeout = 120) {
   const char *method;
   cr_assert_leq(grid_transient(NULL, 20, &method), 0.06);
-  cr_assert_str_eq(method, "arkode-esdirk-klu");
+  cr_assert_str_eq(method, "arkode-esdirk-cholmod");
   sits_hs_transient_opts cv = {.cvode = true};
   cr_assert_leq(grid_transient(&cv, 5, &method), 0.06);
   cr_assert_str_eq(method, "cvode-bdf-klu");
