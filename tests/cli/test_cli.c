@@ -489,6 +489,26 @@ Test(cli, hotspot_runs_hotspots_example_commands) {
   fclose(f);
   cr_assert(strstr(line, "L2_left\t324.3"), "%s", line);
   cr_assert_eq(strlen(strchr(line, '.') + 1), 5, "4 decimals and a newline: %s", line);
+  /* -d dumps the effective options; the dump read back as -c gives the same steady state */
+  char dump[600], again[600];
+  snprintf(dump, sizeof dump, "%s/dump.config", tu_dir());
+  snprintf(again, sizeof again, "%s/again.steady", tu_dir());
+  snprintf(args, sizeof args,
+           "hotspot -c %s/example.config -f %s/ev6.flp -p %s/gcc.ptrace -d %s -k_chip 150", in, in,
+           in, dump);
+  cr_assert_eq(tu_cli(args, &out, &err), 0, "%s", err);
+  free(out), free(err);
+  snprintf(args, sizeof args, "hotspot -c %s -f %s/ev6.flp -p %s/gcc.ptrace -steady_file %s", dump,
+           in, in, again);
+  cr_assert_eq(tu_cli(args, &out, &err), 0, "%s", err);
+  free(out), free(err);
+  snprintf(args, sizeof args,
+           "hotspot -c %s/example.config -f %s/ev6.flp -p %s/gcc.ptrace -steady_file %s -k_chip "
+           "150",
+           in, in, in, p[0]);
+  cr_assert_eq(tu_cli(args, &out, &err), 0, "%s", err);
+  free(out), free(err);
+  cr_assert_leq(max_file_diff(p[0], again), 1e-9);
 }
 
 Test(cli, hotspot_errors) {
