@@ -4,8 +4,10 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "sits_table.h"
+#include "sits_trace.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static char path[256];
@@ -40,5 +42,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     abort();
   }
   sits_table_free(t);
+  /* the board-trace readers, sniffed and forced, lenient and strict */
+  const char *formats[] = {NULL, "tegrastats", "csv"};
+  for (int k = 0; k < 6; k++) {
+    sits_trace_opts o = {.format = formats[k % 3], .strict = k >= 3};
+    sits_trace *tr = NULL;
+    err.msg[0] = '\0';
+    if (sits_trace_read(path, &o, &tr, &err) == SITS_OK) {
+      if (!tr || tr->n_rows == 0 || tr->n_cols == 0 || strcmp(tr->names[0], "time_s") != 0)
+        abort();
+      for (size_t r = 1; r < tr->n_rows; r++)
+        if (!(sits_trace_at(tr, r, 0) > sits_trace_at(tr, r - 1, 0)))
+          abort(); /* time must increase */
+    } else if (tr || err.msg[0] == '\0') {
+      abort();
+    }
+    sits_trace_free(tr);
+  }
   return 0;
 }

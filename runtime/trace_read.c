@@ -1,0 +1,171 @@
+/* trace_read.c - the trace table, the readers' ops table and format detection (sits_trace.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "sits_trace.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const sits_trace_reader readers[] = {
+    {"tegrastats", sits__tegrastats_sniff, sits__tegrastats_read},
+    {"csv", sits__csv_trace_sniff, sits__csv_trace_read},
+    {NULL, NULL, NULL},
+};
+
+const sits_trace_reader *sits_trace_readers(void) {
+  return readers;
+}
+
+void sits_trace_free(sits_trace *t) {
+  if (!t)
+    return;
+  for (size_t j = 0; j < t->n_cols; j++)
+    free(t->names[j]);
+  free(t->names), free(t->values), free(t->lines);
+  free(t);
+}
+
+int sits_trace_column(const sits_trace *t, const char *name) {
+  for (size_t j = 0; j < t->n_cols; j++)
+    if (strcmp(t->names[j], name) == 0)
+      return (int)j;
+  return -1;
+}
+
+/* Row capacity is tracked in the skipped field's neighbour: keep it simple, grow by doubling
+ * with the capacity derived from n_rows (powers of two). */
+static size_t capacity(size_t n) {
+  size_t c = 64;
+  while (c < n)
+    c *= 2;
+  return c;
+}
+
+long sits__trace_add_row(sits_trace *t, size_t line) {
+  size_t n = t->n_rows;
+  if (n == 0 || (n >= 64 && (n & (n - 1)) == 0)) { /* grow at 0, 64, 128, ... */
+    size_t cap = capacity(n + 1);
+    double *v = realloc(t->values, cap * (t->n_cols ? t->n_cols : 1) * sizeof *v);
+    if (!v)
+      return -1;
+    t->values = v;
+    size_t *l = realloc(t->lines, cap * sizeof *l);
+    if (!l)
+      return -1;
+    t->lines = l;
+  }
+  for (size_t j = 0; j < t->n_cols; j++)
+    t->values[n * t->n_cols + j] = NAN;
+  t->lines[n] = line;
+  t->n_rows++;
+  return (long)n;
+}
+
+/* A new column: every row so far gets NAN (the table is re-laid out). */
+static int add_column(sits_trace *t, const char *name) {
+  size_t nc = t->n_cols + 1, rows = t->n_rows, cap = capacity(rows ? rows : 1);
+  char **names = realloc(t->names, nc * sizeof *names);
+  if (!names)
+    return -1;
+  t->names = names;
+  if (!(t->names[t->n_cols] = strdup(name)))
+    return -1;
+  double *v = malloc(cap * nc * sizeof *v);
+  if (!v) {
+    free(t->names[t->n_cols]);
+    return -1;
+  }
+  for (size_t r = 0; r < rows; r++) {
+    for (size_t j = 0; j < t->n_cols; j++)
+      v[r * nc + j] = t->values[r * t->n_cols + j];
+    v[r * nc + t->n_cols] = NAN;
+  }
+  free(t->values);
+  t->values = v;
+  t->n_cols = nc;
+  return (int)(nc - 1);
+}
+
+int sits__trace_set(sits_trace *t, const char *name, double v) {
+  int c = sits_trace_column(t, name);
+  if (c < 0 && (c = add_column(t, name)) < 0)
+    return SITS_ENOMEM;
+  if (t->n_rows)
+    t->values[(t->n_rows - 1) * t->n_cols + (size_t)c] = v;
+  return SITS_OK;
+}
+
+int sits__trace_bad_line(sits_trace *t, const sits_trace_opts *o, const char *path, size_t line,
+                         const char *why, sits_err *err) {
+  if (o && o->strict)
+    return sits__fail(err, SITS_EINPUT, "%s:%zu: %s", path, line, why);
+  if (!t->skipped++)
+    t->first_skipped_line = line;
+  return SITS_OK;
+}
+
+/* The first line of the file that is neither blank nor a # comment, for sniffing. */
+static int first_line(const char *path, char *buf, size_t size, sits_err *err) {
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return sits__fail(err, SITS_EINPUT, "%s: cannot open: %s", path, strerror(errno));
+  buf[0] = '\0';
+  while (fgets(buf, (int)size, f)) {
+    char *p = buf;
+    while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+      p++;
+    if (*p && *p != '#')
+      break;
+    buf[0] = '\0';
+  }
+  fclose(f);
+  return SITS_OK;
+}
+
+int sits_trace_read(const char *path, const sits_trace_opts *o, sits_trace **out, sits_err *err) {
+  static const sits_trace_opts none = {0};
+  if (!o)
+    o = &none;
+  *out = NULL;
+  const sits_trace_reader *r = NULL;
+  if (o->format && strcmp(o->format, "auto") != 0) {
+    for (const sits_trace_reader *k = readers; k->name && !r; k++)
+      if (strcmp(k->name, o->format) == 0)
+        r = k;
+    if (!r)
+      return sits__fail(err, SITS_EINPUT, "unknown trace format '%s' (tegrastats, csv)", o->format);
+  } else {
+    char line[8192];
+    int rc = first_line(path, line, sizeof line, err), best = 0;
+    if (rc)
+      return rc;
+    for (const sits_trace_reader *k = readers; k->name; k++) {
+      int s = k->sniff(line);
+      if (s > best)
+        best = s, r = k;
+    }
+    if (!r)
+      return sits__fail(err, SITS_EINPUT,
+                        "%s:1: not a trace format this version reads "
+                        "(tegrastats, csv)",
+                        path);
+  }
+  sits_trace *t = calloc(1, sizeof *t);
+  if (!t)
+    return sits__fail(err, SITS_ENOMEM, "out of memory");
+  t->interval_s = NAN;
+  t->format = r->name;
+  int rc = add_column(t, "time_s") < 0 ? sits__fail(err, SITS_ENOMEM, "out of memory")
+                                       : r->read(path, o, t, err);
+  if (rc == SITS_OK && t->n_rows == 0)
+    rc = sits__fail(err, SITS_EINPUT, "%s: no usable sample in the trace (%zu malformed lines)",
+                    path, t->skipped);
+  if (rc) {
+    sits_trace_free(t);
+    return rc;
+  }
+  *out = t;
+  return SITS_OK;
+}

@@ -1,0 +1,232 @@
+/*
+ * test_trace.c - board-trace readers: one conformance suite for every reader, a fixture per
+ * tegrastats variant with hand-checked values, the real Orin Nano JetPack 6 log against its
+ * author's own independent parse, and malformed input.
+ */
+#include "test_util.h"
+
+#include "sits_table.h"
+#include "sits_trace.h"
+
+#define TG SITS_TEST_DATA "/tegrastats/"
+
+static sits_trace *read_ok(const char *path, const sits_trace_opts *o) {
+  sits_trace *t = NULL;
+  sits_err err = {0};
+  cr_assert_eq(sits_trace_read(path, o, &t, &err), SITS_OK, "%s: %s", path, err.msg);
+  return t;
+}
+
+static double at(const sits_trace *t, size_t row, const char *col) {
+  int c = sits_trace_column(t, col);
+  cr_assert_geq(c, 0, "no column %s", col);
+  return sits_trace_at(t, row, (size_t)c);
+}
+
+/* Every reader: time_s from 0 and increasing, SI units in plausible ranges, names of the
+ * contract's kinds only. */
+static void conformance(const sits_trace *t) {
+  cr_assert_str_eq(t->names[0], "time_s");
+  cr_assert_float_eq(sits_trace_at(t, 0, 0), 0.0, 1e-12);
+  for (size_t r = 1; r < t->n_rows; r++)
+    cr_assert_gt(sits_trace_at(t, r, 0), sits_trace_at(t, r - 1, 0));
+  const char *kinds[] = {"temp_c.",   "power_w.",   "voltage_v.", "current_a.",
+                         "freq_mhz.", "util_frac.", "mark."};
+  for (size_t j = 1; j < t->n_cols; j++) {
+    size_t k = 0;
+    while (k < 7 && strncmp(t->names[j], kinds[k], strlen(kinds[k])) != 0)
+      k++;
+    cr_assert_lt(k, 7, "column %s is not a normalised name", t->names[j]);
+    for (size_t r = 0; r < t->n_rows; r++) {
+      double v = sits_trace_at(t, r, j);
+      if (isnan(v))
+        continue;
+      if (k == 0)
+        cr_assert(v > -40 && v < 150, "%s = %g C", t->names[j], v);
+      if (k == 1)
+        cr_assert(v >= 0 && v < 1000, "%s = %g W", t->names[j], v);
+      if (k == 4)
+        cr_assert(v >= 0 && v < 10000, "%s = %g MHz", t->names[j], v);
+      if (k == 5)
+        cr_assert(v >= 0 && v <= 1, "%s = %g", t->names[j], v);
+    }
+  }
+}
+
+Test(trace, every_reader_conforms) {
+  const char *files[] = {"v01_tx1_l4t28.log",
+                         "v02_tx2_l4t28.log",
+                         "v03_tx2_l4t32.log",
+                         "v04_nano_jp4.log",
+                         "v05_agx_xavier_jp4.log",
+                         "v06_xavier_nx_jp5.log",
+                         "v07_agx_orin_jp5.log",
+                         "v08_agx_orin_64gb_jp6.log",
+                         "v09_orin_nano_jp6.log",
+                         "v10_agx_orin_jp7.log",
+                         "v11_thor.log",
+                         "orin_nano_jp6_real.raw",
+                         "generic.csv"};
+  for (size_t k = 0; k < sizeof files / sizeof files[0]; k++) {
+    char path[512];
+    snprintf(path, sizeof path, "%s%s", TG, files[k]);
+    sits_trace *t = read_ok(path, NULL);
+    cr_assert_str_eq(t->format, k + 1 < sizeof files / sizeof files[0] ? "tegrastats" : "csv", "%s",
+                     files[k]);
+    conformance(t);
+    sits_trace_free(t);
+  }
+  const sits_trace_reader *r = sits_trace_readers();
+  cr_assert_str_eq(r[0].name, "tegrastats");
+  cr_assert_str_eq(r[1].name, "csv");
+  cr_assert_null(r[2].name);
+}
+
+/* Hand-checked values from each variant's second line (row 1). */
+typedef struct expect {
+  const char *file, *column;
+  double value; /* NAN: the value must be missing */
+} expect;
+
+Test(trace, tegrastats_variants_parse) {
+  const expect e[] = {
+      {"v01_tx1_l4t28.log", "temp_c.Tdiode", 35.25},
+      {"v01_tx1_l4t28.log", "freq_mhz.GR3D", 76},
+      {"v02_tx2_l4t28.log", "power_w.VDD_IN", 3.720}, /* bare mW: the first of 3720/3660 */
+      {"v02_tx2_l4t28.log", "util_frac.cpu1", NAN},   /* an offline core */
+      {"v02_tx2_l4t28.log", "freq_mhz.GR3D", 114},    /* GR3D_FREQ @114: no load shown */
+      {"v03_tx2_l4t32.log", "power_w.VDD_WIFI", 0.0},
+      {"v03_tx2_l4t32.log", "util_frac.GR3D", 0.22},
+      {"v04_nano_jp4.log", "power_w.POM_5V_GPU", 2.950},
+      {"v04_nano_jp4.log", "temp_c.GPU", 28.5},
+      {"v05_agx_xavier_jp4.log", "power_w.SOC", 2.520}, /* bare rail names */
+      {"v05_agx_xavier_jp4.log", "power_w.CPU", 0.395},
+      {"v05_agx_xavier_jp4.log", "util_frac.cpu0", 0.06},
+      {"v06_xavier_nx_jp5.log", "power_w.VDD_CPU_GPU_CV", 7.350},
+      {"v06_xavier_nx_jp5.log", "util_frac.cpu5", NAN},
+      {"v07_agx_orin_jp5.log", "temp_c.CV0", NAN}, /* -256C: the sensor is off */
+      {"v07_agx_orin_jp5.log", "temp_c.SOC2", 40.1},
+      {"v07_agx_orin_jp5.log", "power_w.VDD_GPU_SOC", 4.800},
+      {"v08_agx_orin_64gb_jp6.log", "freq_mhz.GR3D", 306},
+      {"v08_agx_orin_64gb_jp6.log", "freq_mhz.GR3D_gpc1", 306},
+      {"v08_agx_orin_64gb_jp6.log", "freq_mhz.NVDEC", 1190},
+      {"v08_agx_orin_64gb_jp6.log", "freq_mhz.NVENC", NAN},
+      {"v08_agx_orin_64gb_jp6.log", "temp_c.tj", 48.0},
+      {"v09_orin_nano_jp6.log", "power_w.VDD_IN", 6.011},
+      {"v09_orin_nano_jp6.log", "temp_c.tj", 49.156},
+      {"v10_agx_orin_jp7.log", "power_w.VDD_CPU_CV", 3.300}, /* the first of three */
+      {"v10_agx_orin_jp7.log", "temp_c.cpu", 53.1},          /* the first of a/bC */
+      {"v11_thor.log", "freq_mhz.GR3D", 1005},               /* @[f,f,f]: no load */
+      {"v11_thor.log", "freq_mhz.GR3D_gpc2", 995},
+      {"v11_thor.log", "power_w.VDD_CPU_SOC_MSS", 12.100},
+  };
+  for (size_t k = 0; k < sizeof e / sizeof e[0]; k++) {
+    char path[512];
+    snprintf(path, sizeof path, "%s%s", TG, e[k].file);
+    sits_trace *t = read_ok(path, NULL);
+    cr_assert_eq(t->n_rows, 2, "%s", e[k].file);
+    double v = at(t, 1, e[k].column);
+    if (isnan(e[k].value))
+      cr_assert(isnan(v), "%s %s = %g, expected missing", e[k].file, e[k].column, v);
+    else
+      cr_assert_float_eq(v, e[k].value, 1e-9, "%s %s = %g", e[k].file, e[k].column, v);
+    sits_trace_free(t);
+  }
+  /* the dummies and unconnected channels are not columns */
+  sits_trace *t = read_ok(TG "v04_nano_jp4.log", NULL);
+  cr_assert_eq(sits_trace_column(t, "temp_c.PMIC"), -1);
+  sits_trace_free(t);
+  t = read_ok(TG "v07_agx_orin_jp5.log", NULL);
+  cr_assert_eq(sits_trace_column(t, "power_w.NC"), -1);
+  /* JetPack 5+ stamps one second apart on two rows: 1 s; without stamps, the 1-s default */
+  cr_assert_str_eq(t->interval_source, "timestamps");
+  cr_assert_float_eq(at(t, 1, "time_s"), 1.0, 1e-12);
+  sits_trace_free(t);
+  t = read_ok(TG "v03_tx2_l4t32.log", NULL);
+  cr_assert_str_eq(t->interval_source, "default");
+  sits_trace_free(t);
+}
+
+/* The real Orin Nano JetPack 6 log (100 ms requested) against its author's parse, row by row. */
+Test(trace, real_orin_nano_log_matches_an_independent_parse) {
+  sits_trace *t = read_ok(TG "orin_nano_jp6_real.raw", NULL);
+  cr_assert_eq(t->n_rows, 661);
+  cr_assert_eq(t->skipped, 0);
+  /* 661 rows stamped 01:31:10 .. 01:32:22: (72 + 1) s / 661 = 110.4 ms */
+  cr_assert_str_eq(t->interval_source, "timestamps");
+  cr_assert_float_eq(t->interval_s, 73.0 / 661.0, 1e-12);
+  sits_table *ref = NULL;
+  sits_err err = {0};
+  cr_assert_eq(sits_table_read_csv(TG "orin_nano_jp6_reference.csv", &ref, &err), SITS_OK, "%s",
+               err.msg);
+  cr_assert_eq(ref->n_rows, t->n_rows);
+  const struct {
+    const char *ours, *theirs;
+    double scale;
+  } map[] = {{"power_w.VDD_IN", "VDD_IN_mW", 1e-3},
+             {"power_w.VDD_SOC", "VDD_SOC_mW", 1e-3},
+             {"temp_c.tj", "T_tj_C", 1.0},
+             {"temp_c.cpu", "T_cpu_C", 1.0},
+             {"util_frac.GR3D", "gpu_load_pct", 0.01},
+             {"freq_mhz.GR3D", "gpu_MHz", 1.0},
+             {"util_frac.cpu3", "cpu3_load_pct", 0.01}};
+  double peak = 0;
+  for (size_t m = 0; m < sizeof map / sizeof map[0]; m++) {
+    int c = sits_table_column(ref, map[m].theirs);
+    cr_assert_geq(c, 0);
+    for (size_t r = 0; r < t->n_rows; r++) {
+      double ours = at(t, r, map[m].ours), theirs = sits_table_at(ref, r, (size_t)c) * map[m].scale;
+      cr_assert_float_eq(ours, theirs, 1e-9, "row %zu %s: %g vs %g", r, map[m].ours, ours, theirs);
+      if (m == 0)
+        peak = fmax(peak, ours);
+    }
+  }
+  cr_assert_float_eq(peak, 21.7, 0.05, "peak VDD_IN %g W (the provenance says 21.7 W)", peak);
+  sits_table_free(ref);
+  sits_trace_free(t);
+  /* --interval-ms wins over the stamps */
+  sits_trace_opts o = {.interval_ms = 100};
+  t = read_ok(TG "orin_nano_jp6_real.raw", &o);
+  cr_assert_str_eq(t->interval_source, "option");
+  cr_assert_float_eq(at(t, 660, "time_s"), 66.0, 1e-9);
+  sits_trace_free(t);
+}
+
+Test(trace, malformed_lines_are_counted_or_errors) {
+  sits_trace *t = read_ok(TG "malformed.log", NULL);
+  cr_assert_eq(t->n_rows, 2);
+  cr_assert_eq(t->skipped, 3);
+  cr_assert_eq(t->first_skipped_line, 2);
+  cr_assert_float_eq(at(t, 1, "power_w.VDD_IN"), 3.6, 1e-12);
+  sits_trace_free(t);
+  sits_trace_opts strict = {.strict = true};
+  sits_err err = {0};
+  cr_assert_eq(sits_trace_read(TG "malformed.log", &strict, &t, &err), SITS_EINPUT);
+  cr_assert(strstr(err.msg, "malformed.log:2: not a tegrastats line"), "%s", err.msg);
+  /* generic CSV: an empty cell is missing; a non-number and a time going back are skipped */
+  t = read_ok(TG "generic.csv", NULL);
+  cr_assert_eq(t->n_rows, 3);
+  cr_assert_eq(t->skipped, 2);
+  cr_assert(isnan(at(t, 1, "power_w.VDD_IN")));
+  cr_assert_float_eq(at(t, 2, "time_s"), 1.5, 1e-12);
+  sits_trace_free(t);
+  strict.format = "csv";
+  cr_assert_eq(sits_trace_read(TG "generic.csv", &strict, &t, &err), SITS_EINPUT);
+  cr_assert(strstr(err.msg, "generic.csv:5: a value is not a number"), "%s", err.msg);
+  /* nothing usable, binary, unknown format */
+  char *p = tu_write("junk.log", "RAM 1/2MB nothing else here\nhello\n");
+  sits_trace_opts tg = {.format = "tegrastats"};
+  cr_assert_eq(sits_trace_read(p, &tg, &t, &err), SITS_EINPUT);
+  cr_assert(strstr(err.msg, "no usable sample"), "%s", err.msg);
+  free(p);
+  p = tu_write("bin.log", "RAM 1/2MB CPU [1%@2] x\n\x01\x02\n");
+  FILE *f = fopen(p, "ab");
+  fputc('\0', f);
+  fputs("zzz\n", f);
+  fclose(f);
+  cr_assert_eq(sits_trace_read(p, &strict, &t, &err), SITS_EINPUT);
+  free(p);
+  sits_trace_opts bad = {.format = "jtop"};
+  cr_assert_eq(sits_trace_read(TG "generic.csv", &bad, &t, &err), SITS_EINPUT);
+  cr_assert(strstr(err.msg, "unknown trace format 'jtop'"), "%s", err.msg);
+}
