@@ -5,9 +5,8 @@
  * `util_frac.<engine>`, `mark.<label>`. A value a sample does not carry (a sensor that is
  * off, a core that is offline, a column a line lacks) is NAN.
  *
- * One reader per format behind one ops table (sits_trace_readers()). This version has
- * tegrastats text logs (every JetPack variant) and generic CSV; jtop and nvidia-smi CSV
- * readers come with the rest of the board-trace work.
+ * One reader per format behind one ops table (sits_trace_readers()): tegrastats text logs
+ * (every JetPack variant), jtop CSV, nvidia-smi CSV and generic CSV in the normalised names.
  */
 #ifndef SITS_TRACE_H
 #define SITS_TRACE_H
@@ -30,9 +29,10 @@ typedef struct sits_trace {
 } sits_trace;
 
 typedef struct sits_trace_opts {
-  const char *format; /**< "auto" (NULL), "tegrastats", "csv" */
+  const char *format; /**< "auto" (NULL), "tegrastats", "jtop", "nvsmi", "csv" */
   double interval_ms; /**< tegrastats: the sample interval; 0: from the timestamps, else 1000 */
   bool strict;        /**< a malformed line is an error (file:line) instead of skipped */
+  const char *fields; /**< nvsmi without a header: the --query-gpu list, comma-separated */
 } sits_trace_opts;
 
 /** A trace reader: sniff() scores how well the first non-blank line fits (0: not at all). */
@@ -66,6 +66,10 @@ int sits__trace_bad_line(sits_trace *t, const sits_trace_opts *o, const char *pa
 
 int sits__tegrastats_sniff(const char *line);
 int sits__tegrastats_read(const char *path, const sits_trace_opts *o, sits_trace *t, sits_err *err);
+int sits__jtop_sniff(const char *line);
+int sits__jtop_read(const char *path, const sits_trace_opts *o, sits_trace *t, sits_err *err);
+int sits__nvsmi_sniff(const char *line);
+int sits__nvsmi_read(const char *path, const sits_trace_opts *o, sits_trace *t, sits_err *err);
 int sits__csv_trace_sniff(const char *line);
 int sits__csv_trace_read(const char *path, const sits_trace_opts *o, sits_trace *t, sits_err *err);
 

@@ -10,6 +10,8 @@
 
 static const sits_trace_reader readers[] = {
     {"tegrastats", sits__tegrastats_sniff, sits__tegrastats_read},
+    {"jtop", sits__jtop_sniff, sits__jtop_read},
+    {"nvsmi", sits__nvsmi_sniff, sits__nvsmi_read},
     {"csv", sits__csv_trace_sniff, sits__csv_trace_read},
     {NULL, NULL, NULL},
 };
@@ -135,7 +137,8 @@ int sits_trace_read(const char *path, const sits_trace_opts *o, sits_trace **out
       if (strcmp(k->name, o->format) == 0)
         r = k;
     if (!r)
-      return sits__fail(err, SITS_EINPUT, "unknown trace format '%s' (tegrastats, csv)", o->format);
+      return sits__fail(err, SITS_EINPUT,
+                        "unknown trace format '%s' (tegrastats, jtop, nvsmi, csv)", o->format);
   } else {
     char line[8192];
     int rc = first_line(path, line, sizeof line, err), best = 0;

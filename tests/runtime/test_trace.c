@@ -78,8 +78,10 @@ Test(trace, every_reader_conforms) {
   }
   const sits_trace_reader *r = sits_trace_readers();
   cr_assert_str_eq(r[0].name, "tegrastats");
-  cr_assert_str_eq(r[1].name, "csv");
-  cr_assert_null(r[2].name);
+  cr_assert_str_eq(r[1].name, "jtop");
+  cr_assert_str_eq(r[2].name, "nvsmi");
+  cr_assert_str_eq(r[3].name, "csv");
+  cr_assert_null(r[4].name);
 }
 
 /* Hand-checked values from each variant's second line (row 1). */
@@ -226,7 +228,59 @@ Test(trace, malformed_lines_are_counted_or_errors) {
   fclose(f);
   cr_assert_eq(sits_trace_read(p, &strict, &t, &err), SITS_EINPUT);
   free(p);
-  sits_trace_opts bad = {.format = "jtop"};
+  sits_trace_opts bad = {.format = "mlu"};
   cr_assert_eq(sits_trace_read(TG "generic.csv", &bad, &t, &err), SITS_EINPUT);
-  cr_assert(strstr(err.msg, "unknown trace format 'jtop'"), "%s", err.msg);
+  cr_assert(strstr(err.msg, "unknown trace format 'mlu'"), "%s", err.msg);
+}
+
+/* jtop CSV (AGX Orin, real): units to SI, absent sensors missing, the running averages and
+ * limits dropped; values of the first row checked against the file by hand. */
+Test(trace, jtop_csv) {
+  sits_trace *t = read_ok(SITS_TEST_DATA "/traces_other/agx_orin_jtop_2min.csv", NULL);
+  cr_assert_str_eq(t->format, "jtop");
+  cr_assert_eq(t->n_rows, 120);
+  /* 01:22:35 .. 01:24:34: 120 stamps, one a second */
+  cr_assert_str_eq(t->interval_source, "timestamps");
+  cr_assert_float_eq(t->interval_s, 1.0, 1e-12);
+  cr_assert_float_eq(at(t, 0, "temp_c.tj"), 65.6, 1e-12);
+  cr_assert(isnan(at(t, 0, "temp_c.cv0"))); /* -256000: absent */
+  cr_assert_float_eq(at(t, 0, "power_w.VDD_GPU_SOC"), 22.680, 1e-12);
+  cr_assert_float_eq(at(t, 0, "current_a.VDD_CPU_CV"), 0.160, 1e-12);
+  cr_assert_float_eq(at(t, 0, "voltage_v.VDD_GPU_SOC") * at(t, 0, "current_a.VDD_GPU_SOC"),
+                     at(t, 0, "power_w.VDD_GPU_SOC"), 0.01); /* V I = P to the meters' rounding */
+  cr_assert_float_eq(at(t, 0, "util_frac.fan1"), 0.71, 1e-12);
+  cr_assert_float_eq(at(t, 0, "util_frac.IGPU0"), 0.98, 1e-12);
+  cr_assert_eq(sits_trace_column(t, "power_w.VDD_GPU_SOC-AVG_POWER"), -1);
+  cr_assert_eq(sits_trace_column(t, "util_frac.EMC"), -1);
+  for (size_t j = 0; j < t->n_cols; j++)
+    cr_assert(!strstr(t->names[j], "THROTTLING") && !strstr(t->names[j], "WARN"), "%s",
+              t->names[j]);
+  sits_trace_free(t);
+}
+
+/* nvidia-smi: a noheader log needs the query list; with a header, units in cells, [N/A]. */
+Test(trace, nvidia_smi_csv) {
+  sits_trace *t = NULL;
+  sits_err err = {0};
+  const char *noheader = SITS_TEST_DATA "/traces_other/gh200_nvsmi_noheader.log";
+  cr_assert_eq(sits_trace_read(noheader, NULL, &t, &err), SITS_EINPUT);
+  cr_assert(strstr(err.msg, "gh200_nvsmi_noheader.log:1: no header"), "%s", err.msg);
+  sits_trace_opts o = {.fields =
+                           "timestamp,power.draw,memory.used,temperature.gpu,utilization.gpu"};
+  t = read_ok(noheader, &o);
+  cr_assert_str_eq(t->format, "nvsmi");
+  cr_assert_eq(t->n_rows, 50);
+  conformance(t);
+  /* 01:52:12.832 then 01:52:13.035: the millisecond stamps are the sample times */
+  cr_assert_float_eq(at(t, 1, "time_s"), 0.203, 1e-9);
+  cr_assert_float_eq(at(t, 0, "power_w.gpu"), 170.72, 1e-9);
+  cr_assert_float_eq(at(t, 0, "temp_c.gpu"), 25, 1e-9);
+  cr_assert_float_eq(at(t, 0, "util_frac.gpu"), 0.17, 1e-12);
+  sits_trace_free(t);
+  t = read_ok(SITS_TEST_DATA "/traces_other/nvsmi_header.csv", NULL);
+  cr_assert(isnan(at(t, 1, "power_w.gpu0"))); /* [N/A] */
+  cr_assert_float_eq(at(t, 2, "power_w.gpu0"), 157.52, 1e-9);
+  cr_assert_float_eq(at(t, 2, "freq_mhz.gpu0_sm"), 1755, 1e-9);
+  cr_assert_float_eq(at(t, 1, "util_frac.gpu0"), 0.12, 1e-12);
+  sits_trace_free(t);
 }

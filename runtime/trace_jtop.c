@@ -1,0 +1,206 @@
+/*
+ * trace_jtop.c - jtop (jetson-stats) CSV logs: `System-Time` (HH:MM:SS), then per-subsystem
+ * columns. Read: `<zone>-thermal-CURR_TEMP` (C; -256000 = absent) -> temp_c.<zone>;
+ * `<RAIL>-IN_POWER` (mW), `-IN_VOLTAGE` (mV), `-IN_CURRENT` (mA) -> power_w., voltage_v.,
+ * current_a.<RAIL>; `CPUn-CURR_FREQ` (MHz), `-CURR_LOAD` (%) -> freq_mhz.cpuN,
+ * util_frac.cpuN; `IGPU0-` likewise; `fan1-CURR_PWM` (%) -> util_frac.fan1 (EMC is dropped:
+ * its CURR_LOAD is no percentage in these logs, 1133 next to 204 MHz). Running
+ * averages (AVG_POWER), trip temperatures, limits, states and sizes are not samples and are
+ * dropped. A `-` cell is missing. Row times as for tegrastats: --interval-ms, else what the
+ * 1-s stamps imply, else 1 s.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "sits_trace.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_FIELDS 512
+
+typedef struct map {
+  char name[160]; /* the normalised column, "" to drop */
+  double scale;
+  bool temp; /* -256000 means absent */
+} map;
+
+static bool ends(const char *s, const char *suffix) {
+  size_t n = strlen(s), m = strlen(suffix);
+  return n > m && strcmp(s + n - m, suffix) == 0;
+}
+
+static void lower(char *s) {
+  for (; *s; s++)
+    *s = (char)tolower((unsigned char)*s);
+}
+
+/* One header field into its mapping. */
+static map field(const char *h) {
+  map m = {"", 1.0, false};
+  char base[128];
+  size_t n = strlen(h);
+  const char *dash = strrchr(h, '-');
+  if (!dash || n >= sizeof base)
+    return m;
+  size_t lb = (size_t)(dash - h);
+  memcpy(base, h, lb);
+  base[lb] = '\0';
+  const char *what = dash + 1;
+  if (ends(h, "-thermal-CURR_TEMP")) {
+    base[lb - strlen("-thermal")] = '\0';
+    snprintf(m.name, sizeof m.name, "temp_c.%s", base);
+    m.temp = true;
+  } else if (!strcmp(what, "IN_POWER")) {
+    snprintf(m.name, sizeof m.name, "power_w.%s", base), m.scale = 1e-3;
+  } else if (!strcmp(what, "IN_VOLTAGE")) {
+    snprintf(m.name, sizeof m.name, "voltage_v.%s", base), m.scale = 1e-3;
+  } else if (!strcmp(what, "IN_CURRENT")) {
+    snprintf(m.name, sizeof m.name, "current_a.%s", base), m.scale = 1e-3;
+  } else if (!strcmp(what, "CURR_FREQ") || !strcmp(what, "CURR_LOAD")) {
+    bool cpu = !strncmp(base, "CPU", 3) && isdigit((unsigned char)base[3]);
+    if (cpu)
+      lower(base);
+    /* EMC is left out: jtop's EMC-CURR_LOAD is no percentage (1133 next to 204 MHz) */
+    if (cpu || !strncmp(base, "IGPU", 4)) {
+      bool load = !strcmp(what, "CURR_LOAD");
+      snprintf(m.name, sizeof m.name, "%s.%s", load ? "util_frac" : "freq_mhz", base);
+      m.scale = load ? 0.01 : 1.0;
+    }
+  } else if (!strcmp(what, "CURR_PWM") && !strncmp(base, "fan", 3)) {
+    snprintf(m.name, sizeof m.name, "util_frac.%s", base), m.scale = 0.01;
+  }
+  return m;
+}
+
+static char *trim(char *s) {
+  while (isspace((unsigned char)*s))
+    s++;
+  char *e = s + strlen(s);
+  while (e > s && isspace((unsigned char)e[-1]))
+    *--e = '\0';
+  return s;
+}
+
+static size_t split(char *line, char **f) {
+  size_t n = 0;
+  for (char *p = line; n < MAX_FIELDS;) {
+    char *c = strchr(p, ',');
+    if (c)
+      *c = '\0';
+    f[n++] = trim(p);
+    if (!c)
+      break;
+    p = c + 1;
+  }
+  return n;
+}
+
+static bool clock_s(const char *s, double *v) {
+  int h, m, sec;
+  char tail;
+  if (sscanf(s, "%d:%d:%d%c", &h, &m, &sec, &tail) != 3 || h < 0 || h > 23 || m < 0 || m > 59 ||
+      sec < 0 || sec > 60)
+    return false;
+  *v = h * 3600.0 + m * 60.0 + sec;
+  return true;
+}
+
+int sits__jtop_sniff(const char *line) {
+  return !strncmp(line, "System-Time,", 12) || strstr(line, "-thermal-CURR_TEMP") ? 30 : 0;
+}
+
+int sits__jtop_read(const char *path, const sits_trace_opts *o, sits_trace *t, sits_err *err) {
+  FILE *fp = fopen(path, "r");
+  if (!fp)
+    return sits__fail(err, SITS_EINPUT, "%s: cannot open: %s", path, strerror(errno));
+  char *line = NULL, **f = malloc(MAX_FIELDS * sizeof *f);
+  map *maps = NULL;
+  size_t cap = 0, lineno = 0, n_fields = 0, ts_rows = 0;
+  ssize_t got;
+  int rc = f ? SITS_OK : sits__fail(err, SITS_ENOMEM, "out of memory");
+  double ts_first = NAN, ts_last = NAN, day = 0, prev = -1;
+  while (rc == SITS_OK && (got = getline(&line, &cap, fp)) >= 0) {
+    lineno++;
+    if (memchr(line, '\0', (size_t)got)) {
+      rc = sits__trace_bad_line(t, o, path, lineno, "binary data", err);
+      continue;
+    }
+    char *s = trim(line);
+    if (!*s)
+      continue;
+    size_t n = split(s, f);
+    if (!maps) {
+      if (strcmp(f[0], "System-Time") != 0) {
+        rc = sits__fail(err, SITS_EINPUT, "%s:%zu: a jtop CSV starts with System-Time", path,
+                        lineno);
+        break;
+      }
+      if (!(maps = calloc(n, sizeof *maps))) {
+        rc = sits__fail(err, SITS_ENOMEM, "out of memory");
+        break;
+      }
+      n_fields = n;
+      for (size_t k = 1; k < n; k++)
+        maps[k] = field(f[k]);
+      continue;
+    }
+    double ts;
+    if (n != n_fields || !clock_s(f[0], &ts)) {
+      rc = sits__trace_bad_line(t, o, path, lineno,
+                                n != n_fields ? "wrong number of fields" : "bad System-Time", err);
+      continue;
+    }
+    if (prev >= 0 && ts + day < prev)
+      day += 86400; /* past midnight */
+    ts += day;
+    prev = ts;
+    if (sits__trace_add_row(t, lineno) < 0) {
+      rc = sits__fail(err, SITS_ENOMEM, "out of memory");
+      break;
+    }
+    const char *why = NULL;
+    for (size_t k = 1; k < n && rc == SITS_OK && !why; k++) {
+      if (!maps[k].name[0])
+        continue;
+      double v = NAN;
+      char *end;
+      if (strcmp(f[k], "-") != 0 && *f[k]) {
+        v = strtod(f[k], &end);
+        if (*end || !isfinite(v))
+          why = "a value is not a number";
+      }
+      if (maps[k].temp && v <= -256.0)
+        v = NAN;
+      rc = sits__trace_set(t, maps[k].name, v * maps[k].scale);
+    }
+    if (why) {
+      t->n_rows--;
+      rc = sits__trace_bad_line(t, o, path, lineno, why, err);
+      continue;
+    }
+    if (isnan(ts_first))
+      ts_first = ts;
+    ts_last = ts;
+    ts_rows++;
+  }
+  free(line), free(f), free(maps);
+  fclose(fp);
+  if (rc)
+    return rc;
+  if (o && o->interval_ms > 0) {
+    t->interval_s = o->interval_ms / 1000.0;
+    t->interval_source = "option";
+  } else if (ts_rows >= 2 && ts_last > ts_first) {
+    t->interval_s = (ts_last - ts_first + 1.0) / (double)ts_rows;
+    t->interval_source = "timestamps";
+  } else {
+    t->interval_s = 1.0;
+    t->interval_source = "default";
+  }
+  for (size_t r = 0; r < t->n_rows; r++)
+    t->values[r * t->n_cols] = (double)r * t->interval_s;
+  return SITS_OK;
+}

@@ -1,0 +1,196 @@
+/*
+ * trace_nvsmi.c - `nvidia-smi --query-gpu=... --format=csv[,noheader][,nounits] -lms N` logs.
+ * The fields come from the header (`timestamp, power.draw [W], temperature.gpu, ...`) or, for
+ * a noheader log, from sits_trace_opts.fields (the --query-gpu list). Values may carry their
+ * units (`170.72 W`, `17 %`); `[N/A]`-style cells are missing. Read: timestamp
+ * (`YYYY/MM/DD HH:MM:SS.mmm`: real sample times), power.draw -> power_w.gpu,
+ * temperature.gpu -> temp_c.gpu, temperature.memory -> temp_c.gpu_mem, utilization.gpu ->
+ * util_frac.gpu, utilization.memory -> util_frac.gpu_mem, clocks.sm / clocks.mem /
+ * clocks.gr -> freq_mhz.gpu_sm / gpu_mem / gpu_gr; other fields are dropped. With an `index`
+ * field, `gpu` becomes `gpu<index>`.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "sits_trace.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_FIELDS 64
+
+static char *trim(char *s) {
+  while (isspace((unsigned char)*s))
+    s++;
+  char *e = s + strlen(s);
+  while (e > s && isspace((unsigned char)e[-1]))
+    *--e = '\0';
+  return s;
+}
+
+static size_t split(char *line, char **f) {
+  size_t n = 0;
+  for (char *p = line; n < MAX_FIELDS;) {
+    char *c = strchr(p, ',');
+    if (c)
+      *c = '\0';
+    f[n++] = trim(p);
+    if (!c)
+      break;
+    p = c + 1;
+  }
+  return n;
+}
+
+/* `2026/07/15 01:52:12.832` -> the day number (civil formula) and the seconds in the day,
+ * kept apart so that millisecond differences survive (an epoch in seconds would not). */
+static bool stamp(const char *s, long *day, double *v) {
+  int y, mo, d, h, mi;
+  double sec;
+  if (sscanf(s, "%d/%d/%d %d:%d:%lf", &y, &mo, &d, &h, &mi, &sec) != 6 || mo < 1 || mo > 12 ||
+      d < 1 || d > 31 || h > 23 || mi > 59 || sec < 0 || sec >= 61)
+    return false;
+  y -= mo <= 2;
+  long era = (y >= 0 ? y : y - 399) / 400, yoe = y - era * 400;
+  long doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  *day = era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  *v = h * 3600.0 + mi * 60.0 + sec;
+  return true;
+}
+
+static const struct {
+  const char *field, *kind, *name;
+  double scale;
+} known[] = {{"power.draw", "power_w", "", 1.0},
+             {"temperature.gpu", "temp_c", "", 1.0},
+             {"temperature.memory", "temp_c", "_mem", 1.0},
+             {"utilization.gpu", "util_frac", "", 0.01},
+             {"utilization.memory", "util_frac", "_mem", 0.01},
+             {"clocks.sm", "freq_mhz", "_sm", 1.0},
+             {"clocks.mem", "freq_mhz", "_mem", 1.0},
+             {"clocks.gr", "freq_mhz", "_gr", 1.0},
+             {NULL, NULL, NULL, 0}};
+
+/* The field name of a header cell: `power.draw [W]` -> `power.draw`. */
+static void field_name(const char *h, char *out, size_t size) {
+  snprintf(out, size, "%s", h);
+  char *sp = strchr(out, ' ');
+  if (sp)
+    *sp = '\0';
+}
+
+int sits__nvsmi_sniff(const char *line) {
+  double v;
+  long day;
+  char buf[64];
+  snprintf(buf, sizeof buf, "%s", line);
+  char *c = strchr(buf, ',');
+  if (c)
+    *c = '\0';
+  return !strncmp(line, "timestamp,", 10) || stamp(buf, &day, &v) ? 25 : 0;
+}
+
+int sits__nvsmi_read(const char *path, const sits_trace_opts *o, sits_trace *t, sits_err *err) {
+  FILE *fp = fopen(path, "r");
+  if (!fp)
+    return sits__fail(err, SITS_EINPUT, "%s: cannot open: %s", path, strerror(errno));
+  char *line = NULL, *f[MAX_FIELDS], names[MAX_FIELDS][64];
+  size_t cap = 0, lineno = 0, n_fields = 0;
+  ssize_t got;
+  int rc = SITS_OK, i_time = -1, i_index = -1;
+  double t0 = 0;
+  double prev = -INFINITY;
+  long day0 = -1;
+  if (o && o->fields) { /* a noheader log: the query list */
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", o->fields);
+    n_fields = split(buf, f);
+    for (size_t k = 0; k < n_fields; k++)
+      field_name(f[k], names[k], sizeof names[k]);
+  }
+  while (rc == SITS_OK && (got = getline(&line, &cap, fp)) >= 0) {
+    lineno++;
+    if (memchr(line, '\0', (size_t)got)) {
+      rc = sits__trace_bad_line(t, o, path, lineno, "binary data", err);
+      continue;
+    }
+    char *s = trim(line);
+    if (!*s || *s == '#')
+      continue;
+    size_t n = split(s, f);
+    if (!n_fields) {
+      if (strcmp(f[0], "timestamp") != 0 && strncmp(f[0], "timestamp ", 10) != 0) {
+        rc = sits__fail(err, SITS_EINPUT,
+                        "%s:%zu: no header: give the --query-gpu fields (--fields) for a "
+                        "noheader log",
+                        path, lineno);
+        break;
+      }
+      n_fields = n;
+      for (size_t k = 0; k < n; k++)
+        field_name(f[k], names[k], sizeof names[k]);
+      continue;
+    }
+    if (i_time < 0)
+      for (size_t k = 0; k < n_fields; k++) {
+        if (!strcmp(names[k], "timestamp"))
+          i_time = (int)k;
+        if (!strcmp(names[k], "index"))
+          i_index = (int)k;
+      }
+    double ts = NAN;
+    long day = 0;
+    bool ok = n == n_fields && i_time >= 0 && stamp(f[i_time], &day, &ts);
+    if (ok && day0 < 0)
+      day0 = day;
+    if (ok) /* seconds since the first sample's day */
+      ts += (double)(day - day0) * 86400.0;
+    if (!ok || !(ts > prev)) {
+      rc = sits__trace_bad_line(t, o, path, lineno,
+                                n != n_fields ? "wrong number of fields"
+                                : i_time < 0  ? "no timestamp field"
+                                              : "bad or non-increasing timestamp",
+                                err);
+      if (i_time < 0 && rc == SITS_OK)
+        rc = sits__fail(err, SITS_EINPUT, "%s: the log needs a timestamp field", path);
+      continue;
+    }
+    if (prev == -INFINITY)
+      t0 = ts;
+    prev = ts;
+    if (sits__trace_add_row(t, lineno) < 0) {
+      rc = sits__fail(err, SITS_ENOMEM, "out of memory");
+      break;
+    }
+    char gpu[32] = "gpu";
+    if (i_index >= 0)
+      snprintf(gpu, sizeof gpu, "gpu%s", f[i_index]);
+    rc = sits__trace_set(t, "time_s", ts - t0);
+    const char *why = NULL;
+    for (size_t k = 0; k < n && rc == SITS_OK && !why; k++)
+      for (int q = 0; known[q].field; q++) {
+        if (strcmp(names[k], known[q].field) != 0)
+          continue;
+        char *end;
+        double v = strtod(f[k], &end);
+        if (end == f[k])
+          v = NAN; /* [N/A], [Not Supported] */
+        else if (*end && *trim(end) && !isalpha((unsigned char)*trim(end)) && *trim(end) != '%')
+          why = "a value is not a number";
+        char col[96];
+        snprintf(col, sizeof col, "%s.%s%s", known[q].kind, gpu, known[q].name);
+        rc = sits__trace_set(t, col, v * known[q].scale);
+      }
+    if (why) {
+      t->n_rows--;
+      rc = sits__trace_bad_line(t, o, path, lineno, why, err);
+    }
+  }
+  free(line);
+  fclose(fp);
+  if (rc == SITS_OK && !n_fields)
+    rc = sits__fail(err, SITS_EINPUT, "%s: empty log", path);
+  return rc;
+}
