@@ -48,5 +48,6 @@ int cmd_dvfs_table(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_hotspot(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
 
 #endif

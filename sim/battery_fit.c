@@ -77,20 +77,24 @@ static int residual(const double *x, double *r, void *user) {
   return 0;
 }
 
-static void metrics(const double *model, const double *meas, size_t from, size_t to,
-                    sits_fit_metrics *m) {
+void sits_fit_metrics_compute(const double *model, const double *meas, size_t from, size_t to,
+                              sits_fit_metrics *m) {
   double sum = 0, sum2 = 0, abs_sum = 0, max_abs = 0, mean = 0;
-  size_t n = to - from;
+  size_t n = 0;
   memset(m, 0, sizeof *m);
+  for (size_t k = from; k < to; k++)
+    if (!isnan(meas[k]) && !isnan(model[k]))
+      mean += meas[k], n++;
   m->n = n;
   if (n == 0) {
     m->rmse_v = m->mae_v = m->max_abs_err_v = m->bias_v = m->r2 = NAN;
     return;
   }
-  for (size_t k = from; k < to; k++)
-    mean += meas[k] / (double)n;
+  mean /= (double)n;
   double ss_tot = 0;
   for (size_t k = from; k < to; k++) {
+    if (isnan(meas[k]) || isnan(model[k]))
+      continue;
     double e = model[k] - meas[k];
     sum += e, sum2 += e * e, abs_sum += fabs(e);
     max_abs = fmax(max_abs, fabs(e));
@@ -136,8 +140,8 @@ static double soc_from_voltage(const sits_battery_cfg *c, double v) {
       for (int it = 0; it < 100; it++) {
         gsl_root_fsolver_iterate(s);
         soc = gsl_root_fsolver_root(s);
-        if (gsl_root_test_interval(gsl_root_fsolver_x_lower(s), gsl_root_fsolver_x_upper(s),
-                                   1e-9, 0) == GSL_SUCCESS)
+        if (gsl_root_test_interval(gsl_root_fsolver_x_lower(s), gsl_root_fsolver_x_upper(s), 1e-9,
+                                   0) == GSL_SUCCESS)
           break;
       }
     gsl_root_fsolver_free(s);
@@ -212,7 +216,7 @@ int sits_battery_fit_cell(const sits_battery_cfg *cell, const double *t_s, const
   out->initial_soc = p.soc0;
   out->converged = best_conv;
   out->n_train = pb.n_train;
-  metrics(out->model_v, v_v, 0, pb.n_train, &out->train);
-  metrics(out->model_v, v_v, pb.n_train, n, &out->holdout);
+  sits_fit_metrics_compute(out->model_v, v_v, 0, pb.n_train, &out->train);
+  sits_fit_metrics_compute(out->model_v, v_v, pb.n_train, n, &out->holdout);
   return SITS_OK;
 }

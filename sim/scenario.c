@@ -99,14 +99,6 @@ static int at(const config_setting_t *s, int rc, sits_err *err) {
   return sits__fail(err, rc, "%s: %s", W(s), msg);
 }
 
-static int unsupported(const config_setting_t *g, const char *key, const char *why, sits_err *err) {
-  char where[512];
-  const config_setting_t *s = config_setting_get_member(g, key);
-  if (!s)
-    return SITS_OK;
-  return sits__fail(err, SITS_EUNSUPPORTED, "%s: '%s' is not supported yet (%s)", W(s), key, why);
-}
-
 static int add_nodes(sits_scenario *sc, const config_setting_t *th, sits_err *err) {
   char where[512];
   const config_setting_t *nodes = config_setting_get_member(th, "nodes");
@@ -239,14 +231,6 @@ int sits__load_static_power(sits_scenario *sc, const config_setting_t *p, sits_e
 static int load_limits(sits_scenario *sc, const config_setting_t *root, sits_err *err) {
   int rc;
   char where[512];
-  const config_setting_t *replay = config_setting_get_member(root, "replay");
-  if (replay && config_setting_is_group(replay) &&
-      ((rc = unsupported(replay, "power", "thermal replay comes with the board-trace work", err)) ||
-       (rc = unsupported(replay, "sensors", "thermal replay comes with the board-trace work",
-                         err)) ||
-       (rc = unsupported(replay, "ambient_column", "thermal replay comes with the board-trace work",
-                         err))))
-    return rc;
   sits_limits *l = &sc->limits;
   if ((rc = sits__get_positive(root, "tdp_window_s", 10.0, false, &l->tdp_window_s, err)) ||
       (rc = sits__get_num(root, "tdp_budget_w", NAN, false, &l->tdp_budget_w, err)) ||
@@ -341,6 +325,29 @@ void sits_scenario_free(sits_scenario *sc) {
   free(sc->static_power_w);
   free(sc->config_text);
   free(sc);
+}
+
+int sits_scenario_make_replay(sits_scenario *sc, sits_schedule *schedule, double duration_s,
+                              double sample_period_s, const double *initial_c, sits_err *err) {
+  if (!schedule || !(duration_s > 0) || !(sample_period_s > 0)) {
+    sits_schedule_free(schedule);
+    return sits__fail(err, SITS_EINTERNAL, "sits_scenario_make_replay: bad arguments");
+  }
+  sits_schedule_free(sc->schedule);
+  sc->schedule = schedule;
+  sc->duration_s = duration_s;
+  sc->sample_period_s = sample_period_s;
+  sc->n_domains = 0; /* the measured power replaces the model's */
+  sc->gov.thermal = SITS_THERMAL_NONE;
+  size_t n = sits_thermal_node_count(sc->thermal);
+  for (size_t i = 0; i < n; i++) {
+    sc->static_power_w[i] = 0;
+    if (initial_c)
+      sits_thermal_set_initial_c(sc->thermal, (int)i, initial_c[i]);
+  }
+  sits_battery_free(sc->battery);
+  sc->battery = NULL;
+  return SITS_OK;
 }
 
 const sits_thermal *sits_scenario_thermal(const sits_scenario *sc) {

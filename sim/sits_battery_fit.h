@@ -23,6 +23,11 @@ typedef struct sits_fit_metrics {
   size_t n;
 } sits_fit_metrics;
 
+/** Metrics of @p model against @p meas over [from, to), pairs with a NAN skipped: RMSE, MAE,
+ *  max |error|, bias (model - measured), R^2 and n. */
+void sits_fit_metrics_compute(const double *model, const double *meas, size_t from, size_t to,
+                              sits_fit_metrics *m);
+
 typedef struct sits_battery_fit {
   size_t n_rc;
   double r0_ohm, rc_r_ohm[SITS_BATTERY_MAX_RC], rc_c_f[SITS_BATTERY_MAX_RC];

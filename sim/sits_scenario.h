@@ -33,6 +33,16 @@ int sits_scenario_load(const char *path, const char *const *sets, size_t n_sets,
 /** Frees @p sc; NULL is a no-op. */
 void sits_scenario_free(sits_scenario *sc);
 
+/**
+ * Turns @p sc into a replay of measured power: @p schedule (owned from now on, freed on error
+ * too) replaces the workload, the domains, static power, battery and governor are dropped
+ * (the measured power already holds them), the run lasts @p duration_s with samples every
+ * @p sample_period_s, and the nodes start at @p initial_c (n values in degC; NULL keeps
+ * the scenario's).
+ */
+int sits_scenario_make_replay(sits_scenario *sc, sits_schedule *schedule, double duration_s,
+                              double sample_period_s, const double *initial_c, sits_err *err);
+
 const sits_thermal *sits_scenario_thermal(const sits_scenario *sc);
 const sits_schedule *sits_scenario_schedule(const sits_scenario *sc);
 /** Constant power per node [W] (platform static_w), n nodes (borrowed). */

@@ -539,3 +539,36 @@ Test(cli, hotspot_errors) {
   cr_assert(strstr(out, "--geometric-lateral"), "%s", out);
   free(out), free(err);
 }
+
+/* replay of the real Orin Nano JetPack 6 log on the shipped (estimated) Orin Nano network:
+ * the contract's JSON, the HDF5 that h5dump reads, the plot. */
+Test(cli, replay_orin_nano_log) {
+  char args[4096], *out, *err;
+  snprintf(args, sizeof args,
+           "replay %s/scenarios/orin_nano_replay.cfg --trace %s/tegrastats/orin_nano_jp6_real.raw "
+           "-o %s/replay.h5 --plot %s/replay.png",
+           SITS_CONFIGS, SITS_TEST_DATA, tu_dir(), tu_dir());
+  cr_assert_eq(tu_cli(args, &out, &err), 0, "%s", err);
+  const char *keys[] = {"\"sensors\":{\"temp_c.tj\":{\"node\":\"die\",\"rmse_c\":", "\"n\":661",
+                        "\"duration_s\":", "\"interval_source\":\"timestamps\"",
+                        "\"measured\":{\"die\":49.593"};
+  for (size_t k = 0; k < 5; k++)
+    cr_assert(strstr(out, keys[k]), "'%s' not in %s", keys[k], out);
+  double rmse = 0;
+  sscanf(strstr(out, keys[0]) + strlen(keys[0]), "%lf", &rmse);
+  /* the network is an estimate, not a fit: the replay says how far it is (2.5 K measured) */
+  cr_assert(rmse > 0.5 && rmse < 5.0, "tj rmse %g C", rmse);
+  free(out), free(err);
+  snprintf(args, sizeof args, "h5dump -d /simulated_c/temp_c.tj -A 0 %s/replay.h5 > /dev/null",
+           tu_dir());
+  cr_assert_eq(system(args), 0);
+  snprintf(args, sizeof args, "%s/replay.png", tu_dir());
+  cr_assert_eq(access(args, F_OK), 0);
+  /* a malformed line under --strict, a column the trace lacks */
+  snprintf(args, sizeof args,
+           "replay %s/scenarios/orin_nano_replay.cfg --trace %s/tegrastats/malformed.log --strict",
+           SITS_CONFIGS, SITS_TEST_DATA);
+  cr_assert_eq(tu_cli(args, &out, &err), 1, "%s", err);
+  cr_assert(strstr(err, "malformed.log:2:"), "%s", err);
+  free(out), free(err);
+}

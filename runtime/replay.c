@@ -1,0 +1,433 @@
+/* replay.c - a board trace through the model, compared with its sensors (sits_replay.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "sits_replay.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_linalg.h>
+
+#include "scenario_impl.h"
+#include "writer_impl.h"
+
+#define W(s) sits__where((s), where, sizeof where)
+#define MAX_MAP 256
+
+typedef struct power_map {
+  int column, node;
+  double fraction;
+} power_map;
+
+/* The trace column @p name, or an error naming the trace and the nearest column. */
+static int trace_col(const sits_trace *t, const char *name, const char *path,
+                     const config_setting_t *s, sits_err *err) {
+  char where[512];
+  int c = sits_trace_column(t, name);
+  if (c >= 0)
+    return c;
+  const char *best = NULL;
+  size_t bd = (size_t)-1;
+  for (size_t j = 1; j < t->n_cols; j++) {
+    size_t d = sits__edit_distance(name, t->names[j]);
+    if (d < bd)
+      bd = d, best = t->names[j];
+  }
+  if (best && bd <= 4)
+    sits__fail(err, SITS_EINPUT, "%s: %s has no column '%s' (did you mean '%s'?)", W(s), path, name,
+               best);
+  else
+    sits__fail(err, SITS_EINPUT, "%s: %s has no column '%s'", W(s), path, name);
+  return -1;
+}
+
+static int node_of(const sits_scenario *sc, const config_setting_t *g, int *node, sits_err *err) {
+  const char *name;
+  int rc = sits__get_str(g, "node", true, &name, err);
+  if (rc)
+    return rc;
+  if ((*node = sits_thermal_find(sc->thermal, name)) < 0)
+    return sits__unknown_node(sc->thermal, config_setting_get_member(g, "node"), "replay", name,
+                              err);
+  return SITS_OK;
+}
+
+/* replay.power and replay.sensors */
+static int read_mapping(const sits_scenario *sc, const sits_trace *t, const char *path,
+                        power_map *pm, size_t *n_pm, sits_replay_sensor *sens, size_t *n_sens,
+                        int *amb_col, sits_err *err) {
+  char where[512];
+  const config_setting_t *root = config_root_setting(&sc->config.cfg);
+  const config_setting_t *rp = config_setting_get_member(root, "replay");
+  if (!rp || !config_setting_is_group(rp))
+    return sits__fail(err, SITS_EINPUT, "%s: replay needs a 'replay' group with power and sensors",
+                      sc->config.scenario_path);
+  const config_setting_t *pw = config_setting_get_member(rp, "power");
+  const config_setting_t *se = config_setting_get_member(rp, "sensors");
+  if (!pw || !config_setting_is_list(pw) || config_setting_length(pw) == 0 ||
+      config_setting_length(pw) > MAX_MAP)
+    return sits__fail(err, SITS_EINPUT,
+                      "%s: replay.power must be a list of { column; node; fraction; }",
+                      W(pw ? pw : rp));
+  if (!se || !config_setting_is_list(se) || config_setting_length(se) == 0 ||
+      config_setting_length(se) > MAX_MAP)
+    return sits__fail(err, SITS_EINPUT, "%s: replay.sensors must be a list of { column; node; }",
+                      W(se ? se : rp));
+  int rc;
+  *n_pm = (size_t)config_setting_length(pw);
+  for (size_t k = 0; k < *n_pm; k++) {
+    const config_setting_t *g = config_setting_get_elem(pw, (unsigned)k);
+    const char *col;
+    if (!config_setting_is_group(g))
+      return sits__fail(err, SITS_EINPUT, "%s: a power mapping is a group { column; node; }", W(g));
+    if ((rc = sits__get_str(g, "column", true, &col, err)) ||
+        (rc = sits__get_num(g, "fraction", 1.0, false, &pm[k].fraction, err)) ||
+        (rc = node_of(sc, g, &pm[k].node, err)))
+      return rc;
+    if ((pm[k].column = trace_col(t, col, path, config_setting_get_member(g, "column"), err)) < 0)
+      return SITS_EINPUT;
+  }
+  *n_sens = (size_t)config_setting_length(se);
+  for (size_t k = 0; k < *n_sens; k++) {
+    const config_setting_t *g = config_setting_get_elem(se, (unsigned)k);
+    const char *col;
+    if (!config_setting_is_group(g))
+      return sits__fail(err, SITS_EINPUT, "%s: a sensor is a group { column; node; }", W(g));
+    if ((rc = sits__get_str(g, "column", true, &col, err)) ||
+        (rc = node_of(sc, g, &sens[k].node, err)))
+      return rc;
+    if (trace_col(t, col, path, config_setting_get_member(g, "column"), err) < 0)
+      return SITS_EINPUT;
+    snprintf(sens[k].column, sizeof sens[k].column, "%s", col);
+  }
+  const char *amb = NULL;
+  *amb_col = -1;
+  if ((rc = sits__get_str(rp, "ambient_column", false, &amb, err)))
+    return rc;
+  if (amb && (*amb_col = trace_col(t, amb, path, config_setting_get_member(rp, "ambient_column"),
+                                   err)) < 0)
+    return SITS_EINPUT;
+  return SITS_OK;
+}
+
+/* The first non-NAN value of column c from row 0, or NAN. */
+static double first_value(const sits_trace *t, int c) {
+  for (size_t r = 0; r < t->n_rows; r++)
+    if (!isnan(sits_trace_at(t, r, (size_t)c)))
+      return sits_trace_at(t, r, (size_t)c);
+  return NAN;
+}
+
+/* Unsensed nodes: the steady state of @p p0 (node powers) with the sensed nodes pinned:
+ * G_uu T_u = P_u + g_amb,u T_amb - G_us T_s. Dense LU (board models are small); above 2000
+ * unsensed nodes, the mean of the sensed readings instead. */
+static int initial_state(const sits_thermal *th, const bool *sensed, const double *p0,
+                         double ambient_c, double *t_c, sits_err *err) {
+  size_t n = sits_thermal_node_count(th), nu = 0;
+  double mean = 0;
+  size_t ns = 0;
+  int *map = malloc(n * sizeof *map);
+  if (!map)
+    return sits__fail(err, SITS_ENOMEM, "out of memory");
+  for (size_t i = 0; i < n; i++) {
+    map[i] = sensed[i] ? -1 : (int)nu++;
+    if (sensed[i])
+      mean += t_c[i], ns++;
+  }
+  int rc = SITS_OK;
+  if (nu == 0 || nu > 2000) {
+    for (size_t i = 0; i < n; i++)
+      if (!sensed[i])
+        t_c[i] = ns ? mean / (double)ns : ambient_c;
+    free(map);
+    return SITS_OK;
+  }
+  gsl_spmatrix *g = sits_thermal_conductance(th);
+  gsl_matrix *a = gsl_matrix_calloc(nu, nu);
+  gsl_vector *b = gsl_vector_alloc(nu), *x = gsl_vector_alloc(nu);
+  gsl_permutation *perm = gsl_permutation_alloc(nu);
+  if (!g || !a || !b || !x || !perm)
+    rc = sits__fail(err, SITS_ENOMEM, "out of memory");
+  for (size_t i = 0; rc == SITS_OK && i < n; i++)
+    if (map[i] >= 0)
+      gsl_vector_set(b, (size_t)map[i],
+                     p0[i] + sits_thermal_ambient_conductance_w_per_k(th, (int)i) * ambient_c);
+  for (size_t col = 0; rc == SITS_OK && col < n; col++)
+    for (int p = g->p[col]; p < g->p[col + 1]; p++) {
+      size_t row = (size_t)g->i[p];
+      if (map[row] < 0)
+        continue;
+      if (map[col] >= 0)
+        gsl_matrix_set(a, (size_t)map[row], (size_t)map[col], g->data[p]);
+      else
+        gsl_vector_set(b, (size_t)map[row],
+                       gsl_vector_get(b, (size_t)map[row]) - g->data[p] * t_c[col]);
+    }
+  int sgn;
+  if (rc == SITS_OK && (gsl_linalg_LU_decomp(a, perm, &sgn) || gsl_linalg_LU_solve(a, perm, b, x)))
+    rc = sits__fail(err, SITS_ESOLVER, "the initial steady state is singular");
+  for (size_t i = 0; rc == SITS_OK && i < n; i++)
+    if (map[i] >= 0)
+      t_c[i] = gsl_vector_get(x, (size_t)map[i]);
+  if (g)
+    gsl_spmatrix_free(g);
+  if (a)
+    gsl_matrix_free(a);
+  if (b)
+    gsl_vector_free(b);
+  if (x)
+    gsl_vector_free(x);
+  if (perm)
+    gsl_permutation_free(perm);
+  free(map);
+  return rc;
+}
+
+int sits_replay_run(sits_scenario *sc, const char *path, const sits_trace_opts *topts,
+                    sits_replay **out, sits_err *err) {
+  *out = NULL;
+  sits_replay *r = calloc(1, sizeof *r);
+  power_map *pm = malloc(MAX_MAP * sizeof *pm);
+  if (!r || !pm || !(r->sensors = calloc(MAX_MAP, sizeof *r->sensors))) {
+    free(r), free(pm);
+    return sits__fail(err, SITS_ENOMEM, "out of memory");
+  }
+  size_t n_pm = 0, n_nodes = sits_thermal_node_count(sc->thermal);
+  int amb_col = -1;
+  int rc = sits_trace_read(path, topts, &r->trace, err);
+  if (rc == SITS_OK)
+    rc = read_mapping(sc, r->trace, path, pm, &n_pm, r->sensors, &r->n_sensors, &amb_col, err);
+  const sits_trace *t = r->trace;
+  size_t rows = t ? t->n_rows : 0;
+  if (rc == SITS_OK && rows < 2)
+    rc = sits__fail(err, SITS_EINPUT, "%s: a replay needs at least 2 samples", path);
+  /* the schedule: one power column per mapped node, a row per sample (zero-order hold; a
+   * missing value holds the last one, 0 before the first) */
+  sits_column cols[MAX_MAP];
+  int col_of_node[MAX_MAP];
+  size_t n_cols = 0;
+  for (size_t k = 0; rc == SITS_OK && k < n_pm; k++) {
+    size_t j = 0;
+    while (j < n_cols && cols[j].target != pm[k].node)
+      j++;
+    if (j == n_cols)
+      cols[n_cols++] = (sits_column){SITS_COLUMN_POWER_W, pm[k].node};
+    col_of_node[k] = (int)j;
+  }
+  sits_schedule *sched = rc == SITS_OK ? sits_schedule_new(n_cols, cols) : NULL;
+  if (rc == SITS_OK && !sched)
+    rc = sits__fail(err, SITS_ENOMEM, "out of memory");
+  double last[MAX_MAP] = {0}, vals[MAX_MAP], amb_last = sc->ambient_c;
+  r->power_w = rc == SITS_OK ? calloc(rows, sizeof *r->power_w) : NULL;
+  if (rc == SITS_OK && !r->power_w)
+    rc = sits__fail(err, SITS_ENOMEM, "out of memory");
+  double *p0 = calloc(n_nodes, sizeof *p0);
+  for (size_t row = 0; rc == SITS_OK && row < rows; row++) {
+    memset(vals, 0, n_cols * sizeof *vals);
+    for (size_t k = 0; k < n_pm; k++) {
+      double v = sits_trace_at(t, row, (size_t)pm[k].column);
+      if (!isnan(v))
+        last[k] = v;
+      vals[col_of_node[k]] += pm[k].fraction * last[k];
+    }
+    for (size_t j = 0; j < n_cols; j++) {
+      r->power_w[row] += vals[j];
+      if (row == 0 && p0)
+        p0[cols[j].target] += vals[j];
+    }
+    if (amb_col >= 0 && !isnan(sits_trace_at(t, row, (size_t)amb_col)))
+      amb_last = sits_trace_at(t, row, (size_t)amb_col);
+    rc = sits_schedule_append(sched, sits_trace_at(t, row, 0), vals, amb_last, err);
+  }
+  /* the initial state: sensed nodes at their first readings, the rest estimated */
+  r->initial_c = calloc(n_nodes, sizeof *r->initial_c);
+  r->sensed = calloc(n_nodes, sizeof *r->sensed);
+  if (rc == SITS_OK && (!r->initial_c || !r->sensed || !p0))
+    rc = sits__fail(err, SITS_ENOMEM, "out of memory");
+  for (size_t k = 0; rc == SITS_OK && k < r->n_sensors; k++) {
+    double v = first_value(t, sits_trace_column(t, r->sensors[k].column));
+    if (!isnan(v) && !r->sensed[r->sensors[k].node]) { /* the first sensor of a node wins */
+      r->initial_c[r->sensors[k].node] = v;
+      r->sensed[r->sensors[k].node] = true;
+    }
+  }
+  double amb0 =
+      amb_col >= 0 && !isnan(first_value(t, amb_col)) ? first_value(t, amb_col) : sc->ambient_c;
+  if (rc == SITS_OK)
+    rc = initial_state(sc->thermal, r->sensed, p0, amb0, r->initial_c, err);
+  free(p0);
+  /* the run: to the last sample plus one interval, sampled on the trace's spacing */
+  if (rc == SITS_OK) {
+    double t_end = sits_trace_at(t, rows - 1, 0);
+    double dt = isnan(t->interval_s) ? t_end / (double)(rows - 1) : t->interval_s;
+    r->duration_s = t_end + dt;
+    rc = sits_scenario_make_replay(sc, sched, r->duration_s, dt, r->initial_c, err);
+    sched = NULL;
+  }
+  sits_schedule_free(sched);
+  if (rc == SITS_OK)
+    rc = sits_run(sc, NULL, &r->result, err);
+  /* the simulated temperature at each row's time (linear between samples) and the metrics */
+  r->sim_c = rc == SITS_OK ? malloc(r->n_sensors * rows * sizeof *r->sim_c) : NULL;
+  if (rc == SITS_OK && !r->sim_c)
+    rc = sits__fail(err, SITS_ENOMEM, "out of memory");
+  double *meas = rc == SITS_OK ? malloc(rows * sizeof *meas) : NULL;
+  if (rc == SITS_OK && !meas)
+    rc = sits__fail(err, SITS_ENOMEM, "out of memory");
+  for (size_t k = 0; rc == SITS_OK && k < r->n_sensors; k++) {
+    const double *ts = sits_result_time_s(r->result);
+    size_t ns = sits_result_sample_count(r->result), j = 0;
+    int c = sits_trace_column(t, r->sensors[k].column);
+    for (size_t row = 0; row < rows; row++) {
+      double tr = sits_trace_at(t, row, 0);
+      while (j + 2 < ns && ts[j + 1] <= tr)
+        j++;
+      double a = sits_result_temp_c(r->result, j, (size_t)r->sensors[k].node);
+      double b = sits_result_temp_c(r->result, j + 1 < ns ? j + 1 : j, (size_t)r->sensors[k].node);
+      double w = j + 1 < ns && ts[j + 1] > ts[j] ? (tr - ts[j]) / (ts[j + 1] - ts[j]) : 0;
+      r->sim_c[k * rows + row] = a + fmin(fmax(w, 0), 1) * (b - a);
+      meas[row] = sits_trace_at(t, row, (size_t)c);
+    }
+    sits_fit_metrics_compute(r->sim_c + k * rows, meas, 0, rows, &r->sensors[k].m);
+  }
+  free(meas);
+  free(pm);
+  if (rc) {
+    sits_replay_free(r);
+    return rc;
+  }
+  *out = r;
+  return SITS_OK;
+}
+
+void sits_replay_free(sits_replay *r) {
+  if (!r)
+    return;
+  sits_trace_free(r->trace);
+  sits_result_free(r->result);
+  free(r->sensors), free(r->sim_c), free(r->power_w), free(r->initial_c), free(r->sensed);
+  free(r);
+}
+
+int sits_replay_write_json(const sits_replay *r, const sits_scenario *sc, FILE *f) {
+  fputs("{\"sensors\":{", f);
+  for (size_t k = 0; k < r->n_sensors; k++) {
+    const sits_fit_metrics *m = &r->sensors[k].m;
+    fprintf(f, "%s", k ? "," : "");
+    sits__json_str(f, r->sensors[k].column);
+    fputs(":{\"node\":", f);
+    sits__json_str(f, sits_thermal_name(sits_scenario_thermal(sc), r->sensors[k].node));
+    fputs(",\"rmse_c\":", f);
+    sits__json_num(f, m->rmse_v);
+    fputs(",\"mae_c\":", f);
+    sits__json_num(f, m->mae_v);
+    fputs(",\"max_abs_err_c\":", f);
+    sits__json_num(f, m->max_abs_err_v);
+    fputs(",\"bias_c\":", f);
+    sits__json_num(f, m->bias_v);
+    fputs(",\"r2\":", f);
+    sits__json_num(f, m->r2);
+    fprintf(f, ",\"n\":%zu}", m->n);
+  }
+  fputs("},\"duration_s\":", f);
+  sits__json_num(f, r->duration_s);
+  const sits_trace *t = r->trace;
+  fprintf(f, ",\"trace\":{\"format\":\"%s\",\"rows\":%zu,\"skipped_lines\":%zu,\"interval_s\":",
+          t->format, t->n_rows, t->skipped);
+  sits__json_num(f, t->interval_s);
+  fputs(",\"interval_source\":", f);
+  sits__json_str(f, t->interval_source ? t->interval_source : "time_s column");
+  fputs("},\"initial_state\":{\"measured\":{", f);
+  const sits_thermal *th = sits_scenario_thermal(sc);
+  size_t n = sits_thermal_node_count(th);
+  int first = 1;
+  for (size_t i = 0; i < n; i++)
+    if (r->sensed[i]) {
+      fputs(first ? "" : ",", f), first = 0;
+      sits__json_str(f, sits_thermal_name(th, (int)i));
+      fputc(':', f);
+      sits__json_num(f, r->initial_c[i]);
+    }
+  fputs("},\"estimated\":{", f);
+  first = 1;
+  for (size_t i = 0; i < n; i++)
+    if (!r->sensed[i]) {
+      fputs(first ? "" : ",", f), first = 0;
+      sits__json_str(f, sits_thermal_name(th, (int)i));
+      fputc(':', f);
+      sits__json_num(f, r->initial_c[i]);
+    }
+  fputs("},\"estimate\":\"the steady state of the first sample's power with the measured nodes "
+        "held at their readings\"}}\n",
+        f);
+  return ferror(f) ? SITS_EIO : SITS_OK;
+}
+
+/* rows x sensors blocks of measured and simulated values (row-major, sensors as columns). */
+static int blocks(const sits_replay *r, double **meas, double **sim, const char ***names) {
+  size_t rows = r->trace->n_rows, ns = r->n_sensors;
+  *meas = malloc(rows * ns * sizeof **meas);
+  *sim = malloc(rows * ns * sizeof **sim);
+  *names = malloc(ns * sizeof **names);
+  if (!*meas || !*sim || !*names)
+    return -1;
+  for (size_t k = 0; k < ns; k++) {
+    int c = sits_trace_column(r->trace, r->sensors[k].column);
+    (*names)[k] = r->sensors[k].column;
+    for (size_t row = 0; row < rows; row++) {
+      (*meas)[row * ns + k] = sits_trace_at(r->trace, row, (size_t)c);
+      (*sim)[row * ns + k] = r->sim_c[k * rows + row];
+    }
+  }
+  return 0;
+}
+
+int sits_replay_write_h5(const sits_replay *r, const char *path, sits_err *err) {
+  size_t rows = r->trace->n_rows;
+  double *meas = NULL, *sim = NULL, *t = malloc(rows * sizeof *t);
+  const char **names = NULL;
+  int rc = !t || blocks(r, &meas, &sim, &names) ? sits__fail(err, SITS_ENOMEM, "out of memory")
+                                                : SITS_OK;
+  if (rc == SITS_OK) {
+    for (size_t k = 0; k < rows; k++)
+      t[k] = sits_trace_at(r->trace, k, 0);
+    sits__h5_columns c = {.n_rows = rows,
+                          .n_cols = r->n_sensors,
+                          .n_groups = 2,
+                          .n_attrs = 1,
+                          .time_s = t,
+                          .names = names,
+                          .group = {"/measured_c", "/simulated_c"},
+                          .units = {"degC", "degC"},
+                          .values = {meas, sim},
+                          .attr_name = {"trace_format"},
+                          .attr_value = {r->trace->format}};
+    rc = sits__h5_call_columns(path, &c, err);
+  }
+  free(meas), free(sim), free(names), free(t);
+  return rc;
+}
+
+int sits_replay_write_csv(const sits_replay *r, const char *path, sits_err *err) {
+  FILE *f = fopen(path, "w");
+  if (!f)
+    return sits__fail(err, SITS_EIO, "%s: cannot create", path);
+  size_t rows = r->trace->n_rows;
+  fputs("time_s", f);
+  for (size_t k = 0; k < r->n_sensors; k++)
+    fprintf(f, ",measured %s,simulated %s", r->sensors[k].column, r->sensors[k].column);
+  fputs(",power_w\n", f);
+  for (size_t row = 0; row < rows; row++) {
+    fprintf(f, "%.6f", sits_trace_at(r->trace, row, 0));
+    for (size_t k = 0; k < r->n_sensors; k++) {
+      double m =
+          sits_trace_at(r->trace, row, (size_t)sits_trace_column(r->trace, r->sensors[k].column));
+      if (isnan(m))
+        fprintf(f, ",,%.6f", r->sim_c[k * rows + row]);
+      else
+        fprintf(f, ",%.6f,%.6f", m, r->sim_c[k * rows + row]);
+    }
+    fprintf(f, ",%.6f\n", r->power_w[row]);
+  }
+  return fclose(f) == 0 ? SITS_OK : sits__fail(err, SITS_EIO, "%s: write error", path);
+}
