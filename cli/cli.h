@@ -41,6 +41,10 @@ typedef struct sits_result sits_result;
 /** Plots node temperatures and total power of @p r into the PNG @p png (gnuplot). */
 int cli_plot_run(const sits_scenario *sc, const sits_result *r, const char *title, const char *png);
 
+typedef struct sits_replay sits_replay;
+/** Plots measured against simulated per sensor of @p r, power on a second axis (gnuplot). */
+int cli_plot_replay(const sits_replay *r, const char *png);
+
 /** The commands. argv[0] is the command name. */
 int cmd_run(int argc, char **argv);
 int cmd_steady(int argc, char **argv);

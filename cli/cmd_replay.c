@@ -23,7 +23,7 @@ static const char replay_usage[] =
     "is an error instead of being skipped. -o: measured and simulated series in HDF5.\n"
     "--plot: measured against simulated per sensor, with the power on a second axis.\n";
 
-static int plot(const sits_replay *r, const char *png) {
+int cli_plot_replay(const sits_replay *r, const char *png) {
   char csv[4096], tmp[4096], cmd[16384];
   snprintf(csv, sizeof csv, "%s.data.csv", png);
   snprintf(tmp, sizeof tmp, "%s.tmp.png", png);
@@ -134,7 +134,7 @@ int cmd_replay(int argc, char **argv) {
     if (h5 && (rc = sits_replay_write_h5(r, h5, &err)))
       code = cli_fail(rc, &err);
     if (code == EXIT_OK && png)
-      code = plot(r, png);
+      code = cli_plot_replay(r, png);
   }
   sits_replay_free(r);
   sits_scenario_free(sc);

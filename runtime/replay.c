@@ -185,6 +185,18 @@ static int initial_state(const sits_thermal *th, const bool *sensed, const doubl
 
 int sits_replay_run(sits_scenario *sc, const char *path, const sits_trace_opts *topts,
                     sits_replay **out, sits_err *err) {
+  sits_trace *t = NULL;
+  *out = NULL;
+  int rc = sits_trace_read(path, topts, &t, err);
+  if (rc == SITS_OK && (rc = sits_replay_run_trace(sc, t, path, NULL, out, err)) == SITS_OK)
+    (*out)->owns_trace = true;
+  else
+    sits_trace_free(t);
+  return rc;
+}
+
+int sits_replay_run_trace(sits_scenario *sc, const sits_trace *trace, const char *path,
+                          const double *initial_c, sits_replay **out, sits_err *err) {
   *out = NULL;
   sits_replay *r = calloc(1, sizeof *r);
   power_map *pm = malloc(MAX_MAP * sizeof *pm);
@@ -194,7 +206,8 @@ int sits_replay_run(sits_scenario *sc, const char *path, const sits_trace_opts *
   }
   size_t n_pm = 0, n_nodes = sits_thermal_node_count(sc->thermal);
   int amb_col = -1;
-  int rc = sits_trace_read(path, topts, &r->trace, err);
+  r->trace = (sits_trace *)trace;
+  int rc = SITS_OK;
   if (rc == SITS_OK)
     rc = read_mapping(sc, r->trace, path, pm, &n_pm, r->sensors, &r->n_sensors, &amb_col, err);
   const sits_trace *t = r->trace;
@@ -255,6 +268,14 @@ int sits_replay_run(sits_scenario *sc, const char *path, const sits_trace_opts *
       amb_col >= 0 && !isnan(first_value(t, amb_col)) ? first_value(t, amb_col) : sc->ambient_c;
   if (rc == SITS_OK)
     rc = initial_state(sc->thermal, r->sensed, p0, amb0, r->initial_c, err);
+  for (size_t i = 0; rc == SITS_OK && i < n_nodes; i++) {
+    /* given initial temperatures: the caller's (calibrate), else the scenario's initial_c */
+    double given = initial_c ? initial_c[i] : NAN;
+    if (isnan(given))
+      given = sits_thermal_initial_c(sc->thermal, (int)i);
+    if (!r->sensed[i] && !isnan(given))
+      r->initial_c[i] = given;
+  }
   free(p0);
   /* the run: to the last sample plus one interval, sampled on the trace's spacing */
   if (rc == SITS_OK) {
@@ -303,7 +324,8 @@ int sits_replay_run(sits_scenario *sc, const char *path, const sits_trace_opts *
 void sits_replay_free(sits_replay *r) {
   if (!r)
     return;
-  sits_trace_free(r->trace);
+  if (r->owns_trace)
+    sits_trace_free(r->trace);
   sits_result_free(r->result);
   free(r->sensors), free(r->sim_c), free(r->power_w), free(r->initial_c), free(r->sensed);
   free(r);

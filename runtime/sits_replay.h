@@ -4,10 +4,10 @@
  * with measured sensors (`replay.sensors`), the ambient comes from `replay.ambient_column` or
  * the scenario's ambient_c.
  *
- * Initial state: each sensed node starts at its sensor's first reading; every other node at
- * the steady state of the first row's power with the sensed nodes held at their readings (a
- * linear solve of the unsensed part of the network), recorded in the result so that outputs
- * can say which is which.
+ * Initial state: each sensed node starts at its sensor's first reading; every other node at its
+ * `initial_c` when the scenario gives one, else at the steady state of the first row's power
+ * with the sensed nodes held at their readings (a linear solve of the unsensed part of the
+ * network), recorded in the result so that outputs can say which is which.
  */
 #ifndef SITS_REPLAY_H
 #define SITS_REPLAY_H
@@ -28,6 +28,7 @@ typedef struct sits_replay_sensor {
 
 typedef struct sits_replay {
   sits_trace *trace;
+  bool owns_trace;
   sits_result *result;
   size_t n_sensors;
   sits_replay_sensor *sensors;
@@ -40,11 +41,15 @@ typedef struct sits_replay {
 
 /**
  * Replays @p trace_path (read with @p topts; NULL: sniffed) through @p sc, which becomes a replay
- * scenario (sits_scenario_make_replay()). The metrics are computed on the rows from
- * @p from_s on (0: all).
+ * scenario (sits_scenario_make_replay()). The metrics cover every row.
  */
 int sits_replay_run(sits_scenario *sc, const char *trace_path, const sits_trace_opts *topts,
                     sits_replay **out, sits_err *err);
+/** The same on a trace already read (borrowed; @p path only names it in messages), with the
+ *  initial temperatures of unsensed nodes given by @p initial_c where not NAN (NULL: all
+ *  estimated). */
+int sits_replay_run_trace(sits_scenario *sc, const sits_trace *trace, const char *path,
+                          const double *initial_c, sits_replay **out, sits_err *err);
 void sits_replay_free(sits_replay *r);
 
 /** The Replay summary JSON of the contract (sensors, duration_s) plus the initial state. */

@@ -7,6 +7,7 @@
 
 #include <gsl/gsl_blas.h>
 #include <gsl/gsl_errno.h>
+#include <gsl/gsl_linalg.h>
 #include <gsl/gsl_multifit_nlinear.h>
 
 typedef struct ctx {
@@ -25,6 +26,31 @@ static int adapter(const gsl_vector *x, void *params, gsl_vector *f) {
     gsl_vector_set(f, i, c->r[i]);
   }
   return rc ? GSL_EBADFUNC : GSL_SUCCESS;
+}
+
+/* The squared components of the right singular vector of J's smallest singular value. */
+static int weakest(const gsl_matrix *j, double *share, sits_err *err) {
+  size_t m = j->size1, p = j->size2;
+  gsl_matrix *a = gsl_matrix_alloc(m, p), *v = gsl_matrix_alloc(p, p);
+  gsl_vector *s = gsl_vector_alloc(p), *work = gsl_vector_alloc(p);
+  int rc = SITS_OK;
+  if (!a || !v || !s || !work || m < p)
+    rc = m < p ? SITS_OK : sits__fail(err, SITS_ENOMEM, "out of memory");
+  else {
+    gsl_matrix_memcpy(a, j);
+    if (gsl_linalg_SV_decomp(a, v, s, work) == GSL_SUCCESS)
+      for (size_t k = 0; k < p; k++) /* singular values are sorted: the last is the smallest */
+        share[k] = gsl_matrix_get(v, k, p - 1) * gsl_matrix_get(v, k, p - 1);
+  }
+  if (a)
+    gsl_matrix_free(a);
+  if (v)
+    gsl_matrix_free(v);
+  if (s)
+    gsl_vector_free(s);
+  if (work)
+    gsl_vector_free(work);
+  return rc;
 }
 
 int sits_fit_nlinear(const sits_fit_opts *opts, double *x, double *cost_out, bool *converged,
@@ -59,6 +85,10 @@ int sits_fit_nlinear(const sits_fit_opts *opts, double *x, double *cost_out, boo
     gsl_blas_ddot(gsl_multifit_nlinear_residual(w), gsl_multifit_nlinear_residual(w), &chisq);
     *cost_out = 0.5 * chisq;
     *converged = status == GSL_SUCCESS;
+    if (o.rcond_out && gsl_multifit_nlinear_rcond(o.rcond_out, w) != GSL_SUCCESS)
+      *o.rcond_out = NAN;
+    if (o.weak_out)
+      rc = weakest(gsl_multifit_nlinear_jac(w), o.weak_out, err);
   }
   gsl_multifit_nlinear_free(w);
   free(c.x), free(c.r);

@@ -18,6 +18,12 @@ typedef struct sits_fit_opts {
   sits_fit_residual_fn residual;
   void *user;
   size_t max_iter; /**< 0: 200 */
+  /** Not NULL: the reciprocal condition number of the Jacobian at the end (GSL's rcond; near
+   *  0 when some parameter combination does not change the residuals: unidentifiable). */
+  double *rcond_out;
+  /** Not NULL: n_params values, each parameter's share of the weakest direction of the
+   *  Jacobian (the right singular vector of the smallest singular value, squared). */
+  double *weak_out;
 } sits_fit_opts;
 
 /**

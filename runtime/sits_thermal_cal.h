@@ -1,0 +1,63 @@
+/*
+ * sits_thermal_cal.h - `calibrate --fit thermal[,ambient,initial]`: the link resistances and
+ * node capacitances of a scenario's thermal network (and optionally the ambient temperature
+ * and the initial temperatures of unsensed nodes) fitted to a board trace by replaying it
+ * (sits_replay.h): GSL multifit_nlinear on the first train_fraction of the rows, the rest held
+ * out. Parameters are fitted in log space (R, C) or linearly (temperatures) inside bounds
+ * (R and C within 30x of the scenario's values; the ambient in [-10, 60] C; initial
+ * temperatures within [-20, +80] K of the ambient), through a smooth map, from several starts
+ * (the scenario's values, all R and C x0.3, x3); the best finite one wins. The Jacobian's
+ * reciprocal condition number at the solution says how well the parameters are determined;
+ * below 1e-6 the parameters that carry its weakest direction are reported as unidentifiable.
+ */
+#ifndef SITS_THERMAL_CAL_H
+#define SITS_THERMAL_CAL_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "sits_battery_fit.h"
+#include "sits_trace.h"
+
+typedef struct sits_thermal_cal_opts {
+  const char *scenario_path;
+  const char *const *sets;
+  size_t n_sets;
+  const char *trace_path;
+  sits_trace_opts trace;
+  bool fit_ambient, fit_initial;
+  double train_fraction; /**< 0: 0.7 */
+} sits_thermal_cal_opts;
+
+typedef struct sits_thermal_param {
+  char path[160]; /**< the config path ("platform.thermal.links.[0].r_k_per_w", "ambient_c") */
+  int node;       /**< an initial temperature: its node; else -1 */
+  double start, value, lo, hi;
+  bool log_scale;
+  double weak_share; /**< share of the Jacobian's weakest direction */
+} sits_thermal_param;
+
+#define SITS_THERMAL_CAL_MAX_PARAMS 64
+#define SITS_THERMAL_CAL_MAX_SENSORS 32
+
+typedef struct sits_thermal_cal {
+  size_t n_params;
+  sits_thermal_param params[SITS_THERMAL_CAL_MAX_PARAMS];
+  size_t n_sensors;
+  char sensor[SITS_THERMAL_CAL_MAX_SENSORS][160];
+  sits_fit_metrics train[SITS_THERMAL_CAL_MAX_SENSORS], holdout[SITS_THERMAL_CAL_MAX_SENSORS];
+  size_t n_rows, n_train, evaluations, starts;
+  double train_fraction, rcond;
+  bool converged, unidentifiable;
+  bool fit_ambient, fit_initial;
+  char *config_text; /**< the merged scenario with the fitted values (free()) */
+} sits_thermal_cal;
+
+int sits_calibrate_thermal(const sits_thermal_cal_opts *o, sits_thermal_cal *out, sits_err *err);
+void sits_thermal_cal_release(sits_thermal_cal *c);
+/** The Calibrate JSON of the contract (metrics per sensor in degC). */
+int sits_thermal_cal_write_json(const sits_thermal_cal *c, FILE *f);
+/** The calibrated scenario (runs with run and replay), written atomically. */
+int sits_thermal_cal_write_config(const sits_thermal_cal *c, const char *path, sits_err *err);
+
+#endif

@@ -1,0 +1,345 @@
+/* thermal_cal.c - thermal network calibration against a board trace (sits_thermal_cal.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "sits_thermal_cal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scenario_impl.h"
+#include "sits_fit.h"
+#include "sits_replay.h"
+#include "writer_impl.h"
+
+#define SPREAD 30.0 /* R and C bounds: within this factor of the scenario's values */
+
+typedef struct problem {
+  const sits_thermal_cal_opts *o;
+  const sits_trace *trace;
+  sits_thermal_cal *c;
+  size_t n_rows, n_train, n_nodes;
+  const char **sets; /* the caller's, then one per parameter */
+  char (*set_text)[200];
+  double *initial; /* per node: NAN or a fitted initial temperature */
+  size_t evaluations;
+  sits_err last;
+} problem;
+
+static double sigmoid(double x) {
+  return 1.0 / (1.0 + exp(-x));
+}
+
+static double value_of(const sits_thermal_param *p, double x) {
+  double s = sigmoid(x);
+  return p->log_scale ? exp(log(p->lo) + s * (log(p->hi) - log(p->lo)))
+                      : p->lo + s * (p->hi - p->lo);
+}
+
+static double x_of(const sits_thermal_param *p, double v) {
+  double s = p->log_scale ? (log(v) - log(p->lo)) / (log(p->hi) - log(p->lo))
+                          : (v - p->lo) / (p->hi - p->lo);
+  s = fmin(fmax(s, 1e-6), 1 - 1e-6);
+  return log(s / (1 - s));
+}
+
+/* Loads the scenario with the parameters x and replays the trace: *out (caller frees). */
+static int evaluate(problem *pb, const double *x, sits_scenario **sc, sits_replay **rep,
+                    sits_err *err) {
+  const sits_thermal_cal_opts *o = pb->o;
+  size_t ns = 0;
+  for (size_t k = 0; k < o->n_sets; k++)
+    pb->sets[ns++] = o->sets[k];
+  for (size_t i = 0; i < pb->n_nodes; i++)
+    pb->initial[i] = NAN;
+  for (size_t k = 0; k < pb->c->n_params; k++) {
+    const sits_thermal_param *p = &pb->c->params[k];
+    double v = value_of(p, x[k]);
+    if (p->node >= 0) {
+      pb->initial[p->node] = v;
+      continue;
+    }
+    snprintf(pb->set_text[k], sizeof pb->set_text[k], "%s=%.17g", p->path, v);
+    pb->sets[ns++] = pb->set_text[k];
+  }
+  *sc = NULL, *rep = NULL;
+  pb->evaluations++;
+  int rc = sits_scenario_load(o->scenario_path, pb->sets, ns, sc, err);
+  if (rc == SITS_OK)
+    rc = sits_replay_run_trace(*sc, pb->trace, o->trace_path, pb->initial, rep, err);
+  return rc;
+}
+
+static int residual(const double *x, double *r, void *user) {
+  problem *pb = user;
+  sits_scenario *sc;
+  sits_replay *rep;
+  int rc = evaluate(pb, x, &sc, &rep, &pb->last);
+  for (size_t k = 0; rc == SITS_OK && k < rep->n_sensors; k++) {
+    int col = sits_trace_column(pb->trace, rep->sensors[k].column);
+    for (size_t row = 0; row < pb->n_train; row++) {
+      double m = sits_trace_at(pb->trace, row, (size_t)col);
+      r[k * pb->n_train + row] = isnan(m) ? 0.0 : rep->sim_c[k * pb->n_rows + row] - m;
+    }
+  }
+  sits_replay_free(rep);
+  sits_scenario_free(sc);
+  return rc ? 1 : 0;
+}
+
+/* The parameters: every link's R and node's C, then the ambient and initial temperatures. */
+static int parameters(problem *pb, const sits_scenario *sc, const sits_replay *rep, sits_err *err) {
+  sits_thermal_cal *c = pb->c;
+  const config_setting_t *th = config_lookup(&sc->config.cfg, "platform.thermal");
+  if (!th || config_setting_get_member(th, "hotspot"))
+    return sits__fail(err, SITS_EUNSUPPORTED,
+                      "--fit thermal needs a platform with thermal nodes and links (floorplan "
+                      "networks are not fitted in this version)");
+  const config_setting_t *links = config_setting_get_member(th, "links");
+  const config_setting_t *nodes = config_setting_get_member(th, "nodes");
+  size_t nl = (size_t)config_setting_length(links), nn = (size_t)config_setting_length(nodes);
+  for (size_t k = 0; k < nl + nn; k++) {
+    if (c->n_params == SITS_THERMAL_CAL_MAX_PARAMS)
+      return sits__fail(err, SITS_EINPUT, "more than %d parameters to fit",
+                        SITS_THERMAL_CAL_MAX_PARAMS);
+    const config_setting_t *g =
+        config_setting_get_elem(k < nl ? links : nodes, (unsigned)(k < nl ? k : k - nl));
+    const char *key = k < nl ? "r_k_per_w" : "c_j_per_k";
+    double v;
+    if (config_setting_lookup_float(g, key, &v) != CONFIG_TRUE) {
+      long long iv;
+      if (config_setting_lookup_int64(g, key, &iv) != CONFIG_TRUE)
+        return sits__fail(err, SITS_EINPUT, "cannot read %s of thermal %s %zu", key,
+                          k < nl ? "link" : "node", k < nl ? k : k - nl);
+      v = (double)iv;
+    }
+    sits_thermal_param *p = &c->params[c->n_params++];
+    *p = (sits_thermal_param){
+        .node = -1, .start = v, .lo = v / SPREAD, .hi = v * SPREAD, .log_scale = true};
+    snprintf(p->path, sizeof p->path, "platform.thermal.%s.[%zu].%s", k < nl ? "links" : "nodes",
+             k < nl ? k : k - nl, key);
+  }
+  if (c->fit_ambient) {
+    if (config_lookup(&sc->config.cfg, "replay.ambient_column"))
+      return sits__fail(err, SITS_EINPUT,
+                        "--fit ambient: the trace gives the ambient (replay.ambient_column)");
+    sits_thermal_param *p = &c->params[c->n_params++];
+    *p = (sits_thermal_param){.node = -1, .start = sc->ambient_c, .lo = -10, .hi = 60};
+    snprintf(p->path, sizeof p->path, "ambient_c");
+  }
+  for (size_t i = 0; c->fit_initial && i < pb->n_nodes; i++) {
+    if (rep->sensed[i])
+      continue;
+    if (c->n_params == SITS_THERMAL_CAL_MAX_PARAMS)
+      return sits__fail(err, SITS_EINPUT, "too many parameters to fit");
+    sits_thermal_param *p = &c->params[c->n_params++];
+    *p = (sits_thermal_param){.node = (int)i,
+                              .start = rep->initial_c[i],
+                              .lo = sc->ambient_c - 20,
+                              .hi = sc->ambient_c + 80};
+    snprintf(p->path, sizeof p->path, "platform.thermal.nodes.[%zu].initial_c", i);
+  }
+  return SITS_OK;
+}
+
+int sits_calibrate_thermal(const sits_thermal_cal_opts *o, sits_thermal_cal *c, sits_err *err) {
+  memset(c, 0, sizeof *c);
+  c->train_fraction = o->train_fraction > 0 ? o->train_fraction : 0.7;
+  c->fit_ambient = o->fit_ambient, c->fit_initial = o->fit_initial;
+  problem pb = {.o = o, .c = c};
+  sits_trace *trace = NULL;
+  sits_scenario *sc = NULL;
+  sits_replay *rep = NULL;
+  int rc = sits_trace_read(o->trace_path, &o->trace, &trace, err);
+  pb.trace = trace;
+  /* the scenario as given: its parameters, sensors and the estimated initial state */
+  if (rc == SITS_OK &&
+      (rc = sits_scenario_load(o->scenario_path, o->sets, o->n_sets, &sc, err)) == SITS_OK &&
+      (rc = sits_replay_run_trace(sc, trace, o->trace_path, NULL, &rep, err)) == SITS_OK) {
+    pb.n_rows = trace->n_rows;
+    pb.n_nodes = sits_thermal_node_count(sits_scenario_thermal(sc));
+    pb.n_train = (size_t)floor(c->train_fraction * (double)pb.n_rows);
+    c->n_rows = pb.n_rows, c->n_train = pb.n_train;
+    c->n_sensors = rep->n_sensors < SITS_THERMAL_CAL_MAX_SENSORS ? rep->n_sensors
+                                                                 : SITS_THERMAL_CAL_MAX_SENSORS;
+    for (size_t k = 0; k < c->n_sensors; k++)
+      snprintf(c->sensor[k], sizeof c->sensor[k], "%s", rep->sensors[k].column);
+    rc = parameters(&pb, sc, rep, err);
+    if (rc == SITS_OK && pb.n_train < c->n_params + 5)
+      rc = sits__fail(err, SITS_EINPUT,
+                      "the training part (%zu rows) is too short for %zu "
+                      "parameters",
+                      pb.n_train, c->n_params);
+  }
+  sits_replay_free(rep), rep = NULL;
+  sits_scenario_free(sc), sc = NULL;
+  size_t np = c->n_params;
+  pb.sets = malloc((o->n_sets + np + 1) * sizeof *pb.sets);
+  pb.set_text = malloc((np + 1) * sizeof *pb.set_text);
+  pb.initial = malloc((pb.n_nodes + 1) * sizeof *pb.initial);
+  double *x = malloc((np + 1) * sizeof *x), *best = malloc((np + 1) * sizeof *best);
+  double weak[SITS_THERMAL_CAL_MAX_PARAMS] = {0};
+  if (rc == SITS_OK && (!pb.sets || !pb.set_text || !pb.initial || !x || !best))
+    rc = sits__fail(err, SITS_ENOMEM, "out of memory");
+  double best_cost = INFINITY, rcond = NAN;
+  bool best_conv = false;
+  const double scales[] = {1.0, 0.3, 3.0};
+  for (size_t s = 0; rc == SITS_OK && s < 3; s++) {
+    for (size_t k = 0; k < np; k++) {
+      const sits_thermal_param *p = &c->params[k];
+      x[k] = x_of(p, p->log_scale ? p->start * scales[s] : p->start);
+    }
+    double cost, rc_s = NAN, weak_s[SITS_THERMAL_CAL_MAX_PARAMS];
+    bool conv;
+    sits_fit_opts fo = {np, c->n_sensors * pb.n_train, residual, &pb, 100, &rc_s, weak_s};
+    sits_err e2 = {0};
+    c->starts++;
+    if (sits_fit_nlinear(&fo, x, &cost, &conv, &e2) == SITS_OK && isfinite(cost) &&
+        cost < best_cost) {
+      best_cost = cost, best_conv = conv, rcond = rc_s;
+      memcpy(best, x, np * sizeof *x);
+      memcpy(weak, weak_s, np * sizeof *weak);
+    }
+  }
+  if (rc == SITS_OK && !isfinite(best_cost))
+    rc = sits__fail(err, SITS_ESOLVER,
+                    "the thermal fit found no finite solution from %zu starts%s%s", c->starts,
+                    pb.last.msg[0] ? ": " : "", pb.last.msg);
+  /* the metrics at the best parameters, train and held out */
+  if (rc == SITS_OK) {
+    for (size_t k = 0; k < np; k++) {
+      c->params[k].value = value_of(&c->params[k], best[k]);
+      c->params[k].weak_share = weak[k];
+      if (!isfinite(c->params[k].value))
+        rc = sits__fail(err, SITS_ESOLVER, "the fit ended on a non-finite %s", c->params[k].path);
+    }
+    c->converged = best_conv;
+    c->rcond = rcond;
+    c->unidentifiable = isfinite(rcond) && rcond < 1e-6;
+  }
+  if (rc == SITS_OK && (rc = evaluate(&pb, best, &sc, &rep, err)) == SITS_OK) {
+    for (size_t k = 0; k < c->n_sensors; k++) {
+      int col = sits_trace_column(trace, c->sensor[k]);
+      double *meas = malloc(pb.n_rows * sizeof *meas);
+      if (!meas) {
+        rc = sits__fail(err, SITS_ENOMEM, "out of memory");
+        break;
+      }
+      for (size_t row = 0; row < pb.n_rows; row++)
+        meas[row] = sits_trace_at(trace, row, (size_t)col);
+      sits_fit_metrics_compute(rep->sim_c + k * pb.n_rows, meas, 0, pb.n_train, &c->train[k]);
+      sits_fit_metrics_compute(rep->sim_c + k * pb.n_rows, meas, pb.n_train, pb.n_rows,
+                               &c->holdout[k]);
+      free(meas);
+    }
+    /* the calibrated scenario: the merged config with the fitted values */
+    config_t cfg;
+    config_init(&cfg);
+    bool ok = config_read_string(&cfg, sits_scenario_config_text(sc)) == CONFIG_TRUE;
+    for (size_t k = 0; ok && k < np; k++) {
+      const sits_thermal_param *p = &c->params[k];
+      config_setting_t *s = config_lookup(&cfg, p->path);
+      if (!s && p->node >= 0) { /* initial_c of a node: add it */
+        char node_path[160];
+        snprintf(node_path, sizeof node_path, "platform.thermal.nodes.[%d]", p->node);
+        config_setting_t *g = config_lookup(&cfg, node_path);
+        s = g ? config_setting_add(g, "initial_c", CONFIG_TYPE_FLOAT) : NULL;
+      }
+      if (s && config_setting_type(s) != CONFIG_TYPE_FLOAT) {
+        config_setting_t *parent = config_setting_parent(s);
+        const char *name = config_setting_name(s);
+        char nm[64];
+        snprintf(nm, sizeof nm, "%s", name);
+        config_setting_remove(parent, nm);
+        s = config_setting_add(parent, nm, CONFIG_TYPE_FLOAT);
+      }
+      ok = s && config_setting_set_float(s, p->value) == CONFIG_TRUE;
+    }
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mf = ok ? open_memstream(&buf, &len) : NULL;
+    if (mf) {
+      config_write(&cfg, mf);
+      fclose(mf);
+      c->config_text = buf;
+    } else {
+      free(buf);
+      rc = sits__fail(err, SITS_EINTERNAL, "cannot build the calibrated config");
+    }
+    config_destroy(&cfg);
+  }
+  c->evaluations = pb.evaluations;
+  sits_replay_free(rep);
+  sits_scenario_free(sc);
+  sits_trace_free(trace);
+  free(pb.sets), free(pb.set_text), free(pb.initial), free(x), free(best);
+  if (rc)
+    sits_thermal_cal_release(c);
+  return rc;
+}
+
+void sits_thermal_cal_release(sits_thermal_cal *c) {
+  free(c->config_text);
+  c->config_text = NULL;
+}
+
+static void metrics_json(FILE *f, const sits_thermal_cal *c, const sits_fit_metrics *m) {
+  fputc('{', f);
+  for (size_t k = 0; k < c->n_sensors; k++) {
+    fprintf(f, "%s", k ? "," : "");
+    sits__json_str(f, c->sensor[k]);
+    fputs(":{\"rmse_c\":", f);
+    sits__json_num(f, m[k].rmse_v);
+    fputs(",\"mae_c\":", f);
+    sits__json_num(f, m[k].mae_v);
+    fputs(",\"max_abs_err_c\":", f);
+    sits__json_num(f, m[k].max_abs_err_v);
+    fputs(",\"bias_c\":", f);
+    sits__json_num(f, m[k].bias_v);
+    fputs(",\"r2\":", f);
+    sits__json_num(f, m[k].r2);
+    fprintf(f, ",\"n\":%zu}", m[k].n);
+  }
+  fputc('}', f);
+}
+
+int sits_thermal_cal_write_json(const sits_thermal_cal *c, FILE *f) {
+  fprintf(f, "{\"fit\":[\"thermal\"%s%s],\"parameters\":{", c->fit_ambient ? ",\"ambient\"" : "",
+          c->fit_initial ? ",\"initial\"" : "");
+  for (size_t k = 0; k < c->n_params; k++) {
+    fprintf(f, "%s", k ? "," : "");
+    sits__json_str(f, c->params[k].path);
+    fputc(':', f);
+    sits__json_num(f, c->params[k].value);
+  }
+  fputs("},\"train\":", f);
+  metrics_json(f, c, c->train);
+  fputs(",\"holdout\":", f);
+  metrics_json(f, c, c->holdout);
+  fprintf(f, ",\"train_fraction\":%.10g,\"converged\":%s,\"rcond\":", c->train_fraction,
+          c->converged ? "true" : "false");
+  sits__json_num(f, c->rcond);
+  fputs(",\"unidentifiable\":[", f);
+  int first = 1;
+  for (size_t k = 0; c->unidentifiable && k < c->n_params; k++)
+    if (c->params[k].weak_share > 0.1) {
+      fputs(first ? "" : ",", f), first = 0;
+      sits__json_str(f, c->params[k].path);
+    }
+  fprintf(f, "],\"starts\":%zu,\"evaluations\":%zu,\"rows\":%zu,\"train_rows\":%zu}\n", c->starts,
+          c->evaluations, c->n_rows, c->n_train);
+  return ferror(f) ? SITS_EIO : SITS_OK;
+}
+
+int sits_thermal_cal_write_config(const sits_thermal_cal *c, const char *path, sits_err *err) {
+  sits__atomic a;
+  int rc = sits__atomic_begin(&a, path, err);
+  if (rc)
+    return rc;
+  FILE *f = fopen(a.tmp_path, "w");
+  bool ok = f && fputs(c->config_text, f) >= 0;
+  if (f && fclose(f) != 0)
+    ok = false;
+  if (!ok)
+    sits__fail(err, SITS_EIO, "%s: cannot write", path);
+  return sits__atomic_end(&a, ok, err);
+}
