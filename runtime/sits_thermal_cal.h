@@ -8,7 +8,8 @@
  * temperatures within [-20, +80] K of the ambient), through a smooth map, from several starts
  * (the scenario's values, all R and C x0.3, x3); the best finite one wins. The Jacobian's
  * reciprocal condition number at the solution says how well the parameters are determined;
- * below 1e-6 the parameters that carry its weakest direction are reported as unidentifiable.
+ * below 1e-6 (or undefined: a rank-deficient Jacobian) the parameters that carry its weakest
+ * directions are reported as unidentifiable.
  */
 #ifndef SITS_THERMAL_CAL_H
 #define SITS_THERMAL_CAL_H

@@ -214,7 +214,7 @@ int sits_calibrate_thermal(const sits_thermal_cal_opts *o, sits_thermal_cal *c, 
     }
     c->converged = best_conv;
     c->rcond = rcond;
-    c->unidentifiable = isfinite(rcond) && rcond < 1e-6;
+    c->unidentifiable = !isfinite(rcond) || rcond < 1e-6; /* GSL gives NaN when rank-deficient */
   }
   if (rc == SITS_OK && (rc = evaluate(&pb, best, &sc, &rep, err)) == SITS_OK) {
     for (size_t k = 0; k < c->n_sensors; k++) {

@@ -38,9 +38,19 @@ static int weakest(const gsl_matrix *j, double *share, sits_err *err) {
     rc = m < p ? SITS_OK : sits__fail(err, SITS_ENOMEM, "out of memory");
   else {
     gsl_matrix_memcpy(a, j);
-    if (gsl_linalg_SV_decomp(a, v, s, work) == GSL_SUCCESS)
-      for (size_t k = 0; k < p; k++) /* singular values are sorted: the last is the smallest */
-        share[k] = gsl_matrix_get(v, k, p - 1) * gsl_matrix_get(v, k, p - 1);
+    if (gsl_linalg_SV_decomp(a, v, s, work) == GSL_SUCCESS) {
+      /* singular values are sorted: the directions at or below 1e-6 of the largest (all of
+       * a rank-deficient Jacobian's null space), else the last one */
+      double top = gsl_vector_get(s, 0);
+      size_t first = p - 1;
+      while (first > 0 && gsl_vector_get(s, first - 1) <= 1e-6 * top)
+        first--;
+      for (size_t j = 0; j < p; j++) {
+        share[j] = 0;
+        for (size_t k = first; k < p; k++)
+          share[j] += gsl_matrix_get(v, j, k) * gsl_matrix_get(v, j, k);
+      }
+    }
   }
   if (a)
     gsl_matrix_free(a);

@@ -21,8 +21,9 @@ typedef struct sits_fit_opts {
   /** Not NULL: the reciprocal condition number of the Jacobian at the end (GSL's rcond; near
    *  0 when some parameter combination does not change the residuals: unidentifiable). */
   double *rcond_out;
-  /** Not NULL: n_params values, each parameter's share of the weakest direction of the
-   *  Jacobian (the right singular vector of the smallest singular value, squared). */
+  /** Not NULL: n_params values, each parameter's share of the Jacobian's weakest directions:
+   *  the squared components of the right singular vectors whose singular values are at or
+   *  below 1e-6 of the largest (or of the smallest one's, when none is), summed. */
   double *weak_out;
 } sits_fit_opts;
 
