@@ -53,5 +53,6 @@ int cmd_sweep(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_hotspot(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
+int cmd_capture(int argc, char **argv);
 
 #endif

@@ -18,11 +18,9 @@ static const command commands[] = {
     {"sweep", cmd_sweep, "run a scenario over a grid of --set values (one CSV row each)"},
     {"calibrate", cmd_calibrate, "fit the battery's R0 and RC pairs to a measured test"},
     {"replay", cmd_replay, "drive the model with a board trace's power, compare its sensors"},
+    {"capture", cmd_capture, "sample a board's sysfs into a trace CSV"},
     {"hotspot", cmd_hotspot, "HotSpot's command line: floorplan networks, .ttrace/.steady out"},
 };
-
-/* Named by the interface contract; they arrive with later work. */
-static const char *const planned[] = {"capture"};
 
 static void usage(FILE *f) {
   fprintf(f, "usage: sitsenergy <command> [options]\n"
@@ -50,11 +48,6 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     if (strcmp(argv[1], commands[i].name) == 0)
       return commands[i].fn(argc - 1, argv + 1);
-  for (size_t i = 0; i < sizeof planned / sizeof planned[0]; i++)
-    if (strcmp(argv[1], planned[i]) == 0) {
-      cli_error("'%s' is not available in this version (see the README's roadmap)", argv[1]);
-      return EXIT_USAGE;
-    }
   cli_error("unknown command '%s' (see 'sitsenergy --help')", argv[1]);
   return EXIT_USAGE;
 }

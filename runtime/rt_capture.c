@@ -1,0 +1,398 @@
+/* rt_capture.c - the runtime hook library: sysfs sources into normalised rows (sits_rt.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "sits_rt.h"
+
+/* sysfs paths are built in fixed buffers; a name long enough to be cut makes a path that does
+ * not exist, and that source is simply not found. GCC cannot see the bounds of directory
+ * entries and warns on every such snprintf. */
+#pragma GCC diagnostic ignored "-Wformat-truncation"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_SOURCES 512
+#define PATH_MAX_LEN 1024 /* a file's path */
+#define DIR_LEN 512       /* a class directory: the root (at most 400) and a few components */
+
+typedef enum kind {
+  K_TEMP_MC,   /* m°C -> C; -256000 missing */
+  K_SCALE,     /* value x scale */
+  K_INA_POWER, /* mV file x mA file -> W */
+  K_BATT_CURRENT /* µA, signed by the status file */,
+  K_RAPL /* energy µJ -> W by difference */
+} kind;
+
+typedef struct source {
+  char name[300];
+  kind k;
+  char path[PATH_MAX_LEN], path2[PATH_MAX_LEN];
+  double scale, range; /* range: RAPL wrap-around [µJ] */
+  double last_e, last_t;
+  bool have_last;
+} source;
+
+struct sits_rt {
+  char root[400];
+  source src[MAX_SOURCES];
+  size_t n;
+  char marks[SITS_RT_MAX_MARKS][64];
+  int pending[SITS_RT_MAX_MARKS];
+  size_t n_marks;
+  bool sampled;
+  double t0;
+};
+
+/* A file's first line, trimmed; false when it cannot be read. */
+static bool read_line(const char *path, char *buf, size_t size) {
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return false;
+  bool ok = fgets(buf, (int)size, f) != NULL;
+  fclose(f);
+  if (!ok)
+    return false;
+  size_t n = strlen(buf);
+  while (n && isspace((unsigned char)buf[n - 1]))
+    buf[--n] = '\0';
+  return true;
+}
+
+static bool read_num(const char *path, double *v) {
+  char buf[128], *end;
+  if (!read_line(path, buf, sizeof buf))
+    return false;
+  errno = 0;
+  *v = strtod(buf, &end);
+  return end != buf && !*end && isfinite(*v);
+}
+
+static source *add(sits_rt *rt, const char *name, kind k, const char *path, double scale) {
+  if (rt->n == MAX_SOURCES)
+    return NULL;
+  for (size_t j = 0; j < rt->n; j++) /* two sources with one name: keep the first */
+    if (strcmp(rt->src[j].name, name) == 0)
+      return NULL;
+  source *s = &rt->src[rt->n++];
+  memset(s, 0, sizeof *s);
+  snprintf(s->name, sizeof s->name, "%s", name);
+  snprintf(s->path, sizeof s->path, "%s", path);
+  s->k = k, s->scale = scale;
+  return s;
+}
+
+/* Directory entries of @p dir starting with @p prefix, sorted, into names (at most max). */
+static size_t entries(const char *dir, const char *prefix, char (*names)[256], size_t max) {
+  DIR *d = opendir(dir);
+  if (!d)
+    return 0;
+  size_t n = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) && n < max)
+    if (e->d_name[0] != '.' && strncmp(e->d_name, prefix, strlen(prefix)) == 0)
+      snprintf(names[n++], sizeof names[0], "%s", e->d_name);
+  closedir(d);
+  /* insertion sort by natural order (zone2 before zone10) */
+  for (size_t i = 1; i < n; i++)
+    for (size_t j = i; j > 0; j--) {
+      size_t la = strlen(names[j - 1]), lb = strlen(names[j]);
+      if (la < lb || (la == lb && strcmp(names[j - 1], names[j]) <= 0))
+        break;
+      char tmp[256];
+      memcpy(tmp, names[j], sizeof tmp);
+      memcpy(names[j], names[j - 1], sizeof tmp);
+      memcpy(names[j - 1], tmp, sizeof tmp);
+    }
+  return n;
+}
+
+static void thermal_zones(sits_rt *rt) {
+  char dir[DIR_LEN], names[64][256];
+  snprintf(dir, sizeof dir, "%s/class/thermal", rt->root);
+  size_t n = entries(dir, "thermal_zone", names, 64);
+  for (size_t k = 0; k < n; k++) {
+    char p[PATH_MAX_LEN], type[128], col[300];
+    snprintf(p, sizeof p, "%s/%s/type", dir, names[k]);
+    if (!read_line(p, type, sizeof type))
+      snprintf(type, sizeof type, "%s", names[k]);
+    snprintf(col, sizeof col, "temp_c.%s", type);
+    snprintf(p, sizeof p, "%s/%s/temp", dir, names[k]);
+    add(rt, col, K_TEMP_MC, p, 1e-3);
+  }
+}
+
+static void hwmon(sits_rt *rt) {
+  char dir[DIR_LEN], names[64][256];
+  snprintf(dir, sizeof dir, "%s/class/hwmon", rt->root);
+  size_t n = entries(dir, "hwmon", names, 64);
+  for (size_t h = 0; h < n; h++) {
+    char base[800], p[PATH_MAX_LEN], chip[64];
+    snprintf(base, sizeof base, "%s/%s", dir, names[h]);
+    snprintf(p, sizeof p, "%s/name", base);
+    if (!read_line(p, chip, sizeof chip))
+      snprintf(chip, sizeof chip, "%s", names[h]);
+    bool ina = strcmp(chip, "ina3221") == 0;
+    const struct {
+      const char *prefix, *kind;
+      double scale;
+    } files[] = {
+        {"power", "power_w", 1e-6}, {"in", "voltage_v", 1e-3}, {"curr", "current_a", 1e-3}};
+    for (int f = 0; f < 3; f++)
+      for (int ch = 0; ch <= 16; ch++) {
+        char input[PATH_MAX_LEN], label_path[PATH_MAX_LEN], label[128], col[300];
+        snprintf(input, sizeof input, "%s/%s%d_input", base, files[f].prefix, ch);
+        double v;
+        if (!read_num(input, &v))
+          continue;
+        snprintf(label_path, sizeof label_path, "%s/%s%d_label", base, files[f].prefix, ch);
+        bool labelled = read_line(label_path, label, sizeof label);
+        if (ina && f > 0) { /* INA3221 labels live on in*_label */
+          snprintf(label_path, sizeof label_path, "%s/in%d_label", base, ch);
+          labelled = read_line(label_path, label, sizeof label);
+        }
+        if (labelled && (strcmp(label, "NC") == 0 || strstr(label, "sum") || strstr(label, "Sum")))
+          continue; /* unconnected, or the INA3221 sum channel */
+        if (!labelled)
+          snprintf(label, sizeof label, "%s%d", files[f].prefix, ch);
+        snprintf(col, sizeof col, "%s.%s_%s", files[f].kind, chip, label);
+        if (ina && labelled)
+          snprintf(col, sizeof col, "%s.%s", files[f].kind, label);
+        add(rt, col, K_SCALE, input, files[f].scale);
+        if (ina && labelled && f == 1) { /* P = V I per labelled channel */
+          char curr[PATH_MAX_LEN], pcol[300];
+          snprintf(curr, sizeof curr, "%s/curr%d_input", base, ch);
+          double i;
+          if (read_num(curr, &i)) {
+            snprintf(pcol, sizeof pcol, "power_w.%s", label);
+            source *s = add(rt, pcol, K_INA_POWER, input, 1e-6);
+            if (s)
+              snprintf(s->path2, sizeof s->path2, "%s", curr);
+          }
+        }
+      }
+  }
+}
+
+static void power_supply(sits_rt *rt) {
+  char dir[DIR_LEN], names[32][256];
+  snprintf(dir, sizeof dir, "%s/class/power_supply", rt->root);
+  size_t n = entries(dir, "", names, 32);
+  for (size_t k = 0; k < n; k++) {
+    char p[PATH_MAX_LEN], type[64], col[160];
+    snprintf(p, sizeof p, "%s/%s/type", dir, names[k]);
+    if (!read_line(p, type, sizeof type) || strcmp(type, "Battery") != 0)
+      continue;
+    double v;
+    snprintf(p, sizeof p, "%s/%s/voltage_now", dir, names[k]);
+    if (read_num(p, &v)) {
+      snprintf(col, sizeof col, "voltage_v.%s", names[k]);
+      add(rt, col, K_SCALE, p, 1e-6);
+    }
+    snprintf(p, sizeof p, "%s/%s/current_now", dir, names[k]);
+    if (read_num(p, &v)) {
+      snprintf(col, sizeof col, "current_a.%s", names[k]);
+      source *s = add(rt, col, K_BATT_CURRENT, p, 1e-6);
+      if (s)
+        snprintf(s->path2, sizeof s->path2, "%s/%s/status", dir, names[k]);
+    }
+    snprintf(p, sizeof p, "%s/%s/power_now", dir, names[k]);
+    if (read_num(p, &v)) {
+      snprintf(col, sizeof col, "power_w.%s", names[k]);
+      add(rt, col, K_SCALE, p, 1e-6);
+    }
+  }
+}
+
+static void rapl(sits_rt *rt) {
+  char dir[DIR_LEN], names[32][256];
+  snprintf(dir, sizeof dir, "%s/class/powercap", rt->root);
+  size_t n = entries(dir, "intel-rapl:", names, 32);
+  for (size_t k = 0; k < n; k++) {
+    char p[PATH_MAX_LEN], name[128], col[300];
+    snprintf(p, sizeof p, "%s/%s/name", dir, names[k]);
+    if (!read_line(p, name, sizeof name))
+      snprintf(name, sizeof name, "%s", names[k]);
+    snprintf(col, sizeof col, "power_w.rapl_%s", name);
+    snprintf(p, sizeof p, "%s/%s/energy_uj", dir, names[k]);
+    double e;
+    if (!read_num(p, &e))
+      continue;
+    source *s = add(rt, col, K_RAPL, p, 1e-6);
+    snprintf(p, sizeof p, "%s/%s/max_energy_range_uj", dir, names[k]);
+    if (s && !read_num(p, &s->range))
+      s->range = 0;
+  }
+}
+
+static void clocks(sits_rt *rt) {
+  char dir[DIR_LEN], names[256][256];
+  snprintf(dir, sizeof dir, "%s/devices/system/cpu", rt->root);
+  size_t n = entries(dir, "cpu", names, 256);
+  for (size_t k = 0; k < n; k++) {
+    if (!isdigit((unsigned char)names[k][3]))
+      continue;
+    char p[PATH_MAX_LEN], col[160];
+    snprintf(p, sizeof p, "%s/%s/cpufreq/scaling_cur_freq", dir, names[k]);
+    double v;
+    if (!read_num(p, &v))
+      continue;
+    snprintf(col, sizeof col, "freq_mhz.%s", names[k]);
+    add(rt, col, K_SCALE, p, 1e-3);
+  }
+  snprintf(dir, sizeof dir, "%s/class/devfreq", rt->root);
+  n = entries(dir, "", names, 64);
+  for (size_t k = 0; k < n; k++) {
+    char p[PATH_MAX_LEN], col[300];
+    snprintf(p, sizeof p, "%s/%s/cur_freq", dir, names[k]);
+    double v;
+    if (!read_num(p, &v))
+      continue;
+    snprintf(col, sizeof col, "freq_mhz.%s", names[k]);
+    add(rt, col, K_SCALE, p, 1e-6);
+  }
+}
+
+sits_rt *sits_rt_new(const char *sysfs_root, sits_err *err) {
+  sits_rt *rt = calloc(1, sizeof *rt);
+  if (!rt) {
+    sits__fail(err, SITS_ENOMEM, "out of memory");
+    return NULL;
+  }
+  snprintf(rt->root, sizeof rt->root, "%s", sysfs_root ? sysfs_root : "/sys");
+  thermal_zones(rt);
+  hwmon(rt);
+  power_supply(rt);
+  rapl(rt);
+  clocks(rt);
+  if (rt->n == 0) {
+    sits__fail(err, SITS_EINPUT,
+               "%s: no thermal zone, hwmon, power supply, RAPL or clock source found", rt->root);
+    free(rt);
+    return NULL;
+  }
+  return rt;
+}
+
+void sits_rt_free(sits_rt *rt) {
+  free(rt);
+}
+
+size_t sits_rt_column_count(const sits_rt *rt) {
+  return rt->n + rt->n_marks;
+}
+
+const char *sits_rt_column_name(const sits_rt *rt, size_t k) {
+  return k < rt->n ? rt->src[k].name : rt->marks[k - rt->n];
+}
+
+static int find_mark(const sits_rt *rt, const char *label) {
+  for (size_t k = 0; k < rt->n_marks; k++)
+    if (strcmp(rt->marks[k] + 5, label) == 0)
+      return (int)k;
+  return -1;
+}
+
+int sits_rt_add_mark(sits_rt *rt, const char *label, sits_err *err) {
+  if (find_mark(rt, label) >= 0)
+    return SITS_OK;
+  if (rt->sampled)
+    return sits__fail(err, SITS_EINPUT, "mark '%s': declare marks before the first sample", label);
+  if (rt->n_marks == SITS_RT_MAX_MARKS || !*label || strlen(label) > 50 || strchr(label, ','))
+    return sits__fail(err, SITS_EINPUT, "mark '%s': at most %d marks of 1-50 characters, no comma",
+                      label, SITS_RT_MAX_MARKS);
+  snprintf(rt->marks[rt->n_marks++], sizeof rt->marks[0], "mark.%s", label);
+  return SITS_OK;
+}
+
+int sits_rt_mark(sits_rt *rt, const char *label, sits_err *err) {
+  int k = find_mark(rt, label);
+  if (k < 0) {
+    int rc = sits_rt_add_mark(rt, label, err);
+    if (rc)
+      return rc;
+    k = (int)rt->n_marks - 1;
+  }
+  rt->pending[k] = 1;
+  return SITS_OK;
+}
+
+static double read_source(source *s, double t) {
+  double v, i;
+  char status[64];
+  switch (s->k) {
+  case K_TEMP_MC: return read_num(s->path, &v) && v > -256000 + 0.5 ? v * s->scale : NAN;
+  case K_SCALE: return read_num(s->path, &v) ? v * s->scale : NAN;
+  case K_INA_POWER: /* mV x mA = µW */
+    return read_num(s->path, &v) && read_num(s->path2, &i) ? v * i * s->scale : NAN;
+  case K_BATT_CURRENT:
+    if (!read_num(s->path, &v))
+      return NAN;
+    v = fabs(v) * s->scale;
+    if (read_line(s->path2, status, sizeof status) && strcmp(status, "Charging") == 0)
+      return -v;
+    if (read_line(s->path2, status, sizeof status) && strcmp(status, "Discharging") == 0)
+      return v;
+    return v == 0 ? 0.0 : NAN; /* Full / Not charging / Unknown: no direction */
+  case K_RAPL: {
+    if (!read_num(s->path, &v))
+      return NAN;
+    double p = NAN;
+    if (s->have_last && t > s->last_t) {
+      double de = v - s->last_e;
+      if (de < 0 && s->range > 0)
+        de += s->range; /* the counter wrapped */
+      p = de >= 0 ? de * s->scale / (t - s->last_t) : NAN;
+    }
+    s->last_e = v, s->last_t = t, s->have_last = true;
+    return p;
+  }
+  }
+  return NAN;
+}
+
+int sits_rt_sample_at(sits_rt *rt, double t_s, double *values, sits_err *err) {
+  (void)err;
+  for (size_t k = 0; k < rt->n; k++)
+    values[k] = read_source(&rt->src[k], t_s);
+  for (size_t k = 0; k < rt->n_marks; k++) {
+    values[rt->n + k] = rt->pending[k];
+    rt->pending[k] = 0;
+  }
+  rt->sampled = true;
+  return SITS_OK;
+}
+
+int sits_rt_sample(sits_rt *rt, double *t_s, double *values, sits_err *err) {
+  struct timespec ts;
+  if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
+    return sits__fail(err, SITS_EIO, "clock_gettime: %s", strerror(errno));
+  double now = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+  if (!rt->sampled)
+    rt->t0 = now;
+  *t_s = now - rt->t0;
+  return sits_rt_sample_at(rt, *t_s, values, err);
+}
+
+int sits_rt_write_header(const sits_rt *rt, FILE *f) {
+  fputs("time_s", f);
+  for (size_t k = 0; k < sits_rt_column_count(rt); k++)
+    fprintf(f, ",%s", sits_rt_column_name(rt, k));
+  fputc('\n', f);
+  return ferror(f) ? SITS_EIO : SITS_OK;
+}
+
+int sits_rt_write_row(const sits_rt *rt, FILE *f, double t_s, const double *values) {
+  fprintf(f, "%.6f", t_s);
+  for (size_t k = 0; k < sits_rt_column_count(rt); k++)
+    if (isnan(values[k]))
+      fputc(',', f);
+    else
+      fprintf(f, ",%.9g", values[k]);
+  fputc('\n', f);
+  return ferror(f) ? SITS_EIO : SITS_OK;
+}

@@ -1,0 +1,58 @@
+/*
+ * sits_rt.h - the runtime hook library: samples Linux sysfs on a board and writes the
+ * normalised trace CSV (sits_trace.h), with phase marks from an inference runtime. It depends
+ * on libc only (libsits_rt: no HDF5, CVODE or GSL), so it builds and runs on the board.
+ *
+ * Sources found under the sysfs root (a fake tree in tests, "/" on a board):
+ *   class/thermal/thermal_zoneN (temp in m°C, type)     -> temp_c.<type>; -256000 is missing
+ *   class/hwmon/hwmonN powerK_input (µW)                -> power_w.<name>_<label or powerK>
+ *                      inK_input (mV), currK_input (mA) -> voltage_v., current_a.<label>
+ *     INA3221 (name ina3221): per labelled channel also P = V I -> power_w.<label>; channels
+ *     labelled NC and the sum channel are skipped
+ *   class/power_supply/NAME of type Battery: voltage_now (µV), current_now (µA), power_now (µW)
+ *     -> voltage_v., current_a., power_w.<name>; the current is positive when `status` says
+ *     Discharging and negative when Charging, whatever the driver's sign
+ *   class/powercap/intel-rapl:N energy_uj (name)         -> power_w.rapl_<name>, from the energy
+ *     difference between samples (wrap-around at max_energy_range_uj; missing on the first)
+ *   devices/system/cpu/cpuN/cpufreq/scaling_cur_freq (kHz) -> freq_mhz.cpuN
+ *   class/devfreq/NAME cur_freq (Hz)                         -> freq_mhz.<device>
+ * Time comes from CLOCK_MONOTONIC, as seconds from the first sample.
+ */
+#ifndef SITS_RT_H
+#define SITS_RT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "sits_status.h"
+
+typedef struct sits_rt sits_rt;
+
+#define SITS_RT_MAX_MARKS 32
+
+/** Discovers the sources under @p sysfs_root (NULL: "/sys"). A tree with no source is an
+ *  error. */
+sits_rt *sits_rt_new(const char *sysfs_root, sits_err *err);
+void sits_rt_free(sits_rt *rt);
+
+/** Columns after time_s: count and names ("temp_c.cpu-thermal", ...; marks last). */
+size_t sits_rt_column_count(const sits_rt *rt);
+const char *sits_rt_column_name(const sits_rt *rt, size_t k);
+
+/** Declares a phase mark before the first sample: a column mark.<label> (1 in the rows
+ *  sampled after sits_rt_mark(label), 0 otherwise). */
+int sits_rt_add_mark(sits_rt *rt, const char *label, sits_err *err);
+/** Marks the next sample with @p label (declared, or declared now if nothing was sampled). */
+int sits_rt_mark(sits_rt *rt, const char *label, sits_err *err);
+
+/** Reads every source now (CLOCK_MONOTONIC) into @p values (column_count values, NAN when a
+ *  source could not be read) and the time since the first sample into *t_s. */
+int sits_rt_sample(sits_rt *rt, double *t_s, double *values, sits_err *err);
+/** The same at a given time (tests, replayed clocks). */
+int sits_rt_sample_at(sits_rt *rt, double t_s, double *values, sits_err *err);
+
+/** The CSV header (time_s and the columns) and one row. */
+int sits_rt_write_header(const sits_rt *rt, FILE *f);
+int sits_rt_write_row(const sits_rt *rt, FILE *f, double t_s, const double *values);
+
+#endif

@@ -1,0 +1,188 @@
+/*
+ * test_capture.c - the runtime hook library on fake sysfs trees: a Jetson-like board
+ * (thermal zones with an absent sensor, an INA3221 with an unconnected and a sum channel,
+ * devfreq, cpufreq) and a laptop-like one (a battery whose current sign follows its status,
+ * RAPL energy counters with wrap-around), units and signs checked by hand; marks; the CSV
+ * read back by the trace reader; the capture command.
+ */
+#include "test_util.h"
+
+#include <sys/stat.h>
+
+#include "sits_rt.h"
+#include "sits_trace.h"
+
+/* Writes @p text to root/rel, creating the directories. */
+static void put(const char *root, const char *rel, const char *text) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", root, rel);
+  for (char *p = path + strlen(root) + 1; *p; p++)
+    if (*p == '/') {
+      *p = '\0';
+      mkdir(path, 0755);
+      *p = '/';
+    }
+  FILE *f = fopen(path, "w");
+  cr_assert_not_null(f, "%s", path);
+  fputs(text, f);
+  fclose(f);
+}
+
+static const char *tree(const char *name) {
+  static char root[2][600];
+  int k = strcmp(name, "jetson") == 0 ? 0 : 1;
+  snprintf(root[k], sizeof root[k], "%s/%s", tu_dir(), name);
+  mkdir(root[k], 0755);
+  return root[k];
+}
+
+static const char *jetson(void) {
+  const char *r = tree("jetson");
+  put(r, "class/thermal/thermal_zone0/type", "cpu-thermal\n");
+  put(r, "class/thermal/thermal_zone0/temp", "45500\n");
+  put(r, "class/thermal/thermal_zone1/type", "cv0-thermal\n");
+  put(r, "class/thermal/thermal_zone1/temp", "-256000\n");
+  put(r, "class/hwmon/hwmon0/name", "ina3221\n");
+  put(r, "class/hwmon/hwmon0/in1_label", "VDD_IN\n");
+  put(r, "class/hwmon/hwmon0/in1_input", "5000\n");
+  put(r, "class/hwmon/hwmon0/curr1_input", "1200\n");
+  put(r, "class/hwmon/hwmon0/in2_label", "NC\n");
+  put(r, "class/hwmon/hwmon0/in2_input", "0\n");
+  put(r, "class/hwmon/hwmon0/curr2_input", "0\n");
+  put(r, "class/hwmon/hwmon0/in7_label", "sum of shunt voltages\n");
+  put(r, "class/hwmon/hwmon0/in7_input", "5000\n");
+  put(r, "class/hwmon/hwmon0/curr7_input", "1400\n");
+  put(r, "class/devfreq/17000000.gpu/cur_freq", "918000000\n");
+  put(r, "devices/system/cpu/cpu0/cpufreq/scaling_cur_freq", "1728000\n");
+  return r;
+}
+
+static const char *laptop(void) {
+  const char *r = tree("laptop");
+  put(r, "class/thermal/thermal_zone0/type", "x86_pkg_temp\n");
+  put(r, "class/thermal/thermal_zone0/temp", "61000\n");
+  put(r, "class/power_supply/BAT0/type", "Battery\n");
+  put(r, "class/power_supply/BAT0/status", "Discharging\n");
+  put(r, "class/power_supply/BAT0/voltage_now", "11800000\n");
+  put(r, "class/power_supply/BAT0/current_now", "1500000\n");
+  put(r, "class/power_supply/AC/type", "Mains\n");
+  put(r, "class/powercap/intel-rapl:0/name", "package-0\n");
+  put(r, "class/powercap/intel-rapl:0/energy_uj", "1000000\n");
+  put(r, "class/powercap/intel-rapl:0/max_energy_range_uj", "4000000\n");
+  return r;
+}
+
+static double col(const sits_rt *rt, const double *v, const char *name) {
+  for (size_t k = 0; k < sits_rt_column_count(rt); k++)
+    if (strcmp(sits_rt_column_name(rt, k), name) == 0)
+      return v[k];
+  cr_assert_fail("no column %s", name);
+  return NAN;
+}
+
+static bool has(const sits_rt *rt, const char *needle) {
+  for (size_t k = 0; k < sits_rt_column_count(rt); k++)
+    if (strstr(sits_rt_column_name(rt, k), needle))
+      return true;
+  return false;
+}
+
+Test(capture, jetson_like_tree) {
+  sits_err err = {0};
+  sits_rt *rt = sits_rt_new(jetson(), &err);
+  cr_assert_not_null(rt, "%s", err.msg);
+  double v[64];
+  cr_assert_eq(sits_rt_sample_at(rt, 0.0, v, &err), SITS_OK);
+  cr_assert_float_eq(col(rt, v, "temp_c.cpu-thermal"), 45.5, 1e-12);    /* m°C */
+  cr_assert(isnan(col(rt, v, "temp_c.cv0-thermal")));                   /* -256000: absent */
+  cr_assert_float_eq(col(rt, v, "voltage_v.VDD_IN"), 5.0, 1e-12);       /* mV */
+  cr_assert_float_eq(col(rt, v, "current_a.VDD_IN"), 1.2, 1e-12);       /* mA */
+  cr_assert_float_eq(col(rt, v, "power_w.VDD_IN"), 6.0, 1e-12);         /* V I */
+  cr_assert_float_eq(col(rt, v, "freq_mhz.17000000.gpu"), 918.0, 1e-9); /* Hz */
+  cr_assert_float_eq(col(rt, v, "freq_mhz.cpu0"), 1728.0, 1e-9);        /* kHz */
+  cr_assert_not(has(rt, "NC"));
+  cr_assert_not(has(rt, "sum"));
+  sits_rt_free(rt);
+}
+
+Test(capture, laptop_like_tree_signs_and_rapl) {
+  sits_err err = {0};
+  const char *r = laptop();
+  sits_rt *rt = sits_rt_new(r, &err);
+  cr_assert_not_null(rt, "%s", err.msg);
+  double v[64];
+  cr_assert_eq(sits_rt_sample_at(rt, 0.0, v, &err), SITS_OK);
+  cr_assert_float_eq(col(rt, v, "voltage_v.BAT0"), 11.8, 1e-12); /* µV */
+  cr_assert_float_eq(col(rt, v, "current_a.BAT0"), 1.5, 1e-12);  /* µA, discharging: + */
+  cr_assert(isnan(col(rt, v, "power_w.rapl_package-0")));        /* no difference yet */
+  cr_assert_not(has(rt, ".AC"));                                 /* mains: no battery */
+  put(r, "class/power_supply/BAT0/status", "Charging\n");
+  put(r, "class/powercap/intel-rapl:0/energy_uj", "3000000\n");
+  cr_assert_eq(sits_rt_sample_at(rt, 0.5, v, &err), SITS_OK);
+  cr_assert_float_eq(col(rt, v, "current_a.BAT0"), -1.5, 1e-12);        /* charging: - */
+  cr_assert_float_eq(col(rt, v, "power_w.rapl_package-0"), 4.0, 1e-12); /* 2 J in 0.5 s */
+  put(r, "class/powercap/intel-rapl:0/energy_uj", "500000\n");          /* wrapped at 4 J */
+  cr_assert_eq(sits_rt_sample_at(rt, 1.0, v, &err), SITS_OK);
+  cr_assert_float_eq(col(rt, v, "power_w.rapl_package-0"), 3.0, 1e-12); /* 1.5 J in 0.5 s */
+  sits_rt_free(rt);
+}
+
+Test(capture, marks_and_the_csv_read_back) {
+  sits_err err = {0};
+  sits_rt *rt = sits_rt_new(jetson(), &err);
+  cr_assert_not_null(rt);
+  cr_assert_eq(sits_rt_add_mark(rt, "prefill", &err), SITS_OK);
+  char path[600];
+  snprintf(path, sizeof path, "%s/cap.csv", tu_dir());
+  FILE *f = fopen(path, "w");
+  cr_assert_eq(sits_rt_write_header(rt, f), SITS_OK);
+  double v[64];
+  for (int k = 0; k < 3; k++) {
+    if (k == 1)
+      cr_assert_eq(sits_rt_mark(rt, "prefill", &err), SITS_OK);
+    cr_assert_eq(sits_rt_sample_at(rt, 0.2 * k, v, &err), SITS_OK);
+    cr_assert_float_eq(col(rt, v, "mark.prefill"), k == 1 ? 1.0 : 0.0, 0);
+    cr_assert_eq(sits_rt_write_row(rt, f, 0.2 * k, v), SITS_OK);
+  }
+  fclose(f);
+  /* a mark not declared before sampling started */
+  cr_assert_eq(sits_rt_mark(rt, "decode", &err), SITS_EINPUT);
+  cr_assert(strstr(err.msg, "declare marks before the first sample"), "%s", err.msg);
+  sits_rt_free(rt);
+  sits_trace *t = NULL;
+  cr_assert_eq(sits_trace_read(path, NULL, &t, &err), SITS_OK, "%s", err.msg);
+  cr_assert_str_eq(t->format, "csv");
+  cr_assert_eq(t->n_rows, 3);
+  cr_assert_float_eq(sits_trace_at(t, 1, (size_t)sits_trace_column(t, "power_w.VDD_IN")), 6.0,
+                     1e-12);
+  cr_assert(isnan(sits_trace_at(t, 0, (size_t)sits_trace_column(t, "temp_c.cv0-thermal"))));
+  cr_assert_float_eq(sits_trace_at(t, 1, (size_t)sits_trace_column(t, "mark.prefill")), 1.0, 0);
+  sits_trace_free(t);
+  /* a tree without any source is an error */
+  sits_rt *none = sits_rt_new(tu_dir(), &err);
+  cr_assert_null(none);
+  cr_assert(strstr(err.msg, "no thermal zone"), "%s", err.msg);
+}
+
+Test(capture, the_capture_command) {
+  char args[2048], *out, *err, path[600];
+  snprintf(path, sizeof path, "%s/cli_cap.csv", tu_dir());
+  snprintf(args, sizeof args,
+           "capture --sysfs-root %s --period-ms 20 --samples 5 --mark warmup -o %s", jetson(),
+           path);
+  cr_assert_eq(tu_cli(args, &out, &err), 0, "%s", err);
+  cr_assert(strstr(err, "5 samples"), "%s", err);
+  free(out), free(err);
+  sits_trace *t = NULL;
+  sits_err e = {0};
+  cr_assert_eq(sits_trace_read(path, NULL, &t, &e), SITS_OK, "%s", e.msg);
+  cr_assert_eq(t->n_rows, 5);
+  double span = sits_trace_at(t, 4, 0);
+  cr_assert(span > 0.07 && span < 0.5, "4 periods of 20 ms took %g s", span);
+  cr_assert_geq(sits_trace_column(t, "mark.warmup"), 0);
+  sits_trace_free(t);
+  snprintf(args, sizeof args, "capture --sysfs-root %s/nothing --samples 1 -o %s", tu_dir(), path);
+  cr_assert_eq(tu_cli(args, &out, &err), 1);
+  cr_assert(strstr(err, "no thermal zone, hwmon"), "%s", err);
+  free(out), free(err);
+}
