@@ -1,6 +1,8 @@
 /*
- * trace_csv_generic.c - a generic CSV trace whose header already uses the normalised names
- * (`time_s`, `temp_c.<sensor>`, `power_w.<rail>`, ...; a `sitsenergy capture` file is one).
+ * trace_csv_generic.c - a generic CSV trace whose header uses the normalised names (`time_s`,
+ * `temp_c.<sensor>`, `power_w.<rail>`, ...; a `sitsenergy capture` file is one) or gives other
+ * units in the same place, converted on reading: time_ms, temp_mc (m°C), power_mw, power_uw,
+ * voltage_mv, voltage_uv, current_ma, current_ua, freq_khz, freq_hz, util_pct.
  * Empty cells and `nan` are missing values; a row with a wrong field count or a value that is
  * not a number is malformed (skipped and counted, or an error under strict). Time is shifted
  * to start at 0 and must increase.
@@ -40,9 +42,33 @@ static size_t split(char *line, char **f) {
   return n;
 }
 
+/* A header name with a unit other than the normalised one: the normalised name and the factor. */
+static double unit(const char *h, char *norm, size_t size) {
+  static const struct {
+    const char *from, *to;
+    double scale;
+  } u[] = {{"temp_mc.", "temp_c.", 1e-3},       {"power_mw.", "power_w.", 1e-3},
+           {"power_uw.", "power_w.", 1e-6},     {"voltage_mv.", "voltage_v.", 1e-3},
+           {"voltage_uv.", "voltage_v.", 1e-6}, {"current_ma.", "current_a.", 1e-3},
+           {"current_ua.", "current_a.", 1e-6}, {"freq_khz.", "freq_mhz.", 1e-3},
+           {"freq_hz.", "freq_mhz.", 1e-6},     {"util_pct.", "util_frac.", 1e-2}};
+  for (size_t k = 0; k < sizeof u / sizeof u[0]; k++)
+    if (strncmp(h, u[k].from, strlen(u[k].from)) == 0) {
+      snprintf(norm, size, "%s%s", u[k].to, h + strlen(u[k].from));
+      return u[k].scale;
+    }
+  if (strcmp(h, "time_ms") == 0) {
+    snprintf(norm, size, "time_s");
+    return 1e-3;
+  }
+  snprintf(norm, size, "%s", h);
+  return 1.0;
+}
+
 int sits__csv_trace_sniff(const char *line) {
-  return strncmp(line, "time_s", 6) == 0 && (line[6] == ',' || line[6] == '\n' || !line[6]) ? 20
-                                                                                            : 0;
+  bool s = strncmp(line, "time_s", 6) == 0 && (line[6] == ',' || line[6] == '\n' || !line[6]);
+  bool ms = strncmp(line, "time_ms", 7) == 0 && (line[7] == ',' || line[7] == '\n' || !line[7]);
+  return s || ms ? 20 : 0;
 }
 
 int sits__csv_trace_read(const char *path, const sits_trace_opts *o, sits_trace *t, sits_err *err) {
@@ -50,9 +76,10 @@ int sits__csv_trace_read(const char *path, const sits_trace_opts *o, sits_trace 
   if (!fp)
     return sits__fail(err, SITS_EINPUT, "%s: cannot open: %s", path, strerror(errno));
   char *line = NULL, **f = malloc(MAX_FIELDS * sizeof *f), **names = NULL;
+  double *scale = malloc(MAX_FIELDS * sizeof *scale);
   size_t cap = 0, lineno = 0, n_names = 0;
   ssize_t got;
-  int rc = f ? SITS_OK : sits__fail(err, SITS_ENOMEM, "out of memory");
+  int rc = f && scale ? SITS_OK : sits__fail(err, SITS_ENOMEM, "out of memory");
   double t0 = NAN, prev = -INFINITY;
   while (rc == SITS_OK && (got = getline(&line, &cap, fp)) >= 0) {
     lineno++;
@@ -65,17 +92,20 @@ int sits__csv_trace_read(const char *path, const sits_trace_opts *o, sits_trace 
       continue;
     size_t n = split(s, f);
     if (!names) { /* the header */
-      if (n < 2 || strcmp(f[0], "time_s") != 0) {
-        rc =
-            sits__fail(err, SITS_EINPUT, "%s:%zu: the header must start with time_s", path, lineno);
+      if (n < 2 || (strcmp(f[0], "time_s") != 0 && strcmp(f[0], "time_ms") != 0)) {
+        rc = sits__fail(err, SITS_EINPUT, "%s:%zu: the header must start with time_s (or time_ms)",
+                        path, lineno);
         break;
       }
       names = calloc(n, sizeof *names);
       n_names = n;
-      for (size_t k = 0; names && k < n; k++)
-        if (!(names[k] = strdup(f[k])) || !*f[k])
-          rc =
-              sits__fail(err, SITS_EINPUT, "%s:%zu: empty or unreadable column name", path, lineno);
+      char norm[256];
+      for (size_t k = 0; names && k < n; k++) {
+        scale[k] = unit(f[k], norm, sizeof norm);
+        if (!*f[k] || !(names[k] = strdup(norm)))
+          rc = sits__fail(err, SITS_EINPUT, "%s:%zu: empty or unreadable column name", path,
+                          lineno);
+      }
       if (!names)
         rc = sits__fail(err, SITS_ENOMEM, "out of memory");
       continue;
@@ -92,6 +122,8 @@ int sits__csv_trace_read(const char *path, const sits_trace_opts *o, sits_trace 
       if (*end || !isfinite(v[k]))
         why = "a value is not a number";
     }
+    for (size_t k = 0; !why && k < n; k++)
+      v[k] *= scale[k];
     if (!why && !(isfinite(v[0]) && v[0] > prev))
       why = "time_s missing or not increasing";
     if (why) {
@@ -113,7 +145,7 @@ int sits__csv_trace_read(const char *path, const sits_trace_opts *o, sits_trace 
     rc = sits__fail(err, SITS_EINPUT, "%s: empty file (no header)", path);
   for (size_t k = 0; names && k < n_names; k++)
     free(names[k]);
-  free(names), free(f), free(line);
+  free(names), free(f), free(line), free(scale);
   fclose(fp);
   return rc;
 }

@@ -284,3 +284,16 @@ Test(trace, nvidia_smi_csv) {
   cr_assert_float_eq(at(t, 1, "util_frac.gpu0"), 0.12, 1e-12);
   sits_trace_free(t);
 }
+
+/* A generic CSV with its units in the header: converted to the normalised names on reading. */
+Test(trace, generic_csv_units_in_the_header) {
+  sits_trace *t = read_ok(TG "generic_units.csv", NULL);
+  cr_assert_str_eq(t->format, "csv");
+  conformance(t);
+  cr_assert_float_eq(at(t, 1, "time_s"), 0.2, 1e-12);        /* ms */
+  cr_assert_float_eq(at(t, 0, "power_w.VDD_IN"), 6.0, 1e-12); /* mW */
+  cr_assert_float_eq(at(t, 1, "temp_c.tj"), 45.6, 1e-12);     /* m°C */
+  cr_assert_float_eq(at(t, 1, "util_frac.gpu"), 0.6, 1e-12);  /* % */
+  cr_assert_float_eq(at(t, 0, "freq_mhz.cpu0"), 1728, 1e-9);  /* kHz */
+  sits_trace_free(t);
+}
