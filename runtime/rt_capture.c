@@ -5,7 +5,9 @@
 /* sysfs paths are built in fixed buffers; a name long enough to be cut makes a path that does
  * not exist, and that source is simply not found. GCC cannot see the bounds of directory
  * entries and warns on every such snprintf. */
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wformat-truncation"
+#endif
 
 #include <ctype.h>
 #include <dirent.h>
