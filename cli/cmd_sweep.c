@@ -1,6 +1,6 @@
 /*
  * cmd_sweep.c - `sitsenergy sweep`: run a scenario over a grid of --set values and write
- * one summary row per combination (CSV; HDF5 sweep output is planned).
+ * one summary row per combination (CSV, or HDF5 for an -o name ending in .h5).
  *
  * --vary KEY=V1,V2,... or KEY=START:STOP:COUNT (COUNT values, ends included); several
  * --vary give the Cartesian product, the last varying fastest. -j JOBS runs combinations
@@ -22,7 +22,8 @@
 
 static const char sweep_usage[] =
     "usage: sitsenergy sweep SCENARIO.cfg --vary KEY=V1,V2,... | --vary KEY=START:STOP:COUNT ...\n"
-    "                        [-j JOBS] [--shard K/N] [--set KEY=VALUE]... [--check] -o OUT.csv\n\n"
+    "                        [-j JOBS] [--shard K/N] [--set KEY=VALUE]... [--check] -o "
+    "OUT.csv|OUT.h5\n\n"
     "Runs the scenario for every combination of the --vary values (the last varies fastest)\n"
     "and writes one row per combination: the varied values, then the summary's end_reason,\n"
     "simulated_s, max_junction_temp_c, avg_power_w, peak_power_w, energy_j, tdp_w,\n"
@@ -123,11 +124,6 @@ static int parse(int argc, char **argv, args *a) {
     return EXIT_USAGE;
   }
   a->scenario = argv[optind];
-  size_t len = strlen(a->out);
-  if (len > 3 && strcmp(a->out + len - 3, ".h5") == 0) {
-    cli_error("-o %s: sweep writes CSV in this version (HDF5 sweep output is planned)", a->out);
-    return EXIT_INPUT;
-  }
   return EXIT_OK;
 }
 
@@ -268,6 +264,91 @@ static int merge(const args *a, char paths[][4200], size_t jobs, FILE *out) {
   return ferror(out) ? -1 : 0;
 }
 
+/* One CSV line into fields (quotes as written by csv_field), in place. */
+static size_t split_csv(char *line, char **f, size_t max) {
+  size_t n = 0;
+  char *p = line;
+  while (n < max) {
+    char *start = p, *w = p;
+    if (*p == '"') { /* quoted: "" is a quote */
+      p++;
+      for (;;) {
+        if (*p == '"' && p[1] == '"')
+          *w++ = '"', p += 2;
+        else if (*p == '"') {
+          p++;
+          break;
+        } else if (!*p)
+          break;
+        else
+          *w++ = *p++;
+      }
+      while (*p && *p != ',' && *p != '\n')
+        p++;
+    } else {
+      while (*p && *p != ',' && *p != '\n')
+        *w++ = *p++;
+    }
+    char sep = *p;
+    *w = '\0';
+    f[n++] = start;
+    if (sep != ',')
+      break;
+    p++;
+  }
+  return n;
+}
+
+/* The merged CSV at @p csv into the HDF5 file @p h5 (one dataset per column). */
+static int csv_to_h5(const char *csv, const char *h5) {
+  FILE *f = fopen(csv, "r");
+  if (!f)
+    return -1;
+  char *line = NULL, *hdr = NULL, **names = NULL, **cells = NULL;
+  size_t cap = 0, cols = 0, rows = 0, alloc = 0;
+  char **lines = NULL;
+  int rc = 0;
+  while (getline(&line, &cap, f) > 0) {
+    if (!hdr) {
+      hdr = strdup(line);
+      continue;
+    }
+    if (rows == alloc) {
+      alloc = alloc ? 2 * alloc : 64;
+      char **nl = realloc(lines, alloc * sizeof *nl);
+      if (!nl) {
+        rc = -1;
+        break;
+      }
+      lines = nl;
+    }
+    lines[rows++] = strdup(line);
+  }
+  free(line);
+  fclose(f);
+  names = malloc(1024 * sizeof *names);
+  if (rc == 0 && hdr && names) {
+    cols = split_csv(hdr, names, 1024);
+    cells = calloc(rows * cols + 1, sizeof *cells);
+    char *tmp[1024];
+    for (size_t r = 0; cells && r < rows; r++) {
+      size_t n = lines[r] ? split_csv(lines[r], tmp, 1024) : 0;
+      for (size_t c = 0; c < cols; c++)
+        cells[r * cols + c] = c < n ? tmp[c] : "";
+    }
+    sits_err err = {0};
+    rc = cells && sits_write_table_h5(h5, rows, cols, (const char *const *)names,
+                                      (const char *const *)cells, &err) == SITS_OK
+             ? 0
+             : (cli_error("%s", err.msg[0] ? err.msg : "out of memory"), -1);
+  } else
+    rc = -1;
+  for (size_t r = 0; r < rows; r++)
+    free(lines[r]);
+  free(lines), free(hdr), free(names), free(cells);
+  return rc;
+}
+
 static int spawn_jobs(const args *a, size_t jobs, char paths[][4200]) {
   pid_t pids[256];
   int status_all = 0;
@@ -307,7 +388,13 @@ int cmd_sweep(int argc, char **argv) {
     for (size_t j = 0; paths && j < jobs; j++)
       remove(paths[j]);
     free(paths);
-    if (ok && rename(tmp, a.out) == 0) {
+    size_t olen = strlen(a.out);
+    bool h5 = olen > 3 && strcmp(a.out + olen - 3, ".h5") == 0;
+    if (ok && h5) { /* the merged table into HDF5, then drop the CSV */
+      ok = csv_to_h5(tmp, a.out) == 0;
+      remove(tmp);
+    }
+    if (ok && (h5 || rename(tmp, a.out) == 0)) {
       code = status & 1 ? EXIT_INPUT : (a.check && (status & 2) ? EXIT_VIOLATED : EXIT_OK);
       if (status & 1)
         cli_error("some combinations failed: see the error column of %s", a.out);

@@ -63,3 +63,25 @@ int sits__h5_call_columns(const char *path, sits__h5_columns *c, sits_err *err) 
 int sits_write_h5(const sits_scenario *sc, const sits_result *r, const char *path, sits_err *err) {
   return sits__h5_call_result(path, sc, r, err);
 }
+
+int sits_write_table_h5(const char *path, size_t rows, size_t cols, const char *const *names,
+                        const char *const *cells, sits_err *err) {
+  void *h = open_module(err);
+  if (!h)
+    return SITS_EIO;
+  int (*fn)(const char *, size_t, size_t, const char *const *, const char *const *) =
+      (int (*)(const char *, size_t, size_t, const char *const *,
+               const char *const *))sits__module_fn(h, "sits__h5_write_table", err);
+  sits__atomic a;
+  int rc = fn ? sits__atomic_begin(&a, path, err) : SITS_EIO;
+  if (rc == SITS_OK) {
+    int ok = fn(a.tmp_path, rows, cols, names, cells) == 0;
+    if (!ok)
+      sits__fail(err, SITS_EIO, "%s: writing the HDF5 file failed", path);
+    rc = sits__atomic_end(&a, ok, err);
+    if (!ok)
+      rc = SITS_EIO;
+  }
+  sits__module_close(h);
+  return rc;
+}

@@ -13,6 +13,8 @@
 #include "scenario_impl.h"
 #include "writer_impl.h"
 
+#include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -190,4 +192,68 @@ static int columns_fn(const void *p) {
 
 int sits__h5_write_columns(const sits__h5_columns *c) {
   return quietly(columns_fn, c);
+}
+
+typedef struct table_args {
+  const char *tmp;
+  size_t rows, cols;
+  const char *const *names, *const *cells;
+} table_args;
+
+static int table_fn(const void *p) {
+  const table_args *a = p;
+  hid_t file = H5Fcreate(a->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  if (file < 0)
+    return -1;
+  int bad = 0;
+  hsize_t dims[1] = {a->rows};
+  double *col = malloc((a->rows ? a->rows : 1) * sizeof *col);
+  bad = !col;
+  for (size_t j = 0; j < a->cols && !bad; j++) {
+    bool numeric = true, any = false;
+    size_t width = 1;
+    for (size_t r = 0; r < a->rows; r++) {
+      const char *c = a->cells[r * a->cols + j];
+      char *end;
+      size_t len = strlen(c);
+      width = len + 1 > width ? len + 1 : width;
+      if (!*c) {
+        col[r] = NAN;
+        continue;
+      }
+      col[r] = strtod(c, &end);
+      any = true;
+      if (*end)
+        numeric = false;
+    }
+    if (numeric && any) { /* an all-empty column is text: end_reason, error */
+      bad = H5LTmake_dataset_double(file, a->names[j], 1, dims, col) < 0;
+      continue;
+    }
+    /* text: fixed-length strings (h5py reads them as bytes) */
+    char *buf = calloc(a->rows ? a->rows : 1, width);
+    hid_t t = H5Tcopy(H5T_C_S1);
+    H5Tset_size(t, width);
+    hid_t space = H5Screate_simple(1, dims, NULL);
+    hid_t d =
+        buf ? H5Dcreate2(file, a->names[j], t, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) : -1;
+    for (size_t r = 0; buf && r < a->rows; r++)
+      memcpy(buf + r * width, a->cells[r * a->cols + j], strlen(a->cells[r * a->cols + j]));
+    bad = d < 0 || (a->rows && H5Dwrite(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0);
+    if (d >= 0)
+      H5Dclose(d);
+    H5Sclose(space);
+    H5Tclose(t);
+    free(buf);
+  }
+  free(col);
+  if (H5Fclose(file) < 0)
+    bad = 1;
+  return bad ? -1 : 0;
+}
+
+int sits__h5_write_table(const char *tmp_path, size_t rows, size_t cols, const char *const *names,
+                         const char *const *cells) {
+  table_args a = {tmp_path, rows, cols, names, cells};
+  return quietly(table_fn, &a);
 }

@@ -135,6 +135,11 @@ void sits_steady_release(sits_steady_state *st);
 
 /** HDF5 layout of the contract: /time_s, /temp_c/<node>, /power_w/total, ... */
 int sits_write_h5(const sits_scenario *sc, const sits_result *r, const char *path, sits_err *err);
+/** A table (rows x cols text cells, row-major) as one HDF5 dataset per column at the root:
+ *  doubles where every cell is a number or empty (NaN), fixed-length strings otherwise.
+ *  Written under a temporary name, then renamed (the sweep's -o x.h5). */
+int sits_write_table_h5(const char *path, size_t rows, size_t cols, const char *const *names,
+                        const char *const *cells, sits_err *err);
 /** CSV: time_s, temp_c.<node>..., node_power_w.<node>..., power_w.total. */
 int sits_write_csv(const sits_scenario *sc, const sits_result *r, const char *path, sits_err *err);
 /** Summary JSON object (one line) or text table onto @p f. */

@@ -42,6 +42,8 @@ typedef struct sits__h5_columns {
 /* In the module: 0 on success. */
 int sits__h5_write_result(const char *tmp_path, const sits_scenario *sc, const sits_result *r);
 int sits__h5_write_columns(const sits__h5_columns *c);
+int sits__h5_write_table(const char *tmp_path, size_t rows, size_t cols, const char *const *names,
+                         const char *const *cells);
 
 /** Loads libsits_h5 (beside libsits) and calls one of them through the temporary file of
  *  @p path: "result" with (sc, r) or "columns" with (c). */

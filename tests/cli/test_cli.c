@@ -572,3 +572,21 @@ Test(cli, replay_orin_nano_log) {
   cr_assert(strstr(err, "malformed.log:2:"), "%s", err);
   free(out), free(err);
 }
+
+/* sweep -o x.h5: one dataset per column, numbers as doubles, text as strings, rows in order. */
+Test(cli, sweep_writes_hdf5) {
+  char args[2048], *out, *err, h5[600];
+  snprintf(h5, sizeof h5, "%s/sweep.h5", tu_dir());
+  snprintf(args, sizeof args,
+           "sweep %s/scenarios/hotspot_3node_step.cfg --vary ambient_c=25,40 --vary "
+           "duration_s=5,10 -j 2 -o %s",
+           SITS_CONFIGS, h5);
+  cr_assert_eq(tu_cli(args, &out, &err), 0, "%s", err);
+  free(out), free(err);
+  snprintf(args, sizeof args, "h5dump -d /ambient_c %s | grep -q '25, 25, 40, 40'", h5);
+  cr_assert_eq(system(args), 0, "ambient_c rows out of order");
+  snprintf(args, sizeof args, "h5dump -d /end_reason %s | grep -q '\"duration\"'", h5);
+  cr_assert_eq(system(args), 0, "end_reason not a string dataset");
+  snprintf(args, sizeof args, "h5dump -d /max_junction_temp_c %s | grep -q H5T_IEEE_F64LE", h5);
+  cr_assert_eq(system(args), 0);
+}
