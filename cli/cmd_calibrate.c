@@ -202,9 +202,7 @@ static int parse(int argc, char **argv, args *a) {
   else if (strcmp(a->fit, "battery,capacity") == 0 || strcmp(a->fit, "capacity,battery") == 0)
     a->opts.fit_capacity = true;
   else {
-    cli_error("--fit '%s': this version fits 'battery' (optionally with 'capacity'); thermal, "
-              "ambient, initial and leakage come with the board-trace work",
-              a->fit);
+    cli_error("--fit '%s': expected battery[,capacity] or thermal[,ambient,initial]", a->fit);
     return EXIT_INPUT;
   }
   return EXIT_OK;
