@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -141,10 +142,29 @@ int sits_write_summary_text(const sits_scenario *sc, const sits_result *r, FILE 
           "energy                %.3f J in = %.3f J stored + %.3f J to ambient "
           "(balance error %.1e)\n",
           s->energy_j, s->energy_stored_j, s->energy_to_ambient_j, s->energy_balance_rel);
-  fprintf(f, "peak temperature by node:\n");
-  for (size_t i = 0; i < r->n_nodes; i++)
+  /* every node up to 24; beyond (floorplans), the 12 hottest: all of them are in the JSON */
+  size_t shown = r->n_nodes <= 24 ? r->n_nodes : 12;
+  if (shown == r->n_nodes)
+    fprintf(f, "peak temperature by node:\n");
+  else
+    fprintf(f, "peak temperature, the %zu hottest of %zu nodes (all in --summary json):\n", shown,
+            r->n_nodes);
+  bool *done = calloc(r->n_nodes, sizeof *done);
+  for (size_t k = 0; k < shown; k++) {
+    size_t i = k;
+    if (shown < r->n_nodes) { /* the hottest not shown yet */
+      i = r->n_nodes;
+      for (size_t j = 0; done && j < r->n_nodes; j++)
+        if (!done[j] && (i == r->n_nodes || r->peak_temp_c[j] > r->peak_temp_c[i]))
+          i = j;
+      if (i == r->n_nodes)
+        break;
+      done[i] = true;
+    }
     fprintf(f, "  %-22s %10.3f C%s\n", sits_thermal_name(th, (int)i), r->peak_temp_c[i],
             sits_thermal_is_junction(th, (int)i) ? "  (junction)" : "");
+  }
+  free(done);
   if (!isnan(s->items_done))
     fprintf(f, "items                 %.1f done, %.3f mJ each, latency %.3f ms, deficit %.2f%%\n",
             s->items_done, s->energy_per_item_mj, s->latency_ms, 100 * s->deficit_fraction);
