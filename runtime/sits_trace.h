@@ -64,6 +64,19 @@ int sits__trace_set(sits_trace *t, const char *name, double v);
 int sits__trace_bad_line(sits_trace *t, const sits_trace_opts *o, const char *path, size_t line,
                          const char *why, sits_err *err);
 
+/** @p s without leading and trailing white space (in place). */
+char *sits__trace_trim(char *s);
+/** Splits a CSV line at commas in place (empty fields kept, each trimmed); at most @p max
+ *  fields; returns the count. */
+size_t sits__trace_split(char *line, char **fields, size_t max);
+/** Days since 0000-03-01 of a proleptic Gregorian date (for differences between stamps). */
+long sits__civil_day(int year, int month, int day);
+/** Sets time_s of every row to k x interval: --interval-ms if given, else what @p stamped
+ *  rows with 1-s stamps from @p first_s to @p last_s imply ((span + 1 s) / rows: each end
+ *  second is partly covered), else 1 s; records the interval and its source. */
+void sits__trace_row_times(sits_trace *t, const sits_trace_opts *o, double first_s, double last_s,
+                           size_t stamped);
+
 int sits__tegrastats_sniff(const char *line);
 int sits__tegrastats_read(const char *path, const sits_trace_opts *o, sits_trace *t, sits_err *err);
 int sits__jtop_sniff(const char *line);

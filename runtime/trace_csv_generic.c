@@ -19,29 +19,6 @@
 
 #define MAX_FIELDS 1024
 
-static char *trim(char *s) {
-  while (isspace((unsigned char)*s))
-    s++;
-  char *e = s + strlen(s);
-  while (e > s && isspace((unsigned char)e[-1]))
-    *--e = '\0';
-  return s;
-}
-
-static size_t split(char *line, char **f) {
-  size_t n = 0;
-  for (char *p = line; n < MAX_FIELDS;) {
-    char *c = strchr(p, ',');
-    if (c)
-      *c = '\0';
-    f[n++] = trim(p);
-    if (!c)
-      break;
-    p = c + 1;
-  }
-  return n;
-}
-
 /* A header name with a unit other than the normalised one: the normalised name and the factor. */
 static double unit(const char *h, char *norm, size_t size) {
   static const struct {
@@ -87,10 +64,10 @@ int sits__csv_trace_read(const char *path, const sits_trace_opts *o, sits_trace 
       rc = sits__trace_bad_line(t, o, path, lineno, "binary data", err);
       continue;
     }
-    char *s = trim(line);
+    char *s = sits__trace_trim(line);
     if (!*s || *s == '#')
       continue;
-    size_t n = split(s, f);
+    size_t n = sits__trace_split(s, f, MAX_FIELDS);
     if (!names) { /* the header */
       if (n < 2 || (strcmp(f[0], "time_s") != 0 && strcmp(f[0], "time_ms") != 0)) {
         rc = sits__fail(err, SITS_EINPUT, "%s:%zu: the header must start with time_s (or time_ms)",
@@ -103,8 +80,8 @@ int sits__csv_trace_read(const char *path, const sits_trace_opts *o, sits_trace 
       for (size_t k = 0; names && k < n; k++) {
         scale[k] = unit(f[k], norm, sizeof norm);
         if (!*f[k] || !(names[k] = strdup(norm)))
-          rc = sits__fail(err, SITS_EINPUT, "%s:%zu: empty or unreadable column name", path,
-                          lineno);
+          rc =
+              sits__fail(err, SITS_EINPUT, "%s:%zu: empty or unreadable column name", path, lineno);
       }
       if (!names)
         rc = sits__fail(err, SITS_ENOMEM, "out of memory");

@@ -75,29 +75,6 @@ static map field(const char *h) {
   return m;
 }
 
-static char *trim(char *s) {
-  while (isspace((unsigned char)*s))
-    s++;
-  char *e = s + strlen(s);
-  while (e > s && isspace((unsigned char)e[-1]))
-    *--e = '\0';
-  return s;
-}
-
-static size_t split(char *line, char **f) {
-  size_t n = 0;
-  for (char *p = line; n < MAX_FIELDS;) {
-    char *c = strchr(p, ',');
-    if (c)
-      *c = '\0';
-    f[n++] = trim(p);
-    if (!c)
-      break;
-    p = c + 1;
-  }
-  return n;
-}
-
 static bool clock_s(const char *s, double *v) {
   int h, m, sec;
   char tail;
@@ -128,10 +105,10 @@ int sits__jtop_read(const char *path, const sits_trace_opts *o, sits_trace *t, s
       rc = sits__trace_bad_line(t, o, path, lineno, "binary data", err);
       continue;
     }
-    char *s = trim(line);
+    char *s = sits__trace_trim(line);
     if (!*s)
       continue;
-    size_t n = split(s, f);
+    size_t n = sits__trace_split(s, f, MAX_FIELDS);
     if (!maps) {
       if (strcmp(f[0], "System-Time") != 0) {
         rc = sits__fail(err, SITS_EINPUT, "%s:%zu: a jtop CSV starts with System-Time", path,
@@ -190,17 +167,6 @@ int sits__jtop_read(const char *path, const sits_trace_opts *o, sits_trace *t, s
   fclose(fp);
   if (rc)
     return rc;
-  if (o && o->interval_ms > 0) {
-    t->interval_s = o->interval_ms / 1000.0;
-    t->interval_source = "option";
-  } else if (ts_rows >= 2 && ts_last > ts_first) {
-    t->interval_s = (ts_last - ts_first + 1.0) / (double)ts_rows;
-    t->interval_source = "timestamps";
-  } else {
-    t->interval_s = 1.0;
-    t->interval_source = "default";
-  }
-  for (size_t r = 0; r < t->n_rows; r++)
-    t->values[r * t->n_cols] = (double)r * t->interval_s;
+  sits__trace_row_times(t, o, ts_first, ts_last, ts_rows);
   return SITS_OK;
 }

@@ -21,30 +21,7 @@
 
 #define MAX_FIELDS 64
 
-static char *trim(char *s) {
-  while (isspace((unsigned char)*s))
-    s++;
-  char *e = s + strlen(s);
-  while (e > s && isspace((unsigned char)e[-1]))
-    *--e = '\0';
-  return s;
-}
-
-static size_t split(char *line, char **f) {
-  size_t n = 0;
-  for (char *p = line; n < MAX_FIELDS;) {
-    char *c = strchr(p, ',');
-    if (c)
-      *c = '\0';
-    f[n++] = trim(p);
-    if (!c)
-      break;
-    p = c + 1;
-  }
-  return n;
-}
-
-/* `2026/07/15 01:52:12.832` -> the day number (civil formula) and the seconds in the day,
+/* `2026/07/15 01:52:12.832` -> the day number and the seconds in the day,
  * kept apart so that millisecond differences survive (an epoch in seconds would not). */
 static bool stamp(const char *s, long *day, double *v) {
   int y, mo, d, h, mi;
@@ -52,10 +29,7 @@ static bool stamp(const char *s, long *day, double *v) {
   if (sscanf(s, "%d/%d/%d %d:%d:%lf", &y, &mo, &d, &h, &mi, &sec) != 6 || mo < 1 || mo > 12 ||
       d < 1 || d > 31 || h > 23 || mi > 59 || sec < 0 || sec >= 61)
     return false;
-  y -= mo <= 2;
-  long era = (y >= 0 ? y : y - 399) / 400, yoe = y - era * 400;
-  long doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  *day = era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  *day = sits__civil_day(y, mo, d);
   *v = h * 3600.0 + mi * 60.0 + sec;
   return true;
 }
@@ -106,7 +80,7 @@ int sits__nvsmi_read(const char *path, const sits_trace_opts *o, sits_trace *t, 
   if (o && o->fields) { /* a noheader log: the query list */
     char buf[1024];
     snprintf(buf, sizeof buf, "%s", o->fields);
-    n_fields = split(buf, f);
+    n_fields = sits__trace_split(buf, f, MAX_FIELDS);
     for (size_t k = 0; k < n_fields; k++)
       field_name(f[k], names[k], sizeof names[k]);
   }
@@ -116,10 +90,10 @@ int sits__nvsmi_read(const char *path, const sits_trace_opts *o, sits_trace *t, 
       rc = sits__trace_bad_line(t, o, path, lineno, "binary data", err);
       continue;
     }
-    char *s = trim(line);
+    char *s = sits__trace_trim(line);
     if (!*s || *s == '#')
       continue;
-    size_t n = split(s, f);
+    size_t n = sits__trace_split(s, f, MAX_FIELDS);
     if (!n_fields) {
       if (strcmp(f[0], "timestamp") != 0 && strncmp(f[0], "timestamp ", 10) != 0) {
         rc = sits__fail(err, SITS_EINPUT,
@@ -175,9 +149,10 @@ int sits__nvsmi_read(const char *path, const sits_trace_opts *o, sits_trace *t, 
           continue;
         char *end;
         double v = strtod(f[k], &end);
+        const char *unit = sits__trace_trim(end); /* a unit after the number: W, %, MHz */
         if (end == f[k])
           v = NAN; /* [N/A], [Not Supported] */
-        else if (*end && *trim(end) && !isalpha((unsigned char)*trim(end)) && *trim(end) != '%')
+        else if (*unit && !isalpha((unsigned char)*unit) && *unit != '%')
           why = "a value is not a number";
         char col[96];
         snprintf(col, sizeof col, "%s.%s%s", known[q].kind, gpu, known[q].name);

@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "sits_trace.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -106,6 +107,53 @@ int sits__trace_bad_line(sits_trace *t, const sits_trace_opts *o, const char *pa
   if (!t->skipped++)
     t->first_skipped_line = line;
   return SITS_OK;
+}
+
+char *sits__trace_trim(char *s) {
+  while (isspace((unsigned char)*s))
+    s++;
+  char *e = s + strlen(s);
+  while (e > s && isspace((unsigned char)e[-1]))
+    *--e = '\0';
+  return s;
+}
+
+size_t sits__trace_split(char *line, char **f, size_t max) {
+  size_t n = 0;
+  for (char *p = line; n < max;) {
+    char *c = strchr(p, ',');
+    if (c)
+      *c = '\0';
+    f[n++] = sits__trace_trim(p);
+    if (!c)
+      break;
+    p = c + 1;
+  }
+  return n;
+}
+
+/* Howard Hinnant's days_from_civil. */
+long sits__civil_day(int y, int m, int d) {
+  y -= m <= 2;
+  long era = (y >= 0 ? y : y - 399) / 400, yoe = y - era * 400;
+  long doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  return era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy;
+}
+
+void sits__trace_row_times(sits_trace *t, const sits_trace_opts *o, double first_s, double last_s,
+                           size_t stamped) {
+  if (o && o->interval_ms > 0) {
+    t->interval_s = o->interval_ms / 1000.0;
+    t->interval_source = "option";
+  } else if (stamped >= 2 && last_s > first_s) {
+    t->interval_s = (last_s - first_s + 1.0) / (double)stamped;
+    t->interval_source = "timestamps";
+  } else {
+    t->interval_s = 1.0;
+    t->interval_source = "default";
+  }
+  for (size_t r = 0; r < t->n_rows; r++)
+    t->values[r * t->n_cols] = (double)r * t->interval_s;
 }
 
 /* The first line of the file that is neither blank nor a # comment, for sniffing. */

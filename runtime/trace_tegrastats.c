@@ -29,8 +29,7 @@
 
 #define MAX_TOKENS 512
 
-/* `MM-DD-YYYY` then `HH:MM:SS` -> seconds (days from a civil-date formula; the epoch does
- * not matter, only differences are used). */
+/* `MM-DD-YYYY` then `HH:MM:SS` -> seconds (the epoch does not matter, only differences). */
 static bool timestamp(const char *date, const char *clock, double *s) {
   int mo, d, y, h, mi, se;
   char tail;
@@ -38,13 +37,7 @@ static bool timestamp(const char *date, const char *clock, double *s) {
       sscanf(clock, "%2d:%2d:%2d%c", &h, &mi, &se, &tail) != 3 || mo < 1 || mo > 12 || d < 1 ||
       d > 31 || h > 23 || mi > 59 || se > 60)
     return false;
-  /* days since 0000-03-01 (Howard Hinnant's days_from_civil, proleptic Gregorian) */
-  y -= mo <= 2;
-  long era = (y >= 0 ? y : y - 399) / 400;
-  long yoe = y - era * 400;
-  long doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  long doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  *s = (double)(era * 146097 + doe) * 86400.0 + h * 3600.0 + mi * 60.0 + se;
+  *s = (double)sits__civil_day(y, mo, d) * 86400.0 + h * 3600.0 + mi * 60.0 + se;
   return true;
 }
 
@@ -310,20 +303,6 @@ int sits__tegrastats_read(const char *path, const sits_trace_opts *o, sits_trace
   fclose(f);
   if (rc)
     return rc;
-  /* the sample interval: given, else implied by the timestamps' span, else 1 s */
-  if (o && o->interval_ms > 0) {
-    t->interval_s = o->interval_ms / 1000.0;
-    t->interval_source = "option";
-  } else if (ts_rows >= 2 && ts_last > ts_first) {
-    /* n stamps span (last - first) s within a second either way: the mean spacing of the
-     * rows is the span plus the part of a second each end covers, over the row count */
-    t->interval_s = (ts_last - ts_first + 1.0) / (double)ts_rows;
-    t->interval_source = "timestamps";
-  } else {
-    t->interval_s = 1.0;
-    t->interval_source = "default";
-  }
-  for (size_t r = 0; r < t->n_rows; r++)
-    t->values[r * t->n_cols] = (double)r * t->interval_s;
+  sits__trace_row_times(t, o, ts_first, ts_last, ts_rows);
   return SITS_OK;
 }
