@@ -424,7 +424,7 @@ int sits_replay_write_h5(const sits_replay *r, const char *path, sits_err *err) 
                           .values = {meas, sim},
                           .attr_name = {"trace_format"},
                           .attr_value = {r->trace->format}};
-    rc = sits__h5_call_columns(path, &c, err);
+    rc = sits__h5_call(path, "sits__h5_write_columns", &c, err);
   }
   free(meas), free(sim), free(names), free(t);
   return rc;

@@ -113,7 +113,7 @@ static int write_h5(run *r, const char *path, const double *temp_k, sits_err *er
                              .values = {c, r->tr->w},
                              .attr_name = {"model"},
                              .attr_value = {r->model == SITS_HS_BLOCK ? "block" : "grid"}};
-    rc = sits__h5_call_columns(path, &cols, err);
+    rc = sits__h5_call(path, "sits__h5_write_columns", &cols, err);
   }
   free(t), free(c), free(names);
   return rc;

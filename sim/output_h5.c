@@ -135,35 +135,28 @@ static int write_file(const char *tmp, const sits_scenario *sc, const sits_resul
 }
 
 /* HDF5 prints its error stack by default; the library reports through its status instead. */
-static int quietly(int (*fn)(const void *), const void *arg) {
+static int quietly(int (*fn)(const char *, const void *), const char *tmp, const void *args) {
   H5E_auto2_t saved_fn;
   void *saved_data;
   H5Eget_auto2(H5E_DEFAULT, &saved_fn, &saved_data);
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-  int rc = fn(arg);
+  int rc = fn(tmp, args);
   H5Eset_auto2(H5E_DEFAULT, saved_fn, saved_data);
   return rc;
 }
 
-typedef struct result_args {
-  const char *tmp;
-  const sits_scenario *sc;
-  const sits_result *r;
-} result_args;
-
-static int result_fn(const void *p) {
-  const result_args *a = p;
-  return write_file(a->tmp, a->sc, a->r);
+static int result_fn(const char *tmp, const void *p) {
+  const sits__h5_result *a = p;
+  return write_file(tmp, a->sc, a->r);
 }
 
-int sits__h5_write_result(const char *tmp_path, const sits_scenario *sc, const sits_result *r) {
-  result_args a = {tmp_path, sc, r};
-  return quietly(result_fn, &a);
+int sits__h5_write_result(const char *tmp_path, const void *args) {
+  return quietly(result_fn, tmp_path, args);
 }
 
-static int columns_fn(const void *p) {
+static int columns_fn(const char *tmp, const void *p) {
   const sits__h5_columns *c = p;
-  hid_t file = H5Fcreate(c->tmp_path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  hid_t file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   if (file < 0)
     return -1;
   double *col = malloc((c->n_rows ? c->n_rows : 1) * sizeof *col);
@@ -190,19 +183,13 @@ static int columns_fn(const void *p) {
   return bad ? -1 : 0;
 }
 
-int sits__h5_write_columns(const sits__h5_columns *c) {
-  return quietly(columns_fn, c);
+int sits__h5_write_columns(const char *tmp_path, const void *args) {
+  return quietly(columns_fn, tmp_path, args);
 }
 
-typedef struct table_args {
-  const char *tmp;
-  size_t rows, cols;
-  const char *const *names, *const *cells;
-} table_args;
-
-static int table_fn(const void *p) {
-  const table_args *a = p;
-  hid_t file = H5Fcreate(a->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+static int table_fn(const char *tmp, const void *p) {
+  const sits__h5_table *a = p;
+  hid_t file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   if (file < 0)
     return -1;
   int bad = 0;
@@ -252,8 +239,6 @@ static int table_fn(const void *p) {
   return bad ? -1 : 0;
 }
 
-int sits__h5_write_table(const char *tmp_path, size_t rows, size_t cols, const char *const *names,
-                         const char *const *cells) {
-  table_args a = {tmp_path, rows, cols, names, cells};
-  return quietly(table_fn, &a);
+int sits__h5_write_table(const char *tmp_path, const void *args) {
+  return quietly(table_fn, tmp_path, args);
 }

@@ -30,7 +30,6 @@ typedef struct sits_result sits_result;
 /** Time series in groups: /time_s, then /<group[g]>/<names[j]> from values[g] (n_rows x
  *  n_cols, row-major) with units[g]; string attributes on the root. */
 typedef struct sits__h5_columns {
-  const char *tmp_path;
   size_t n_rows, n_cols, n_groups, n_attrs;
   const double *time_s;
   const char *const *names;
@@ -39,16 +38,26 @@ typedef struct sits__h5_columns {
   const char *attr_name[4], *attr_value[4];
 } sits__h5_columns;
 
-/* In the module: 0 on success. */
-int sits__h5_write_result(const char *tmp_path, const sits_scenario *sc, const sits_result *r);
-int sits__h5_write_columns(const sits__h5_columns *c);
-int sits__h5_write_table(const char *tmp_path, size_t rows, size_t cols, const char *const *names,
-                         const char *const *cells);
+/** A simulation result with its scenario (the contract's result file). */
+typedef struct sits__h5_result {
+  const sits_scenario *sc;
+  const sits_result *r;
+} sits__h5_result;
 
-/** Loads libsits_h5 (beside libsits) and calls one of them through the temporary file of
- *  @p path: "result" with (sc, r) or "columns" with (c). */
-int sits__h5_call_result(const char *path, const sits_scenario *sc, const sits_result *r,
-                         sits_err *err);
-int sits__h5_call_columns(const char *path, sits__h5_columns *c, sits_err *err);
+/** A text table (rows x cols cells, row-major): one dataset per column, doubles when every
+ *  non-empty cell is a number, else fixed-length strings. */
+typedef struct sits__h5_table {
+  size_t rows, cols;
+  const char *const *names, *const *cells;
+} sits__h5_table;
+
+/* In the module, all of one shape: write @p args into @p tmp_path, 0 on success. */
+int sits__h5_write_result(const char *tmp_path, const void *args);  /* sits__h5_result */
+int sits__h5_write_columns(const char *tmp_path, const void *args); /* sits__h5_columns */
+int sits__h5_write_table(const char *tmp_path, const void *args);   /* sits__h5_table */
+
+/** Loads libsits_h5 (beside libsits) and calls its function @p entry with @p args, writing
+ *  through a temporary file that replaces @p path only on success. */
+int sits__h5_call(const char *path, const char *entry, const void *args, sits_err *err);
 
 #endif
