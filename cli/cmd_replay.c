@@ -60,7 +60,7 @@ static void text_summary(const sits_replay *r, FILE *f) {
   for (size_t k = 0; k < r->n_sensors; k++) {
     const sits_fit_metrics *m = &r->sensors[k].m;
     fprintf(f, "%-22s rmse %.3f C, mae %.3f C, max %.3f C, bias %+.3f C, r2 %.3f, n %zu\n",
-            r->sensors[k].column, m->rmse_v, m->mae_v, m->max_abs_err_v, m->bias_v, m->r2, m->n);
+            r->sensors[k].column, m->rmse, m->mae, m->max_abs_err, m->bias, m->r2, m->n);
   }
 }
 

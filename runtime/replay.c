@@ -339,17 +339,9 @@ int sits_replay_write_json(const sits_replay *r, const sits_scenario *sc, FILE *
     sits__json_str(f, r->sensors[k].column);
     fputs(":{\"node\":", f);
     sits__json_str(f, sits_thermal_name(sits_scenario_thermal(sc), r->sensors[k].node));
-    fputs(",\"rmse_c\":", f);
-    sits__json_num(f, m->rmse_v);
-    fputs(",\"mae_c\":", f);
-    sits__json_num(f, m->mae_v);
-    fputs(",\"max_abs_err_c\":", f);
-    sits__json_num(f, m->max_abs_err_v);
-    fputs(",\"bias_c\":", f);
-    sits__json_num(f, m->bias_v);
-    fputs(",\"r2\":", f);
-    sits__json_num(f, m->r2);
-    fprintf(f, ",\"n\":%zu}", m->n);
+    fputc(',', f);
+    sits__json_metrics(f, m, "c");
+    fputc('}', f);
   }
   fputs("},\"duration_s\":", f);
   sits__json_num(f, r->duration_s);

@@ -23,7 +23,7 @@
 typedef struct sits_replay_sensor {
   char column[160];
   int node;
-  sits_fit_metrics m; /**< rmse_v etc. hold kelvin here (sim - measured) */
+  sits_fit_metrics m; /**< in kelvin (sim - measured) */
 } sits_replay_sensor;
 
 typedef struct sits_replay {

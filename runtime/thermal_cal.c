@@ -287,17 +287,9 @@ static void metrics_json(FILE *f, const sits_thermal_cal *c, const sits_fit_metr
   for (size_t k = 0; k < c->n_sensors; k++) {
     fprintf(f, "%s", k ? "," : "");
     sits__json_str(f, c->sensor[k]);
-    fputs(":{\"rmse_c\":", f);
-    sits__json_num(f, m[k].rmse_v);
-    fputs(",\"mae_c\":", f);
-    sits__json_num(f, m[k].mae_v);
-    fputs(",\"max_abs_err_c\":", f);
-    sits__json_num(f, m[k].max_abs_err_v);
-    fputs(",\"bias_c\":", f);
-    sits__json_num(f, m[k].bias_v);
-    fputs(",\"r2\":", f);
-    sits__json_num(f, m[k].r2);
-    fprintf(f, ",\"n\":%zu}", m[k].n);
+    fputs(":{", f);
+    sits__json_metrics(f, &m[k], "c");
+    fputc('}', f);
   }
   fputc('}', f);
 }

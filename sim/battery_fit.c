@@ -87,7 +87,7 @@ void sits_fit_metrics_compute(const double *model, const double *meas, size_t fr
       mean += meas[k], n++;
   m->n = n;
   if (n == 0) {
-    m->rmse_v = m->mae_v = m->max_abs_err_v = m->bias_v = m->r2 = NAN;
+    m->rmse = m->mae = m->max_abs_err = m->bias = m->r2 = NAN;
     return;
   }
   mean /= (double)n;
@@ -100,10 +100,10 @@ void sits_fit_metrics_compute(const double *model, const double *meas, size_t fr
     max_abs = fmax(max_abs, fabs(e));
     ss_tot += (meas[k] - mean) * (meas[k] - mean);
   }
-  m->rmse_v = sqrt(sum2 / (double)n);
-  m->mae_v = abs_sum / (double)n;
-  m->max_abs_err_v = max_abs;
-  m->bias_v = sum / (double)n;
+  m->rmse = sqrt(sum2 / (double)n);
+  m->mae = abs_sum / (double)n;
+  m->max_abs_err = max_abs;
+  m->bias = sum / (double)n;
   m->r2 = ss_tot > 0 ? 1.0 - sum2 / ss_tot : NAN;
 }
 

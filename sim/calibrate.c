@@ -126,17 +126,9 @@ void sits_calibration_release(sits_calibration *c) {
 }
 
 static void metrics_json(FILE *f, const char *key, const sits_fit_metrics *m) {
-  fprintf(f, "\"%s\":{\"voltage_v\":{\"rmse_v\":", key);
-  sits__json_num(f, m->rmse_v);
-  fputs(",\"mae_v\":", f);
-  sits__json_num(f, m->mae_v);
-  fputs(",\"max_abs_err_v\":", f);
-  sits__json_num(f, m->max_abs_err_v);
-  fputs(",\"bias_v\":", f);
-  sits__json_num(f, m->bias_v);
-  fputs(",\"r2\":", f);
-  sits__json_num(f, m->r2);
-  fprintf(f, ",\"n\":%zu}}", m->n);
+  fprintf(f, "\"%s\":{\"voltage_v\":{", key);
+  sits__json_metrics(f, m, "v");
+  fputs("}}", f);
 }
 
 static void ocv_json(FILE *f, const sits_ocv_test *o) {

@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "result_impl.h"
 #include "scenario_impl.h"
+#include "sits_battery_fit.h"
 #include "writer_impl.h"
 
 #include <errno.h>
@@ -49,6 +50,18 @@ void sits__json_num(FILE *f, double v) {
     fprintf(f, "%.10g", v);
   else
     fputs("null", f);
+}
+
+void sits__json_metrics(FILE *f, const sits_fit_metrics *m, const char *unit) {
+  const char *key[] = {"rmse", "mae", "max_abs_err", "bias"};
+  const double v[] = {m->rmse, m->mae, m->max_abs_err, m->bias};
+  for (int k = 0; k < 4; k++) {
+    fprintf(f, "%s\"%s_%s\":", k ? "," : "", key[k], unit);
+    sits__json_num(f, v[k]);
+  }
+  fputs(",\"r2\":", f);
+  sits__json_num(f, m->r2);
+  fprintf(f, ",\"n\":%zu", m->n);
 }
 
 /* ,"key":number */

@@ -18,8 +18,10 @@
 
 #include "sits_battery.h"
 
+/** Goodness of fit, in the unit of the compared quantity (volts for a battery fit, kelvin for
+ *  a thermal replay or fit): outputs name the unit (rmse_v, rmse_c). r2 is dimensionless. */
 typedef struct sits_fit_metrics {
-  double rmse_v, mae_v, max_abs_err_v, bias_v, r2;
+  double rmse, mae, max_abs_err, bias, r2;
   size_t n;
 } sits_fit_metrics;
 

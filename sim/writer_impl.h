@@ -22,6 +22,11 @@ void sits__json_str(FILE *f, const char *s);
 /** JSON number, or null when not finite. */
 void sits__json_num(FILE *f, double v);
 
+typedef struct sits_fit_metrics sits_fit_metrics;
+/** The members of a fit-metrics object, without braces: "rmse_<u>", "mae_<u>",
+ *  "max_abs_err_<u>", "bias_<u>" (u = @p unit, "v" or "c"), "r2", "n". */
+void sits__json_metrics(FILE *f, const sits_fit_metrics *m, const char *unit);
+
 /* ---- HDF5, through the lazily loaded module libsits_h5 (h5_module.c) ---- */
 
 typedef struct sits_scenario sits_scenario;

@@ -47,10 +47,10 @@ Test(thermal_cal, recovers_r_and_c_from_an_exact_response) {
   cr_assert_str_eq(c.params[0].path, "platform.thermal.links.[0].r_k_per_w");
   cr_assert_str_eq(c.params[1].path, "platform.thermal.nodes.[0].c_j_per_k");
   cr_log_info("R %.6f K/W, C %.6f J/K, held-out RMSE %.2e K, rcond %.2e", c.params[0].value,
-              c.params[1].value, c.holdout[0].rmse_v, c.rcond);
+              c.params[1].value, c.holdout[0].rmse, c.rcond);
   cr_assert_float_eq(c.params[0].value, 2.0, 2e-3, "R %g", c.params[0].value);
   cr_assert_float_eq(c.params[1].value, 10.0, 1e-2, "C %g", c.params[1].value);
-  cr_assert_lt(c.holdout[0].rmse_v, 1e-3);
+  cr_assert_lt(c.holdout[0].rmse, 1e-3);
   cr_assert_eq(c.holdout[0].n, 60);
   cr_assert_not(c.unidentifiable);
   cr_assert(strstr(c.config_text, "r_k_per_w = 2.0") || strstr(c.config_text, "r_k_per_w = 1.99"),

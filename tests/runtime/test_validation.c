@@ -31,9 +31,9 @@ Test(validation, boards_calibrate_then_hold_out, .timeout = 900) {
     cr_assert_eq(sits_calibrate_thermal(&o, &c, &err), SITS_OK, "%s: %s", name, err.msg);
     for (size_t k = 0; k < c.n_sensors; k++) {
       cr_log_info("%s %s: train %.3f K, held-out %.3f K (bound %.2f), n %zu", name, c.sensor[k],
-                  c.train[k].rmse_v, c.holdout[k].rmse_v, bound, c.holdout[k].n);
-      cr_assert_lt(c.holdout[k].rmse_v, bound, "%s %s held-out %g K", name, c.sensor[k],
-                   c.holdout[k].rmse_v);
+                  c.train[k].rmse, c.holdout[k].rmse, bound, c.holdout[k].n);
+      cr_assert_lt(c.holdout[k].rmse, bound, "%s %s held-out %g K", name, c.sensor[k],
+                   c.holdout[k].rmse);
       cr_assert_gt(c.holdout[k].n, 100);
     }
     for (size_t k = 0; k < c.n_params; k++)
