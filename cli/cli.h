@@ -45,6 +45,10 @@ typedef struct sits_replay sits_replay;
 /** Plots measured against simulated per sensor of @p r, power on a second axis (gnuplot). */
 int cli_plot_replay(const sits_replay *r, const char *png);
 
+typedef struct sits_calibration sits_calibration;
+/** Plots measured against fitted voltage of @p cal, current on a second axis (gnuplot). */
+int cli_plot_calibration(const sits_calibration *cal, const char *png);
+
 /** The commands. argv[0] is the command name. */
 int cmd_run(int argc, char **argv);
 int cmd_steady(int argc, char **argv);

@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 
 #include "cli.h"
 #include "sits_calibrate.h"
@@ -208,33 +207,6 @@ static int parse(int argc, char **argv, args *a) {
   return EXIT_OK;
 }
 
-static int plot(const sits_calibration *cal, const char *png) {
-  char csv[4096], tmp[4096], cmd[12000];
-  snprintf(csv, sizeof csv, "%s.data.csv", png);
-  snprintf(tmp, sizeof tmp, "%s.tmp.png", png);
-  sits_err err = {0};
-  int rc = sits_write_calibration_csv(cal, csv, &err);
-  if (rc)
-    return cli_fail(rc, &err);
-  snprintf(
-      cmd, sizeof cmd,
-      "gnuplot -e \"set terminal pngcairo size 1200,700; set output '%s'; "
-      "set datafile separator ','; set key autotitle columnhead; set termoption noenhanced; "
-      "set xlabel 'time (s)'; set ylabel 'voltage (V)'; set y2label 'current (A, discharge > 0)'; "
-      "set ytics nomirror; set y2tics; set grid; "
-      "plot '%s' using 1:2 with lines lw 2, '' using 1:3 with lines lw 1, "
-      "'' using 1:4 axes x1y2 with lines lc rgb '#a0a0a0'\" >/dev/null 2>&1",
-      tmp, csv);
-  int st = system(cmd);
-  remove(csv);
-  if (st != 0 || rename(tmp, png) != 0) {
-    remove(tmp);
-    cli_error("%s: gnuplot failed (is gnuplot installed? apt-get install gnuplot-nox)", png);
-    return EXIT_INPUT;
-  }
-  return EXIT_OK;
-}
-
 /* measured against calibrated replay per sensor, through a calibrated-scenario replay */
 static int thermal_plot(const char *cfg, const sits_thermal_cal_opts *o, const char *png) {
   sits_scenario *sc = NULL;
@@ -295,7 +267,7 @@ int cmd_calibrate(int argc, char **argv) {
     code = cli_fail(rc, &err);
   else {
     sits_write_calibration_json(&cal, stdout);
-    code = a.png && cal.has_fit ? plot(&cal, a.png) : EXIT_OK;
+    code = a.png && cal.has_fit ? cli_plot_calibration(&cal, a.png) : EXIT_OK;
     if (a.png && !cal.has_fit)
       cli_error("--plot draws a fitted trace: nothing drawn for an OCV test alone");
   }

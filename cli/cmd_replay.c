@@ -23,37 +23,6 @@ static const char replay_usage[] =
     "is an error instead of being skipped. -o: measured and simulated series in HDF5.\n"
     "--plot: measured against simulated per sensor, with the power on a second axis.\n";
 
-int cli_plot_replay(const sits_replay *r, const char *png) {
-  char csv[4096], tmp[4096], cmd[16384];
-  snprintf(csv, sizeof csv, "%s.data.csv", png);
-  snprintf(tmp, sizeof tmp, "%s.tmp.png", png);
-  sits_err err = {0};
-  int rc = sits_replay_write_csv(r, csv, &err);
-  if (rc)
-    return cli_fail(rc, &err);
-  int n = snprintf(cmd, sizeof cmd,
-                   "gnuplot -e \"set terminal pngcairo size 1200,%zu; set output '%s'; "
-                   "set datafile separator ','; set key autotitle columnhead; "
-                   "set termoption noenhanced; set multiplot layout %zu,1; set grid; "
-                   "set ytics nomirror; set y2tics; set y2label 'power (W)'; ",
-                   300 + 300 * r->n_sensors, tmp, r->n_sensors);
-  for (size_t k = 0; k < r->n_sensors && n < (int)sizeof cmd - 512; k++)
-    n += snprintf(cmd + n, sizeof cmd - (size_t)n,
-                  "set ylabel 'temperature (C)'; set xlabel 'time (s)'; "
-                  "plot '%s' using 1:%zu with points pt 7 ps 0.3, '' using 1:%zu with lines lw 2, "
-                  "'' using 1:%zu axes x1y2 with lines lc rgb '#a0a0a0'; ",
-                  csv, 2 + 2 * k, 3 + 2 * k, 2 + 2 * r->n_sensors);
-  snprintf(cmd + n, sizeof cmd - (size_t)n, "unset multiplot\" >/dev/null 2>&1");
-  int st = system(cmd);
-  remove(csv);
-  if (st != 0 || rename(tmp, png) != 0) {
-    remove(tmp);
-    cli_error("%s: gnuplot failed (is gnuplot installed? apt-get install gnuplot-nox)", png);
-    return EXIT_INPUT;
-  }
-  return EXIT_OK;
-}
-
 static void text_summary(const sits_replay *r, FILE *f) {
   fprintf(f, "trace                 %s, %zu samples (%zu malformed lines skipped), %.3f s\n",
           r->trace->format, r->trace->n_rows, r->trace->skipped, r->duration_s);

@@ -1,7 +1,9 @@
 /*
- * plot.c - PNG plots of a run through gnuplot: node temperatures on the left axis, total
- * power (as steps) on the right. The series come from a temporary CSV of the run; the
- * PNG is written under a temporary name and renamed when gnuplot succeeds.
+ * plot.c - PNG plots through gnuplot: a run (node temperatures, total power as steps on the
+ * right axis), a replay (measured against simulated per sensor, power on the right) and a
+ * battery calibration (measured against fitted voltage, current on the right). Each writes
+ * its series to a temporary CSV beside the PNG and pipes a script to gnuplot (paths quoted,
+ * never through a shell); the PNG is written under a temporary name and renamed on success.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -11,6 +13,8 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "sits_calibrate.h"
+#include "sits_replay.h"
 #include "sits_sim.h"
 
 static void gp_quote(FILE *gp, const char *s) { /* gnuplot single-quoted string */
@@ -20,39 +24,37 @@ static void gp_quote(FILE *gp, const char *s) { /* gnuplot single-quoted string 
   fputc('\'', gp);
 }
 
-static int run_gnuplot(const char *csv, size_t n_nodes, const char *title, const char *png) {
+typedef struct plot_spec {
+  size_t height_px;
+  /** Writes the series into @p csv. */
+  int (*write_csv)(const void *arg, const char *csv, sits_err *err);
+  /** Writes the plot commands after the common set-up (terminal, output, CSV, grid). */
+  void (*script)(FILE *gp, const void *arg, const char *csv);
+} plot_spec;
+
+static int gnuplot(const plot_spec *p, const void *arg, const char *csv, const char *tmp_png) {
   FILE *gp = popen("gnuplot 2>&1 >/dev/null", "w");
   if (!gp)
     return -1;
-  fprintf(gp, "set terminal pngcairo size 1200,700 font 'sans,11'\nset output ");
-  gp_quote(gp, png);
-  fprintf(gp, "\nset termoption noenhanced\nset autoscale xfix\n"
-              "set datafile separator ','\nset key outside right top autotitle columnhead\n"
-              "set xlabel 'time (s)'\nset ylabel 'temperature (C)'\n"
-              "set y2label 'total power (W)'\nset ytics nomirror\nset y2tics\nset grid\n"
-              "set title ");
-  gp_quote(gp, title);
-  fprintf(gp, " noenhanced\nplot for [i=2:%zu] ", n_nodes + 1);
-  gp_quote(gp, csv);
-  fprintf(gp, " using 1:i with lines lw 2, ");
-  gp_quote(gp, csv);
-  fprintf(gp, " using 1:%zu axes x1y2 with steps lc rgb '#909090' title 'power_w.total'\n",
-          2 * n_nodes + 2);
+  fprintf(gp, "set terminal pngcairo size 1200,%zu font 'sans,11'\nset output ", p->height_px);
+  gp_quote(gp, tmp_png);
+  fputs("\nset termoption noenhanced\nset datafile separator ','\nset key autotitle columnhead\n"
+        "set grid\nset ytics nomirror\nset y2tics\nset xlabel 'time (s)'\n",
+        gp);
+  p->script(gp, arg, csv);
   int st = pclose(gp);
   return st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
 }
 
-int cli_plot_run(const sits_scenario *sc, const sits_result *r, const char *title,
-                 const char *png) {
+static int plot_png(const plot_spec *p, const void *arg, const char *png) {
   char csv[4096], tmp_png[4096];
   snprintf(csv, sizeof csv, "%s.data.csv", png);
   snprintf(tmp_png, sizeof tmp_png, "%s.tmp.png", png);
   sits_err err = {0};
-  int rc = sits_write_csv(sc, r, csv, &err);
+  int rc = p->write_csv(arg, csv, &err);
   if (rc)
     return cli_fail(rc, &err);
-  size_t n = sits_thermal_node_count(sits_scenario_thermal(sc));
-  int ok = run_gnuplot(csv, n, title, tmp_png) == 0 && rename(tmp_png, png) == 0;
+  int ok = gnuplot(p, arg, csv, tmp_png) == 0 && rename(tmp_png, png) == 0;
   remove(csv);
   if (!ok) {
     remove(tmp_png);
@@ -60,4 +62,85 @@ int cli_plot_run(const sits_scenario *sc, const sits_result *r, const char *titl
     return EXIT_INPUT;
   }
   return EXIT_OK;
+}
+
+/* ---- a run ---- */
+
+typedef struct run_arg {
+  const sits_scenario *sc;
+  const sits_result *r;
+  const char *title;
+} run_arg;
+
+static int run_csv(const void *p, const char *csv, sits_err *err) {
+  const run_arg *a = p;
+  return sits_write_csv(a->sc, a->r, csv, err);
+}
+
+static void run_script(FILE *gp, const void *p, const char *csv) {
+  const run_arg *a = p;
+  size_t n = sits_thermal_node_count(sits_scenario_thermal(a->sc));
+  fputs("set autoscale xfix\nset key outside right top\nset ylabel 'temperature (C)'\n"
+        "set y2label 'total power (W)'\nset title ",
+        gp);
+  gp_quote(gp, a->title);
+  fprintf(gp, " noenhanced\nplot for [i=2:%zu] ", n + 1);
+  gp_quote(gp, csv);
+  fputs(" using 1:i with lines lw 2, ", gp);
+  gp_quote(gp, csv);
+  fprintf(gp, " using 1:%zu axes x1y2 with steps lc rgb '#909090' title 'power_w.total'\n",
+          2 * n + 2);
+}
+
+int cli_plot_run(const sits_scenario *sc, const sits_result *r, const char *title,
+                 const char *png) {
+  static const plot_spec spec = {700, run_csv, run_script};
+  run_arg a = {sc, r, title};
+  return plot_png(&spec, &a, png);
+}
+
+/* ---- a replay: one panel per sensor ---- */
+
+static int replay_csv(const void *r, const char *csv, sits_err *err) {
+  return sits_replay_write_csv(r, csv, err);
+}
+
+static void replay_script(FILE *gp, const void *p, const char *csv) {
+  const sits_replay *r = p;
+  fprintf(gp, "set multiplot layout %zu,1\nset ylabel 'temperature (C)'\nset y2label 'power (W)'\n",
+          r->n_sensors);
+  for (size_t k = 0; k < r->n_sensors; k++) {
+    fputs("plot ", gp);
+    gp_quote(gp, csv);
+    fprintf(gp,
+            " using 1:%zu with points pt 7 ps 0.3, '' using 1:%zu with lines lw 2, "
+            "'' using 1:%zu axes x1y2 with lines lc rgb '#a0a0a0'\n",
+            2 + 2 * k, 3 + 2 * k, 2 + 2 * r->n_sensors);
+  }
+  fputs("unset multiplot\n", gp);
+}
+
+int cli_plot_replay(const sits_replay *r, const char *png) {
+  plot_spec spec = {300 + 300 * r->n_sensors, replay_csv, replay_script};
+  return plot_png(&spec, r, png);
+}
+
+/* ---- a battery calibration: voltage measured and fitted, current on the right ---- */
+
+static int calibration_csv(const void *cal, const char *csv, sits_err *err) {
+  return sits_write_calibration_csv(cal, csv, err);
+}
+
+static void calibration_script(FILE *gp, const void *cal, const char *csv) {
+  (void)cal;
+  fputs("set ylabel 'voltage (V)'\nset y2label 'current (A, discharge > 0)'\nplot ", gp);
+  gp_quote(gp, csv);
+  fputs(" using 1:2 with lines lw 2, '' using 1:3 with lines lw 1, "
+        "'' using 1:4 axes x1y2 with lines lc rgb '#a0a0a0'\n",
+        gp);
+}
+
+int cli_plot_calibration(const sits_calibration *cal, const char *png) {
+  static const plot_spec spec = {700, calibration_csv, calibration_script};
+  return plot_png(&spec, cal, png);
 }

@@ -36,6 +36,26 @@ Test(cli, demo_runs_and_writes_outputs) {
   free(out), free(err), free(sc);
 }
 
+/* The plot script reaches gnuplot through a pipe with quoted paths: a quote and a space in
+ * the PNG's name are kept, and the temporary CSV and PNG are gone afterwards. */
+Test(cli, plot_path_with_quote_and_space) {
+  char args[4096], *out, *err, path[1024];
+  snprintf(args, sizeof args,
+           "replay %s/scenarios/orin_nano_replay.cfg --trace %s/tegrastats/orin_nano_jp6_real.raw "
+           "--plot \"%s/it's a replay.png\"",
+           SITS_CONFIGS, SITS_TEST_DATA, tu_dir());
+  cr_assert_eq(tu_cli(args, &out, &err), 0, "%s", err);
+  snprintf(path, sizeof path, "%s/it's a replay.png", tu_dir());
+  char *png = tu_slurp(path);
+  cr_assert(png && strncmp(png, "\x89PNG", 4) == 0, "not a PNG: %s", err);
+  struct stat st;
+  snprintf(path, sizeof path, "%s/it's a replay.png.data.csv", tu_dir());
+  cr_assert_neq(stat(path, &st), 0, "temporary CSV left behind");
+  snprintf(path, sizeof path, "%s/it's a replay.png.tmp.png", tu_dir());
+  cr_assert_neq(stat(path, &st), 0, "temporary PNG left behind");
+  free(png), free(out), free(err);
+}
+
 Test(cli, check_gives_exit_3_on_violation) {
   char args[2048], *out, *err;
   char *sc = shipped("scenarios/orin_nx_vlm_burst.cfg");
