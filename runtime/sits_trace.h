@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "sits_status.h"
 
@@ -63,6 +64,21 @@ int sits__trace_set(sits_trace *t, const char *name, double v);
 /** Counts a malformed line, or fails under strict. */
 int sits__trace_bad_line(sits_trace *t, const sits_trace_opts *o, const char *path, size_t line,
                          const char *why, sits_err *err);
+
+/** The lines of a trace file, with their numbers for messages. */
+typedef struct sits__trace_lines {
+  FILE *fp;
+  const char *path;
+  char *line;
+  size_t cap, lineno;
+} sits__trace_lines;
+/** Opens @p path ("cannot open" on failure). */
+int sits__trace_lines_open(sits__trace_lines *L, const char *path, sits_err *err);
+/** The next line (lineno counts it), NULL at the end or when *rc is set: a line with a NUL
+ *  byte is counted as malformed binary data (an error under strict) and passed over. */
+char *sits__trace_lines_next(sits__trace_lines *L, sits_trace *t, const sits_trace_opts *o, int *rc,
+                             sits_err *err);
+void sits__trace_lines_close(sits__trace_lines *L);
 
 /** @p s without leading and trailing white space (in place). */
 char *sits__trace_trim(char *s);

@@ -49,21 +49,15 @@ int sits__csv_trace_sniff(const char *line) {
 }
 
 int sits__csv_trace_read(const char *path, const sits_trace_opts *o, sits_trace *t, sits_err *err) {
-  FILE *fp = fopen(path, "r");
-  if (!fp)
-    return sits__fail(err, SITS_EINPUT, "%s: cannot open: %s", path, strerror(errno));
-  char *line = NULL, **f = malloc(MAX_FIELDS * sizeof *f), **names = NULL;
+  sits__trace_lines L;
+  if (sits__trace_lines_open(&L, path, err))
+    return SITS_EINPUT;
+  char **f = malloc(MAX_FIELDS * sizeof *f), **names = NULL;
   double *scale = malloc(MAX_FIELDS * sizeof *scale);
-  size_t cap = 0, lineno = 0, n_names = 0;
-  ssize_t got;
+  size_t n_names = 0;
   int rc = f && scale ? SITS_OK : sits__fail(err, SITS_ENOMEM, "out of memory");
   double t0 = NAN, prev = -INFINITY;
-  while (rc == SITS_OK && (got = getline(&line, &cap, fp)) >= 0) {
-    lineno++;
-    if (memchr(line, '\0', (size_t)got)) {
-      rc = sits__trace_bad_line(t, o, path, lineno, "binary data", err);
-      continue;
-    }
+  for (char *line; (line = sits__trace_lines_next(&L, t, o, &rc, err));) {
     char *s = sits__trace_trim(line);
     if (!*s || *s == '#')
       continue;
@@ -71,7 +65,7 @@ int sits__csv_trace_read(const char *path, const sits_trace_opts *o, sits_trace 
     if (!names) { /* the header */
       if (n < 2 || (strcmp(f[0], "time_s") != 0 && strcmp(f[0], "time_ms") != 0)) {
         rc = sits__fail(err, SITS_EINPUT, "%s:%zu: the header must start with time_s (or time_ms)",
-                        path, lineno);
+                        path, L.lineno);
         break;
       }
       names = calloc(n, sizeof *names);
@@ -80,8 +74,8 @@ int sits__csv_trace_read(const char *path, const sits_trace_opts *o, sits_trace 
       for (size_t k = 0; names && k < n; k++) {
         scale[k] = unit(f[k], norm, sizeof norm);
         if (!*f[k] || !(names[k] = strdup(norm)))
-          rc =
-              sits__fail(err, SITS_EINPUT, "%s:%zu: empty or unreadable column name", path, lineno);
+          rc = sits__fail(err, SITS_EINPUT, "%s:%zu: empty or unreadable column name", path,
+                          L.lineno);
       }
       if (!names)
         rc = sits__fail(err, SITS_ENOMEM, "out of memory");
@@ -104,13 +98,13 @@ int sits__csv_trace_read(const char *path, const sits_trace_opts *o, sits_trace 
     if (!why && !(isfinite(v[0]) && v[0] > prev))
       why = "time_s missing or not increasing";
     if (why) {
-      rc = sits__trace_bad_line(t, o, path, lineno, why, err);
+      rc = sits__trace_bad_line(t, o, path, L.lineno, why, err);
       continue;
     }
     prev = v[0];
     if (isnan(t0))
       t0 = v[0];
-    if (sits__trace_add_row(t, lineno) < 0) {
+    if (sits__trace_add_row(t, L.lineno) < 0) {
       rc = sits__fail(err, SITS_ENOMEM, "out of memory");
       break;
     }
@@ -122,7 +116,7 @@ int sits__csv_trace_read(const char *path, const sits_trace_opts *o, sits_trace 
     rc = sits__fail(err, SITS_EINPUT, "%s: empty file (no header)", path);
   for (size_t k = 0; names && k < n_names; k++)
     free(names[k]);
-  free(names), free(f), free(line), free(scale);
-  fclose(fp);
+  free(names), free(f), free(scale);
+  sits__trace_lines_close(&L);
   return rc;
 }

@@ -90,21 +90,15 @@ int sits__jtop_sniff(const char *line) {
 }
 
 int sits__jtop_read(const char *path, const sits_trace_opts *o, sits_trace *t, sits_err *err) {
-  FILE *fp = fopen(path, "r");
-  if (!fp)
-    return sits__fail(err, SITS_EINPUT, "%s: cannot open: %s", path, strerror(errno));
-  char *line = NULL, **f = malloc(MAX_FIELDS * sizeof *f);
+  sits__trace_lines L;
+  if (sits__trace_lines_open(&L, path, err))
+    return SITS_EINPUT;
+  char **f = malloc(MAX_FIELDS * sizeof *f);
   map *maps = NULL;
-  size_t cap = 0, lineno = 0, n_fields = 0, ts_rows = 0;
-  ssize_t got;
+  size_t n_fields = 0, ts_rows = 0;
   int rc = f ? SITS_OK : sits__fail(err, SITS_ENOMEM, "out of memory");
   double ts_first = NAN, ts_last = NAN, day = 0, prev = -1;
-  while (rc == SITS_OK && (got = getline(&line, &cap, fp)) >= 0) {
-    lineno++;
-    if (memchr(line, '\0', (size_t)got)) {
-      rc = sits__trace_bad_line(t, o, path, lineno, "binary data", err);
-      continue;
-    }
+  for (char *line; (line = sits__trace_lines_next(&L, t, o, &rc, err));) {
     char *s = sits__trace_trim(line);
     if (!*s)
       continue;
@@ -112,7 +106,7 @@ int sits__jtop_read(const char *path, const sits_trace_opts *o, sits_trace *t, s
     if (!maps) {
       if (strcmp(f[0], "System-Time") != 0) {
         rc = sits__fail(err, SITS_EINPUT, "%s:%zu: a jtop CSV starts with System-Time", path,
-                        lineno);
+                        L.lineno);
         break;
       }
       if (!(maps = calloc(n, sizeof *maps))) {
@@ -126,7 +120,7 @@ int sits__jtop_read(const char *path, const sits_trace_opts *o, sits_trace *t, s
     }
     double ts;
     if (n != n_fields || !clock_s(f[0], &ts)) {
-      rc = sits__trace_bad_line(t, o, path, lineno,
+      rc = sits__trace_bad_line(t, o, path, L.lineno,
                                 n != n_fields ? "wrong number of fields" : "bad System-Time", err);
       continue;
     }
@@ -134,7 +128,7 @@ int sits__jtop_read(const char *path, const sits_trace_opts *o, sits_trace *t, s
       day += 86400; /* past midnight */
     ts += day;
     prev = ts;
-    if (sits__trace_add_row(t, lineno) < 0) {
+    if (sits__trace_add_row(t, L.lineno) < 0) {
       rc = sits__fail(err, SITS_ENOMEM, "out of memory");
       break;
     }
@@ -155,7 +149,7 @@ int sits__jtop_read(const char *path, const sits_trace_opts *o, sits_trace *t, s
     }
     if (why) {
       t->n_rows--;
-      rc = sits__trace_bad_line(t, o, path, lineno, why, err);
+      rc = sits__trace_bad_line(t, o, path, L.lineno, why, err);
       continue;
     }
     if (isnan(ts_first))
@@ -163,8 +157,8 @@ int sits__jtop_read(const char *path, const sits_trace_opts *o, sits_trace *t, s
     ts_last = ts;
     ts_rows++;
   }
-  free(line), free(f), free(maps);
-  fclose(fp);
+  free(f), free(maps);
+  sits__trace_lines_close(&L);
   if (rc)
     return rc;
   sits__trace_row_times(t, o, ts_first, ts_last, ts_rows);

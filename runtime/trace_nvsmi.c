@@ -67,12 +67,11 @@ int sits__nvsmi_sniff(const char *line) {
 }
 
 int sits__nvsmi_read(const char *path, const sits_trace_opts *o, sits_trace *t, sits_err *err) {
-  FILE *fp = fopen(path, "r");
-  if (!fp)
-    return sits__fail(err, SITS_EINPUT, "%s: cannot open: %s", path, strerror(errno));
-  char *line = NULL, *f[MAX_FIELDS], names[MAX_FIELDS][64];
-  size_t cap = 0, lineno = 0, n_fields = 0;
-  ssize_t got;
+  sits__trace_lines L;
+  if (sits__trace_lines_open(&L, path, err))
+    return SITS_EINPUT;
+  char *f[MAX_FIELDS], names[MAX_FIELDS][64];
+  size_t n_fields = 0;
   int rc = SITS_OK, i_time = -1, i_index = -1;
   double t0 = 0;
   double prev = -INFINITY;
@@ -84,12 +83,7 @@ int sits__nvsmi_read(const char *path, const sits_trace_opts *o, sits_trace *t, 
     for (size_t k = 0; k < n_fields; k++)
       field_name(f[k], names[k], sizeof names[k]);
   }
-  while (rc == SITS_OK && (got = getline(&line, &cap, fp)) >= 0) {
-    lineno++;
-    if (memchr(line, '\0', (size_t)got)) {
-      rc = sits__trace_bad_line(t, o, path, lineno, "binary data", err);
-      continue;
-    }
+  for (char *line; (line = sits__trace_lines_next(&L, t, o, &rc, err));) {
     char *s = sits__trace_trim(line);
     if (!*s || *s == '#')
       continue;
@@ -99,7 +93,7 @@ int sits__nvsmi_read(const char *path, const sits_trace_opts *o, sits_trace *t, 
         rc = sits__fail(err, SITS_EINPUT,
                         "%s:%zu: no header: give the --query-gpu fields (--fields) for a "
                         "noheader log",
-                        path, lineno);
+                        path, L.lineno);
         break;
       }
       n_fields = n;
@@ -122,7 +116,7 @@ int sits__nvsmi_read(const char *path, const sits_trace_opts *o, sits_trace *t, 
     if (ok) /* seconds since the first sample's day */
       ts += (double)(day - day0) * 86400.0;
     if (!ok || !(ts > prev)) {
-      rc = sits__trace_bad_line(t, o, path, lineno,
+      rc = sits__trace_bad_line(t, o, path, L.lineno,
                                 n != n_fields ? "wrong number of fields"
                                 : i_time < 0  ? "no timestamp field"
                                               : "bad or non-increasing timestamp",
@@ -134,7 +128,7 @@ int sits__nvsmi_read(const char *path, const sits_trace_opts *o, sits_trace *t, 
     if (prev == -INFINITY)
       t0 = ts;
     prev = ts;
-    if (sits__trace_add_row(t, lineno) < 0) {
+    if (sits__trace_add_row(t, L.lineno) < 0) {
       rc = sits__fail(err, SITS_ENOMEM, "out of memory");
       break;
     }
@@ -160,11 +154,10 @@ int sits__nvsmi_read(const char *path, const sits_trace_opts *o, sits_trace *t, 
       }
     if (why) {
       t->n_rows--;
-      rc = sits__trace_bad_line(t, o, path, lineno, why, err);
+      rc = sits__trace_bad_line(t, o, path, L.lineno, why, err);
     }
   }
-  free(line);
-  fclose(fp);
+  sits__trace_lines_close(&L);
   if (rc == SITS_OK && !n_fields)
     rc = sits__fail(err, SITS_EINPUT, "%s: empty log", path);
   return rc;

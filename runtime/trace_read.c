@@ -109,6 +109,30 @@ int sits__trace_bad_line(sits_trace *t, const sits_trace_opts *o, const char *pa
   return SITS_OK;
 }
 
+int sits__trace_lines_open(sits__trace_lines *L, const char *path, sits_err *err) {
+  *L = (sits__trace_lines){.fp = fopen(path, "r"), .path = path};
+  return L->fp ? SITS_OK
+               : sits__fail(err, SITS_EINPUT, "%s: cannot open: %s", path, strerror(errno));
+}
+
+char *sits__trace_lines_next(sits__trace_lines *L, sits_trace *t, const sits_trace_opts *o, int *rc,
+                             sits_err *err) {
+  ssize_t got;
+  while (*rc == SITS_OK && (got = getline(&L->line, &L->cap, L->fp)) >= 0) {
+    L->lineno++;
+    if (!memchr(L->line, '\0', (size_t)got))
+      return L->line;
+    *rc = sits__trace_bad_line(t, o, L->path, L->lineno, "binary data", err);
+  }
+  return NULL;
+}
+
+void sits__trace_lines_close(sits__trace_lines *L) {
+  free(L->line);
+  if (L->fp)
+    fclose(L->fp);
+}
+
 char *sits__trace_trim(char *s) {
   while (isspace((unsigned char)*s))
     s++;

@@ -252,28 +252,21 @@ int sits__tegrastats_sniff(const char *line) {
 
 int sits__tegrastats_read(const char *path, const sits_trace_opts *o, sits_trace *t,
                           sits_err *err) {
-  FILE *f = fopen(path, "r");
-  if (!f)
-    return sits__fail(err, SITS_EINPUT, "%s: cannot open: %s", path, strerror(errno));
-  char *line = NULL, *tok[MAX_TOKENS];
-  size_t cap = 0, lineno = 0;
-  ssize_t got;
+  sits__trace_lines L;
+  if (sits__trace_lines_open(&L, path, err))
+    return SITS_EINPUT;
+  char *tok[MAX_TOKENS];
   int rc = SITS_OK;
   double ts_first = NAN, ts_last = NAN;
   size_t ts_rows = 0;
-  while (rc == SITS_OK && (got = getline(&line, &cap, f)) >= 0) {
-    lineno++;
-    if (memchr(line, '\0', (size_t)got)) {
-      rc = sits__trace_bad_line(t, o, path, lineno, "binary data", err);
-      continue;
-    }
+  for (char *line; (line = sits__trace_lines_next(&L, t, o, &rc, err));) {
     int n = 0;
     for (char *save = NULL, *p = strtok_r(line, " \t\r\n", &save); p && n < MAX_TOKENS;
          p = strtok_r(NULL, " \t\r\n", &save))
       tok[n++] = p;
     if (n == 0)
       continue;
-    long row = sits__trace_add_row(t, lineno);
+    long row = sits__trace_add_row(t, L.lineno);
     if (row < 0) {
       rc = sits__fail(err, SITS_ENOMEM, "out of memory");
       break;
@@ -287,7 +280,7 @@ int sits__tegrastats_read(const char *path, const sits_trace_opts *o, sits_trace
     }
     if (used <= 0) { /* nothing tegrastats-like, or a malformed value: drop the row */
       t->n_rows--;
-      rc = sits__trace_bad_line(t, o, path, lineno,
+      rc = sits__trace_bad_line(t, o, path, L.lineno,
                                 used < 0 ? "malformed tegrastats value" : "not a tegrastats line",
                                 err);
       continue;
@@ -299,8 +292,7 @@ int sits__tegrastats_read(const char *path, const sits_trace_opts *o, sits_trace
       ts_rows++;
     }
   }
-  free(line);
-  fclose(f);
+  sits__trace_lines_close(&L);
   if (rc)
     return rc;
   sits__trace_row_times(t, o, ts_first, ts_last, ts_rows);
