@@ -64,8 +64,8 @@ int sits_floorplan_new(const sits_flp_block *blocks, size_t n, const char *path,
     const sits_flp_block *b = &blocks[k];
     if (!b->name || !*b->name)
       return sits__fail(err, SITS_EINPUT, "%s:%zu: a block needs a name", path, b->line);
-    if (!(b->w > 0 && b->h > 0 && isfinite(b->w) && isfinite(b->h) && isfinite(b->x) &&
-          isfinite(b->y)))
+    if (!(b->w_m > 0 && b->h_m > 0 && isfinite(b->w_m) && isfinite(b->h_m) && isfinite(b->x_m) &&
+          isfinite(b->y_m)))
       return sits__fail(err, SITS_EINPUT,
                         "%s:%zu: block '%s' needs a width and height > 0 and finite coordinates",
                         path, b->line, b->name);
@@ -74,8 +74,8 @@ int sits_floorplan_new(const sits_flp_block *blocks, size_t n, const char *path,
       if (strcmp(o->name, b->name) == 0)
         return sits__fail(err, SITS_EINPUT, "%s:%zu: block '%s' is already defined on line %zu",
                           path, b->line, b->name, o->line);
-      double ox = overlap(b->x, b->x + b->w, o->x, o->x + o->w);
-      double oy = overlap(b->y, b->y + b->h, o->y, o->y + o->h);
+      double ox = overlap(b->x_m, b->x_m + b->w_m, o->x_m, o->x_m + o->w_m);
+      double oy = overlap(b->y_m, b->y_m + b->h_m, o->y_m, o->y_m + o->h_m);
       if (ox > GEOM_TOL && oy > GEOM_TOL)
         return sits__fail(err, SITS_EINPUT,
                           "%s:%zu: block '%s' overlaps block '%s' (line %zu) by %.3g x %.3g m",
@@ -89,19 +89,19 @@ int sits_floorplan_new(const sits_flp_block *blocks, size_t n, const char *path,
   }
   double x0 = INFINITY, y0 = INFINITY, x1 = -INFINITY, y1 = -INFINITY;
   for (size_t k = 0; k < n; k++) {
-    x0 = fmin(x0, blocks[k].x), y0 = fmin(y0, blocks[k].y);
-    x1 = fmax(x1, blocks[k].x + blocks[k].w), y1 = fmax(y1, blocks[k].y + blocks[k].h);
+    x0 = fmin(x0, blocks[k].x_m), y0 = fmin(y0, blocks[k].y_m);
+    x1 = fmax(x1, blocks[k].x_m + blocks[k].w_m), y1 = fmax(y1, blocks[k].y_m + blocks[k].h_m);
   }
   f->n = n;
   for (size_t k = 0; k < n; k++) {
     f->b[k] = blocks[k];
-    f->b[k].x -= x0, f->b[k].y -= y0;
+    f->b[k].x_m -= x0, f->b[k].y_m -= y0;
     if (!(f->b[k].name = strdup(blocks[k].name))) {
       sits_floorplan_free(f);
       return sits__fail(err, SITS_ENOMEM, "out of memory");
     }
   }
-  f->width = x1 - x0, f->height = y1 - y0;
+  f->width_m = x1 - x0, f->height_m = y1 - y0;
   *out = f;
   return SITS_OK;
 }
@@ -110,11 +110,13 @@ int sits_floorplan_new(const sits_flp_block *blocks, size_t n, const char *path,
 
 void sits_hs_params_default(sits_hs_params *p) {
   memset(p, 0, sizeof *p);
-  p->t_chip = 0.15e-3, p->k_chip = 100.0, p->p_chip = 1.75e6;
-  p->t_interface = 20e-6, p->k_interface = 4.0, p->p_interface = 4.0e6;
-  p->s_spreader = 30e-3, p->t_spreader = 1e-3, p->k_spreader = 400.0, p->p_spreader = 3.55e6;
-  p->s_sink = 60e-3, p->t_sink = 6.9e-3, p->k_sink = 400.0, p->p_sink = 3.55e6;
-  p->r_convec = 0.1, p->c_convec = 140.4;
+  p->t_chip_m = 0.15e-3, p->k_chip_w_per_mk = 100.0, p->p_chip_j_per_m3k = 1.75e6;
+  p->t_interface_m = 20e-6, p->k_interface_w_per_mk = 4.0, p->p_interface_j_per_m3k = 4.0e6;
+  p->s_spreader_m = 30e-3, p->t_spreader_m = 1e-3, p->k_spreader_w_per_mk = 400.0,
+  p->p_spreader_j_per_m3k = 3.55e6;
+  p->s_sink_m = 60e-3, p->t_sink_m = 6.9e-3, p->k_sink_w_per_mk = 400.0,
+  p->p_sink_j_per_m3k = 3.55e6;
+  p->r_convec_k_per_w = 0.1, p->c_convec_j_per_k = 140.4;
   p->ambient_k = 318.15, p->init_temp_k = 333.15, p->sampling_intvl_s = 3.333e-6;
   p->grid_rows = p->grid_cols = 64;
   p->map_mode = SITS_HS_MAP_CENTER;
@@ -143,10 +145,10 @@ typedef struct layer_prm {
 } layer_prm;
 
 static void layers(const sits_hs_params *p, layer_prm l[4]) {
-  l[0] = (layer_prm){p->t_chip, p->k_chip, p->p_chip};
-  l[1] = (layer_prm){p->t_interface, p->k_interface, p->p_interface};
-  l[2] = (layer_prm){p->t_spreader, p->k_spreader, p->p_spreader};
-  l[3] = (layer_prm){p->t_sink, p->k_sink, p->p_sink};
+  l[0] = (layer_prm){p->t_chip_m, p->k_chip_w_per_mk, p->p_chip_j_per_m3k};
+  l[1] = (layer_prm){p->t_interface_m, p->k_interface_w_per_mk, p->p_interface_j_per_m3k};
+  l[2] = (layer_prm){p->t_spreader_m, p->k_spreader_w_per_mk, p->p_spreader_j_per_m3k};
+  l[3] = (layer_prm){p->t_sink_m, p->k_sink_w_per_mk, p->p_sink_j_per_m3k};
 }
 
 /* Package geometry of 4.5 / B4.7. */
@@ -156,8 +158,9 @@ typedef struct package {
 } package;
 
 static package package_of(const sits_hs_params *p, double w, double h) {
-  double ssp = p->s_spreader, shs = p->s_sink;
-  double ksp = p->k_spreader, tsp = p->t_spreader, khs = p->k_sink, ths = p->t_sink;
+  double ssp = p->s_spreader_m, shs = p->s_sink_m;
+  double ksp = p->k_spreader_w_per_mk, tsp = p->t_spreader_m, khs = p->k_sink_w_per_mk,
+         ths = p->t_sink_m;
   package k;
   k.r_sp1_x = ((ssp - w) / 4) / (ksp * tsp * (ssp + 3 * h) / 4);
   k.r_sp1_y = ((ssp - h) / 4) / (ksp * tsp * (ssp + 3 * w) / 4);
@@ -184,12 +187,15 @@ static int link(sits_hs_network *net, size_t a, int b, double r, sits_err *err) 
 /* The 12 package nodes (after @p base nodes) and their links among themselves (4.5, 4.6). */
 static int add_package(sits_hs_network *net, size_t base, const package *k, sits_err *err) {
   const sits_hs_params *p = &net->prm;
-  double shs2 = p->s_sink * p->s_sink;
-  double csp_x = C_FACTOR * p->p_spreader * p->t_spreader * k->a_x;
-  double csp_y = C_FACTOR * p->p_spreader * p->t_spreader * k->a_y;
-  double chc_x = C_FACTOR * p->p_sink * p->t_sink * k->a_x + C_FACTOR * p->c_convec * k->a_x / shs2;
-  double chc_y = C_FACTOR * p->p_sink * p->t_sink * k->a_y + C_FACTOR * p->c_convec * k->a_y / shs2;
-  double cho = C_FACTOR * p->p_sink * p->t_sink * k->a_o + C_FACTOR * p->c_convec * k->a_o / shs2;
+  double shs2 = p->s_sink_m * p->s_sink_m;
+  double csp_x = C_FACTOR * p->p_spreader_j_per_m3k * p->t_spreader_m * k->a_x;
+  double csp_y = C_FACTOR * p->p_spreader_j_per_m3k * p->t_spreader_m * k->a_y;
+  double chc_x = C_FACTOR * p->p_sink_j_per_m3k * p->t_sink_m * k->a_x +
+                 C_FACTOR * p->c_convec_j_per_k * k->a_x / shs2;
+  double chc_y = C_FACTOR * p->p_sink_j_per_m3k * p->t_sink_m * k->a_y +
+                 C_FACTOR * p->c_convec_j_per_k * k->a_y / shs2;
+  double cho = C_FACTOR * p->p_sink_j_per_m3k * p->t_sink_m * k->a_o +
+               C_FACTOR * p->c_convec_j_per_k * k->a_o / shs2;
   const double c[N_PACKAGE] = {csp_x, csp_x, csp_y, csp_y, chc_x, chc_x,
                                chc_y, chc_y, cho,   cho,   cho,   cho};
   int rc;
@@ -199,11 +205,12 @@ static int add_package(sits_hs_network *net, size_t base, const package *k, sits
     if ((rc = node(net, name, c[q], err)))
       return rc;
   }
-  double ksp = p->k_spreader, tsp = p->t_spreader, khs = p->k_sink, ths = p->t_sink;
+  double ksp = p->k_spreader_w_per_mk, tsp = p->t_spreader_m, khs = p->k_sink_w_per_mk,
+         ths = p->t_sink_m;
   double sp_per_x = tsp / (ksp * k->a_x), sp_per_y = tsp / (ksp * k->a_y);
-  double amb_c_x = ths / (khs * k->a_x) + p->r_convec * shs2 / k->a_x;
-  double amb_c_y = ths / (khs * k->a_y) + p->r_convec * shs2 / k->a_y;
-  double amb_o = ths / (khs * k->a_o) + p->r_convec * shs2 / k->a_o;
+  double amb_c_x = ths / (khs * k->a_x) + p->r_convec_k_per_w * shs2 / k->a_x;
+  double amb_c_y = ths / (khs * k->a_y) + p->r_convec_k_per_w * shs2 / k->a_y;
+  double amb_o = ths / (khs * k->a_o) + p->r_convec_k_per_w * shs2 / k->a_o;
   if ((rc = link(net, base + SP_W, (int)(base + SINK_C_W), sp_per_x, err)) ||
       (rc = link(net, base + SP_E, (int)(base + SINK_C_E), sp_per_x, err)) ||
       (rc = link(net, base + SP_N, (int)(base + SINK_C_N), sp_per_y, err)) ||
@@ -232,18 +239,19 @@ static int build_block(sits_hs_network *net, sits_err *err) {
   size_t n = f->n;
   layer_prm l[4];
   layers(p, l);
-  double shs2 = p->s_sink * p->s_sink;
+  double shs2 = p->s_sink_m * p->s_sink_m;
   int rc;
   for (int L = 0; L < 4; L++)
     for (size_t b = 0; b < n; b++) {
-      double a = f->b[b].w * f->b[b].h;
-      double c = C_FACTOR * l[L].p * l[L].t * a + (L == 3 ? C_FACTOR * p->c_convec * a / shs2 : 0);
+      double a = f->b[b].w_m * f->b[b].h_m;
+      double c =
+          C_FACTOR * l[L].p * l[L].t * a + (L == 3 ? C_FACTOR * p->c_convec_j_per_k * a / shs2 : 0);
       char name[600];
       snprintf(name, sizeof name, "%s%s", prefix[L], f->b[b].name);
       if ((rc = node(net, name, c, err)))
         return rc;
     }
-  package k = package_of(p, f->width, f->height);
+  package k = package_of(p, f->width_m, f->height_m);
   size_t base = 4 * n;
   if ((rc = add_package(net, base, &k, err)))
     return rc;
@@ -252,10 +260,12 @@ static int build_block(sits_hs_network *net, sits_err *err) {
     for (size_t j = i + 1; j < n; j++) {
       const sits_flp_block *a = &f->b[i], *b = &f->b[j];
       double len, ha, hb;
-      if (eq(a->x + a->w, b->x) || eq(b->x + b->w, a->x)) {
-        len = overlap(a->y, a->y + a->h, b->y, b->y + b->h), ha = a->w / 2, hb = b->w / 2;
-      } else if (eq(a->y + a->h, b->y) || eq(b->y + b->h, a->y)) {
-        len = overlap(a->x, a->x + a->w, b->x, b->x + b->w), ha = a->h / 2, hb = b->h / 2;
+      if (eq(a->x_m + a->w_m, b->x_m) || eq(b->x_m + b->w_m, a->x_m)) {
+        len = overlap(a->y_m, a->y_m + a->h_m, b->y_m, b->y_m + b->h_m), ha = a->w_m / 2,
+        hb = b->w_m / 2;
+      } else if (eq(a->y_m + a->h_m, b->y_m) || eq(b->y_m + b->h_m, a->y_m)) {
+        len = overlap(a->x_m, a->x_m + a->w_m, b->x_m, b->x_m + b->w_m), ha = a->h_m / 2,
+        hb = b->h_m / 2;
       } else
         continue;
       if (!(len > 1e-9))
@@ -268,33 +278,33 @@ static int build_block(sits_hs_network *net, sits_err *err) {
     }
   /* vertical path (4.4) */
   for (size_t b = 0; b < n; b++) {
-    double a = f->b[b].w * f->b[b].h;
+    double a = f->b[b].w_m * f->b[b].h_m;
     if ((rc = link(net, b, (int)(n + b), l[0].t / (l[0].k * a), err)) ||
         (rc = link(net, n + b, (int)(2 * n + b), l[1].t / (l[1].k * a), err)) ||
         (rc = link(net, 2 * n + b, (int)(3 * n + b), l[2].t / (l[2].k * a), err)) ||
-        (rc = link(net, 3 * n + b, SITS_AMBIENT, l[3].t / (l[3].k * a) + p->r_convec * shs2 / a,
-                   err)))
+        (rc = link(net, 3 * n + b, SITS_AMBIENT,
+                   l[3].t / (l[3].k * a) + p->r_convec_k_per_w * shs2 / a, err)))
       return rc;
   }
   /* border blocks to the periphery: each side's r_sp1 / r_hs1 shared in proportion to the
    * blocks' edge conductances (4.5) */
-  double big_w = f->width, big_h = f->height;
+  double big_w = f->width_m, big_h = f->height_m;
   for (int side = 0; side < 4; side++) { /* W, E, N, S */
     bool ns = side >= 2;
     double g_sp = 0, g_hs = 0;
     for (int pass = 0; pass < 2; pass++)
       for (size_t b = 0; b < n; b++) {
         const sits_flp_block *q = &f->b[b];
-        bool border = side == 0   ? eq(q->x, 0)
-                      : side == 1 ? eq(q->x + q->w, big_w)
-                      : side == 2 ? eq(q->y + q->h, big_h)
-                                  : eq(q->y, 0);
+        bool border = side == 0   ? eq(q->x_m, 0)
+                      : side == 1 ? eq(q->x_m + q->w_m, big_w)
+                      : side == 2 ? eq(q->y_m + q->h_m, big_h)
+                                  : eq(q->y_m, 0);
         if (!border)
           continue;
         double g_sp_b =
-            ns ? l[2].k * q->w * l[2].t / (q->h / 2) : l[2].k * q->h * l[2].t / (q->w / 2);
+            ns ? l[2].k * q->w_m * l[2].t / (q->h_m / 2) : l[2].k * q->h_m * l[2].t / (q->w_m / 2);
         double g_hs_b =
-            ns ? l[3].k * q->w * l[3].t / (q->h / 2) : l[3].k * q->h * l[3].t / (q->w / 2);
+            ns ? l[3].k * q->w_m * l[3].t / (q->h_m / 2) : l[3].k * q->h_m * l[3].t / (q->w_m / 2);
         if (pass == 0) {
           g_sp += g_sp_b, g_hs += g_hs_b;
           continue;
@@ -323,9 +333,9 @@ static double tfloor(double v) {
 static int span_of(sits_hs_network *net, size_t b, sits_err *err) {
   const sits_flp_block *q = &net->flp->b[b];
   double R = (double)net->rows, C = (double)net->cols;
-  double cw = net->flp->width / C, ch = net->flp->height / R, big_h = net->flp->height;
-  double i1 = R - tceil((q->y + q->h) / ch), i2 = R - tfloor(q->y / ch);
-  double j1 = tfloor(q->x / cw), j2 = tceil((q->x + q->w) / cw);
+  double cw = net->flp->width_m / C, ch = net->flp->height_m / R, big_h = net->flp->height_m;
+  double i1 = R - tceil((q->y_m + q->h_m) / ch), i2 = R - tfloor(q->y_m / ch);
+  double j1 = tfloor(q->x_m / cw), j2 = tceil((q->x_m + q->w_m) / cw);
   if (!(i1 >= 0 && i1 < i2 && i2 <= R && j1 >= 0 && j1 < j2 && j2 <= C))
     return sits__fail(err, SITS_EINPUT, "block '%s' covers no whole grid row or column (%zu x %zu)",
                       q->name, net->rows, net->cols);
@@ -338,9 +348,9 @@ static int span_of(sits_hs_network *net, size_t b, sits_err *err) {
     for (size_t j = s->j1; j < s->j2; j++) {
       double phi = 1;
       if (!(i > s->i1 && i + 1 < s->i2 && j > s->j1 && j + 1 < s->j2)) {
-        double oh =
-            fmin(q->y + q->h, big_h - (double)i * ch) - fmax(q->y, big_h - (double)(i + 1) * ch);
-        double ow = fmin(q->x + q->w, (double)(j + 1) * cw) - fmax(q->x, (double)j * cw);
+        double oh = fmin(q->y_m + q->h_m, big_h - (double)i * ch) -
+                    fmax(q->y_m, big_h - (double)(i + 1) * ch);
+        double ow = fmin(q->x_m + q->w_m, (double)(j + 1) * cw) - fmax(q->x_m, (double)j * cw);
         if (fabs(oh / ch) < GEOM_TOL)
           oh = 0;
         else if (fabs(oh / ch - 1) < GEOM_TOL)
@@ -363,13 +373,14 @@ static int build_grid(sits_hs_network *net, sits_err *err) {
   const sits_floorplan *f = net->flp;
   const sits_hs_params *p = &net->prm;
   size_t R = net->rows, C = net->cols, rc_n = R * C;
-  double cw = f->width / (double)C, ch = f->height / (double)R, a = cw * ch;
-  double shs2 = p->s_sink * p->s_sink;
+  double cw = f->width_m / (double)C, ch = f->height_m / (double)R, a = cw * ch;
+  double shs2 = p->s_sink_m * p->s_sink_m;
   layer_prm l[4];
   layers(p, l);
   int rc;
   for (size_t L = 0; L < 4; L++) {
-    double c = C_FACTOR * l[L].p * l[L].t * a + (L == 3 ? C_FACTOR * p->c_convec * a / shs2 : 0);
+    double c =
+        C_FACTOR * l[L].p * l[L].t * a + (L == 3 ? C_FACTOR * p->c_convec_j_per_k * a / shs2 : 0);
     for (size_t i = 0; i < R; i++)
       for (size_t j = 0; j < C; j++) {
         char name[64];
@@ -378,7 +389,7 @@ static int build_grid(sits_hs_network *net, sits_err *err) {
           return rc;
       }
   }
-  package k = package_of(p, f->width, f->height);
+  package k = package_of(p, f->width_m, f->height_m);
   size_t base = 4 * rc_n;
   if ((rc = add_package(net, base, &k, err)))
     return rc;
@@ -396,7 +407,7 @@ static int build_grid(sits_hs_network *net, sits_err *err) {
           return rc;
         if (L < 3 && (rc = link(net, at, (int)(at + rc_n), rz, err)))
           return rc;
-        if (L == 3 && (rc = link(net, at, SITS_AMBIENT, rz + p->r_convec * shs2 / a, err)))
+        if (L == 3 && (rc = link(net, at, SITS_AMBIENT, rz + p->r_convec_k_per_w * shs2 / a, err)))
           return rc;
       }
     if (L == 2 || L == 3) { /* edge cells to the periphery (B4.5-6) */
@@ -427,20 +438,22 @@ static int build_grid(sits_hs_network *net, sits_err *err) {
 int sits_hs_network_new(const sits_floorplan *flp, const sits_hs_params *prm, sits_hs_model model,
                         sits_hs_network **out, sits_err *err) {
   *out = NULL;
-  if (!(flp->width < prm->s_spreader && flp->height < prm->s_spreader))
+  if (!(flp->width_m < prm->s_spreader_m && flp->height_m < prm->s_spreader_m))
     return sits__fail(
         err, SITS_EINPUT,
-        "the die (%.6g x %.6g m) must be smaller than the spreader (s_spreader %.6g m)", flp->width,
-        flp->height, prm->s_spreader);
-  if (!(prm->s_spreader < prm->s_sink))
+        "the die (%.6g x %.6g m) must be smaller than the spreader (s_spreader %.6g m)",
+        flp->width_m, flp->height_m, prm->s_spreader_m);
+  if (!(prm->s_spreader_m < prm->s_sink_m))
     return sits__fail(
         err, SITS_EINPUT,
         "the spreader (s_spreader %.6g m) must be smaller than the sink (s_sink %.6g m)",
-        prm->s_spreader, prm->s_sink);
-  const double pos[] = {prm->t_chip,      prm->k_chip,      prm->p_chip,     prm->t_interface,
-                        prm->k_interface, prm->p_interface, prm->t_spreader, prm->k_spreader,
-                        prm->p_spreader,  prm->t_sink,      prm->k_sink,     prm->p_sink,
-                        prm->r_convec,    prm->c_convec};
+        prm->s_spreader_m, prm->s_sink_m);
+  const double pos[] = {
+      prm->t_chip_m,         prm->k_chip_w_per_mk,      prm->p_chip_j_per_m3k,
+      prm->t_interface_m,    prm->k_interface_w_per_mk, prm->p_interface_j_per_m3k,
+      prm->t_spreader_m,     prm->k_spreader_w_per_mk,  prm->p_spreader_j_per_m3k,
+      prm->t_sink_m,         prm->k_sink_w_per_mk,      prm->p_sink_j_per_m3k,
+      prm->r_convec_k_per_w, prm->c_convec_j_per_k};
   for (size_t k = 0; k < sizeof pos / sizeof pos[0]; k++)
     if (!(pos[k] > 0) || !isfinite(pos[k]))
       return sits__fail(err, SITS_EINPUT,
@@ -510,10 +523,10 @@ void sits_hs_power_map(const sits_hs_network *net, const double *block_w, double
     memcpy(node_w, block_w, f->n * sizeof *node_w);
     return;
   }
-  double a = f->width * f->height / (double)(net->rows * net->cols);
+  double a = f->width_m * f->height_m / (double)(net->rows * net->cols);
   for (size_t b = 0; b < f->n; b++) {
     const cell_span *s = &net->span[b];
-    double density = block_w[b] / (f->b[b].w * f->b[b].h);
+    double density = block_w[b] / (f->b[b].w_m * f->b[b].h_m);
     size_t nc = s->j2 - s->j1;
     for (size_t i = s->i1; i < s->i2; i++)
       for (size_t j = s->j1; j < s->j2; j++)
@@ -590,7 +603,8 @@ void sits_hs_init_map(const sits_hs_network *net, const double *block_k, double 
 double sits_hs_leakage_w(const sits_hs_network *net, size_t b, double temp_k) {
   const sits_hs_params *p = &net->prm;
   const sits_flp_block *q = &net->flp->b[b];
-  return p->leak_alpha_w_per_m2 * q->w * q->h * exp(p->leak_beta_per_k * (temp_k - p->leak_base_k));
+  return p->leak_alpha_w_per_m2 * q->w_m * q->h_m *
+         exp(p->leak_beta_per_k * (temp_k - p->leak_base_k));
 }
 
 const char *sits_hs_value_name(const sits_hs_network *net, size_t k, char *buf, size_t size) {

@@ -27,15 +27,15 @@
 
 typedef struct sits_flp_block {
   char *name;
-  double w, h, x, y; /**< metres; x, y of the lower-left corner after translation */
-  size_t line;       /**< source line, for messages */
+  double w_m, h_m, x_m, y_m; /**< x, y of the lower-left corner after translation */
+  size_t line;               /**< source line, for messages */
 } sits_flp_block;
 
 /** A floorplan: blocks translated so that the minimum corner is (0, 0). */
 typedef struct sits_floorplan {
   size_t n;
   sits_flp_block *b;
-  double width, height; /**< bounding box [m] */
+  double width_m, height_m; /**< bounding box */
 } sits_floorplan;
 
 /** A new floorplan from @p n blocks (names copied; positions translated; checked: names
@@ -57,11 +57,12 @@ typedef enum sits_hs_map {
 
 /** Package and layer parameters (HotSpot's names; SI units, temperatures in kelvin). */
 typedef struct sits_hs_params {
-  double t_chip, k_chip, p_chip;
-  double t_interface, k_interface, p_interface;
-  double s_spreader, t_spreader, k_spreader, p_spreader;
-  double s_sink, t_sink, k_sink, p_sink;
-  double r_convec, c_convec;
+  /* t_ thickness, s_ side, k_ conductivity, p_ volumetric heat capacity (HotSpot's names) */
+  double t_chip_m, k_chip_w_per_mk, p_chip_j_per_m3k;
+  double t_interface_m, k_interface_w_per_mk, p_interface_j_per_m3k;
+  double s_spreader_m, t_spreader_m, k_spreader_w_per_mk, p_spreader_j_per_m3k;
+  double s_sink_m, t_sink_m, k_sink_w_per_mk, p_sink_j_per_m3k;
+  double r_convec_k_per_w, c_convec_j_per_k;
   double ambient_k, init_temp_k, sampling_intvl_s;
   bool block_omit_lateral;
   size_t grid_rows, grid_cols;

@@ -122,7 +122,7 @@ int sits_hs_read_flp(const char *path, sits_floorplan **out, sits_err *err) {
       rc = sits__fail(err, SITS_ENOMEM, "out of memory");
       break;
     }
-    b[n].w = v[0], b[n].h = v[1], b[n].x = v[2], b[n].y = v[3], b[n].line = l.lineno;
+    b[n].w_m = v[0], b[n].h_m = v[1], b[n].x_m = v[2], b[n].y_m = v[3], b[n].line = l.lineno;
     n++;
   }
   lines_close(&l);
@@ -139,7 +139,7 @@ int sits_hs_read_flp(const char *path, sits_floorplan **out, sits_err *err) {
 void sits_hs_trace_free(sits_hs_trace *t) {
   if (!t)
     return;
-  free(t->w);
+  free(t->power_w);
   free(t->column);
   free(t);
 }
@@ -194,19 +194,19 @@ int sits_hs_read_ptrace(const char *path, const sits_floorplan *flp, sits_hs_tra
     }
     if (t->n_rows == cap) {
       cap = cap ? 2 * cap : 128;
-      double *w = realloc(t->w, cap * n * sizeof *w);
+      double *w = realloc(t->power_w, cap * n * sizeof *w);
       if (!w) {
         rc = sits__fail(err, SITS_ENOMEM, "out of memory");
         break;
       }
-      t->w = w;
+      t->power_w = w;
     }
     for (size_t k = 0; k < n && rc == SITS_OK; k++) {
       double v;
       if (!number(tok[k], &v))
         rc = sits__fail(err, SITS_EINPUT, "%s:%zu: '%s' is not a number", path, l.lineno, tok[k]);
       else
-        t->w[t->n_rows * n + t->column[k]] = v;
+        t->power_w[t->n_rows * n + t->column[k]] = v;
     }
     t->n_rows++;
   }
@@ -524,22 +524,22 @@ int sits_hs_options_params(const sits_hs_options *o, sits_hs_params *p, sits_hs_
   struct {
     const char *key;
     double *v;
-  } nums[] = {{"t_chip", &p->t_chip},
-              {"k_chip", &p->k_chip},
-              {"p_chip", &p->p_chip},
-              {"t_interface", &p->t_interface},
-              {"k_interface", &p->k_interface},
-              {"p_interface", &p->p_interface},
-              {"s_spreader", &p->s_spreader},
-              {"t_spreader", &p->t_spreader},
-              {"k_spreader", &p->k_spreader},
-              {"p_spreader", &p->p_spreader},
-              {"s_sink", &p->s_sink},
-              {"t_sink", &p->t_sink},
-              {"k_sink", &p->k_sink},
-              {"p_sink", &p->p_sink},
-              {"r_convec", &p->r_convec},
-              {"c_convec", &p->c_convec},
+  } nums[] = {{"t_chip", &p->t_chip_m},
+              {"k_chip", &p->k_chip_w_per_mk},
+              {"p_chip", &p->p_chip_j_per_m3k},
+              {"t_interface", &p->t_interface_m},
+              {"k_interface", &p->k_interface_w_per_mk},
+              {"p_interface", &p->p_interface_j_per_m3k},
+              {"s_spreader", &p->s_spreader_m},
+              {"t_spreader", &p->t_spreader_m},
+              {"k_spreader", &p->k_spreader_w_per_mk},
+              {"p_spreader", &p->p_spreader_j_per_m3k},
+              {"s_sink", &p->s_sink_m},
+              {"t_sink", &p->t_sink_m},
+              {"k_sink", &p->k_sink_w_per_mk},
+              {"p_sink", &p->p_sink_j_per_m3k},
+              {"r_convec", &p->r_convec_k_per_w},
+              {"c_convec", &p->c_convec_j_per_k},
               {"ambient", &p->ambient_k},
               {"init_temp", &p->init_temp_k},
               {"sampling_intvl", &p->sampling_intvl_s}};
@@ -602,10 +602,10 @@ int sits_hs_options_params(const sits_hs_options *o, sits_hs_params *p, sits_hs_
   struct {
     const char *key;
     double *k, *p;
-  } parts[] = {{"material_chip", &p->k_chip, &p->p_chip},
-               {"material_interface", &p->k_interface, &p->p_interface},
-               {"material_spreader", &p->k_spreader, &p->p_spreader},
-               {"material_sink", &p->k_sink, &p->p_sink}};
+  } parts[] = {{"material_chip", &p->k_chip_w_per_mk, &p->p_chip_j_per_m3k},
+               {"material_interface", &p->k_interface_w_per_mk, &p->p_interface_j_per_m3k},
+               {"material_spreader", &p->k_spreader_w_per_mk, &p->p_spreader_j_per_m3k},
+               {"material_sink", &p->k_sink_w_per_mk, &p->p_sink_j_per_m3k}};
   for (size_t k = 0; k < 4; k++) {
     const char *name = sits_hs_options_get(o, parts[k].key);
     if (!name)
@@ -819,7 +819,7 @@ static int lti_setup(sits_hs_transient *tr, const sits_hs_transient_opts *o, sit
                       .rhs = grid_rhs,
                       .jac = grid_jac,
                       .user = tr,
-                      .h = tr->dt / (o->substeps > 0 ? o->substeps : 4),
+                      .h_s = tr->dt / (o->substeps > 0 ? o->substeps : 4),
                       .order = o->order ? o->order : 3,
                       /* C (I - gamma h J) = C + gamma h G is SPD: CHOLMOD */
                       .spd_scale = tr->c};

@@ -63,7 +63,7 @@ static int steady(run *r, sits_hs_run_report *rep, sits_err *err) {
     return sits__fail(err, SITS_ENOMEM, "out of memory");
   for (size_t k = 0; k < r->tr->n_rows; k++) /* HotSpot: the trace's arithmetic mean */
     for (size_t b = 0; b < r->nb; b++)
-      mean[b] += r->tr->w[k * r->nb + b] / (double)r->tr->n_rows;
+      mean[b] += r->tr->power_w[k * r->nb + b] / (double)r->tr->n_rows;
   const char *lk = opt(r, "leakage_used");
   rep->leakage = lk && (strcmp(lk, "1") == 0 || strcmp(lk, "on") == 0);
   int rc = sits_hs_steady(r->net, mean, rep->leakage, r->node, err);
@@ -110,7 +110,7 @@ static int write_h5(run *r, const char *path, const double *temp_k, sits_err *er
                              .names = names,
                              .group = {"/temp_c", "/power_w"},
                              .units = {"degC", "W"},
-                             .values = {c, r->tr->w},
+                             .values = {c, r->tr->power_w},
                              .attr_name = {"model"},
                              .attr_value = {r->model == SITS_HS_BLOCK ? "block" : "grid"}};
     rc = sits__h5_call(path, "sits__h5_write_columns", &cols, err);
@@ -151,7 +151,7 @@ static int transient(run *r, sits_hs_run_report *rep, sits_err *err) {
   if (gt && !gf)
     rc = SITS_EIO;
   for (size_t k = 0; rc == SITS_OK && k < rows; k++) {
-    if ((rc = sits_hs_transient_step(tr, r->tr->w + k * r->nb, r->node, err)))
+    if ((rc = sits_hs_transient_step(tr, r->tr->power_w + k * r->nb, r->node, err)))
       break;
     sits_hs_block_values(r->net, r->node, r->vals);
     memcpy(blk + k * r->nb, r->vals, r->nb * sizeof *blk); /* silicon values */

@@ -22,8 +22,8 @@ int sits_hs_read_flp(const char *path, sits_floorplan **out, sits_err *err);
 /** A power trace, columns in floorplan order. */
 typedef struct sits_hs_trace {
   size_t n_rows, n_blocks;
-  double *w;      /**< n_rows x n_blocks, row-major, floorplan order */
-  size_t *column; /**< the block of each header column, in the file's order */
+  double *power_w; /**< n_rows x n_blocks, row-major, floorplan order */
+  size_t *column;  /**< the block of each header column, in the file's order */
 } sits_hs_trace;
 
 /** Reads a .ptrace against @p flp: the header must name every block once (any order). */
@@ -78,8 +78,8 @@ typedef struct sits_hs_stats {
  *  the exact zero-order-hold update T(t+dt) = T_inf + e^{A dt} (T - T_inf) for the block model
  *  (e^{A dt} built once from the eigen-decomposition of C^-1/2 G C^-1/2). The grid model by
  *  default: ARKODE's L-stable ESDIRK3(2)4L[2]SA at dt / 4, one CHOLMOD factorisation of
- *  C + gamma h G for the run (sits_lti.h); on HotSpot's ev6 64 x 64 case within 0.003 K of a CVODE run at
- *  rtol 1e-9 and ~13 x faster than CVODE at rtol 1e-5. With cvode: CVODE BDF + KLU, the
+ *  C + gamma h G for the run (sits_lti.h); on HotSpot's ev6 64 x 64 case within 0.003 K of a CVODE
+ * run at rtol 1e-9 and ~13 x faster than CVODE at rtol 1e-5. With cvode: CVODE BDF + KLU, the
  *  constant Jacobian given once, the symbolic factorisation kept across intervals. */
 /** How a grid transient is integrated (the block model is always exact). */
 typedef struct sits_hs_transient_opts {

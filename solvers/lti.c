@@ -132,7 +132,7 @@ static int jac(realtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *data, N_V
 }
 
 sits_lti *sits_lti_new(const sits_lti_opts *o, double t0, const double *y0, sits_err *err) {
-  if (!o || !o->n || !o->pattern || !o->rhs || !o->jac || !(o->h > 0) ||
+  if (!o || !o->n || !o->pattern || !o->rhs || !o->jac || !(o->h_s > 0) ||
       (o->order != 3 && o->order != 4)) {
     sits__fail(err, SITS_EINTERNAL, "sits_lti_new: incomplete options");
     return NULL;
@@ -180,7 +180,7 @@ sits_lti *sits_lti_new(const sits_lti_opts *o, double t0, const double *y0, sits
                             o->order == 3 ? ARKODE_ESDIRK324L2SA_4_2_3 : ARKODE_ESDIRK436L2SA_6_3_4,
                             ARKODE_ERK_NONE) == ARK_SUCCESS &&
          ARKStepSetLinear(l->ark, 0) == ARK_SUCCESS && /* one Newton iteration per stage */
-         ARKStepSetFixedStep(l->ark, o->h) == ARK_SUCCESS &&
+         ARKStepSetFixedStep(l->ark, o->h_s) == ARK_SUCCESS &&
          /* gamma h never changes: no setup after the first */
          ARKStepSetLSetupFrequency(l->ark, 1 << 30) == ARK_SUCCESS &&
          ARKStepSetMaxNumSteps(l->ark, -1) == ARK_SUCCESS;
@@ -211,11 +211,11 @@ void sits_lti_free(sits_lti *l) {
 }
 
 int sits_lti_advance(sits_lti *l, double tout, double *y, sits_err *err) {
-  double steps = (tout - l->t) / l->o.h;
+  double steps = (tout - l->t) / l->o.h_s;
   if (!(steps > 0.5) || fabs(steps - round(steps)) > 1e-6)
     return sits__fail(err, SITS_EINTERNAL,
                       "sits_lti_advance: %g s is not a whole number of %g-s steps", tout - l->t,
-                      l->o.h);
+                      l->o.h_s);
   realtype t = l->t;
   if (ARKStepSetStopTime(l->ark, tout) != ARK_SUCCESS ||
       ARKStepEvolve(l->ark, tout, l->y, &t, ARK_NORMAL) < 0) {

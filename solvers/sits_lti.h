@@ -26,8 +26,8 @@ typedef struct sits_lti_opts {
   sits_ode_rhs_fn rhs;
   sits_ode_jac_fn jac; /**< called once */
   void *user;
-  double h;  /**< the fixed step [s] */
-  int order; /**< 3 (ESDIRK3(2)4L[2]SA, 3 solves a step) or 4 (ESDIRK4(3)6L[2]SA, 5) */
+  double h_s; /**< the fixed step */
+  int order;  /**< 3 (ESDIRK3(2)4L[2]SA, 3 solves a step) or 4 (ESDIRK4(3)6L[2]SA, 5) */
   /** NULL: KLU on I - gamma h J. n positive values c with diag(c) (I - gamma h J) symmetric
    *  positive definite (a conduction network, c its heat capacities): CHOLMOD on that
    *  (sits_chol.h), ~3 x faster solves on large grids. Borrowed: kept alive by the caller. */

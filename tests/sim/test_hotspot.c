@@ -61,7 +61,7 @@ static void mean_power(const fixture *f, double *w) {
   for (size_t b = 0; b < f->flp->n; b++) {
     w[b] = 0;
     for (size_t k = 0; k < f->tr->n_rows; k++)
-      w[b] += f->tr->w[k * f->flp->n + b] / (double)f->tr->n_rows;
+      w[b] += f->tr->power_w[k * f->flp->n + b] / (double)f->tr->n_rows;
   }
 }
 
@@ -163,8 +163,9 @@ Test(hotspot, block_transient_matches_hotspot_and_the_exact_solution) {
     double worst_hs = 0, worst_exact = 0;
     double *node_w = malloc(n * sizeof *node_w);
     for (size_t k = 0; k < rows; k++) {
-      cr_assert_eq(sits_hs_transient_step(tr, f.tr->w + k * nb, t, &err), SITS_OK, "%s", err.msg);
-      sits_hs_power_map(f.net, f.tr->w + k * nb, node_w);
+      cr_assert_eq(sits_hs_transient_step(tr, f.tr->power_w + k * nb, t, &err), SITS_OK, "%s",
+                   err.msg);
+      sits_hs_power_map(f.net, f.tr->power_w + k * nb, node_w);
       for (size_t i = 0; i < n; i++)
         gsl_vector_set(
             b, i, node_w[i] + sits_thermal_ambient_conductance_w_per_k(th, (int)i) * f.p.ambient_k);
@@ -199,8 +200,8 @@ Test(hotspot, grid_64x64_steady_matches_hotspot_superlu) {
   fixture f;
   load(&f, true, NULL);
   cr_assert_eq(f.p.grid_rows, 64);
-  cr_assert_float_eq(f.p.k_spreader, 237.0, 1e-12); /* -material_spreader aluminum */
-  cr_assert_float_eq(f.p.k_chip, 130.0, 1e-12);
+  cr_assert_float_eq(f.p.k_spreader_w_per_mk, 237.0, 1e-12); /* -material_spreader aluminum */
+  cr_assert_float_eq(f.p.k_chip_w_per_mk, 130.0, 1e-12);
   size_t n = sits_hs_node_count(f.net), m = 4 * f.flp->n + 12;
   cr_assert_eq(n, 4 * 64 * 64 + 12);
   double w[64], *t = malloc(n * sizeof *t), *ref = malloc(m * sizeof *ref),
@@ -256,7 +257,8 @@ static double grid_transient(const sits_hs_transient_opts *o, size_t n_rows, con
   double *ref = read_ttrace(EV6 "/outputs_grid64/gcc_from_init.ttrace.rk4", &f, &rows);
   double worst = 0;
   for (size_t k = 0; k < n_rows; k++) {
-    cr_assert_eq(sits_hs_transient_step(tr, f.tr->w + k * nb, t, &err), SITS_OK, "%s", err.msg);
+    cr_assert_eq(sits_hs_transient_step(tr, f.tr->power_w + k * nb, t, &err), SITS_OK, "%s",
+                 err.msg);
     sits_hs_block_values(f.net, t, vals);
     for (size_t b = 0; b < nb; b++)
       worst = fmax(worst, fabs(vals[b] - ref[k * nb + b]));
@@ -286,7 +288,7 @@ Test(hotspot, grid_transient_matches_hotspot_rk4, .timeout = 120) {
  * against a 3x refined 18 x 30 grid; with the geometric lateral orientation the block value
  * converges, with HotSpot's transposed one the coarse grid differs. */
 static double uniform_die(size_t rows, size_t cols, bool transpose) {
-  sits_flp_block b = {.name = "die", .w = 0.016, .h = 0.012, .x = 0, .y = 0, .line = 1};
+  sits_flp_block b = {.name = "die", .w_m = 0.016, .h_m = 0.012, .x_m = 0, .y_m = 0, .line = 1};
   sits_floorplan *flp;
   sits_err err = {0};
   cr_assert_eq(sits_floorplan_new(&b, 1, "die.flp", &flp, &err), SITS_OK, "%s", err.msg);
@@ -371,7 +373,7 @@ Test(hotspot, floorplan_and_trace_errors) {
   cr_assert_eq(sits_hs_read_flp(p, &flp, &err), SITS_OK, "%s", err.msg);
   free(p);
   cr_assert_eq(flp->n, 2);
-  cr_assert_float_eq(flp->width, 0.004, 1e-15);
+  cr_assert_float_eq(flp->width_m, 0.004, 1e-15);
   sits_hs_trace *tr = NULL;
   p = tu_write("cols.ptrace", "a c\n1 2\n");
   expect(sits_hs_read_ptrace(p, flp, &tr, &err), SITS_EINPUT, &err,
@@ -387,19 +389,19 @@ Test(hotspot, floorplan_and_trace_errors) {
   free(p);
   p = tu_write("good.ptrace", "b a\n1 2\n");
   cr_assert_eq(sits_hs_read_ptrace(p, flp, &tr, &err), SITS_OK, "%s", err.msg);
-  cr_assert_float_eq(tr->w[0], 2.0, 0); /* floorplan order: a first */
-  cr_assert_float_eq(tr->w[1], 1.0, 0);
+  cr_assert_float_eq(tr->power_w[0], 2.0, 0); /* floorplan order: a first */
+  cr_assert_float_eq(tr->power_w[1], 1.0, 0);
   sits_hs_trace_free(tr);
   free(p);
   /* a die larger than the spreader, a spreader larger than the sink */
   sits_hs_params prm;
   sits_hs_params_default(&prm);
-  prm.s_spreader = 0.003;
+  prm.s_spreader_m = 0.003;
   sits_hs_network *net = NULL;
   expect(sits_hs_network_new(flp, &prm, SITS_HS_BLOCK, &net, &err), SITS_EINPUT, &err,
          "must be smaller than the spreader");
   sits_hs_params_default(&prm);
-  prm.s_sink = 0.02;
+  prm.s_sink_m = 0.02;
   expect(sits_hs_network_new(flp, &prm, SITS_HS_BLOCK, &net, &err), SITS_EINPUT, &err,
          "must be smaller than the sink");
   sits_floorplan_free(flp);
@@ -448,7 +450,7 @@ static sits_scenario *ev6_scenario(const fixture *f, const char *extra) {
   for (size_t k = 0; k < f->tr->n_rows; k++) {
     fprintf(fp, "\n%.2f", 0.01 * (double)k);
     for (size_t b = 0; b < f->flp->n; b++)
-      fprintf(fp, ",%.17g", f->tr->w[k * f->flp->n + b]);
+      fprintf(fp, ",%.17g", f->tr->power_w[k * f->flp->n + b]);
   }
   fputc('\n', fp);
   fclose(fp);
