@@ -82,7 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       if (tr && sits_hs_node_count(net) < 4000) {
         double *t = malloc(sits_hs_node_count(net) * sizeof *t);
         err.msg[0] = '\0';
-        check(sits_hs_steady(net, tr->w_m, false, t, &err), &err);
+        check(sits_hs_steady(net, tr->power_w, false, t, &err), &err);
         free(t);
       }
       free(vals);
