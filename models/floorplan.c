@@ -337,8 +337,9 @@ static int span_of(sits_hs_network *net, size_t b, sits_err *err) {
   double i1 = R - tceil((q->y_m + q->h_m) / ch), i2 = R - tfloor(q->y_m / ch);
   double j1 = tfloor(q->x_m / cw), j2 = tceil((q->x_m + q->w_m) / cw);
   if (!(i1 >= 0 && i1 < i2 && i2 <= R && j1 >= 0 && j1 < j2 && j2 <= C))
-    return sits__fail(err, SITS_EINPUT, "block '%s' covers no whole grid row or column (%zu x %zu)",
-                      q->name, net->rows, net->cols);
+    return sits__fail(err, SITS_EINPUT,
+                      "block '%s' (line %zu) covers no whole grid row or column (%zu x %zu)",
+                      q->name, q->line, net->rows, net->cols);
   cell_span *s = &net->span[b];
   s->i1 = (size_t)i1, s->i2 = (size_t)i2, s->j1 = (size_t)j1, s->j2 = (size_t)j2;
   size_t nr = s->i2 - s->i1, nc = s->j2 - s->j1;

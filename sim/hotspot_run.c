@@ -201,9 +201,14 @@ int sits_hs_run(const sits_hs_run_opts *o, sits_hs_run_report *rep, sits_err *er
   if (!flp || !ptrace)
     return sits__fail(err, SITS_EINPUT, "hotspot needs a floorplan (-f) and a power trace (-p)");
   if ((rc = sits_hs_read_flp(flp, &r.flp, err)) ||
-      (rc = sits_hs_read_ptrace(ptrace, r.flp, &r.tr, err)) ||
-      (rc = sits_hs_network_new(r.flp, &r.prm, r.model, &r.net, err)))
+      (rc = sits_hs_read_ptrace(ptrace, r.flp, &r.tr, err)))
     goto done;
+  if ((rc = sits_hs_network_new(r.flp, &r.prm, r.model, &r.net, err))) {
+    char msg[SITS_ERRMSG_MAX]; /* the die against the package, or a block against the grid */
+    snprintf(msg, sizeof msg, "%s", err->msg);
+    sits__fail(err, rc, "%s: %s", flp, msg);
+    goto done;
+  }
   r.n = sits_hs_node_count(r.net), r.nb = r.flp->n, r.m = 4 * r.nb + 12;
   r.node = malloc(r.n * sizeof *r.node);
   r.vals = malloc(r.m * sizeof *r.vals);

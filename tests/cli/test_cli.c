@@ -550,6 +550,7 @@ Test(cli, hotspot_errors) {
            in, in, in, tu_dir());
   cr_assert_eq(tu_cli(args, &out, &err), 1, "%s", err);
   cr_assert(strstr(err, "must be smaller than the spreader"), "%s", err);
+  cr_assert(strstr(err, "ev6.flp: the die ("), "the floorplan is named: %s", err);
   free(out), free(err);
   /* nothing half-written: the failed run left no x.steady */
   snprintf(args, sizeof args, "%s/x.steady", tu_dir());
