@@ -19,8 +19,11 @@ static const char replay_usage[] =
     "platform's domains, static power and battery are left out: the measured power holds them.\n"
     "Prints the Replay summary JSON (per sensor rmse_c, mae_c, max_abs_err_c, bias_c, r2, n).\n"
     "--interval-ms: the tegrastats/jtop sample interval (default: what the timestamps imply).\n"
-    "--fields: the --query-gpu list of a noheader nvidia-smi log. --strict: a malformed line\n"
-    "is an error instead of being skipped. -o: measured and simulated series in HDF5.\n"
+    "--fields: the --query-gpu list of a noheader nvidia-smi log; with --format csv, the\n"
+    "column names of any CSV (time_ms,temp_mc.cpu,power_mw.board...: names with units,\n"
+    "converted on reading; a non-numeric first line is the file's header and is passed over).\n"
+    "--strict: a malformed line is an error instead of being skipped.\n"
+    "-o: measured and simulated series in HDF5.\n"
     "--plot: measured against simulated per sensor, with the power on a second axis.\n";
 
 static void text_summary(const sits_replay *r, FILE *f) {

@@ -33,7 +33,9 @@ typedef struct sits_trace_opts {
   const char *format; /**< "auto" (NULL), "tegrastats", "jtop", "nvsmi", "csv" */
   double interval_ms; /**< tegrastats: the sample interval; 0: from the timestamps, else 1000 */
   bool strict;        /**< a malformed line is an error (file:line) instead of skipped */
-  const char *fields; /**< nvsmi without a header: the --query-gpu list, comma-separated */
+  /** Comma-separated column list: nvsmi without a header, the --query-gpu list; the generic
+   *  CSV, its column names (normalised or with units: time_ms, temp_mc.cpu, power_mw.in). */
+  const char *fields;
 } sits_trace_opts;
 
 /** A trace reader: sniff() scores how well the first non-blank line fits (0: not at all). */

@@ -3,6 +3,10 @@
  * `temp_c.<sensor>`, `power_w.<rail>`, ...; a `sitsenergy capture` file is one) or gives other
  * units in the same place, converted on reading: time_ms, temp_mc (m°C), power_mw, power_uw,
  * voltage_mv, voltage_uv, current_ma, current_ua, freq_khz, freq_hz, util_pct.
+ * With sits_trace_opts.fields (`--fields`, with `--format csv`) the column names come from
+ * that list instead, in the same normalised or unit forms, and a first line of the file that
+ * is not numeric (the file's own header, e.g. `Time,CPU temp,Power`) is passed over: a CSV
+ * from any logger is read by naming its columns.
  * Empty cells and `nan` are missing values; a row with a wrong field count or a value that is
  * not a number is malformed (skipped and counted, or an error under strict). Time is shifted
  * to start at 0 and must increase.
@@ -48,6 +52,28 @@ int sits__csv_trace_sniff(const char *line) {
   return s || ms ? 20 : 0;
 }
 
+/* The column names, from the file's header line or from --fields (@p line 0). */
+static int header(char **f, size_t n, char ***names, size_t *n_names, double *scale,
+                  const char *where, size_t line, sits_err *err) {
+  char at[32] = "";
+  if (line)
+    snprintf(at, sizeof at, ":%zu", line);
+  if (n < 2 || (strcmp(f[0], "time_s") != 0 && strcmp(f[0], "time_ms") != 0))
+    return sits__fail(err, SITS_EINPUT,
+                      "%s%s: the header must start with time_s (or time_ms), then a column", where,
+                      at);
+  if (!(*names = calloc(n, sizeof **names)))
+    return sits__fail(err, SITS_ENOMEM, "out of memory");
+  *n_names = n;
+  char norm[256];
+  for (size_t k = 0; k < n; k++) {
+    scale[k] = unit(f[k], norm, sizeof norm);
+    if (!*f[k] || !((*names)[k] = strdup(norm)))
+      return sits__fail(err, SITS_EINPUT, "%s%s: empty or unreadable column name", where, at);
+  }
+  return SITS_OK;
+}
+
 int sits__csv_trace_read(const char *path, const sits_trace_opts *o, sits_trace *t, sits_err *err) {
   sits__trace_lines L;
   if (sits__trace_lines_open(&L, path, err))
@@ -57,29 +83,29 @@ int sits__csv_trace_read(const char *path, const sits_trace_opts *o, sits_trace 
   size_t n_names = 0;
   int rc = f && scale ? SITS_OK : sits__fail(err, SITS_ENOMEM, "out of memory");
   double t0 = NAN, prev = -INFINITY;
+  bool given = o && o->fields && *o->fields, first_data = true;
+  if (rc == SITS_OK && given) {
+    char *list = strdup(o->fields);
+    size_t n = list ? sits__trace_split(list, f, MAX_FIELDS) : 0;
+    rc = list ? header(f, n, &names, &n_names, scale, "--fields", 0, err)
+              : sits__fail(err, SITS_ENOMEM, "out of memory");
+    free(list);
+  }
   for (char *line; (line = sits__trace_lines_next(&L, t, o, &rc, err));) {
     char *s = sits__trace_trim(line);
     if (!*s || *s == '#')
       continue;
     size_t n = sits__trace_split(s, f, MAX_FIELDS);
     if (!names) { /* the header */
-      if (n < 2 || (strcmp(f[0], "time_s") != 0 && strcmp(f[0], "time_ms") != 0)) {
-        rc = sits__fail(err, SITS_EINPUT, "%s:%zu: the header must start with time_s (or time_ms)",
-                        path, L.lineno);
-        break;
-      }
-      names = calloc(n, sizeof *names);
-      n_names = n;
-      char norm[256];
-      for (size_t k = 0; names && k < n; k++) {
-        scale[k] = unit(f[k], norm, sizeof norm);
-        if (!*f[k] || !(names[k] = strdup(norm)))
-          rc = sits__fail(err, SITS_EINPUT, "%s:%zu: empty or unreadable column name", path,
-                          L.lineno);
-      }
-      if (!names)
-        rc = sits__fail(err, SITS_ENOMEM, "out of memory");
+      rc = header(f, n, &names, &n_names, scale, path, L.lineno, err);
       continue;
+    }
+    if (given && first_data) { /* the file's own header, replaced by --fields */
+      first_data = false;
+      char *end;
+      (void)strtod(f[0], &end);
+      if (end == f[0] || *end)
+        continue;
     }
     double v[MAX_FIELDS];
     const char *why = n != n_names ? "wrong number of fields" : NULL;
