@@ -220,33 +220,64 @@ void sits_thermal_derivative(const sits_thermal *th, const double *temp_c, const
     *to_ambient_w = q_amb;
 }
 
-static int add_entry(gsl_spmatrix *m, size_t i, size_t j, double v) {
-  double *p = gsl_spmatrix_ptr(m, i, j);
-  if (p) {
-    *p += v;
-    return 0;
-  }
-  return gsl_spmatrix_set(m, i, j, v);
-}
-
+/* Straight into compressed columns: count each column's entries (its diagonal, and two per
+ * link end), fill, then sort every column by row and sum the duplicates (parallel links).
+ * Inserting into GSL's triplet tree instead cost 48 ms for the 16,396-node HotSpot grid. */
 gsl_spmatrix *sits_thermal_conductance(const sits_thermal *th) {
   size_t n = th->n_nodes;
-  gsl_spmatrix *t = gsl_spmatrix_alloc_nzmax(n, n, n + 2 * th->n_links, GSL_SPMATRIX_COO);
-  if (!t)
+  if (!n)
     return NULL;
-  int rc = 0;
-  for (size_t i = 0; i < n && !rc; i++)
-    rc = add_entry(t, i, i, th->nodes[i].g_amb_w_per_k);
-  for (size_t k = 0; k < th->n_links && !rc; k++) {
-    const link *l = &th->links[k];
-    rc |= add_entry(t, (size_t)l->a, (size_t)l->a, l->g_w_per_k);
-    rc |= add_entry(t, (size_t)l->b, (size_t)l->b, l->g_w_per_k);
-    rc |= add_entry(t, (size_t)l->a, (size_t)l->b, -l->g_w_per_k);
-    rc |= add_entry(t, (size_t)l->b, (size_t)l->a, -l->g_w_per_k);
+  gsl_spmatrix *m = gsl_spmatrix_alloc_nzmax(n, n, n + 4 * th->n_links, GSL_SPMATRIX_CSC);
+  size_t *fill = calloc(n + 1, sizeof *fill);
+  if (!m || !fill) {
+    free(fill);
+    if (m)
+      gsl_spmatrix_free(m);
+    return NULL;
   }
-  gsl_spmatrix *csc = rc ? NULL : gsl_spmatrix_compress(t, GSL_SPMATRIX_CSC);
-  gsl_spmatrix_free(t);
-  return csc;
+  for (size_t i = 0; i < n; i++)
+    fill[i + 1] = 1;
+  for (size_t k = 0; k < th->n_links; k++)
+    fill[th->links[k].a + 1] += 2, fill[th->links[k].b + 1] += 2; /* its diagonal, the other end */
+  for (size_t j = 0; j < n; j++)
+    fill[j + 1] += fill[j];
+  int *mi = m->i;
+  double *md = m->data;
+#define PUT(col, row, v) (mi[fill[col]] = (int)(row), md[fill[col]++] = (v))
+  for (size_t i = 0; i < n; i++)
+    PUT(i, i, th->nodes[i].g_amb_w_per_k);
+  for (size_t k = 0; k < th->n_links; k++) {
+    const link *l = &th->links[k];
+    PUT(l->a, l->a, l->g_w_per_k);
+    PUT(l->b, l->b, l->g_w_per_k);
+    PUT(l->b, l->a, -l->g_w_per_k);
+    PUT(l->a, l->b, -l->g_w_per_k);
+  }
+#undef PUT
+  /* fill[j] is now the end of column j; sort and merge in place, compacting as we go */
+  size_t out = 0, start = 0;
+  for (size_t j = 0; j < n; j++) {
+    size_t end = fill[j];
+    for (size_t a = start + 1; a < end; a++) /* insertion sort: a column has a few entries */
+      for (size_t b = a; b > start && mi[b - 1] > mi[b]; b--) {
+        int ti = mi[b];
+        double td = md[b];
+        mi[b] = mi[b - 1], md[b] = md[b - 1];
+        mi[b - 1] = ti, md[b - 1] = td;
+      }
+    m->p[j] = (int)out;
+    for (size_t a = start; a < end; a++) {
+      if (out > (size_t)m->p[j] && mi[out - 1] == mi[a])
+        md[out - 1] += md[a];
+      else
+        mi[out] = mi[a], md[out++] = md[a];
+    }
+    start = end;
+  }
+  m->p[n] = (int)out;
+  m->nz = out;
+  free(fill);
+  return m;
 }
 
 /* Union-find over the links: a node is grounded when its set touches the ambient. */
