@@ -18,6 +18,7 @@
 
 #include "config_impl.h"
 #include "sits_chol.h"
+#include "sits_layergrid.h"
 #include "sits_lti.h"
 #include "sits_ode.h"
 #include "sits_steady.h"
@@ -621,25 +622,44 @@ int sits_hs_options_params(const sits_hs_options *o, sits_hs_params *p, sits_hs_
 
 /* ---- steady state --------------------------------------------------------------------- */
 
-/* G T = P + g_amb T_amb: G is SPD, so a grid uses one CHOLMOD factorisation (*chol, made on
- * the first call and reused by the leakage loop); small block networks a dense LU. */
-static int steady_solve(const sits_hs_network *net, const gsl_spmatrix *g, sits_chol **chol,
+/* G T = P + g_amb T_amb. A grid: the layered-grid solver (sits_layergrid.h: HotSpot's grid
+ * network has its structure), else one CHOLMOD factorisation (G is SPD); either is made on
+ * the first call and reused by the leakage loop. Small block networks: a dense LU. */
+typedef struct steady_solver {
+  bool general; /* CHOLMOD even on a layered grid */
+  sits_layergrid *lg;
+  sits_chol *chol;
+} steady_solver;
+
+static int steady_solve(const sits_hs_network *net, const gsl_spmatrix *g, steady_solver *sv,
                         const double *node_w, double *node_k, sits_err *err) {
   const sits_thermal *th = sits_hs_thermal(net);
+  const sits_hs_params *prm = sits_hs_params_of(net);
   size_t n = sits_hs_node_count(net);
   double *b = malloc(n * sizeof *b);
   if (!b)
     return sits__fail(err, SITS_ENOMEM, "out of memory");
-  double amb_k = sits_hs_params_of(net)->ambient_k;
   for (size_t i = 0; i < n; i++)
-    b[i] = node_w[i] + sits_thermal_ambient_conductance_w_per_k(th, (int)i) * amb_k;
+    b[i] = node_w[i] + sits_thermal_ambient_conductance_w_per_k(th, (int)i) * prm->ambient_k;
   int rc = SITS_OK;
   if (n < SITS_STEADY_SPARSE_THRESHOLD)
     rc = sits_steady_solve(g, b, node_k, err);
-  else if (*chol || (*chol = sits_chol_new(g, NULL, err)))
-    rc = sits_chol_solve(*chol, b, NULL, node_k, err);
-  else
-    rc = SITS_ESOLVER;
+  else {
+    if (!sv->lg && !sv->chol && !sv->general && sits_hs_model_of(net) == SITS_HS_GRID) {
+      sits_err quiet = {0}; /* not a layered grid: CHOLMOD below */
+      if ((sv->lg = sits_layergrid_new(g, NULL, prm->grid_rows, prm->grid_cols, 4, &quiet)) &&
+          (rc = sits_layergrid_setup(sv->lg, 0.0, 1.0, err))) {
+        free(b);
+        return rc;
+      }
+    }
+    if (sv->lg)
+      rc = sits_layergrid_solve(sv->lg, b, node_k, err);
+    else if (sv->chol || (sv->chol = sits_chol_new(g, NULL, err)))
+      rc = sits_chol_solve(sv->chol, b, NULL, node_k, err);
+    else
+      rc = SITS_ESOLVER;
+  }
   free(b);
   return rc;
 }
@@ -649,14 +669,14 @@ int sits_hs_steady(const sits_hs_network *net, const double *block_w, bool leaka
   const sits_floorplan *f = sits_hs_floorplan(net);
   size_t n = sits_hs_node_count(net), nb = f->n;
   gsl_spmatrix *g = sits_thermal_conductance(sits_hs_thermal(net));
-  sits_chol *chol = NULL;
+  steady_solver sv = {0};
   double *node_w = malloc(n * sizeof *node_w), *pw = malloc(nb * sizeof *pw);
   double *prev = malloc(n * sizeof *prev), *vals = malloc((4 * nb + 12) * sizeof *vals);
   int rc =
       g && node_w && pw && prev && vals ? SITS_OK : sits__fail(err, SITS_ENOMEM, "out of memory");
   if (rc == SITS_OK) {
     sits_hs_power_map(net, block_w, node_w);
-    rc = steady_solve(net, g, &chol, node_w, node_k, err);
+    rc = steady_solve(net, g, &sv, node_w, node_k, err);
   }
   /* HotSpot's steady leakage loop (HOTSPOT-MODEL.md 4.10) on the silicon block values */
   for (int it = 0; leakage && rc == SITS_OK; it++) {
@@ -671,7 +691,7 @@ int sits_hs_steady(const sits_hs_network *net, const double *block_w, bool leaka
       pw[b] = block_w[b] + sits_hs_leakage_w(net, b, vals[b]);
     sits_hs_power_map(net, pw, node_w);
     memcpy(prev, node_k, n * sizeof *prev);
-    if ((rc = steady_solve(net, g, &chol, node_w, node_k, err)))
+    if ((rc = steady_solve(net, g, &sv, node_w, node_k, err)))
       break;
     double d = 0;
     for (size_t i = 0; i < n; i++)
@@ -682,7 +702,8 @@ int sits_hs_steady(const sits_hs_network *net, const double *block_w, bool leaka
       break;
   }
   gsl_spmatrix_free(g);
-  sits_chol_free(chol);
+  sits_chol_free(sv.chol);
+  sits_layergrid_free(sv.lg);
   free(node_w), free(pw), free(prev), free(vals);
   return rc;
 }
@@ -700,7 +721,9 @@ struct sits_hs_transient {
   gsl_spmatrix *g;
   double *jac_values;
   sits_ode *ode;
-  sits_lti *lti; /* grid, fixed step */
+  sits_lti *lti;      /* grid, fixed step */
+  sits_layergrid *lg; /* its Newton systems C + gamma G, when the grid has that structure */
+  double *lbuf;
   long steps;
 };
 
@@ -760,13 +783,13 @@ static int grid_rhs(double t, const double *y, double *ydot, void *user) {
   const sits_hs_transient *tr = user;
   const gsl_spmatrix *g = tr->g;
   double amb = sits_hs_params_of(tr->net)->ambient_k;
-  for (size_t i = 0; i < tr->n; i++)
-    ydot[i] = tr->node_w[i] + tr->g_amb[i] * amb;
-  for (size_t col = 0; col < tr->n; col++)
-    for (int p = g->p[col]; p < g->p[col + 1]; p++)
-      ydot[g->i[p]] -= g->data[p] * y[col];
-  for (size_t i = 0; i < tr->n; i++)
-    ydot[i] /= tr->c[i];
+  /* G is symmetric: its column i is its row i, and a gather beats a scatter */
+  for (size_t i = 0; i < tr->n; i++) {
+    double s = tr->node_w[i] + tr->g_amb[i] * amb;
+    for (int p = g->p[i]; p < g->p[i + 1]; p++)
+      s -= g->data[p] * y[g->i[p]];
+    ydot[i] = s / tr->c[i];
+  }
   return 0;
 }
 
@@ -807,7 +830,37 @@ static int ode_setup(sits_hs_transient *tr, double rtol, sits_err *err) {
   return tr->ode ? SITS_OK : SITS_ESOLVER;
 }
 
+/* (I - gamma J) x = b with J = -C^-1 G is (C + gamma G) x = C b */
+static int lg_setup(void *user, double gamma, sits_err *err) {
+  sits_hs_transient *tr = user;
+  return sits_layergrid_setup(tr->lg, 1.0, gamma, err);
+}
+
+static int lg_solve(void *user, const double *b, double *x, sits_err *err) {
+  sits_hs_transient *tr = user;
+  for (size_t i = 0; i < tr->n; i++)
+    tr->lbuf[i] = tr->c[i] * b[i];
+  return sits_layergrid_solve(tr->lg, tr->lbuf, x, err);
+}
+
 static int lti_setup(sits_hs_transient *tr, const sits_hs_transient_opts *o, sits_err *err) {
+  const sits_hs_params *prm = sits_hs_params_of(tr->net);
+  sits_err quiet = {0}; /* not a layered grid: CHOLMOD */
+  if (!o->general &&
+      (tr->lg = sits_layergrid_new(tr->g, tr->c, prm->grid_rows, prm->grid_cols, 4, &quiet))) {
+    if (!(tr->lbuf = malloc(tr->n * sizeof *tr->lbuf)))
+      return sits__fail(err, SITS_ENOMEM, "out of memory");
+    sits_lti_opts lo = {.n = tr->n,
+                        .rhs = grid_rhs,
+                        .user = tr,
+                        .h_s = tr->dt / (o->substeps > 0 ? o->substeps : 4),
+                        .order = o->order ? o->order : 3,
+                        .lsetup = lg_setup,
+                        .lsolve = lg_solve,
+                        .luser = tr};
+    tr->lti = sits_lti_new(&lo, 0.0, tr->state, err);
+    return tr->lti ? SITS_OK : SITS_ESOLVER;
+  }
   size_t nz = tr->g->nz;
   if (!(tr->jac_values = malloc(nz * sizeof *tr->jac_values)))
     return sits__fail(err, SITS_ENOMEM, "out of memory");
@@ -874,7 +927,8 @@ void sits_hs_transient_free(sits_hs_transient *tr) {
   if (!tr)
     return;
   free(tr->state), free(tr->node_w), free(tr->g_amb), free(tr->c), free(tr->tmp);
-  free(tr->jac_values);
+  free(tr->jac_values), free(tr->lbuf);
+  sits_layergrid_free(tr->lg);
   if (tr->expm)
     gsl_matrix_free(tr->expm);
   if (tr->ginv)
@@ -941,7 +995,9 @@ void sits_hs_transient_stats(const sits_hs_transient *tr, sits_hs_stats *st) {
     sits_lti_get_stats(tr->lti, &s);
   else
     sits_ode_get_stats(tr->ode, &s);
-  st->method = tr->lti ? "arkode-esdirk-cholmod" : "cvode-bdf-klu";
+  st->method = tr->lg    ? "arkode-esdirk-layergrid"
+               : tr->lti ? "arkode-esdirk-cholmod"
+                         : "cvode-bdf-klu";
   st->steps = s.steps, st->rhs_evals = s.rhs_evals, st->jac_evals = s.jac_evals;
   st->lin_setups = s.lin_setups;
 }

@@ -87,6 +87,7 @@ typedef struct sits_hs_transient_opts {
   double rtol;  /**< CVODE: relative tolerance (0: 1e-5; absolute 100 rtol K) */
   int substeps; /**< ESDIRK: steps per interval (0: 4) */
   int order;    /**< ESDIRK: 3 or 4 (0: 3) */
+  bool general; /**< ESDIRK: CHOLMOD even where the layered-grid solver applies */
 } sits_hs_transient_opts;
 
 int sits_hs_transient_new(const sits_hs_network *net, double dt_s, const double *node_k0,

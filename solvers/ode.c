@@ -6,6 +6,7 @@
  * at every CVodeReInit, so they are accumulated here before each restart.
  */
 #include "sits_ode.h"
+#include "sits_nvec.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,6 +125,7 @@ static int setup(sits_ode *ode, double t0, const double *y0, sits_err *err) {
   ode->cvode = CVodeCreate(CV_BDF, ode->ctx);
   if (!ode->y || !ode->atol || !ode->cvode || copy_pattern(ode, o->pattern))
     return sits__fail(err, SITS_ENOMEM, "out of memory");
+  sits__nvec_fast(ode->y), sits__nvec_fast(ode->atol); /* before CVODE clones them */
   memcpy(N_VGetArrayPointer(ode->y), y0, o->n * sizeof(double));
   memcpy(N_VGetArrayPointer(ode->atol), o->atol, o->n * sizeof(double));
   CVodeSetErrHandlerFn(ode->cvode, on_cvode_error, ode);

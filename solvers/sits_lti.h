@@ -32,6 +32,13 @@ typedef struct sits_lti_opts {
    *  positive definite (a conduction network, c its heat capacities): CHOLMOD on that
    *  (sits_chol.h), ~3 x faster solves on large grids. Borrowed: kept alive by the caller. */
   const double *spd_scale;
+  /** Optional: the caller's own solver of the Newton systems (I - gamma J) x = b, for a
+   *  structure a general sparse factorisation cannot exploit (sits_layergrid.h). When set,
+   *  pattern, jac and spd_scale are not used; lsetup is called with ARKODE's gamma (= h times
+   *  the table's diagonal coefficient) before the first solve, and again if gamma changes. */
+  int (*lsetup)(void *luser, double gamma, sits_err *err);
+  int (*lsolve)(void *luser, const double *b, double *x, sits_err *err);
+  void *luser;
 } sits_lti_opts;
 
 sits_lti *sits_lti_new(const sits_lti_opts *o, double t0, const double *y0, sits_err *err);

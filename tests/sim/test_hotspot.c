@@ -277,8 +277,13 @@ static double grid_transient(const sits_hs_transient_opts *o, size_t n_rows, con
 
 Test(hotspot, grid_transient_matches_hotspot_rk4, .timeout = 120) {
   const char *method;
-  cr_assert_leq(grid_transient(NULL, 20, &method), 0.06);
+  double fast = grid_transient(NULL, 20, &method);
+  cr_assert_leq(fast, 0.06);
+  cr_assert_str_eq(method, "arkode-esdirk-layergrid");
+  sits_hs_transient_opts general = {.general = true}; /* the same steps through CHOLMOD */
+  double sparse = grid_transient(&general, 20, &method);
   cr_assert_str_eq(method, "arkode-esdirk-cholmod");
+  cr_assert_float_eq(fast, sparse, 1e-7, "the two Newton solvers give the same steps");
   sits_hs_transient_opts cv = {.cvode = true};
   cr_assert_leq(grid_transient(&cv, 5, &method), 0.06);
   cr_assert_str_eq(method, "cvode-bdf-klu");

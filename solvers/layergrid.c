@@ -1,0 +1,547 @@
+/* layergrid.c - the layered-grid solver of sits_layergrid.h (cosine transforms by FFTW, the
+ * edge system by GSL's LU).
+ *
+ * Notation: cells (l, i, j), mode (p, q) of a layer, m = p C + q. Phi_R[i][p] =
+ * s_p cos(pi p (i + 1/2) / R) (s_0 = sqrt(1/R), else sqrt(2/R)) is the orthonormal DCT-II
+ * basis, the eigenvectors of the path Laplacian of R cells with eigenvalues
+ * 2 - 2 cos(pi p / R); likewise Phi_C. The coefficient arrays are orthonormal ones: FFTW's
+ * unnormalised REDFT10/REDFT01 pair is scaled per mode (fwd_scale, inv_scale).
+ *
+ * A "segment" is one edge (north row i = 0, south row R - 1, west column j = 0, east C - 1)
+ * of one layer, all of whose cells link to one extra node with one conductance g. The edge
+ * unknowns y are the segments' cells in order (a corner cell appears once per segment it
+ * belongs to; the Woodbury form below is exact with such repeats).
+ *
+ *   alpha C + tau G = [A0 + U (tau D) U^T, -tau U E; -tau E^T U^T, alpha C_x + tau G_x]
+ *
+ * with A0 the cells without their edge links, U the selection of segment cells, D their link
+ * conductances, E (segment cell, extra) the incidence scaled by g. With w = tau D y -
+ * tau E p and y = U^T x: x = A0^-1 (b - U w), and (y, p) solve the dense system
+ *
+ *   [I + X tau D, -X tau E; -tau E^T, alpha C_x + tau G_x] (y; p) = (U^T A0^-1 b; b_x),
+ *
+ * X = U^T A0^-1 U, whose blocks between two segments are Psi_s K Psi_t^T in the transform
+ * bases (build_x). */
+#include "sits_layergrid.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <fftw3.h>
+#include <gsl/gsl_blas.h>
+#include <gsl/gsl_linalg.h>
+
+enum { SIDE_N, SIDE_S, SIDE_W, SIDE_E };
+
+typedef struct seg {
+  size_t layer, ext, len, off; /* extra node (0-based among the extras), cells, offset in y */
+  int side;
+  double g;
+} seg;
+
+struct sits_layergrid {
+  size_t R, C, L, nc, ncell, ne, n;
+  double *gr, *gc, *gz, *gnd, *cap; /* per layer (gz: between l and l + 1) */
+  double *gext, *cext;              /* G and C on the extra nodes (ne x ne, ne) */
+  bool has_c;
+  seg *seg;
+  size_t nseg, ny, ns;
+  size_t lay[8], nl;     /* the distinct layers that have segments (at most 8 kept) */
+  gsl_matrix *phr, *phc; /* Phi_R (R x R), Phi_C (C x C) */
+  double *fwd_scale, *inv_scale;
+  fftw_plan pf, pb;
+  double *buf, *corr; /* fftw_malloc'ed, ncell */
+  /* made by setup */
+  bool ready;
+  double alpha, tau;
+  double *piv, *mul, *w;  /* per mode: 1 / pivots [l nc + m], multipliers [(l-1) nc + m], and
+                             (T_m^-1) between segment layers [m nl nl + a nl + b] */
+  gsl_matrix *S, *k, *t1; /* the dense system (LU); scratch for build_x */
+  gsl_permutation *perm;
+  gsl_vector *sol, *z, *u;
+};
+
+static size_t cell(const sits_layergrid *s, size_t l, size_t i, size_t j) {
+  return l * s->nc + i * s->C + j;
+}
+
+/* the a-th cell of a segment */
+static size_t seg_cell(const sits_layergrid *s, const seg *g, size_t a) {
+  switch (g->side) {
+  case SIDE_N: return cell(s, g->layer, 0, a);
+  case SIDE_S: return cell(s, g->layer, s->R - 1, a);
+  case SIDE_W: return cell(s, g->layer, a, 0);
+  default: return cell(s, g->layer, a, s->C - 1);
+  }
+}
+
+static bool row_seg(const seg *g) {
+  return g->side == SIDE_N || g->side == SIDE_S;
+}
+
+/* the segment's fixed-index weights over the modes it does not run along: for a row segment
+ * Phi_R[i_s][.] (over p), for a column segment Phi_C[j_s][.] (over q) */
+static const double *seg_weights(const sits_layergrid *s, const seg *g) {
+  switch (g->side) {
+  case SIDE_N: return gsl_matrix_const_ptr(s->phr, 0, 0);
+  case SIDE_S: return gsl_matrix_const_ptr(s->phr, s->R - 1, 0);
+  case SIDE_W: return gsl_matrix_const_ptr(s->phc, 0, 0);
+  default: return gsl_matrix_const_ptr(s->phc, s->C - 1, 0);
+  }
+}
+
+/* the basis along the segment: Phi_C for a row segment, Phi_R for a column one */
+static const gsl_matrix *seg_basis(const sits_layergrid *s, const seg *g) {
+  return row_seg(g) ? s->phc : s->phr;
+}
+
+static bool close_to(double a, double b, double scale) {
+  return fabs(a - b) <= 1e-10 * scale;
+}
+
+static int unsupported(sits_err *err, const char *why) {
+  return sits__fail(err, SITS_EUNSUPPORTED, "not a layered uniform grid: %s", why);
+}
+
+/* Reads the per-layer conductances, the extra block and the segments, then checks every
+ * cell column of G against them. */
+static int recognise(sits_layergrid *s, const gsl_spmatrix *g, const double *c, sits_err *err) {
+  size_t R = s->R, C = s->C, L = s->L;
+  for (size_t l = 0; l < L; l++) {
+    size_t c0 = cell(s, l, 0, 0);
+    s->gr[l] = -gsl_spmatrix_get(g, cell(s, l, 1, 0), c0);
+    s->gc[l] = -gsl_spmatrix_get(g, cell(s, l, 0, 1), c0);
+    if (l + 1 < L)
+      s->gz[l] = -gsl_spmatrix_get(g, cell(s, l + 1, 0, 0), c0);
+    double sum = 0;
+    for (int p = g->p[c0]; p < g->p[c0 + 1]; p++)
+      sum += g->data[p];
+    s->gnd[l] = sum;
+    if (s->gr[l] < 0 || s->gc[l] < 0 || (l + 1 < L && s->gz[l] < 0) || sum < -1e-12)
+      return unsupported(err, "a conductance of the wrong sign");
+    if (c) {
+      s->cap[l] = c[c0];
+      for (size_t k = 0; k < s->nc; k++)
+        if (!close_to(c[c0 + k], s->cap[l], s->cap[l]))
+          return unsupported(err, "heat capacities differ within a layer");
+    }
+  }
+  for (size_t e = 0; e < s->ne; e++) {
+    for (size_t f = 0; f < s->ne; f++)
+      s->gext[e * s->ne + f] = gsl_spmatrix_get(g, s->ncell + e, s->ncell + f);
+    s->cext[e] = c ? c[s->ncell + e] : 0;
+  }
+  /* segments: for every extra node, the layer edges it links to (whole and uniform) */
+  int side_of[4 * 64]; /* (layer, side) -> segment or -1 */
+  if (L > 64)
+    return unsupported(err, "more than 64 layers");
+  for (size_t k = 0; k < 4 * L; k++)
+    side_of[k] = -1;
+  for (size_t e = 0; e < s->ne; e++) {
+    size_t col = s->ncell + e, linked = 0, covered = 0;
+    for (int p = g->p[col]; p < g->p[col + 1]; p++)
+      linked += (size_t)g->i[p] < s->ncell;
+    for (size_t l = 0; l < L && covered < linked; l++)
+      for (int side = 0; side < 4; side++) {
+        seg sg = {.layer = l, .ext = e, .side = side, .len = side <= SIDE_S ? C : R};
+        double v = gsl_spmatrix_get(g, seg_cell(s, &sg, 0), col);
+        if (v >= 0)
+          continue;
+        size_t a = 1; /* a side is linked when all its cells are, alike (else a corner) */
+        while (a < sg.len && close_to(gsl_spmatrix_get(g, seg_cell(s, &sg, a), col), v, -v))
+          a++;
+        if (a < sg.len)
+          continue;
+        if (side_of[4 * l + (size_t)side] >= 0)
+          return unsupported(err, "an edge links to two extra nodes");
+        for (size_t k = 0; k < s->nseg; k++)
+          if (s->seg[k].ext == e && s->seg[k].layer == l)
+            return unsupported(err, "an extra node links to two edges of one layer");
+        sg.g = -v;
+        sg.off = s->ny;
+        s->ny += sg.len;
+        side_of[4 * l + (size_t)side] = (int)s->nseg;
+        s->seg[s->nseg++] = sg;
+        covered += sg.len;
+      }
+    if (covered != linked)
+      return unsupported(err, "an extra node links to cells off the edges");
+  }
+  s->ns = s->ny + s->ne;
+  for (size_t k = 0; k < s->nseg; k++) {
+    size_t a = 0;
+    while (a < s->nl && s->lay[a] != s->seg[k].layer)
+      a++;
+    if (a == s->nl) {
+      if (s->nl == 8)
+        return unsupported(err, "edges linked on more than 8 layers");
+      s->lay[s->nl++] = s->seg[k].layer;
+    }
+  }
+  /* every cell column, entry by entry, in row order */
+  for (size_t l = 0; l < L; l++)
+    for (size_t i = 0; i < R; i++)
+      for (size_t j = 0; j < C; j++) {
+        size_t col = cell(s, l, i, j), nexp = 0;
+        size_t rows[16];
+        double vals[16], diag = s->gnd[l];
+#define EXPECT(row, gval)                                                                          \
+  do {                                                                                             \
+    if ((gval) > 0) {                                                                              \
+      rows[nexp] = (row), vals[nexp++] = -(gval), diag += (gval);                                  \
+    }                                                                                              \
+  } while (0)
+        if (l > 0)
+          EXPECT(cell(s, l - 1, i, j), s->gz[l - 1]);
+        if (i > 0)
+          EXPECT(cell(s, l, i - 1, j), s->gr[l]);
+        if (j > 0)
+          EXPECT(cell(s, l, i, j - 1), s->gc[l]);
+        size_t at_diag = nexp++;
+        rows[at_diag] = col;
+        if (j + 1 < C)
+          EXPECT(cell(s, l, i, j + 1), s->gc[l]);
+        if (i + 1 < R)
+          EXPECT(cell(s, l, i + 1, j), s->gr[l]);
+        if (l + 1 < L)
+          EXPECT(cell(s, l + 1, i, j), s->gz[l]);
+        size_t first_ext = nexp;
+        int sides[4] = {i == 0 ? SIDE_N : -1, i + 1 == R ? SIDE_S : -1, j == 0 ? SIDE_W : -1,
+                        j + 1 == C ? SIDE_E : -1};
+        for (int k = 0; k < 4; k++) {
+          int sg = sides[k] < 0 ? -1 : side_of[4 * l + (size_t)sides[k]];
+          if (sg < 0)
+            continue;
+          size_t at = nexp;
+          EXPECT(s->ncell + s->seg[sg].ext, s->seg[sg].g);
+          for (; at > first_ext && rows[at - 1] > rows[at]; at--) { /* extras in row order */
+            size_t tr = rows[at];
+            double tv = vals[at];
+            rows[at] = rows[at - 1], vals[at] = vals[at - 1];
+            rows[at - 1] = tr, vals[at - 1] = tv;
+          }
+        }
+#undef EXPECT
+        vals[at_diag] = diag;
+        if ((size_t)(g->p[col + 1] - g->p[col]) != nexp)
+          return unsupported(err, "a cell with links off the grid pattern");
+        for (size_t k = 0; k < nexp; k++) {
+          int p = g->p[col] + (int)k;
+          if ((size_t)g->i[p] != rows[k] || !close_to(g->data[p], vals[k], diag))
+            return unsupported(err, "a cell whose links differ from its layer's");
+        }
+      }
+  return SITS_OK;
+}
+
+static gsl_matrix *dct_basis(size_t n) {
+  gsl_matrix *m = gsl_matrix_alloc(n, n);
+  if (m)
+    for (size_t i = 0; i < n; i++)
+      for (size_t p = 0; p < n; p++)
+        gsl_matrix_set(m, i, p,
+                       sqrt((p ? 2.0 : 1.0) / (double)n) *
+                           cos(M_PI * (double)p * ((double)i + 0.5) / (double)n));
+  return m;
+}
+
+sits_layergrid *sits_layergrid_new(const gsl_spmatrix *g, const double *c, size_t rows, size_t cols,
+                                   size_t layers, sits_err *err) {
+  if (!g || !GSL_SPMATRIX_ISCSC(g) || g->size1 != g->size2) {
+    sits__fail(err, SITS_EINTERNAL, "sits_layergrid_new: a square compressed-column matrix");
+    return NULL;
+  }
+  size_t ncell = layers * rows * cols;
+  if (rows < 2 || cols < 2 || !layers || g->size1 < ncell || g->size1 - ncell > 64) {
+    unsupported(err, "fewer than 2 rows or columns, or more than 64 extra nodes");
+    return NULL;
+  }
+  sits_layergrid *s = calloc(1, sizeof *s);
+  if (!s) {
+    sits__fail(err, SITS_ENOMEM, "out of memory");
+    return NULL;
+  }
+  s->R = rows, s->C = cols, s->L = layers, s->nc = rows * cols, s->ncell = ncell;
+  s->n = g->size1, s->ne = s->n - ncell, s->has_c = c != NULL;
+  size_t L = layers, nc = s->nc, ne = s->ne;
+  s->gr = calloc(5 * L, sizeof(double));
+  s->gext = calloc(ne * ne + ne + 1, sizeof(double));
+  s->seg = calloc(4 * L, sizeof *s->seg);
+  s->phr = dct_basis(rows), s->phc = dct_basis(cols);
+  s->fwd_scale = malloc(2 * nc * sizeof(double));
+  s->buf = fftw_malloc(ncell * sizeof(double));
+  s->corr = fftw_malloc(ncell * sizeof(double));
+  int rc = SITS_OK;
+  if (!s->gr || !s->gext || !s->seg || !s->phr || !s->phc || !s->fwd_scale || !s->buf || !s->corr)
+    rc = sits__fail(err, SITS_ENOMEM, "out of memory");
+  if (rc == SITS_OK) {
+    s->gc = s->gr + L, s->gz = s->gc + L, s->gnd = s->gz + L, s->cap = s->gnd + L;
+    s->cext = s->gext + ne * ne;
+    s->inv_scale = s->fwd_scale + nc;
+    rc = recognise(s, g, c, err);
+  }
+  if (rc == SITS_OK) {
+    for (size_t p = 0; p < rows; p++)
+      for (size_t q = 0; q < cols; q++) {
+        double sp = sqrt((p ? 2.0 : 1.0) / (double)rows), sq = sqrt((q ? 2.0 : 1.0) / (double)cols);
+        s->fwd_scale[p * cols + q] = sp * sq / 4.0;
+        s->inv_scale[p * cols + q] = sp * sq / ((p ? 2.0 : 1.0) * (q ? 2.0 : 1.0));
+      }
+    int n2[2] = {(int)rows, (int)cols};
+    fftw_r2r_kind kf[2] = {FFTW_REDFT10, FFTW_REDFT10}, kb[2] = {FFTW_REDFT01, FFTW_REDFT01};
+    s->pf = fftw_plan_many_r2r(2, n2, (int)L, s->buf, NULL, 1, (int)nc, s->buf, NULL, 1, (int)nc,
+                               kf, FFTW_ESTIMATE);
+    s->pb = fftw_plan_many_r2r(2, n2, (int)L, s->buf, NULL, 1, (int)nc, s->buf, NULL, 1, (int)nc,
+                               kb, FFTW_ESTIMATE);
+    size_t mx = rows > cols ? rows : cols;
+    s->piv = malloc((2 * L + s->nl * s->nl) * nc * sizeof(double));
+    if (s->ns) {
+      s->S = gsl_matrix_alloc(s->ns, s->ns);
+      s->k = gsl_matrix_alloc(mx, mx);
+      s->t1 = gsl_matrix_alloc(mx, mx);
+      s->perm = gsl_permutation_alloc(s->ns);
+      s->sol = gsl_vector_alloc(s->ns);
+      s->z = gsl_vector_alloc(mx);
+      s->u = gsl_vector_alloc(mx);
+    }
+    if (!s->pf || !s->pb || !s->piv ||
+        (s->ns && (!s->S || !s->k || !s->t1 || !s->perm || !s->sol || !s->z || !s->u)))
+      rc = sits__fail(err, SITS_ENOMEM, "out of memory");
+    else
+      s->mul = s->piv + L * nc, s->w = s->mul + L * nc;
+  }
+  if (rc) {
+    sits_layergrid_free(s);
+    return NULL;
+  }
+  return s;
+}
+
+/* v (coefficients, ncell) <- T_m^-1 v for every mode: the layers' tridiagonal systems */
+static void mode_solve(const sits_layergrid *s, double *v) {
+  size_t nc = s->nc, L = s->L;
+  for (size_t l = 1; l < L; l++) {
+    const double *mu = s->mul + l * nc;
+    double *a = v + l * nc, *b = v + (l - 1) * nc;
+    for (size_t m = 0; m < nc; m++)
+      a[m] -= mu[m] * b[m];
+  }
+  for (size_t m = 0; m < nc; m++)
+    v[(L - 1) * nc + m] *= s->piv[(L - 1) * nc + m];
+  for (size_t l = L - 1; l-- > 0;) {
+    double off = -s->tau * s->gz[l], *a = v + l * nc, *b = v + (l + 1) * nc;
+    const double *pv = s->piv + l * nc;
+    for (size_t m = 0; m < nc; m++)
+      a[m] = (a[m] - off * b[m]) * pv[m];
+  }
+}
+
+/* X = U^T A0^-1 U into the top-left ny x ny block of S, block by block (symmetric) */
+static void build_x(sits_layergrid *s) {
+  size_t C = s->C, nl = s->nl, R = s->R;
+  for (size_t a = 0; a < s->nseg; a++)
+    for (size_t b = a; b < s->nseg; b++) {
+      const seg *sa = &s->seg[a], *sb = &s->seg[b];
+      size_t la = 0, lb = 0;
+      while (s->lay[la] != sa->layer)
+        la++;
+      while (s->lay[lb] != sb->layer)
+        lb++;
+      const double *wa = seg_weights(s, sa), *wb = seg_weights(s, sb);
+      const gsl_matrix *pa = seg_basis(s, sa), *pb = seg_basis(s, sb);
+      bool ra = row_seg(sa), rb = row_seg(sb);
+      gsl_matrix_view K = gsl_matrix_submatrix(s->k, 0, 0, pa->size2, pb->size2);
+      gsl_matrix_set_zero(&K.matrix);
+      /* K between the free modes (q for a row segment, p for a column one) */
+      for (size_t p = 0; p < R; p++)
+        for (size_t q = 0; q < C; q++) {
+          double wv = s->w[(p * C + q) * nl * nl + la * nl + lb];
+          if (ra && rb)
+            *gsl_matrix_ptr(&K.matrix, q, q) += wa[p] * wb[p] * wv;
+          else if (!ra && !rb)
+            *gsl_matrix_ptr(&K.matrix, p, p) += wa[q] * wb[q] * wv;
+          else if (ra)
+            gsl_matrix_set(&K.matrix, q, p, wa[p] * wb[q] * wv);
+          else
+            gsl_matrix_set(&K.matrix, p, q, wa[q] * wb[p] * wv);
+        }
+      gsl_matrix_view T1 = gsl_matrix_submatrix(s->t1, 0, 0, sa->len, pb->size2);
+      if (ra == rb) { /* diagonal K: scale the columns of Psi_a */
+        gsl_matrix_memcpy(&T1.matrix, pa);
+        for (size_t k = 0; k < pb->size2; k++) {
+          gsl_vector_view col = gsl_matrix_column(&T1.matrix, k);
+          gsl_vector_scale(&col.vector, gsl_matrix_get(&K.matrix, k, k));
+        }
+      } else
+        gsl_blas_dgemm(CblasNoTrans, CblasNoTrans, 1.0, pa, &K.matrix, 0.0, &T1.matrix);
+      gsl_matrix_view X = gsl_matrix_submatrix(s->S, sa->off, sb->off, sa->len, sb->len);
+      gsl_blas_dgemm(CblasNoTrans, CblasTrans, 1.0, &T1.matrix, pb, 0.0, &X.matrix);
+      if (b != a) {
+        gsl_matrix_view Xt = gsl_matrix_submatrix(s->S, sb->off, sa->off, sb->len, sa->len);
+        gsl_matrix_transpose_memcpy(&Xt.matrix, &X.matrix);
+      }
+    }
+}
+
+int sits_layergrid_setup(sits_layergrid *s, double alpha, double tau, sits_err *err) {
+  if (!(tau > 0) || !(alpha >= 0) || (alpha > 0 && !s->has_c))
+    return sits__fail(err, SITS_EINTERNAL, "sits_layergrid_setup: alpha %g, tau %g", alpha, tau);
+  size_t R = s->R, C = s->C, L = s->L, nc = s->nc, nl = s->nl, ny = s->ny, ne = s->ne;
+  s->alpha = alpha, s->tau = tau, s->ready = false;
+  double tmp[64];
+  for (size_t p = 0; p < R; p++)
+    for (size_t q = 0; q < C; q++) {
+      size_t m = p * C + q;
+      double lp = 2.0 - 2.0 * cos(M_PI * (double)p / (double)R);
+      double lq = 2.0 - 2.0 * cos(M_PI * (double)q / (double)C);
+      double d = 0;
+      for (size_t l = 0; l < L; l++) {
+        double a = alpha * s->cap[l] + tau * (s->gnd[l] + s->gr[l] * lp + s->gc[l] * lq +
+                                              (l ? s->gz[l - 1] : 0) + (l + 1 < L ? s->gz[l] : 0));
+        if (l) {
+          double mu = -tau * s->gz[l - 1] / d;
+          s->mul[l * nc + m] = mu;
+          a -= mu * (-tau * s->gz[l - 1]);
+        }
+        if (!(a > 1e-300))
+          return sits__fail(err, SITS_EINPUT,
+                            "the grid's conduction matrix is singular (a layer stack with no "
+                            "path to the ambient?)");
+        d = a;
+        s->piv[l * nc + m] = 1.0 / a;
+      }
+      /* T_m^-1 between the segment layers: solve for each unit vector (layers are few) */
+      for (size_t a = 0; a < nl; a++) {
+        for (size_t l = 0; l < L; l++)
+          tmp[l] = l == s->lay[a] ? 1.0 : 0.0;
+        for (size_t l = 1; l < L; l++)
+          tmp[l] -= s->mul[l * nc + m] * tmp[l - 1];
+        tmp[L - 1] *= s->piv[(L - 1) * nc + m];
+        for (size_t l = L - 1; l-- > 0;)
+          tmp[l] = (tmp[l] + tau * s->gz[l] * tmp[l + 1]) * s->piv[l * nc + m];
+        for (size_t b = 0; b < nl; b++)
+          s->w[m * nl * nl + a * nl + b] = tmp[s->lay[b]];
+      }
+    }
+  if (s->ns) {
+    build_x(s);
+    for (size_t a = 0; a < ny; a++)
+      for (size_t e = 0; e < ne; e++)
+        gsl_matrix_set(s->S, a, ny + e, 0.0);
+    /* columns of X times tau D, the identity, the extra columns and rows */
+    for (size_t b = 0; b < ny; b++)
+      for (size_t k = 0; k < s->nseg; k++)
+        if (b >= s->seg[k].off && b < s->seg[k].off + s->seg[k].len) {
+          double tg = tau * s->seg[k].g;
+          for (size_t a = 0; a < ny; a++)
+            *gsl_matrix_ptr(s->S, a, ny + s->seg[k].ext) -= tg * gsl_matrix_get(s->S, a, b);
+          gsl_vector_view col = gsl_matrix_subcolumn(s->S, b, 0, ny);
+          gsl_vector_scale(&col.vector, tg);
+          break;
+        }
+    for (size_t a = 0; a < ny; a++)
+      *gsl_matrix_ptr(s->S, a, a) += 1.0;
+    for (size_t e = 0; e < ne; e++) {
+      for (size_t b = 0; b < ny; b++)
+        gsl_matrix_set(s->S, ny + e, b, 0.0);
+      for (size_t f = 0; f < ne; f++)
+        gsl_matrix_set(s->S, ny + e, ny + f,
+                       tau * s->gext[e * ne + f] + (e == f ? alpha * s->cext[e] : 0.0));
+    }
+    for (size_t k = 0; k < s->nseg; k++)
+      for (size_t a = 0; a < s->seg[k].len; a++)
+        gsl_matrix_set(s->S, ny + s->seg[k].ext, s->seg[k].off + a, -tau * s->seg[k].g);
+    int sign;
+    if (gsl_linalg_LU_decomp(s->S, s->perm, &sign) || !isfinite(gsl_linalg_LU_lndet(s->S)))
+      return sits__fail(err, SITS_EINPUT, "the grid's edge system is singular");
+  }
+  s->ready = true;
+  return SITS_OK;
+}
+
+/* buf (coefficients) <- FFTW of buf, orthonormally scaled; and back */
+static void forward(sits_layergrid *s, double *v) {
+  fftw_execute_r2r(s->pf, v, v);
+  for (size_t l = 0; l < s->L; l++)
+    for (size_t m = 0; m < s->nc; m++)
+      v[l * s->nc + m] *= s->fwd_scale[m];
+}
+
+static void inverse(sits_layergrid *s, double *v) {
+  for (size_t l = 0; l < s->L; l++)
+    for (size_t m = 0; m < s->nc; m++)
+      v[l * s->nc + m] *= s->inv_scale[m];
+  fftw_execute_r2r(s->pb, v, v);
+}
+
+int sits_layergrid_solve(sits_layergrid *s, const double *b, double *x, sits_err *err) {
+  if (!s->ready)
+    return sits__fail(err, SITS_EINTERNAL, "sits_layergrid_solve before a successful setup");
+  size_t R = s->R, C = s->C, ny = s->ny, ne = s->ne;
+  memcpy(s->buf, b, s->ncell * sizeof(double));
+  forward(s, s->buf);
+  mode_solve(s, s->buf);
+  if (s->ns) {
+    /* U^T A0^-1 b: the segment cells' values of the coefficients */
+    for (size_t k = 0; k < s->nseg; k++) {
+      const seg *g = &s->seg[k];
+      gsl_matrix_const_view Y = gsl_matrix_const_view_array(s->buf + g->layer * s->nc, R, C);
+      gsl_vector_const_view w = gsl_vector_const_view_array(seg_weights(s, g), row_seg(g) ? R : C);
+      gsl_vector_view z = gsl_vector_subvector(s->z, 0, row_seg(g) ? C : R);
+      gsl_vector_view out = gsl_vector_subvector(s->sol, g->off, g->len);
+      gsl_blas_dgemv(row_seg(g) ? CblasTrans : CblasNoTrans, 1.0, &Y.matrix, &w.vector, 0.0,
+                     &z.vector);
+      gsl_blas_dgemv(CblasNoTrans, 1.0, seg_basis(s, g), &z.vector, 0.0, &out.vector);
+    }
+    for (size_t e = 0; e < ne; e++)
+      gsl_vector_set(s->sol, ny + e, b[s->ncell + e]);
+    gsl_linalg_LU_svx(s->S, s->perm, s->sol);
+    /* w = tau g (y - p) on the segment cells, into coefficients, through the modes */
+    memset(s->corr, 0, s->ncell * sizeof(double));
+    for (size_t k = 0; k < s->nseg; k++) {
+      const seg *g = &s->seg[k];
+      double tg = s->tau * g->g, pe = gsl_vector_get(s->sol, ny + g->ext);
+      gsl_vector_view ws = gsl_vector_subvector(s->z, 0, g->len);
+      for (size_t a = 0; a < g->len; a++)
+        gsl_vector_set(&ws.vector, a, tg * (gsl_vector_get(s->sol, g->off + a) - pe));
+      gsl_vector_view u = gsl_vector_subvector(s->u, 0, g->len);
+      gsl_blas_dgemv(CblasTrans, 1.0, seg_basis(s, g), &ws.vector, 0.0, &u.vector);
+      gsl_matrix_view W = gsl_matrix_view_array(s->corr + g->layer * s->nc, R, C);
+      gsl_vector_const_view w = gsl_vector_const_view_array(seg_weights(s, g), row_seg(g) ? R : C);
+      if (row_seg(g))
+        gsl_blas_dger(1.0, &w.vector, &u.vector, &W.matrix);
+      else
+        gsl_blas_dger(1.0, &u.vector, &w.vector, &W.matrix);
+    }
+    mode_solve(s, s->corr);
+    for (size_t k = 0; k < s->ncell; k++)
+      s->buf[k] -= s->corr[k];
+  }
+  for (size_t e = 0; e < ne; e++)
+    x[s->ncell + e] = gsl_vector_get(s->sol, ny + e);
+  inverse(s, s->buf);
+  memcpy(x, s->buf, s->ncell * sizeof(double));
+  return SITS_OK;
+}
+
+size_t sits_layergrid_edge_unknowns(const sits_layergrid *s) {
+  return s->ns;
+}
+
+void sits_layergrid_free(sits_layergrid *s) {
+  if (!s)
+    return;
+  if (s->pf)
+    fftw_destroy_plan(s->pf);
+  if (s->pb)
+    fftw_destroy_plan(s->pb);
+  fftw_free(s->buf), fftw_free(s->corr);
+  free(s->gr), free(s->gext), free(s->seg), free(s->fwd_scale), free(s->piv);
+  gsl_matrix_free(s->phr), gsl_matrix_free(s->phc), gsl_matrix_free(s->S);
+  gsl_matrix_free(s->k), gsl_matrix_free(s->t1);
+  gsl_permutation_free(s->perm);
+  gsl_vector_free(s->sol), gsl_vector_free(s->z), gsl_vector_free(s->u);
+  free(s);
+}

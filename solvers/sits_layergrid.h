@@ -1,0 +1,52 @@
+/*
+ * sits_layergrid.h - a fast direct solver for the conduction network of a layered uniform grid:
+ * (alpha C + tau G) x = b, where the first L x R x C nodes are the cells of L layers of an
+ * R x C grid (node l R C + i C + j), every layer uniform (one row-link, one column-link and
+ * one ground conductance, one capacitance per cell; one vertical conductance between each
+ * pair of layers), and a few extra nodes after them that link only to whole edges of a
+ * layer (the same conductance along the edge) and to each other. HotSpot's grid model
+ * (HOTSPOT-MODEL.md B2-B5: 4 layers and 12 package nodes) is of this form, with or without
+ * its transposed lateral resistances.
+ *
+ * Method: with the edge links taken out, the cells' operator A0 is diagonalised in each layer
+ * by the 2-D cosine transform (DCT-II, FFTW) and couples the L layers of one mode through a
+ * tridiagonal L x L system. The edge links and the extra nodes come back through the
+ * capacitance-matrix (Woodbury) form: a dense system over the edge cells of the linked layers
+ * and the extra nodes (4 (R + C) per linked layer, plus the extras: 524 unknowns for HotSpot's
+ * 64 x 64 grid), factorised once per (alpha, tau) by GSL's LU. A solve is then one forward and
+ * one inverse transform, two sweeps of the per-mode systems and one small dense solve.
+ *
+ * Measured against CHOLMOD on the same 64 x 64 HotSpot network (bench/hotspot.sh and the
+ * notes): see README "Speed". The structure is checked entry by entry on construction;
+ * a matrix without it gives SITS_EUNSUPPORTED, and callers fall back to a general sparse
+ * solver.
+ */
+#ifndef SITS_LAYERGRID_H
+#define SITS_LAYERGRID_H
+
+#include <stddef.h>
+
+#include <gsl/gsl_spmatrix.h>
+
+#include "sits_status.h"
+
+typedef struct sits_layergrid sits_layergrid;
+
+/**
+ * Recognises the structure in the compressed-column conductance matrix @p g (symmetric, the
+ * Laplacian of the links plus the ground conductances on its diagonal) of @p layers x @p rows x
+ * @p cols cells and the extra nodes after them, with heat capacities @p c (NULL: only
+ * alpha = 0 may be used). NULL with SITS_EUNSUPPORTED when the matrix is not of that form
+ * (rows or cols under 2, a non-uniform layer, an extra node linked to part of an edge, ...).
+ */
+sits_layergrid *sits_layergrid_new(const gsl_spmatrix *g, const double *c, size_t rows, size_t cols,
+                                   size_t layers, sits_err *err);
+/** Prepares solves with alpha C + tau G (alpha >= 0, tau > 0); SITS_EINPUT if singular. */
+int sits_layergrid_setup(sits_layergrid *s, double alpha, double tau, sits_err *err);
+/** Solves (alpha C + tau G) x = b; @p x and @p b may be the same array. */
+int sits_layergrid_solve(sits_layergrid *s, const double *b, double *x, sits_err *err);
+/** Number of unknowns of the dense edge system (the size its LU is made for). */
+size_t sits_layergrid_edge_unknowns(const sits_layergrid *s);
+void sits_layergrid_free(sits_layergrid *s);
+
+#endif

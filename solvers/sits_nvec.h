@@ -1,0 +1,11 @@
+/* sits_nvec.h - compiled serial N_Vector operations (nvec_fast.c; internal). */
+#ifndef SITS_NVEC_H
+#define SITS_NVEC_H
+
+#include <sundials/sundials_nvector.h>
+
+/** Installs the compiled operations on serial vector @p v; vectors cloned from it inherit
+ *  them. */
+void sits__nvec_fast(N_Vector v);
+
+#endif

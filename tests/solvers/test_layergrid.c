@@ -1,0 +1,272 @@
+/*
+ * test_layergrid.c - the layered-grid solver (cosine transforms + the edge system) against
+ * independent solves of the same matrices: a dense LU of a small hand-built network with
+ * extra nodes on two edges, and CHOLMOD on HotSpot's ev6 grids (square, non-square with the
+ * transposed lateral resistances, non-square geometric). Matrices without the structure are
+ * refused with SITS_EUNSUPPORTED, and a network with no path to the ambient is singular.
+ *
+ * Tolerances: the solves are direct, so they agree to rounding amplified by the condition
+ * number (up to ~1e6 for these grids): 1e-9 relative is three orders above what is seen
+ * (1e-13..1e-12) and ten below any modelling difference.
+ */
+#include "test_util.h"
+
+#include <gsl/gsl_linalg.h>
+#include <gsl/gsl_spblas.h>
+
+#include "sits_chol.h"
+#include "sits_hotspot.h"
+#include "sits_layergrid.h"
+#include "sits_thermal.h"
+
+enum { PARTIAL_EDGE = 1, ODD_LINK = 2, NO_GROUND = 4 };
+
+/* 2 layers of 3 x 4 cells and 3 extra nodes: X0 on layer 1's north row, X1 on its west
+ * column, X2 linked to both and to the ambient. */
+static sits_thermal *small_network(int variant) {
+  const size_t L = 2, R = 3, C = 4;
+  const double gr[2] = {2.0, 3.0}, gc[2] = {1.5, 0.5}, cap[2] = {1.0, 2.0};
+  sits_thermal *th = sits_thermal_new();
+  sits_err err = {0};
+  char name[32];
+  for (size_t l = 0; l < L; l++)
+    for (size_t k = 0; k < R * C; k++) {
+      snprintf(name, sizeof name, "c%zu_%zu", l, k);
+      cr_assert_geq(sits_thermal_add_node(th, name, cap[l], &err), 0, "%s", err.msg);
+    }
+  for (int e = 0; e < 3; e++) {
+    snprintf(name, sizeof name, "x%d", e);
+    cr_assert_geq(sits_thermal_add_node(th, name, 5.0 + e, &err), 0, "%s", err.msg);
+  }
+#define CELL(l, i, j) ((int)((l)*R * C + (i)*C + (j)))
+  for (size_t l = 0; l < L; l++)
+    for (size_t i = 0; i < R; i++)
+      for (size_t j = 0; j < C; j++) {
+        double odd = (variant & ODD_LINK) && l == 0 && i == 1 && j == 1 ? 1.5 : 1.0;
+        if (i + 1 < R)
+          cr_assert_eq(
+              sits_thermal_add_link(th, CELL(l, i, j), CELL(l, i + 1, j), 1.0 / gr[l], &err),
+              SITS_OK);
+        if (j + 1 < C)
+          cr_assert_eq(
+              sits_thermal_add_link(th, CELL(l, i, j), CELL(l, i, j + 1), odd / gc[l], &err),
+              SITS_OK);
+        if (l + 1 < L)
+          cr_assert_eq(sits_thermal_add_link(th, CELL(l, i, j), CELL(l + 1, i, j), 0.25, &err),
+                       SITS_OK);
+        if (l == 1 && !(variant & NO_GROUND))
+          cr_assert_eq(sits_thermal_add_link(th, CELL(l, i, j), SITS_AMBIENT, 1.0 / 0.7, &err),
+                       SITS_OK);
+      }
+  int x0 = (int)(L * R * C), x1 = x0 + 1, x2 = x0 + 2;
+  for (size_t j = 0; j < C - ((variant & PARTIAL_EDGE) ? 1 : 0); j++)
+    cr_assert_eq(sits_thermal_add_link(th, CELL(1, 0, j), x0, 1.0 / 0.9, &err), SITS_OK);
+  for (size_t i = 0; i < R; i++)
+    cr_assert_eq(sits_thermal_add_link(th, CELL(1, i, 0), x1, 1.0 / 0.6, &err), SITS_OK);
+#undef CELL
+  cr_assert_eq(sits_thermal_add_link(th, x0, x2, 1.0 / 1.1, &err), SITS_OK);
+  cr_assert_eq(sits_thermal_add_link(th, x1, x2, 1.0 / 0.3, &err), SITS_OK);
+  if (!(variant & NO_GROUND)) {
+    cr_assert_eq(sits_thermal_add_link(th, x2, SITS_AMBIENT, 0.5, &err), SITS_OK);
+    cr_assert_eq(sits_thermal_add_link(th, x0, SITS_AMBIENT, 5.0, &err), SITS_OK);
+  }
+  return th;
+}
+
+static double *capacities(const sits_thermal *th) {
+  size_t n = sits_thermal_node_count(th);
+  double *c = malloc(n * sizeof *c);
+  for (size_t i = 0; i < n; i++)
+    c[i] = sits_thermal_capacity_j_per_k(th, (int)i);
+  return c;
+}
+
+/* max |(alpha C + tau G) x - b| / max |b| */
+static double residual(const gsl_spmatrix *g, const double *c, double alpha, double tau,
+                       const double *x, const double *b) {
+  double worst = 0, bmax = 0;
+  for (size_t i = 0; i < g->size1; i++) {
+    double s = alpha * c[i] * x[i]; /* G symmetric: column i is row i */
+    for (int p = g->p[i]; p < g->p[i + 1]; p++)
+      s += tau * g->data[p] * x[g->i[p]];
+    worst = fmax(worst, fabs(s - b[i]));
+    bmax = fmax(bmax, fabs(b[i]));
+  }
+  return worst / bmax;
+}
+
+static void fill_rhs(double *b, size_t n, unsigned seed) {
+  for (size_t i = 0; i < n; i++) { /* a fixed pseudo-random pattern in [-1, 1] */
+    seed = seed * 1103515245u + 12345u;
+    b[i] = (double)(seed >> 8) / (double)(1u << 24) * 2.0 - 1.0;
+  }
+}
+
+Test(layergrid, small_network_equals_dense_lu) {
+  sits_thermal *th = small_network(0);
+  gsl_spmatrix *g = sits_thermal_conductance(th);
+  double *c = capacities(th);
+  size_t n = g->size1;
+  sits_err err = {0};
+  sits_layergrid *s = sits_layergrid_new(g, c, 3, 4, 2, &err);
+  cr_assert_not_null(s, "%s", err.msg);
+  /* the edge system: 4 + 3 segment cells and the 3 extra nodes */
+  cr_assert_eq(sits_layergrid_edge_unknowns(s), 10);
+  const double cases[3][2] = {{0.0, 1.0}, {1.0, 0.01}, {2.0, 7.0}};
+  double *b = malloc(n * sizeof *b), *x = malloc(n * sizeof *x);
+  gsl_matrix *a = gsl_matrix_alloc(n, n);
+  gsl_permutation *perm = gsl_permutation_alloc(n);
+  gsl_vector *ref = gsl_vector_alloc(n);
+  for (int k = 0; k < 3; k++) {
+    double alpha = cases[k][0], tau = cases[k][1];
+    cr_assert_eq(sits_layergrid_setup(s, alpha, tau, &err), SITS_OK, "%s", err.msg);
+    fill_rhs(b, n, 7u + (unsigned)k);
+    cr_assert_eq(sits_layergrid_solve(s, b, x, &err), SITS_OK, "%s", err.msg);
+    gsl_spmatrix_sp2d(a, g);
+    gsl_matrix_scale(a, tau);
+    for (size_t i = 0; i < n; i++)
+      *gsl_matrix_ptr(a, i, i) += alpha * c[i];
+    int sign;
+    gsl_linalg_LU_decomp(a, perm, &sign);
+    gsl_vector_const_view bv = gsl_vector_const_view_array(b, n);
+    gsl_linalg_LU_solve(a, perm, &bv.vector, ref);
+    double worst = 0, scale = gsl_vector_max(ref) - gsl_vector_min(ref);
+    for (size_t i = 0; i < n; i++)
+      worst = fmax(worst, fabs(x[i] - gsl_vector_get(ref, i)));
+    cr_assert_leq(worst, 1e-9 * scale, "alpha %g tau %g: %g", alpha, tau, worst);
+    /* in place */
+    memcpy(x, b, n * sizeof *x);
+    cr_assert_eq(sits_layergrid_solve(s, x, x, &err), SITS_OK);
+    cr_assert_leq(residual(g, c, alpha, tau, x, b), 1e-12);
+  }
+  gsl_matrix_free(a), gsl_permutation_free(perm), gsl_vector_free(ref);
+  free(b), free(x), free(c);
+  sits_layergrid_free(s);
+  gsl_spmatrix_free(g);
+  sits_thermal_free(th);
+}
+
+static void refused(int variant, size_t rows, size_t cols, size_t layers) {
+  sits_thermal *th = small_network(variant);
+  gsl_spmatrix *g = sits_thermal_conductance(th);
+  sits_err err = {0};
+  cr_assert_null(sits_layergrid_new(g, NULL, rows, cols, layers, &err));
+  cr_assert_eq(err.code, SITS_EUNSUPPORTED);
+  cr_assert(strstr(err.msg, "not a layered uniform grid"), "%s", err.msg);
+  gsl_spmatrix_free(g);
+  sits_thermal_free(th);
+}
+
+Test(layergrid, other_structures_are_refused) {
+  refused(PARTIAL_EDGE, 3, 4, 2); /* an extra node on 3 of the 4 cells of an edge */
+  refused(ODD_LINK, 3, 4, 2);     /* one lateral link unlike its layer's */
+  refused(0, 4, 3, 2);            /* the cells read as 4 x 3: links off the pattern */
+  refused(0, 3, 4, 3);            /* more cells than nodes */
+  refused(0, 1, 12, 2);           /* a single row */
+}
+
+Test(layergrid, no_path_to_ambient_is_singular) {
+  sits_thermal *th = small_network(NO_GROUND);
+  gsl_spmatrix *g = sits_thermal_conductance(th);
+  double *c = capacities(th);
+  sits_err err = {0};
+  sits_layergrid *s = sits_layergrid_new(g, c, 3, 4, 2, &err);
+  cr_assert_not_null(s, "%s", err.msg);
+  cr_assert_eq(sits_layergrid_setup(s, 0.0, 1.0, &err), SITS_EINPUT);
+  cr_assert(strstr(err.msg, "singular"), "%s", err.msg);
+  cr_assert_eq(sits_layergrid_solve(s, c, c, &err), SITS_EINTERNAL); /* no solve after that */
+  cr_assert_eq(sits_layergrid_setup(s, 1.0, 1.0, &err), SITS_OK, "%s", err.msg); /* C + G is */
+  sits_layergrid_free(s);
+  free(c);
+  gsl_spmatrix_free(g);
+  sits_thermal_free(th);
+}
+
+/* HotSpot's ev6 grid network (example2 materials) of rows x cols */
+static void hotspot_grid(size_t rows, size_t cols, bool transpose) {
+  sits_hs_options *o = sits_hs_options_new();
+  sits_err err = {0};
+  const char *in = SITS_TEST_DATA "/hotspot_ev6/inputs";
+  char path[512], num[16];
+  snprintf(path, sizeof path, "%s/example2.config", in);
+  cr_assert_eq(sits_hs_options_read_config(o, path, &err), SITS_OK, "%s", err.msg);
+  snprintf(path, sizeof path, "%s/example.materials", in);
+  cr_assert_eq(sits_hs_options_set(o, "materials_file", path, "test", &err), SITS_OK);
+  snprintf(num, sizeof num, "%zu", rows);
+  cr_assert_eq(sits_hs_options_set(o, "grid_rows", num, "test", &err), SITS_OK);
+  snprintf(num, sizeof num, "%zu", cols);
+  cr_assert_eq(sits_hs_options_set(o, "grid_cols", num, "test", &err), SITS_OK);
+  sits_hs_params p;
+  sits_hs_model model;
+  cr_assert_eq(sits_hs_options_params(o, &p, &model, &err), SITS_OK, "%s", err.msg);
+  p.transpose_lateral = transpose;
+  sits_floorplan *flp;
+  snprintf(path, sizeof path, "%s/ev6.flp", in);
+  cr_assert_eq(sits_hs_read_flp(path, &flp, &err), SITS_OK, "%s", err.msg);
+  sits_hs_network *net;
+  cr_assert_eq(sits_hs_network_new(flp, &p, SITS_HS_GRID, &net, &err), SITS_OK, "%s", err.msg);
+  const sits_thermal *th = sits_hs_thermal(net);
+  gsl_spmatrix *g = sits_thermal_conductance(th);
+  double *c = capacities(th);
+  size_t n = g->size1;
+  sits_layergrid *s = sits_layergrid_new(g, c, rows, cols, 4, &err);
+  cr_assert_not_null(s, "%zu x %zu: %s", rows, cols, err.msg);
+  /* 4 edges on the spreader and the sink layers, and the 12 package nodes */
+  cr_assert_eq(sits_layergrid_edge_unknowns(s), 2 * (2 * rows + 2 * cols) + 12);
+  const double cases[2][2] = {{0.0, 1.0}, {1.0, 1e-3}}; /* steady; an ESDIRK step of ~2 ms */
+  double *b = malloc(n * sizeof *b), *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
+  gsl_spmatrix *m = gsl_spmatrix_alloc_nzmax(n, n, g->nz, GSL_SPMATRIX_CSC);
+  for (int k = 0; k < 2; k++) {
+    double alpha = cases[k][0], tau = cases[k][1];
+    cr_assert_eq(sits_layergrid_setup(s, alpha, tau, &err), SITS_OK, "%s", err.msg);
+    fill_rhs(b, n, 11u + (unsigned)k);
+    cr_assert_eq(sits_layergrid_solve(s, b, x, &err), SITS_OK, "%s", err.msg);
+    gsl_spmatrix_memcpy(m, g);
+    gsl_spmatrix_scale(m, tau);
+    for (size_t i = 0; i < n; i++)
+      *gsl_spmatrix_ptr(m, i, i) += alpha * c[i];
+    sits_chol *ch = sits_chol_new(m, NULL, &err);
+    cr_assert_not_null(ch, "%s", err.msg);
+    cr_assert_eq(sits_chol_solve(ch, b, NULL, y, &err), SITS_OK);
+    double worst = 0, scale = 0;
+    for (size_t i = 0; i < n; i++)
+      worst = fmax(worst, fabs(x[i] - y[i])), scale = fmax(scale, fabs(y[i]));
+    cr_assert_leq(worst, 1e-9 * scale, "%zu x %zu alpha %g: %g of %g", rows, cols, alpha, worst,
+                  scale);
+    cr_assert_leq(residual(g, c, alpha, tau, x, b), 1e-9);
+    sits_chol_free(ch);
+  }
+  gsl_spmatrix_free(m);
+  free(b), free(x), free(y), free(c);
+  sits_layergrid_free(s);
+  gsl_spmatrix_free(g);
+  sits_hs_network_free(net);
+  sits_floorplan_free(flp);
+  sits_hs_options_free(o);
+}
+
+Test(layergrid, hotspot_grids_equal_cholmod, .timeout = 60) {
+  hotspot_grid(64, 64, true);
+  hotspot_grid(13, 7, true);  /* non-square cells, HotSpot's transposed lateral links */
+  hotspot_grid(9, 14, false); /* the geometric ones */
+}
+
+Test(layergrid, block_model_is_not_a_grid) {
+  sits_hs_options *o = sits_hs_options_new();
+  sits_err err = {0};
+  sits_hs_params p;
+  sits_hs_params_default(&p);
+  sits_floorplan *flp;
+  cr_assert_eq(sits_hs_read_flp(SITS_TEST_DATA "/hotspot_ev6/inputs/ev6.flp", &flp, &err), SITS_OK,
+               "%s", err.msg);
+  sits_hs_network *net;
+  cr_assert_eq(sits_hs_network_new(flp, &p, SITS_HS_BLOCK, &net, &err), SITS_OK, "%s", err.msg);
+  gsl_spmatrix *g = sits_thermal_conductance(sits_hs_thermal(net));
+  /* 30 blocks x 4 layers read as a 5 x 6 grid of 4 layers: their links are not a grid's */
+  cr_assert_null(sits_layergrid_new(g, NULL, 5, 6, 4, &err));
+  cr_assert_eq(err.code, SITS_EUNSUPPORTED);
+  gsl_spmatrix_free(g);
+  sits_hs_network_free(net);
+  sits_floorplan_free(flp);
+  sits_hs_options_free(o);
+}
