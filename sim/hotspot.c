@@ -783,6 +783,12 @@ static int grid_rhs(double t, const double *y, double *ydot, void *user) {
   const sits_hs_transient *tr = user;
   const gsl_spmatrix *g = tr->g;
   double amb = sits_hs_params_of(tr->net)->ambient_k;
+  if (tr->lg) { /* G y from the grid's layer constants */
+    sits_layergrid_apply(tr->lg, y, ydot);
+    for (size_t i = 0; i < tr->n; i++)
+      ydot[i] = (tr->node_w[i] + tr->g_amb[i] * amb - ydot[i]) / tr->c[i];
+    return 0;
+  }
   /* G is symmetric: its column i is its row i, and a gather beats a scatter */
   for (size_t i = 0; i < tr->n; i++) {
     double s = tr->node_w[i] + tr->g_amb[i] * amb;

@@ -61,6 +61,20 @@ struct sits_layergrid {
   gsl_matrix *S, *k, *t1; /* the dense system (LU); scratch for build_x */
   gsl_permutation *perm;
   gsl_vector *sol, *z, *u;
+  /* mirror symmetry of the edge system (find_mirrors): the images of each edge unknown under
+   * the north-south and the west-east reflection, and an orthonormal basis of the four
+   * parity classes in which the edge system is block diagonal (4 LUs of ~ns/4) */
+  size_t *mirror[2];
+  struct pvec {
+    int n;
+    size_t idx[4];
+    double coef[4];
+  } * basis;
+  size_t cls_off[5];
+  bool use_blocks, blocks_now; /* symmetric structure; the current setup factorised by blocks */
+  gsl_matrix *blk[4];
+  gsl_permutation *bperm[4];
+  gsl_vector *bvec[4];
 };
 
 static size_t cell(const sits_layergrid *s, size_t l, size_t i, size_t j) {
@@ -247,6 +261,123 @@ static gsl_matrix *dct_basis(size_t n) {
   return m;
 }
 
+/* The segment that is @p k's mirror image (reflection @p axis: 0 rows i -> R-1-i, 1 columns
+ * j -> C-1-j), or -1. */
+static int mirror_seg(const sits_layergrid *s, size_t k, int axis) {
+  static const int flip[2][4] = {{SIDE_S, SIDE_N, SIDE_W, SIDE_E},
+                                 {SIDE_N, SIDE_S, SIDE_E, SIDE_W}};
+  int side = flip[axis][s->seg[k].side];
+  for (size_t t = 0; t < s->nseg; t++)
+    if (s->seg[t].layer == s->seg[k].layer && s->seg[t].side == side)
+      return close_to(s->seg[t].g, s->seg[k].g, s->seg[k].g) ? (int)t : -1;
+  return -1;
+}
+
+/* The two reflections as permutations of the edge unknowns (segment cells, then extras), and
+ * the parity basis; false when the grid's edges or extra nodes are not mirror symmetric. The
+ * extra nodes not on a segment follow from their links to those that are. */
+static bool find_mirrors(sits_layergrid *s) {
+  size_t ns = s->ns, ny = s->ny, ne = s->ne;
+  for (int axis = 0; axis < 2; axis++) {
+    size_t *m = s->mirror[axis];
+    for (size_t a = 0; a < ns; a++)
+      m[a] = ns; /* unknown */
+    for (size_t k = 0; k < s->nseg; k++) {
+      int t = mirror_seg(s, k, axis);
+      if (t < 0)
+        return false;
+      const seg *g = &s->seg[k], *h = &s->seg[t];
+      bool along = row_seg(g) == (axis == 1); /* the reflection runs along this segment */
+      for (size_t a = 0; a < g->len; a++)
+        m[g->off + a] = h->off + (along ? g->len - 1 - a : a);
+      size_t e = ny + g->ext, f = ny + h->ext;
+      if (m[e] != ns && m[e] != f)
+        return false;
+      m[e] = f;
+    }
+    for (bool progress = true; progress;) {
+      progress = false;
+      for (size_t e = 0; e < ne; e++) {
+        if (m[ny + e] != ns)
+          continue;
+        size_t found = ns, count = 0;
+        for (size_t f = 0; f < ne; f++) {
+          bool ok = close_to(s->cext[e], s->cext[f], fabs(s->cext[e])) &&
+                    close_to(s->gext[e * ne + e], s->gext[f * ne + f], s->gext[e * ne + e]);
+          for (size_t a = 0; ok && a < ne; a++)
+            if (m[ny + a] != ns)
+              ok = close_to(s->gext[e * ne + a], s->gext[f * ne + (m[ny + a] - ny)],
+                            s->gext[e * ne + e]);
+          if (ok)
+            found = ny + f, count++;
+        }
+        if (count == 1)
+          m[ny + e] = found, progress = true;
+      }
+    }
+    for (size_t a = 0; a < ns; a++)
+      if (m[a] == ns || m[m[a]] != a)
+        return false;
+  }
+  /* the basis: per orbit {a, Ma, Na, MNa} and character (s1, s2), sum chi(g) e_{g a} */
+  size_t *seen = calloc(ns, sizeof *seen), n_out[4] = {0};
+  struct pvec *tmp = malloc(ns * sizeof *tmp);
+  if (!seen || !tmp) {
+    free(seen), free(tmp);
+    return false;
+  }
+  for (int cls = 0; cls < 4; cls++) {
+    double s1 = cls & 1 ? -1.0 : 1.0, s2 = cls & 2 ? -1.0 : 1.0;
+    memset(seen, 0, ns * sizeof *seen);
+    for (size_t a = 0; a < ns; a++) {
+      if (seen[a])
+        continue;
+      size_t img[4] = {a, s->mirror[0][a], s->mirror[1][a], s->mirror[1][s->mirror[0][a]]};
+      double chi[4] = {1.0, s1, s2, s1 * s2};
+      struct pvec v = {0};
+      for (int g = 0; g < 4; g++) {
+        seen[img[g]] = 1;
+        int k = 0;
+        while (k < v.n && v.idx[k] != img[g])
+          k++;
+        if (k == v.n)
+          v.idx[v.n] = img[g], v.coef[v.n++] = 0.0;
+        v.coef[k] += chi[g];
+      }
+      double norm = 0;
+      for (int k = 0; k < v.n; k++)
+        norm += v.coef[k] * v.coef[k];
+      if (norm < 0.5)
+        continue; /* this character vanishes on the orbit */
+      for (int k = 0; k < v.n; k++)
+        v.coef[k] /= sqrt(norm);
+      tmp[n_out[0] + n_out[1] + n_out[2] + n_out[3]] = v;
+      n_out[cls]++;
+    }
+  }
+  free(seen);
+  size_t total = n_out[0] + n_out[1] + n_out[2] + n_out[3];
+  if (total != ns) {
+    free(tmp);
+    return false;
+  }
+  s->basis = tmp;
+  s->cls_off[0] = 0;
+  for (int c = 0; c < 4; c++)
+    s->cls_off[c + 1] = s->cls_off[c] + n_out[c];
+  for (int c = 0; c < 4; c++) {
+    size_t m = n_out[c];
+    if (!m)
+      continue;
+    s->blk[c] = gsl_matrix_alloc(m, m);
+    s->bperm[c] = gsl_permutation_alloc(m);
+    s->bvec[c] = gsl_vector_alloc(m);
+    if (!s->blk[c] || !s->bperm[c] || !s->bvec[c])
+      return false;
+  }
+  return true;
+}
+
 sits_layergrid *sits_layergrid_new(const gsl_spmatrix *g, const double *c, size_t rows, size_t cols,
                                    size_t layers, sits_err *err) {
   if (!g || !GSL_SPMATRIX_ISCSC(g) || g->size1 != g->size2) {
@@ -311,6 +442,15 @@ sits_layergrid *sits_layergrid_new(const gsl_spmatrix *g, const double *c, size_
       rc = sits__fail(err, SITS_ENOMEM, "out of memory");
     else
       s->mul = s->piv + L * nc, s->w = s->mul + L * nc;
+  }
+  if (rc == SITS_OK && s->ns) {
+    s->mirror[0] = malloc(2 * s->ns * sizeof(size_t));
+    if (!s->mirror[0])
+      rc = sits__fail(err, SITS_ENOMEM, "out of memory");
+    else {
+      s->mirror[1] = s->mirror[0] + s->ns;
+      s->use_blocks = find_mirrors(s);
+    }
   }
   if (rc) {
     sits_layergrid_free(s);
@@ -385,6 +525,79 @@ static void build_x(sits_layergrid *s) {
     }
 }
 
+static int factor_full(sits_layergrid *s) {
+  int sign;
+  s->blocks_now = false;
+  return gsl_linalg_LU_decomp(s->S, s->perm, &sign) || !isfinite(gsl_linalg_LU_lndet(s->S));
+}
+
+/* The edge system in the parity basis V: V^T S V is block diagonal when S commutes with the
+ * reflections, which holds to rounding when the grid is mirror symmetric; checked here
+ * (the full LU otherwise). */
+static int factor_blocks(sits_layergrid *s) {
+  size_t ns = s->ns;
+  double big = 0;
+  for (size_t a = 0; a < ns; a++)
+    for (size_t b = 0; b < ns; b++)
+      big = fmax(big, fabs(gsl_matrix_get(s->S, a, b)));
+  for (int axis = 0; axis < 2; axis++)
+    for (size_t a = 0; a < ns; a++)
+      for (size_t b = 0; b < ns; b++)
+        if (fabs(gsl_matrix_get(s->S, s->mirror[axis][a], s->mirror[axis][b]) -
+                 gsl_matrix_get(s->S, a, b)) > 1e-11 * big)
+          return factor_full(s);
+  for (int c = 0; c < 4; c++) {
+    size_t o = s->cls_off[c], m = s->cls_off[c + 1] - o;
+    if (!m)
+      continue;
+    for (size_t u = 0; u < m; u++)
+      for (size_t w = 0; w < m; w++) {
+        const struct pvec *pu = &s->basis[o + u], *pw = &s->basis[o + w];
+        double v = 0;
+        for (int i = 0; i < pu->n; i++)
+          for (int j = 0; j < pw->n; j++)
+            v += pu->coef[i] * gsl_matrix_get(s->S, pu->idx[i], pw->idx[j]) * pw->coef[j];
+        gsl_matrix_set(s->blk[c], u, w, v);
+      }
+    int sign;
+    if (gsl_linalg_LU_decomp(s->blk[c], s->bperm[c], &sign) ||
+        !isfinite(gsl_linalg_LU_lndet(s->blk[c])))
+      return -1;
+  }
+  s->blocks_now = true;
+  return 0;
+}
+
+/* sol <- S^-1 sol, by the blocks or the full LU */
+static void edge_solve(sits_layergrid *s) {
+  if (!s->blocks_now) {
+    gsl_linalg_LU_svx(s->S, s->perm, s->sol);
+    return;
+  }
+  for (int c = 0; c < 4; c++) {
+    size_t o = s->cls_off[c], m = s->cls_off[c + 1] - o;
+    for (size_t u = 0; u < m; u++) {
+      const struct pvec *pu = &s->basis[o + u];
+      double v = 0;
+      for (int i = 0; i < pu->n; i++)
+        v += pu->coef[i] * gsl_vector_get(s->sol, pu->idx[i]);
+      gsl_vector_set(s->bvec[c], u, v);
+    }
+    if (m)
+      gsl_linalg_LU_svx(s->blk[c], s->bperm[c], s->bvec[c]);
+  }
+  gsl_vector_set_zero(s->sol);
+  for (int c = 0; c < 4; c++) {
+    size_t o = s->cls_off[c], m = s->cls_off[c + 1] - o;
+    for (size_t u = 0; u < m; u++) {
+      const struct pvec *pu = &s->basis[o + u];
+      double v = gsl_vector_get(s->bvec[c], u);
+      for (int i = 0; i < pu->n; i++)
+        *gsl_vector_ptr(s->sol, pu->idx[i]) += pu->coef[i] * v;
+    }
+  }
+}
+
 int sits_layergrid_setup(sits_layergrid *s, double alpha, double tau, sits_err *err) {
   if (!(tau > 0) || !(alpha >= 0) || (alpha > 0 && !s->has_c))
     return sits__fail(err, SITS_EINTERNAL, "sits_layergrid_setup: alpha %g, tau %g", alpha, tau);
@@ -453,8 +666,7 @@ int sits_layergrid_setup(sits_layergrid *s, double alpha, double tau, sits_err *
     for (size_t k = 0; k < s->nseg; k++)
       for (size_t a = 0; a < s->seg[k].len; a++)
         gsl_matrix_set(s->S, ny + s->seg[k].ext, s->seg[k].off + a, -tau * s->seg[k].g);
-    int sign;
-    if (gsl_linalg_LU_decomp(s->S, s->perm, &sign) || !isfinite(gsl_linalg_LU_lndet(s->S)))
+    if (s->use_blocks ? factor_blocks(s) : factor_full(s))
       return sits__fail(err, SITS_EINPUT, "the grid's edge system is singular");
   }
   s->ready = true;
@@ -497,7 +709,7 @@ int sits_layergrid_solve(sits_layergrid *s, const double *b, double *x, sits_err
     }
     for (size_t e = 0; e < ne; e++)
       gsl_vector_set(s->sol, ny + e, b[s->ncell + e]);
-    gsl_linalg_LU_svx(s->S, s->perm, s->sol);
+    edge_solve(s);
     /* w = tau g (y - p) on the segment cells, into coefficients, through the modes */
     memset(s->corr, 0, s->ncell * sizeof(double));
     for (size_t k = 0; k < s->nseg; k++) {
@@ -526,6 +738,51 @@ int sits_layergrid_solve(sits_layergrid *s, const double *b, double *x, sits_err
   return SITS_OK;
 }
 
+void sits_layergrid_apply(const sits_layergrid *s, const double *x, double *y) {
+  size_t R = s->R, C = s->C, L = s->L, nc = s->nc, ne = s->ne;
+  for (size_t l = 0; l < L; l++) {
+    const double *xl = x + l * nc;
+    double *yl = y + l * nc, gr = s->gr[l], gc = s->gc[l], gnd = s->gnd[l];
+    for (size_t k = 0; k < nc; k++)
+      yl[k] = gnd * xl[k];
+    if (l > 0)
+      for (size_t k = 0; k < nc; k++)
+        yl[k] += s->gz[l - 1] * (xl[k] - xl[k - nc]);
+    if (l + 1 < L)
+      for (size_t k = 0; k < nc; k++)
+        yl[k] += s->gz[l] * (xl[k] - xl[k + nc]);
+    for (size_t i = 0; i < R; i++) {
+      const double *xr = xl + i * C;
+      double *yr = yl + i * C;
+      if (i > 0)
+        for (size_t j = 0; j < C; j++)
+          yr[j] += gr * (xr[j] - xr[j - C]);
+      if (i + 1 < R)
+        for (size_t j = 0; j < C; j++)
+          yr[j] += gr * (xr[j] - xr[j + C]);
+      yr[0] += gc * (xr[0] - xr[1]);
+      for (size_t j = 1; j + 1 < C; j++)
+        yr[j] += gc * (2.0 * xr[j] - xr[j - 1] - xr[j + 1]);
+      yr[C - 1] += gc * (xr[C - 1] - xr[C - 2]);
+    }
+  }
+  for (size_t e = 0; e < ne; e++) {
+    double v = 0;
+    for (size_t f = 0; f < ne; f++)
+      v += s->gext[e * ne + f] * x[s->ncell + f];
+    y[s->ncell + e] = v;
+  }
+  for (size_t k = 0; k < s->nseg; k++) {
+    const seg *g = &s->seg[k];
+    size_t e = s->ncell + g->ext;
+    for (size_t a = 0; a < g->len; a++) {
+      size_t c = seg_cell(s, g, a);
+      y[c] += g->g * (x[c] - x[e]);
+      y[e] -= g->g * x[c];
+    }
+  }
+}
+
 size_t sits_layergrid_edge_unknowns(const sits_layergrid *s) {
   return s->ns;
 }
@@ -543,5 +800,8 @@ void sits_layergrid_free(sits_layergrid *s) {
   gsl_matrix_free(s->k), gsl_matrix_free(s->t1);
   gsl_permutation_free(s->perm);
   gsl_vector_free(s->sol), gsl_vector_free(s->z), gsl_vector_free(s->u);
+  for (int c = 0; c < 4; c++)
+    gsl_matrix_free(s->blk[c]), gsl_permutation_free(s->bperm[c]), gsl_vector_free(s->bvec[c]);
+  free(s->mirror[0]), free(s->basis);
   free(s);
 }

@@ -45,6 +45,9 @@ sits_layergrid *sits_layergrid_new(const gsl_spmatrix *g, const double *c, size_
 int sits_layergrid_setup(sits_layergrid *s, double alpha, double tau, sits_err *err);
 /** Solves (alpha C + tau G) x = b; @p x and @p b may be the same array. */
 int sits_layergrid_solve(sits_layergrid *s, const double *b, double *x, sits_err *err);
+/** y = G x for the recognised matrix, from its layer constants (no index arrays: ~3 x
+ *  faster than a sparse product on HotSpot's grid); equal to G x up to rounding. */
+void sits_layergrid_apply(const sits_layergrid *s, const double *x, double *y);
 /** Number of unknowns of the dense edge system (the size its LU is made for). */
 size_t sits_layergrid_edge_unknowns(const sits_layergrid *s);
 void sits_layergrid_free(sits_layergrid *s);

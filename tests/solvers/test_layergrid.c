@@ -95,6 +95,19 @@ static double residual(const gsl_spmatrix *g, const double *c, double alpha, dou
   return worst / bmax;
 }
 
+/* max |G x - y| / max |G x| */
+static double apply_error(const gsl_spmatrix *g, const double *x, const double *y) {
+  double worst = 0, big = 0;
+  for (size_t i = 0; i < g->size1; i++) {
+    double s = 0;
+    for (int p = g->p[i]; p < g->p[i + 1]; p++)
+      s += g->data[p] * x[g->i[p]];
+    worst = fmax(worst, fabs(s - y[i]));
+    big = fmax(big, fabs(s));
+  }
+  return worst / big;
+}
+
 static void fill_rhs(double *b, size_t n, unsigned seed) {
   for (size_t i = 0; i < n; i++) { /* a fixed pseudo-random pattern in [-1, 1] */
     seed = seed * 1103515245u + 12345u;
@@ -139,6 +152,10 @@ Test(layergrid, small_network_equals_dense_lu) {
     cr_assert_eq(sits_layergrid_solve(s, x, x, &err), SITS_OK);
     cr_assert_leq(residual(g, c, alpha, tau, x, b), 1e-12);
   }
+  /* G x from the layer constants equals the sparse product */
+  fill_rhs(x, n, 3u);
+  sits_layergrid_apply(s, x, b);
+  cr_assert_leq(apply_error(g, x, b), 1e-14);
   gsl_matrix_free(a), gsl_permutation_free(perm), gsl_vector_free(ref);
   free(b), free(x), free(c);
   sits_layergrid_free(s);
@@ -236,6 +253,9 @@ static void hotspot_grid(size_t rows, size_t cols, bool transpose) {
     cr_assert_leq(residual(g, c, alpha, tau, x, b), 1e-9);
     sits_chol_free(ch);
   }
+  fill_rhs(x, n, 5u);
+  sits_layergrid_apply(s, x, y);
+  cr_assert_leq(apply_error(g, x, y), 1e-13, "%zu x %zu", rows, cols);
   gsl_spmatrix_free(m);
   free(b), free(x), free(y), free(c);
   sits_layergrid_free(s);
