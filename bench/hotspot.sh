@@ -7,7 +7,7 @@
 #   bench/hotspot.sh quick    block cases and the 64x64 steady only
 #
 # Whole-process wall times (start-up, reading, solving, writing), median of N runs for the
-# short cases. The grid transient is one run (its 100 intervals take minutes). Scaling: the
+# short cases. The grid transients are one run each. Scaling: the
 # ev6 floorplan on R x R grids, steady (median of 3) and the first 5 transient intervals.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -50,13 +50,19 @@ echo "startup (sitsenergy --version): $(precise 30 "$bin" --version) s"
 row "ev6 block steady" "$(precise 30 "$bin" hotspot "${blk[@]}" -steady_file "$out/b.steady")" "7.9 ms" ""
 t=$(precise 30 "$bin" hotspot "${blk[@]}" -init_file "$ref/outputs_block/gcc.steady" -o "$out/b.ttrace")
 row "ev6 block transient, 1 s (100 x 10 ms)" "$t" "2.6 s (RK4)" "$(awk -v t="$t" 'BEGIN{printf "%.0fx faster", 2.6/t}')"
-m=$(median 3 "$bin" hotspot "${grd[@]}" -steady_file "$out/g.steady")
+m=$(median 5 "$bin" hotspot "${grd[@]}" -steady_file "$out/g.steady")
 row "ev6 grid 64x64 steady" "${m% *}" "0.69 s (SuperLU), 1.01 s (multigrid)" "rss $((${m#* } / 1024)) MB"
+m=$(median 5 "$bin" hotspot "${grd[@]}" -steady_file "$out/g.steady" --cholmod)
+row "  same, --cholmod" "${m% *}" "" "rss $((${m#* } / 1024)) MB"
 [[ ${1:-all} == quick ]] && exit 0
 /usr/bin/time -f "%e %M" -o "$out/t.txt" "$bin" hotspot "${grd[@]}" -init_file "$ref/outputs_grid64/gcc.init" \
   -o "$out/g.ttrace" --stats 2> "$out/stats.txt"
 read -r wall rss < "$out/t.txt"
 row "ev6 grid 64x64 transient, 1 s" "$wall" "69 s (SuperLU BE), 346 s (RK4)" "rss $((rss / 1024)) MB; $(tail -1 "$out/stats.txt" | sed 's/.*transient //')"
+/usr/bin/time -f "%e %M" -o "$out/t.txt" "$bin" hotspot "${grd[@]}" -init_file "$ref/outputs_grid64/gcc.init" \
+  -o "$out/gc.ttrace" --stats --cholmod 2> "$out/stats.txt"
+read -r wall rss < "$out/t.txt"
+row "  same, --cholmod" "$wall" "" "rss $((rss / 1024)) MB; $(tail -1 "$out/stats.txt" | sed 's/.*transient //')"
 head -6 "$in/gcc.ptrace" > "$out/gcc5.ptrace"
 /usr/bin/time -f "%e %M" -o "$out/t.txt" "$bin" hotspot -c "$in/example2.config" -f "$in/ev6.flp" \
   -p "$out/gcc5.ptrace" -materials_file "$in/example.materials" -model_type grid \

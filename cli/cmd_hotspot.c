@@ -13,14 +13,17 @@ static const char hotspot_usage[] =
     "                          [-steady_file F] [-grid_steady_file F] [-grid_transient_file F]\n"
     "                          [-grid_rows N -grid_cols M] [-d DUMP.config] [-<option> value]...\n"
     "                          [--precision N] [--geometric-lateral] [--normalised-init]\n"
-    "                          [--substeps 4] [--order 3] [--cvode [--rtol X]] [--stats]\n\n"
+    "                          [--substeps 4] [--order 3] [--cvode [--rtol X]] [--cholmod]\n"
+    "                          [--stats]\n\n"
     "HotSpot's command line, files and outputs (kelvin, HotSpot's node order and names, %.2f),\n"
     "computed exactly or close to it: the block transient by the exact zero-order-hold update,\n"
     "the grid transient by ARKODE's L-stable ESDIRK (--order 3 or 4) at --substeps fixed steps\n"
-    "per interval with one KLU factorisation for the run (within 0.003 K of a tight CVODE run\n"
-    "on HotSpot's example), or by CVODE (BDF, KLU) with --cvode; steady states by a direct\n"
-    "sparse solve. Options come from\n"
-    "the command line, then -c (the command line wins); an unknown option is an error.\n"
+    "per interval (within 0.003 K of a tight CVODE run on HotSpot's example), or by CVODE\n"
+    "(BDF, KLU) with --cvode. Grid steady states and the ESDIRK's linear systems are solved\n"
+    "directly by a layered-grid solver (cosine transform per layer, a dense system for the\n"
+    "edges and package nodes); --cholmod uses a sparse Cholesky factorisation instead.\n"
+    "Options come from the command line, then -c (the command line wins); an unknown option\n"
+    "is an error.\n"
     "Differences from HotSpot: -grid_transient_file is rewritten, not appended to; -o with a\n"
     ".h5 name writes our HDF5 layout (/time_s, /temp_c/<block>, /power_w/<block>); HotSpot's\n"
     "RK4 error is not reproduced. Its two grid-model quirks are, unless switched off:\n"
@@ -53,6 +56,8 @@ int cmd_hotspot(int argc, char **argv) {
       stats = true;
     else if (!strcmp(a, "--cvode"))
       ro.cvode = true;
+    else if (!strcmp(a, "--cholmod"))
+      ro.general = true;
     else if (!strcmp(a, "--substeps") || !strcmp(a, "--order")) {
       if (i + 1 >= argc) {
         code = cli_bad_option(':', a, "hotspot");

@@ -666,10 +666,15 @@ static int steady_solve(const sits_hs_network *net, const gsl_spmatrix *g, stead
 
 int sits_hs_steady(const sits_hs_network *net, const double *block_w, bool leakage, double *node_k,
                    sits_err *err) {
+  return sits_hs_steady_ex(net, block_w, leakage, false, node_k, err);
+}
+
+int sits_hs_steady_ex(const sits_hs_network *net, const double *block_w, bool leakage, bool general,
+                      double *node_k, sits_err *err) {
   const sits_floorplan *f = sits_hs_floorplan(net);
   size_t n = sits_hs_node_count(net), nb = f->n;
   gsl_spmatrix *g = sits_thermal_conductance(sits_hs_thermal(net));
-  steady_solver sv = {0};
+  steady_solver sv = {.general = general};
   double *node_w = malloc(n * sizeof *node_w), *pw = malloc(nb * sizeof *pw);
   double *prev = malloc(n * sizeof *prev), *vals = malloc((4 * nb + 12) * sizeof *vals);
   int rc =

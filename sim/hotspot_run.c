@@ -66,7 +66,7 @@ static int steady(run *r, sits_hs_run_report *rep, sits_err *err) {
       mean[b] += r->tr->power_w[k * r->nb + b] / (double)r->tr->n_rows;
   const char *lk = opt(r, "leakage_used");
   rep->leakage = lk && (strcmp(lk, "1") == 0 || strcmp(lk, "on") == 0);
-  int rc = sits_hs_steady(r->net, mean, rep->leakage, r->node, err);
+  int rc = sits_hs_steady_ex(r->net, mean, rep->leakage, r->o->general, r->node, err);
   free(mean);
   if (rc)
     return rc;
@@ -140,8 +140,11 @@ static int transient(run *r, sits_hs_run_report *rep, sits_err *err) {
   double *blk = malloc(rows * r->nb * sizeof *blk);
   if (!blk)
     return sits__fail(err, SITS_ENOMEM, "out of memory");
-  sits_hs_transient_opts to = {
-      .cvode = r->o->cvode, .rtol = r->o->rtol, .substeps = r->o->substeps, .order = r->o->order};
+  sits_hs_transient_opts to = {.cvode = r->o->cvode,
+                               .rtol = r->o->rtol,
+                               .substeps = r->o->substeps,
+                               .order = r->o->order,
+                               .general = r->o->general};
   if ((rc = sits_hs_transient_new(r->net, r->prm.sampling_intvl_s, r->node, &to, &tr, err))) {
     free(blk);
     return rc;

@@ -2,7 +2,8 @@
  * sits_hotspot.h - HotSpot's files (.flp, .ptrace, .config, .init, .materials), its options,
  * and the solvers behind `sitsenergy hotspot`: the steady state (direct solve, optionally with
  * HotSpot's steady leakage loop) and transients (the exact zero-order-hold update for the
- * block model, CVODE + KLU for the grid). Temperatures here are in kelvin, as in HotSpot.
+ * block model, a fixed-step ESDIRK or CVODE for the grid). Temperatures here are in kelvin,
+ * as in HotSpot.
  */
 #ifndef SITS_HOTSPOT_H
 #define SITS_HOTSPOT_H
@@ -66,21 +67,28 @@ int sits_hs_options_params(const sits_hs_options *o, sits_hs_params *p, sits_hs_
  *  runaway" otherwise). */
 int sits_hs_steady(const sits_hs_network *net, const double *block_w, bool leakage, double *node_k,
                    sits_err *err);
+/** sits_hs_steady, choosing the grid's sparse solver: with @p general CHOLMOD, else the
+ *  layered-grid solver (sits_layergrid.h) where the network has its structure. */
+int sits_hs_steady_ex(const sits_hs_network *net, const double *block_w, bool leakage, bool general,
+                      double *node_k, sits_err *err);
 
 typedef struct sits_hs_transient sits_hs_transient;
 
 typedef struct sits_hs_stats {
-  const char *method; /**< "exact-zoh", "cvode-bdf-klu" or "arkode-esdirk-cholmod" */
+  /** "exact-zoh", "arkode-esdirk-layergrid", "arkode-esdirk-cholmod" or "cvode-bdf-klu" */
+  const char *method;
   long steps, rhs_evals, jac_evals, lin_setups;
 } sits_hs_stats;
 
 /** A transient from @p node_k0 [K] over intervals of @p dt_s (options: NULL for the defaults):
  *  the exact zero-order-hold update T(t+dt) = T_inf + e^{A dt} (T - T_inf) for the block model
  *  (e^{A dt} built once from the eigen-decomposition of C^-1/2 G C^-1/2). The grid model by
- *  default: ARKODE's L-stable ESDIRK3(2)4L[2]SA at dt / 4, one CHOLMOD factorisation of
- *  C + gamma h G for the run (sits_lti.h); on HotSpot's ev6 64 x 64 case within 0.003 K of a CVODE
- * run at rtol 1e-9 and ~13 x faster than CVODE at rtol 1e-5. With cvode: CVODE BDF + KLU, the
- *  constant Jacobian given once, the symbolic factorisation kept across intervals. */
+ *  default: ARKODE's L-stable ESDIRK3(2)4L[2]SA at dt / 4 (sits_lti.h), its linear systems
+ *  C + gamma h G solved by the layered-grid solver set up once for the run (sits_layergrid.h;
+ *  a grid without that structure, or opts.general: one CHOLMOD factorisation). On HotSpot's
+ *  ev6 64 x 64 case within 0.003 K of a CVODE run at rtol 1e-9; 100 intervals in 0.6 s. With
+ *  cvode: CVODE BDF + KLU, the constant Jacobian given once, the symbolic factorisation kept
+ *  across intervals. */
 /** How a grid transient is integrated (the block model is always exact). */
 typedef struct sits_hs_transient_opts {
   bool cvode;   /**< CVODE BDF + KLU (variable step, rtol) instead of the fixed-step ESDIRK */
@@ -116,6 +124,7 @@ typedef struct sits_hs_run_opts {
   bool cvode;               /**< grid transient by CVODE instead of the fixed-step ESDIRK */
   int substeps;             /**< ESDIRK steps per interval (0: 4) */
   int order;                /**< ESDIRK order (3 or 4; 0: 3) */
+  bool general;             /**< grids: CHOLMOD instead of the layered-grid solver */
 } sits_hs_run_opts;
 
 typedef struct sits_hs_run_report {

@@ -99,6 +99,7 @@ static SUNLinearSolver chol_new(const double *c, SUNContext ctx) {
 typedef struct own_ls {
   const struct sits_lti *l;
   double gamma; /* of the last setup (0: none) */
+  long setups;  /* the caller's setups (ARKODE counts only those it asks for) */
   long last_flag;
   sits_err err;
 } own_ls;
@@ -168,6 +169,7 @@ static int own_ready(own_ls *c) {
     return SITS_OK;
   int rc = c->l->o.lsetup(c->l->o.luser, gamma, &c->err);
   c->gamma = rc == SITS_OK ? gamma : 0;
+  c->setups++;
   return rc;
 }
 
@@ -330,6 +332,8 @@ void sits_lti_get_stats(const sits_lti *l, sits_ode_stats *st) {
   ARKStepGetNumRhsEvals(l->ark, &fe, &fi), st->rhs_evals = fe + fi;
   ARKStepGetNumJacEvals(l->ark, &v), st->jac_evals = v;
   ARKStepGetNumLinSolvSetups(l->ark, &v), st->lin_setups = v;
+  if (l->o.lsolve)
+    st->lin_setups = ((const own_ls *)l->ls->content)->setups;
   ARKStepGetNumNonlinSolvIters(l->ark, &v), st->nonlin_iters = v;
   st->sparse = true;
 }

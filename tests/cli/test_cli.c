@@ -531,6 +531,26 @@ Test(cli, hotspot_runs_hotspots_example_commands) {
   cr_assert_leq(max_file_diff(p[0], again), 1e-9);
 }
 
+/* The grid steady state by the layered-grid solver (default) and by CHOLMOD (--cholmod): the
+ * same to 1e-6 K at 6 decimals, and HotSpot's SuperLU answer within its 2-decimal print */
+Test(cli, hotspot_grid_solvers_agree) {
+  char args[2048], a[600], b[600], *out, *err;
+  const char *in = SITS_TEST_DATA "/hotspot_ev6/inputs";
+  snprintf(a, sizeof a, "%s/lg.steady", tu_dir());
+  snprintf(b, sizeof b, "%s/chol.steady", tu_dir());
+  for (int k = 0; k < 2; k++) {
+    snprintf(args, sizeof args,
+             "hotspot -c %s/example2.config -f %s/ev6.flp -p %s/gcc.ptrace -materials_file "
+             "%s/example.materials -model_type grid -steady_file %s --precision 6%s",
+             in, in, in, in, k ? b : a, k ? " --cholmod" : "");
+    cr_assert_eq(tu_cli(args, &out, &err), 0, "%s", err);
+    free(out), free(err);
+  }
+  cr_assert_leq(max_file_diff(a, b), 1.5e-6);
+  cr_assert_leq(max_file_diff(a, SITS_TEST_DATA "/hotspot_ev6/outputs_grid64/gcc.steady.superlu"),
+                0.005 + 0.005);
+}
+
 Test(cli, hotspot_errors) {
   char args[4096], *out, *err;
   const char *in = SITS_TEST_DATA "/hotspot_ev6/inputs";
