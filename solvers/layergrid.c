@@ -56,9 +56,16 @@ struct sits_layergrid {
   /* made by setup */
   bool ready;
   double alpha, tau;
-  double *piv, *mul, *w;  /* per mode: 1 / pivots [l nc + m], multipliers [(l-1) nc + m], and
-                             (T_m^-1) between segment layers [m nl nl + a nl + b] */
-  gsl_matrix *S, *k, *t1; /* the dense system (LU); scratch for build_x */
+  double *piv, *mul, *w; /* per mode: 1 / pivots [l nc + m], multipliers [(l-1) nc + m], and
+                            (T_m^-1) between segment layers [m nl nl + a nl + b] */
+  gsl_matrix *S;         /* the dense system (LU) */
+  double *xbuf;          /* fftw_malloc'ed scratch for build_x, max(R, C)^2 */
+  struct {
+    size_t rows, cols;
+    int axis;
+    fftw_plan p;
+  } plans[8];
+  size_t nplans;
   gsl_permutation *perm;
   gsl_vector *sol, *z, *u;
   /* mirror symmetry of the edge system (find_mirrors): the images of each edge unknown under
@@ -430,15 +437,14 @@ sits_layergrid *sits_layergrid_new(const gsl_spmatrix *g, const double *c, size_
     s->piv = malloc((2 * L + s->nl * s->nl) * nc * sizeof(double));
     if (s->ns) {
       s->S = gsl_matrix_alloc(s->ns, s->ns);
-      s->k = gsl_matrix_alloc(mx, mx);
-      s->t1 = gsl_matrix_alloc(mx, mx);
+      s->xbuf = fftw_malloc(mx * mx * sizeof(double));
       s->perm = gsl_permutation_alloc(s->ns);
       s->sol = gsl_vector_alloc(s->ns);
       s->z = gsl_vector_alloc(mx);
       s->u = gsl_vector_alloc(mx);
     }
     if (!s->pf || !s->pb || !s->piv ||
-        (s->ns && (!s->S || !s->k || !s->t1 || !s->perm || !s->sol || !s->z || !s->u)))
+        (s->ns && (!s->S || !s->xbuf || !s->perm || !s->sol || !s->z || !s->u)))
       rc = sits__fail(err, SITS_ENOMEM, "out of memory");
     else
       s->mul = s->piv + L * nc, s->w = s->mul + L * nc;
@@ -478,51 +484,78 @@ static void mode_solve(const sits_layergrid *s, double *v) {
   }
 }
 
-/* X = U^T A0^-1 U into the top-left ny x ny block of S, block by block (symmetric) */
-static void build_x(sits_layergrid *s) {
+/* a <- Psi a along @p axis of the row-major rows x cols array a (0: every column, of length
+ * rows; 1: every row): the orthonormal DCT-II synthesis sum_p Phi[i][p] a_p, by FFTW's
+ * REDFT01 after scaling mode p by s_p / (p ? 2 : 1). Plans are made once per shape. */
+static int synthesise(sits_layergrid *s, double *a, size_t rows, size_t cols, int axis) {
+  size_t n = axis ? cols : rows, many = axis ? rows : cols;
+  size_t stride = axis ? 1 : cols, dist = axis ? cols : 1;
+  fftw_plan plan = NULL;
+  for (size_t k = 0; k < s->nplans && !plan; k++)
+    if (s->plans[k].rows == rows && s->plans[k].cols == cols && s->plans[k].axis == axis)
+      plan = s->plans[k].p;
+  if (!plan) {
+    if (s->nplans == sizeof s->plans / sizeof *s->plans)
+      return -1;
+    int len = (int)n;
+    fftw_r2r_kind kind = FFTW_REDFT01;
+    plan = fftw_plan_many_r2r(1, &len, (int)many, s->xbuf, NULL, (int)stride, (int)dist, s->xbuf,
+                              NULL, (int)stride, (int)dist, &kind, FFTW_ESTIMATE);
+    if (!plan)
+      return -1;
+    s->plans[s->nplans].rows = rows, s->plans[s->nplans].cols = cols;
+    s->plans[s->nplans].axis = axis, s->plans[s->nplans++].p = plan;
+  }
+  for (size_t p = 0; p < n; p++) {
+    double f = sqrt((p ? 2.0 : 1.0) / (double)n) / (p ? 2.0 : 1.0);
+    for (size_t m = 0; m < many; m++)
+      a[p * stride + m * dist] *= f;
+  }
+  fftw_execute_r2r(plan, a, a);
+  return 0;
+}
+
+/* X = U^T A0^-1 U into the top-left ny x ny block of S, block by block (symmetric): between
+ * segments a and b, Psi_a K Psi_b^T with K between their free modes, the two products by
+ * cosine transforms (O(n^2 log n) a block, not n^3). */
+static int build_x(sits_layergrid *s) {
   size_t C = s->C, nl = s->nl, R = s->R;
   for (size_t a = 0; a < s->nseg; a++)
     for (size_t b = a; b < s->nseg; b++) {
       const seg *sa = &s->seg[a], *sb = &s->seg[b];
-      size_t la = 0, lb = 0;
+      size_t la = 0, lb = 0, na = sa->len, nb = sb->len;
       while (s->lay[la] != sa->layer)
         la++;
       while (s->lay[lb] != sb->layer)
         lb++;
       const double *wa = seg_weights(s, sa), *wb = seg_weights(s, sb);
-      const gsl_matrix *pa = seg_basis(s, sa), *pb = seg_basis(s, sb);
       bool ra = row_seg(sa), rb = row_seg(sb);
-      gsl_matrix_view K = gsl_matrix_submatrix(s->k, 0, 0, pa->size2, pb->size2);
-      gsl_matrix_set_zero(&K.matrix);
+      double *K = s->xbuf; /* na x nb, row-major */
+      memset(K, 0, na * nb * sizeof *K);
       /* K between the free modes (q for a row segment, p for a column one) */
       for (size_t p = 0; p < R; p++)
         for (size_t q = 0; q < C; q++) {
           double wv = s->w[(p * C + q) * nl * nl + la * nl + lb];
           if (ra && rb)
-            *gsl_matrix_ptr(&K.matrix, q, q) += wa[p] * wb[p] * wv;
+            K[q * nb + q] += wa[p] * wb[p] * wv;
           else if (!ra && !rb)
-            *gsl_matrix_ptr(&K.matrix, p, p) += wa[q] * wb[q] * wv;
+            K[p * nb + p] += wa[q] * wb[q] * wv;
           else if (ra)
-            gsl_matrix_set(&K.matrix, q, p, wa[p] * wb[q] * wv);
+            K[q * nb + p] = wa[p] * wb[q] * wv;
           else
-            gsl_matrix_set(&K.matrix, p, q, wa[q] * wb[p] * wv);
+            K[p * nb + q] = wa[q] * wb[p] * wv;
         }
-      gsl_matrix_view T1 = gsl_matrix_submatrix(s->t1, 0, 0, sa->len, pb->size2);
-      if (ra == rb) { /* diagonal K: scale the columns of Psi_a */
-        gsl_matrix_memcpy(&T1.matrix, pa);
-        for (size_t k = 0; k < pb->size2; k++) {
-          gsl_vector_view col = gsl_matrix_column(&T1.matrix, k);
-          gsl_vector_scale(&col.vector, gsl_matrix_get(&K.matrix, k, k));
-        }
-      } else
-        gsl_blas_dgemm(CblasNoTrans, CblasNoTrans, 1.0, pa, &K.matrix, 0.0, &T1.matrix);
-      gsl_matrix_view X = gsl_matrix_submatrix(s->S, sa->off, sb->off, sa->len, sb->len);
-      gsl_blas_dgemm(CblasNoTrans, CblasTrans, 1.0, &T1.matrix, pb, 0.0, &X.matrix);
+      if (synthesise(s, K, na, nb, 0) || synthesise(s, K, na, nb, 1))
+        return -1;
+      gsl_matrix_view Kv = gsl_matrix_view_array(K, na, nb);
+      gsl_matrix_view X = gsl_matrix_submatrix(s->S, sa->off, sb->off, na, nb);
+      gsl_matrix_memcpy(&X.matrix, &Kv.matrix);
       if (b != a) {
-        gsl_matrix_view Xt = gsl_matrix_submatrix(s->S, sb->off, sa->off, sb->len, sa->len);
-        gsl_matrix_transpose_memcpy(&Xt.matrix, &X.matrix);
+        gsl_matrix_view Xt = gsl_matrix_submatrix(s->S, sb->off, sa->off, nb, na);
+        gsl_matrix_transpose_memcpy(&Xt.matrix, &Kv.matrix);
       }
     }
+  return 0;
 }
 
 static int factor_full(sits_layergrid *s) {
@@ -535,17 +568,21 @@ static int factor_full(sits_layergrid *s) {
  * reflections, which holds to rounding when the grid is mirror symmetric; checked here
  * (the full LU otherwise). */
 static int factor_blocks(sits_layergrid *s) {
-  size_t ns = s->ns;
+  size_t ns = s->ns, tda = s->S->tda;
+  const double *S = s->S->data;
   double big = 0;
   for (size_t a = 0; a < ns; a++)
     for (size_t b = 0; b < ns; b++)
-      big = fmax(big, fabs(gsl_matrix_get(s->S, a, b)));
-  for (int axis = 0; axis < 2; axis++)
-    for (size_t a = 0; a < ns; a++)
+      big = fmax(big, fabs(S[a * tda + b]));
+  for (int axis = 0; axis < 2; axis++) {
+    const size_t *m = s->mirror[axis];
+    for (size_t a = 0; a < ns; a++) {
+      const double *row = S + a * tda, *img = S + m[a] * tda;
       for (size_t b = 0; b < ns; b++)
-        if (fabs(gsl_matrix_get(s->S, s->mirror[axis][a], s->mirror[axis][b]) -
-                 gsl_matrix_get(s->S, a, b)) > 1e-11 * big)
+        if (fabs(img[m[b]] - row[b]) > 1e-11 * big)
           return factor_full(s);
+    }
+  }
   for (int c = 0; c < 4; c++) {
     size_t o = s->cls_off[c], m = s->cls_off[c + 1] - o;
     if (!m)
@@ -556,8 +593,8 @@ static int factor_blocks(sits_layergrid *s) {
         double v = 0;
         for (int i = 0; i < pu->n; i++)
           for (int j = 0; j < pw->n; j++)
-            v += pu->coef[i] * gsl_matrix_get(s->S, pu->idx[i], pw->idx[j]) * pw->coef[j];
-        gsl_matrix_set(s->blk[c], u, w, v);
+            v += pu->coef[i] * S[pu->idx[i] * tda + pw->idx[j]] * pw->coef[j];
+        s->blk[c]->data[u * s->blk[c]->tda + w] = v;
       }
     int sign;
     if (gsl_linalg_LU_decomp(s->blk[c], s->bperm[c], &sign) ||
@@ -639,21 +676,22 @@ int sits_layergrid_setup(sits_layergrid *s, double alpha, double tau, sits_err *
       }
     }
   if (s->ns) {
-    build_x(s);
+    if (build_x(s))
+      return sits__fail(err, SITS_ENOMEM, "FFTW: no plan for the edge system");
     for (size_t a = 0; a < ny; a++)
       for (size_t e = 0; e < ne; e++)
         gsl_matrix_set(s->S, a, ny + e, 0.0);
-    /* columns of X times tau D, the identity, the extra columns and rows */
-    for (size_t b = 0; b < ny; b++)
-      for (size_t k = 0; k < s->nseg; k++)
-        if (b >= s->seg[k].off && b < s->seg[k].off + s->seg[k].len) {
-          double tg = tau * s->seg[k].g;
-          for (size_t a = 0; a < ny; a++)
-            *gsl_matrix_ptr(s->S, a, ny + s->seg[k].ext) -= tg * gsl_matrix_get(s->S, a, b);
-          gsl_vector_view col = gsl_matrix_subcolumn(s->S, b, 0, ny);
-          gsl_vector_scale(&col.vector, tg);
-          break;
-        }
+    /* columns of X times tau D, and the extra columns -X tau E, row by row */
+    for (size_t a = 0; a < ny; a++) {
+      double *row = gsl_matrix_ptr(s->S, a, 0);
+      for (size_t k = 0; k < s->nseg; k++) {
+        const seg *g = &s->seg[k];
+        double tg = tau * g->g, sum = 0;
+        for (size_t b = g->off; b < g->off + g->len; b++)
+          sum += row[b], row[b] *= tg;
+        row[ny + g->ext] -= tg * sum;
+      }
+    }
     for (size_t a = 0; a < ny; a++)
       *gsl_matrix_ptr(s->S, a, a) += 1.0;
     for (size_t e = 0; e < ne; e++) {
@@ -797,7 +835,9 @@ void sits_layergrid_free(sits_layergrid *s) {
   fftw_free(s->buf), fftw_free(s->corr);
   free(s->gr), free(s->gext), free(s->seg), free(s->fwd_scale), free(s->piv);
   gsl_matrix_free(s->phr), gsl_matrix_free(s->phc), gsl_matrix_free(s->S);
-  gsl_matrix_free(s->k), gsl_matrix_free(s->t1);
+  for (size_t k = 0; k < s->nplans; k++)
+    fftw_destroy_plan(s->plans[k].p);
+  fftw_free(s->xbuf);
   gsl_permutation_free(s->perm);
   gsl_vector_free(s->sol), gsl_vector_free(s->z), gsl_vector_free(s->u);
   for (int c = 0; c < 4; c++)
