@@ -1,9 +1,9 @@
 /*
  * sits_module.h - optional parts of the library built as modules that are loaded beside
- * libsits on first use (HDF5 writers, CHOLMOD): their dependencies (HDF5 pulls ~35 shared
- * libraries, CHOLMOD pulls OpenBLAS, LAPACK, METIS and gfortran) would otherwise add
- * 10-20 ms of dynamic loading to every process, which sweeps and scripts start by the
- * thousand. Modules stay mapped until exit (RTLD_NODELETE), as if linked.
+ * libsits on first use (HDF5 writers, CHOLMOD, the FFTW-based layered-grid solver): their
+ * dependencies (HDF5 pulls ~35 shared libraries, CHOLMOD pulls OpenBLAS, LAPACK, METIS and
+ * gfortran, FFTW ~1 ms) would otherwise add 10-20 ms of dynamic loading to every process,
+ * which sweeps and scripts start by the thousand. Modules stay mapped until exit (RTLD_NODELETE), as if linked.
  */
 #ifndef SITS_MODULE_H
 #define SITS_MODULE_H

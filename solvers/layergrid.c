@@ -1,5 +1,6 @@
-/* layergrid.c - the layered-grid solver of sits_layergrid.h (cosine transforms by FFTW, the
- * edge system by GSL's LU).
+/* layergrid.c - the layered-grid solver of lg_impl.h (cosine transforms by FFTW, the
+ * edge system by GSL's LU), built as the module libsits_layergrid that layergrid_load.c
+ * loads on first use (FFTW adds ~1 ms to the start of every process that links it).
  *
  * Notation: cells (l, i, j), mode (p, q) of a layer, m = p C + q. Phi_R[i][p] =
  * s_p cos(pi p (i + 1/2) / R) (s_0 = sqrt(1/R), else sqrt(2/R)) is the orthonormal DCT-II
@@ -22,7 +23,11 @@
  *
  * X = U^T A0^-1 U, whose blocks between two segments are Psi_s K Psi_t^T in the transform
  * bases (build_x). */
-#include "sits_layergrid.h"
+#include <stddef.h>
+
+#include <gsl/gsl_spmatrix.h>
+
+#include "sits_status.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -41,7 +46,18 @@ typedef struct seg {
   double g;
 } seg;
 
-struct sits_layergrid {
+typedef struct lg_impl lg_impl;
+
+/* the module's entry points (layergrid_load.c calls them through dlsym) */
+lg_impl *sits__lg_new(const gsl_spmatrix *g, const double *c, size_t rows, size_t cols,
+                      size_t layers, sits_err *err);
+int sits__lg_setup(lg_impl *s, double alpha, double tau, sits_err *err);
+int sits__lg_solve(lg_impl *s, const double *b, double *x, sits_err *err);
+void sits__lg_apply(const lg_impl *s, const double *x, double *y);
+size_t sits__lg_edge_unknowns(const lg_impl *s);
+void sits__lg_free(lg_impl *s);
+
+struct lg_impl {
   size_t R, C, L, nc, ncell, ne, n;
   double *gr, *gc, *gz, *gnd, *cap; /* per layer (gz: between l and l + 1) */
   double *gext, *cext;              /* G and C on the extra nodes (ne x ne, ne) */
@@ -84,12 +100,12 @@ struct sits_layergrid {
   gsl_vector *bvec[4];
 };
 
-static size_t cell(const sits_layergrid *s, size_t l, size_t i, size_t j) {
+static size_t cell(const lg_impl *s, size_t l, size_t i, size_t j) {
   return l * s->nc + i * s->C + j;
 }
 
 /* the a-th cell of a segment */
-static size_t seg_cell(const sits_layergrid *s, const seg *g, size_t a) {
+static size_t seg_cell(const lg_impl *s, const seg *g, size_t a) {
   switch (g->side) {
   case SIDE_N: return cell(s, g->layer, 0, a);
   case SIDE_S: return cell(s, g->layer, s->R - 1, a);
@@ -104,7 +120,7 @@ static bool row_seg(const seg *g) {
 
 /* the segment's fixed-index weights over the modes it does not run along: for a row segment
  * Phi_R[i_s][.] (over p), for a column segment Phi_C[j_s][.] (over q) */
-static const double *seg_weights(const sits_layergrid *s, const seg *g) {
+static const double *seg_weights(const lg_impl *s, const seg *g) {
   switch (g->side) {
   case SIDE_N: return gsl_matrix_const_ptr(s->phr, 0, 0);
   case SIDE_S: return gsl_matrix_const_ptr(s->phr, s->R - 1, 0);
@@ -114,7 +130,7 @@ static const double *seg_weights(const sits_layergrid *s, const seg *g) {
 }
 
 /* the basis along the segment: Phi_C for a row segment, Phi_R for a column one */
-static const gsl_matrix *seg_basis(const sits_layergrid *s, const seg *g) {
+static const gsl_matrix *seg_basis(const lg_impl *s, const seg *g) {
   return row_seg(g) ? s->phc : s->phr;
 }
 
@@ -128,7 +144,7 @@ static int unsupported(sits_err *err, const char *why) {
 
 /* Reads the per-layer conductances, the extra block and the segments, then checks every
  * cell column of G against them. */
-static int recognise(sits_layergrid *s, const gsl_spmatrix *g, const double *c, sits_err *err) {
+static int recognise(lg_impl *s, const gsl_spmatrix *g, const double *c, sits_err *err) {
   size_t R = s->R, C = s->C, L = s->L;
   for (size_t l = 0; l < L; l++) {
     size_t c0 = cell(s, l, 0, 0);
@@ -270,7 +286,7 @@ static gsl_matrix *dct_basis(size_t n) {
 
 /* The segment that is @p k's mirror image (reflection @p axis: 0 rows i -> R-1-i, 1 columns
  * j -> C-1-j), or -1. */
-static int mirror_seg(const sits_layergrid *s, size_t k, int axis) {
+static int mirror_seg(const lg_impl *s, size_t k, int axis) {
   static const int flip[2][4] = {{SIDE_S, SIDE_N, SIDE_W, SIDE_E},
                                  {SIDE_N, SIDE_S, SIDE_E, SIDE_W}};
   int side = flip[axis][s->seg[k].side];
@@ -283,7 +299,7 @@ static int mirror_seg(const sits_layergrid *s, size_t k, int axis) {
 /* The two reflections as permutations of the edge unknowns (segment cells, then extras), and
  * the parity basis; false when the grid's edges or extra nodes are not mirror symmetric. The
  * extra nodes not on a segment follow from their links to those that are. */
-static bool find_mirrors(sits_layergrid *s) {
+static bool find_mirrors(lg_impl *s) {
   size_t ns = s->ns, ny = s->ny, ne = s->ne;
   for (int axis = 0; axis < 2; axis++) {
     size_t *m = s->mirror[axis];
@@ -385,8 +401,8 @@ static bool find_mirrors(sits_layergrid *s) {
   return true;
 }
 
-sits_layergrid *sits_layergrid_new(const gsl_spmatrix *g, const double *c, size_t rows, size_t cols,
-                                   size_t layers, sits_err *err) {
+lg_impl *sits__lg_new(const gsl_spmatrix *g, const double *c, size_t rows, size_t cols,
+                      size_t layers, sits_err *err) {
   if (!g || !GSL_SPMATRIX_ISCSC(g) || g->size1 != g->size2) {
     sits__fail(err, SITS_EINTERNAL, "sits_layergrid_new: a square compressed-column matrix");
     return NULL;
@@ -396,7 +412,7 @@ sits_layergrid *sits_layergrid_new(const gsl_spmatrix *g, const double *c, size_
     unsupported(err, "fewer than 2 rows or columns, or more than 64 extra nodes");
     return NULL;
   }
-  sits_layergrid *s = calloc(1, sizeof *s);
+  lg_impl *s = calloc(1, sizeof *s);
   if (!s) {
     sits__fail(err, SITS_ENOMEM, "out of memory");
     return NULL;
@@ -459,14 +475,14 @@ sits_layergrid *sits_layergrid_new(const gsl_spmatrix *g, const double *c, size_
     }
   }
   if (rc) {
-    sits_layergrid_free(s);
+    sits__lg_free(s);
     return NULL;
   }
   return s;
 }
 
 /* v (coefficients, ncell) <- T_m^-1 v for every mode: the layers' tridiagonal systems */
-static void mode_solve(const sits_layergrid *s, double *v) {
+static void mode_solve(const lg_impl *s, double *v) {
   size_t nc = s->nc, L = s->L;
   for (size_t l = 1; l < L; l++) {
     const double *mu = s->mul + l * nc;
@@ -487,7 +503,7 @@ static void mode_solve(const sits_layergrid *s, double *v) {
 /* a <- Psi a along @p axis of the row-major rows x cols array a (0: every column, of length
  * rows; 1: every row): the orthonormal DCT-II synthesis sum_p Phi[i][p] a_p, by FFTW's
  * REDFT01 after scaling mode p by s_p / (p ? 2 : 1). Plans are made once per shape. */
-static int synthesise(sits_layergrid *s, double *a, size_t rows, size_t cols, int axis) {
+static int synthesise(lg_impl *s, double *a, size_t rows, size_t cols, int axis) {
   size_t n = axis ? cols : rows, many = axis ? rows : cols;
   size_t stride = axis ? 1 : cols, dist = axis ? cols : 1;
   fftw_plan plan = NULL;
@@ -518,7 +534,7 @@ static int synthesise(sits_layergrid *s, double *a, size_t rows, size_t cols, in
 /* X = U^T A0^-1 U into the top-left ny x ny block of S, block by block (symmetric): between
  * segments a and b, Psi_a K Psi_b^T with K between their free modes, the two products by
  * cosine transforms (O(n^2 log n) a block, not n^3). */
-static int build_x(sits_layergrid *s) {
+static int build_x(lg_impl *s) {
   size_t C = s->C, nl = s->nl, R = s->R;
   for (size_t a = 0; a < s->nseg; a++)
     for (size_t b = a; b < s->nseg; b++) {
@@ -558,7 +574,7 @@ static int build_x(sits_layergrid *s) {
   return 0;
 }
 
-static int factor_full(sits_layergrid *s) {
+static int factor_full(lg_impl *s) {
   int sign;
   s->blocks_now = false;
   return gsl_linalg_LU_decomp(s->S, s->perm, &sign) || !isfinite(gsl_linalg_LU_lndet(s->S));
@@ -567,7 +583,7 @@ static int factor_full(sits_layergrid *s) {
 /* The edge system in the parity basis V: V^T S V is block diagonal when S commutes with the
  * reflections, which holds to rounding when the grid is mirror symmetric; checked here
  * (the full LU otherwise). */
-static int factor_blocks(sits_layergrid *s) {
+static int factor_blocks(lg_impl *s) {
   size_t ns = s->ns, tda = s->S->tda;
   const double *S = s->S->data;
   double big = 0;
@@ -606,7 +622,7 @@ static int factor_blocks(sits_layergrid *s) {
 }
 
 /* sol <- S^-1 sol, by the blocks or the full LU */
-static void edge_solve(sits_layergrid *s) {
+static void edge_solve(lg_impl *s) {
   if (!s->blocks_now) {
     gsl_linalg_LU_svx(s->S, s->perm, s->sol);
     return;
@@ -635,7 +651,7 @@ static void edge_solve(sits_layergrid *s) {
   }
 }
 
-int sits_layergrid_setup(sits_layergrid *s, double alpha, double tau, sits_err *err) {
+int sits__lg_setup(lg_impl *s, double alpha, double tau, sits_err *err) {
   if (!(tau > 0) || !(alpha >= 0) || (alpha > 0 && !s->has_c))
     return sits__fail(err, SITS_EINTERNAL, "sits_layergrid_setup: alpha %g, tau %g", alpha, tau);
   size_t R = s->R, C = s->C, L = s->L, nc = s->nc, nl = s->nl, ny = s->ny, ne = s->ne;
@@ -712,21 +728,21 @@ int sits_layergrid_setup(sits_layergrid *s, double alpha, double tau, sits_err *
 }
 
 /* buf (coefficients) <- FFTW of buf, orthonormally scaled; and back */
-static void forward(sits_layergrid *s, double *v) {
+static void forward(lg_impl *s, double *v) {
   fftw_execute_r2r(s->pf, v, v);
   for (size_t l = 0; l < s->L; l++)
     for (size_t m = 0; m < s->nc; m++)
       v[l * s->nc + m] *= s->fwd_scale[m];
 }
 
-static void inverse(sits_layergrid *s, double *v) {
+static void inverse(lg_impl *s, double *v) {
   for (size_t l = 0; l < s->L; l++)
     for (size_t m = 0; m < s->nc; m++)
       v[l * s->nc + m] *= s->inv_scale[m];
   fftw_execute_r2r(s->pb, v, v);
 }
 
-int sits_layergrid_solve(sits_layergrid *s, const double *b, double *x, sits_err *err) {
+int sits__lg_solve(lg_impl *s, const double *b, double *x, sits_err *err) {
   if (!s->ready)
     return sits__fail(err, SITS_EINTERNAL, "sits_layergrid_solve before a successful setup");
   size_t R = s->R, C = s->C, ny = s->ny, ne = s->ne;
@@ -776,7 +792,7 @@ int sits_layergrid_solve(sits_layergrid *s, const double *b, double *x, sits_err
   return SITS_OK;
 }
 
-void sits_layergrid_apply(const sits_layergrid *s, const double *x, double *y) {
+void sits__lg_apply(const lg_impl *s, const double *x, double *y) {
   size_t R = s->R, C = s->C, L = s->L, nc = s->nc, ne = s->ne;
   for (size_t l = 0; l < L; l++) {
     const double *xl = x + l * nc;
@@ -821,11 +837,11 @@ void sits_layergrid_apply(const sits_layergrid *s, const double *x, double *y) {
   }
 }
 
-size_t sits_layergrid_edge_unknowns(const sits_layergrid *s) {
+size_t sits__lg_edge_unknowns(const lg_impl *s) {
   return s->ns;
 }
 
-void sits_layergrid_free(sits_layergrid *s) {
+void sits__lg_free(lg_impl *s) {
   if (!s)
     return;
   if (s->pf)

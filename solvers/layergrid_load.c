@@ -1,0 +1,72 @@
+/* layergrid_load.c - sits_layergrid through the module libsits_layergrid (layergrid.c, which
+ * links FFTW), loaded on first use (sits_module.h). */
+#include "sits_layergrid.h"
+
+#include <stdlib.h>
+
+#include "sits_module.h"
+
+typedef void *(*new_fn)(const gsl_spmatrix *, const double *, size_t, size_t, size_t, sits_err *);
+typedef int (*setup_fn)(void *, double, double, sits_err *);
+typedef int (*solve_fn)(void *, const double *, double *, sits_err *);
+typedef void (*apply_fn)(const void *, const double *, double *);
+typedef size_t (*count_fn)(const void *);
+typedef void (*free_fn)(void *);
+
+struct sits_layergrid {
+  void *module, *impl;
+  setup_fn setup;
+  solve_fn solve;
+  apply_fn apply;
+  count_fn count;
+  free_fn release;
+};
+
+sits_layergrid *sits_layergrid_new(const gsl_spmatrix *g, const double *c, size_t rows, size_t cols,
+                                   size_t layers, sits_err *err) {
+  sits_layergrid *s = calloc(1, sizeof *s);
+  if (!s) {
+    sits__fail(err, SITS_ENOMEM, "out of memory");
+    return NULL;
+  }
+  new_fn create = NULL;
+  if ((s->module = sits__module_open("libsits_layergrid.so", err))) {
+    create = (new_fn)sits__module_fn(s->module, "sits__lg_new", err);
+    s->setup = (setup_fn)sits__module_fn(s->module, "sits__lg_setup", err);
+    s->solve = (solve_fn)sits__module_fn(s->module, "sits__lg_solve", err);
+    s->apply = (apply_fn)sits__module_fn(s->module, "sits__lg_apply", err);
+    s->count = (count_fn)sits__module_fn(s->module, "sits__lg_edge_unknowns", err);
+    s->release = (free_fn)sits__module_fn(s->module, "sits__lg_free", err);
+  }
+  if (!create || !s->setup || !s->solve || !s->apply || !s->count || !s->release ||
+      !(s->impl = create(g, c, rows, cols, layers, err))) {
+    sits_layergrid_free(s);
+    return NULL;
+  }
+  return s;
+}
+
+int sits_layergrid_setup(sits_layergrid *s, double alpha, double tau, sits_err *err) {
+  return s->setup(s->impl, alpha, tau, err);
+}
+
+int sits_layergrid_solve(sits_layergrid *s, const double *b, double *x, sits_err *err) {
+  return s->solve(s->impl, b, x, err);
+}
+
+void sits_layergrid_apply(const sits_layergrid *s, const double *x, double *y) {
+  s->apply(s->impl, x, y);
+}
+
+size_t sits_layergrid_edge_unknowns(const sits_layergrid *s) {
+  return s->count(s->impl);
+}
+
+void sits_layergrid_free(sits_layergrid *s) {
+  if (!s)
+    return;
+  if (s->impl && s->release)
+    s->release(s->impl);
+  sits__module_close(s->module);
+  free(s);
+}
