@@ -26,13 +26,14 @@ typedef struct sits_opp {
   double freq_mhz, volt_v, power_w, items_per_s;
 } sits_opp;
 
-/** A power domain. Heat goes to nodes[k] in the share fractions[k] (summing to 1). */
+/** A power domain. Heat goes to nodes[k] in the share fractions[k] (summing to 1). The two
+ *  arrays belong to whoever filled the domain in (a scenario frees its own). */
 typedef struct sits_domain {
   char name[64];
   char item[32];
   size_t n_nodes;
-  int nodes[16];
-  double fractions[16];
+  int *nodes;
+  double *fractions;
   size_t n_opp;
   sits_opp opp[64]; /**< ascending frequency */
   double ceff_f;    /**< effective switched capacitance [F] */

@@ -52,6 +52,12 @@ static int read_nodes(sits_scenario *sc, sits_domain *d, const config_setting_t 
     return rc;
   if (node && nodes)
     return sits__fail(err, SITS_EINPUT, "%s: give 'node' or 'nodes', not both", W(g));
+  size_t n = node                                      ? 1
+             : nodes && config_setting_is_array(nodes) ? (size_t)config_setting_length(nodes)
+                                                       : 0;
+  if (n && (!(d->nodes = calloc(n, sizeof *d->nodes)) ||
+            !(d->fractions = calloc(n, sizeof *d->fractions))))
+    return sits__fail(err, SITS_ENOMEM, "out of memory");
   if (node) {
     d->n_nodes = 1;
     d->fractions[0] = 1.0;
@@ -60,9 +66,8 @@ static int read_nodes(sits_scenario *sc, sits_domain *d, const config_setting_t 
                                 err);
     return SITS_OK;
   }
-  if (!nodes || !config_setting_is_array(nodes) || config_setting_length(nodes) == 0 ||
-      (size_t)config_setting_length(nodes) > 16)
-    return sits__fail(err, SITS_EINPUT, "%s: domain '%s' needs 'node' or 'nodes' (1 to 16 names)",
+  if (!n)
+    return sits__fail(err, SITS_EINPUT, "%s: domain '%s' needs 'node' or 'nodes' (node names)",
                       W(nodes ? nodes : g), d->name);
   d->n_nodes = (size_t)config_setting_length(nodes);
   if (fr && (!config_setting_is_array(fr) || (size_t)config_setting_length(fr) != d->n_nodes))

@@ -319,6 +319,8 @@ void sits_scenario_free(sits_scenario *sc) {
   if (!sc)
     return;
   sits__config_release(&sc->config);
+  for (size_t d = 0; d < SITS_MAX_DOMAINS; d++)
+    free(sc->domains[d].nodes), free(sc->domains[d].fractions);
   sits_thermal_free(sc->thermal);
   sits_schedule_free(sc->schedule);
   sits_battery_free(sc->battery);

@@ -6,12 +6,16 @@
 
 #include "sits_governor.h"
 
+/* the domain's node arrays: one node */
+static int one_node[1] = {0};
+static double whole[1] = {1.0};
+
 static sits_domain five_opps(void) {
   sits_domain d;
   memset(&d, 0, sizeof d);
   snprintf(d.name, sizeof d.name, "gpu");
   d.n_nodes = 1;
-  d.fractions[0] = 1.0;
+  d.nodes = one_node, d.fractions = whole;
   d.n_opp = 5;
   for (size_t k = 0; k < 5; k++)
     d.opp[k] = (sits_opp){200.0 * (double)(k + 1), 0.6 + 0.1 * (double)k, NAN, NAN};

@@ -3,12 +3,16 @@
 
 #include "sits_power.h"
 
+/* the domains' node arrays: one node, and a share that does not sum to 1 */
+static int one_node[1] = {0};
+static double whole[1] = {1.0}, halves[2] = {0.5, 0.5};
+
 static sits_domain five_opps(void) {
   sits_domain d;
   memset(&d, 0, sizeof d);
   snprintf(d.name, sizeof d.name, "gpu");
   d.n_nodes = 1;
-  d.fractions[0] = 1.0;
+  d.nodes = one_node, d.fractions = whole;
   d.n_opp = 5;
   const double f[5] = {200, 400, 600, 800, 1000}, v[5] = {0.6, 0.65, 0.7, 0.8, 0.9};
   for (size_t k = 0; k < 5; k++)
@@ -77,7 +81,7 @@ Test(power, check_rejects_bad_domains) {
   cr_assert_eq(sits_domain_check(&d, &err), SITS_EINPUT);
   cr_assert(strstr(err.msg, "increasing freq_mhz"), "%s", err.msg);
   d = five_opps();
-  d.fractions[0] = 0.5;
+  d.fractions = halves; /* one node holding half of the heat */
   cr_assert_eq(sits_domain_check(&d, &err), SITS_EINPUT);
   d = five_opps();
   d.mem_bound = 1.5;

@@ -318,3 +318,29 @@ Test(networks, energy_balance) {
   sits_result_free(r);
   sits_scenario_free(sc);
 }
+
+/* A domain spread evenly over 20 nodes (more than the 16 a domain once held): each node
+ * carries 1/20 of the domain's idle power, so each settles idle_w / 20 x R above ambient. */
+Test(networks, domain_over_twenty_nodes) {
+  char cfg[8192], *p = cfg;
+  p += sprintf(p, "platform = { thermal = { nodes = (");
+  for (int i = 0; i < 20; i++)
+    p += sprintf(p, "%s{ name = \"n%d\"; c_j_per_k = 1.0; }", i ? ", " : "", i);
+  p += sprintf(p, "); links = (");
+  for (int i = 0; i < 20; i++)
+    p += sprintf(p, "%s{ a = \"n%d\"; b = \"ambient\"; r_k_per_w = 2.0; }", i ? ", " : "", i);
+  p += sprintf(p, "); };\n  domains = ( { name = \"soc\"; idle_w = 4.0; ceff_f = 1e-9; nodes = [");
+  for (int i = 0; i < 20; i++)
+    p += sprintf(p, "%s\"n%d\"", i ? ", " : "", i);
+  sprintf(p, "];\n  opp = ( { freq_mhz = 1000.0; volt_v = 0.8; } ); } ); };\n"
+             "ambient_c = 25.0;\n"
+             "workload = { phases = ( { duration_s = 1; demand = { soc = 0.0; }; } ); };\n");
+  sits_scenario *sc = tu_load("twenty.cfg", cfg);
+  sits_steady_state st = {0};
+  sits_err err = {0};
+  cr_assert_eq(sits_steady(sc, &st, &err), SITS_OK, "%s", err.msg);
+  for (int i = 0; i < 20; i++) /* 0.2 W through 2 K/W */
+    cr_assert_float_eq(st.temp_c[i], 25.0 + 0.4, 1e-9, "node %d: %g", i, st.temp_c[i]);
+  sits_steady_release(&st);
+  sits_scenario_free(sc);
+}
