@@ -56,8 +56,11 @@ int sits_thermal_add_link(sits_thermal *th, int a, int b, double r_k_per_w, sits
 size_t sits_thermal_node_count(const sits_thermal *th);
 /** Number of node-to-node links (ambient links are folded into the nodes). */
 size_t sits_thermal_link_count(const sits_thermal *th);
-/** Index of the node named @p name, or -1. */
+/** Index of the node named @p name (or by an alias), or -1. */
 int sits_thermal_find(const sits_thermal *th, const char *name);
+/** Makes @p name (not a node's name) another name of node @p node: a floorplan block whose
+ *  silicon is many grid cells is found as its centre cell. */
+int sits_thermal_add_alias(sits_thermal *th, const char *name, int node, sits_err *err);
 /** Name of node @p i (borrowed). */
 const char *sits_thermal_name(const sits_thermal *th, int i);
 double sits_thermal_capacity_j_per_k(const sits_thermal *th, int i);

@@ -26,9 +26,16 @@ typedef struct link {
   double g_w_per_k;
 } link;
 
+typedef struct alias {
+  char *name;
+  int node;
+} alias;
+
 struct sits_thermal {
   node *nodes;
   size_t n_nodes, cap_nodes;
+  alias *aliases; /* other names of nodes (a floorplan block's cell), searched after nodes */
+  size_t n_aliases;
   int *index;        /* open-addressing hash of node names -> node + 1 (0: empty) */
   size_t index_size; /* a power of two, at least twice the node count */
   link *links;
@@ -45,6 +52,9 @@ void sits_thermal_free(sits_thermal *th) {
   for (size_t i = 0; i < th->n_nodes; i++)
     free(th->nodes[i].name);
   free(th->nodes);
+  for (size_t k = 0; k < th->n_aliases; k++)
+    free(th->aliases[k].name);
+  free(th->aliases);
   free(th->links);
   free(th->index);
   free(th);
@@ -170,7 +180,25 @@ int sits_thermal_find(const sits_thermal *th, const char *name) {
        k = (k + 1) & (th->index_size - 1))
     if (strcmp(th->nodes[th->index[k] - 1].name, name) == 0)
       return th->index[k] - 1;
+  for (size_t k = 0; k < th->n_aliases; k++)
+    if (strcmp(th->aliases[k].name, name) == 0)
+      return th->aliases[k].node;
   return -1;
+}
+
+int sits_thermal_add_alias(sits_thermal *th, const char *name, int node, sits_err *err) {
+  if (node < 0 || (size_t)node >= th->n_nodes)
+    return sits__fail(err, SITS_EINPUT, "alias '%s' names a node that does not exist", name);
+  if (sits_thermal_find(th, name) >= 0)
+    return sits__fail(err, SITS_EINPUT, "'%s' is already a node name", name);
+  alias *a = realloc(th->aliases, (th->n_aliases + 1) * sizeof *a);
+  if (!a)
+    return sits__fail(err, SITS_ENOMEM, "out of memory");
+  th->aliases = a;
+  if (!(a[th->n_aliases].name = strdup(name)))
+    return sits__fail(err, SITS_ENOMEM, "out of memory");
+  a[th->n_aliases++].node = node;
+  return SITS_OK;
 }
 
 const char *sits_thermal_name(const sits_thermal *th, int i) {

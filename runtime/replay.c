@@ -41,11 +41,16 @@ static int trace_col(const sits_trace *t, const char *name, const char *path,
   return -1;
 }
 
-static int node_of(const sits_scenario *sc, const config_setting_t *g, int *node, sits_err *err) {
+static int node_of(const sits_scenario *sc, const config_setting_t *g, bool power, int *node,
+                   sits_err *err) {
   const char *name;
+  char where[512];
   int rc = sits__get_str(g, "node", true, &name, err);
   if (rc)
     return rc;
+  if (power && sits__scenario_group(sc, name))
+    return sits__fail(err, SITS_EUNSUPPORTED, "%s: node '%s': %s",
+                      W(config_setting_get_member(g, "node")), name, SITS__GRID_BLOCK_POWER);
   if ((*node = sits_thermal_find(sc->thermal, name)) < 0)
     return sits__unknown_node(sc->thermal, config_setting_get_member(g, "node"), "replay", name,
                               err);
@@ -82,7 +87,7 @@ static int read_mapping(const sits_scenario *sc, const sits_trace *t, const char
       return sits__fail(err, SITS_EINPUT, "%s: a power mapping is a group { column; node; }", W(g));
     if ((rc = sits__get_str(g, "column", true, &col, err)) ||
         (rc = sits__get_num(g, "fraction", 1.0, false, &pm[k].fraction, err)) ||
-        (rc = node_of(sc, g, &pm[k].node, err)))
+        (rc = node_of(sc, g, true, &pm[k].node, err)))
       return rc;
     if ((pm[k].column = trace_col(t, col, path, config_setting_get_member(g, "column"), err)) < 0)
       return SITS_EINPUT;
@@ -94,7 +99,7 @@ static int read_mapping(const sits_scenario *sc, const sits_trace *t, const char
     if (!config_setting_is_group(g))
       return sits__fail(err, SITS_EINPUT, "%s: a sensor is a group { column; node; }", W(g));
     if ((rc = sits__get_str(g, "column", true, &col, err)) ||
-        (rc = node_of(sc, g, &sens[k].node, err)))
+        (rc = node_of(sc, g, false, &sens[k].node, err)))
       return rc;
     if (trace_col(t, col, path, config_setting_get_member(g, "column"), err) < 0)
       return SITS_EINPUT;

@@ -42,6 +42,8 @@ static int read_opps(sits_domain *d, const config_setting_t *g, sits_err *err) {
   return SITS_OK;
 }
 
+/* Domain heat goes to nodes by name; a grid floorplan block's name spreads its share over
+ * the block's cells (sits__group). */
 static int read_nodes(sits_scenario *sc, sits_domain *d, const config_setting_t *g, sits_err *err) {
   char where[512];
   const char *node;
@@ -52,33 +54,41 @@ static int read_nodes(sits_scenario *sc, sits_domain *d, const config_setting_t 
     return rc;
   if (node && nodes)
     return sits__fail(err, SITS_EINPUT, "%s: give 'node' or 'nodes', not both", W(g));
-  size_t n = node                                      ? 1
-             : nodes && config_setting_is_array(nodes) ? (size_t)config_setting_length(nodes)
-                                                       : 0;
-  if (n && (!(d->nodes = calloc(n, sizeof *d->nodes)) ||
-            !(d->fractions = calloc(n, sizeof *d->fractions))))
-    return sits__fail(err, SITS_ENOMEM, "out of memory");
-  if (node) {
-    d->n_nodes = 1;
-    d->fractions[0] = 1.0;
-    if ((d->nodes[0] = sits_thermal_find(sc->thermal, node)) < 0)
-      return sits__unknown_node(sc->thermal, config_setting_get_member(g, "node"), "domain", node,
-                                err);
-    return SITS_OK;
-  }
-  if (!n)
+  size_t names = node                                      ? 1
+                 : nodes && config_setting_is_array(nodes) ? (size_t)config_setting_length(nodes)
+                                                           : 0;
+  if (!names)
     return sits__fail(err, SITS_EINPUT, "%s: domain '%s' needs 'node' or 'nodes' (node names)",
                       W(nodes ? nodes : g), d->name);
-  d->n_nodes = (size_t)config_setting_length(nodes);
-  if (fr && (!config_setting_is_array(fr) || (size_t)config_setting_length(fr) != d->n_nodes))
+  if (fr && (!config_setting_is_array(fr) || (size_t)config_setting_length(fr) != names))
     return sits__fail(err, SITS_EINPUT, "%s: 'fractions' needs one number per node", W(fr));
-  for (size_t k = 0; k < d->n_nodes; k++) {
-    const char *name = config_setting_get_string_elem(nodes, (int)k);
+  size_t total = 0;
+  for (size_t k = 0; k < names; k++) {
+    const char *name = node ? node : config_setting_get_string_elem(nodes, (int)k);
     if (!name)
       return sits__fail(err, SITS_EINPUT, "%s: 'nodes' must hold node names", W(nodes));
-    if ((d->nodes[k] = sits_thermal_find(sc->thermal, name)) < 0)
-      return sits__unknown_node(sc->thermal, nodes, "domain", name, err);
-    d->fractions[k] = fr ? config_setting_get_float_elem(fr, (int)k) : 1.0 / (double)d->n_nodes;
+    const sits__group *grp = sits__scenario_group(sc, name);
+    total += grp ? grp->n : 1;
+  }
+  if (!(d->nodes = calloc(total, sizeof *d->nodes)) ||
+      !(d->fractions = calloc(total, sizeof *d->fractions)))
+    return sits__fail(err, SITS_ENOMEM, "out of memory");
+  for (size_t k = 0; k < names; k++) {
+    const char *name = node ? node : config_setting_get_string_elem(nodes, (int)k);
+    double share = node ? 1.0
+                   : fr ? config_setting_get_float_elem(fr, (int)k)
+                        : 1.0 / (double)names;
+    const sits__group *grp = sits__scenario_group(sc, name);
+    for (size_t c = 0; grp && c < grp->n; c++) {
+      d->nodes[d->n_nodes] = grp->nodes[c];
+      d->fractions[d->n_nodes++] = share * grp->w[c];
+    }
+    if (grp)
+      continue;
+    if ((d->nodes[d->n_nodes] = sits_thermal_find(sc->thermal, name)) < 0)
+      return sits__unknown_node(sc->thermal, node ? config_setting_get_member(g, "node") : nodes,
+                                "domain", name, err);
+    d->fractions[d->n_nodes++] = share;
   }
   return SITS_OK;
 }

@@ -4,16 +4,21 @@
  *                           materials = "example.materials"; model = "block"; compat = false;
  *                           options = { k_chip = 130.0; }; }; };
  * Paths are relative to the file that names them. The HotSpot options come from `config`,
- * then `options` (which win). Node names are HotSpot's: the block names (silicon, marked as
- * junctions), iface_<b>, hsp_<b>, hsink_<b>, inode_0..11, so domains map to blocks by name
- * (node = "IntExec"; or nodes = [...] with fractions). The scenario's ambient_c and initial
- * state apply (HotSpot's -ambient and -init_temp do not).
+ * then `options` (which win). Block model: node names are HotSpot's: the block names
+ * (silicon, marked as junctions), iface_<b>, hsp_<b>, hsink_<b>, inode_0..11, so domains map
+ * to blocks by name (node = "IntExec"; or nodes = [...] with fractions). Grid model (rows,
+ * cols; compat for HotSpot's quirks): the cells L<layer>_<row>_<col> and inode_0..11; a block
+ * name is a group of its silicon cells for domains and static_node (HotSpot's power map) and
+ * an alias of its centre cell elsewhere. The scenario's ambient_c and initial state apply
+ * (HotSpot's -ambient and -init_temp do not).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "scenario_impl.h"
 #include "sits_hotspot.h"
 
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define W(s) sits__where((s), where, sizeof where)
@@ -36,6 +41,52 @@ static int path_of(const config_setting_t *g, const char *key, bool required, ch
   return SITS_OK;
 }
 
+/* A grid platform: the network's cells are the nodes (L<layer>_<row>_<col>, then inode_N);
+ * the silicon cells are the junctions; each block name (and iface_/hsp_/hsink_ + name) is an
+ * alias of the cell under the block's centre in its layer, and a group of its silicon cells
+ * weighted by HotSpot's power map (B7) for the domains. */
+static int grid_groups(sits_scenario *sc, const sits_floorplan *f, const sits_hs_params *prm,
+                       sits_hs_network *net, sits_err *err) {
+  size_t R = prm->grid_rows, C = prm->grid_cols, nb = f->n, n = sits_hs_node_count(net);
+  double *unit = calloc(nb, sizeof *unit), *w = malloc(n * sizeof *w);
+  sc->groups = calloc(nb, sizeof *sc->groups);
+  int rc = unit && w && sc->groups ? SITS_OK : sits__fail(err, SITS_ENOMEM, "out of memory");
+  sc->thermal = sits_hs_take_thermal(net);
+  for (size_t i = 0; rc == SITS_OK && i < R * C; i++)
+    sits_thermal_set_junction(sc->thermal, (int)i, true);
+  static const char *prefix[4] = {"", "iface_", "hsp_", "hsink_"};
+  for (size_t b = 0; rc == SITS_OK && b < nb; b++) {
+    const sits_flp_block *k = &f->b[b];
+    double ch = f->height_m / (double)R, cw = f->width_m / (double)C;
+    double ci = floor((f->height_m - (k->y_m + k->h_m / 2)) / ch),
+           cj = floor((k->x_m + k->w_m / 2) / cw);
+    size_t i = ci < 0 ? 0 : ci >= (double)R ? R - 1 : (size_t)ci;
+    size_t j = cj < 0 ? 0 : cj >= (double)C ? C - 1 : (size_t)cj;
+    char name[160];
+    for (size_t L = 0; rc == SITS_OK && L < 4; L++) {
+      snprintf(name, sizeof name, "%s%s", prefix[L], k->name);
+      rc = sits_thermal_add_alias(sc->thermal, name, (int)(L * R * C + i * C + j), err);
+    }
+    unit[b] = 1.0;
+    sits_hs_power_map(net, unit, w);
+    unit[b] = 0.0;
+    size_t cnt = 0;
+    double sum = 0;
+    for (size_t c = 0; c < R * C; c++)
+      cnt += w[c] > 0, sum += w[c];
+    sits__group *g = &sc->groups[sc->n_groups];
+    if (rc == SITS_OK && (!(g->name = strdup(k->name)) || !(g->nodes = malloc(cnt * sizeof(int))) ||
+                          !(g->w = malloc(cnt * sizeof(double)))))
+      rc = sits__fail(err, SITS_ENOMEM, "out of memory");
+    sc->n_groups += g->name != NULL;
+    for (size_t c = 0; rc == SITS_OK && c < R * C; c++)
+      if (w[c] > 0)
+        g->nodes[g->n] = (int)c, g->w[g->n++] = w[c] / sum;
+  }
+  free(unit), free(w);
+  return rc;
+}
+
 int sits__load_hotspot_thermal(sits_scenario *sc, const config_setting_t *hs, sits_err *err) {
   char where[512], flp[4096], cfg[4096], mats[4096];
   if (!config_setting_is_group(hs))
@@ -47,16 +98,23 @@ int sits__load_hotspot_thermal(sits_scenario *sc, const config_setting_t *hs, si
       (rc = path_of(hs, "materials", false, mats, sizeof mats, err)) ||
       (rc = sits__get_str(hs, "model", false, &model, err)))
     return rc;
-  if (model && strcmp(model, "block") != 0) {
-    const config_setting_t *m = config_setting_get_member(hs, "model");
-    if (strcmp(model, "grid") == 0)
-      return sits__fail(err, SITS_EUNSUPPORTED,
-                        "%s: grid floorplans in platforms are not in this version (block values "
-                        "of a grid are reductions, not nodes); use model = \"block\", or "
-                        "`sitsenergy hotspot -model_type grid` for a HotSpot run",
-                        W(m));
-    return sits__fail(err, SITS_EINPUT, "%s: model '%s': expected \"block\"", W(m), model);
-  }
+  bool grid = model && strcmp(model, "grid") == 0;
+  if (model && !grid && strcmp(model, "block") != 0)
+    return sits__fail(err, SITS_EINPUT, "%s: model '%s': expected \"block\" or \"grid\"",
+                      W(config_setting_get_member(hs, "model")), model);
+  double rows = NAN, cols = NAN;
+  bool compat = false;
+  const config_setting_t *cs = config_setting_get_member(hs, "compat");
+  if (cs && config_setting_type(cs) != CONFIG_TYPE_BOOL)
+    return sits__fail(err, SITS_EINPUT, "%s: 'compat' must be true or false", W(cs));
+  compat = cs && config_setting_get_bool(cs);
+  if ((rc = sits__get_num(hs, "rows", NAN, false, &rows, err)) ||
+      (rc = sits__get_num(hs, "cols", NAN, false, &cols, err)))
+    return rc;
+  if ((!isnan(rows) && (rows != floor(rows) || rows < 2 || rows > 4096)) ||
+      (!isnan(cols) && (cols != floor(cols) || cols < 2 || cols > 4096)))
+    return sits__fail(err, SITS_EINPUT, "%s: 'rows' and 'cols' must be whole numbers, 2 to 4096",
+                      W(hs));
   sits_hs_options *o = sits_hs_options_new();
   if (!o)
     return sits__fail(err, SITS_ENOMEM, "out of memory");
@@ -78,26 +136,34 @@ int sits__load_hotspot_thermal(sits_scenario *sc, const config_setting_t *hs, si
   }
   if (rc == SITS_OK && mats[0])
     rc = sits_hs_options_set(o, "materials_file", mats, W(hs), err);
+  char num[32];
+  if (rc == SITS_OK && !isnan(rows) && snprintf(num, sizeof num, "%.0f", rows) > 0)
+    rc = sits_hs_options_set(o, "grid_rows", num, W(hs), err);
+  if (rc == SITS_OK && !isnan(cols) && snprintf(num, sizeof num, "%.0f", cols) > 0)
+    rc = sits_hs_options_set(o, "grid_cols", num, W(hs), err);
+  if (rc == SITS_OK && grid)
+    rc = sits_hs_options_set(o, "model_type", "grid", W(hs), err);
   if (rc == SITS_OK && cfg[0])
     rc = sits_hs_options_read_config(o, cfg, err);
   sits_hs_params prm;
   sits_hs_model kind;
-  if (rc == SITS_OK && (rc = sits_hs_options_params(o, &prm, &kind, err)) == SITS_OK &&
-      kind != SITS_HS_BLOCK)
-    rc = sits__fail(err, SITS_EUNSUPPORTED,
-                    "%s: the HotSpot options ask for a grid model; "
-                    "platforms take the block model",
-                    W(hs));
+  if (rc == SITS_OK && (rc = sits_hs_options_params(o, &prm, &kind, err)) == SITS_OK) {
+    /* the physically correct grid unless compat (HotSpot's quirks, HOTSPOT-MODEL.md) */
+    prm.transpose_lateral = compat;
+    prm.hotspot_init_map = compat;
+  }
   sits_floorplan *f = NULL;
   sits_hs_network *net = NULL;
   if (rc == SITS_OK)
     rc = sits_hs_read_flp(flp, &f, err);
-  if (rc == SITS_OK && (rc = sits_hs_network_new(f, &prm, SITS_HS_BLOCK, &net, err))) {
+  if (rc == SITS_OK && (rc = sits_hs_network_new(f, &prm, kind, &net, err))) {
     char msg[SITS_ERRMSG_MAX]; /* the package does not fit the die: name the group */
     snprintf(msg, sizeof msg, "%s", err->msg);
     sits__fail(err, rc, "%s: %s: %s", W(hs), flp, msg);
   }
-  if (rc == SITS_OK) {
+  if (rc == SITS_OK && kind == SITS_HS_GRID)
+    rc = grid_groups(sc, f, &prm, net, err);
+  if (rc == SITS_OK && kind == SITS_HS_BLOCK) {
     sc->thermal = sits_hs_take_thermal(net);
     for (size_t b = 0; b < f->n; b++)
       sits_thermal_set_junction(sc->thermal, (int)b, true);

@@ -220,6 +220,11 @@ int sits__load_static_power(sits_scenario *sc, const config_setting_t *p, sits_e
   if (!node_name)
     return sits__fail(err, SITS_EINPUT, "%s: 'static_w' needs 'static_node' (the node it heats)",
                       W(config_setting_get_member(p, "static_w")));
+  const sits__group *grp = sits__scenario_group(sc, node_name);
+  for (size_t k = 0; grp && k < grp->n; k++) /* a grid block: over its cells */
+    sc->static_power_w[grp->nodes[k]] += static_w * grp->w[k];
+  if (grp)
+    return SITS_OK;
   int idx = sits_thermal_find(sc->thermal, node_name);
   if (idx < 0)
     return sits__unknown_node(sc->thermal, config_setting_get_member(p, "static_node"),
@@ -315,12 +320,22 @@ int sits_scenario_load(const char *path, const char *const *sets, size_t n_sets,
   return SITS_OK;
 }
 
+const sits__group *sits__scenario_group(const sits_scenario *sc, const char *name) {
+  for (size_t g = 0; g < sc->n_groups; g++)
+    if (strcmp(sc->groups[g].name, name) == 0)
+      return &sc->groups[g];
+  return NULL;
+}
+
 void sits_scenario_free(sits_scenario *sc) {
   if (!sc)
     return;
   sits__config_release(&sc->config);
   for (size_t d = 0; d < SITS_MAX_DOMAINS; d++)
     free(sc->domains[d].nodes), free(sc->domains[d].fractions);
+  for (size_t g = 0; g < sc->n_groups; g++)
+    free(sc->groups[g].name), free(sc->groups[g].nodes), free(sc->groups[g].w);
+  free(sc->groups);
   sits_thermal_free(sc->thermal);
   sits_schedule_free(sc->schedule);
   sits_battery_free(sc->battery);

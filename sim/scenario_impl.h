@@ -7,6 +7,16 @@
 #include "sits_governor.h"
 #include "sits_scenario.h"
 
+/* A name that stands for several nodes with weights summing to 1: a floorplan block of a
+ * grid platform (its silicon cells, in HotSpot's power map). Domains listing the name spread
+ * their heat this way; elsewhere the name is an alias of the block's centre cell. */
+typedef struct sits__group {
+  char *name;
+  size_t n;
+  int *nodes;
+  double *w;
+} sits__group;
+
 struct sits_scenario {
   sits__config config;
   char *config_text;
@@ -22,7 +32,17 @@ struct sits_scenario {
   sits_battery *battery; /* NULL: wall-powered */
   int batt_node;         /* -1: isothermal at the ambient */
   double batt_initial_soc, batt_efficiency;
+  sits__group *groups; /* grid floorplan blocks */
+  size_t n_groups;
 };
+
+/** Why a power input may not name a grid block (it would heat one cell). */
+#define SITS__GRID_BLOCK_POWER                                                                     \
+  "a block of a grid floorplan is many cells; power inputs name nodes (cells L<layer>_<row>_"      \
+  "<col>) — a domain over the block spreads its power by area"
+
+/** The group named @p name, or NULL. */
+const sits__group *sits__scenario_group(const sits_scenario *sc, const char *name);
 
 /** Builds sc->thermal from a platform's thermal.hotspot group (a floorplan). */
 int sits__load_hotspot_thermal(sits_scenario *sc, const config_setting_t *hs, sits_err *err);

@@ -13,6 +13,9 @@
 #include "sits_sim.h"
 #include "sits_steady.h"
 
+/* the dense hybrid Newton holds n x n doubles: 2,048 nodes is 32 MB */
+#define SITS_STEADY_NEWTON_MAX 2048
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,6 +165,12 @@ int sits__steady_at(const sits_scenario *sc, const size_t *opp, const double *ut
     p[i] += sits_thermal_ambient_conductance_w_per_k(pb.th, (int)i) * ambient_c;
   rc = sits_steady_solve(pb.g, p, t, err);
   *runaway = false;
+  if (rc == SITS_OK && has_leakage(&pb) && pb.n > SITS_STEADY_NEWTON_MAX)
+    rc = sits__fail(err, SITS_EUNSUPPORTED,
+                    "the steady state with temperature-dependent leakage of a %zu-node network "
+                    "(a grid floorplan) is not in this version: its Newton iteration is dense "
+                    "(at most %d nodes); use `run` to the settled state, or leak_per_k = 0",
+                    pb.n, SITS_STEADY_NEWTON_MAX);
   if (rc == SITS_OK && has_leakage(&pb))
     rc = newton(&pb, t, runaway, err);
   *total_w = node_power(&pb, t, p, NULL);

@@ -48,6 +48,9 @@ static int map_trace_columns(sits_scenario *sc, const sits_table *t, const char 
     if (strcmp(name, "ambient_c") == 0) {
       *amb_col = (int)j;
     } else if (strncmp(name, "power_w.", 8) == 0) {
+      if (sits__scenario_group(sc, name + 8))
+        return sits__fail(err, SITS_EUNSUPPORTED, "%s:1: column '%s': %s", path, name,
+                          SITS__GRID_BLOCK_POWER);
       int node = sits_thermal_find(sc->thermal, name + 8);
       if (node < 0)
         return sits__fail(err, SITS_EINPUT, "%s:1: column '%s' names unknown node '%s'", path, name,
@@ -163,6 +166,9 @@ static int phase_group(sits_scenario *sc, const config_setting_t *ph, sits_colum
   for (int i = 0; i < config_setting_length(grp); i++) {
     const config_setting_t *e = config_setting_get_elem(grp, (unsigned)i);
     const char *name = config_setting_name(e);
+    if (kind == SITS_COLUMN_POWER_W && sits__scenario_group(sc, name))
+      return sits__fail(err, SITS_EUNSUPPORTED, "%s: power_w.%s: %s", W(e), name,
+                        SITS__GRID_BLOCK_POWER);
     int target = kind == SITS_COLUMN_POWER_W ? sits_thermal_find(sc->thermal, name)
                                              : sits__find_domain(sc, name);
     if (target < 0 && kind == SITS_COLUMN_POWER_W)

@@ -517,15 +517,137 @@ Test(hotspot, floorplan_platform_steady_and_run_match_hotspot) {
   unload(&f);
 }
 
+/* A grid floorplan platform (ev6, example2's materials, 16 x 12 cells, the geometric form):
+ * three domains of constant power over blocks, run by the engine (CVODE) and steady, against
+ * the same network driven by the same block powers through sits_hs (its own power map and
+ * a fine fixed-step ESDIRK / a direct steady solve). */
+static sits_scenario *grid_scenario(size_t rows, size_t cols, const char *extra) {
+  char text[4096];
+  snprintf(text, sizeof text,
+           "platform = { thermal = { hotspot = { flp = \"%s/inputs/ev6.flp\"; config = "
+           "\"%s/inputs/example2.config\"; materials = \"%s/inputs/example.materials\"; "
+           "model = \"grid\"; rows = %zu; cols = %zu; }; };\n"
+           "  static_w = 3.0; static_node = \"Icache\";\n"
+           "  domains = ( { name = \"int\"; node = \"IntReg_0\"; idle_w = 5.0; ceff_f = 1e-12;\n"
+           "                opp = ( { freq_mhz = 1000.0; volt_v = 0.9; } ); %s },\n"
+           "              { name = \"fp\"; nodes = [\"FPMul_0\", \"FPMul_1\"]; fractions = [0.5, "
+           "0.5]; idle_w = 4.0; ceff_f = 1e-12;\n"
+           "                opp = ( { freq_mhz = 1000.0; volt_v = 0.9; } ); },\n"
+           "              { name = \"mem\"; node = \"L2\"; idle_w = 10.0; ceff_f = 1e-12;\n"
+           "                opp = ( { freq_mhz = 1000.0; volt_v = 0.9; } ); } ); };\n"
+           "workload = { phases = ( { duration_s = 0.05; demand = { int = 0.0; fp = 0.0; mem = "
+           "0.0; }; } ); };\nambient_c = 45.0;\nsample_period_s = 0.01;\n",
+           EV6, EV6, EV6, rows, cols, extra);
+  return tu_load("ev6_grid_platform.cfg", text);
+}
+
+Test(hotspot, grid_floorplan_platform_matches_the_grid_network, .timeout = 60) {
+  const size_t R = 16, C = 12, n = 4 * R * C + 12;
+  sits_scenario *sc = grid_scenario(R, C, "");
+  const sits_thermal *th = sits_scenario_thermal(sc);
+  cr_assert_eq(sits_thermal_node_count(th), n);
+  int reg = sits_thermal_find(th, "IntReg_0"), sink = sits_thermal_find(th, "hsink_IntReg_0");
+  cr_assert(reg >= 0 && (size_t)reg < R * C, "a silicon cell: %d", reg);
+  cr_assert_eq(sink, reg + (int)(3 * R * C), "the same cell in the sink layer");
+  cr_assert(sits_thermal_is_junction(th, reg));
+  cr_assert_str_eq(sits_thermal_name(th, 0), "L0_0_0");
+  size_t nd;
+  const sits_domain *dom = sits_scenario_domains(sc, &nd);
+  cr_assert_eq(nd, 3);
+  cr_assert_gt(dom[1].n_nodes, 2, "the FP blocks spread over their cells");
+  /* the reference: the same network and block powers through sits_hs */
+  fixture f;
+  load(&f, true, NULL);
+  sits_hs_network_free(f.net);
+  f.p.grid_rows = R, f.p.grid_cols = C;
+  f.p.transpose_lateral = false, f.p.hotspot_init_map = false;
+  sits_err err = {0};
+  cr_assert_eq(sits_hs_network_new(f.flp, &f.p, SITS_HS_GRID, &f.net, &err), SITS_OK, "%s",
+               err.msg);
+  double *bw = calloc(f.flp->n, sizeof *bw), *t = malloc(n * sizeof *t);
+  bw[sits_floorplan_find(f.flp, "IntReg_0")] = 5.0;
+  bw[sits_floorplan_find(f.flp, "FPMul_0")] = 2.0;
+  bw[sits_floorplan_find(f.flp, "FPMul_1")] = 2.0;
+  bw[sits_floorplan_find(f.flp, "L2")] = 10.0;
+  bw[sits_floorplan_find(f.flp, "Icache")] = 3.0; /* static_w on a block: over its cells too */
+  f.p.ambient_k = 45.0 + SITS_KELVIN;
+  /* steady: both direct solves of the same equations */
+  sits_hs_network_free(f.net);
+  cr_assert_eq(sits_hs_network_new(f.flp, &f.p, SITS_HS_GRID, &f.net, &err), SITS_OK);
+  cr_assert_eq(sits_hs_steady(f.net, bw, false, t, &err), SITS_OK, "%s", err.msg);
+  sits_steady_state st;
+  cr_assert_eq(sits_steady(sc, &st, &err), SITS_OK, "%s", err.msg);
+  double worst = 0;
+  for (size_t i = 0; i < n; i++)
+    worst = fmax(worst, fabs(st.temp_c[i] + SITS_KELVIN - t[i]));
+  cr_assert_leq(worst, 1e-6, "steady %g K", worst);
+  sits_steady_release(&st);
+  /* transient from 45 C everywhere */
+  for (size_t i = 0; i < n; i++)
+    t[i] = 45.0 + SITS_KELVIN;
+  sits_hs_transient *tr;
+  sits_hs_transient_opts o = {.substeps = 64}; /* fine steps: the reference's error << CVODE's */
+  cr_assert_eq(sits_hs_transient_new(f.net, 0.01, t, &o, &tr, &err), SITS_OK, "%s", err.msg);
+  sits_result *r = tu_run(sc);
+  const double *ts = sits_result_time_s(r);
+  double worst_t = 0;
+  size_t matched = 0;
+  for (size_t k = 0, row = 1; k < sits_result_sample_count(r) && row <= 5; k++) {
+    if (fabs(ts[k] - 0.01 * (double)row) > 1e-9)
+      continue;
+    cr_assert_eq(sits_hs_transient_step(tr, bw, t, &err), SITS_OK, "%s", err.msg);
+    for (size_t i = 0; i < n; i++)
+      worst_t = fmax(worst_t, fabs(sits_result_temp_c(r, k, i) + SITS_KELVIN - t[i]));
+    matched++, row++;
+  }
+  cr_log_info("grid platform %zu x %zu: steady %.2e K, run %.4f K from sits_hs (%zu samples)", R, C,
+              worst, worst_t, matched);
+  cr_assert_eq(matched, 5);
+  cr_assert_leq(worst_t, 0.01);
+  sits_hs_transient_free(tr);
+  sits_result_free(r);
+  free(bw), free(t);
+  unload(&f);
+  sits_scenario_free(sc);
+}
+
+Test(hotspot, grid_floorplan_platform_limits) {
+  /* leakage on a 4,108-node grid: the dense steady Newton is refused with a way out */
+  sits_scenario *sc = grid_scenario(32, 32, "leak_ref_w = 0.5; leak_per_k = 0.02;");
+  sits_steady_state st;
+  sits_err err = {0};
+  cr_assert_eq(sits_steady(sc, &st, &err), SITS_EUNSUPPORTED);
+  cr_assert(strstr(err.msg, "4108-node network") && strstr(err.msg, "use `run`"), "%s", err.msg);
+  sits_steady_release(&st);
+  sits_scenario_free(sc);
+  /* a power input naming a block would heat one cell: refused, pointing to domains */
+  char text[2048], msg[SITS_ERRMSG_MAX];
+  snprintf(text, sizeof text,
+           "platform = { thermal = { hotspot = { flp = \"%s/inputs/ev6.flp\"; model = \"grid\"; "
+           "rows = 8; cols = 8; }; }; };\n"
+           "workload = { phases = ( { duration_s = 1.0; power_w = { IntReg_0 = 2.0; }; } ); };\n",
+           EV6);
+  cr_assert_eq(tu_load_fail("ev6_grid_power.cfg", text, msg, sizeof msg), SITS_EUNSUPPORTED, "%s",
+               msg);
+  cr_assert(strstr(msg, "ev6_grid_power.cfg:2: power_w.IntReg_0: a block of a grid floorplan"),
+            "%s", msg);
+}
+
 Test(hotspot, floorplan_platform_errors) {
   char msg[SITS_ERRMSG_MAX];
   char text[2048];
   snprintf(text, sizeof text,
-           "platform = { thermal = { hotspot = { flp = \"%s/inputs/ev6.flp\"; model = \"grid\"; }; "
+           "platform = { thermal = { hotspot = { flp = \"%s/inputs/ev6.flp\"; model = \"mesh\"; }; "
            "}; };\nworkload = { phases = ( { duration_s = 1.0; } ); };\n",
            EV6);
-  cr_assert_eq(tu_load_fail("ev6_grid.cfg", text, msg, sizeof msg), SITS_EUNSUPPORTED, "%s", msg);
-  cr_assert(strstr(msg, "ev6_grid.cfg:1: grid floorplans in platforms"), "%s", msg);
+  cr_assert_eq(tu_load_fail("ev6_mesh.cfg", text, msg, sizeof msg), SITS_EINPUT, "%s", msg);
+  cr_assert(strstr(msg, "ev6_mesh.cfg:1: model 'mesh': expected \"block\" or \"grid\""), "%s", msg);
+  snprintf(text, sizeof text,
+           "platform = { thermal = { hotspot = { flp = \"%s/inputs/ev6.flp\"; model = \"grid\"; "
+           "rows = 1.5; }; }; };\nworkload = { phases = ( { duration_s = 1.0; } ); };\n",
+           EV6);
+  cr_assert_eq(tu_load_fail("ev6_rows.cfg", text, msg, sizeof msg), SITS_EINPUT, "%s", msg);
+  cr_assert(strstr(msg, "ev6_rows.cfg:1: 'rows' and 'cols' must be whole numbers"), "%s", msg);
   snprintf(text, sizeof text,
            "platform = { thermal = { hotspot = { flp = \"%s/inputs/ev6.flp\";\n options = { "
            "s_spreader = "
