@@ -5,16 +5,20 @@
  * and traced power, plus each domain at the OPP its base governor picks for its average
  * demand, whose leakage depends on its node's temperature. Without leakage F is linear
  * and solved directly (sits_steady_solve); with it, by GSL's hybrid Newton solver with
- * the analytic Jacobian G - diag(dP/dT), started from the leakage-free solution.
+ * the analytic Jacobian G - diag(dP/dT), started from the leakage-free solution — or, for
+ * networks over 2,048 nodes (grid floorplans) or solver.linear_solver = "klu", by KINSOL's
+ * Newton with KLU on that sparse Jacobian (sits_newton.h).
  * Thermal runaway: no root (the iteration diverges or fails), or a root where
  * G - diag(dP/dT) is not positive definite (an unstable fixed point).
  */
 #include "scenario_impl.h"
 #include "sits_sim.h"
 #include "sits_steady.h"
+#include "sits_chol.h"
+#include "sits_newton.h"
 
-/* the dense hybrid Newton holds n x n doubles: 2,048 nodes is 32 MB */
-#define SITS_STEADY_NEWTON_MAX 2048
+/* the dense hybrid Newton holds n x n doubles (2,048 nodes: 32 MB); above, KINSOL + KLU */
+#define SITS_STEADY_DENSE_MAX 2048
 
 #include <math.h>
 #include <stdlib.h>
@@ -111,6 +115,53 @@ static bool has_leakage(const problem *pb) {
   return false;
 }
 
+/* Large networks (a grid floorplan): KINSOL's Newton with KLU on the sparse Jacobian
+ * G - diag(dP/dT), and the stability check by a sparse Cholesky of the same matrix. */
+static int sparse_f(const double *t, double *f, void *user) {
+  const problem *pb = user;
+  gsl_vector_const_view tv = gsl_vector_const_view_array(t, pb->n);
+  gsl_vector_view fv = gsl_vector_view_array(f, pb->n);
+  return f_eval(&tv.vector, (void *)pb, &fv.vector) != GSL_SUCCESS;
+}
+
+/* values of G - diag(dP/dT) in G's compressed-column order */
+static void jac_values(const problem *pb, const double *t, double *values) {
+  double *p = malloc(pb->n * sizeof *p), *dp = malloc(pb->n * sizeof *dp);
+  if (p && dp)
+    node_power(pb, t, p, dp);
+  for (size_t j = 0; j < pb->n; j++)
+    for (int k = pb->g->p[j]; k < pb->g->p[j + 1]; k++)
+      values[k] = pb->g->data[k] - ((size_t)pb->g->i[k] == j && dp ? dp[j] : 0.0);
+  free(p), free(dp);
+}
+
+static int sparse_jac(const double *t, double *values, void *user) {
+  jac_values(user, t, values);
+  return 0;
+}
+
+static int sparse_newton(const problem *pb, double *t, bool *runaway, sits_err *err) {
+  sits_err quiet = {0}; /* no root is a runaway, not an error */
+  bool converged = sits_newton_solve(pb->g, sparse_f, sparse_jac, (void *)pb,
+                                     1e-9 * (1.0 + (double)pb->n), 200, t, &quiet) == SITS_OK;
+  for (size_t i = 0; converged && i < pb->n; i++)
+    converged = t[i] <= RUNAWAY_C;
+  *runaway = !converged;
+  if (*runaway)
+    return SITS_OK;
+  gsl_spmatrix *j = gsl_spmatrix_alloc_nzmax(pb->n, pb->n, pb->g->nz, GSL_SPMATRIX_CSC);
+  if (!j)
+    return sits__fail(err, SITS_ENOMEM, "out of memory");
+  gsl_spmatrix_memcpy(j, pb->g);
+  jac_values(pb, t, j->data);
+  sits_chol *c = sits_chol_new(j, NULL, &quiet);
+  int rc = c || quiet.code == SITS_EINPUT ? SITS_OK : sits__fail(err, quiet.code, "%s", quiet.msg);
+  *runaway = !c; /* not positive definite: an unstable fixed point */
+  sits_chol_free(c);
+  gsl_spmatrix_free(j);
+  return rc;
+}
+
 /* Newton from the guess in t; *runaway when there is no stable root. */
 static int newton(const problem *pb, double *t, bool *runaway, sits_err *err) {
   gsl_multiroot_function_fdf fn = {f_eval, df_eval, fdf_eval, pb->n, (void *)pb};
@@ -165,14 +216,12 @@ int sits__steady_at(const sits_scenario *sc, const size_t *opp, const double *ut
     p[i] += sits_thermal_ambient_conductance_w_per_k(pb.th, (int)i) * ambient_c;
   rc = sits_steady_solve(pb.g, p, t, err);
   *runaway = false;
-  if (rc == SITS_OK && has_leakage(&pb) && pb.n > SITS_STEADY_NEWTON_MAX)
-    rc = sits__fail(err, SITS_EUNSUPPORTED,
-                    "the steady state with temperature-dependent leakage of a %zu-node network "
-                    "(a grid floorplan) is not in this version: its Newton iteration is dense "
-                    "(at most %d nodes); use `run` to the settled state, or leak_per_k = 0",
-                    pb.n, SITS_STEADY_NEWTON_MAX);
+  /* solver.linear_solver picks the Newton's algebra: "klu" sparse, "dense" dense, "auto" by
+   * size */
+  sits_linsol ls = sits_scenario_solver(sc)->linsol;
+  bool sparse = ls == SITS_LINSOL_KLU || (ls == SITS_LINSOL_AUTO && pb.n > SITS_STEADY_DENSE_MAX);
   if (rc == SITS_OK && has_leakage(&pb))
-    rc = newton(&pb, t, runaway, err);
+    rc = sparse ? sparse_newton(&pb, t, runaway, err) : newton(&pb, t, runaway, err);
   *total_w = node_power(&pb, t, p, NULL);
   if (*runaway)
     for (size_t i = 0; i < pb.n; i++)

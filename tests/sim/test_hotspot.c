@@ -611,17 +611,53 @@ Test(hotspot, grid_floorplan_platform_matches_the_grid_network, .timeout = 60) {
   sits_scenario_free(sc);
 }
 
-Test(hotspot, grid_floorplan_platform_limits) {
-  /* leakage on a 4,108-node grid: the dense steady Newton is refused with a way out */
-  sits_scenario *sc = grid_scenario(32, 32, "leak_ref_w = 0.5; leak_per_k = 0.02;");
-  sits_steady_state st;
+/* The steady state with temperature-dependent leakage by KINSOL + KLU (sparse Newton):
+ * (1) on the shipped ev6 block platform it equals the dense Newton (solver.linear_solver picks
+ * the algebra) to 1e-7 K; (2) on a 4,108-node grid platform, where the dense Newton would hold
+ * 135 MB, it balances: the power in, leakage at the solved temperatures included, equals the
+ * heat to the ambient, and leakage makes it hotter than the leakage-free state. */
+Test(hotspot, steady_leakage_by_sparse_newton, .timeout = 60) {
+  sits_steady_state dense, sparse;
   sits_err err = {0};
-  cr_assert_eq(sits_steady(sc, &st, &err), SITS_EUNSUPPORTED);
-  cr_assert(strstr(err.msg, "4108-node network") && strstr(err.msg, "use `run`"), "%s", err.msg);
-  sits_steady_release(&st);
+  char text[2048];
+  for (int k = 0; k < 2; k++) {
+    snprintf(text, sizeof text,
+             "platform = \"%s/platforms/ev6_floorplan.cfg\";\n"
+             "workload = { phases = ( { duration_s = 10.0; demand = { int = 1.0; fp = 0.6; mem "
+             "= 0.8; }; } ); };\nambient_c = 55.0;\nsolver = { linear_solver = \"%s\"; };\n",
+             SITS_CONFIGS, k ? "klu" : "dense");
+    sits_scenario *sc = tu_load("ev6_leak.cfg", text);
+    cr_assert_eq(sits_steady(sc, k ? &sparse : &dense, &err), SITS_OK, "%s", err.msg);
+    sits_scenario_free(sc);
+  }
+  cr_assert(!dense.runaway && !sparse.runaway);
+  double worst = 0;
+  for (size_t i = 0; i < dense.n; i++)
+    worst = fmax(worst, fabs(dense.temp_c[i] - sparse.temp_c[i]));
+  cr_log_info("ev6 block platform with leakage: sparse vs dense Newton %.2e K (max %.2f C)", worst,
+              dense.max_junction_temp_c);
+  cr_assert_leq(worst, 1e-7);
+  sits_steady_release(&dense), sits_steady_release(&sparse);
+  /* a 32 x 32 grid platform */
+  sits_scenario *sc = grid_scenario(32, 32, "leak_ref_w = 0.5; leak_per_k = 0.02;");
+  sits_steady_state st, cold;
+  cr_assert_eq(sits_steady(sc, &st, &err), SITS_OK, "%s", err.msg);
+  cr_assert(!st.runaway);
+  const sits_thermal *th = sits_scenario_thermal(sc);
+  double out = 0;
+  for (size_t i = 0; i < st.n; i++)
+    out += sits_thermal_ambient_conductance_w_per_k(th, (int)i) * (st.temp_c[i] - st.ambient_c);
+  cr_log_info("grid platform with leakage: %.6f W in, %.6f W out", st.total_power_w, out);
+  cr_assert_float_eq(out, st.total_power_w, 1e-7 * st.total_power_w);
+  sits_scenario_free(sc);
+  sc = grid_scenario(32, 32, "");
+  cr_assert_eq(sits_steady(sc, &cold, &err), SITS_OK, "%s", err.msg);
+  cr_assert_gt(st.total_power_w, cold.total_power_w + 0.5, "leakage adds at least its 0.5 W");
+  cr_assert_gt(st.max_junction_temp_c, cold.max_junction_temp_c);
+  sits_steady_release(&st), sits_steady_release(&cold);
   sits_scenario_free(sc);
   /* a power input naming a block would heat one cell: refused, pointing to domains */
-  char text[2048], msg[SITS_ERRMSG_MAX];
+  char msg[SITS_ERRMSG_MAX];
   snprintf(text, sizeof text,
            "platform = { thermal = { hotspot = { flp = \"%s/inputs/ev6.flp\"; model = \"grid\"; "
            "rows = 8; cols = 8; }; }; };\n"
