@@ -75,23 +75,31 @@ static int chol_free(SUNLinearSolver s) {
   return SUNLS_SUCCESS;
 }
 
-static SUNLinearSolver chol_new(const double *c, SUNContext ctx) {
-  SUNLinearSolver s = SUNLinSolNewEmpty(ctx);
-  chol_ls *content = calloc(1, sizeof *content);
-  if (!s || !content) {
+/* A SUNDIALS linear solver around @p content (taken: freed by its free op, or here) */
+static SUNLinearSolver
+wrap_ls(void *content, SUNContext ctx, SUNLinearSolver_Type (*type)(SUNLinearSolver),
+        int (*setup)(SUNLinearSolver, SUNMatrix),
+        int (*solve)(SUNLinearSolver, SUNMatrix, N_Vector, N_Vector, realtype),
+        sunindextype (*last_flag)(SUNLinearSolver), int (*release)(SUNLinearSolver)) {
+  SUNLinearSolver s = content ? SUNLinSolNewEmpty(ctx) : NULL;
+  if (!s) {
     free(content);
-    if (s)
-      SUNLinSolFreeEmpty(s);
     return NULL;
   }
-  content->c = c;
   s->content = content;
-  s->ops->gettype = chol_type;
-  s->ops->setup = chol_setup;
-  s->ops->solve = chol_solve;
-  s->ops->lastflag = chol_last_flag;
-  s->ops->free = chol_free;
+  s->ops->gettype = type;
+  s->ops->setup = setup;
+  s->ops->solve = solve;
+  s->ops->lastflag = last_flag;
+  s->ops->free = release;
   return s;
+}
+
+static SUNLinearSolver chol_new(const double *c, SUNContext ctx) {
+  chol_ls *content = calloc(1, sizeof *content);
+  if (content)
+    content->c = c;
+  return wrap_ls(content, ctx, chol_type, chol_setup, chol_solve, chol_last_flag, chol_free);
 }
 
 /* The caller's solver (sits_lti_opts.lsetup/lsolve) as a matrix-embedded SUNDIALS linear
@@ -125,22 +133,10 @@ static int own_free(SUNLinearSolver s) {
 }
 
 static SUNLinearSolver own_new(const struct sits_lti *l, SUNContext ctx) {
-  SUNLinearSolver s = SUNLinSolNewEmpty(ctx);
   own_ls *content = calloc(1, sizeof *content);
-  if (!s || !content) {
-    free(content);
-    if (s)
-      SUNLinSolFreeEmpty(s);
-    return NULL;
-  }
-  content->l = l;
-  s->content = content;
-  s->ops->gettype = own_type;
-  s->ops->setup = own_setup;
-  s->ops->solve = own_solve;
-  s->ops->lastflag = own_last_flag;
-  s->ops->free = own_free;
-  return s;
+  if (content)
+    content->l = l;
+  return wrap_ls(content, ctx, own_type, own_setup, own_solve, own_last_flag, own_free);
 }
 
 struct sits_lti {
