@@ -75,8 +75,9 @@ static int grid_groups(sits_scenario *sc, const sits_floorplan *f, const sits_hs
     for (size_t c = 0; c < R * C; c++)
       cnt += w[c] > 0, sum += w[c];
     sits__group *g = &sc->groups[sc->n_groups];
-    if (rc == SITS_OK && (!(g->name = strdup(k->name)) || !(g->nodes = malloc(cnt * sizeof(int))) ||
-                          !(g->w = malloc(cnt * sizeof(double)))))
+    if (rc == SITS_OK &&
+        (!(g->name = strdup(k->name)) || !(g->nodes = malloc((cnt ? cnt : 1) * sizeof(int))) ||
+         !(g->w = malloc((cnt ? cnt : 1) * sizeof(double)))))
       rc = sits__fail(err, SITS_ENOMEM, "out of memory");
     sc->n_groups += g->name != NULL;
     for (size_t c = 0; rc == SITS_OK && c < R * C; c++)
@@ -141,8 +142,8 @@ int sits__load_hotspot_thermal(sits_scenario *sc, const config_setting_t *hs, si
     rc = sits_hs_options_set(o, "grid_rows", num, W(hs), err);
   if (rc == SITS_OK && !isnan(cols) && snprintf(num, sizeof num, "%.0f", cols) > 0)
     rc = sits_hs_options_set(o, "grid_cols", num, W(hs), err);
-  if (rc == SITS_OK && grid)
-    rc = sits_hs_options_set(o, "model_type", "grid", W(hs), err);
+  if (rc == SITS_OK && model) /* the group's model wins over the options' model_type */
+    rc = sits_hs_options_set(o, "model_type", grid ? "grid" : "block", W(hs), err);
   if (rc == SITS_OK && cfg[0])
     rc = sits_hs_options_read_config(o, cfg, err);
   sits_hs_params prm;

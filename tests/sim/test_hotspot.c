@@ -683,6 +683,15 @@ Test(hotspot, floorplan_platform_errors) {
            "rows = 1.5; }; }; };\nworkload = { phases = ( { duration_s = 1.0; } ); };\n",
            EV6);
   cr_assert_eq(tu_load_fail("ev6_rows.cfg", text, msg, sizeof msg), SITS_EINPUT, "%s", msg);
+  /* the group's model wins over a model_type among the HotSpot options */
+  snprintf(text, sizeof text,
+           "platform = { thermal = { hotspot = { flp = \"%s/inputs/ev6.flp\"; model = \"block\"; "
+           "options = { model_type = \"grid\"; }; }; }; };\n"
+           "workload = { phases = ( { duration_s = 1.0; } ); };\n",
+           EV6);
+  sits_scenario *blk = tu_load("ev6_block_wins.cfg", text);
+  cr_assert_eq(sits_thermal_node_count(sits_scenario_thermal(blk)), 132);
+  sits_scenario_free(blk);
   cr_assert(strstr(msg, "ev6_rows.cfg:1: 'rows' and 'cols' must be whole numbers"), "%s", msg);
   snprintf(text, sizeof text,
            "platform = { thermal = { hotspot = { flp = \"%s/inputs/ev6.flp\";\n options = { "
