@@ -719,7 +719,8 @@ struct sits_hs_transient {
   const sits_hs_network *net;
   size_t n;
   double dt, t;
-  double *state, *node_w, *g_amb, *c, *tmp;
+  double *state, *g_amb, *c, *inv_c, *tmp;
+  double *src_w; /* this interval's node powers plus g_amb T_amb [W]: the RHS's constant part */
   /* block model: e^{A dt} and G^-1 (dense) */
   gsl_matrix *expm, *ginv;
   /* grid model: CVODE */
@@ -782,24 +783,23 @@ static int exact_setup(sits_hs_transient *tr, sits_err *err) {
   return rc;
 }
 
-/* y' = C^-1 (P + g_amb T_amb - G y) */
+/* y' = C^-1 (P + g_amb T_amb - G y), the bracket's constant part set once an interval */
 static int grid_rhs(double t, const double *y, double *ydot, void *user) {
   (void)t;
   const sits_hs_transient *tr = user;
   const gsl_spmatrix *g = tr->g;
-  double amb = sits_hs_params_of(tr->net)->ambient_k;
   if (tr->lg) { /* G y from the grid's layer constants */
     sits_layergrid_apply(tr->lg, y, ydot);
     for (size_t i = 0; i < tr->n; i++)
-      ydot[i] = (tr->node_w[i] + tr->g_amb[i] * amb - ydot[i]) / tr->c[i];
+      ydot[i] = (tr->src_w[i] - ydot[i]) * tr->inv_c[i];
     return 0;
   }
   /* G is symmetric: its column i is its row i, and a gather beats a scatter */
   for (size_t i = 0; i < tr->n; i++) {
-    double s = tr->node_w[i] + tr->g_amb[i] * amb;
+    double s = tr->src_w[i];
     for (int p = g->p[i]; p < g->p[i + 1]; p++)
       s -= g->data[p] * y[g->i[p]];
-    ydot[i] = s / tr->c[i];
+    ydot[i] = s * tr->inv_c[i];
   }
   return 0;
 }
@@ -811,16 +811,23 @@ static int grid_jac(double t, const double *y, double *values, void *user) {
   return 0;
 }
 
-static int ode_setup(sits_hs_transient *tr, double rtol, sits_err *err) {
-  size_t nz = tr->g->nz;
-  double *atol = malloc(tr->n * sizeof *atol);
-  if (!(tr->jac_values = malloc(nz * sizeof *tr->jac_values)) || !atol) {
-    free(atol);
+/* the constant Jacobian -C^-1 G in G's pattern, for CVODE and the CHOLMOD ESDIRK */
+static int jac_setup(sits_hs_transient *tr, sits_err *err) {
+  if (!(tr->jac_values = malloc(tr->g->nz * sizeof *tr->jac_values)))
     return sits__fail(err, SITS_ENOMEM, "out of memory");
-  }
   for (size_t col = 0; col < tr->n; col++)
     for (int p = tr->g->p[col]; p < tr->g->p[col + 1]; p++)
-      tr->jac_values[p] = -tr->g->data[p] / tr->c[tr->g->i[p]];
+      tr->jac_values[p] = -tr->g->data[p] * tr->inv_c[tr->g->i[p]];
+  return SITS_OK;
+}
+
+static int ode_setup(sits_hs_transient *tr, double rtol, sits_err *err) {
+  double *atol = malloc(tr->n * sizeof *atol);
+  int rc = atol ? jac_setup(tr, err) : sits__fail(err, SITS_ENOMEM, "out of memory");
+  if (rc) {
+    free(atol);
+    return rc;
+  }
   for (size_t i = 0; i < tr->n; i++)
     atol[i] = rtol * 100.0; /* kelvin: rtol 1e-5 holds 1e-3 K, a tenth of HotSpot's print */
   sits_ode_opts o = {.n = tr->n,
@@ -872,12 +879,9 @@ static int lti_setup(sits_hs_transient *tr, const sits_hs_transient_opts *o, sit
     tr->lti = sits_lti_new(&lo, 0.0, tr->state, err);
     return tr->lti ? SITS_OK : SITS_ESOLVER;
   }
-  size_t nz = tr->g->nz;
-  if (!(tr->jac_values = malloc(nz * sizeof *tr->jac_values)))
-    return sits__fail(err, SITS_ENOMEM, "out of memory");
-  for (size_t col = 0; col < tr->n; col++)
-    for (int p = tr->g->p[col]; p < tr->g->p[col + 1]; p++)
-      tr->jac_values[p] = -tr->g->data[p] / tr->c[tr->g->i[p]];
+  int rc = jac_setup(tr, err);
+  if (rc)
+    return rc;
   sits_lti_opts lo = {.n = tr->n,
                       .pattern = tr->g,
                       .rhs = grid_rhs,
@@ -909,18 +913,20 @@ int sits_hs_transient_new(const sits_hs_network *net, double dt_s, const double 
   tr->dt = dt_s;
   size_t n = tr->n;
   tr->state = malloc(n * sizeof(double));
-  tr->node_w = calloc(n, sizeof(double));
+  tr->src_w = calloc(n, sizeof(double));
   tr->g_amb = malloc(n * sizeof(double));
   tr->c = malloc(n * sizeof(double));
+  tr->inv_c = malloc(n * sizeof(double));
   tr->tmp = malloc(n * sizeof(double));
   tr->g = sits_thermal_conductance(th);
-  int rc = tr->state && tr->node_w && tr->g_amb && tr->c && tr->tmp && tr->g
+  int rc = tr->state && tr->src_w && tr->g_amb && tr->c && tr->inv_c && tr->tmp && tr->g
                ? SITS_OK
                : sits__fail(err, SITS_ENOMEM, "out of memory");
   for (size_t i = 0; rc == SITS_OK && i < n; i++) {
     tr->state[i] = node_k0[i];
     tr->g_amb[i] = sits_thermal_ambient_conductance_w_per_k(th, (int)i);
     tr->c[i] = sits_thermal_capacity_j_per_k(th, (int)i);
+    tr->inv_c[i] = 1.0 / tr->c[i];
   }
   if (rc == SITS_OK)
     rc = sits_hs_model_of(net) == SITS_HS_BLOCK ? exact_setup(tr, err)
@@ -937,7 +943,7 @@ int sits_hs_transient_new(const sits_hs_network *net, double dt_s, const double 
 void sits_hs_transient_free(sits_hs_transient *tr) {
   if (!tr)
     return;
-  free(tr->state), free(tr->node_w), free(tr->g_amb), free(tr->c), free(tr->tmp);
+  free(tr->state), free(tr->src_w), free(tr->g_amb), free(tr->c), free(tr->inv_c), free(tr->tmp);
   free(tr->jac_values), free(tr->lbuf);
   sits_layergrid_free(tr->lg);
   if (tr->expm)
@@ -954,17 +960,18 @@ void sits_hs_transient_free(sits_hs_transient *tr) {
 int sits_hs_transient_step(sits_hs_transient *tr, const double *block_w, double *node_k,
                            sits_err *err) {
   size_t n = tr->n;
-  sits_hs_power_map(tr->net, block_w, tr->node_w);
+  sits_hs_power_map(tr->net, block_w, tr->src_w);
   double amb = sits_hs_params_of(tr->net)->ambient_k;
+  for (size_t i = 0; i < n; i++)
+    tr->src_w[i] += tr->g_amb[i] * amb;
   if (tr->expm) {
     /* T_inf = G^-1 (P + g_amb T_amb); T <- T_inf + e^{A dt} (T - T_inf) */
-    for (size_t i = 0; i < n; i++)
-      tr->tmp[i] = tr->node_w[i] + tr->g_amb[i] * amb;
-    gsl_vector_view b = gsl_vector_view_array(tr->tmp, n);
+    gsl_vector_view src = gsl_vector_view_array(tr->src_w, n);
     gsl_vector_view tinf = gsl_vector_view_array(node_k, n);
-    gsl_blas_dgemv(CblasNoTrans, 1.0, tr->ginv, &b.vector, 0.0, &tinf.vector);
+    gsl_blas_dgemv(CblasNoTrans, 1.0, tr->ginv, &src.vector, 0.0, &tinf.vector);
     for (size_t i = 0; i < n; i++)
       tr->tmp[i] = tr->state[i] - node_k[i];
+    gsl_vector_view b = gsl_vector_view_array(tr->tmp, n);
     gsl_vector_view s = gsl_vector_view_array(tr->state, n);
     gsl_vector_memcpy(&s.vector, &tinf.vector);
     gsl_blas_dgemv(CblasNoTrans, 1.0, tr->expm, &b.vector, 1.0, &s.vector);
