@@ -47,6 +47,7 @@ typedef struct problem {
   const double *base_w; /* per node: static + traced */
   double ambient_c;
   gsl_spmatrix *g;
+  double *p_w, *dp_w_per_k; /* scratch: node powers and their slopes (n each) */
 } problem;
 
 /* Node powers at temperatures t into p (and slopes into dp when not NULL); the total. */
@@ -72,7 +73,7 @@ static double node_power(const problem *pb, const double *t, double *p, double *
 
 static int f_eval(const gsl_vector *x, void *params, gsl_vector *f) {
   const problem *pb = params;
-  double p[pb->n];
+  double *p = pb->p_w;
   node_power(pb, x->data, p, NULL);
   gsl_spblas_dgemv(CblasNoTrans, 1.0, pb->g, x, 0.0, f);
   for (size_t i = 0; i < pb->n; i++)
@@ -85,8 +86,8 @@ static int f_eval(const gsl_vector *x, void *params, gsl_vector *f) {
 
 static int df_eval(const gsl_vector *x, void *params, gsl_matrix *j) {
   const problem *pb = params;
-  double p[pb->n], dp[pb->n];
-  node_power(pb, x->data, p, dp);
+  double *dp = pb->dp_w_per_k;
+  node_power(pb, x->data, pb->p_w, dp);
   gsl_spmatrix_sp2d(j, pb->g);
   for (size_t i = 0; i < pb->n; i++)
     gsl_matrix_set(j, i, i, gsl_matrix_get(j, i, i) - dp[i]);
@@ -126,13 +127,11 @@ static int sparse_f(const double *t, double *f, void *user) {
 
 /* values of G - diag(dP/dT) in G's compressed-column order */
 static void jac_values(const problem *pb, const double *t, double *values) {
-  double *p = malloc(pb->n * sizeof *p), *dp = malloc(pb->n * sizeof *dp);
-  if (p && dp)
-    node_power(pb, t, p, dp);
+  const double *dp = pb->dp_w_per_k;
+  node_power(pb, t, pb->p_w, pb->dp_w_per_k);
   for (size_t j = 0; j < pb->n; j++)
     for (int k = pb->g->p[j]; k < pb->g->p[j + 1]; k++)
-      values[k] = pb->g->data[k] - ((size_t)pb->g->i[k] == j && dp ? dp[j] : 0.0);
-  free(p), free(dp);
+      values[k] = pb->g->data[k] - ((size_t)pb->g->i[k] == j ? dp[j] : 0.0);
 }
 
 static int sparse_jac(const double *t, double *values, void *user) {
@@ -204,7 +203,9 @@ int sits__steady_at(const sits_scenario *sc, const size_t *opp, const double *ut
   if (rc)
     return rc;
   double *p = malloc(pb.n * sizeof *p), *ambient = malloc(pb.n * sizeof *ambient);
-  if (!(pb.g = sits_thermal_conductance(pb.th)) || !p || !ambient) {
+  pb.p_w = malloc(pb.n * sizeof *pb.p_w);
+  pb.dp_w_per_k = malloc(pb.n * sizeof *pb.dp_w_per_k);
+  if (!(pb.g = sits_thermal_conductance(pb.th)) || !p || !ambient || !pb.p_w || !pb.dp_w_per_k) {
     rc = sits__fail(err, SITS_ENOMEM, "out of memory");
     goto done;
   }
@@ -229,6 +230,7 @@ int sits__steady_at(const sits_scenario *sc, const size_t *opp, const double *ut
 done:
   free(p);
   free(ambient);
+  free(pb.p_w), free(pb.dp_w_per_k);
   gsl_spmatrix_free(pb.g);
   return rc;
 }
