@@ -33,6 +33,17 @@ void (*sits__module_fn(void *h, const char *name, sits_err *err))(void) {
   return fn;
 }
 
+void *sits__module_load(const char *file, const char *const *names, size_t n, void (**fns)(void),
+                        sits_err *err) {
+  void *h = sits__module_open(file, err);
+  for (size_t k = 0; h && k < n; k++)
+    if (!(fns[k] = sits__module_fn(h, names[k], err))) {
+      sits__module_close(h);
+      h = NULL;
+    }
+  return h;
+}
+
 void sits__module_close(void *h) {
   if (h)
     dlclose(h);

@@ -24,14 +24,13 @@ sits_chol *sits_chol_new(const gsl_spmatrix *a, const double *row_scale, sits_er
     sits__fail(err, SITS_ENOMEM, "out of memory");
     return NULL;
   }
-  new_fn create = NULL;
-  if ((c->module = sits__module_open("libsits_cholmod.so", err))) {
-    create = (new_fn)sits__module_fn(c->module, "sits__cholmod_new", err);
-    c->factor = (factor_fn)sits__module_fn(c->module, "sits__cholmod_factor", err);
-    c->solve = (solve_fn)sits__module_fn(c->module, "sits__cholmod_solve", err);
-    c->release = (free_fn)sits__module_fn(c->module, "sits__cholmod_free", err);
-  }
-  if (!create || !c->factor || !c->solve || !c->release || !(c->impl = create(a, row_scale, err))) {
+  static const char *const names[] = {"sits__cholmod_new", "sits__cholmod_factor",
+                                      "sits__cholmod_solve", "sits__cholmod_free"};
+  void (*fn[4])(void) = {0};
+  c->module = sits__module_load("libsits_cholmod.so", names, 4, fn, err);
+  new_fn create = (new_fn)fn[0];
+  c->factor = (factor_fn)fn[1], c->solve = (solve_fn)fn[2], c->release = (free_fn)fn[3];
+  if (!c->module || !(c->impl = create(a, row_scale, err))) {
     sits_chol_free(c);
     return NULL;
   }

@@ -29,17 +29,14 @@ sits_layergrid *sits_layergrid_new(const gsl_spmatrix *g, const double *c, size_
     sits__fail(err, SITS_ENOMEM, "out of memory");
     return NULL;
   }
-  new_fn create = NULL;
-  if ((s->module = sits__module_open("libsits_layergrid.so", err))) {
-    create = (new_fn)sits__module_fn(s->module, "sits__lg_new", err);
-    s->setup = (setup_fn)sits__module_fn(s->module, "sits__lg_setup", err);
-    s->solve = (solve_fn)sits__module_fn(s->module, "sits__lg_solve", err);
-    s->apply = (apply_fn)sits__module_fn(s->module, "sits__lg_apply", err);
-    s->count = (count_fn)sits__module_fn(s->module, "sits__lg_edge_unknowns", err);
-    s->release = (free_fn)sits__module_fn(s->module, "sits__lg_free", err);
-  }
-  if (!create || !s->setup || !s->solve || !s->apply || !s->count || !s->release ||
-      !(s->impl = create(g, c, rows, cols, layers, err))) {
+  static const char *const names[] = {"sits__lg_new",   "sits__lg_setup",         "sits__lg_solve",
+                                      "sits__lg_apply", "sits__lg_edge_unknowns", "sits__lg_free"};
+  void (*fn[6])(void) = {0};
+  s->module = sits__module_load("libsits_layergrid.so", names, 6, fn, err);
+  new_fn create = (new_fn)fn[0];
+  s->setup = (setup_fn)fn[1], s->solve = (solve_fn)fn[2], s->apply = (apply_fn)fn[3];
+  s->count = (count_fn)fn[4], s->release = (free_fn)fn[5];
+  if (!s->module || !(s->impl = create(g, c, rows, cols, layers, err))) {
     sits_layergrid_free(s);
     return NULL;
   }
