@@ -46,7 +46,8 @@ static int path_of(const config_setting_t *g, const char *key, bool required, ch
  * alias of the cell under the block's centre in its layer, and a group of its silicon cells
  * weighted by HotSpot's power map (B7) for the domains. */
 static int grid_groups(sits_scenario *sc, const sits_floorplan *f, const sits_hs_params *prm,
-                       sits_hs_network *net, sits_err *err) {
+                       sits_hs_network *net, const char *where, const char *flp_path,
+                       sits_err *err) {
   size_t R = prm->grid_rows, C = prm->grid_cols, nb = f->n, n = sits_hs_node_count(net);
   double *unit = calloc(nb, sizeof *unit), *w = malloc(n * sizeof *w);
   sc->groups = calloc(nb, sizeof *sc->groups);
@@ -55,17 +56,21 @@ static int grid_groups(sits_scenario *sc, const sits_floorplan *f, const sits_hs
   for (size_t i = 0; rc == SITS_OK && i < R * C; i++)
     sits_thermal_set_junction(sc->thermal, (int)i, true);
   static const char *prefix[4] = {"", "iface_", "hsp_", "hsink_"};
+  double ch_m = f->height_m / (double)R, cw_m = f->width_m / (double)C; /* a cell */
   for (size_t b = 0; rc == SITS_OK && b < nb; b++) {
     const sits_flp_block *k = &f->b[b];
-    double ch = f->height_m / (double)R, cw = f->width_m / (double)C;
-    double ci = floor((f->height_m - (k->y_m + k->h_m / 2)) / ch),
-           cj = floor((k->x_m + k->w_m / 2) / cw);
+    double ci = floor((f->height_m - (k->y_m + k->h_m / 2)) / ch_m),
+           cj = floor((k->x_m + k->w_m / 2) / cw_m);
     size_t i = ci < 0 ? 0 : ci >= (double)R ? R - 1 : (size_t)ci;
     size_t j = cj < 0 ? 0 : cj >= (double)C ? C - 1 : (size_t)cj;
     char name[160];
     for (size_t L = 0; rc == SITS_OK && L < 4; L++) {
       snprintf(name, sizeof name, "%s%s", prefix[L], k->name);
-      rc = sits_thermal_add_alias(sc->thermal, name, (int)(L * R * C + i * C + j), err);
+      if ((rc = sits_thermal_add_alias(sc->thermal, name, (int)(L * R * C + i * C + j), err))) {
+        char msg[SITS_ERRMSG_MAX]; /* e.g. a block named like a cell: name the block's line */
+        snprintf(msg, sizeof msg, "%s", err->msg);
+        sits__fail(err, rc, "%s: %s:%zu: block '%s': %s", where, flp_path, k->line, k->name, msg);
+      }
     }
     unit[b] = 1.0;
     sits_hs_power_map(net, unit, w);
@@ -163,7 +168,7 @@ int sits__load_hotspot_thermal(sits_scenario *sc, const config_setting_t *hs, si
     sits__fail(err, rc, "%s: %s: %s", W(hs), flp, msg);
   }
   if (rc == SITS_OK && kind == SITS_HS_GRID)
-    rc = grid_groups(sc, f, &prm, net, err);
+    rc = grid_groups(sc, f, &prm, net, W(hs), flp, err);
   if (rc == SITS_OK && kind == SITS_HS_BLOCK) {
     sc->thermal = sits_hs_take_thermal(net);
     for (size_t b = 0; b < f->n; b++)

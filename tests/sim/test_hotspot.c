@@ -683,6 +683,19 @@ Test(hotspot, floorplan_platform_errors) {
            "rows = 1.5; }; }; };\nworkload = { phases = ( { duration_s = 1.0; } ); };\n",
            EV6);
   cr_assert_eq(tu_load_fail("ev6_rows.cfg", text, msg, sizeof msg), SITS_EINPUT, "%s", msg);
+  cr_assert(strstr(msg, "ev6_rows.cfg:1: 'rows' and 'cols' must be whole numbers"), "%s", msg);
+  /* a block named like a grid cell cannot stand for its cells: its floorplan line is named */
+  char *flp = tu_write("cellname.flp", "# two blocks\nL0_0_0\t0.01\t0.01\t0\t0\n"
+                                       "b\t0.01\t0.01\t0.01\t0\n");
+  snprintf(text, sizeof text,
+           "platform = { thermal = { hotspot = { flp = \"%s\"; model = \"grid\"; rows = 4; "
+           "cols = 8; }; }; };\nworkload = { phases = ( { duration_s = 1.0; } ); };\n",
+           flp);
+  cr_assert_eq(tu_load_fail("ev6_cellname.cfg", text, msg, sizeof msg), SITS_EINPUT, "%s", msg);
+  cr_assert(strstr(msg, "ev6_cellname.cfg:1: ") && strstr(msg, "cellname.flp:2: block 'L0_0_0'") &&
+                strstr(msg, "already a node name"),
+            "%s", msg);
+  free(flp);
   /* the group's model wins over a model_type among the HotSpot options */
   snprintf(text, sizeof text,
            "platform = { thermal = { hotspot = { flp = \"%s/inputs/ev6.flp\"; model = \"block\"; "
@@ -692,7 +705,6 @@ Test(hotspot, floorplan_platform_errors) {
   sits_scenario *blk = tu_load("ev6_block_wins.cfg", text);
   cr_assert_eq(sits_thermal_node_count(sits_scenario_thermal(blk)), 132);
   sits_scenario_free(blk);
-  cr_assert(strstr(msg, "ev6_rows.cfg:1: 'rows' and 'cols' must be whole numbers"), "%s", msg);
   snprintf(text, sizeof text,
            "platform = { thermal = { hotspot = { flp = \"%s/inputs/ev6.flp\";\n options = { "
            "s_spreader = "
