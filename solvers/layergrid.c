@@ -58,7 +58,7 @@ size_t sits__lg_edge_unknowns(const lg_impl *s);
 void sits__lg_free(lg_impl *s);
 
 struct lg_impl {
-  size_t R, C, L, nc, ncell, ne, n;
+  size_t R, C, L, nc, ncell, ne;
   double *gr, *gc, *gz, *gnd, *cap; /* per layer (gz: between l and l + 1) */
   double *gext, *cext;              /* G and C on the extra nodes (ne x ne, ne) */
   bool has_c;
@@ -71,7 +71,7 @@ struct lg_impl {
   double *buf, *corr; /* fftw_malloc'ed, ncell */
   /* made by setup */
   bool ready;
-  double alpha, tau;
+  double tau; /* of the current setup (the mode systems' off-diagonals) */
   double *piv, *mul, *w; /* per mode: 1 / pivots [l nc + m], multipliers [(l-1) nc + m], and
                             (T_m^-1) between segment layers [m nl nl + a nl + b] */
   gsl_matrix *S;         /* the dense system (LU) */
@@ -418,7 +418,7 @@ lg_impl *sits__lg_new(const gsl_spmatrix *g, const double *c, size_t rows, size_
     return NULL;
   }
   s->R = rows, s->C = cols, s->L = layers, s->nc = rows * cols, s->ncell = ncell;
-  s->n = g->size1, s->ne = s->n - ncell, s->has_c = c != NULL;
+  s->ne = g->size1 - ncell, s->has_c = c != NULL;
   size_t L = layers, nc = s->nc, ne = s->ne;
   s->gr = calloc(5 * L, sizeof(double));
   s->gext = calloc(ne * ne + ne + 1, sizeof(double));
@@ -655,7 +655,7 @@ int sits__lg_setup(lg_impl *s, double alpha, double tau, sits_err *err) {
   if (!(tau > 0) || !(alpha >= 0) || (alpha > 0 && !s->has_c))
     return sits__fail(err, SITS_EINTERNAL, "sits_layergrid_setup: alpha %g, tau %g", alpha, tau);
   size_t R = s->R, C = s->C, L = s->L, nc = s->nc, nl = s->nl, ny = s->ny, ne = s->ne;
-  s->alpha = alpha, s->tau = tau, s->ready = false;
+  s->tau = tau, s->ready = false;
   double tmp[64];
   for (size_t p = 0; p < R; p++)
     for (size_t q = 0; q < C; q++) {
