@@ -521,12 +521,12 @@ Test(hotspot, floorplan_platform_steady_and_run_match_hotspot) {
  * three domains of constant power over blocks, run by the engine (CVODE) and steady, against
  * the same network driven by the same block powers through sits_hs (its own power map and
  * a fine fixed-step ESDIRK / a direct steady solve). */
-static sits_scenario *grid_scenario(size_t rows, size_t cols, const char *extra) {
+static sits_scenario *grid_scenario(size_t rows, size_t cols, bool compat, const char *extra) {
   char text[4096];
   snprintf(text, sizeof text,
            "platform = { thermal = { hotspot = { flp = \"%s/inputs/ev6.flp\"; config = "
            "\"%s/inputs/example2.config\"; materials = \"%s/inputs/example.materials\"; "
-           "model = \"grid\"; rows = %zu; cols = %zu; }; };\n"
+           "model = \"grid\"; rows = %zu; cols = %zu; compat = %s; }; };\n"
            "  static_w = 3.0; static_node = \"Icache\";\n"
            "  domains = ( { name = \"int\"; node = \"IntReg_0\"; idle_w = 5.0; ceff_f = 1e-12;\n"
            "                opp = ( { freq_mhz = 1000.0; volt_v = 0.9; } ); %s },\n"
@@ -537,13 +537,13 @@ static sits_scenario *grid_scenario(size_t rows, size_t cols, const char *extra)
            "                opp = ( { freq_mhz = 1000.0; volt_v = 0.9; } ); } ); };\n"
            "workload = { phases = ( { duration_s = 0.05; demand = { int = 0.0; fp = 0.0; mem = "
            "0.0; }; } ); };\nambient_c = 45.0;\nsample_period_s = 0.01;\n",
-           EV6, EV6, EV6, rows, cols, extra);
+           EV6, EV6, EV6, rows, cols, compat ? "true" : "false", extra);
   return tu_load("ev6_grid_platform.cfg", text);
 }
 
 Test(hotspot, grid_floorplan_platform_matches_the_grid_network, .timeout = 60) {
   const size_t R = 16, C = 12, n = 4 * R * C + 12;
-  sits_scenario *sc = grid_scenario(R, C, "");
+  sits_scenario *sc = grid_scenario(R, C, false, "");
   const sits_thermal *th = sits_scenario_thermal(sc);
   cr_assert_eq(sits_thermal_node_count(th), n);
   int reg = sits_thermal_find(th, "IntReg_0"), sink = sits_thermal_find(th, "hsink_IntReg_0");
@@ -582,6 +582,26 @@ Test(hotspot, grid_floorplan_platform_matches_the_grid_network, .timeout = 60) {
     worst = fmax(worst, fabs(st.temp_c[i] + SITS_KELVIN - t[i]));
   cr_assert_leq(worst, 1e-6, "steady %g K", worst);
   sits_steady_release(&st);
+  /* compat = true: HotSpot's transposed lateral resistances (these cells are 1 x 1.33 mm) */
+  double *tq = malloc(n * sizeof *tq);
+  sits_hs_network *quirk;
+  f.p.transpose_lateral = true;
+  cr_assert_eq(sits_hs_network_new(f.flp, &f.p, SITS_HS_GRID, &quirk, &err), SITS_OK);
+  cr_assert_eq(sits_hs_steady(quirk, bw, false, tq, &err), SITS_OK, "%s", err.msg);
+  sits_scenario *sq = grid_scenario(R, C, true, "");
+  cr_assert_eq(sits_steady(sq, &st, &err), SITS_OK, "%s", err.msg);
+  double worst_q = 0, moved = 0;
+  for (size_t i = 0; i < n; i++) {
+    worst_q = fmax(worst_q, fabs(st.temp_c[i] + SITS_KELVIN - tq[i]));
+    moved = fmax(moved, fabs(tq[i] - t[i]));
+  }
+  cr_assert_leq(worst_q, 1e-6, "compat steady %g K", worst_q);
+  cr_assert_gt(moved, 0.01, "the quirk changes this grid's answer (%g K)", moved);
+  sits_steady_release(&st);
+  sits_scenario_free(sq);
+  sits_hs_network_free(quirk);
+  free(tq);
+  f.p.transpose_lateral = false;
   /* transient from 45 C everywhere */
   for (size_t i = 0; i < n; i++)
     t[i] = 45.0 + SITS_KELVIN;
@@ -639,7 +659,7 @@ Test(hotspot, steady_leakage_by_sparse_newton, .timeout = 60) {
   cr_assert_leq(worst, 1e-7);
   sits_steady_release(&dense), sits_steady_release(&sparse);
   /* a 32 x 32 grid platform */
-  sits_scenario *sc = grid_scenario(32, 32, "leak_ref_w = 0.5; leak_per_k = 0.02;");
+  sits_scenario *sc = grid_scenario(32, 32, false, "leak_ref_w = 0.5; leak_per_k = 0.02;");
   sits_steady_state st, cold;
   cr_assert_eq(sits_steady(sc, &st, &err), SITS_OK, "%s", err.msg);
   cr_assert(!st.runaway);
@@ -650,7 +670,7 @@ Test(hotspot, steady_leakage_by_sparse_newton, .timeout = 60) {
   cr_log_info("grid platform with leakage: %.6f W in, %.6f W out", st.total_power_w, out);
   cr_assert_float_eq(out, st.total_power_w, 1e-7 * st.total_power_w);
   sits_scenario_free(sc);
-  sc = grid_scenario(32, 32, "");
+  sc = grid_scenario(32, 32, false, "");
   cr_assert_eq(sits_steady(sc, &cold, &err), SITS_OK, "%s", err.msg);
   cr_assert_gt(st.total_power_w, cold.total_power_w + 0.5, "leakage adds at least its 0.5 W");
   cr_assert_gt(st.max_junction_temp_c, cold.max_junction_temp_c);
