@@ -74,8 +74,11 @@ int cmd_dvfs_table(int argc, char **argv) {
   sits_scenario *sc = NULL;
   sits_dvfs_table *tables = calloc(SITS_MAX_DOMAINS, sizeof *tables);
   size_t n = 0;
-  int rc = tables ? sits_scenario_load(a.scenario, a.sets.items, a.sets.n, &sc, &err)
-                  : sits__fail(&err, SITS_ENOMEM, "out of memory");
+  int rc = SITS_ENOMEM;
+  if (tables)
+    rc = sits_scenario_load(a.scenario, a.sets.items, a.sets.n, &sc, &err);
+  else
+    snprintf(err.msg, sizeof err.msg, "out of memory");
   if (rc == SITS_OK && strcmp(a.format, "nvpmodel") == 0 && !a.domain) {
     size_t nd;
     const sits_domain *dom = sits_scenario_domains(sc, &nd);

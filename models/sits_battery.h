@@ -25,6 +25,8 @@
 
 #include "sits_status.h"
 
+SITS_BEGIN_DECLS
+
 #define SITS_BATTERY_MAX_RC 3
 #define SITS_BATTERY_MAX_OCV 256
 #define SITS_BATTERY_MAX_OCV_T 8
@@ -61,21 +63,21 @@ typedef struct sits_battery sits_battery;
  * through the mean OCV over SOC in [0, 1]: Q_ah = Wh / (series parallel mean_OCV). NULL with the
  * reason in @p err.
  */
-sits_battery *sits_battery_new(const sits_battery_cfg *cfg, sits_err *err);
-void sits_battery_free(sits_battery *b);
+SITS_API sits_battery *sits_battery_new(const sits_battery_cfg *cfg, sits_err *err);
+SITS_API void sits_battery_free(sits_battery *b);
 
-const sits_battery_cfg *sits_battery_config(const sits_battery *b);
+SITS_API const sits_battery_cfg *sits_battery_config(const sits_battery *b);
 /** The cell capacity [Ah] (given or converted). */
-double sits_battery_capacity_ah(const sits_battery *b);
+SITS_API double sits_battery_capacity_ah(const sits_battery *b);
 /** OCV [V] at @p soc (clamped to the table's range), at r_ref_c for a 2-D table. */
-double sits_battery_ocv_v(const sits_battery *b, double soc);
+SITS_API double sits_battery_ocv_v(const sits_battery *b, double soc);
 /** OCV [V] at @p soc and cell temperature @p temp_c (the same as sits_battery_ocv_v() for a
  *  1-D table). */
-double sits_battery_ocv_at_v(const sits_battery *b, double soc, double temp_c);
+SITS_API double sits_battery_ocv_at_v(const sits_battery *b, double soc, double temp_c);
 /** Mean OCV over SOC in [0, 1] [V] (the integral of the interpolant; at r_ref_c). */
-double sits_battery_mean_ocv_v(const sits_battery *b);
+SITS_API double sits_battery_mean_ocv_v(const sits_battery *b);
 /** Arrhenius factor on the resistances at @p temp_c (1 at r_ref_c or with Ea = 0). */
-double sits_battery_r_scale(const sits_battery *b, double temp_c);
+SITS_API double sits_battery_r_scale(const sits_battery *b, double temp_c);
 
 /**
  * Cell current [A] for a pack output power @p p_pack_w at state (soc, v_rc) and
@@ -83,19 +85,22 @@ double sits_battery_r_scale(const sits_battery *b, double temp_c);
  * not NULL, the quadratic's discriminant b^2 - 4 R0 p [V^2] (the brown-out margin). Returns
  * false on a brown-out (no real root).
  */
-bool sits_battery_current_a(const sits_battery *b, double soc, const double *v_rc_v, double temp_c,
-                            double p_pack_w, double *i_cell_a, double *v_cell_v, double *disc_v2);
+SITS_API bool sits_battery_current_a(const sits_battery *b, double soc, const double *v_rc_v,
+                                     double temp_c, double p_pack_w, double *i_cell_a,
+                                     double *v_cell_v, double *disc_v2);
 
 /** State derivatives for cell current @p i_cell_a: dSOC/dt [1/s] and dV_k/dt [V/s]. */
-void sits_battery_derivative(const sits_battery *b, const double *v_rc_v, double temp_c,
-                             double i_cell_a, double *dsoc_dt, double *dv_rc_dt);
+SITS_API void sits_battery_derivative(const sits_battery *b, const double *v_rc_v, double temp_c,
+                                      double i_cell_a, double *dsoc_dt, double *dv_rc_dt);
 
 /** Open-circuit energy of the pack between @p soc_lo and @p soc_hi [J]:
  *  series parallel Q 3600 * integral of OCV dSOC. */
-double sits_battery_pack_energy_j(const sits_battery *b, double soc_lo, double soc_hi);
+SITS_API double sits_battery_pack_energy_j(const sits_battery *b, double soc_lo, double soc_hi);
 
 /** Joule heat of the whole pack [W]. */
-double sits_battery_heat_w(const sits_battery *b, const double *v_rc_v, double temp_c,
-                           double i_cell_a);
+SITS_API double sits_battery_heat_w(const sits_battery *b, const double *v_rc_v, double temp_c,
+                                    double i_cell_a);
+
+SITS_END_DECLS
 
 #endif

@@ -23,6 +23,8 @@
 #include "sits_status.h"
 #include "sits_thermal.h"
 
+SITS_BEGIN_DECLS
+
 #define SITS_KELVIN 273.15
 
 typedef struct sits_flp_block {
@@ -41,11 +43,11 @@ typedef struct sits_floorplan {
 /** A new floorplan from @p n blocks (names copied; positions translated; checked: names
  *  unique and non-empty, sizes > 0 and finite, no two blocks overlapping by more than
  *  HotSpot's 1e-6 m tolerance). @p path names the source in messages. */
-int sits_floorplan_new(const sits_flp_block *blocks, size_t n, const char *path,
-                       sits_floorplan **out, sits_err *err);
-void sits_floorplan_free(sits_floorplan *f);
+SITS_API int sits_floorplan_new(const sits_flp_block *blocks, size_t n, const char *path,
+                                sits_floorplan **out, sits_err *err);
+SITS_API void sits_floorplan_free(sits_floorplan *f);
 /** Index of block @p name, or -1. */
-int sits_floorplan_find(const sits_floorplan *f, const char *name);
+SITS_API int sits_floorplan_find(const sits_floorplan *f, const char *name);
 
 typedef enum sits_hs_model { SITS_HS_BLOCK, SITS_HS_GRID } sits_hs_model;
 typedef enum sits_hs_map {
@@ -74,7 +76,7 @@ typedef struct sits_hs_params {
 } sits_hs_params;
 
 /** HotSpot's code defaults (default_thermal_config(), HOTSPOT-MODEL.md 4.8), quirks on. */
-void sits_hs_params_default(sits_hs_params *p);
+SITS_API void sits_hs_params_default(sits_hs_params *p);
 
 typedef struct sits_hs_network sits_hs_network;
 
@@ -83,29 +85,30 @@ typedef struct sits_hs_network sits_hs_network;
  * the spreader or the sink, on a grid under 2 x 2, or on a block spanning no row or
  * column of the grid.
  */
-int sits_hs_network_new(const sits_floorplan *flp, const sits_hs_params *prm, sits_hs_model model,
-                        sits_hs_network **out, sits_err *err);
-void sits_hs_network_free(sits_hs_network *net);
+SITS_API int sits_hs_network_new(const sits_floorplan *flp, const sits_hs_params *prm,
+                                 sits_hs_model model, sits_hs_network **out, sits_err *err);
+SITS_API void sits_hs_network_free(sits_hs_network *net);
 
 /** Hands the RC network over to the caller (who frees it); the network keeps its maps but
  *  must not be used for solving afterwards. */
-sits_thermal *sits_hs_take_thermal(sits_hs_network *net);
+SITS_API sits_thermal *sits_hs_take_thermal(sits_hs_network *net);
 /** The RC network (borrowed; temperatures in degC there). */
-const sits_thermal *sits_hs_thermal(const sits_hs_network *net);
-size_t sits_hs_node_count(const sits_hs_network *net);
-sits_hs_model sits_hs_model_of(const sits_hs_network *net);
-const sits_floorplan *sits_hs_floorplan(const sits_hs_network *net);
-const sits_hs_params *sits_hs_params_of(const sits_hs_network *net);
+SITS_API const sits_thermal *sits_hs_thermal(const sits_hs_network *net);
+SITS_API size_t sits_hs_node_count(const sits_hs_network *net);
+SITS_API sits_hs_model sits_hs_model_of(const sits_hs_network *net);
+SITS_API const sits_floorplan *sits_hs_floorplan(const sits_hs_network *net);
+SITS_API const sits_hs_params *sits_hs_params_of(const sits_hs_network *net);
 
 /** Node powers [W] (n_nodes) from block powers (floorplan order). */
-void sits_hs_power_map(const sits_hs_network *net, const double *block_w, double *node_w);
+SITS_API void sits_hs_power_map(const sits_hs_network *net, const double *block_w, double *node_w);
 
 /**
  * Block-level values (4 n_blocks + 12: silicon, iface_, hsp_, hsink_ per block, then the
  * inodes) from node temperatures, in the same unit: the node itself (block model) or the
  * grid_map_mode reduction over the block's cells, per layer (grid model).
  */
-void sits_hs_block_values(const sits_hs_network *net, const double *node, double *block_vals);
+SITS_API void sits_hs_block_values(const sits_hs_network *net, const double *node,
+                                   double *block_vals);
 
 /**
  * Node temperatures [K] from block-level temperatures [K] (4 n + 12, as above), for an
@@ -113,13 +116,16 @@ void sits_hs_block_values(const sits_hs_network *net, const double *node, double
  * the occupancy-weighted sum of the blocks over it, uncovered cells 0 K) with
  * hotspot_init_map, else the occupancy-weighted mean (uncovered cells at init_temp_k).
  */
-void sits_hs_init_map(const sits_hs_network *net, const double *block_k, double *node_k);
+SITS_API void sits_hs_init_map(const sits_hs_network *net, const double *block_k, double *node_k);
 
 /** HotSpot's steady leakage of block @p b at temperature @p temp_k [W]. */
-double sits_hs_leakage_w(const sits_hs_network *net, size_t b, double temp_k);
+SITS_API double sits_hs_leakage_w(const sits_hs_network *net, size_t b, double temp_k);
 
 /** The name of block-level value @p k (0 .. 4n + 11): "<blk>", "iface_<blk>", ..., "inode_N"
  *  into @p buf. */
-const char *sits_hs_value_name(const sits_hs_network *net, size_t k, char *buf, size_t size);
+SITS_API const char *sits_hs_value_name(const sits_hs_network *net, size_t k, char *buf,
+                                        size_t size);
+
+SITS_END_DECLS
 
 #endif

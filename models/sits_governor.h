@@ -37,6 +37,8 @@
 #include "sits_power.h"
 #include "sits_status.h"
 
+SITS_BEGIN_DECLS
+
 #define SITS_MAX_DOMAINS 16
 
 typedef enum sits_base_kind {
@@ -70,8 +72,8 @@ typedef struct sits_governor_cfg {
 } sits_governor_cfg;
 
 /** Name of a base kind ("ondemand"...), and the kind of a name (-1 if unknown). */
-const char *sits_base_kind_name(sits_base_kind k);
-int sits_base_kind_from_name(const char *name);
+SITS_API const char *sits_base_kind_name(sits_base_kind k);
+SITS_API int sits_base_kind_from_name(const char *name);
 
 /** What the governor sees at a tick. */
 typedef struct sits_governor_obs {
@@ -97,15 +99,18 @@ typedef struct sits_governor_out {
 typedef struct sits_governor sits_governor;
 
 /** A governor for @p n_domains domains (borrowed; must outlive it). NULL when out of memory. */
-sits_governor *sits_governor_new(const sits_governor_cfg *cfg, const sits_domain *domains,
-                                 size_t n_domains);
-void sits_governor_free(sits_governor *g);
+SITS_API sits_governor *sits_governor_new(const sits_governor_cfg *cfg, const sits_domain *domains,
+                                          size_t n_domains);
+SITS_API void sits_governor_free(sits_governor *g);
 
 /** One tick: decides the OPPs for the next period. */
-void sits_governor_tick(sits_governor *g, const sits_governor_obs *obs, sits_governor_out *out);
+SITS_API void sits_governor_tick(sits_governor *g, const sits_governor_obs *obs,
+                                 sits_governor_out *out);
 
 /** The base governor's OPP for domain @p d at @p demand (exposed for tests and tables). */
-size_t sits_governor_base_opp(const sits_governor_cfg *cfg, const sits_domain *d, size_t index,
-                              double demand);
+SITS_API size_t sits_governor_base_opp(const sits_governor_cfg *cfg, const sits_domain *d,
+                                       size_t index, double demand);
+
+SITS_END_DECLS
 
 #endif

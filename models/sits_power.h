@@ -21,6 +21,8 @@
 
 #include "sits_status.h"
 
+SITS_BEGIN_DECLS
+
 /** One operating point. power_w and items_per_s are NAN when not measured. */
 typedef struct sits_opp {
   double freq_mhz, volt_v, power_w, items_per_s;
@@ -48,26 +50,28 @@ typedef struct sits_domain {
  * frequencies and voltages, fractions summing to 1, non-negative powers, mem_bound in
  * [0, 1]. SITS_EINPUT with what is wrong (the caller adds file:line).
  */
-int sits_domain_check(const sits_domain *d, sits_err *err);
+SITS_API int sits_domain_check(const sits_domain *d, sits_err *err);
 
 /** Leakage [W] at voltage @p volt_v and temperature @p temp_c, and its slope [W/K]. */
-double sits_domain_leakage_w(const sits_domain *d, double volt_v, double temp_c,
-                             double *dleak_dt_w_per_k);
+SITS_API double sits_domain_leakage_w(const sits_domain *d, double volt_v, double temp_c,
+                                      double *dleak_dt_w_per_k);
 
 /** Power [W] at OPP @p k, utilisation @p u, temperature @p temp_c; slope dP/dT in *dp_dt. */
-double sits_domain_power_w(const sits_domain *d, size_t k, double u, double temp_c,
-                           double *dp_dt_w_per_k);
+SITS_API double sits_domain_power_w(const sits_domain *d, size_t k, double u, double temp_c,
+                                    double *dp_dt_w_per_k);
 
 /** Dynamic power at full load [W] of OPP @p k (measured part minus reference leakage). */
-double sits_domain_dynamic_w(const sits_domain *d, size_t k);
+SITS_API double sits_domain_dynamic_w(const sits_domain *d, size_t k);
 
 /** Capacity of OPP @p k as a fraction of the capacity at f_max (1 at the top OPP). */
-double sits_domain_capacity(const sits_domain *d, size_t k);
+SITS_API double sits_domain_capacity(const sits_domain *d, size_t k);
 
 /** Utilisation at OPP @p k for demand @p demand: min(1, demand / capacity). */
-double sits_domain_utilisation(const sits_domain *d, size_t k, double demand);
+SITS_API double sits_domain_utilisation(const sits_domain *d, size_t k, double demand);
 
 /** Items per second done at OPP @p k under @p demand: min(demand, cap) * max_rate. */
-double sits_domain_rate(const sits_domain *d, size_t k, double demand);
+SITS_API double sits_domain_rate(const sits_domain *d, size_t k, double demand);
+
+SITS_END_DECLS
 
 #endif

@@ -14,6 +14,8 @@
 
 #include "sits_status.h"
 
+SITS_BEGIN_DECLS
+
 typedef struct sits_schedule sits_schedule;
 
 /** What a column drives. */
@@ -28,10 +30,10 @@ typedef struct sits_column {
 } sits_column;
 
 /** A new empty schedule with @p n_cols columns (copied). NULL when out of memory. */
-sits_schedule *sits_schedule_new(size_t n_cols, const sits_column *cols);
+SITS_API sits_schedule *sits_schedule_new(size_t n_cols, const sits_column *cols);
 
 /** Frees @p s; NULL is a no-op. */
-void sits_schedule_free(sits_schedule *s);
+SITS_API void sits_schedule_free(sits_schedule *s);
 
 /**
  * Appends a segment starting at @p start_s (> the previous start, and 0 for the first)
@@ -39,38 +41,40 @@ void sits_schedule_free(sits_schedule *s);
  * values equal the previous one's is merged into it, so it adds no breakpoint.
  * Returns SITS_OK, SITS_EINPUT (time not increasing, non-finite value) or SITS_ENOMEM.
  */
-int sits_schedule_append(sits_schedule *s, double start_s, const double *power_w, double ambient_c,
-                         sits_err *err);
+SITS_API int sits_schedule_append(sits_schedule *s, double start_s, const double *power_w,
+                                  double ambient_c, sits_err *err);
 
-size_t sits_schedule_segment_count(const sits_schedule *s);
-size_t sits_schedule_column_count(const sits_schedule *s);
+SITS_API size_t sits_schedule_segment_count(const sits_schedule *s);
+SITS_API size_t sits_schedule_column_count(const sits_schedule *s);
 /** Column @p j. */
-sits_column sits_schedule_column(const sits_schedule *s, size_t j);
-double sits_schedule_start_s(const sits_schedule *s, size_t k);
-double sits_schedule_ambient_c(const sits_schedule *s, size_t k);
+SITS_API sits_column sits_schedule_column(const sits_schedule *s, size_t j);
+SITS_API double sits_schedule_start_s(const sits_schedule *s, size_t k);
+SITS_API double sits_schedule_ambient_c(const sits_schedule *s, size_t k);
 /** Column values of segment @p k (borrowed, n_cols values). */
-const double *sits_schedule_values(const sits_schedule *s, size_t k);
+SITS_API const double *sits_schedule_values(const sits_schedule *s, size_t k);
 
 /**
  * Adds the power columns of segment @p k into @p node_power_w (indexed by node).
  * The caller sets the base values (zero or static power) first.
  */
-void sits_schedule_add_node_power(const sits_schedule *s, size_t k, double *node_power_w);
+SITS_API void sits_schedule_add_node_power(const sits_schedule *s, size_t k, double *node_power_w);
 
 /** Sets the demand columns of segment @p k into @p demand (indexed by domain). */
-void sits_schedule_set_demand(const sits_schedule *s, size_t k, double *demand);
+SITS_API void sits_schedule_set_demand(const sits_schedule *s, size_t k, double *demand);
 
 /** Sum of the power columns of segment @p k [W]. */
-double sits_schedule_total_power_w(const sits_schedule *s, size_t k);
+SITS_API double sits_schedule_total_power_w(const sits_schedule *s, size_t k);
 
 /** Index of the segment that holds at time @p t_s (the first one for t_s < 0). */
-size_t sits_schedule_find(const sits_schedule *s, double t_s);
+SITS_API size_t sits_schedule_find(const sits_schedule *s, double t_s);
 
 /**
  * Time averages over [0, @p end_s] (end_s > 0): per column into @p avg (n_cols values)
  * and the ambient into *avg_ambient_c.
  */
-void sits_schedule_average(const sits_schedule *s, double end_s, double *avg,
-                           double *avg_ambient_c);
+SITS_API void sits_schedule_average(const sits_schedule *s, double end_s, double *avg,
+                                    double *avg_ambient_c);
+
+SITS_END_DECLS
 
 #endif

@@ -20,76 +20,82 @@
 
 #include "sits_status.h"
 
+SITS_BEGIN_DECLS
+
 /** Index that stands for the ambient boundary in sits_thermal_add_link(). */
 #define SITS_AMBIENT (-1)
 
 typedef struct sits_thermal sits_thermal;
 
 /** A new empty network, or NULL when out of memory. Free with sits_thermal_free(). */
-sits_thermal *sits_thermal_new(void);
+SITS_API sits_thermal *sits_thermal_new(void);
 
 /** Frees @p th; NULL is a no-op. */
-void sits_thermal_free(sits_thermal *th);
+SITS_API void sits_thermal_free(sits_thermal *th);
 
 /**
  * Adds a node named @p name (copied; unique, not "ambient") with heat capacity
  * @p c_j_per_k > 0. Its initial temperature defaults to the ambient, it is not a
  * junction and has no critical trip. Returns the node index (>= 0) or a negative status.
  */
-int sits_thermal_add_node(sits_thermal *th, const char *name, double c_j_per_k, sits_err *err);
+SITS_API int sits_thermal_add_node(sits_thermal *th, const char *name, double c_j_per_k,
+                                   sits_err *err);
 
 /** Initial temperature of node @p i in degC; NAN means "start at the ambient". */
-void sits_thermal_set_initial_c(sits_thermal *th, int i, double initial_c);
+SITS_API void sits_thermal_set_initial_c(sits_thermal *th, int i, double initial_c);
 /** Marks node @p i as a junction (counted in the junction temperature). */
-void sits_thermal_set_junction(sits_thermal *th, int i, bool junction);
+SITS_API void sits_thermal_set_junction(sits_thermal *th, int i, bool junction);
 /** Shutdown trip of node @p i in degC; NAN means none. */
-void sits_thermal_set_critical_c(sits_thermal *th, int i, double critical_c);
+SITS_API void sits_thermal_set_critical_c(sits_thermal *th, int i, double critical_c);
 
 /**
  * Links nodes @p a and @p b (b may be SITS_AMBIENT) through @p r_k_per_w > 0.
  * Parallel links add their conductances. Returns SITS_OK or SITS_EINPUT
  * (self link, bad index, R not positive and finite).
  */
-int sits_thermal_add_link(sits_thermal *th, int a, int b, double r_k_per_w, sits_err *err);
+SITS_API int sits_thermal_add_link(sits_thermal *th, int a, int b, double r_k_per_w, sits_err *err);
 
 /** Number of nodes. */
-size_t sits_thermal_node_count(const sits_thermal *th);
+SITS_API size_t sits_thermal_node_count(const sits_thermal *th);
 /** Number of node-to-node links (ambient links are folded into the nodes). */
-size_t sits_thermal_link_count(const sits_thermal *th);
+SITS_API size_t sits_thermal_link_count(const sits_thermal *th);
 /** Index of the node named @p name (or by an alias), or -1. */
-int sits_thermal_find(const sits_thermal *th, const char *name);
+SITS_API int sits_thermal_find(const sits_thermal *th, const char *name);
 /** Makes @p name (not a node's name) another name of node @p node: a floorplan block whose
  *  silicon is many grid cells is found as its centre cell. */
-int sits_thermal_add_alias(sits_thermal *th, const char *name, int node, sits_err *err);
+SITS_API int sits_thermal_add_alias(sits_thermal *th, const char *name, int node, sits_err *err);
 /** Name of node @p i (borrowed). */
-const char *sits_thermal_name(const sits_thermal *th, int i);
-double sits_thermal_capacity_j_per_k(const sits_thermal *th, int i);
-double sits_thermal_initial_c(const sits_thermal *th, int i);
-bool sits_thermal_is_junction(const sits_thermal *th, int i);
-double sits_thermal_critical_c(const sits_thermal *th, int i);
+SITS_API const char *sits_thermal_name(const sits_thermal *th, int i);
+SITS_API double sits_thermal_capacity_j_per_k(const sits_thermal *th, int i);
+SITS_API double sits_thermal_initial_c(const sits_thermal *th, int i);
+SITS_API bool sits_thermal_is_junction(const sits_thermal *th, int i);
+SITS_API double sits_thermal_critical_c(const sits_thermal *th, int i);
 /** Sum of the conductances from node @p i to the ambient [W/K]. */
-double sits_thermal_ambient_conductance_w_per_k(const sits_thermal *th, int i);
+SITS_API double sits_thermal_ambient_conductance_w_per_k(const sits_thermal *th, int i);
 /** True when at least one node is marked as a junction. */
-bool sits_thermal_has_junctions(const sits_thermal *th);
+SITS_API bool sits_thermal_has_junctions(const sits_thermal *th);
 
 /**
  * Evaluates the network: dtemp_dt[i] = (P_i - heat out of i) / C_i [K/s] for the
  * temperatures @p temp_c and node powers @p power_w (both length n). Stores the total
  * heat flowing into the ambient [W] in *to_ambient_w when it is not NULL.
  */
-void sits_thermal_derivative(const sits_thermal *th, const double *temp_c, const double *power_w,
-                             double ambient_c, double *dtemp_dt, double *to_ambient_w);
+SITS_API void sits_thermal_derivative(const sits_thermal *th, const double *temp_c,
+                                      const double *power_w, double ambient_c, double *dtemp_dt,
+                                      double *to_ambient_w);
 
 /**
  * The conductance matrix G [W/K] (n x n, compressed column, ambient conductances on
  * the diagonal). The caller frees it with gsl_spmatrix_free(). NULL when out of memory.
  */
-gsl_spmatrix *sits_thermal_conductance(const sits_thermal *th);
+SITS_API gsl_spmatrix *sits_thermal_conductance(const sits_thermal *th);
 
 /**
  * Checks that every node has a path to the ambient, which makes G non-singular and the
  * steady state unique. SITS_EINPUT names the first node without one.
  */
-int sits_thermal_check_grounded(const sits_thermal *th, sits_err *err);
+SITS_API int sits_thermal_check_grounded(const sits_thermal *th, sits_err *err);
+
+SITS_END_DECLS
 
 #endif

@@ -1,6 +1,7 @@
 /* replay.c - a board trace through the model, compared with its sensors (sits_replay.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "sits_replay.h"
+#include "status_impl.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -421,7 +422,7 @@ int sits_replay_write_h5(const sits_replay *r, const char *path, sits_err *err) 
                           .values = {meas, sim},
                           .attr_name = {"trace_format"},
                           .attr_value = {r->trace->format}};
-    rc = sits__h5_call(path, "sits__h5_write_columns", &c, err);
+    rc = sits__h5_write_columns_file(path, &c, err);
   }
   free(meas), free(sim), free(names), free(t);
   return rc;

@@ -1,6 +1,7 @@
 /* rt_capture.c - the runtime hook library: sysfs sources into normalised rows (sits_rt.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "sits_rt.h"
+#include "status_impl.h"
 
 /* sysfs paths are built in fixed buffers; a name long enough to be cut makes a path that does
  * not exist, and that source is simply not found. GCC cannot see the bounds of directory

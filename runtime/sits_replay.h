@@ -19,6 +19,9 @@
 #include "sits_scenario.h"
 #include "sits_sim.h"
 #include "sits_trace.h"
+#include "sits_export.h"
+
+SITS_BEGIN_DECLS
 
 typedef struct sits_replay_sensor {
   char column[160];
@@ -43,20 +46,22 @@ typedef struct sits_replay {
  * Replays @p trace_path (read with @p topts; NULL: sniffed) through @p sc, which becomes a replay
  * scenario (sits_scenario_make_replay()). The metrics cover every row.
  */
-int sits_replay_run(sits_scenario *sc, const char *trace_path, const sits_trace_opts *topts,
-                    sits_replay **out, sits_err *err);
+SITS_API int sits_replay_run(sits_scenario *sc, const char *trace_path,
+                             const sits_trace_opts *topts, sits_replay **out, sits_err *err);
 /** The same on a trace already read (borrowed; @p path only names it in messages), with the
  *  initial temperatures of unsensed nodes given by @p initial_c where not NAN (NULL: all
  *  estimated). */
-int sits_replay_run_trace(sits_scenario *sc, const sits_trace *trace, const char *path,
-                          const double *initial_c, sits_replay **out, sits_err *err);
-void sits_replay_free(sits_replay *r);
+SITS_API int sits_replay_run_trace(sits_scenario *sc, const sits_trace *trace, const char *path,
+                                   const double *initial_c, sits_replay **out, sits_err *err);
+SITS_API void sits_replay_free(sits_replay *r);
 
 /** The Replay summary JSON of the contract (sensors, duration_s) plus the initial state. */
-int sits_replay_write_json(const sits_replay *r, const sits_scenario *sc, FILE *f);
+SITS_API int sits_replay_write_json(const sits_replay *r, const sits_scenario *sc, FILE *f);
 /** HDF5: /time_s (the trace rows), /measured_c/<column>, /simulated_c/<column>, /power_w/total. */
-int sits_replay_write_h5(const sits_replay *r, const char *path, sits_err *err);
+SITS_API int sits_replay_write_h5(const sits_replay *r, const char *path, sits_err *err);
 /** CSV of time_s, then per sensor measured and simulated, then the mapped power (plots). */
-int sits_replay_write_csv(const sits_replay *r, const char *path, sits_err *err);
+SITS_API int sits_replay_write_csv(const sits_replay *r, const char *path, sits_err *err);
+
+SITS_END_DECLS
 
 #endif

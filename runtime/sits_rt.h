@@ -26,33 +26,37 @@
 
 #include "sits_status.h"
 
+SITS_BEGIN_DECLS
+
 typedef struct sits_rt sits_rt;
 
 #define SITS_RT_MAX_MARKS 32
 
 /** Discovers the sources under @p sysfs_root (NULL: "/sys"). A tree with no source is an
  *  error. */
-sits_rt *sits_rt_new(const char *sysfs_root, sits_err *err);
-void sits_rt_free(sits_rt *rt);
+SITS_API sits_rt *sits_rt_new(const char *sysfs_root, sits_err *err);
+SITS_API void sits_rt_free(sits_rt *rt);
 
 /** Columns after time_s: count and names ("temp_c.cpu-thermal", ...; marks last). */
-size_t sits_rt_column_count(const sits_rt *rt);
-const char *sits_rt_column_name(const sits_rt *rt, size_t k);
+SITS_API size_t sits_rt_column_count(const sits_rt *rt);
+SITS_API const char *sits_rt_column_name(const sits_rt *rt, size_t k);
 
 /** Declares a phase mark before the first sample: a column mark.<label> (1 in the rows
  *  sampled after sits_rt_mark(label), 0 otherwise). */
-int sits_rt_add_mark(sits_rt *rt, const char *label, sits_err *err);
+SITS_API int sits_rt_add_mark(sits_rt *rt, const char *label, sits_err *err);
 /** Marks the next sample with @p label (declared, or declared now if nothing was sampled). */
-int sits_rt_mark(sits_rt *rt, const char *label, sits_err *err);
+SITS_API int sits_rt_mark(sits_rt *rt, const char *label, sits_err *err);
 
 /** Reads every source now (CLOCK_MONOTONIC) into @p values (column_count values, NAN when a
  *  source could not be read) and the time since the first sample into *t_s. */
-int sits_rt_sample(sits_rt *rt, double *t_s, double *values, sits_err *err);
+SITS_API int sits_rt_sample(sits_rt *rt, double *t_s, double *values, sits_err *err);
 /** The same at a given time (tests, replayed clocks). */
-int sits_rt_sample_at(sits_rt *rt, double t_s, double *values, sits_err *err);
+SITS_API int sits_rt_sample_at(sits_rt *rt, double t_s, double *values, sits_err *err);
 
 /** The CSV header (time_s and the columns) and one row. */
-int sits_rt_write_header(const sits_rt *rt, FILE *f);
-int sits_rt_write_row(const sits_rt *rt, FILE *f, double t_s, const double *values);
+SITS_API int sits_rt_write_header(const sits_rt *rt, FILE *f);
+SITS_API int sits_rt_write_row(const sits_rt *rt, FILE *f, double t_s, const double *values);
+
+SITS_END_DECLS
 
 #endif

@@ -18,16 +18,21 @@
 #include <stdio.h>
 
 #include "sits_dvfs.h"
+#include "sits_export.h"
+
+SITS_BEGIN_DECLS
 
 /** True when @p format names a writer. */
-int sits_dvfs_format_known(const char *format);
+SITS_API int sits_dvfs_format_known(const char *format);
 
 /** Writes @p n tables (n >= 1) in @p format onto @p f. SITS_EINPUT for an unknown format. */
-int sits_dvfs_write(const char *format, const sits_dvfs_table *tables, size_t n, FILE *f,
-                    sits_err *err);
+SITS_API int sits_dvfs_write(const char *format, const sits_dvfs_table *tables, size_t n, FILE *f,
+                             sits_err *err);
 
 /** The same into the file @p path, written under a temporary name and renamed when complete. */
-int sits_dvfs_write_file(const char *format, const sits_dvfs_table *tables, size_t n,
-                         const char *path, sits_err *err);
+SITS_API int sits_dvfs_write_file(const char *format, const sits_dvfs_table *tables, size_t n,
+                                  const char *path, sits_err *err);
+
+SITS_END_DECLS
 
 #endif

@@ -19,6 +19,9 @@
 
 #include "sits_battery_fit.h"
 #include "sits_trace.h"
+#include "sits_export.h"
+
+SITS_BEGIN_DECLS
 
 typedef struct sits_thermal_cal_opts {
   const char *scenario_path;
@@ -54,11 +57,15 @@ typedef struct sits_thermal_cal {
   char *config_text; /**< the merged scenario with the fitted values (free()) */
 } sits_thermal_cal;
 
-int sits_calibrate_thermal(const sits_thermal_cal_opts *o, sits_thermal_cal *out, sits_err *err);
-void sits_thermal_cal_release(sits_thermal_cal *c);
+SITS_API int sits_calibrate_thermal(const sits_thermal_cal_opts *o, sits_thermal_cal *out,
+                                    sits_err *err);
+SITS_API void sits_thermal_cal_release(sits_thermal_cal *c);
 /** The Calibrate JSON of the contract (metrics per sensor in degC). */
-int sits_thermal_cal_write_json(const sits_thermal_cal *c, FILE *f);
+SITS_API int sits_thermal_cal_write_json(const sits_thermal_cal *c, FILE *f);
 /** The calibrated scenario (runs with run and replay), written atomically. */
-int sits_thermal_cal_write_config(const sits_thermal_cal *c, const char *path, sits_err *err);
+SITS_API int sits_thermal_cal_write_config(const sits_thermal_cal *c, const char *path,
+                                           sits_err *err);
+
+SITS_END_DECLS
 
 #endif

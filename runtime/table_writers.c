@@ -1,5 +1,6 @@
 /* table_writers.c - DVFS table writers (see sits_table_writer.h). */
 #include "sits_table_writer.h"
+#include "status_impl.h"
 #include "writer_impl.h"
 
 #include <ctype.h>

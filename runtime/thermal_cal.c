@@ -1,6 +1,7 @@
 /* thermal_cal.c - thermal network calibration against a board trace (sits_thermal_cal.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "sits_thermal_cal.h"
+#include "status_impl.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -12,7 +12,8 @@
  * to start at 0 and must increase.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "sits_trace.h"
+#include "trace_impl.h"
+#include "status_impl.h"
 
 #include <ctype.h>
 #include <errno.h>

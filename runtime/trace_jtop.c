@@ -10,7 +10,8 @@
  * 1-s stamps imply, else 1 s.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "sits_trace.h"
+#include "trace_impl.h"
+#include "status_impl.h"
 
 #include <ctype.h>
 #include <errno.h>

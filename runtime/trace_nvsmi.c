@@ -10,7 +10,8 @@
  * field, `gpu` becomes `gpu<index>`.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "sits_trace.h"
+#include "trace_impl.h"
+#include "status_impl.h"
 
 #include <ctype.h>
 #include <errno.h>

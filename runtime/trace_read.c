@@ -1,6 +1,7 @@
 /* trace_read.c - the trace table, the readers' ops table and format detection (sits_trace.h). */
 #define _POSIX_C_SOURCE 200809L
-#include "sits_trace.h"
+#include "trace_impl.h"
+#include "status_impl.h"
 
 #include <ctype.h>
 #include <errno.h>

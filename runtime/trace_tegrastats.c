@@ -18,7 +18,8 @@
  * the same second): never the 1-s stamps themselves.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "sits_trace.h"
+#include "trace_impl.h"
+#include "status_impl.h"
 
 #include <ctype.h>
 #include <errno.h>

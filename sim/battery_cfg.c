@@ -4,6 +4,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "scenario_impl.h"
+#include "status_impl.h"
 
 #include <math.h>
 #include <stdio.h>

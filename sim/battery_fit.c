@@ -1,5 +1,6 @@
 /* battery_fit.c - ECM identification from a measured test (see sits_battery_fit.h). */
 #include "sits_battery_fit.h"
+#include "status_impl.h"
 
 #include <math.h>
 #include <stdlib.h>

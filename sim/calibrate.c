@@ -1,6 +1,7 @@
 /* calibrate.c - battery calibration against a measured test (see sits_calibrate.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "scenario_impl.h"
+#include "status_impl.h"
 #include "sits_calibrate.h"
 #include "sits_table.h"
 #include "writer_impl.h"

@@ -8,6 +8,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "config_impl.h"
+#include "status_impl.h"
 
 #include <libgen.h>
 #include <stdio.h>

@@ -8,6 +8,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "config_impl.h"
+#include "status_impl.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -7,45 +7,48 @@
  */
 #define _GNU_SOURCE
 #include "sits_sim.h"
-#include "sits_module.h"
+#include "status_impl.h"
+#include "module_impl.h"
 #include "writer_impl.h"
 
 #include <stdio.h>
 #include <string.h>
 
-static void *open_module(sits_err *err) {
-  return sits__module_open("libsits_h5.so", err);
-}
+enum { H5_RESULT, H5_COLUMNS, H5_TABLE };
 
-/* Every module entry has the shape int entry(const char *tmp_path, const void *args). */
-typedef int (*h5_entry)(const char *, const void *);
-
-int sits__h5_call(const char *path, const char *entry, const void *args, sits_err *err) {
-  void *h = open_module(err);
-  if (!h)
+/* Writes @p args (of the entry @p kind) to @p path through a temporary file. */
+static int h5_write(const char *path, int kind, const void *args, sits_err *err) {
+  void *h;
+  const sits__h5_ops *ops = sits__module_ops(SITS__H5_MODULE, SITS__H5_OPS, &h, err);
+  if (!ops)
     return SITS_EIO;
-  h5_entry fn = (h5_entry)sits__module_fn(h, entry, err);
   sits__atomic a;
-  int rc = fn ? sits__atomic_begin(&a, path, err) : SITS_EIO;
+  int rc = sits__atomic_begin(&a, path, err);
   if (rc == SITS_OK) {
-    int ok = fn(a.tmp_path, args) == 0;
-    if (!ok)
+    int w = kind == H5_RESULT    ? ops->write_result(a.tmp_path, args)
+            : kind == H5_COLUMNS ? ops->write_columns(a.tmp_path, args)
+                                 : ops->write_table(a.tmp_path, args);
+    if (w != 0)
       sits__fail(err, SITS_EIO, "%s: writing the HDF5 file failed", path);
-    rc = sits__atomic_end(&a, ok, err);
-    if (!ok)
+    rc = sits__atomic_end(&a, w == 0, err);
+    if (w != 0)
       rc = SITS_EIO;
   }
   sits__module_close(h);
   return rc;
 }
 
+int sits__h5_write_columns_file(const char *path, const sits__h5_columns *c, sits_err *err) {
+  return h5_write(path, H5_COLUMNS, c, err);
+}
+
 int sits_write_h5(const sits_scenario *sc, const sits_result *r, const char *path, sits_err *err) {
   sits__h5_result args = {sc, r};
-  return sits__h5_call(path, "sits__h5_write_result", &args, err);
+  return h5_write(path, H5_RESULT, &args, err);
 }
 
 int sits_write_table_h5(const char *path, size_t rows, size_t cols, const char *const *names,
                         const char *const *cells, sits_err *err) {
   sits__h5_table args = {rows, cols, names, cells};
-  return sits__h5_call(path, "sits__h5_write_table", &args, err);
+  return h5_write(path, H5_TABLE, &args, err);
 }

@@ -4,6 +4,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "sits_hotspot.h"
+#include "status_impl.h"
 
 #include <ctype.h>
 #include <errno.h>

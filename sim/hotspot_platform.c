@@ -14,6 +14,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "scenario_impl.h"
+#include "status_impl.h"
 #include "sits_hotspot.h"
 
 #include <math.h>

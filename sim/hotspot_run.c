@@ -4,6 +4,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "sits_hotspot.h"
+#include "status_impl.h"
 #include "writer_impl.h"
 
 #include <math.h>
@@ -113,7 +114,7 @@ static int write_h5(run *r, const char *path, const double *temp_k, sits_err *er
                              .values = {c, r->tr->power_w},
                              .attr_name = {"model"},
                              .attr_value = {r->model == SITS_HS_BLOCK ? "block" : "grid"}};
-    rc = sits__h5_call(path, "sits__h5_write_columns", &cols, err);
+    rc = sits__h5_write_columns_file(path, &cols, err);
   }
   free(t), free(c), free(names);
   return rc;

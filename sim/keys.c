@@ -7,6 +7,7 @@
  * here; scenario.c handles them.
  */
 #include "config_impl.h"
+#include "status_impl.h"
 
 #include <stdio.h>
 #include <stdlib.h>

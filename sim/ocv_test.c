@@ -1,5 +1,6 @@
 /* ocv_test.c - an OCV-SOC table from a slow discharge (see sits_battery_fit.h). */
 #include "sits_battery_fit.h"
+#include "status_impl.h"
 
 #include <math.h>
 #include <stdlib.h>

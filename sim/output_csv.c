@@ -5,6 +5,7 @@
  * Written under a temporary name, then renamed.
  */
 #include "result_impl.h"
+#include "status_impl.h"
 #include "scenario_impl.h"
 #include "writer_impl.h"
 

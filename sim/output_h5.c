@@ -150,7 +150,7 @@ static int result_fn(const char *tmp, const void *p) {
   return write_file(tmp, a->sc, a->r);
 }
 
-int sits__h5_write_result(const char *tmp_path, const void *args) {
+static int write_result(const char *tmp_path, const sits__h5_result *args) {
   return quietly(result_fn, tmp_path, args);
 }
 
@@ -183,7 +183,7 @@ static int columns_fn(const char *tmp, const void *p) {
   return bad ? -1 : 0;
 }
 
-int sits__h5_write_columns(const char *tmp_path, const void *args) {
+static int write_columns(const char *tmp_path, const sits__h5_columns *args) {
   return quietly(columns_fn, tmp_path, args);
 }
 
@@ -239,6 +239,8 @@ static int table_fn(const char *tmp, const void *p) {
   return bad ? -1 : 0;
 }
 
-int sits__h5_write_table(const char *tmp_path, const void *args) {
+static int write_table(const char *tmp_path, const sits__h5_table *args) {
   return quietly(table_fn, tmp_path, args);
 }
+
+SITS_API const sits__h5_ops sits_h5_module_ops = {write_result, write_columns, write_table};

@@ -1,6 +1,7 @@
 /* output_json.c - Summary and Steady JSON, the text summary, and the temp-file helper. */
 #define _POSIX_C_SOURCE 200809L
 #include "result_impl.h"
+#include "status_impl.h"
 #include "scenario_impl.h"
 #include "sits_battery_fit.h"
 #include "writer_impl.h"

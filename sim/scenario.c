@@ -7,13 +7,12 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "scenario_impl.h"
+#include "status_impl.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <gsl/gsl_errno.h>
 
 #include "sits_table.h"
 
@@ -296,7 +295,6 @@ int sits__load_times(sits_scenario *sc, const config_setting_t *root, double wor
 
 int sits_scenario_load(const char *path, const char *const *sets, size_t n_sets,
                        sits_scenario **out, sits_err *err) {
-  gsl_set_error_handler_off(); /* GSL's default handler aborts the process */
   *out = NULL;
   sits_scenario *sc = calloc(1, sizeof *sc);
   if (!sc)

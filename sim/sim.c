@@ -8,6 +8,7 @@
  * Critical temperatures are roots found at their exact crossing time.
  */
 #include "run_impl.h"
+#include "status_impl.h"
 
 #include <math.h>
 #include <stdio.h>

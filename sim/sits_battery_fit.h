@@ -17,6 +17,9 @@
 #include <stddef.h>
 
 #include "sits_battery.h"
+#include "sits_export.h"
+
+SITS_BEGIN_DECLS
 
 /** Goodness of fit, in the unit of the compared quantity (volts for a battery fit, kelvin for
  *  a thermal replay or fit): outputs name the unit (rmse_v, rmse_c). r2 is dimensionless. */
@@ -27,8 +30,8 @@ typedef struct sits_fit_metrics {
 
 /** Metrics of @p model against @p meas over [from, to), pairs with a NAN skipped: RMSE, MAE,
  *  max |error|, bias (model - measured), R^2 and n. */
-void sits_fit_metrics_compute(const double *model, const double *meas, size_t from, size_t to,
-                              sits_fit_metrics *m);
+SITS_API void sits_fit_metrics_compute(const double *model, const double *meas, size_t from,
+                                       size_t to, sits_fit_metrics *m);
 
 typedef struct sits_battery_fit {
   size_t n_rc;
@@ -45,9 +48,10 @@ typedef struct sits_battery_fit {
  * cell whose OCV table and capacity come from @p cell. @p fit_capacity also fits Q.
  * Release out->model_v with free().
  */
-int sits_battery_fit_cell(const sits_battery_cfg *cell, const double *t_s, const double *i_a,
-                          const double *v_v, size_t n, size_t n_rc, double train_fraction,
-                          bool fit_capacity, sits_battery_fit *out, sits_err *err);
+SITS_API int sits_battery_fit_cell(const sits_battery_cfg *cell, const double *t_s,
+                                   const double *i_a, const double *v_v, size_t n, size_t n_rc,
+                                   double train_fraction, bool fit_capacity, sits_battery_fit *out,
+                                   sits_err *err);
 
 /** An OCV-SOC table built from a slow constant-current discharge. */
 typedef struct sits_ocv_test {
@@ -79,8 +83,11 @@ typedef struct sits_ocv_test {
  * spaced SOC. Fails when no discharge is found, when it is faster than @p max_c_rate_per_h
  * (C/20 = 0.05 by default, passed as 0), or when the result dips by more than the OCV noise.
  */
-int sits_ocv_from_discharge(const double *t_s, const double *i_a, const double *v_v, size_t n,
-                            double r_dc_ohm, double r_fallback_ohm, size_t n_points,
-                            double max_c_rate_per_h, sits_ocv_test *out, sits_err *err);
+SITS_API int sits_ocv_from_discharge(const double *t_s, const double *i_a, const double *v_v,
+                                     size_t n, double r_dc_ohm, double r_fallback_ohm,
+                                     size_t n_points, double max_c_rate_per_h, sits_ocv_test *out,
+                                     sits_err *err);
+
+SITS_END_DECLS
 
 #endif

@@ -14,6 +14,9 @@
 
 #include "sits_battery_fit.h"
 #include "sits_scenario.h"
+#include "sits_export.h"
+
+SITS_BEGIN_DECLS
 
 typedef struct sits_calibrate_opts {
   const char *trace_path;
@@ -43,16 +46,18 @@ typedef struct sits_calibration {
 } sits_calibration;
 
 /** Without a trace_path only the OCV test is processed (opts->ocv_test_path needed). */
-int sits_calibrate_battery(const sits_scenario *sc, const sits_calibrate_opts *opts,
-                           sits_calibration *out, sits_err *err);
-void sits_calibration_release(sits_calibration *c);
+SITS_API int sits_calibrate_battery(const sits_scenario *sc, const sits_calibrate_opts *opts,
+                                    sits_calibration *out, sits_err *err);
+SITS_API void sits_calibration_release(sits_calibration *c);
 
 /** The Calibrate JSON of the contract onto @p f. */
-int sits_write_calibration_json(const sits_calibration *c, FILE *f);
+SITS_API int sits_write_calibration_json(const sits_calibration *c, FILE *f);
 /** The merged scenario with the fitted battery values (temporary file, then renamed). */
-int sits_write_calibrated_config(const sits_scenario *sc, const sits_calibration *c,
-                                 const char *path, sits_err *err);
+SITS_API int sits_write_calibrated_config(const sits_scenario *sc, const sits_calibration *c,
+                                          const char *path, sits_err *err);
 /** CSV of time_s, voltage_v (measured), model_voltage_v, current_a, for plots. */
-int sits_write_calibration_csv(const sits_calibration *c, const char *path, sits_err *err);
+SITS_API int sits_write_calibration_csv(const sits_calibration *c, const char *path, sits_err *err);
+
+SITS_END_DECLS
 
 #endif

@@ -22,6 +22,9 @@
 #include <stddef.h>
 
 #include "sits_scenario.h"
+#include "sits_export.h"
+
+SITS_BEGIN_DECLS
 
 typedef struct sits_dvfs_row {
   double freq_mhz, volt_v;
@@ -46,7 +49,9 @@ typedef struct sits_dvfs_table {
 } sits_dvfs_table;
 
 /** Computes the table of domain @p domain (NULL: the first) of @p sc into @p out. */
-int sits_dvfs_table_compute(const sits_scenario *sc, const char *domain, sits_dvfs_table *out,
-                            sits_err *err);
+SITS_API int sits_dvfs_table_compute(const sits_scenario *sc, const char *domain,
+                                     sits_dvfs_table *out, sits_err *err);
+
+SITS_END_DECLS
 
 #endif

@@ -13,12 +13,15 @@
 #include <stdio.h>
 
 #include "sits_floorplan.h"
+#include "sits_export.h"
+
+SITS_BEGIN_DECLS
 
 /* ---- files -------------------------------------------------------------------------- */
 
 /** Reads a .flp: `name width height left-x bottom-y [2 material columns]` lines; comments
  *  (#) and blank lines skipped, as are the 3-field connectivity lines `name1 name2 density`. */
-int sits_hs_read_flp(const char *path, sits_floorplan **out, sits_err *err);
+SITS_API int sits_hs_read_flp(const char *path, sits_floorplan **out, sits_err *err);
 
 /** A power trace, columns in floorplan order. */
 typedef struct sits_hs_trace {
@@ -28,36 +31,37 @@ typedef struct sits_hs_trace {
 } sits_hs_trace;
 
 /** Reads a .ptrace against @p flp: the header must name every block once (any order). */
-int sits_hs_read_ptrace(const char *path, const sits_floorplan *flp, sits_hs_trace **out,
-                        sits_err *err);
-void sits_hs_trace_free(sits_hs_trace *t);
+SITS_API int sits_hs_read_ptrace(const char *path, const sits_floorplan *flp, sits_hs_trace **out,
+                                 sits_err *err);
+SITS_API void sits_hs_trace_free(sits_hs_trace *t);
 
 /** Reads an .init / .steady file: every one of the 4 n + 12 block-level names once, in any
  *  order, into @p vals_k (kelvin). */
-int sits_hs_read_init(const char *path, const sits_hs_network *net, double *vals_k, sits_err *err);
+SITS_API int sits_hs_read_init(const char *path, const sits_hs_network *net, double *vals_k,
+                               sits_err *err);
 
 /* ---- options ------------------------------------------------------------------------ */
 
 typedef struct sits_hs_options sits_hs_options;
 
-sits_hs_options *sits_hs_options_new(void);
-void sits_hs_options_free(sits_hs_options *o);
+SITS_API sits_hs_options *sits_hs_options_new(void);
+SITS_API void sits_hs_options_free(sits_hs_options *o);
 /** Sets option @p key (without the leading '-') from @p origin ("file:line" or "command
  *  line"); an unknown key fails with the nearest known one as a suggestion. */
-int sits_hs_options_set(sits_hs_options *o, const char *key, const char *value, const char *origin,
-                        sits_err *err);
+SITS_API int sits_hs_options_set(sits_hs_options *o, const char *key, const char *value,
+                                 const char *origin, sits_err *err);
 /** Reads a HotSpot .config (`-key value` lines); keys already set (from the command line)
  *  keep their values. */
-int sits_hs_options_read_config(sits_hs_options *o, const char *path, sits_err *err);
+SITS_API int sits_hs_options_read_config(sits_hs_options *o, const char *path, sits_err *err);
 /** The value of @p key (NULL for "(null)" or unset file options). */
-const char *sits_hs_options_get(const sits_hs_options *o, const char *key);
+SITS_API const char *sits_hs_options_get(const sits_hs_options *o, const char *key);
 /** Writes every option as `-key value` lines (HotSpot's -d dump). */
-int sits_hs_options_dump(const sits_hs_options *o, FILE *f);
+SITS_API int sits_hs_options_dump(const sits_hs_options *o, FILE *f);
 /** The typed parameters and model type, with -material_* applied from -materials_file; flags
  *  this engine does not implement (secondary path, LCF, microfluidics, package model) fail
  *  with SITS_EUNSUPPORTED. */
-int sits_hs_options_params(const sits_hs_options *o, sits_hs_params *p, sits_hs_model *model,
-                           sits_err *err);
+SITS_API int sits_hs_options_params(const sits_hs_options *o, sits_hs_params *p,
+                                    sits_hs_model *model, sits_err *err);
 
 /* ---- solvers ------------------------------------------------------------------------ */
 
@@ -65,12 +69,12 @@ int sits_hs_options_params(const sits_hs_options *o, sits_hs_params *p, sits_hs_
  *  @p leakage, HotSpot's loop: add each silicon block's steady leakage to its power and
  *  re-solve until the largest change is under 0.01 K (at most 100 rounds: "thermal
  *  runaway" otherwise). */
-int sits_hs_steady(const sits_hs_network *net, const double *block_w, bool leakage, double *node_k,
-                   sits_err *err);
+SITS_API int sits_hs_steady(const sits_hs_network *net, const double *block_w, bool leakage,
+                            double *node_k, sits_err *err);
 /** sits_hs_steady, choosing the grid's sparse solver: with @p general CHOLMOD, else the
  *  layered-grid solver (sits_layergrid.h) where the network has its structure. */
-int sits_hs_steady_ex(const sits_hs_network *net, const double *block_w, bool leakage, bool general,
-                      double *node_k, sits_err *err);
+SITS_API int sits_hs_steady_ex(const sits_hs_network *net, const double *block_w, bool leakage,
+                               bool general, double *node_k, sits_err *err);
 
 typedef struct sits_hs_transient sits_hs_transient;
 
@@ -98,20 +102,23 @@ typedef struct sits_hs_transient_opts {
   bool general; /**< ESDIRK: CHOLMOD even where the layered-grid solver applies */
 } sits_hs_transient_opts;
 
-int sits_hs_transient_new(const sits_hs_network *net, double dt_s, const double *node_k0,
-                          const sits_hs_transient_opts *o, sits_hs_transient **out, sits_err *err);
-void sits_hs_transient_free(sits_hs_transient *tr);
+SITS_API int sits_hs_transient_new(const sits_hs_network *net, double dt_s, const double *node_k0,
+                                   const sits_hs_transient_opts *o, sits_hs_transient **out,
+                                   sits_err *err);
+SITS_API void sits_hs_transient_free(sits_hs_transient *tr);
 /** Advances one interval with block powers @p block_w held; the state into @p node_k. */
-int sits_hs_transient_step(sits_hs_transient *tr, const double *block_w, double *node_k,
-                           sits_err *err);
-void sits_hs_transient_stats(const sits_hs_transient *tr, sits_hs_stats *st);
+SITS_API int sits_hs_transient_step(sits_hs_transient *tr, const double *block_w, double *node_k,
+                                    sits_err *err);
+SITS_API void sits_hs_transient_stats(const sits_hs_transient *tr, sits_hs_stats *st);
 
 /* ---- HotSpot's output formats --------------------------------------------------------- */
 
 /** `name<TAB>T` lines for the 4 n + 12 block-level values (a .steady / .init file). */
-int sits_hs_write_values(FILE *f, const sits_hs_network *net, const double *vals, int precision);
+SITS_API int sits_hs_write_values(FILE *f, const sits_hs_network *net, const double *vals,
+                                  int precision);
 /** The grid's `Layer k:` blocks of `index<TAB>T` lines (a .grid.steady file). */
-int sits_hs_write_grid(FILE *f, const sits_hs_network *net, const double *node_k, int precision);
+SITS_API int sits_hs_write_grid(FILE *f, const sits_hs_network *net, const double *node_k,
+                                int precision);
 
 /* ---- the drop-in ------------------------------------------------------------------------ */
 
@@ -141,6 +148,8 @@ typedef struct sits_hs_run_report {
  * layout: /time_s, /temp_c/<block>, /power_w/<block>) and -grid_transient_file (rewritten, not
  * appended), and -d (the options). Each file appears complete or not at all.
  */
-int sits_hs_run(const sits_hs_run_opts *o, sits_hs_run_report *rep, sits_err *err);
+SITS_API int sits_hs_run(const sits_hs_run_opts *o, sits_hs_run_report *rep, sits_err *err);
+
+SITS_END_DECLS
 
 #endif

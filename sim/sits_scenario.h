@@ -19,6 +19,8 @@
 #include "sits_status.h"
 #include "sits_thermal.h"
 
+SITS_BEGIN_DECLS
+
 typedef struct sits_scenario sits_scenario;
 
 /**
@@ -27,11 +29,11 @@ typedef struct sits_scenario sits_scenario;
  * sits_scenario_free(). On failure *out is NULL and @p err says `file:line: what`:
  * SITS_EINPUT for bad input, SITS_EUNSUPPORTED for groups this version does not model.
  */
-int sits_scenario_load(const char *path, const char *const *sets, size_t n_sets,
-                       sits_scenario **out, sits_err *err);
+SITS_API int sits_scenario_load(const char *path, const char *const *sets, size_t n_sets,
+                                sits_scenario **out, sits_err *err);
 
 /** Frees @p sc; NULL is a no-op. */
-void sits_scenario_free(sits_scenario *sc);
+SITS_API void sits_scenario_free(sits_scenario *sc);
 
 /**
  * Turns @p sc into a replay of measured power: @p schedule (owned from now on, freed on error
@@ -40,24 +42,25 @@ void sits_scenario_free(sits_scenario *sc);
  * @p sample_period_s, and the nodes start at @p initial_c (n values in degC; NULL keeps
  * the scenario's).
  */
-int sits_scenario_make_replay(sits_scenario *sc, sits_schedule *schedule, double duration_s,
-                              double sample_period_s, const double *initial_c, sits_err *err);
+SITS_API int sits_scenario_make_replay(sits_scenario *sc, sits_schedule *schedule,
+                                       double duration_s, double sample_period_s,
+                                       const double *initial_c, sits_err *err);
 
-const sits_thermal *sits_scenario_thermal(const sits_scenario *sc);
-const sits_schedule *sits_scenario_schedule(const sits_scenario *sc);
+SITS_API const sits_thermal *sits_scenario_thermal(const sits_scenario *sc);
+SITS_API const sits_schedule *sits_scenario_schedule(const sits_scenario *sc);
 /** Constant power per node [W] (platform static_w), n nodes (borrowed). */
-const double *sits_scenario_static_power_w(const sits_scenario *sc);
-double sits_scenario_duration_s(const sits_scenario *sc);
-double sits_scenario_sample_period_s(const sits_scenario *sc);
+SITS_API const double *sits_scenario_static_power_w(const sits_scenario *sc);
+SITS_API double sits_scenario_duration_s(const sits_scenario *sc);
+SITS_API double sits_scenario_sample_period_s(const sits_scenario *sc);
 /** The merged configuration as libconfig text (borrowed). */
-const char *sits_scenario_config_text(const sits_scenario *sc);
+SITS_API const char *sits_scenario_config_text(const sits_scenario *sc);
 
 /** The DVFS domains (borrowed, *n of them). */
-const sits_domain *sits_scenario_domains(const sits_scenario *sc, size_t *n);
+SITS_API const sits_domain *sits_scenario_domains(const sits_scenario *sc, size_t *n);
 /** The battery (borrowed), or NULL for a wall-powered platform. */
-const sits_battery *sits_scenario_battery(const sits_scenario *sc);
+SITS_API const sits_battery *sits_scenario_battery(const sits_scenario *sc);
 /** The governor settings. */
-const sits_governor_cfg *sits_scenario_governor(const sits_scenario *sc);
+SITS_API const sits_governor_cfg *sits_scenario_governor(const sits_scenario *sc);
 
 /** Constraint limits; NAN when the scenario does not set them. */
 typedef struct sits_limits {
@@ -68,7 +71,7 @@ typedef struct sits_limits {
   double max_energy_per_item_mj;
   double min_battery_life_s; /**< a lower bound */
 } sits_limits;
-const sits_limits *sits_scenario_limits(const sits_scenario *sc);
+SITS_API const sits_limits *sits_scenario_limits(const sits_scenario *sc);
 
 /** Solver settings (scenario group `solver`). */
 typedef struct sits_solver_settings {
@@ -77,6 +80,8 @@ typedef struct sits_solver_settings {
   sits_linsol linsol;
   size_t klu_threshold;
 } sits_solver_settings;
-const sits_solver_settings *sits_scenario_solver(const sits_scenario *sc);
+SITS_API const sits_solver_settings *sits_scenario_solver(const sits_scenario *sc);
+
+SITS_END_DECLS
 
 #endif

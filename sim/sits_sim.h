@@ -21,6 +21,9 @@
 
 #include "sits_ode.h"
 #include "sits_scenario.h"
+#include "sits_export.h"
+
+SITS_BEGIN_DECLS
 
 /** Why a run ended. */
 typedef enum sits_end_reason {
@@ -32,7 +35,7 @@ typedef enum sits_end_reason {
 
 /** Text of an end reason as the summary prints it ("duration", "critical_temp",
  *  "battery_cutoff", "brownout"). */
-const char *sits_end_reason_name(sits_end_reason r);
+SITS_API const char *sits_end_reason_name(sits_end_reason r);
 
 /** One constraint of the summary. `set` is false when the scenario gives no limit. */
 typedef struct sits_constraint {
@@ -85,35 +88,36 @@ typedef struct sits_run_opts {
  * Runs @p sc (opts may be NULL). On success *out is a new result to free with
  * sits_result_free(); @p sc must outlive it. SITS_ESOLVER when CVODE fails.
  */
-int sits_run(const sits_scenario *sc, const sits_run_opts *opts, sits_result **out, sits_err *err);
+SITS_API int sits_run(const sits_scenario *sc, const sits_run_opts *opts, sits_result **out,
+                      sits_err *err);
 
 /** Frees @p r; NULL is a no-op. */
-void sits_result_free(sits_result *r);
+SITS_API void sits_result_free(sits_result *r);
 
-size_t sits_result_sample_count(const sits_result *r);
+SITS_API size_t sits_result_sample_count(const sits_result *r);
 /** Sample times [s] (borrowed, sample_count values). */
-const double *sits_result_time_s(const sits_result *r);
+SITS_API const double *sits_result_time_s(const sits_result *r);
 /** Temperature of node @p node at sample @p k [degC]. */
-double sits_result_temp_c(const sits_result *r, size_t k, size_t node);
+SITS_API double sits_result_temp_c(const sits_result *r, size_t k, size_t node);
 /** Total power at sample @p k [W] (the input that holds at that time). */
-double sits_result_total_power_w(const sits_result *r, size_t k);
+SITS_API double sits_result_total_power_w(const sits_result *r, size_t k);
 /** Power injected into node @p node at sample @p k [W] (static + workload). */
-double sits_result_node_power_w(const sits_result *r, size_t k, size_t node);
+SITS_API double sits_result_node_power_w(const sits_result *r, size_t k, size_t node);
 /** Power of domain @p d at sample @p k [W]. */
-double sits_result_domain_power_w(const sits_result *r, size_t k, size_t d);
+SITS_API double sits_result_domain_power_w(const sits_result *r, size_t k, size_t d);
 /** Frequency of domain @p d at sample @p k [MHz]. */
-double sits_result_freq_mhz(const sits_result *r, size_t k, size_t d);
+SITS_API double sits_result_freq_mhz(const sits_result *r, size_t k, size_t d);
 /** Battery state at sample @p k: SOC, pack terminal voltage [V], pack current [A]
  *  (discharge positive). Only with a battery. */
-double sits_result_battery_soc(const sits_result *r, size_t k);
-double sits_result_battery_voltage_v(const sits_result *r, size_t k);
-double sits_result_battery_current_a(const sits_result *r, size_t k);
+SITS_API double sits_result_battery_soc(const sits_result *r, size_t k);
+SITS_API double sits_result_battery_voltage_v(const sits_result *r, size_t k);
+SITS_API double sits_result_battery_current_a(const sits_result *r, size_t k);
 /** Peak temperature of each node over the run [degC] (borrowed, n nodes). */
-const double *sits_result_peak_temp_c(const sits_result *r);
-const sits_summary *sits_result_summary(const sits_result *r);
-void sits_result_solver_stats(const sits_result *r, sits_ode_stats *stats);
-size_t sits_result_event_count(const sits_result *r);
-const sits_event *sits_result_event(const sits_result *r, size_t k);
+SITS_API const double *sits_result_peak_temp_c(const sits_result *r);
+SITS_API const sits_summary *sits_result_summary(const sits_result *r);
+SITS_API void sits_result_solver_stats(const sits_result *r, sits_ode_stats *stats);
+SITS_API size_t sits_result_event_count(const sits_result *r);
+SITS_API const sits_event *sits_result_event(const sits_result *r, size_t k);
 
 /** Steady state of the time-averaged inputs. */
 typedef struct sits_steady_state {
@@ -128,27 +132,31 @@ typedef struct sits_steady_state {
 } sits_steady_state;
 
 /** Solves the steady state of @p sc into @p st (release with sits_steady_release()). */
-int sits_steady(const sits_scenario *sc, sits_steady_state *st, sits_err *err);
-void sits_steady_release(sits_steady_state *st);
+SITS_API int sits_steady(const sits_scenario *sc, sits_steady_state *st, sits_err *err);
+SITS_API void sits_steady_release(sits_steady_state *st);
 
 /* --- writers (each writes a temporary file and renames it when complete) ------------ */
 
 /** HDF5 layout of the contract: /time_s, /temp_c/<node>, /power_w/total, ... */
-int sits_write_h5(const sits_scenario *sc, const sits_result *r, const char *path, sits_err *err);
+SITS_API int sits_write_h5(const sits_scenario *sc, const sits_result *r, const char *path,
+                           sits_err *err);
 /** A table (rows x cols text cells, row-major) as one HDF5 dataset per column at the root:
  *  doubles where every cell is a number or empty (NaN), fixed-length strings otherwise.
  *  Written under a temporary name, then renamed (the sweep's -o x.h5). */
-int sits_write_table_h5(const char *path, size_t rows, size_t cols, const char *const *names,
-                        const char *const *cells, sits_err *err);
+SITS_API int sits_write_table_h5(const char *path, size_t rows, size_t cols,
+                                 const char *const *names, const char *const *cells, sits_err *err);
 /** CSV: time_s, temp_c.<node>..., node_power_w.<node>..., power_w.total. */
-int sits_write_csv(const sits_scenario *sc, const sits_result *r, const char *path, sits_err *err);
+SITS_API int sits_write_csv(const sits_scenario *sc, const sits_result *r, const char *path,
+                            sits_err *err);
 /** Summary JSON object (one line) or text table onto @p f. */
-int sits_write_summary_json(const sits_scenario *sc, const sits_result *r, FILE *f);
-int sits_write_summary_text(const sits_scenario *sc, const sits_result *r, FILE *f);
+SITS_API int sits_write_summary_json(const sits_scenario *sc, const sits_result *r, FILE *f);
+SITS_API int sits_write_summary_text(const sits_scenario *sc, const sits_result *r, FILE *f);
 /** Steady JSON object onto @p f. */
-int sits_write_steady_json(const sits_scenario *sc, const sits_steady_state *st, FILE *f);
+SITS_API int sits_write_steady_json(const sits_scenario *sc, const sits_steady_state *st, FILE *f);
 
 /** The library version ("0.1.0"). */
-const char *sits_version(void);
+SITS_API const char *sits_version(void);
+
+SITS_END_DECLS
 
 #endif

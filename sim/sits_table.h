@@ -12,6 +12,8 @@
 
 #include "sits_status.h"
 
+SITS_BEGIN_DECLS
+
 typedef struct sits_table {
   size_t n_rows, n_cols;
   char **names;   /**< n_cols column names */
@@ -24,7 +26,7 @@ typedef struct sits_table {
  * Rejects: no header, duplicate or empty column names, rows with missing or extra
  * fields, non-numeric or NaN/infinite values, and files with no data row.
  */
-int sits_table_read_csv(const char *path, sits_table **out, sits_err *err);
+SITS_API int sits_table_read_csv(const char *path, sits_table **out, sits_err *err);
 
 /**
  * Reads only the columns @p names (in that order) of the CSV file @p path: the other
@@ -32,18 +34,20 @@ int sits_table_read_csv(const char *path, sits_table **out, sits_err *err);
  * files do all three). Each chosen name must appear exactly once in the header; their
  * values must be numbers on every row.
  */
-int sits_table_read_csv_columns(const char *path, const char *const *names, size_t n_names,
-                                sits_table **out, sits_err *err);
+SITS_API int sits_table_read_csv_columns(const char *path, const char *const *names, size_t n_names,
+                                         sits_table **out, sits_err *err);
 
 /** Frees @p t; NULL is a no-op. */
-void sits_table_free(sits_table *t);
+SITS_API void sits_table_free(sits_table *t);
 
 /** Index of column @p name, or -1. */
-int sits_table_column(const sits_table *t, const char *name);
+SITS_API int sits_table_column(const sits_table *t, const char *name);
 
 /** Value at row @p r, column @p c. */
 static inline double sits_table_at(const sits_table *t, size_t r, size_t c) {
   return t->values[r * t->n_cols + c];
 }
+
+SITS_END_DECLS
 
 #endif

@@ -12,6 +12,7 @@
  * G - diag(dP/dT) is not positive definite (an unstable fixed point).
  */
 #include "scenario_impl.h"
+#include "status_impl.h"
 #include "sits_sim.h"
 #include "sits_steady.h"
 #include "sits_chol.h"

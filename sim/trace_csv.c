@@ -1,6 +1,7 @@
 /* trace_csv.c - numeric CSV tables for workload traces (see sits_table.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "sits_table.h"
+#include "status_impl.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -4,7 +4,7 @@
 
 #include <stdio.h>
 
-#include "sits_status.h"
+#include "status_impl.h"
 
 /** A file written under a temporary name and renamed over the target when complete. */
 typedef struct sits__atomic {
@@ -56,13 +56,19 @@ typedef struct sits__h5_table {
   const char *const *names, *const *cells;
 } sits__h5_table;
 
-/* In the module, all of one shape: write @p args into @p tmp_path, 0 on success. */
-int sits__h5_write_result(const char *tmp_path, const void *args);  /* sits__h5_result */
-int sits__h5_write_columns(const char *tmp_path, const void *args); /* sits__h5_columns */
-int sits__h5_write_table(const char *tmp_path, const void *args);   /* sits__h5_table */
+#define SITS__H5_MODULE "libsits_h5.so"
+#define SITS__H5_OPS "sits_h5_module_ops"
 
-/** Loads libsits_h5 (beside libsits) and calls its function @p entry with @p args, writing
- *  through a temporary file that replaces @p path only on success. */
-int sits__h5_call(const char *path, const char *entry, const void *args, sits_err *err);
+/** The module's entry points (output_h5.c exports one of these as SITS__H5_OPS): each writes
+ *  its arguments into @p tmp_path and returns 0 on success. */
+typedef struct sits__h5_ops {
+  int (*write_result)(const char *tmp_path, const sits__h5_result *a);
+  int (*write_columns)(const char *tmp_path, const sits__h5_columns *a);
+  int (*write_table)(const char *tmp_path, const sits__h5_table *a);
+} sits__h5_ops;
+
+/** Loads libsits_h5 (beside libsits) and writes the columns @p c to @p path through a
+ *  temporary file that replaces @p path only on success. */
+int sits__h5_write_columns_file(const char *path, const sits__h5_columns *c, sits_err *err);
 
 #endif

@@ -4,25 +4,22 @@
  * gfortran and OpenMP, ~10 ms of start-up to every process that links them.
  */
 #include "sits_chol.h"
-
-/* the module's entry points (chol.c calls them through dlsym) */
-void *sits__cholmod_new(const gsl_spmatrix *a, const double *row_scale, sits_err *err);
-int sits__cholmod_factor(void *c, const gsl_spmatrix *a, const double *row_scale, sits_err *err);
-int sits__cholmod_solve(void *c, const double *b, const double *b_scale, double *x, sits_err *err);
-void sits__cholmod_free(void *c);
+#include "chol_impl.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include <cholmod.h>
 
-typedef struct cm {
+typedef struct sits__cholmod cm;
+
+struct sits__cholmod {
   cholmod_common cc;
   cholmod_sparse *s; /* the upper triangle of S */
   cholmod_factor *l;
   cholmod_dense *b;
   size_t n;
-} cm;
+};
 
 /* S's upper triangle into c->s (allocated on the first call, same pattern afterwards). */
 static int fill(cm *c, const gsl_spmatrix *a, const double *scale) {
@@ -62,7 +59,9 @@ static int factor(cm *c, sits_err *err) {
   return SITS_OK;
 }
 
-void *sits__cholmod_new(const gsl_spmatrix *a, const double *row_scale, sits_err *err) {
+static void cholmod_release(cm *c);
+
+static cm *cholmod_create(const gsl_spmatrix *a, const double *row_scale, sits_err *err) {
   if (!a || a->size1 != a->size2 || !GSL_SPMATRIX_ISCSC(a)) {
     sits__fail(err, SITS_EINTERNAL, "sits_chol_new: a square compressed-column matrix is needed");
     return NULL;
@@ -87,21 +86,20 @@ void *sits__cholmod_new(const gsl_spmatrix *a, const double *row_scale, sits_err
   if (rc == SITS_OK)
     rc = factor(c, err);
   if (rc) {
-    sits__cholmod_free(c);
+    cholmod_release(c);
     return NULL;
   }
   return c;
 }
 
-int sits__cholmod_factor(void *p, const gsl_spmatrix *a, const double *row_scale, sits_err *err) {
-  cm *c = p;
+static int cholmod_refactor(cm *c, const gsl_spmatrix *a, const double *row_scale, sits_err *err) {
   if (a->size1 != c->n || fill(c, a, row_scale))
     return sits__fail(err, SITS_EINTERNAL, "sits_chol_factor: not the analysed pattern");
   return factor(c, err);
 }
 
-int sits__cholmod_solve(void *p, const double *b, const double *b_scale, double *x, sits_err *err) {
-  cm *c = p;
+static int cholmod_solve_b(cm *c, const double *b, const double *b_scale, double *x,
+                           sits_err *err) {
   double *bx = c->b->x;
   for (size_t i = 0; i < c->n; i++)
     bx[i] = b_scale ? b_scale[i] * b[i] : b[i];
@@ -113,8 +111,7 @@ int sits__cholmod_solve(void *p, const double *b, const double *b_scale, double 
   return SITS_OK;
 }
 
-void sits__cholmod_free(void *p) {
-  cm *c = p;
+static void cholmod_release(cm *c) {
   if (!c)
     return;
   cholmod_free_sparse(&c->s, &c->cc);
@@ -123,3 +120,6 @@ void sits__cholmod_free(void *p) {
   cholmod_finish(&c->cc);
   free(c);
 }
+
+SITS_API const sits__cholmod_ops sits_cholmod_module_ops = {cholmod_create, cholmod_refactor,
+                                                            cholmod_solve_b, cholmod_release};

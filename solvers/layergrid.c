@@ -1,4 +1,4 @@
-/* layergrid.c - the layered-grid solver of lg_impl.h (cosine transforms by FFTW, the
+/* layergrid.c - the layered-grid solver of sits_layergrid.h (cosine transforms by FFTW, the
  * edge system by GSL's LU), built as the module libsits_layergrid that layergrid_load.c
  * loads on first use (FFTW adds ~1 ms to the start of every process that links it).
  *
@@ -27,7 +27,7 @@
 
 #include <gsl/gsl_spmatrix.h>
 
-#include "sits_status.h"
+#include "layergrid_impl.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -46,18 +46,11 @@ typedef struct seg {
   double g;
 } seg;
 
-typedef struct lg_impl lg_impl;
+typedef struct sits__lg lg_impl;
 
-/* the module's entry points (layergrid_load.c calls them through dlsym) */
-lg_impl *sits__lg_new(const gsl_spmatrix *g, const double *c, size_t rows, size_t cols,
-                      size_t layers, sits_err *err);
-int sits__lg_setup(lg_impl *s, double alpha, double tau, sits_err *err);
-int sits__lg_solve(lg_impl *s, const double *b, double *x, sits_err *err);
-void sits__lg_apply(const lg_impl *s, const double *x, double *y);
-size_t sits__lg_edge_unknowns(const lg_impl *s);
-void sits__lg_free(lg_impl *s);
+static void lg_free(lg_impl *s);
 
-struct lg_impl {
+struct sits__lg {
   size_t R, C, L, nc, ncell, ne;
   double *gr, *gc, *gz, *gnd, *cap; /* per layer (gz: between l and l + 1) */
   double *gext, *cext;              /* G and C on the extra nodes (ne x ne, ne) */
@@ -71,7 +64,7 @@ struct lg_impl {
   double *buf, *corr; /* fftw_malloc'ed, ncell */
   /* made by setup */
   bool ready;
-  double tau; /* of the current setup (the mode systems' off-diagonals) */
+  double tau;            /* of the current setup (the mode systems' off-diagonals) */
   double *piv, *mul, *w; /* per mode: 1 / pivots [l nc + m], multipliers [(l-1) nc + m], and
                             (T_m^-1) between segment layers [m nl nl + a nl + b] */
   gsl_matrix *S;         /* the dense system (LU) */
@@ -401,8 +394,8 @@ static bool find_mirrors(lg_impl *s) {
   return true;
 }
 
-lg_impl *sits__lg_new(const gsl_spmatrix *g, const double *c, size_t rows, size_t cols,
-                      size_t layers, sits_err *err) {
+static lg_impl *lg_new(const gsl_spmatrix *g, const double *c, size_t rows, size_t cols,
+                       size_t layers, sits_err *err) {
   if (!g || !GSL_SPMATRIX_ISCSC(g) || g->size1 != g->size2) {
     sits__fail(err, SITS_EINTERNAL, "sits_layergrid_new: a square compressed-column matrix");
     return NULL;
@@ -475,7 +468,7 @@ lg_impl *sits__lg_new(const gsl_spmatrix *g, const double *c, size_t rows, size_
     }
   }
   if (rc) {
-    sits__lg_free(s);
+    lg_free(s);
     return NULL;
   }
   return s;
@@ -651,7 +644,7 @@ static void edge_solve(lg_impl *s) {
   }
 }
 
-int sits__lg_setup(lg_impl *s, double alpha, double tau, sits_err *err) {
+static int lg_setup(lg_impl *s, double alpha, double tau, sits_err *err) {
   if (!(tau > 0) || !(alpha >= 0) || (alpha > 0 && !s->has_c))
     return sits__fail(err, SITS_EINTERNAL, "sits_layergrid_setup: alpha %g, tau %g", alpha, tau);
   size_t R = s->R, C = s->C, L = s->L, nc = s->nc, nl = s->nl, ny = s->ny, ne = s->ne;
@@ -742,7 +735,7 @@ static void inverse(lg_impl *s, double *v) {
   fftw_execute_r2r(s->pb, v, v);
 }
 
-int sits__lg_solve(lg_impl *s, const double *b, double *x, sits_err *err) {
+static int lg_solve(lg_impl *s, const double *b, double *x, sits_err *err) {
   if (!s->ready)
     return sits__fail(err, SITS_EINTERNAL, "sits_layergrid_solve before a successful setup");
   size_t R = s->R, C = s->C, ny = s->ny, ne = s->ne;
@@ -792,7 +785,7 @@ int sits__lg_solve(lg_impl *s, const double *b, double *x, sits_err *err) {
   return SITS_OK;
 }
 
-void sits__lg_apply(const lg_impl *s, const double *x, double *y) {
+static void lg_apply(const lg_impl *s, const double *x, double *y) {
   size_t R = s->R, C = s->C, L = s->L, nc = s->nc, ne = s->ne;
   for (size_t l = 0; l < L; l++) {
     const double *xl = x + l * nc;
@@ -837,11 +830,11 @@ void sits__lg_apply(const lg_impl *s, const double *x, double *y) {
   }
 }
 
-size_t sits__lg_edge_unknowns(const lg_impl *s) {
+static size_t lg_edge_unknowns(const lg_impl *s) {
   return s->ns;
 }
 
-void sits__lg_free(lg_impl *s) {
+static void lg_free(lg_impl *s) {
   if (!s)
     return;
   if (s->pf)
@@ -861,3 +854,6 @@ void sits__lg_free(lg_impl *s) {
   free(s->mirror[0]), free(s->basis);
   free(s);
 }
+
+SITS_API const sits__layergrid_ops sits_layergrid_module_ops = {
+    lg_new, lg_setup, lg_solve, lg_apply, lg_edge_unknowns, lg_free};

@@ -1,25 +1,17 @@
 /* layergrid_load.c - sits_layergrid through the module libsits_layergrid (layergrid.c, which
- * links FFTW), loaded on first use (sits_module.h). */
+ * links FFTW), loaded on first use (core/module_impl.h). */
 #include "sits_layergrid.h"
+#include "status_impl.h"
 
 #include <stdlib.h>
 
-#include "sits_module.h"
-
-typedef void *(*new_fn)(const gsl_spmatrix *, const double *, size_t, size_t, size_t, sits_err *);
-typedef int (*setup_fn)(void *, double, double, sits_err *);
-typedef int (*solve_fn)(void *, const double *, double *, sits_err *);
-typedef void (*apply_fn)(const void *, const double *, double *);
-typedef size_t (*count_fn)(const void *);
-typedef void (*free_fn)(void *);
+#include "layergrid_impl.h"
+#include "module_impl.h"
 
 struct sits_layergrid {
-  void *module, *impl;
-  setup_fn setup;
-  solve_fn solve;
-  apply_fn apply;
-  count_fn count;
-  free_fn release;
+  void *module;
+  const sits__layergrid_ops *ops;
+  sits__lg *impl;
 };
 
 sits_layergrid *sits_layergrid_new(const gsl_spmatrix *g, const double *c, size_t rows, size_t cols,
@@ -29,14 +21,8 @@ sits_layergrid *sits_layergrid_new(const gsl_spmatrix *g, const double *c, size_
     sits__fail(err, SITS_ENOMEM, "out of memory");
     return NULL;
   }
-  static const char *const names[] = {"sits__lg_new",   "sits__lg_setup",         "sits__lg_solve",
-                                      "sits__lg_apply", "sits__lg_edge_unknowns", "sits__lg_free"};
-  void (*fn[6])(void) = {0};
-  s->module = sits__module_load("libsits_layergrid.so", names, 6, fn, err);
-  new_fn create = (new_fn)fn[0];
-  s->setup = (setup_fn)fn[1], s->solve = (solve_fn)fn[2], s->apply = (apply_fn)fn[3];
-  s->count = (count_fn)fn[4], s->release = (free_fn)fn[5];
-  if (!s->module || !(s->impl = create(g, c, rows, cols, layers, err))) {
+  s->ops = sits__module_ops(SITS__LAYERGRID_MODULE, SITS__LAYERGRID_OPS, &s->module, err);
+  if (!s->ops || !(s->impl = s->ops->create(g, c, rows, cols, layers, err))) {
     sits_layergrid_free(s);
     return NULL;
   }
@@ -44,26 +30,26 @@ sits_layergrid *sits_layergrid_new(const gsl_spmatrix *g, const double *c, size_
 }
 
 int sits_layergrid_setup(sits_layergrid *s, double alpha, double tau, sits_err *err) {
-  return s->setup(s->impl, alpha, tau, err);
+  return s->ops->setup(s->impl, alpha, tau, err);
 }
 
 int sits_layergrid_solve(sits_layergrid *s, const double *b, double *x, sits_err *err) {
-  return s->solve(s->impl, b, x, err);
+  return s->ops->solve(s->impl, b, x, err);
 }
 
 void sits_layergrid_apply(const sits_layergrid *s, const double *x, double *y) {
-  s->apply(s->impl, x, y);
+  s->ops->apply(s->impl, x, y);
 }
 
 size_t sits_layergrid_edge_unknowns(const sits_layergrid *s) {
-  return s->count(s->impl);
+  return s->ops->edge_unknowns(s->impl);
 }
 
 void sits_layergrid_free(sits_layergrid *s) {
   if (!s)
     return;
-  if (s->impl && s->release)
-    s->release(s->impl);
+  if (s->impl)
+    s->ops->release(s->impl);
   sits__module_close(s->module);
   free(s);
 }

@@ -1,7 +1,8 @@
 /* lti.c - fixed-step ESDIRK (ARKODE) for linear constant-Jacobian systems (sits_lti.h). */
 #include "sits_lti.h"
+#include "status_impl.h"
 #include "sits_chol.h"
-#include "sits_nvec.h"
+#include "nvec_impl.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,6 +1,7 @@
 /* newton.c - KINSOL + KLU behind sits_newton_solve (sits_newton.h). */
 #include "sits_newton.h"
-#include "sits_nvec.h"
+#include "status_impl.h"
+#include "nvec_impl.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -11,7 +11,7 @@
  * operations"), installed on the template vector before an integrator clones it.
  * tests/solvers/test_nvec.c compares each with the library's own.
  */
-#include "sits_nvec.h"
+#include "nvec_impl.h"
 
 #include <math.h>
 

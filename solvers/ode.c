@@ -6,7 +6,8 @@
  * at every CVodeReInit, so they are accumulated here before each restart.
  */
 #include "sits_ode.h"
-#include "sits_nvec.h"
+#include "status_impl.h"
+#include "nvec_impl.h"
 
 #include <stdio.h>
 #include <stdlib.h>

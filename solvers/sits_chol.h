@@ -18,6 +18,8 @@
 
 #include "sits_status.h"
 
+SITS_BEGIN_DECLS
+
 typedef struct sits_chol sits_chol;
 
 /**
@@ -25,11 +27,15 @@ typedef struct sits_chol sits_chol;
  * compressed-column @p a, whose product S must be symmetric positive definite (its upper
  * triangle is used). SITS_EINPUT when it is not positive definite.
  */
-sits_chol *sits_chol_new(const gsl_spmatrix *a, const double *row_scale, sits_err *err);
+SITS_API sits_chol *sits_chol_new(const gsl_spmatrix *a, const double *row_scale, sits_err *err);
 /** Refactorises with new values of the same pattern (the analysis is kept). */
-int sits_chol_factor(sits_chol *c, const gsl_spmatrix *a, const double *row_scale, sits_err *err);
+SITS_API int sits_chol_factor(sits_chol *c, const gsl_spmatrix *a, const double *row_scale,
+                              sits_err *err);
 /** Solves S x = diag(@p b_scale) b (b_scale NULL: S x = b); x and b may be the same. */
-int sits_chol_solve(sits_chol *c, const double *b, const double *b_scale, double *x, sits_err *err);
-void sits_chol_free(sits_chol *c);
+SITS_API int sits_chol_solve(sits_chol *c, const double *b, const double *b_scale, double *x,
+                             sits_err *err);
+SITS_API void sits_chol_free(sits_chol *c);
+
+SITS_END_DECLS
 
 #endif

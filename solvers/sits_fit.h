@@ -10,6 +10,8 @@
 
 #include "sits_status.h"
 
+SITS_BEGIN_DECLS
+
 /** Residuals r (n_residuals) at parameters x (n_params). Return 0, or non-zero to fail. */
 typedef int (*sits_fit_residual_fn)(const double *x, double *r, void *user);
 
@@ -32,7 +34,9 @@ typedef struct sits_fit_opts {
  * parameters). *cost_out: 0.5 * sum r^2 at the end; *converged: the solver met its
  * tolerances. SITS_ESOLVER when GSL fails outright, SITS_ENOMEM.
  */
-int sits_fit_nlinear(const sits_fit_opts *opts, double *x, double *cost_out, bool *converged,
-                     sits_err *err);
+SITS_API int sits_fit_nlinear(const sits_fit_opts *opts, double *x, double *cost_out,
+                              bool *converged, sits_err *err);
+
+SITS_END_DECLS
 
 #endif

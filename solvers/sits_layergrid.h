@@ -30,6 +30,8 @@
 
 #include "sits_status.h"
 
+SITS_BEGIN_DECLS
+
 typedef struct sits_layergrid sits_layergrid;
 
 /**
@@ -39,17 +41,19 @@ typedef struct sits_layergrid sits_layergrid;
  * alpha = 0 may be used). NULL with SITS_EUNSUPPORTED when the matrix is not of that form
  * (rows or cols under 2, a non-uniform layer, an extra node linked to part of an edge, ...).
  */
-sits_layergrid *sits_layergrid_new(const gsl_spmatrix *g, const double *c, size_t rows, size_t cols,
-                                   size_t layers, sits_err *err);
+SITS_API sits_layergrid *sits_layergrid_new(const gsl_spmatrix *g, const double *c, size_t rows,
+                                            size_t cols, size_t layers, sits_err *err);
 /** Prepares solves with alpha C + tau G (alpha >= 0, tau > 0); SITS_EINPUT if singular. */
-int sits_layergrid_setup(sits_layergrid *s, double alpha, double tau, sits_err *err);
+SITS_API int sits_layergrid_setup(sits_layergrid *s, double alpha, double tau, sits_err *err);
 /** Solves (alpha C + tau G) x = b; @p x and @p b may be the same array. */
-int sits_layergrid_solve(sits_layergrid *s, const double *b, double *x, sits_err *err);
+SITS_API int sits_layergrid_solve(sits_layergrid *s, const double *b, double *x, sits_err *err);
 /** y = G x for the recognised matrix, from its layer constants (no index arrays: ~3 x
  *  faster than a sparse product on HotSpot's grid); equal to G x up to rounding. */
-void sits_layergrid_apply(const sits_layergrid *s, const double *x, double *y);
+SITS_API void sits_layergrid_apply(const sits_layergrid *s, const double *x, double *y);
 /** Number of unknowns of the dense edge system (the size its LU is made for). */
-size_t sits_layergrid_edge_unknowns(const sits_layergrid *s);
-void sits_layergrid_free(sits_layergrid *s);
+SITS_API size_t sits_layergrid_edge_unknowns(const sits_layergrid *s);
+SITS_API void sits_layergrid_free(sits_layergrid *s);
+
+SITS_END_DECLS
 
 #endif

@@ -17,6 +17,9 @@
 #include <stddef.h>
 
 #include "sits_ode.h"
+#include "sits_export.h"
+
+SITS_BEGIN_DECLS
 
 typedef struct sits_lti sits_lti;
 
@@ -41,11 +44,13 @@ typedef struct sits_lti_opts {
   void *luser;
 } sits_lti_opts;
 
-sits_lti *sits_lti_new(const sits_lti_opts *o, double t0, const double *y0, sits_err *err);
-void sits_lti_free(sits_lti *l);
+SITS_API sits_lti *sits_lti_new(const sits_lti_opts *o, double t0, const double *y0, sits_err *err);
+SITS_API void sits_lti_free(sits_lti *l);
 /** Integrates to @p tout (a whole number of steps from the current time) into @p y. */
-int sits_lti_advance(sits_lti *l, double tout, double *y, sits_err *err);
+SITS_API int sits_lti_advance(sits_lti *l, double tout, double *y, sits_err *err);
 /** Counters: steps, RHS evaluations, Jacobian evaluations and linear setups (as sits_ode). */
-void sits_lti_get_stats(const sits_lti *l, sits_ode_stats *st);
+SITS_API void sits_lti_get_stats(const sits_lti *l, sits_ode_stats *st);
+
+SITS_END_DECLS
 
 #endif

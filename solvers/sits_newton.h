@@ -12,6 +12,8 @@
 
 #include "sits_status.h"
 
+SITS_BEGIN_DECLS
+
 /** F at x into f; nonzero: F cannot be evaluated there (the step is shortened). */
 typedef int (*sits_newton_fn)(const double *x, double *f, void *user);
 /** The Jacobian at x: its values in the order of the pattern's compressed columns. */
@@ -22,7 +24,10 @@ typedef int (*sits_newton_jac_fn)(const double *x, double *values, void *user);
  * at most @p max_iter Newton steps. SITS_OK converged; SITS_ESOLVER with KINSOL's reason
  * when it does not (x then holds the last iterate).
  */
-int sits_newton_solve(const gsl_spmatrix *pattern, sits_newton_fn f, sits_newton_jac_fn jac,
-                      void *user, double ftol, long max_iter, double *x, sits_err *err);
+SITS_API int sits_newton_solve(const gsl_spmatrix *pattern, sits_newton_fn f,
+                               sits_newton_jac_fn jac, void *user, double ftol, long max_iter,
+                               double *x, sits_err *err);
+
+SITS_END_DECLS
 
 #endif

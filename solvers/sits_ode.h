@@ -17,6 +17,8 @@
 
 #include "sits_status.h"
 
+SITS_BEGIN_DECLS
+
 typedef struct sits_ode sits_ode;
 
 /** y' = f(t, y): write n values into @p ydot. Return 0 ok, > 0 recoverable, < 0 fatal. */
@@ -70,31 +72,35 @@ typedef struct sits_ode_stats {
 /**
  * A new integrator at (@p t0, @p y0). NULL on failure, with the reason in @p err.
  */
-sits_ode *sits_ode_new(const sits_ode_opts *opts, double t0, const double *y0, sits_err *err);
+SITS_API sits_ode *sits_ode_new(const sits_ode_opts *opts, double t0, const double *y0,
+                                sits_err *err);
 
 /** Frees @p ode; NULL is a no-op. */
-void sits_ode_free(sits_ode *ode);
+SITS_API void sits_ode_free(sits_ode *ode);
 
 /** Restarts the integration at (@p t0, @p y0), e.g. after an input jump. */
-int sits_ode_reinit(sits_ode *ode, double t0, const double *y0, sits_err *err);
+SITS_API int sits_ode_reinit(sits_ode *ode, double t0, const double *y0, sits_err *err);
 
 /**
  * Takes one internal step towards @p tstop (never past it). Stores the time reached in
  * *t_out, what was reached in *event, and the state in sits_ode_state().
  * Returns SITS_OK or SITS_ESOLVER with CVODE's message in @p err.
  */
-int sits_ode_step(sits_ode *ode, double tstop, double *t_out, sits_ode_event *event, sits_err *err);
+SITS_API int sits_ode_step(sits_ode *ode, double tstop, double *t_out, sits_ode_event *event,
+                           sits_err *err);
 
 /** The state at the time last returned by sits_ode_step() (borrowed, n values). */
-const double *sits_ode_state(const sits_ode *ode);
+SITS_API const double *sits_ode_state(const sits_ode *ode);
 
 /** Interpolates the state at @p t within the last step into @p y (n values). */
-int sits_ode_interpolate(sits_ode *ode, double t, double *y, sits_err *err);
+SITS_API int sits_ode_interpolate(sits_ode *ode, double t, double *y, sits_err *err);
 
 /** After SITS_ODE_ROOT: which roots crossed (n_roots ints, non-zero where crossed). */
-int sits_ode_roots_found(sits_ode *ode, int *found);
+SITS_API int sits_ode_roots_found(sits_ode *ode, int *found);
 
 /** The counters so far. */
-void sits_ode_get_stats(const sits_ode *ode, sits_ode_stats *stats);
+SITS_API void sits_ode_get_stats(const sits_ode *ode, sits_ode_stats *stats);
+
+SITS_END_DECLS
 
 #endif

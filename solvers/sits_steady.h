@@ -14,6 +14,8 @@
 
 #include "sits_status.h"
 
+SITS_BEGIN_DECLS
+
 /** Size from which sits_steady_solve() uses KLU instead of dense LU. */
 #define SITS_STEADY_SPARSE_THRESHOLD 200
 
@@ -21,6 +23,8 @@
  * Solves @p a (square, compressed column) x = @p b into @p x (n values each).
  * Returns SITS_OK, SITS_EINPUT when @p a is singular, or SITS_ENOMEM.
  */
-int sits_steady_solve(const gsl_spmatrix *a, const double *b, double *x, sits_err *err);
+SITS_API int sits_steady_solve(const gsl_spmatrix *a, const double *b, double *x, sits_err *err);
+
+SITS_END_DECLS
 
 #endif

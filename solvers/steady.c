@@ -1,5 +1,6 @@
 /* steady.c - direct linear solves for steady states (see sits_steady.h). */
 #include "sits_steady.h"
+#include "status_impl.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -9,7 +9,7 @@
 #include <nvector/nvector_serial.h>
 #include <sundials/sundials_context.h>
 
-#include "sits_nvec.h"
+#include "nvec_impl.h"
 
 #define N 1003
 

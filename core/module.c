@@ -1,6 +1,7 @@
 /* module.c - optional modules loaded beside libsits (see sits_module.h). */
 #define _GNU_SOURCE
-#include "sits_module.h"
+#include "module_impl.h"
+#include "status_impl.h"
 
 #include <dlfcn.h>
 #include <libgen.h>
@@ -25,23 +26,17 @@ void *sits__module_open(const char *file, sits_err *err) {
   return h;
 }
 
-void (*sits__module_fn(void *h, const char *name, sits_err *err))(void) {
-  void (*fn)(void) = NULL;
-  *(void **)&fn = dlsym(h, name);
-  if (!fn)
-    sits__fail(err, SITS_EIO, "a module lacks %s", name);
-  return fn;
-}
-
-void *sits__module_load(const char *file, const char *const *names, size_t n, void (**fns)(void),
-                        sits_err *err) {
-  void *h = sits__module_open(file, err);
-  for (size_t k = 0; h && k < n; k++)
-    if (!(fns[k] = sits__module_fn(h, names[k], err))) {
-      sits__module_close(h);
-      h = NULL;
-    }
-  return h;
+const void *sits__module_ops(const char *file, const char *symbol, void **handle, sits_err *err) {
+  *handle = sits__module_open(file, err);
+  if (!*handle)
+    return NULL;
+  const void *ops = dlsym(*handle, symbol);
+  if (!ops) {
+    sits__fail(err, SITS_EIO, "the module %s lacks %s", file, symbol);
+    sits__module_close(*handle);
+    *handle = NULL;
+  }
+  return ops;
 }
 
 void sits__module_close(void *h) {

@@ -1,9 +1,6 @@
 /* status.c - status texts and the error record (see sits_status.h). */
 #include "sits_status.h"
 
-#include <stdarg.h>
-#include <stdio.h>
-
 const char *sits_strerror(int status) {
   switch (status) {
 #define SITS_STATUS_CASE(name, value, text)                                                        \
@@ -19,15 +16,4 @@ void sits_err_clear(sits_err *err) {
     err->code = SITS_OK;
     err->msg[0] = '\0';
   }
-}
-
-int sits__fail(sits_err *err, int code, const char *fmt, ...) {
-  if (err) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-    va_end(ap);
-    err->code = code;
-  }
-  return code;
 }

@@ -1,6 +1,6 @@
-/* sits_nvec.h - compiled serial N_Vector operations (nvec_fast.c; internal). */
-#ifndef SITS_NVEC_H
-#define SITS_NVEC_H
+/* nvec_impl.h - compiled serial N_Vector operations (nvec_fast.c; internal). */
+#ifndef SITS_NVEC_IMPL_H
+#define SITS_NVEC_IMPL_H
 
 #include <sundials/sundials_nvector.h>
 

@@ -11,6 +11,10 @@
 
 #include <stddef.h>
 
+#include "sits_export.h"
+
+SITS_BEGIN_DECLS
+
 /* X(name, value, text): one list yields the enum and sits_strerror(). */
 #define SITS_STATUS_MAP(X)                                                                         \
   X(OK, 0, "success")                                                                              \
@@ -37,15 +41,11 @@ typedef struct sits_err {
 } sits_err;
 
 /** Static text for a status code; never NULL ("unknown status" for other values). */
-const char *sits_strerror(int status);
+SITS_API const char *sits_strerror(int status);
 
 /** Clears @p err (NULL is a no-op). */
-void sits_err_clear(sits_err *err);
+SITS_API void sits_err_clear(sits_err *err);
 
-/**
- * Records @p code and a printf-style message in @p err (NULL: message dropped) and
- * returns @p code, so that `return sits__fail(err, SITS_EINPUT, "...")` reads naturally.
- */
-int sits__fail(sits_err *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+SITS_END_DECLS
 
 #endif

@@ -1,0 +1,26 @@
+/* layergrid_impl.h - the entry points of the layered-grid module (layergrid.c), one ops
+ * struct that the module exports and layergrid_load.c loads (internal). The operations are
+ * those of sits_layergrid.h, on the module's own handle. */
+#ifndef SITS_LAYERGRID_IMPL_H
+#define SITS_LAYERGRID_IMPL_H
+
+#include <gsl/gsl_spmatrix.h>
+
+#include "status_impl.h"
+
+#define SITS__LAYERGRID_MODULE "libsits_layergrid.so"
+#define SITS__LAYERGRID_OPS "sits_layergrid_module_ops"
+
+typedef struct sits__lg sits__lg;
+
+typedef struct sits__layergrid_ops {
+  sits__lg *(*create)(const gsl_spmatrix *g, const double *c, size_t rows, size_t cols,
+                      size_t layers, sits_err *err);
+  int (*setup)(sits__lg *s, double alpha, double tau, sits_err *err);
+  int (*solve)(sits__lg *s, const double *b, double *x, sits_err *err);
+  void (*apply)(const sits__lg *s, const double *x, double *y);
+  size_t (*edge_unknowns)(const sits__lg *s);
+  void (*release)(sits__lg *s);
+} sits__layergrid_ops;
+
+#endif
