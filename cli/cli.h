@@ -58,5 +58,6 @@ int cmd_calibrate(int argc, char **argv);
 int cmd_hotspot(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_capture(int argc, char **argv);
+int cmd_keys(int argc, char **argv);
 
 #endif

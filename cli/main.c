@@ -20,6 +20,7 @@ static const command commands[] = {
     {"replay", cmd_replay, "drive the model with a board trace's power, compare its sensors"},
     {"capture", cmd_capture, "sample a board's sysfs into a trace CSV"},
     {"hotspot", cmd_hotspot, "HotSpot's command line: floorplan networks, .ttrace/.steady out"},
+    {"keys", cmd_keys, "the configuration keys: type, unit, default, range, what each sets"},
 };
 
 static void usage(FILE *f) {

@@ -46,7 +46,7 @@ static int node_of(const sits_scenario *sc, const config_setting_t *g, bool powe
                    sits_err *err) {
   const char *name;
   char where[512];
-  int rc = sits__get_str(g, "node", true, &name, err);
+  int rc = sits__key_str(g, power ? "replay.power.[].node" : "replay.sensors.[].node", &name, err);
   if (rc)
     return rc;
   if (power && sits__scenario_group(sc, name))
@@ -86,8 +86,8 @@ static int read_mapping(const sits_scenario *sc, const sits_trace *t, const char
     const char *col;
     if (!config_setting_is_group(g))
       return sits__fail(err, SITS_EINPUT, "%s: a power mapping is a group { column; node; }", W(g));
-    if ((rc = sits__get_str(g, "column", true, &col, err)) ||
-        (rc = sits__get_num(g, "fraction", 1.0, false, &pm[k].fraction, err)) ||
+    if ((rc = sits__key_str(g, "replay.power.[].column", &col, err)) ||
+        (rc = sits__key_num(g, "replay.power.[].fraction", &pm[k].fraction, err)) ||
         (rc = node_of(sc, g, true, &pm[k].node, err)))
       return rc;
     if ((pm[k].column = trace_col(t, col, path, config_setting_get_member(g, "column"), err)) < 0)
@@ -99,7 +99,7 @@ static int read_mapping(const sits_scenario *sc, const sits_trace *t, const char
     const char *col;
     if (!config_setting_is_group(g))
       return sits__fail(err, SITS_EINPUT, "%s: a sensor is a group { column; node; }", W(g));
-    if ((rc = sits__get_str(g, "column", true, &col, err)) ||
+    if ((rc = sits__key_str(g, "replay.sensors.[].column", &col, err)) ||
         (rc = node_of(sc, g, false, &sens[k].node, err)))
       return rc;
     if (trace_col(t, col, path, config_setting_get_member(g, "column"), err) < 0)
@@ -108,7 +108,7 @@ static int read_mapping(const sits_scenario *sc, const sits_trace *t, const char
   }
   const char *amb = NULL;
   *amb_col = -1;
-  if ((rc = sits__get_str(rp, "ambient_column", false, &amb, err)))
+  if ((rc = sits__key_str(rp, "replay.ambient_column", &amb, err)))
     return rc;
   if (amb && (*amb_col = trace_col(t, amb, path, config_setting_get_member(rp, "ambient_column"),
                                    err)) < 0)

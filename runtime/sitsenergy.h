@@ -18,6 +18,7 @@
 #include "sits_table_writer.h"
 #include "sits_thermal_cal.h"
 #include "sits_trace.h"
+#include "sits_config.h"
 #include "sits_battery_fit.h"
 #include "sits_calibrate.h"
 #include "sits_dvfs.h"

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #define W(s) sits__where((s), where, sizeof where)
+#define BATTERY_KEY "platform.battery."
 
 static int read_array(const config_setting_t *g, const char *key, double *out, size_t max,
                       size_t *n, sits_err *err) {
@@ -43,8 +44,8 @@ static int read_rc(const config_setting_t *g, sits_battery_cfg *c, sits_err *err
   for (size_t k = 0; k < c->n_rc; k++) {
     const config_setting_t *e = config_setting_get_elem(rc, (unsigned)k);
     int r;
-    if ((r = sits__get_positive(e, "r_ohm", 0, true, &c->rc_r_ohm[k], err)) ||
-        (r = sits__get_positive(e, "c_f", 0, true, &c->rc_c_f[k], err)))
+    if ((r = sits__key_num(e, "platform.battery.rc.[].r_ohm", &c->rc_r_ohm[k], err)) ||
+        (r = sits__key_num(e, "platform.battery.rc.[].c_f", &c->rc_c_f[k], err)))
       return r;
   }
   return SITS_OK;
@@ -93,10 +94,7 @@ int sits__load_battery(sits_scenario *sc, const config_setting_t *root, sits_err
   const config_setting_t *g = config_setting_get_member(p, "battery");
   const config_setting_t *wh = config_setting_get_member(root, "battery_capacity_wh");
   const config_setting_t *life = config_setting_get_member(root, "min_battery_life_s");
-  int rc =
-      sits__get_num(root, "min_battery_life_s", NAN, false, &sc->limits.min_battery_life_s, err);
-  if (rc)
-    return rc;
+  int rc;
   if (!g) {
     if (wh || life)
       return sits__fail(err, SITS_EINPUT, "%s: '%s' needs a battery in the platform",
@@ -109,23 +107,33 @@ int sits__load_battery(sits_scenario *sc, const config_setting_t *root, sits_err
   memset(&c, 0, sizeof c);
   double series, parallel, ceff;
   const char *node = NULL;
-  if ((rc = sits__get_positive(g, "series", 1, false, &series, err)) ||
-      (rc = sits__get_positive(g, "parallel", 1, false, &parallel, err)) ||
-      (rc = sits__get_num(g, "capacity_ah", NAN, false, &c.capacity_ah, err)) ||
-      (rc = sits__get_num(g, "capacity_wh", NAN, false, &c.capacity_wh, err)) ||
-      (rc =
-           sits__get_num(root, "battery_capacity_wh", c.capacity_wh, false, &c.capacity_wh, err)) ||
+  double scenario_wh;
+  if ((rc = sits__key_num(g, BATTERY_KEY "series", &series, err)) ||
+      (rc = sits__key_num(g, BATTERY_KEY "parallel", &parallel, err)) ||
+      (rc = sits__key_num(g, BATTERY_KEY "capacity_ah", &c.capacity_ah, err)) ||
+      (rc = sits__key_num(g, BATTERY_KEY "capacity_wh", &c.capacity_wh, err)) ||
+      (rc = sits__key_num(root, "battery_capacity_wh", &scenario_wh, err)) ||
       (rc = read_array(g, "ocv_soc", c.ocv_soc, SITS_BATTERY_MAX_OCV, &c.n_ocv, err)) ||
-      (rc = sits__get_positive(g, "r0_ohm", 0, true, &c.r0_ohm, err)) ||
-      (rc = read_rc(g, &c, err)) ||
-      (rc = sits__get_num(g, "r_ea_j_per_mol", 0, false, &c.r_ea_j_per_mol, err)) ||
-      (rc = sits__get_num(g, "r_ref_c", 25, false, &c.r_ref_c, err)) ||
-      (rc = sits__get_num(g, "cutoff_v", 0, true, &c.cutoff_v, err)) ||
-      (rc = sits__get_num(g, "coulombic_efficiency", 1, false, &ceff, err)) ||
-      (rc = sits__get_num(g, "initial_soc", 1, false, &sc->batt_initial_soc, err)) ||
-      (rc = sits__get_num(g, "efficiency", 1, false, &sc->batt_efficiency, err)) ||
-      (rc = sits__get_str(g, "node", false, &node, err)))
+      (rc = sits__key_num(g, BATTERY_KEY "r0_ohm", &c.r0_ohm, err)) || (rc = read_rc(g, &c, err)) ||
+      (rc = sits__key_num(g, BATTERY_KEY "r_ea_j_per_mol", &c.r_ea_j_per_mol, err)) ||
+      (rc = sits__key_num(g, BATTERY_KEY "r_ref_c", &c.r_ref_c, err)) ||
+      (rc = sits__key_num(g, BATTERY_KEY "cutoff_v", &c.cutoff_v, err)) ||
+      (rc = sits__key_num(g, BATTERY_KEY "coulombic_efficiency", &ceff, err)) ||
+      (rc = sits__key_num(g, BATTERY_KEY "initial_soc", &sc->batt_initial_soc, err)) ||
+      (rc = sits__key_num(g, BATTERY_KEY "efficiency", &sc->batt_efficiency, err)) ||
+      (rc = sits__key_str(g, BATTERY_KEY "node", &node, err)))
     return rc;
+  const char *cap_keys[] = {"capacity_ah", "capacity_wh"};
+  const double cap_vals[] = {c.capacity_ah, c.capacity_wh};
+  for (int k = 0; k < 2; k++) /* given, they must be > 0 (the model takes 0 for "not given") */
+    if (config_setting_get_member(g, cap_keys[k]) && !(cap_vals[k] > 0))
+      return sits__fail(err, SITS_EINPUT, "%s: the capacity must be > 0 (%s = %g)",
+                        W(config_setting_get_member(g, cap_keys[k])), cap_keys[k], cap_vals[k]);
+  if (wh && !(scenario_wh > 0))
+    return sits__fail(err, SITS_EINPUT, "%s: the capacity must be > 0 (battery_capacity_wh = %g)",
+                      W(wh), scenario_wh);
+  if (wh) /* the scenario's capacity wins over the pack's */
+    c.capacity_wh = scenario_wh;
   if ((rc = read_ocv_v(g, &c, err)))
     return rc;
   if (wh) /* the scenario's capacity wins over the pack's */
@@ -133,12 +141,6 @@ int sits__load_battery(sits_scenario *sc, const config_setting_t *root, sits_err
   c.series = (size_t)series;
   c.parallel = (size_t)parallel;
   c.coulombic_eff = ceff;
-  if (series != floor(series) || parallel != floor(parallel))
-    return sits__fail(err, SITS_EINPUT, "%s: series and parallel must be whole numbers", W(g));
-  if (!(sc->batt_initial_soc >= 0 && sc->batt_initial_soc <= 1))
-    return sits__fail(err, SITS_EINPUT, "%s: initial_soc must be in [0, 1]", W(g));
-  if (!(sc->batt_efficiency > 0 && sc->batt_efficiency <= 1))
-    return sits__fail(err, SITS_EINPUT, "%s: efficiency must be in (0, 1]", W(g));
   sc->batt_node = -1;
   if (node && (sc->batt_node = sits_thermal_find(sc->thermal, node)) < 0)
     return sits__unknown_node(sc->thermal, config_setting_get_member(g, "node"), "battery", node,

@@ -11,6 +11,9 @@
 #include <string.h>
 
 #define W(s) sits__where((s), where, sizeof where)
+#define DOMAIN_KEY "platform.domains.[]."
+#define OPP_KEY "platform.domains.[].opp.[]."
+#define THERMAL_KEY "platform.governor.thermal."
 
 static int at(const config_setting_t *s, int rc, sits_err *err) {
   char where[512], msg[SITS_ERRMSG_MAX];
@@ -34,10 +37,10 @@ static int read_opps(sits_domain *d, const config_setting_t *g, sits_err *err) {
     int rc;
     if (!config_setting_is_group(o))
       return sits__fail(err, SITS_EINPUT, "%s: an OPP must be a group { freq_mhz; volt_v; }", W(o));
-    if ((rc = sits__get_positive(o, "freq_mhz", 0, true, &p->freq_mhz, err)) ||
-        (rc = sits__get_positive(o, "volt_v", 0, true, &p->volt_v, err)) ||
-        (rc = sits__get_num(o, "power_w", NAN, false, &p->power_w, err)) ||
-        (rc = sits__get_num(o, "items_per_s", NAN, false, &p->items_per_s, err)))
+    if ((rc = sits__key_num(o, OPP_KEY "freq_mhz", &p->freq_mhz, err)) ||
+        (rc = sits__key_num(o, OPP_KEY "volt_v", &p->volt_v, err)) ||
+        (rc = sits__key_num(o, OPP_KEY "power_w", &p->power_w, err)) ||
+        (rc = sits__key_num(o, OPP_KEY "items_per_s", &p->items_per_s, err)))
       return rc;
   }
   return SITS_OK;
@@ -48,7 +51,7 @@ static int read_opps(sits_domain *d, const config_setting_t *g, sits_err *err) {
 static int read_nodes(sits_scenario *sc, sits_domain *d, const config_setting_t *g, sits_err *err) {
   char where[512];
   const char *node;
-  int rc = sits__get_str(g, "node", false, &node, err);
+  int rc = sits__key_str(g, DOMAIN_KEY "node", &node, err);
   const config_setting_t *nodes = config_setting_get_member(g, "nodes");
   const config_setting_t *fr = config_setting_get_member(g, "fractions");
   if (rc)
@@ -102,8 +105,8 @@ static int read_domain(sits_scenario *sc, sits_domain *d, const config_setting_t
   if (!config_setting_is_group(g))
     return sits__fail(err, SITS_EINPUT, "%s: a domain must be a group", W(g));
   memset(d, 0, sizeof *d);
-  if ((rc = sits__get_str(g, "name", true, &name, err)) ||
-      (rc = sits__get_str(g, "item", false, &item, err)))
+  if ((rc = sits__key_str(g, DOMAIN_KEY "name", &name, err)) ||
+      (rc = sits__key_str(g, DOMAIN_KEY "item", &item, err)))
     return rc;
   if (strlen(name) >= sizeof d->name || strpbrk(name, "/,\" \t") || strcmp(name, "total") == 0)
     return sits__fail(err, SITS_EINPUT,
@@ -114,16 +117,19 @@ static int read_domain(sits_scenario *sc, sits_domain *d, const config_setting_t
   if ((rc = read_nodes(sc, d, g, err)) || (rc = read_opps(d, g, err)))
     return rc;
   double top_v = d->opp[d->n_opp - 1].volt_v, top_rate = d->opp[d->n_opp - 1].items_per_s;
-  if ((rc = sits__get_num(g, "ceff_f", 0, false, &d->ceff_f, err)) ||
-      (rc = sits__get_num(g, "idle_w", 0, false, &d->idle_w, err)) ||
-      (rc = sits__get_num(g, "leak_ref_w", 0, false, &d->leak_ref_w, err)) ||
-      (rc = sits__get_num(g, "leak_ref_v", top_v, false, &d->leak_ref_v, err)) ||
-      (rc = sits__get_num(g, "leak_ref_c", 25.0, false, &d->leak_ref_c, err)) ||
-      (rc = sits__get_num(g, "leak_per_k", 0, false, &d->leak_per_k, err)) ||
-      (rc = sits__get_num(g, "max_rate", isnan(top_rate) ? 0 : top_rate, false, &d->max_rate,
-                          err)) ||
-      (rc = sits__get_num(g, "mem_bound", 0, false, &d->mem_bound, err)))
+  if ((rc = sits__key_num(g, DOMAIN_KEY "ceff_f", &d->ceff_f, err)) ||
+      (rc = sits__key_num(g, DOMAIN_KEY "idle_w", &d->idle_w, err)) ||
+      (rc = sits__key_num(g, DOMAIN_KEY "leak_ref_w", &d->leak_ref_w, err)) ||
+      (rc = sits__key_num(g, DOMAIN_KEY "leak_ref_v", &d->leak_ref_v, err)) ||
+      (rc = sits__key_num(g, DOMAIN_KEY "leak_ref_c", &d->leak_ref_c, err)) ||
+      (rc = sits__key_num(g, DOMAIN_KEY "leak_per_k", &d->leak_per_k, err)) ||
+      (rc = sits__key_num(g, DOMAIN_KEY "max_rate", &d->max_rate, err)) ||
+      (rc = sits__key_num(g, DOMAIN_KEY "mem_bound", &d->mem_bound, err)))
     return rc;
+  if (isnan(d->leak_ref_v)) /* the key table's computed defaults */
+    d->leak_ref_v = top_v;
+  if (isnan(d->max_rate))
+    d->max_rate = isnan(top_rate) ? 0 : top_rate;
   if ((rc = sits_domain_check(d, err)))
     return at(g, rc, err);
   for (size_t k = 0; k < d->n_opp; k++)
@@ -194,27 +200,27 @@ static int read_thermal_gov(sits_scenario *sc, const config_setting_t *t, sits_e
   int rc;
   if (!config_setting_is_group(t))
     return sits__fail(err, SITS_EINPUT, "%s: 'thermal' must be a group", W(t));
-  if ((rc = sits__get_str(t, "kind", true, &kind, err)) ||
-      (rc = sits__get_str(t, "sensor", true, &sensor, err)))
+  if ((rc = sits__key_str(t, THERMAL_KEY "kind", &kind, err)) ||
+      (rc = sits__key_str(t, THERMAL_KEY "sensor", &sensor, err)))
     return rc;
   if ((c->sensor_node = sits_thermal_find(sc->thermal, sensor)) < 0)
     return sits__unknown_node(sc->thermal, config_setting_get_member(t, "sensor"), "sensor", sensor,
                               err);
   if (strcmp(kind, "step_wise") == 0) {
     c->thermal = SITS_THERMAL_STEP_WISE;
-    return (rc = sits__get_num(t, "trip_c", 0, true, &c->trip_c, err))
+    return (rc = sits__key_num_required(t, THERMAL_KEY "trip_c", &c->trip_c, err))
                ? rc
-               : sits__get_num(t, "hysteresis_c", 0, false, &c->hysteresis_c, err);
+               : sits__key_num(t, THERMAL_KEY "hysteresis_c", &c->hysteresis_c, err);
   }
   if (strcmp(kind, "power_allocator") == 0) {
     double w[SITS_MAX_DOMAINS];
     c->thermal = SITS_THERMAL_POWER_ALLOCATOR;
     for (size_t d = 0; d < SITS_MAX_DOMAINS; d++)
       w[d] = 1.0;
-    if ((rc = sits__get_num(t, "control_c", 0, true, &c->control_c, err)) ||
-        (rc = sits__get_num(t, "switch_on_c", 0, true, &c->switch_on_c, err)) ||
-        (rc =
-             sits__get_positive(t, "sustainable_power_w", 0, true, &c->sustainable_power_w, err)) ||
+    if ((rc = sits__key_num_required(t, THERMAL_KEY "control_c", &c->control_c, err)) ||
+        (rc = sits__key_num_required(t, THERMAL_KEY "switch_on_c", &c->switch_on_c, err)) ||
+        (rc = sits__key_num_required(t, THERMAL_KEY "sustainable_power_w", &c->sustainable_power_w,
+                                     err)) ||
         (rc = per_domain(sc, t, "weights", w, err)))
       return rc;
     memcpy(c->weight, w, sizeof w);
@@ -236,11 +242,9 @@ int sits__load_governor(sits_scenario *sc, const config_setting_t *p, sits_err *
   int rc;
   memset(c, 0, sizeof *c);
   c->base = SITS_GOV_PERFORMANCE; /* no governor group: every domain at its top OPP */
-  c->period_s = 0.1;
-  c->up_threshold = 0.8;
   if (g && !config_setting_is_group(g))
     return sits__fail(err, SITS_EINPUT, "%s: 'governor' must be a group", W(g));
-  if (g && (rc = sits__get_str(g, "kind", false, &kind, err)))
+  if (g && (rc = sits__key_str(g, "platform.governor.kind", &kind, err)))
     return rc;
   int base = kind ? sits_base_kind_from_name(kind) : (int)SITS_GOV_PERFORMANCE;
   c->base = base < 0 ? SITS_GOV_PERFORMANCE : (sits_base_kind)base;
@@ -249,8 +253,8 @@ int sits__load_governor(sits_scenario *sc, const config_setting_t *p, sits_err *
                       "%s: governor kind '%s' is not one of fixed, performance, powersave, "
                       "ondemand, schedutil",
                       W(config_setting_get_member(g, "kind")), kind);
-  if ((rc = sits__get_positive(g, "period_s", 0.1, false, &c->period_s, err)) ||
-      (rc = sits__get_positive(g, "up_threshold", 0.8, false, &c->up_threshold, err)) ||
+  if ((rc = sits__key_num(g, "platform.governor.period_s", &c->period_s, err)) ||
+      (rc = sits__key_num(g, "platform.governor.up_threshold", &c->up_threshold, err)) ||
       (rc = per_domain(sc, g, "fixed_opp", fixed, err)))
     return rc;
   for (size_t d = 0; d < sc->n_domains; d++) {
@@ -267,7 +271,7 @@ int sits__load_governor(sits_scenario *sc, const config_setting_t *p, sits_err *
   if (cap) {
     if (!config_setting_is_group(cap))
       return sits__fail(err, SITS_EINPUT, "%s: 'power_cap' must be a group { window_s; }", W(cap));
-    if ((rc = sits__get_positive(cap, "window_s", 1.0, false, &c->cap_window_s, err)))
+    if ((rc = sits__key_num(cap, "platform.governor.power_cap.window_s", &c->cap_window_s, err)))
       return rc;
     c->power_cap = !isnan(sc->limits.tdp_budget_w); /* its target; without one, no cap */
     if (c->cap_window_s < c->period_s)

@@ -23,11 +23,12 @@
 #include <string.h>
 
 #define W(s) sits__where((s), where, sizeof where)
+#define HOTSPOT_KEY "platform.thermal.hotspot."
 
-static int path_of(const config_setting_t *g, const char *key, bool required, char *out,
-                   size_t size, sits_err *err) {
+static int path_of(const config_setting_t *g, const char *key, char *out, size_t size,
+                   sits_err *err) {
   const char *v = NULL;
-  int rc = sits__get_str(g, key, required, &v, err);
+  int rc = sits__key_str(g, key, &v, err);
   if (rc || !v) {
     out[0] = '\0';
     return rc;
@@ -36,8 +37,9 @@ static int path_of(const config_setting_t *g, const char *key, bool required, ch
     snprintf(out, size, "%s", v);
   else {
     char dir[4096];
-    snprintf(out, size, "%s/%s",
-             sits__setting_dir(config_setting_get_member(g, key), dir, sizeof dir), v);
+    snprintf(
+        out, size, "%s/%s",
+        sits__setting_dir(config_setting_get_member(g, strrchr(key, '.') + 1), dir, sizeof dir), v);
   }
   return SITS_OK;
 }
@@ -100,10 +102,10 @@ int sits__load_hotspot_thermal(sits_scenario *sc, const config_setting_t *hs, si
     return sits__fail(err, SITS_EINPUT, "%s: 'hotspot' must be a group { flp; ... }", W(hs));
   const char *model = NULL;
   int rc;
-  if ((rc = path_of(hs, "flp", true, flp, sizeof flp, err)) ||
-      (rc = path_of(hs, "config", false, cfg, sizeof cfg, err)) ||
-      (rc = path_of(hs, "materials", false, mats, sizeof mats, err)) ||
-      (rc = sits__get_str(hs, "model", false, &model, err)))
+  if ((rc = path_of(hs, HOTSPOT_KEY "flp", flp, sizeof flp, err)) ||
+      (rc = path_of(hs, HOTSPOT_KEY "config", cfg, sizeof cfg, err)) ||
+      (rc = path_of(hs, HOTSPOT_KEY "materials", mats, sizeof mats, err)) ||
+      (rc = sits__key_str(hs, HOTSPOT_KEY "model", &model, err)))
     return rc;
   bool grid = model && strcmp(model, "grid") == 0;
   if (model && !grid && strcmp(model, "block") != 0)
@@ -111,12 +113,9 @@ int sits__load_hotspot_thermal(sits_scenario *sc, const config_setting_t *hs, si
                       W(config_setting_get_member(hs, "model")), model);
   double rows = NAN, cols = NAN;
   bool compat = false;
-  const config_setting_t *cs = config_setting_get_member(hs, "compat");
-  if (cs && config_setting_type(cs) != CONFIG_TYPE_BOOL)
-    return sits__fail(err, SITS_EINPUT, "%s: 'compat' must be true or false", W(cs));
-  compat = cs && config_setting_get_bool(cs);
-  if ((rc = sits__get_num(hs, "rows", NAN, false, &rows, err)) ||
-      (rc = sits__get_num(hs, "cols", NAN, false, &cols, err)))
+  if ((rc = sits__key_bool(hs, HOTSPOT_KEY "compat", &compat, err)) ||
+      (rc = sits__key_num(hs, HOTSPOT_KEY "rows", &rows, err)) ||
+      (rc = sits__key_num(hs, HOTSPOT_KEY "cols", &cols, err)))
     return rc;
   if ((!isnan(rows) && (rows != floor(rows) || rows < 2 || rows > 4096)) ||
       (!isnan(cols) && (cols != floor(cols) || cols < 2 || cols > 4096)))

@@ -17,58 +17,8 @@
 #include "sits_table.h"
 
 #define W(s) sits__where((s), where, sizeof where)
-
-/* A number member: absent -> *out = dflt (SITS_OK), or an error when required. */
-int sits__get_num(const config_setting_t *g, const char *key, double dflt, bool required,
-                  double *out, sits_err *err) {
-  char where[512];
-  const config_setting_t *s = g ? config_setting_get_member(g, key) : NULL;
-  if (!s) {
-    *out = dflt;
-    return required ? sits__fail(err, SITS_EINPUT, "%s: missing key '%s'", W(g), key) : SITS_OK;
-  }
-  if (!config_setting_is_number(s))
-    return sits__fail(err, SITS_EINPUT, "%s: '%s' must be a number", W(s), key);
-  *out = config_setting_get_float(s);
-  if (!isfinite(*out))
-    return sits__fail(err, SITS_EINPUT, "%s: '%s' must be finite", W(s), key);
-  return SITS_OK;
-}
-
-int sits__get_positive(const config_setting_t *g, const char *key, double dflt, bool required,
-                       double *out, sits_err *err) {
-  char where[512];
-  int rc = sits__get_num(g, key, dflt, required, out, err);
-  if (rc == SITS_OK && !(*out > 0))
-    rc = sits__fail(err, SITS_EINPUT, "%s: '%s' must be > 0 (got %g)",
-                    W(config_setting_get_member(g, key)), key, *out);
-  return rc;
-}
-
-int sits__get_str(const config_setting_t *g, const char *key, bool required, const char **out,
-                  sits_err *err) {
-  char where[512];
-  const config_setting_t *s = g ? config_setting_get_member(g, key) : NULL;
-  *out = NULL;
-  if (!s)
-    return required ? sits__fail(err, SITS_EINPUT, "%s: missing key '%s'", W(g), key) : SITS_OK;
-  if (config_setting_type(s) != CONFIG_TYPE_STRING)
-    return sits__fail(err, SITS_EINPUT, "%s: '%s' must be a string", W(s), key);
-  *out = config_setting_get_string(s);
-  return SITS_OK;
-}
-
-static int get_bool(const config_setting_t *g, const char *key, bool *out, sits_err *err) {
-  char where[512];
-  const config_setting_t *s = config_setting_get_member(g, key);
-  *out = false;
-  if (!s)
-    return SITS_OK;
-  if (config_setting_type(s) != CONFIG_TYPE_BOOL)
-    return sits__fail(err, SITS_EINPUT, "%s: '%s' must be true or false", W(s), key);
-  *out = config_setting_get_bool(s);
-  return SITS_OK;
-}
+#define NODE_KEY "platform.thermal.nodes.[]."
+#define LINK_KEY "platform.thermal.links.[]."
 
 /* "did you mean" among the node names */
 static const char *nearest_node(const sits_thermal *th, const char *name) {
@@ -112,11 +62,11 @@ static int add_nodes(sits_scenario *sc, const config_setting_t *th, sits_err *er
     int rc;
     if (!config_setting_is_group(g))
       return sits__fail(err, SITS_EINPUT, "%s: a node must be a group { name; c_j_per_k; }", W(g));
-    if ((rc = sits__get_str(g, "name", true, &name, err)) ||
-        (rc = sits__get_num(g, "c_j_per_k", 0, true, &c, err)) ||
-        (rc = sits__get_num(g, "initial_c", NAN, false, &init, err)) ||
-        (rc = sits__get_num(g, "critical_c", NAN, false, &crit, err)) ||
-        (rc = get_bool(g, "junction", &junction, err)))
+    if ((rc = sits__key_str(g, NODE_KEY "name", &name, err)) ||
+        (rc = sits__key_num(g, NODE_KEY "c_j_per_k", &c, err)) ||
+        (rc = sits__key_num(g, NODE_KEY "initial_c", &init, err)) ||
+        (rc = sits__key_num(g, NODE_KEY "critical_c", &crit, err)) ||
+        (rc = sits__key_bool(g, NODE_KEY "junction", &junction, err)))
       return rc;
     int idx = sits_thermal_add_node(sc->thermal, name, c, err);
     if (idx < 0)
@@ -131,7 +81,7 @@ static int add_nodes(sits_scenario *sc, const config_setting_t *th, sits_err *er
 static int link_end(const sits_thermal *th, const config_setting_t *g, const char *key, int *out,
                     sits_err *err) {
   const char *name;
-  int rc = sits__get_str(g, key, true, &name, err);
+  int rc = sits__key_str(g, key, &name, err);
   if (rc)
     return rc;
   if (strcmp(name, "ambient") == 0) {
@@ -140,7 +90,8 @@ static int link_end(const sits_thermal *th, const config_setting_t *g, const cha
   }
   *out = sits_thermal_find(th, name);
   if (*out < 0)
-    return sits__unknown_node(th, config_setting_get_member(g, key), "link", name, err);
+    return sits__unknown_node(th, config_setting_get_member(g, strrchr(key, '.') + 1), "link", name,
+                              err);
   return SITS_OK;
 }
 
@@ -154,9 +105,9 @@ static int add_links(sits_scenario *sc, const config_setting_t *links, sits_err 
     double r;
     if (!config_setting_is_group(g))
       return sits__fail(err, SITS_EINPUT, "%s: a link must be a group { a; b; r_k_per_w; }", W(g));
-    if ((rc = link_end(sc->thermal, g, "a", &a, err)) ||
-        (rc = link_end(sc->thermal, g, "b", &b, err)) ||
-        (rc = sits__get_num(g, "r_k_per_w", 0, true, &r, err)))
+    if ((rc = link_end(sc->thermal, g, LINK_KEY "a", &a, err)) ||
+        (rc = link_end(sc->thermal, g, LINK_KEY "b", &b, err)) ||
+        (rc = sits__key_num(g, LINK_KEY "r_k_per_w", &r, err)))
       return rc;
     if (a == SITS_AMBIENT && b == SITS_AMBIENT)
       return sits__fail(err, SITS_EINPUT, "%s: link from 'ambient' to itself", W(g));
@@ -208,12 +159,9 @@ int sits__load_static_power(sits_scenario *sc, const config_setting_t *p, sits_e
   int rc;
   if (!(sc->static_power_w = calloc(n, sizeof(double))))
     return sits__fail(err, SITS_ENOMEM, "out of memory");
-  if ((rc = sits__get_num(p, "static_w", 0.0, false, &static_w, err)) ||
-      (rc = sits__get_str(p, "static_node", false, &node_name, err)))
+  if ((rc = sits__key_num(p, "platform.static_w", &static_w, err)) ||
+      (rc = sits__key_str(p, "platform.static_node", &node_name, err)))
     return rc;
-  if (static_w < 0)
-    return sits__fail(err, SITS_EINPUT, "%s: 'static_w' must be >= 0",
-                      W(config_setting_get_member(p, "static_w")));
   if (static_w == 0)
     return SITS_OK;
   if (!node_name)
@@ -232,29 +180,34 @@ int sits__load_static_power(sits_scenario *sc, const config_setting_t *p, sits_e
   return SITS_OK;
 }
 
-static int load_limits(sits_scenario *sc, const config_setting_t *root, sits_err *err) {
+/* The scenario's top-level values: the ambient and every limit, before the platform, whose
+ * loaders use them (the power cap's target is tdp_budget_w). */
+static int load_values(sits_scenario *sc, const config_setting_t *root, sits_err *err) {
   int rc;
-  char where[512];
   sits_limits *l = &sc->limits;
-  if ((rc = sits__get_positive(root, "tdp_window_s", 10.0, false, &l->tdp_window_s, err)) ||
-      (rc = sits__get_num(root, "tdp_budget_w", NAN, false, &l->tdp_budget_w, err)) ||
-      (rc = sits__get_num(root, "max_junction_temp_c", NAN, false, &l->max_junction_temp_c, err)) ||
-      (rc = sits__get_num(root, "max_latency_ms", NAN, false, &l->max_latency_ms, err)) ||
-      (rc = sits__get_num(root, "max_energy_per_item_mj", NAN, false, &l->max_energy_per_item_mj,
-                          err)) ||
-      (rc = sits__get_num(root, "ambient_c", 25.0, false, &sc->ambient_c, err)))
+  if ((rc = sits__key_num(root, "ambient_c", &sc->ambient_c, err)) ||
+      (rc = sits__key_num(root, "tdp_window_s", &l->tdp_window_s, err)) ||
+      (rc = sits__key_num(root, "tdp_budget_w", &l->tdp_budget_w, err)) ||
+      (rc = sits__key_num(root, "max_junction_temp_c", &l->max_junction_temp_c, err)) ||
+      (rc = sits__key_num(root, "max_latency_ms", &l->max_latency_ms, err)) ||
+      (rc = sits__key_num(root, "max_energy_per_item_mj", &l->max_energy_per_item_mj, err)) ||
+      (rc = sits__key_num(root, "min_battery_life_s", &l->min_battery_life_s, err)))
     return rc;
+  return SITS_OK;
+}
+
+/* Per-item limits need a domain that processes items. */
+static int check_item_limits(const sits_scenario *sc, const config_setting_t *root, sits_err *err) {
+  char where[512];
   bool items = false;
   for (size_t d = 0; d < sc->n_domains; d++)
     items = items || sc->domains[d].max_rate > 0;
   const char *per_item[] = {"max_latency_ms", "max_energy_per_item_mj"};
   for (int i = 0; i < 2; i++)
     if (!items && config_setting_get_member(root, per_item[i]))
-      return sits__fail(
-          err, SITS_EINPUT,
-          "%s: '%s' needs a domain that processes items (max_rate or items_per_s)",
-          sits__where(config_setting_get_member(root, per_item[i]), where, sizeof where),
-          per_item[i]);
+      return sits__fail(err, SITS_EINPUT,
+                        "%s: '%s' needs a domain that processes items (max_rate or items_per_s)",
+                        W(config_setting_get_member(root, per_item[i])), per_item[i]);
   return SITS_OK;
 }
 
@@ -265,10 +218,10 @@ static int load_solver(sits_scenario *sc, const config_setting_t *root, sits_err
   const char *linsol = NULL;
   double thr;
   int rc;
-  if ((rc = sits__get_positive(g, "rtol", 1e-7, false, &s->rtol, err)) ||
-      (rc = sits__get_positive(g, "atol_k", 1e-5, false, &s->atol_k, err)) ||
-      (rc = sits__get_positive(g, "klu_threshold", SITS_KLU_THRESHOLD_DEFAULT, false, &thr, err)) ||
-      (rc = sits__get_str(g, "linear_solver", false, &linsol, err)))
+  if ((rc = sits__key_num(g, "solver.rtol", &s->rtol, err)) ||
+      (rc = sits__key_num(g, "solver.atol_k", &s->atol_k, err)) ||
+      (rc = sits__key_num(g, "solver.klu_threshold", &thr, err)) ||
+      (rc = sits__key_str(g, "solver.linear_solver", &linsol, err)))
     return rc;
   s->klu_threshold = (size_t)thr;
   s->linsol = SITS_LINSOL_AUTO;
@@ -285,12 +238,16 @@ static int load_solver(sits_scenario *sc, const config_setting_t *root, sits_err
 
 int sits__load_times(sits_scenario *sc, const config_setting_t *root, double workload_s,
                      sits_err *err) {
-  int rc = sits__get_positive(root, "duration_s", workload_s > 0 ? workload_s : 3600.0, false,
-                              &sc->duration_s, err);
+  int rc = sits__key_num(root, "duration_s", &sc->duration_s, err);
   if (rc)
     return rc;
-  double dflt = sc->duration_s >= 1000.0 ? 1.0 : sc->duration_s / 1000.0;
-  return sits__get_positive(root, "sample_period_s", dflt, false, &sc->sample_period_s, err);
+  if (isnan(sc->duration_s)) /* the key table's computed default */
+    sc->duration_s = workload_s > 0 ? workload_s : 3600.0;
+  if ((rc = sits__key_num(root, "sample_period_s", &sc->sample_period_s, err)))
+    return rc;
+  if (isnan(sc->sample_period_s))
+    sc->sample_period_s = sc->duration_s >= 1000.0 ? 1.0 : sc->duration_s / 1000.0;
+  return SITS_OK;
 }
 
 int sits_scenario_load(const char *path, const char *const *sets, size_t n_sets,
@@ -301,11 +258,12 @@ int sits_scenario_load(const char *path, const char *const *sets, size_t n_sets,
     return sits__fail(err, SITS_ENOMEM, "out of memory");
   int rc = sits__config_load(&sc->config, path, sets, n_sets, err);
   const config_setting_t *root = config_root_setting(&sc->config.cfg);
-  if (rc == SITS_OK && (rc = load_platform(sc, root, err)) == SITS_OK &&
-      (rc = load_limits(sc, root, err)) == SITS_OK &&
+  if (rc == SITS_OK && (rc = load_values(sc, root, err)) == SITS_OK &&
+      (rc = load_solver(sc, root, err)) == SITS_OK &&
+      (rc = load_platform(sc, root, err)) == SITS_OK &&
+      (rc = check_item_limits(sc, root, err)) == SITS_OK &&
       (rc = sits__load_governor(sc, config_setting_get_member(root, "platform"), err)) == SITS_OK &&
       (rc = sits__load_battery(sc, root, err)) == SITS_OK &&
-      (rc = load_solver(sc, root, err)) == SITS_OK &&
       (rc = sits__load_workload(sc, root, err)) == SITS_OK)
     rc = SITS_OK;
   if (rc == SITS_OK && !(sc->config_text = sits__config_text(&sc->config)))

@@ -79,13 +79,4 @@ int sits__load_static_power(sits_scenario *sc, const config_setting_t *p, sits_e
 int sits__unknown_node(const sits_thermal *th, const config_setting_t *s, const char *what,
                        const char *name, sits_err *err);
 
-/* Typed member readers: absent -> *out = dflt (an error when required); a present value
- * of the wrong type or out of range is an error naming file:line. */
-int sits__get_num(const config_setting_t *g, const char *key, double dflt, bool required,
-                  double *out, sits_err *err);
-int sits__get_positive(const config_setting_t *g, const char *key, double dflt, bool required,
-                       double *out, sits_err *err);
-int sits__get_str(const config_setting_t *g, const char *key, bool required, const char **out,
-                  sits_err *err);
-
 #endif

@@ -210,7 +210,7 @@ static int phases_length(const config_setting_t *phases, bool repeat, double *le
     double d;
     if (!config_setting_is_group(ph))
       return sits__fail(err, SITS_EINPUT, "%s: a phase must be a group { duration_s; ... }", W(ph));
-    int rc = sits__get_positive(ph, "duration_s", 0, true, &d, err);
+    int rc = sits__key_num(ph, "workload.phases.[].duration_s", &d, err);
     if (rc)
       return rc;
     *len_s += d;
@@ -248,10 +248,12 @@ static int read_phases(sits_scenario *sc, const config_setting_t *phases, cols *
     return sits__fail(err, SITS_ENOMEM, "out of memory");
   for (int i = 0; i < pt->n; i++) {
     const config_setting_t *ph = config_setting_get_elem(phases, (unsigned)i);
-    if ((rc = sits__get_num(ph, "duration_s", 0, true, &pt->duration_s[i], err)) ||
-        (rc = sits__get_num(ph, "ambient_c", sc->ambient_c, false, &pt->ambient_c[i], err)) ||
+    if ((rc = sits__key_num(ph, "workload.phases.[].duration_s", &pt->duration_s[i], err)) ||
+        (rc = sits__key_num(ph, "workload.phases.[].ambient_c", &pt->ambient_c[i], err)) ||
         (rc = phase_power(sc, ph, c, pt->power_w + (size_t)i * ncols, err)))
       return rc;
+    if (isnan(pt->ambient_c[i])) /* the key table's computed default: the scenario's */
+      pt->ambient_c[i] = sc->ambient_c;
   }
   return SITS_OK;
 }
@@ -288,7 +290,7 @@ static int load_rates(sits_scenario *sc, const config_setting_t *w, sits_err *er
   char where[512];
   const config_setting_t *rate = config_setting_get_member(w, "rate");
   const char *item = NULL;
-  int rc = sits__get_str(w, "item", false, &item, err);
+  int rc = sits__key_str(w, "workload.item", &item, err);
   if (rc || !rate)
     return rc;
   if (!config_setting_is_group(rate))

@@ -10,8 +10,10 @@
 #define SITS_CONFIG_IMPL_H
 
 #include <libconfig.h>
+#include <stdbool.h>
 
-#include "sits_status.h"
+#include "sits_config.h"
+#include "status_impl.h"
 
 typedef struct sits__config {
   config_t cfg;
@@ -53,7 +55,31 @@ int sits__config_apply_set(sits__config *c, const char *set, sits_err *err);
 config_setting_t *sits__config_copy(sits__config *c, config_setting_t *parent, const char *name,
                                     const config_setting_t *src);
 
-/** Checks every key of the merged tree against the known names (keys.c). */
+/** The key table (key_table.c); *n gets its length. */
+const sits_key *sits__key_table(size_t *n);
+
+/** Whether @p v is in the range of number key @p k. */
+bool sits__key_in_range(const sits_key *k, double v);
+
+/* Key readers (get.c): the member named by the last component of @p path (a key of the table,
+ * generic or with indices) of group @p g. Absent: the table's default (NAN: none; NULL for
+ * strings, false for bools), an error when the table marks the key required; present: the
+ * right type, finite, and within the table's range unless SITS_KEY_MODEL_CHECKED. Errors
+ * name the file:line of the setting (or of the group for a missing key). */
+int sits__key_num(const config_setting_t *g, const char *path, double *out, sits_err *err);
+/** sits__key_num for a key required only in some forms (trip_c for step_wise, ...). */
+int sits__key_num_required(const config_setting_t *g, const char *path, double *out, sits_err *err);
+int sits__key_str(const config_setting_t *g, const char *path, const char **out, sits_err *err);
+int sits__key_bool(const config_setting_t *g, const char *path, bool *out, sits_err *err);
+
+/* Readers of members that are not table keys (values inside MAP groups): absent -> *out =
+ * dflt, an error when required; a value of the wrong type is an error naming file:line. */
+int sits__get_num(const config_setting_t *g, const char *key, double dflt, bool required,
+                  double *out, sits_err *err);
+int sits__get_str(const config_setting_t *g, const char *key, bool required, const char **out,
+                  sits_err *err);
+
+/** Checks every key of the merged tree against the key table (keys.c). */
 int sits__config_check_keys(const sits__config *c, sits_err *err);
 
 /** Levenshtein distance, for "did you mean" suggestions. */

@@ -1,0 +1,116 @@
+/*
+ * get.c - typed readers of config members. The key readers (sits__key_*) take the default,
+ * whether the key is required and its range from the key table (key_table.c), so that a
+ * default or a range is written in one place; sits__get_* read members that are not table
+ * keys (the values of MAP groups: a node's power, a domain's demand or rate). Errors name
+ * the file:line the setting came from.
+ */
+#include "config_impl.h"
+#include "status_impl.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define W(s) sits__where((s), where, sizeof where)
+
+int sits__get_num(const config_setting_t *g, const char *key, double dflt, bool required,
+                  double *out, sits_err *err) {
+  char where[512];
+  const config_setting_t *s = g ? config_setting_get_member(g, key) : NULL;
+  if (!s) {
+    *out = dflt;
+    return required ? sits__fail(err, SITS_EINPUT, "%s: missing key '%s'", W(g), key) : SITS_OK;
+  }
+  if (!config_setting_is_number(s))
+    return sits__fail(err, SITS_EINPUT, "%s: '%s' must be a number", W(s), key);
+  *out = config_setting_get_float(s);
+  if (!isfinite(*out))
+    return sits__fail(err, SITS_EINPUT, "%s: '%s' must be finite", W(s), key);
+  return SITS_OK;
+}
+
+int sits__get_str(const config_setting_t *g, const char *key, bool required, const char **out,
+                  sits_err *err) {
+  char where[512];
+  const config_setting_t *s = g ? config_setting_get_member(g, key) : NULL;
+  *out = NULL;
+  if (!s)
+    return required ? sits__fail(err, SITS_EINPUT, "%s: missing key '%s'", W(g), key) : SITS_OK;
+  if (config_setting_type(s) != CONFIG_TYPE_STRING)
+    return sits__fail(err, SITS_EINPUT, "%s: '%s' must be a string", W(s), key);
+  *out = config_setting_get_string(s);
+  return SITS_OK;
+}
+
+/* The table entry of @p path, or an internal error: every path the loaders read is a key. */
+static const sits_key *key_of(const char *path, const char **member, sits_err *err) {
+  const sits_key *k = sits_config_key(path);
+  if (!k) {
+    sits__fail(err, SITS_EINTERNAL, "'%s' is not in the key table", path);
+    return NULL;
+  }
+  const char *dot = strrchr(k->path, '.');
+  *member = dot ? dot + 1 : k->path;
+  return k;
+}
+
+bool sits__key_in_range(const sits_key *k, double v) {
+  if (k->flags & SITS_KEY_WHOLE && v != floor(v))
+    return false;
+  bool lo = k->flags & SITS_KEY_LO_OPEN ? v > k->lo : v >= k->lo;
+  bool hi = k->flags & SITS_KEY_HI_OPEN ? v < k->hi : v <= k->hi;
+  return lo && hi;
+}
+
+static int number(const config_setting_t *g, const char *path, bool required, double *out,
+                  sits_err *err) {
+  const char *member;
+  const sits_key *k = key_of(path, &member, err);
+  if (!k)
+    return SITS_EINTERNAL;
+  int rc = sits__get_num(g, member, k->dflt, required || (k->flags & SITS_KEY_REQUIRED), out, err);
+  const config_setting_t *s = g ? config_setting_get_member(g, member) : NULL;
+  if (rc || !s || (k->flags & SITS_KEY_MODEL_CHECKED) || sits__key_in_range(k, *out))
+    return rc;
+  char where[512], range[96];
+  sits_config_key_range(k, range, sizeof range);
+  bool interval = isfinite(k->lo) && isfinite(k->hi);
+  return sits__fail(err, SITS_EINPUT, "%s: '%s' must be %s%s%s (got %g)", W(s), member,
+                    k->flags & SITS_KEY_WHOLE ? "a whole number " : "", interval ? "in " : "",
+                    range + (k->flags & SITS_KEY_WHOLE ? strlen("whole, ") : 0), *out);
+}
+
+int sits__key_num(const config_setting_t *g, const char *path, double *out, sits_err *err) {
+  return number(g, path, false, out, err);
+}
+
+int sits__key_num_required(const config_setting_t *g, const char *path, double *out,
+                           sits_err *err) {
+  return number(g, path, true, out, err);
+}
+
+int sits__key_str(const config_setting_t *g, const char *path, const char **out, sits_err *err) {
+  const char *member;
+  const sits_key *k = key_of(path, &member, err);
+  if (!k) {
+    *out = NULL;
+    return SITS_EINTERNAL;
+  }
+  return sits__get_str(g, member, k->flags & SITS_KEY_REQUIRED, out, err);
+}
+
+int sits__key_bool(const config_setting_t *g, const char *path, bool *out, sits_err *err) {
+  char where[512];
+  const char *member;
+  *out = false;
+  if (!key_of(path, &member, err))
+    return SITS_EINTERNAL;
+  const config_setting_t *s = g ? config_setting_get_member(g, member) : NULL;
+  if (!s)
+    return SITS_OK;
+  if (config_setting_type(s) != CONFIG_TYPE_BOOL)
+    return sits__fail(err, SITS_EINPUT, "%s: '%s' must be true or false", W(s), member);
+  *out = config_setting_get_bool(s);
+  return SITS_OK;
+}
