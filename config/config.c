@@ -261,3 +261,23 @@ char *sits__config_text(const sits__config *c) {
   fclose(f);
   return buf;
 }
+
+int sits__config_set_number(sits__config *c, const char *path, double value) {
+  config_setting_t *s = config_lookup(&c->cfg, path);
+  const char *dot = strrchr(path, '.');
+  const char *name = dot ? dot + 1 : path;
+  if (!s) { /* a member not given: added to its group */
+    char parent_path[512];
+    snprintf(parent_path, sizeof parent_path, "%.*s", dot ? (int)(dot - path) : 0, path);
+    config_setting_t *g = dot ? config_lookup(&c->cfg, parent_path) : config_root_setting(&c->cfg);
+    s = g && config_setting_is_group(g) ? config_setting_add(g, name, CONFIG_TYPE_FLOAT) : NULL;
+  }
+  if (s && config_setting_type(s) != CONFIG_TYPE_FLOAT) { /* an integer: made a float */
+    config_setting_t *parent = config_setting_parent(s);
+    char nm[128];
+    snprintf(nm, sizeof nm, "%s", name);
+    config_setting_remove(parent, nm);
+    s = config_setting_add(parent, nm, CONFIG_TYPE_FLOAT);
+  }
+  return s && config_setting_set_float(s, value) == CONFIG_TRUE ? 0 : -1;
+}

@@ -48,6 +48,11 @@ const char *sits__setting_dir(const config_setting_t *s, char *buf, size_t size)
 int sits__find_config(const char *kind, const char *name, const char *base_dir, char *out,
                       size_t size);
 
+/** Sets the number at @p path (with indices) in the merged tree, adding a missing member to its
+ *  group and making an integer setting a float (it moves to the end of its group, as
+ *  libconfig has no replace); 0, or -1 when the path's group does not exist. */
+int sits__config_set_number(sits__config *c, const char *path, double value);
+
 /** Applies one "KEY=VALUE" override to the merged tree. */
 int sits__config_apply_set(sits__config *c, const char *set, sits_err *err);
 

@@ -108,6 +108,10 @@ double sits_schedule_start_s(const sits_schedule *s, size_t k) {
 double sits_schedule_ambient_c(const sits_schedule *s, size_t k) {
   return s->ambient_c[k];
 }
+void sits_schedule_set_ambient_c(sits_schedule *s, size_t k, double ambient_c) {
+  if (k < s->n_seg)
+    s->ambient_c[k] = ambient_c;
+}
 const double *sits_schedule_values(const sits_schedule *s, size_t k) {
   return s->values + k * s->n_cols;
 }

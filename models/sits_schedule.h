@@ -50,6 +50,8 @@ SITS_API size_t sits_schedule_column_count(const sits_schedule *s);
 SITS_API sits_column sits_schedule_column(const sits_schedule *s, size_t j);
 SITS_API double sits_schedule_start_s(const sits_schedule *s, size_t k);
 SITS_API double sits_schedule_ambient_c(const sits_schedule *s, size_t k);
+/** Changes the ambient of segment @p k (no-op past the last segment). */
+SITS_API void sits_schedule_set_ambient_c(sits_schedule *s, size_t k, double ambient_c);
 /** Column values of segment @p k (borrowed, n_cols values). */
 SITS_API const double *sits_schedule_values(const sits_schedule *s, size_t k);
 

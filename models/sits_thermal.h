@@ -56,6 +56,14 @@ SITS_API void sits_thermal_set_critical_c(sits_thermal *th, int i, double critic
 SITS_API int sits_thermal_add_link(sits_thermal *th, int a, int b, double r_k_per_w, sits_err *err);
 
 /** Number of nodes. */
+/** Changes the resistance of the @p k-th link added (sits_thermal_add_link calls counted in
+ *  order, links to ambient included); the network is as if built with it. SITS_EINPUT for
+ *  an unknown link or a resistance that is not > 0. */
+SITS_API int sits_thermal_set_link_r(sits_thermal *th, size_t k, double r_k_per_w, sits_err *err);
+/** The resistance of the @p k-th link added, NAN when there is none. */
+SITS_API double sits_thermal_link_r_k_per_w(const sits_thermal *th, size_t k);
+/** Changes the heat capacity of node @p i (SITS_EINPUT when not > 0). */
+SITS_API int sits_thermal_set_capacity(sits_thermal *th, int i, double c_j_per_k, sits_err *err);
 SITS_API size_t sits_thermal_node_count(const sits_thermal *th);
 /** Number of node-to-node links (ambient links are folded into the nodes). */
 SITS_API size_t sits_thermal_link_count(const sits_thermal *th);

@@ -27,6 +27,13 @@ typedef struct link {
   double g_w_per_k;
 } link;
 
+/* A link as it was added: its ends, resistance, and its entry in links (-1: to ambient). */
+typedef struct added {
+  int a, b;
+  double r_k_per_w;
+  long link;
+} added;
+
 typedef struct alias {
   char *name;
   int node;
@@ -41,6 +48,8 @@ struct sits_thermal {
   size_t index_size; /* a power of two, at least twice the node count */
   link *links;
   size_t n_links, cap_links;
+  added *added; /* every sits_thermal_add_link call, in order (links to ambient included) */
+  size_t n_added, cap_added;
 };
 
 sits_thermal *sits_thermal_new(void) {
@@ -57,6 +66,7 @@ void sits_thermal_free(sits_thermal *th) {
     free(th->aliases[k].name);
   free(th->aliases);
   free(th->links);
+  free(th->added);
   free(th->index);
   free(th);
 }
@@ -157,13 +167,53 @@ int sits_thermal_add_link(sits_thermal *th, int a, int b, double r_k_per_w, sits
   if (!(r_k_per_w > 0) || !isfinite(r_k_per_w))
     return sits__fail(err, SITS_EINPUT, "r_k_per_w must be > 0 (got %g)", r_k_per_w);
   double g = 1.0 / r_k_per_w;
+  if (grow((void **)&th->added, &th->cap_added, th->n_added + 1, sizeof(added)))
+    return sits__fail(err, SITS_ENOMEM, "out of memory");
   if (b == SITS_AMBIENT) {
+    th->added[th->n_added++] = (added){a, b, r_k_per_w, -1};
     th->nodes[a].g_amb_w_per_k += g;
     return SITS_OK;
   }
   if (grow((void **)&th->links, &th->cap_links, th->n_links + 1, sizeof(link)))
     return sits__fail(err, SITS_ENOMEM, "out of memory");
+  th->added[th->n_added++] = (added){a, b, r_k_per_w, (long)th->n_links};
   th->links[th->n_links++] = (link){a, b, g};
+  return SITS_OK;
+}
+
+int sits_thermal_set_link_r(sits_thermal *th, size_t k, double r_k_per_w, sits_err *err) {
+  if (k >= th->n_added)
+    return sits__fail(err, SITS_EINPUT, "no link %zu (the network has %zu)", k, th->n_added);
+  if (!(r_k_per_w > 0) || !isfinite(r_k_per_w))
+    return sits__fail(err, SITS_EINPUT, "r_k_per_w must be > 0 (got %g)", r_k_per_w);
+  added *l = &th->added[k];
+  l->r_k_per_w = r_k_per_w;
+  if (l->link >= 0) {
+    th->links[l->link].g_w_per_k = 1.0 / r_k_per_w;
+    return SITS_OK;
+  }
+  /* the node's conductance to ambient summed again in the order the links were added, so
+   * that it equals a network built with this resistance to the last bit */
+  double g = 0;
+  for (size_t j = 0; j < th->n_added; j++)
+    if (th->added[j].link < 0 && th->added[j].a == l->a)
+      g += 1.0 / th->added[j].r_k_per_w;
+  th->nodes[l->a].g_amb_w_per_k = g;
+  return SITS_OK;
+}
+
+double sits_thermal_link_r_k_per_w(const sits_thermal *th, size_t k) {
+  return k < th->n_added ? th->added[k].r_k_per_w : NAN;
+}
+
+int sits_thermal_set_capacity(sits_thermal *th, int i, double c_j_per_k, sits_err *err) {
+  if (i < 0 || (size_t)i >= th->n_nodes)
+    return sits__fail(err, SITS_EINPUT, "no node %d (the network has %zu)", i, th->n_nodes);
+  if (!(c_j_per_k > 0) || !isfinite(c_j_per_k))
+    return sits__fail(err, SITS_EINPUT, "node '%s': c_j_per_k must be > 0 (got %g)",
+                      th->nodes[i].name, c_j_per_k);
+  th->nodes[i].c_j_per_k = c_j_per_k;
+  th->nodes[i].inv_c_k_per_j = 1.0 / c_j_per_k;
   return SITS_OK;
 }
 

@@ -19,9 +19,10 @@ typedef struct problem {
   const sits_trace *trace;
   sits_thermal_cal *c;
   size_t n_rows, n_train, n_nodes;
-  const char **sets; /* the caller's, then one per parameter */
-  char (*set_text)[200];
-  double *initial; /* per node: NAN or a fitted initial temperature */
+  sits_scenario *sc;      /* loaded once; each evaluation sets the parameters in memory */
+  double *loaded_initial; /* per node: its initial_c as loaded (a replay changes it) */
+  double *initial;        /* per node: NAN or a fitted initial temperature */
+  double *best_x;         /* the fitted parameters, in the fit's coordinates */
   size_t evaluations;
   sits_err last;
 } problem;
@@ -43,38 +44,33 @@ static double x_of(const sits_thermal_param *p, double v) {
   return log(s / (1 - s));
 }
 
-/* Loads the scenario with the parameters x and replays the trace: *out (caller frees). */
-static int evaluate(problem *pb, const double *x, sits_scenario **sc, sits_replay **rep,
-                    sits_err *err) {
-  const sits_thermal_cal_opts *o = pb->o;
-  size_t ns = 0;
-  for (size_t k = 0; k < o->n_sets; k++)
-    pb->sets[ns++] = o->sets[k];
-  for (size_t i = 0; i < pb->n_nodes; i++)
+/* Sets the parameters x in the loaded scenario (sits_scenario_set_number: no file is read
+ * again) and replays the trace: *rep (caller frees). */
+static int evaluate(problem *pb, const double *x, sits_replay **rep, sits_err *err) {
+  int rc = SITS_OK;
+  *rep = NULL;
+  for (size_t i = 0; i < pb->n_nodes; i++) { /* as loaded, whatever the last replay left */
     pb->initial[i] = NAN;
-  for (size_t k = 0; k < pb->c->n_params; k++) {
+    sits_thermal_set_initial_c(pb->sc->thermal, (int)i, pb->loaded_initial[i]);
+  }
+  for (size_t k = 0; rc == SITS_OK && k < pb->c->n_params; k++) {
     const sits_thermal_param *p = &pb->c->params[k];
     double v = value_of(p, x[k]);
-    if (p->node >= 0) {
+    if (p->node >= 0)
       pb->initial[p->node] = v;
-      continue;
-    }
-    snprintf(pb->set_text[k], sizeof pb->set_text[k], "%s=%.17g", p->path, v);
-    pb->sets[ns++] = pb->set_text[k];
+    else
+      rc = sits_scenario_set_number(pb->sc, p->path, v, err);
   }
-  *sc = NULL, *rep = NULL;
   pb->evaluations++;
-  int rc = sits_scenario_load(o->scenario_path, pb->sets, ns, sc, err);
   if (rc == SITS_OK)
-    rc = sits_replay_run_trace(*sc, pb->trace, o->trace_path, pb->initial, rep, err);
+    rc = sits_replay_run_trace(pb->sc, pb->trace, pb->o->trace_path, pb->initial, rep, err);
   return rc;
 }
 
 static int residual(const double *x, double *r, void *user) {
   problem *pb = user;
-  sits_scenario *sc;
   sits_replay *rep;
-  int rc = evaluate(pb, x, &sc, &rep, &pb->last);
+  int rc = evaluate(pb, x, &rep, &pb->last);
   for (size_t k = 0; rc == SITS_OK && k < rep->n_sensors; k++) {
     int col = sits_trace_column(pb->trace, rep->sensors[k].column);
     for (size_t row = 0; row < pb->n_train; row++) {
@@ -83,7 +79,6 @@ static int residual(const double *x, double *r, void *user) {
     }
   }
   sits_replay_free(rep);
-  sits_scenario_free(sc);
   return rc ? 1 : 0;
 }
 
@@ -142,47 +137,55 @@ static int parameters(problem *pb, const sits_scenario *sc, const sits_replay *r
   return SITS_OK;
 }
 
-int sits_calibrate_thermal(const sits_thermal_cal_opts *o, sits_thermal_cal *c, sits_err *err) {
-  memset(c, 0, sizeof *c);
-  c->train_fraction = o->train_fraction > 0 ? o->train_fraction : 0.7;
-  c->fit_ambient = o->fit_ambient, c->fit_initial = o->fit_initial;
-  problem pb = {.o = o, .c = c};
+/* Loads the scenario and the trace, replays once as given (its sensors and estimated initial
+ * state) and lists the parameters. */
+static int setup(problem *pb, sits_err *err) {
+  const sits_thermal_cal_opts *o = pb->o;
+  sits_thermal_cal *c = pb->c;
   sits_trace *trace = NULL;
-  sits_scenario *sc = NULL;
   sits_replay *rep = NULL;
   int rc = sits_trace_read(o->trace_path, &o->trace, &trace, err);
-  pb.trace = trace;
-  /* the scenario as given: its parameters, sensors and the estimated initial state */
+  pb->trace = trace;
+  if (rc == SITS_OK)
+    rc = sits_scenario_load(o->scenario_path, o->sets, o->n_sets, &pb->sc, err);
+  if (rc == SITS_OK) {
+    pb->n_nodes = sits_thermal_node_count(pb->sc->thermal);
+    pb->loaded_initial = malloc((pb->n_nodes + 1) * sizeof *pb->loaded_initial);
+    pb->initial = malloc((pb->n_nodes + 1) * sizeof *pb->initial);
+    if (!pb->loaded_initial || !pb->initial)
+      rc = sits__fail(err, SITS_ENOMEM, "out of memory");
+    for (size_t i = 0; rc == SITS_OK && i < pb->n_nodes; i++)
+      pb->loaded_initial[i] = sits_thermal_initial_c(pb->sc->thermal, (int)i);
+  }
   if (rc == SITS_OK &&
-      (rc = sits_scenario_load(o->scenario_path, o->sets, o->n_sets, &sc, err)) == SITS_OK &&
-      (rc = sits_replay_run_trace(sc, trace, o->trace_path, NULL, &rep, err)) == SITS_OK) {
-    pb.n_rows = trace->n_rows;
-    pb.n_nodes = sits_thermal_node_count(sits_scenario_thermal(sc));
-    pb.n_train = (size_t)floor(c->train_fraction * (double)pb.n_rows);
-    c->n_rows = pb.n_rows, c->n_train = pb.n_train;
+      (rc = sits_replay_run_trace(pb->sc, trace, o->trace_path, NULL, &rep, err)) == SITS_OK) {
+    pb->n_rows = trace->n_rows;
+    pb->n_train = (size_t)floor(c->train_fraction * (double)pb->n_rows);
+    c->n_rows = pb->n_rows, c->n_train = pb->n_train;
     c->n_sensors = rep->n_sensors < SITS_THERMAL_CAL_MAX_SENSORS ? rep->n_sensors
                                                                  : SITS_THERMAL_CAL_MAX_SENSORS;
     for (size_t k = 0; k < c->n_sensors; k++)
       snprintf(c->sensor[k], sizeof c->sensor[k], "%s", rep->sensors[k].column);
-    rc = parameters(&pb, sc, rep, err);
-    if (rc == SITS_OK && pb.n_train < c->n_params + 5)
+    rc = parameters(pb, pb->sc, rep, err);
+    if (rc == SITS_OK && pb->n_train < c->n_params + 5)
       rc = sits__fail(err, SITS_EINPUT,
                       "the training part (%zu rows) is too short for %zu "
                       "parameters",
-                      pb.n_train, c->n_params);
+                      pb->n_train, c->n_params);
   }
-  sits_replay_free(rep), rep = NULL;
-  sits_scenario_free(sc), sc = NULL;
+  sits_replay_free(rep);
+  return rc;
+}
+
+/* GSL's least squares from the scenario's values and from all R and C x0.3 and x3; the best
+ * finite solution into c->params (value, weak_share), converged, rcond. */
+static int fit(problem *pb, sits_err *err) {
+  sits_thermal_cal *c = pb->c;
   size_t np = c->n_params;
-  pb.sets = malloc((o->n_sets + np + 1) * sizeof *pb.sets);
-  pb.set_text = malloc((np + 1) * sizeof *pb.set_text);
-  pb.initial = malloc((pb.n_nodes + 1) * sizeof *pb.initial);
   double *x = malloc((np + 1) * sizeof *x), *best = malloc((np + 1) * sizeof *best);
-  double weak[SITS_THERMAL_CAL_MAX_PARAMS] = {0};
-  if (rc == SITS_OK && (!pb.sets || !pb.set_text || !pb.initial || !x || !best))
-    rc = sits__fail(err, SITS_ENOMEM, "out of memory");
-  double best_cost = INFINITY, rcond = NAN;
+  double weak[SITS_THERMAL_CAL_MAX_PARAMS] = {0}, best_cost = INFINITY, rcond = NAN;
   bool best_conv = false;
+  int rc = x && best ? SITS_OK : sits__fail(err, SITS_ENOMEM, "out of memory");
   const double scales[] = {1.0, 0.3, 3.0};
   for (size_t s = 0; rc == SITS_OK && s < 3; s++) {
     for (size_t k = 0; k < np; k++) {
@@ -191,7 +194,7 @@ int sits_calibrate_thermal(const sits_thermal_cal_opts *o, sits_thermal_cal *c, 
     }
     double cost, rc_s = NAN, weak_s[SITS_THERMAL_CAL_MAX_PARAMS];
     bool conv;
-    sits_fit_opts fo = {np, c->n_sensors * pb.n_train, residual, &pb, 100, &rc_s, weak_s};
+    sits_fit_opts fo = {np, c->n_sensors * pb->n_train, residual, pb, 100, &rc_s, weak_s};
     sits_err e2 = {0};
     c->starts++;
     if (sits_fit_nlinear(&fo, x, &cost, &conv, &e2) == SITS_OK && isfinite(cost) &&
@@ -204,75 +207,98 @@ int sits_calibrate_thermal(const sits_thermal_cal_opts *o, sits_thermal_cal *c, 
   if (rc == SITS_OK && !isfinite(best_cost))
     rc = sits__fail(err, SITS_ESOLVER,
                     "the thermal fit found no finite solution from %zu starts%s%s", c->starts,
-                    pb.last.msg[0] ? ": " : "", pb.last.msg);
-  /* the metrics at the best parameters, train and held out */
-  if (rc == SITS_OK) {
-    for (size_t k = 0; k < np; k++) {
-      c->params[k].value = value_of(&c->params[k], best[k]);
-      c->params[k].weak_share = weak[k];
-      if (!isfinite(c->params[k].value))
-        rc = sits__fail(err, SITS_ESOLVER, "the fit ended on a non-finite %s", c->params[k].path);
-    }
-    c->converged = best_conv;
-    c->rcond = rcond;
-    c->unidentifiable = !isfinite(rcond) || rcond < 1e-6; /* GSL gives NaN when rank-deficient */
+                    pb->last.msg[0] ? ": " : "", pb->last.msg);
+  for (size_t k = 0; rc == SITS_OK && k < np; k++) {
+    c->params[k].value = value_of(&c->params[k], best[k]);
+    c->params[k].weak_share = weak[k];
+    if (!isfinite(c->params[k].value))
+      rc = sits__fail(err, SITS_ESOLVER, "the fit ended on a non-finite %s", c->params[k].path);
   }
-  if (rc == SITS_OK && (rc = evaluate(&pb, best, &sc, &rep, err)) == SITS_OK) {
-    for (size_t k = 0; k < c->n_sensors; k++) {
-      int col = sits_trace_column(trace, c->sensor[k]);
-      double *meas = malloc(pb.n_rows * sizeof *meas);
-      if (!meas) {
-        rc = sits__fail(err, SITS_ENOMEM, "out of memory");
-        break;
-      }
-      for (size_t row = 0; row < pb.n_rows; row++)
-        meas[row] = sits_trace_at(trace, row, (size_t)col);
-      sits_fit_metrics_compute(rep->sim_c + k * pb.n_rows, meas, 0, pb.n_train, &c->train[k]);
-      sits_fit_metrics_compute(rep->sim_c + k * pb.n_rows, meas, pb.n_train, pb.n_rows,
-                               &c->holdout[k]);
-      free(meas);
-    }
-    /* the calibrated scenario: the merged config with the fitted values */
-    config_t cfg;
-    config_init(&cfg);
-    bool ok = config_read_string(&cfg, sits_scenario_config_text(sc)) == CONFIG_TRUE;
-    for (size_t k = 0; ok && k < np; k++) {
-      const sits_thermal_param *p = &c->params[k];
-      config_setting_t *s = config_lookup(&cfg, p->path);
-      if (!s && p->node >= 0) { /* initial_c of a node: add it */
-        char node_path[160];
-        snprintf(node_path, sizeof node_path, "platform.thermal.nodes.[%d]", p->node);
-        config_setting_t *g = config_lookup(&cfg, node_path);
-        s = g ? config_setting_add(g, "initial_c", CONFIG_TYPE_FLOAT) : NULL;
-      }
-      if (s && config_setting_type(s) != CONFIG_TYPE_FLOAT) {
-        config_setting_t *parent = config_setting_parent(s);
-        const char *name = config_setting_name(s);
-        char nm[64];
-        snprintf(nm, sizeof nm, "%s", name);
-        config_setting_remove(parent, nm);
-        s = config_setting_add(parent, nm, CONFIG_TYPE_FLOAT);
-      }
-      ok = s && config_setting_set_float(s, p->value) == CONFIG_TRUE;
-    }
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *mf = ok ? open_memstream(&buf, &len) : NULL;
-    if (mf) {
-      config_write(&cfg, mf);
-      fclose(mf);
-      c->config_text = buf;
-    } else {
-      free(buf);
-      rc = sits__fail(err, SITS_EINTERNAL, "cannot build the calibrated config");
-    }
-    config_destroy(&cfg);
+  c->converged = best_conv;
+  c->rcond = rcond;
+  c->unidentifiable = !isfinite(rcond) || rcond < 1e-6; /* GSL gives NaN when rank-deficient */
+  if (rc == SITS_OK)
+    memcpy(x, best, np * sizeof *x);
+  free(best);
+  pb->best_x = x;
+  return rc;
+}
+
+/* The calibrated scenario as text (malloc'ed; NULL on failure): the merged config with every
+ * fitted value set, each moved to the end of its group as a --set places it, in the layout
+ * `config_write` gives a default libconfig configuration. */
+static char *calibrated_text(const problem *pb) {
+  config_t cfg;
+  config_init(&cfg);
+  const char *text = sits_scenario_config_text(pb->sc);
+  bool ok = text && config_read_string(&cfg, text) == CONFIG_TRUE;
+  for (size_t k = 0; ok && k < pb->c->n_params; k++) {
+    const sits_thermal_param *p = &pb->c->params[k];
+    config_setting_t *s = config_lookup(&cfg, p->path), *parent;
+    const char *dot = strrchr(p->path, '.');
+    char parent_path[160], name[64];
+    snprintf(name, sizeof name, "%s", dot ? dot + 1 : p->path);
+    snprintf(parent_path, sizeof parent_path, "%.*s", dot ? (int)(dot - p->path) : 0, p->path);
+    parent = s     ? config_setting_parent(s)
+             : dot ? config_lookup(&cfg, parent_path)
+                   : config_root_setting(&cfg);
+    if (s)
+      config_setting_remove(parent, name);
+    s = parent ? config_setting_add(parent, name, CONFIG_TYPE_FLOAT) : NULL;
+    ok = s && config_setting_set_float(s, p->value) == CONFIG_TRUE;
   }
-  c->evaluations = pb.evaluations;
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *mf = ok ? open_memstream(&buf, &len) : NULL;
+  if (mf) {
+    config_write(&cfg, mf);
+    ok = fclose(mf) == 0;
+  }
+  config_destroy(&cfg);
+  if (!mf || !ok) {
+    free(buf);
+    return NULL;
+  }
+  return buf;
+}
+
+/* The metrics at the fitted parameters, train and held out, and the calibrated config. */
+static int finish(problem *pb, sits_err *err) {
+  sits_thermal_cal *c = pb->c;
+  sits_replay *rep;
+  int rc = evaluate(pb, pb->best_x, &rep, err);
+  double *meas = rc == SITS_OK ? malloc((pb->n_rows + 1) * sizeof *meas) : NULL;
+  if (rc == SITS_OK && !meas)
+    rc = sits__fail(err, SITS_ENOMEM, "out of memory");
+  for (size_t k = 0; rc == SITS_OK && k < c->n_sensors; k++) {
+    int col = sits_trace_column(pb->trace, c->sensor[k]);
+    for (size_t row = 0; row < pb->n_rows; row++)
+      meas[row] = sits_trace_at(pb->trace, row, (size_t)col);
+    sits_fit_metrics_compute(rep->sim_c + k * pb->n_rows, meas, 0, pb->n_train, &c->train[k]);
+    sits_fit_metrics_compute(rep->sim_c + k * pb->n_rows, meas, pb->n_train, pb->n_rows,
+                             &c->holdout[k]);
+  }
+  free(meas);
   sits_replay_free(rep);
-  sits_scenario_free(sc);
-  sits_trace_free(trace);
-  free(pb.sets), free(pb.set_text), free(pb.initial), free(x), free(best);
+  if (rc == SITS_OK && !(c->config_text = calibrated_text(pb)))
+    rc = sits__fail(err, SITS_EINTERNAL, "cannot build the calibrated config");
+  return rc;
+}
+
+int sits_calibrate_thermal(const sits_thermal_cal_opts *o, sits_thermal_cal *c, sits_err *err) {
+  memset(c, 0, sizeof *c);
+  c->train_fraction = o->train_fraction > 0 ? o->train_fraction : 0.7;
+  c->fit_ambient = o->fit_ambient, c->fit_initial = o->fit_initial;
+  problem pb = {.o = o, .c = c};
+  int rc = setup(&pb, err);
+  if (rc == SITS_OK)
+    rc = fit(&pb, err);
+  if (rc == SITS_OK)
+    rc = finish(&pb, err);
+  c->evaluations = pb.evaluations;
+  sits_scenario_free(pb.sc);
+  sits_trace_free((sits_trace *)pb.trace);
+  free(pb.loaded_initial), free(pb.initial), free(pb.best_x);
   if (rc)
     sits_thermal_cal_release(c);
   return rc;

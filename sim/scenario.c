@@ -135,6 +135,7 @@ static int load_platform(sits_scenario *sc, const config_setting_t *root, sits_e
     if (config_setting_get_member(th, "nodes") || config_setting_get_member(th, "links"))
       return sits__fail(err, SITS_EINPUT,
                         "%s: give a floorplan ('hotspot') or nodes and links, not both", W(hs));
+    sc->hotspot = true;
     if ((rc = sits__load_hotspot_thermal(sc, hs, err)))
       return rc;
     return (rc = sits__load_domains(sc, p, err)) ? rc : sits__load_static_power(sc, p, err);
@@ -266,7 +267,7 @@ int sits_scenario_load(const char *path, const char *const *sets, size_t n_sets,
       (rc = sits__load_battery(sc, root, err)) == SITS_OK &&
       (rc = sits__load_workload(sc, root, err)) == SITS_OK)
     rc = SITS_OK;
-  if (rc == SITS_OK && !(sc->config_text = sits__config_text(&sc->config)))
+  if (rc == SITS_OK && !sits_scenario_config_text(sc))
     rc = sits__fail(err, SITS_ENOMEM, "out of memory");
   if (rc) {
     sits_scenario_free(sc);
@@ -297,6 +298,7 @@ void sits_scenario_free(sits_scenario *sc) {
   sits_battery_free(sc->battery);
   free(sc->static_power_w);
   free(sc->config_text);
+  free(sc->amb_rows);
   free(sc);
 }
 
@@ -310,7 +312,8 @@ int sits_scenario_make_replay(sits_scenario *sc, sits_schedule *schedule, double
   sc->schedule = schedule;
   sc->duration_s = duration_s;
   sc->sample_period_s = sample_period_s;
-  sc->n_domains = 0; /* the measured power replaces the model's */
+  sc->n_domains = 0;  /* the measured power replaces the model's */
+  sc->n_amb_rows = 0; /* the trace's schedule has its ambient built in */
   sc->gov.thermal = SITS_THERMAL_NONE;
   size_t n = sits_thermal_node_count(sc->thermal);
   for (size_t i = 0; i < n; i++) {
@@ -339,7 +342,85 @@ double sits_scenario_sample_period_s(const sits_scenario *sc) {
   return sc->sample_period_s;
 }
 const char *sits_scenario_config_text(const sits_scenario *sc) {
-  return sc->config_text;
+  /* made again after sits_scenario_set_number: the cache is not part of the scenario's
+   * value, and a scenario is always heap-allocated, never a const object */
+  sits_scenario *cache = (sits_scenario *)sc;
+  if (!cache->config_text)
+    cache->config_text = sits__config_text(&cache->config);
+  return cache->config_text;
+}
+
+int sits__scenario_append(sits_scenario *sc, double start_s, const double *values, double ambient_c,
+                          bool scenario_ambient, sits_err *err) {
+  size_t before = sits_schedule_segment_count(sc->schedule);
+  int rc = sits_schedule_append(sc->schedule, start_s, values, ambient_c, err);
+  if (rc || !scenario_ambient || sits_schedule_segment_count(sc->schedule) == before)
+    return rc;
+  if (sc->n_amb_rows == sc->cap_amb_rows) {
+    size_t cap = sc->cap_amb_rows ? 2 * sc->cap_amb_rows : 16;
+    size_t *p = realloc(sc->amb_rows, cap * sizeof *p);
+    if (!p)
+      return sits__fail(err, SITS_ENOMEM, "out of memory");
+    sc->amb_rows = p, sc->cap_amb_rows = cap;
+  }
+  sc->amb_rows[sc->n_amb_rows++] = before;
+  return SITS_OK;
+}
+
+/* "<prefix>[K].<suffix>" -> K; false when @p path is not of that shape. */
+static bool indexed(const char *path, const char *prefix, const char *suffix, size_t *k) {
+  size_t lp = strlen(prefix);
+  if (strncmp(path, prefix, lp) != 0 || path[lp] != '[')
+    return false;
+  char *end;
+  unsigned long v = strtoul(path + lp + 1, &end, 10);
+  if (end == path + lp + 1 || strncmp(end, "].", 2) != 0 || strcmp(end + 2, suffix) != 0)
+    return false;
+  *k = (size_t)v;
+  return true;
+}
+
+/* The message in @p err, prefixed with @p path. */
+static int prefixed(const char *path, int rc, sits_err *err) {
+  char msg[SITS_ERRMSG_MAX];
+  snprintf(msg, sizeof msg, "%s", err->msg);
+  return sits__fail(err, rc, "%s: %s", path, msg);
+}
+
+int sits_scenario_set_number(sits_scenario *sc, const char *path, double value, sits_err *err) {
+  size_t k;
+  int rc;
+  if (!isfinite(value))
+    return sits__fail(err, SITS_EINPUT, "%s: the value must be finite", path);
+  bool net = indexed(path, "platform.thermal.links.", "r_k_per_w", &k) ||
+             indexed(path, "platform.thermal.nodes.", "c_j_per_k", &k) ||
+             indexed(path, "platform.thermal.nodes.", "initial_c", &k);
+  if (net && sc->hotspot)
+    return sits__fail(err, SITS_EUNSUPPORTED, "%s: a floorplan network has no such value", path);
+  if (strcmp(path, "ambient_c") == 0) {
+    sc->ambient_c = value;
+    for (size_t j = 0; j < sc->n_amb_rows; j++)
+      sits_schedule_set_ambient_c(sc->schedule, sc->amb_rows[j], value);
+  } else if (indexed(path, "platform.thermal.links.", "r_k_per_w", &k)) {
+    if ((rc = sits_thermal_set_link_r(sc->thermal, k, value, err)))
+      return prefixed(path, rc, err);
+  } else if (indexed(path, "platform.thermal.nodes.", "c_j_per_k", &k)) {
+    if ((rc = sits_thermal_set_capacity(sc->thermal, (int)k, value, err)))
+      return prefixed(path, rc, err);
+  } else if (indexed(path, "platform.thermal.nodes.", "initial_c", &k)) {
+    if (k >= sits_thermal_node_count(sc->thermal))
+      return sits__fail(err, SITS_EINPUT, "%s: no such node", path);
+    sits_thermal_set_initial_c(sc->thermal, (int)k, value);
+  } else {
+    return sits__fail(err, SITS_EUNSUPPORTED,
+                      "%s cannot be changed in a loaded scenario (give it with --set when loading)",
+                      path);
+  }
+  if (sits__config_set_number(&sc->config, path, value))
+    return sits__fail(err, SITS_ENOMEM, "%s: cannot record the value in the configuration", path);
+  free(sc->config_text);
+  sc->config_text = NULL;
+  return SITS_OK;
 }
 const sits_limits *sits_scenario_limits(const sits_scenario *sc) {
   return &sc->limits;

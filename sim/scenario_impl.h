@@ -19,7 +19,7 @@ typedef struct sits__group {
 
 struct sits_scenario {
   sits__config config;
-  char *config_text;
+  char *config_text; /* the merged config as text; NULL after a change (made again on demand) */
   sits_thermal *thermal;
   sits_schedule *schedule;
   double *static_power_w; /* per node */
@@ -34,7 +34,15 @@ struct sits_scenario {
   double batt_initial_soc, batt_efficiency;
   sits__group *groups; /* grid floorplan blocks */
   size_t n_groups;
+  size_t *amb_rows; /* schedule segments whose ambient is ambient_c (no value of their own) */
+  size_t n_amb_rows, cap_amb_rows;
+  bool hotspot; /* the network is a floorplan's (its links are not the config's) */
 };
+
+/** Appends a segment to sc->schedule (sits_schedule_append); @p scenario_ambient: its ambient
+ *  is the scenario's ambient_c, and follows it when sits_scenario_set_number changes it. */
+int sits__scenario_append(sits_scenario *sc, double start_s, const double *values,
+                          double ambient_c, bool scenario_ambient, sits_err *err);
 
 /** Why a power input may not name a grid block (it would heat one cell). */
 #define SITS__GRID_BLOCK_POWER                                                                     \

@@ -55,6 +55,18 @@ SITS_API double sits_scenario_sample_period_s(const sits_scenario *sc);
 /** The merged configuration as libconfig text (borrowed). */
 SITS_API const char *sits_scenario_config_text(const sits_scenario *sc);
 
+/**
+ * Changes one number of a loaded scenario in memory, as if it had been given with --set when
+ * loading, without reading any file again: `ambient_c` (the ambient of every input segment
+ * that had no ambient of its own follows it), `platform.thermal.links.[K].r_k_per_w`,
+ * `platform.thermal.nodes.[K].c_j_per_k` and `platform.thermal.nodes.[K].initial_c` (K counts
+ * the config's links and nodes; not for floorplan networks). The merged configuration
+ * (sits_scenario_config_text) records the value. SITS_EUNSUPPORTED for other paths (reload
+ * with --set), SITS_EINPUT for a value the model refuses.
+ */
+SITS_API int sits_scenario_set_number(sits_scenario *sc, const char *path, double value,
+                                      sits_err *err);
+
 /** The DVFS domains (borrowed, *n of them). */
 SITS_API const sits_domain *sits_scenario_domains(const sits_scenario *sc, size_t *n);
 /** The battery (borrowed), or NULL for a wall-powered platform. */

@@ -112,7 +112,7 @@ static int trace_to_schedule(sits_scenario *sc, const sits_table *t, const char 
         p[col_of[j]] = v;
     }
     double amb = amb_col >= 0 ? sits_table_at(t, r, (size_t)amb_col) : sc->ambient_c;
-    if (rc == SITS_OK && (rc = sits_schedule_append(sc->schedule, ts, p, amb, err)))
+    if (rc == SITS_OK && (rc = sits__scenario_append(sc, ts, p, amb, amb_col < 0, err)))
       rc = sits__fail(err, rc, "%s:%zu: %s", path, t->lines[r], "invalid row");
   }
   free(p);
@@ -224,11 +224,13 @@ static int phases_length(const config_setting_t *phases, bool repeat, double *le
 typedef struct phase_table {
   int n;
   double *duration_s, *ambient_c, *power_w;
+  bool *ambient_default; /* no ambient_c of its own: the scenario's */
 } phase_table;
 
 static void phase_table_release(phase_table *pt) {
   free(pt->duration_s);
   free(pt->ambient_c);
+  free(pt->ambient_default);
   free(pt->power_w);
 }
 
@@ -240,11 +242,12 @@ static int read_phases(sits_scenario *sc, const config_setting_t *phases, cols *
   for (int i = 0; i < pt->n; i++) /* first pass: the columns */
     if ((rc = phase_power(sc, config_setting_get_elem(phases, (unsigned)i), c, scratch, err)))
       return rc;
-  size_t ncols = c->n ? c->n : 1;
-  pt->duration_s = malloc((size_t)pt->n * sizeof(double));
-  pt->ambient_c = malloc((size_t)pt->n * sizeof(double));
-  pt->power_w = calloc((size_t)pt->n * ncols, sizeof(double));
-  if (!pt->duration_s || !pt->ambient_c || !pt->power_w)
+  size_t ncols = c->n ? c->n : 1, n = pt->n > 0 ? (size_t)pt->n : 1;
+  pt->duration_s = malloc(n * sizeof(double));
+  pt->ambient_c = malloc(n * sizeof(double));
+  pt->ambient_default = calloc(n, sizeof(bool));
+  pt->power_w = calloc(n * ncols, sizeof(double));
+  if (!pt->duration_s || !pt->ambient_c || !pt->ambient_default || !pt->power_w)
     return sits__fail(err, SITS_ENOMEM, "out of memory");
   for (int i = 0; i < pt->n; i++) {
     const config_setting_t *ph = config_setting_get_elem(phases, (unsigned)i);
@@ -252,7 +255,8 @@ static int read_phases(sits_scenario *sc, const config_setting_t *phases, cols *
         (rc = sits__key_num(ph, "workload.phases.[].ambient_c", &pt->ambient_c[i], err)) ||
         (rc = phase_power(sc, ph, c, pt->power_w + (size_t)i * ncols, err)))
       return rc;
-    if (isnan(pt->ambient_c[i])) /* the key table's computed default: the scenario's */
+    pt->ambient_default[i] = isnan(pt->ambient_c[i]);
+    if (pt->ambient_default[i]) /* the key table's computed default: the scenario's */
       pt->ambient_c[i] = sc->ambient_c;
   }
   return SITS_OK;
@@ -268,8 +272,8 @@ static int phases_to_schedule(sits_scenario *sc, const config_setting_t *phases,
   size_t ncols = c.n ? c.n : 1, count = 0;
   double t = 0;
   for (int i = 0; rc == SITS_OK && t < sc->duration_s; i = (i + 1) % pt.n) {
-    rc =
-        sits_schedule_append(sc->schedule, t, pt.power_w + (size_t)i * ncols, pt.ambient_c[i], err);
+    rc = sits__scenario_append(sc, t, pt.power_w + (size_t)i * ncols, pt.ambient_c[i],
+                               pt.ambient_default[i], err);
     /* whole cycles are multiples of the cycle length: no drift over long runs */
     t = i == pt.n - 1 ? cycle_s * (double)(count / (size_t)pt.n + 1) : t + pt.duration_s[i];
     if (rc == SITS_OK && ++count > MAX_SEGMENTS)
@@ -323,7 +327,7 @@ int sits__load_workload(sits_scenario *sc, const config_setting_t *root, sits_er
     int rc = sits__load_times(sc, root, 0, err);
     if (rc == SITS_OK && !(sc->schedule = sits_schedule_new(0, NULL)))
       rc = sits__fail(err, SITS_ENOMEM, "out of memory");
-    return rc ? rc : sits_schedule_append(sc->schedule, 0.0, &none, sc->ambient_c, err);
+    return rc ? rc : sits__scenario_append(sc, 0.0, &none, sc->ambient_c, true, err);
   }
   if (!w)
     return sits__fail(err, SITS_EINPUT, "%s: needs a workload ('workload_profile' or 'workload')",
