@@ -11,6 +11,7 @@
 #include "status_impl.h"
 
 #include <libgen.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +61,21 @@ const char *sits__setting_dir(const config_setting_t *s, char *buf, size_t size)
   snprintf(tmp, sizeof tmp, "%s", file);
   snprintf(buf, size, "%s", dirname(tmp));
   return buf;
+}
+
+int sits__fail_at(sits_err *err, int code, const config_setting_t *s, const char *fmt, ...) {
+  char where[512], msg[SITS_ERRMSG_MAX];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return sits__fail(err, code, "%s: %s", sits__where(s, where, sizeof where), msg);
+}
+
+int sits__at(const config_setting_t *s, int rc, sits_err *err) {
+  char msg[SITS_ERRMSG_MAX];
+  snprintf(msg, sizeof msg, "%s", err->msg);
+  return sits__fail_at(err, rc, s, "%s", msg);
 }
 
 static int is_file(const char *path) {

@@ -33,6 +33,13 @@ char *sits__config_text(const sits__config *c);
 /** Keeps a copy of @p s for the lifetime of @p c; NULL when out of memory. */
 const char *sits__config_intern(sits__config *c, const char *s);
 
+/** sits__fail with the message prefixed by where @p s comes from ("file:line: ..."). */
+int sits__fail_at(sits_err *err, int code, const config_setting_t *s, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/** Prefixes the message already in @p err with where @p s comes from; returns @p rc. */
+int sits__at(const config_setting_t *s, int rc, sits_err *err);
+
 /** Formats where @p s comes from: "file:line", or the file (or --set text) alone. */
 const char *sits__where(const config_setting_t *s, char *buf, size_t size);
 

@@ -12,33 +12,29 @@
 #include <stdio.h>
 #include <string.h>
 
-#define W(s) sits__where((s), where, sizeof where)
-
 int sits__get_num(const config_setting_t *g, const char *key, double dflt, bool required,
                   double *out, sits_err *err) {
-  char where[512];
   const config_setting_t *s = g ? config_setting_get_member(g, key) : NULL;
   if (!s) {
     *out = dflt;
-    return required ? sits__fail(err, SITS_EINPUT, "%s: missing key '%s'", W(g), key) : SITS_OK;
+    return required ? sits__fail_at(err, SITS_EINPUT, g, "missing key '%s'", key) : SITS_OK;
   }
   if (!config_setting_is_number(s))
-    return sits__fail(err, SITS_EINPUT, "%s: '%s' must be a number", W(s), key);
+    return sits__fail_at(err, SITS_EINPUT, s, "'%s' must be a number", key);
   *out = config_setting_get_float(s);
   if (!isfinite(*out))
-    return sits__fail(err, SITS_EINPUT, "%s: '%s' must be finite", W(s), key);
+    return sits__fail_at(err, SITS_EINPUT, s, "'%s' must be finite", key);
   return SITS_OK;
 }
 
 int sits__get_str(const config_setting_t *g, const char *key, bool required, const char **out,
                   sits_err *err) {
-  char where[512];
   const config_setting_t *s = g ? config_setting_get_member(g, key) : NULL;
   *out = NULL;
   if (!s)
-    return required ? sits__fail(err, SITS_EINPUT, "%s: missing key '%s'", W(g), key) : SITS_OK;
+    return required ? sits__fail_at(err, SITS_EINPUT, g, "missing key '%s'", key) : SITS_OK;
   if (config_setting_type(s) != CONFIG_TYPE_STRING)
-    return sits__fail(err, SITS_EINPUT, "%s: '%s' must be a string", W(s), key);
+    return sits__fail_at(err, SITS_EINPUT, s, "'%s' must be a string", key);
   *out = config_setting_get_string(s);
   return SITS_OK;
 }
@@ -73,12 +69,12 @@ static int number(const config_setting_t *g, const char *path, bool required, do
   const config_setting_t *s = g ? config_setting_get_member(g, member) : NULL;
   if (rc || !s || (k->flags & SITS_KEY_MODEL_CHECKED) || sits__key_in_range(k, *out))
     return rc;
-  char where[512], range[96];
+  char range[96];
   sits_config_key_range(k, range, sizeof range);
   bool interval = isfinite(k->lo) && isfinite(k->hi);
-  return sits__fail(err, SITS_EINPUT, "%s: '%s' must be %s%s%s (got %g)", W(s), member,
-                    k->flags & SITS_KEY_WHOLE ? "a whole number " : "", interval ? "in " : "",
-                    range + (k->flags & SITS_KEY_WHOLE ? strlen("whole, ") : 0), *out);
+  return sits__fail_at(err, SITS_EINPUT, s, "'%s' must be %s%s%s (got %g)", member,
+                       k->flags & SITS_KEY_WHOLE ? "a whole number " : "", interval ? "in " : "",
+                       range + (k->flags & SITS_KEY_WHOLE ? strlen("whole, ") : 0), *out);
 }
 
 int sits__key_num(const config_setting_t *g, const char *path, double *out, sits_err *err) {
@@ -101,7 +97,6 @@ int sits__key_str(const config_setting_t *g, const char *path, const char **out,
 }
 
 int sits__key_bool(const config_setting_t *g, const char *path, bool *out, sits_err *err) {
-  char where[512];
   const char *member;
   *out = false;
   if (!key_of(path, &member, err))
@@ -110,7 +105,7 @@ int sits__key_bool(const config_setting_t *g, const char *path, bool *out, sits_
   if (!s)
     return SITS_OK;
   if (config_setting_type(s) != CONFIG_TYPE_BOOL)
-    return sits__fail(err, SITS_EINPUT, "%s: '%s' must be true or false", W(s), member);
+    return sits__fail_at(err, SITS_EINPUT, s, "'%s' must be true or false", member);
   *out = config_setting_get_bool(s);
   return SITS_OK;
 }

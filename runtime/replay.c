@@ -12,7 +12,6 @@
 #include "scenario_impl.h"
 #include "writer_impl.h"
 
-#define W(s) sits__where((s), where, sizeof where)
 #define MAX_MAP 256
 
 typedef struct power_map {
@@ -23,7 +22,6 @@ typedef struct power_map {
 /* The trace column @p name, or an error naming the trace and the nearest column. */
 static int trace_col(const sits_trace *t, const char *name, const char *path,
                      const config_setting_t *s, sits_err *err) {
-  char where[512];
   int c = sits_trace_column(t, name);
   if (c >= 0)
     return c;
@@ -35,23 +33,22 @@ static int trace_col(const sits_trace *t, const char *name, const char *path,
       bd = d, best = t->names[j];
   }
   if (best && bd <= 4)
-    sits__fail(err, SITS_EINPUT, "%s: %s has no column '%s' (did you mean '%s'?)", W(s), path, name,
-               best);
+    sits__fail_at(err, SITS_EINPUT, s, "%s has no column '%s' (did you mean '%s'?)", path, name,
+                  best);
   else
-    sits__fail(err, SITS_EINPUT, "%s: %s has no column '%s'", W(s), path, name);
+    sits__fail_at(err, SITS_EINPUT, s, "%s has no column '%s'", path, name);
   return -1;
 }
 
 static int node_of(const sits_scenario *sc, const config_setting_t *g, bool power, int *node,
                    sits_err *err) {
   const char *name;
-  char where[512];
   int rc = sits__key_str(g, power ? "replay.power.[].node" : "replay.sensors.[].node", &name, err);
   if (rc)
     return rc;
   if (power && sits__scenario_group(sc, name))
-    return sits__fail(err, SITS_EUNSUPPORTED, "%s: node '%s': %s",
-                      W(config_setting_get_member(g, "node")), name, SITS__GRID_BLOCK_POWER);
+    return sits__fail_at(err, SITS_EUNSUPPORTED, config_setting_get_member(g, "node"),
+                         "node '%s': %s", name, SITS__GRID_BLOCK_POWER);
   if ((*node = sits_thermal_find(sc->thermal, name)) < 0)
     return sits__unknown_node(sc->thermal, config_setting_get_member(g, "node"), "replay", name,
                               err);
@@ -62,7 +59,6 @@ static int node_of(const sits_scenario *sc, const config_setting_t *g, bool powe
 static int read_mapping(const sits_scenario *sc, const sits_trace *t, const char *path,
                         power_map *pm, size_t *n_pm, sits_replay_sensor *sens, size_t *n_sens,
                         int *amb_col, sits_err *err) {
-  char where[512];
   const config_setting_t *root = config_root_setting(&sc->config.cfg);
   const config_setting_t *rp = config_setting_get_member(root, "replay");
   if (!rp || !config_setting_is_group(rp))
@@ -72,20 +68,19 @@ static int read_mapping(const sits_scenario *sc, const sits_trace *t, const char
   const config_setting_t *se = config_setting_get_member(rp, "sensors");
   if (!pw || !config_setting_is_list(pw) || config_setting_length(pw) == 0 ||
       config_setting_length(pw) > MAX_MAP)
-    return sits__fail(err, SITS_EINPUT,
-                      "%s: replay.power must be a list of { column; node; fraction; }",
-                      W(pw ? pw : rp));
+    return sits__fail_at(err, SITS_EINPUT, pw ? pw : rp,
+                         "replay.power must be a list of { column; node; fraction; }");
   if (!se || !config_setting_is_list(se) || config_setting_length(se) == 0 ||
       config_setting_length(se) > MAX_MAP)
-    return sits__fail(err, SITS_EINPUT, "%s: replay.sensors must be a list of { column; node; }",
-                      W(se ? se : rp));
+    return sits__fail_at(err, SITS_EINPUT, se ? se : rp,
+                         "replay.sensors must be a list of { column; node; }");
   int rc;
   *n_pm = (size_t)config_setting_length(pw);
   for (size_t k = 0; k < *n_pm; k++) {
     const config_setting_t *g = config_setting_get_elem(pw, (unsigned)k);
     const char *col;
     if (!config_setting_is_group(g))
-      return sits__fail(err, SITS_EINPUT, "%s: a power mapping is a group { column; node; }", W(g));
+      return sits__fail_at(err, SITS_EINPUT, g, "a power mapping is a group { column; node; }");
     if ((rc = sits__key_str(g, "replay.power.[].column", &col, err)) ||
         (rc = sits__key_num(g, "replay.power.[].fraction", &pm[k].fraction, err)) ||
         (rc = node_of(sc, g, true, &pm[k].node, err)))
@@ -98,7 +93,7 @@ static int read_mapping(const sits_scenario *sc, const sits_trace *t, const char
     const config_setting_t *g = config_setting_get_elem(se, (unsigned)k);
     const char *col;
     if (!config_setting_is_group(g))
-      return sits__fail(err, SITS_EINPUT, "%s: a sensor is a group { column; node; }", W(g));
+      return sits__fail_at(err, SITS_EINPUT, g, "a sensor is a group { column; node; }");
     if ((rc = sits__key_str(g, "replay.sensors.[].column", &col, err)) ||
         (rc = node_of(sc, g, false, &sens[k].node, err)))
       return rc;

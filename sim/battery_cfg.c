@@ -10,36 +10,34 @@
 #include <stdio.h>
 #include <string.h>
 
-#define W(s) sits__where((s), where, sizeof where)
 #define BATTERY_KEY "platform.battery."
 
 static int read_array(const config_setting_t *g, const char *key, double *out, size_t max,
                       size_t *n, sits_err *err) {
-  char where[512];
   const config_setting_t *a = config_setting_get_member(g, key);
   if (!a || !(config_setting_is_array(a) || config_setting_is_list(a)))
-    return sits__fail(err, SITS_EINPUT, "%s: the battery needs '%s' as an array of numbers",
-                      W(a ? a : g), key);
+    return sits__fail_at(err, SITS_EINPUT, a ? a : g,
+                         "the battery needs '%s' as an array of numbers", key);
   if ((size_t)config_setting_length(a) > max)
-    return sits__fail(err, SITS_EINPUT, "%s: '%s' has more than %zu values", W(a), key, max);
+    return sits__fail_at(err, SITS_EINPUT, a, "'%s' has more than %zu values", key, max);
   *n = (size_t)config_setting_length(a);
   for (size_t k = 0; k < *n; k++) {
     const config_setting_t *e = config_setting_get_elem(a, (unsigned)k);
     if (!config_setting_is_number(e))
-      return sits__fail(err, SITS_EINPUT, "%s: '%s' must hold numbers", W(a), key);
+      return sits__fail_at(err, SITS_EINPUT, a, "'%s' must hold numbers", key);
     out[k] = config_setting_get_float(e);
   }
   return SITS_OK;
 }
 
 static int read_rc(const config_setting_t *g, sits_battery_cfg *c, sits_err *err) {
-  char where[512];
   const config_setting_t *rc = config_setting_get_member(g, "rc");
   if (!rc)
     return SITS_OK;
   if (!config_setting_is_list(rc) || (size_t)config_setting_length(rc) > SITS_BATTERY_MAX_RC)
-    return sits__fail(err, SITS_EINPUT, "%s: 'rc' must be a list of 0 to %d groups { r_ohm; c_f; }",
-                      W(rc), SITS_BATTERY_MAX_RC);
+    return sits__fail_at(err, SITS_EINPUT, rc,
+                         "'rc' must be a list of 0 to %d groups { r_ohm; c_f; }",
+                         SITS_BATTERY_MAX_RC);
   c->n_rc = (size_t)config_setting_length(rc);
   for (size_t k = 0; k < c->n_rc; k++) {
     const config_setting_t *e = config_setting_get_elem(rc, (unsigned)k);
@@ -53,14 +51,13 @@ static int read_rc(const config_setting_t *g, sits_battery_cfg *c, sits_err *err
 
 /* ocv_v: an array over ocv_soc, or with ocv_t_c one array per temperature (a 2-D table). */
 static int read_ocv_v(const config_setting_t *g, sits_battery_cfg *c, sits_err *err) {
-  char where[512];
   size_t n_v = 0;
   const config_setting_t *t = config_setting_get_member(g, "ocv_t_c");
   if (!t) {
     int rc = read_array(g, "ocv_v", c->ocv_v, SITS_BATTERY_MAX_OCV, &n_v, err);
     if (rc == SITS_OK && n_v != c->n_ocv)
-      return sits__fail(err, SITS_EINPUT, "%s: ocv_soc has %zu values but ocv_v %zu", W(g),
-                        c->n_ocv, n_v);
+      return sits__fail_at(err, SITS_EINPUT, g, "ocv_soc has %zu values but ocv_v %zu", c->n_ocv,
+                           n_v);
     return rc;
   }
   int rc = read_array(g, "ocv_t_c", c->ocv_t_c, SITS_BATTERY_MAX_OCV_T, &c->n_ocv_t, err);
@@ -68,20 +65,20 @@ static int read_ocv_v(const config_setting_t *g, sits_battery_cfg *c, sits_err *
     return rc;
   const config_setting_t *v = config_setting_get_member(g, "ocv_v");
   if (!v || !config_setting_is_list(v) || (size_t)config_setting_length(v) != c->n_ocv_t)
-    return sits__fail(err, SITS_EINPUT,
-                      "%s: with ocv_t_c, 'ocv_v' must be a list of %zu arrays, one per temperature "
-                      "( [...], [...] )",
-                      W(v ? v : g), c->n_ocv_t);
+    return sits__fail_at(err, SITS_EINPUT, v ? v : g,
+                         "with ocv_t_c, 'ocv_v' must be a list of %zu arrays, one per temperature "
+                         "( [...], [...] )",
+                         c->n_ocv_t);
   for (size_t j = 0; j < c->n_ocv_t; j++) {
     const config_setting_t *row = config_setting_get_elem(v, (unsigned)j);
     if (!config_setting_is_array(row) || (size_t)config_setting_length(row) != c->n_ocv)
-      return sits__fail(err, SITS_EINPUT,
-                        "%s: ocv_v row %zu (%g C) must be an array of %zu numbers like ocv_soc",
-                        W(row), j, c->ocv_t_c[j], c->n_ocv);
+      return sits__fail_at(err, SITS_EINPUT, row,
+                           "ocv_v row %zu (%g C) must be an array of %zu numbers like ocv_soc", j,
+                           c->ocv_t_c[j], c->n_ocv);
     for (size_t k = 0; k < c->n_ocv; k++) {
       const config_setting_t *e = config_setting_get_elem(row, (unsigned)k);
       if (!config_setting_is_number(e))
-        return sits__fail(err, SITS_EINPUT, "%s: ocv_v must hold numbers", W(row));
+        return sits__fail_at(err, SITS_EINPUT, row, "ocv_v must hold numbers");
       c->ocv_v_t[j][k] = config_setting_get_float(e);
     }
   }
@@ -89,7 +86,6 @@ static int read_ocv_v(const config_setting_t *g, sits_battery_cfg *c, sits_err *
 }
 
 int sits__load_battery(sits_scenario *sc, const config_setting_t *root, sits_err *err) {
-  char where[512];
   const config_setting_t *p = config_setting_get_member(root, "platform");
   const config_setting_t *g = config_setting_get_member(p, "battery");
   const config_setting_t *wh = config_setting_get_member(root, "battery_capacity_wh");
@@ -97,12 +93,12 @@ int sits__load_battery(sits_scenario *sc, const config_setting_t *root, sits_err
   int rc;
   if (!g) {
     if (wh || life)
-      return sits__fail(err, SITS_EINPUT, "%s: '%s' needs a battery in the platform",
-                        W(wh ? wh : life), wh ? "battery_capacity_wh" : "min_battery_life_s");
+      return sits__fail_at(err, SITS_EINPUT, wh ? wh : life, "'%s' needs a battery in the platform",
+                           wh ? "battery_capacity_wh" : "min_battery_life_s");
     return SITS_OK;
   }
   if (!config_setting_is_group(g))
-    return sits__fail(err, SITS_EINPUT, "%s: 'battery' must be a group", W(g));
+    return sits__fail_at(err, SITS_EINPUT, g, "'battery' must be a group");
   sits_battery_cfg c;
   memset(&c, 0, sizeof c);
   double series, parallel, ceff;
@@ -127,11 +123,11 @@ int sits__load_battery(sits_scenario *sc, const config_setting_t *root, sits_err
   const double cap_vals[] = {c.capacity_ah, c.capacity_wh};
   for (int k = 0; k < 2; k++) /* given, they must be > 0 (the model takes 0 for "not given") */
     if (config_setting_get_member(g, cap_keys[k]) && !(cap_vals[k] > 0))
-      return sits__fail(err, SITS_EINPUT, "%s: the capacity must be > 0 (%s = %g)",
-                        W(config_setting_get_member(g, cap_keys[k])), cap_keys[k], cap_vals[k]);
+      return sits__fail_at(err, SITS_EINPUT, config_setting_get_member(g, cap_keys[k]),
+                           "the capacity must be > 0 (%s = %g)", cap_keys[k], cap_vals[k]);
   if (wh && !(scenario_wh > 0))
-    return sits__fail(err, SITS_EINPUT, "%s: the capacity must be > 0 (battery_capacity_wh = %g)",
-                      W(wh), scenario_wh);
+    return sits__fail_at(err, SITS_EINPUT, wh,
+                         "the capacity must be > 0 (battery_capacity_wh = %g)", scenario_wh);
   if (wh) /* the scenario's capacity wins over the pack's */
     c.capacity_wh = scenario_wh;
   if ((rc = read_ocv_v(g, &c, err)))
@@ -148,7 +144,7 @@ int sits__load_battery(sits_scenario *sc, const config_setting_t *root, sits_err
   if (!(sc->battery = sits_battery_new(&c, err))) {
     char msg[SITS_ERRMSG_MAX];
     snprintf(msg, sizeof msg, "%s", err->msg);
-    return sits__fail(err, SITS_EINPUT, "%s: battery: %s", W(g), msg);
+    return sits__fail_at(err, SITS_EINPUT, g, "battery: %s", msg);
   }
   return SITS_OK;
 }

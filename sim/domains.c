@@ -10,33 +10,25 @@
 #include <stdio.h>
 #include <string.h>
 
-#define W(s) sits__where((s), where, sizeof where)
 #define DOMAIN_KEY "platform.domains.[]."
 #define OPP_KEY "platform.domains.[].opp.[]."
 #define THERMAL_KEY "platform.governor.thermal."
 
-static int at(const config_setting_t *s, int rc, sits_err *err) {
-  char where[512], msg[SITS_ERRMSG_MAX];
-  snprintf(msg, sizeof msg, "%s", err->msg);
-  return sits__fail(err, rc, "%s: %s", W(s), msg);
-}
-
 static int read_opps(sits_domain *d, const config_setting_t *g, sits_err *err) {
-  char where[512];
   const config_setting_t *list = config_setting_get_member(g, "opp");
   if (!list || !config_setting_is_list(list) || config_setting_length(list) == 0)
-    return sits__fail(err, SITS_EINPUT, "%s: domain '%s' needs a non-empty 'opp' list",
-                      W(list ? list : g), d->name);
+    return sits__fail_at(err, SITS_EINPUT, list ? list : g,
+                         "domain '%s' needs a non-empty 'opp' list", d->name);
   if ((size_t)config_setting_length(list) > sizeof d->opp / sizeof d->opp[0])
-    return sits__fail(err, SITS_EINPUT, "%s: more than %zu OPPs", W(list),
-                      sizeof d->opp / sizeof d->opp[0]);
+    return sits__fail_at(err, SITS_EINPUT, list, "more than %zu OPPs",
+                         sizeof d->opp / sizeof d->opp[0]);
   d->n_opp = (size_t)config_setting_length(list);
   for (size_t k = 0; k < d->n_opp; k++) {
     const config_setting_t *o = config_setting_get_elem(list, (unsigned)k);
     sits_opp *p = &d->opp[k];
     int rc;
     if (!config_setting_is_group(o))
-      return sits__fail(err, SITS_EINPUT, "%s: an OPP must be a group { freq_mhz; volt_v; }", W(o));
+      return sits__fail_at(err, SITS_EINPUT, o, "an OPP must be a group { freq_mhz; volt_v; }");
     if ((rc = sits__key_num(o, OPP_KEY "freq_mhz", &p->freq_mhz, err)) ||
         (rc = sits__key_num(o, OPP_KEY "volt_v", &p->volt_v, err)) ||
         (rc = sits__key_num(o, OPP_KEY "power_w", &p->power_w, err)) ||
@@ -49,7 +41,6 @@ static int read_opps(sits_domain *d, const config_setting_t *g, sits_err *err) {
 /* Domain heat goes to nodes by name; a grid floorplan block's name spreads its share over
  * the block's cells (sits__group). */
 static int read_nodes(sits_scenario *sc, sits_domain *d, const config_setting_t *g, sits_err *err) {
-  char where[512];
   const char *node;
   int rc = sits__key_str(g, DOMAIN_KEY "node", &node, err);
   const config_setting_t *nodes = config_setting_get_member(g, "nodes");
@@ -57,20 +48,20 @@ static int read_nodes(sits_scenario *sc, sits_domain *d, const config_setting_t 
   if (rc)
     return rc;
   if (node && nodes)
-    return sits__fail(err, SITS_EINPUT, "%s: give 'node' or 'nodes', not both", W(g));
+    return sits__fail_at(err, SITS_EINPUT, g, "give 'node' or 'nodes', not both");
   size_t names = node                                      ? 1
                  : nodes && config_setting_is_array(nodes) ? (size_t)config_setting_length(nodes)
                                                            : 0;
   if (!names)
-    return sits__fail(err, SITS_EINPUT, "%s: domain '%s' needs 'node' or 'nodes' (node names)",
-                      W(nodes ? nodes : g), d->name);
+    return sits__fail_at(err, SITS_EINPUT, nodes ? nodes : g,
+                         "domain '%s' needs 'node' or 'nodes' (node names)", d->name);
   if (fr && (!config_setting_is_array(fr) || (size_t)config_setting_length(fr) != names))
-    return sits__fail(err, SITS_EINPUT, "%s: 'fractions' needs one number per node", W(fr));
+    return sits__fail_at(err, SITS_EINPUT, fr, "'fractions' needs one number per node");
   size_t total = 0;
   for (size_t k = 0; k < names; k++) {
     const char *name = node ? node : config_setting_get_string_elem(nodes, (int)k);
     if (!name)
-      return sits__fail(err, SITS_EINPUT, "%s: 'nodes' must hold node names", W(nodes));
+      return sits__fail_at(err, SITS_EINPUT, nodes, "'nodes' must hold node names");
     const sits__group *grp = sits__scenario_group(sc, name);
     total += grp ? grp->n : 1;
   }
@@ -99,19 +90,17 @@ static int read_nodes(sits_scenario *sc, sits_domain *d, const config_setting_t 
 
 static int read_domain(sits_scenario *sc, sits_domain *d, const config_setting_t *g,
                        sits_err *err) {
-  char where[512];
   const char *name, *item;
   int rc;
   if (!config_setting_is_group(g))
-    return sits__fail(err, SITS_EINPUT, "%s: a domain must be a group", W(g));
+    return sits__fail_at(err, SITS_EINPUT, g, "a domain must be a group");
   memset(d, 0, sizeof *d);
   if ((rc = sits__key_str(g, DOMAIN_KEY "name", &name, err)) ||
       (rc = sits__key_str(g, DOMAIN_KEY "item", &item, err)))
     return rc;
   if (strlen(name) >= sizeof d->name || strpbrk(name, "/,\" \t") || strcmp(name, "total") == 0)
-    return sits__fail(err, SITS_EINPUT,
-                      "%s: domain name '%s' is too long, has / , \" or spaces, or is 'total'", W(g),
-                      name);
+    return sits__fail_at(err, SITS_EINPUT, g,
+                         "domain name '%s' is too long, has / , \" or spaces, or is 'total'", name);
   snprintf(d->name, sizeof d->name, "%s", name);
   snprintf(d->item, sizeof d->item, "%s", item ? item : "item");
   if ((rc = read_nodes(sc, d, g, err)) || (rc = read_opps(d, g, err)))
@@ -131,12 +120,12 @@ static int read_domain(sits_scenario *sc, sits_domain *d, const config_setting_t
   if (isnan(d->max_rate))
     d->max_rate = isnan(top_rate) ? 0 : top_rate;
   if ((rc = sits_domain_check(d, err)))
-    return at(g, rc, err);
+    return sits__at(g, rc, err);
   for (size_t k = 0; k < d->n_opp; k++)
     if (sits_domain_dynamic_w(d, k) < 0)
-      return sits__fail(err, SITS_EINPUT,
-                        "%s: domain '%s': OPP %zu's power_w %g W is below its reference leakage",
-                        W(g), d->name, k, d->opp[k].power_w);
+      return sits__fail_at(err, SITS_EINPUT, g,
+                           "domain '%s': OPP %zu's power_w %g W is below its reference leakage",
+                           d->name, k, d->opp[k].power_w);
   return SITS_OK;
 }
 
@@ -148,20 +137,19 @@ int sits__find_domain(const sits_scenario *sc, const char *name) {
 }
 
 int sits__load_domains(sits_scenario *sc, const config_setting_t *p, sits_err *err) {
-  char where[512];
   const config_setting_t *list = config_setting_get_member(p, "domains");
   if (!list)
     return SITS_OK;
   if (!config_setting_is_list(list) || (size_t)config_setting_length(list) > SITS_MAX_DOMAINS)
-    return sits__fail(err, SITS_EINPUT, "%s: 'domains' must be a list of at most %d groups",
-                      W(list), SITS_MAX_DOMAINS);
+    return sits__fail_at(err, SITS_EINPUT, list, "'domains' must be a list of at most %d groups",
+                         SITS_MAX_DOMAINS);
   for (int i = 0; i < config_setting_length(list); i++) {
     const config_setting_t *g = config_setting_get_elem(list, (unsigned)i);
     int rc = read_domain(sc, &sc->domains[i], g, err);
     if (rc)
       return rc;
     if (sits__find_domain(sc, sc->domains[i].name) >= 0)
-      return sits__fail(err, SITS_EINPUT, "%s: duplicate domain '%s'", W(g), sc->domains[i].name);
+      return sits__fail_at(err, SITS_EINPUT, g, "duplicate domain '%s'", sc->domains[i].name);
     sc->n_domains++;
   }
   return SITS_OK;
@@ -172,34 +160,31 @@ int sits__load_domains(sits_scenario *sc, const config_setting_t *p, sits_err *e
 /* A group of per-domain numbers (fixed_opp, weights); each name must be a domain. */
 static int per_domain(const sits_scenario *sc, const config_setting_t *g, const char *key,
                       double *out, sits_err *err) {
-  char where[512];
   const config_setting_t *grp = g ? config_setting_get_member(g, key) : NULL;
   if (!grp)
     return SITS_OK;
   if (!config_setting_is_group(grp))
-    return sits__fail(err, SITS_EINPUT, "%s: '%s' must be a group { <domain> = value; }", W(grp),
-                      key);
+    return sits__fail_at(err, SITS_EINPUT, grp, "'%s' must be a group { <domain> = value; }", key);
   for (int i = 0; i < config_setting_length(grp); i++) {
     const config_setting_t *e = config_setting_get_elem(grp, (unsigned)i);
     int d = sits__find_domain(sc, config_setting_name(e));
     if (d < 0)
-      return sits__fail(err, SITS_EINPUT, "%s: '%s' names unknown domain '%s'", W(e), key,
-                        config_setting_name(e));
+      return sits__fail_at(err, SITS_EINPUT, e, "'%s' names unknown domain '%s'", key,
+                           config_setting_name(e));
     if (!config_setting_is_number(e))
-      return sits__fail(err, SITS_EINPUT, "%s: '%s.%s' must be a number", W(e), key,
-                        config_setting_name(e));
+      return sits__fail_at(err, SITS_EINPUT, e, "'%s.%s' must be a number", key,
+                           config_setting_name(e));
     out[d] = config_setting_get_float(e);
   }
   return SITS_OK;
 }
 
 static int read_thermal_gov(sits_scenario *sc, const config_setting_t *t, sits_err *err) {
-  char where[512];
   sits_governor_cfg *c = &sc->gov;
   const char *kind, *sensor;
   int rc;
   if (!config_setting_is_group(t))
-    return sits__fail(err, SITS_EINPUT, "%s: 'thermal' must be a group", W(t));
+    return sits__fail_at(err, SITS_EINPUT, t, "'thermal' must be a group");
   if ((rc = sits__key_str(t, THERMAL_KEY "kind", &kind, err)) ||
       (rc = sits__key_str(t, THERMAL_KEY "sensor", &sensor, err)))
     return rc;
@@ -225,16 +210,14 @@ static int read_thermal_gov(sits_scenario *sc, const config_setting_t *t, sits_e
       return rc;
     memcpy(c->weight, w, sizeof w);
     if (!(c->control_c > c->switch_on_c))
-      return sits__fail(err, SITS_EINPUT, "%s: control_c must be above switch_on_c", W(t));
+      return sits__fail_at(err, SITS_EINPUT, t, "control_c must be above switch_on_c");
     return SITS_OK;
   }
-  return sits__fail(err, SITS_EINPUT,
-                    "%s: thermal governor kind '%s' is not one of step_wise, power_allocator",
-                    W(config_setting_get_member(t, "kind")), kind);
+  return sits__fail_at(err, SITS_EINPUT, config_setting_get_member(t, "kind"),
+                       "thermal governor kind '%s' is not one of step_wise, power_allocator", kind);
 }
 
 int sits__load_governor(sits_scenario *sc, const config_setting_t *p, sits_err *err) {
-  char where[512];
   const config_setting_t *g = config_setting_get_member(p, "governor");
   sits_governor_cfg *c = &sc->gov;
   const char *kind = NULL;
@@ -243,25 +226,25 @@ int sits__load_governor(sits_scenario *sc, const config_setting_t *p, sits_err *
   memset(c, 0, sizeof *c);
   c->base = SITS_GOV_PERFORMANCE; /* no governor group: every domain at its top OPP */
   if (g && !config_setting_is_group(g))
-    return sits__fail(err, SITS_EINPUT, "%s: 'governor' must be a group", W(g));
+    return sits__fail_at(err, SITS_EINPUT, g, "'governor' must be a group");
   if (g && (rc = sits__key_str(g, "platform.governor.kind", &kind, err)))
     return rc;
   int base = kind ? sits_base_kind_from_name(kind) : (int)SITS_GOV_PERFORMANCE;
   c->base = base < 0 ? SITS_GOV_PERFORMANCE : (sits_base_kind)base;
   if (base < 0)
-    return sits__fail(err, SITS_EINPUT,
-                      "%s: governor kind '%s' is not one of fixed, performance, powersave, "
-                      "ondemand, schedutil",
-                      W(config_setting_get_member(g, "kind")), kind);
+    return sits__fail_at(err, SITS_EINPUT, config_setting_get_member(g, "kind"),
+                         "governor kind '%s' is not one of fixed, performance, powersave, "
+                         "ondemand, schedutil",
+                         kind);
   if ((rc = sits__key_num(g, "platform.governor.period_s", &c->period_s, err)) ||
       (rc = sits__key_num(g, "platform.governor.up_threshold", &c->up_threshold, err)) ||
       (rc = per_domain(sc, g, "fixed_opp", fixed, err)))
     return rc;
   for (size_t d = 0; d < sc->n_domains; d++) {
     if (fixed[d] < 0 || fixed[d] != floor(fixed[d]) || fixed[d] >= (double)sc->domains[d].n_opp)
-      return sits__fail(err, SITS_EINPUT, "%s: fixed_opp of '%s' must be an OPP index 0..%zu",
-                        W(config_setting_get_member(g, "fixed_opp")), sc->domains[d].name,
-                        sc->domains[d].n_opp - 1);
+      return sits__fail_at(err, SITS_EINPUT, config_setting_get_member(g, "fixed_opp"),
+                           "fixed_opp of '%s' must be an OPP index 0..%zu", sc->domains[d].name,
+                           sc->domains[d].n_opp - 1);
     c->fixed_opp[d] = (size_t)fixed[d];
   }
   const config_setting_t *t = g ? config_setting_get_member(g, "thermal") : NULL;
@@ -270,13 +253,13 @@ int sits__load_governor(sits_scenario *sc, const config_setting_t *p, sits_err *
   const config_setting_t *cap = g ? config_setting_get_member(g, "power_cap") : NULL;
   if (cap) {
     if (!config_setting_is_group(cap))
-      return sits__fail(err, SITS_EINPUT, "%s: 'power_cap' must be a group { window_s; }", W(cap));
+      return sits__fail_at(err, SITS_EINPUT, cap, "'power_cap' must be a group { window_s; }");
     if ((rc = sits__key_num(cap, "platform.governor.power_cap.window_s", &c->cap_window_s, err)))
       return rc;
     c->power_cap = !isnan(sc->limits.tdp_budget_w); /* its target; without one, no cap */
     if (c->cap_window_s < c->period_s)
-      return sits__fail(err, SITS_EINPUT, "%s: window_s must be at least the governor's period_s",
-                        W(cap));
+      return sits__fail_at(err, SITS_EINPUT, cap,
+                           "window_s must be at least the governor's period_s");
     c->cap_budget_w = sc->limits.tdp_budget_w;
   }
   return SITS_OK;

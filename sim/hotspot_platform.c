@@ -22,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define W(s) sits__where((s), where, sizeof where)
 #define HOTSPOT_KEY "platform.thermal.hotspot."
 
 static int path_of(const config_setting_t *g, const char *key, char *out, size_t size,
@@ -99,7 +98,7 @@ static int grid_groups(sits_scenario *sc, const sits_floorplan *f, const sits_hs
 int sits__load_hotspot_thermal(sits_scenario *sc, const config_setting_t *hs, sits_err *err) {
   char where[512], flp[4096], cfg[4096], mats[4096];
   if (!config_setting_is_group(hs))
-    return sits__fail(err, SITS_EINPUT, "%s: 'hotspot' must be a group { flp; ... }", W(hs));
+    return sits__fail_at(err, SITS_EINPUT, hs, "'hotspot' must be a group { flp; ... }");
   const char *model = NULL;
   int rc;
   if ((rc = path_of(hs, HOTSPOT_KEY "flp", flp, sizeof flp, err)) ||
@@ -109,8 +108,8 @@ int sits__load_hotspot_thermal(sits_scenario *sc, const config_setting_t *hs, si
     return rc;
   bool grid = model && strcmp(model, "grid") == 0;
   if (model && !grid && strcmp(model, "block") != 0)
-    return sits__fail(err, SITS_EINPUT, "%s: model '%s': expected \"block\" or \"grid\"",
-                      W(config_setting_get_member(hs, "model")), model);
+    return sits__fail_at(err, SITS_EINPUT, config_setting_get_member(hs, "model"),
+                         "model '%s': expected \"block\" or \"grid\"", model);
   double rows = NAN, cols = NAN;
   bool compat = false;
   if ((rc = sits__key_bool(hs, HOTSPOT_KEY "compat", &compat, err)) ||
@@ -119,14 +118,14 @@ int sits__load_hotspot_thermal(sits_scenario *sc, const config_setting_t *hs, si
     return rc;
   if ((!isnan(rows) && (rows != floor(rows) || rows < 2 || rows > 4096)) ||
       (!isnan(cols) && (cols != floor(cols) || cols < 2 || cols > 4096)))
-    return sits__fail(err, SITS_EINPUT, "%s: 'rows' and 'cols' must be whole numbers, 2 to 4096",
-                      W(hs));
+    return sits__fail_at(err, SITS_EINPUT, hs,
+                         "'rows' and 'cols' must be whole numbers, 2 to 4096");
   sits_hs_options *o = sits_hs_options_new();
   if (!o)
     return sits__fail(err, SITS_ENOMEM, "out of memory");
   const config_setting_t *opts = config_setting_get_member(hs, "options");
   if (opts && !config_setting_is_group(opts))
-    rc = sits__fail(err, SITS_EINPUT, "%s: 'options' must be a group of HotSpot options", W(opts));
+    rc = sits__fail_at(err, SITS_EINPUT, opts, "'options' must be a group of HotSpot options");
   for (int i = 0; rc == SITS_OK && opts && i < config_setting_length(opts); i++) {
     const config_setting_t *e = config_setting_get_elem(opts, (unsigned)i);
     char val[256];
@@ -135,20 +134,22 @@ int sits__load_hotspot_thermal(sits_scenario *sc, const config_setting_t *hs, si
     else if (config_setting_type(e) == CONFIG_TYPE_STRING)
       snprintf(val, sizeof val, "%s", config_setting_get_string(e));
     else {
-      rc = sits__fail(err, SITS_EINPUT, "%s: HotSpot options are numbers or strings", W(e));
+      rc = sits__fail_at(err, SITS_EINPUT, e, "HotSpot options are numbers or strings");
       break;
     }
-    rc = sits_hs_options_set(o, config_setting_name(e), val, W(e), err);
+    rc = sits_hs_options_set(o, config_setting_name(e), val, sits__where(e, where, sizeof where),
+                             err);
   }
   if (rc == SITS_OK && mats[0])
-    rc = sits_hs_options_set(o, "materials_file", mats, W(hs), err);
+    rc = sits_hs_options_set(o, "materials_file", mats, sits__where(hs, where, sizeof where), err);
   char num[32];
   if (rc == SITS_OK && !isnan(rows) && snprintf(num, sizeof num, "%.0f", rows) > 0)
-    rc = sits_hs_options_set(o, "grid_rows", num, W(hs), err);
+    rc = sits_hs_options_set(o, "grid_rows", num, sits__where(hs, where, sizeof where), err);
   if (rc == SITS_OK && !isnan(cols) && snprintf(num, sizeof num, "%.0f", cols) > 0)
-    rc = sits_hs_options_set(o, "grid_cols", num, W(hs), err);
+    rc = sits_hs_options_set(o, "grid_cols", num, sits__where(hs, where, sizeof where), err);
   if (rc == SITS_OK && model) /* the group's model wins over the options' model_type */
-    rc = sits_hs_options_set(o, "model_type", grid ? "grid" : "block", W(hs), err);
+    rc = sits_hs_options_set(o, "model_type", grid ? "grid" : "block",
+                             sits__where(hs, where, sizeof where), err);
   if (rc == SITS_OK && cfg[0])
     rc = sits_hs_options_read_config(o, cfg, err);
   sits_hs_params prm;
@@ -165,10 +166,10 @@ int sits__load_hotspot_thermal(sits_scenario *sc, const config_setting_t *hs, si
   if (rc == SITS_OK && (rc = sits_hs_network_new(f, &prm, kind, &net, err))) {
     char msg[SITS_ERRMSG_MAX]; /* the package does not fit the die: name the group */
     snprintf(msg, sizeof msg, "%s", err->msg);
-    sits__fail(err, rc, "%s: %s: %s", W(hs), flp, msg);
+    sits__fail_at(err, rc, hs, "%s: %s", flp, msg);
   }
   if (rc == SITS_OK && kind == SITS_HS_GRID)
-    rc = grid_groups(sc, f, &prm, net, W(hs), flp, err);
+    rc = grid_groups(sc, f, &prm, net, sits__where(hs, where, sizeof where), flp, err);
   if (rc == SITS_OK && kind == SITS_HS_BLOCK) {
     sc->thermal = sits_hs_take_thermal(net);
     for (size_t b = 0; b < f->n; b++)

@@ -16,7 +16,6 @@
 
 #include "sits_table.h"
 
-#define W(s) sits__where((s), where, sizeof where)
 #define NODE_KEY "platform.thermal.nodes.[]."
 #define LINK_KEY "platform.thermal.links.[]."
 
@@ -34,26 +33,18 @@ static const char *nearest_node(const sits_thermal *th, const char *name) {
 
 int sits__unknown_node(const sits_thermal *th, const config_setting_t *s, const char *what,
                        const char *name, sits_err *err) {
-  char where[512], hint[300] = "";
+  char hint[300] = "";
   const char *near = nearest_node(th, name);
   if (near)
     snprintf(hint, sizeof hint, " (did you mean '%s'?)", near);
-  return sits__fail(err, SITS_EINPUT, "%s: %s names unknown node '%s'%s", W(s), what, name, hint);
-}
-
-/* Prefixes the message already in @p err with where @p s comes from. */
-static int at(const config_setting_t *s, int rc, sits_err *err) {
-  char where[512], msg[SITS_ERRMSG_MAX];
-  snprintf(msg, sizeof msg, "%s", err->msg);
-  return sits__fail(err, rc, "%s: %s", W(s), msg);
+  return sits__fail_at(err, SITS_EINPUT, s, "%s names unknown node '%s'%s", what, name, hint);
 }
 
 static int add_nodes(sits_scenario *sc, const config_setting_t *th, sits_err *err) {
-  char where[512];
   const config_setting_t *nodes = config_setting_get_member(th, "nodes");
   if (!nodes || !config_setting_is_list(nodes) || config_setting_length(nodes) == 0)
-    return sits__fail(err, SITS_EINPUT, "%s: 'nodes' must be a non-empty list of groups",
-                      W(nodes ? nodes : th));
+    return sits__fail_at(err, SITS_EINPUT, nodes ? nodes : th,
+                         "'nodes' must be a non-empty list of groups");
   for (int i = 0; i < config_setting_length(nodes); i++) {
     const config_setting_t *g = config_setting_get_elem(nodes, (unsigned)i);
     const char *name;
@@ -61,7 +52,7 @@ static int add_nodes(sits_scenario *sc, const config_setting_t *th, sits_err *er
     bool junction;
     int rc;
     if (!config_setting_is_group(g))
-      return sits__fail(err, SITS_EINPUT, "%s: a node must be a group { name; c_j_per_k; }", W(g));
+      return sits__fail_at(err, SITS_EINPUT, g, "a node must be a group { name; c_j_per_k; }");
     if ((rc = sits__key_str(g, NODE_KEY "name", &name, err)) ||
         (rc = sits__key_num(g, NODE_KEY "c_j_per_k", &c, err)) ||
         (rc = sits__key_num(g, NODE_KEY "initial_c", &init, err)) ||
@@ -70,7 +61,7 @@ static int add_nodes(sits_scenario *sc, const config_setting_t *th, sits_err *er
       return rc;
     int idx = sits_thermal_add_node(sc->thermal, name, c, err);
     if (idx < 0)
-      return at(g, idx, err);
+      return sits__at(g, idx, err);
     sits_thermal_set_initial_c(sc->thermal, idx, init);
     sits_thermal_set_critical_c(sc->thermal, idx, crit);
     sits_thermal_set_junction(sc->thermal, idx, junction);
@@ -96,45 +87,43 @@ static int link_end(const sits_thermal *th, const config_setting_t *g, const cha
 }
 
 static int add_links(sits_scenario *sc, const config_setting_t *links, sits_err *err) {
-  char where[512];
   if (!links || !config_setting_is_list(links))
-    return sits__fail(err, SITS_EINPUT, "%s: 'links' must be a list of groups", W(links));
+    return sits__fail_at(err, SITS_EINPUT, links, "'links' must be a list of groups");
   for (int i = 0; i < config_setting_length(links); i++) {
     const config_setting_t *g = config_setting_get_elem(links, (unsigned)i);
     int a, b, rc;
     double r;
     if (!config_setting_is_group(g))
-      return sits__fail(err, SITS_EINPUT, "%s: a link must be a group { a; b; r_k_per_w; }", W(g));
+      return sits__fail_at(err, SITS_EINPUT, g, "a link must be a group { a; b; r_k_per_w; }");
     if ((rc = link_end(sc->thermal, g, LINK_KEY "a", &a, err)) ||
         (rc = link_end(sc->thermal, g, LINK_KEY "b", &b, err)) ||
         (rc = sits__key_num(g, LINK_KEY "r_k_per_w", &r, err)))
       return rc;
     if (a == SITS_AMBIENT && b == SITS_AMBIENT)
-      return sits__fail(err, SITS_EINPUT, "%s: link from 'ambient' to itself", W(g));
+      return sits__fail_at(err, SITS_EINPUT, g, "link from 'ambient' to itself");
     if (a == SITS_AMBIENT)
       a = b, b = SITS_AMBIENT;
     if ((rc = sits_thermal_add_link(sc->thermal, a, b, r, err)))
-      return at(g, rc, err);
+      return sits__at(g, rc, err);
   }
   return SITS_OK;
 }
 
 static int load_platform(sits_scenario *sc, const config_setting_t *root, sits_err *err) {
-  char where[512];
   const config_setting_t *p = config_setting_get_member(root, "platform");
   if (!p)
     return sits__fail(err, SITS_EINPUT, "%s: missing key 'platform'", sc->config.scenario_path);
   if (!config_setting_is_group(p))
-    return sits__fail(err, SITS_EINPUT, "%s: 'platform' must be a name or a group", W(p));
+    return sits__fail_at(err, SITS_EINPUT, p, "'platform' must be a name or a group");
   int rc;
   const config_setting_t *th = config_setting_get_member(p, "thermal");
   if (!th || !config_setting_is_group(th))
-    return sits__fail(err, SITS_EINPUT, "%s: the platform needs a 'thermal' group", W(th ? th : p));
+    return sits__fail_at(err, SITS_EINPUT, th ? th : p, "the platform needs a 'thermal' group");
   const config_setting_t *hs = config_setting_get_member(th, "hotspot");
   if (hs) {
     if (config_setting_get_member(th, "nodes") || config_setting_get_member(th, "links"))
-      return sits__fail(err, SITS_EINPUT,
-                        "%s: give a floorplan ('hotspot') or nodes and links, not both", W(hs));
+      return sits__fail_at(err, SITS_EINPUT, hs,
+                           "give a floorplan ('hotspot') or nodes and links, not both");
     sc->hotspot = true;
     if ((rc = sits__load_hotspot_thermal(sc, hs, err)))
       return rc;
@@ -146,14 +135,13 @@ static int load_platform(sits_scenario *sc, const config_setting_t *root, sits_e
     return rc;
   const config_setting_t *links = config_setting_get_member(th, "links");
   if (!links)
-    return sits__fail(err, SITS_EINPUT, "%s: the thermal group needs 'links'", W(th));
+    return sits__fail_at(err, SITS_EINPUT, th, "the thermal group needs 'links'");
   if ((rc = add_links(sc, links, err)) || (rc = sits__load_domains(sc, p, err)))
     return rc;
   return sits__load_static_power(sc, p, err);
 }
 
 int sits__load_static_power(sits_scenario *sc, const config_setting_t *p, sits_err *err) {
-  char where[512];
   size_t n = sits_thermal_node_count(sc->thermal);
   const char *node_name;
   double static_w;
@@ -166,8 +154,8 @@ int sits__load_static_power(sits_scenario *sc, const config_setting_t *p, sits_e
   if (static_w == 0)
     return SITS_OK;
   if (!node_name)
-    return sits__fail(err, SITS_EINPUT, "%s: 'static_w' needs 'static_node' (the node it heats)",
-                      W(config_setting_get_member(p, "static_w")));
+    return sits__fail_at(err, SITS_EINPUT, config_setting_get_member(p, "static_w"),
+                         "'static_w' needs 'static_node' (the node it heats)");
   const sits__group *grp = sits__scenario_group(sc, node_name);
   for (size_t k = 0; grp && k < grp->n; k++) /* a grid block: over its cells */
     sc->static_power_w[grp->nodes[k]] += static_w * grp->w[k];
@@ -199,21 +187,19 @@ static int load_values(sits_scenario *sc, const config_setting_t *root, sits_err
 
 /* Per-item limits need a domain that processes items. */
 static int check_item_limits(const sits_scenario *sc, const config_setting_t *root, sits_err *err) {
-  char where[512];
   bool items = false;
   for (size_t d = 0; d < sc->n_domains; d++)
     items = items || sc->domains[d].max_rate > 0;
   const char *per_item[] = {"max_latency_ms", "max_energy_per_item_mj"};
   for (int i = 0; i < 2; i++)
     if (!items && config_setting_get_member(root, per_item[i]))
-      return sits__fail(err, SITS_EINPUT,
-                        "%s: '%s' needs a domain that processes items (max_rate or items_per_s)",
-                        W(config_setting_get_member(root, per_item[i])), per_item[i]);
+      return sits__fail_at(err, SITS_EINPUT, config_setting_get_member(root, per_item[i]),
+                           "'%s' needs a domain that processes items (max_rate or items_per_s)",
+                           per_item[i]);
   return SITS_OK;
 }
 
 static int load_solver(sits_scenario *sc, const config_setting_t *root, sits_err *err) {
-  char where[512];
   const config_setting_t *g = config_setting_get_member(root, "solver");
   sits_solver_settings *s = &sc->solver;
   const char *linsol = NULL;
@@ -231,9 +217,8 @@ static int load_solver(sits_scenario *sc, const config_setting_t *root, sits_err
   else if (linsol && strcmp(linsol, "klu") == 0)
     s->linsol = SITS_LINSOL_KLU;
   else if (linsol && strcmp(linsol, "auto") != 0)
-    return sits__fail(err, SITS_EINPUT,
-                      "%s: 'linear_solver' must be \"auto\", \"dense\" or \"klu\"",
-                      W(config_setting_get_member(g, "linear_solver")));
+    return sits__fail_at(err, SITS_EINPUT, config_setting_get_member(g, "linear_solver"),
+                         "'linear_solver' must be \"auto\", \"dense\" or \"klu\"");
   return SITS_OK;
 }
 

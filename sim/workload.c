@@ -18,7 +18,6 @@
 
 #include "sits_table.h"
 
-#define W(s) sits__where((s), where, sizeof where)
 #define MAX_SEGMENTS 20000000u /* ~0.5 GB of schedule at one power column */
 
 typedef struct cols {
@@ -121,9 +120,9 @@ static int trace_to_schedule(sits_scenario *sc, const sits_table *t, const char 
 
 static int load_trace(sits_scenario *sc, const config_setting_t *root, const config_setting_t *s,
                       sits_err *err) {
-  char where[512], dir[4096], path[4096];
+  char dir[4096], path[4096];
   if (config_setting_type(s) != CONFIG_TYPE_STRING)
-    return sits__fail(err, SITS_EINPUT, "%s: 'trace' must be a file name", W(s));
+    return sits__fail_at(err, SITS_EINPUT, s, "'trace' must be a file name");
   const char *name = config_setting_get_string(s);
   if (name[0] == '/')
     snprintf(path, sizeof path, "%s", name);
@@ -156,35 +155,34 @@ static int load_trace(sits_scenario *sc, const config_setting_t *root, const con
 /* One group of a phase: power_w = { <node> = W; } or demand = { <domain> = D; }. */
 static int phase_group(sits_scenario *sc, const config_setting_t *ph, sits_column_kind kind,
                        cols *c, double *p, sits_err *err) {
-  char where[512];
   const char *key = kind == SITS_COLUMN_POWER_W ? "power_w" : "demand";
   const config_setting_t *grp = config_setting_get_member(ph, key);
   if (!grp)
     return SITS_OK;
   if (!config_setting_is_group(grp))
-    return sits__fail(err, SITS_EINPUT, "%s: '%s' must be a group { <%s> = value; }", W(grp), key,
-                      kind == SITS_COLUMN_POWER_W ? "node" : "domain");
+    return sits__fail_at(err, SITS_EINPUT, grp, "'%s' must be a group { <%s> = value; }", key,
+                         kind == SITS_COLUMN_POWER_W ? "node" : "domain");
   for (int i = 0; i < config_setting_length(grp); i++) {
     const config_setting_t *e = config_setting_get_elem(grp, (unsigned)i);
     const char *name = config_setting_name(e);
     if (kind == SITS_COLUMN_POWER_W && sits__scenario_group(sc, name))
-      return sits__fail(err, SITS_EUNSUPPORTED, "%s: power_w.%s: %s", W(e), name,
-                        SITS__GRID_BLOCK_POWER);
+      return sits__fail_at(err, SITS_EUNSUPPORTED, e, "power_w.%s: %s", name,
+                           SITS__GRID_BLOCK_POWER);
     int target = kind == SITS_COLUMN_POWER_W ? sits_thermal_find(sc->thermal, name)
                                              : sits__find_domain(sc, name);
     if (target < 0 && kind == SITS_COLUMN_POWER_W)
       return sits__unknown_node(sc->thermal, e, "power_w", name, err);
     if (target < 0)
-      return sits__fail(err, SITS_EINPUT, "%s: demand names unknown domain '%s'", W(e), name);
+      return sits__fail_at(err, SITS_EINPUT, e, "demand names unknown domain '%s'", name);
     double v;
     int rc = sits__get_num(grp, name, 0, true, &v, err);
     if (rc)
       return rc;
     if (v < 0)
-      return sits__fail(err, SITS_EINPUT, "%s: %s %g is negative", W(e), key, v);
+      return sits__fail_at(err, SITS_EINPUT, e, "%s %g is negative", key, v);
     int j = col_index(c, kind, target);
     if (j < 0)
-      return sits__fail(err, SITS_EINPUT, "%s: too many columns", W(e));
+      return sits__fail_at(err, SITS_EINPUT, e, "too many columns");
     p[j] = v;
   }
   return SITS_OK;
@@ -200,16 +198,14 @@ static int phase_power(sits_scenario *sc, const config_setting_t *ph, cols *c, d
 
 static int phases_length(const config_setting_t *phases, bool repeat, double *len_s,
                          sits_err *err) {
-  char where[512];
   *len_s = 0;
   if (!config_setting_is_list(phases) || config_setting_length(phases) == 0)
-    return sits__fail(err, SITS_EINPUT, "%s: 'phases' must be a non-empty list of groups",
-                      W(phases));
+    return sits__fail_at(err, SITS_EINPUT, phases, "'phases' must be a non-empty list of groups");
   for (int i = 0; i < config_setting_length(phases); i++) {
     const config_setting_t *ph = config_setting_get_elem(phases, (unsigned)i);
     double d;
     if (!config_setting_is_group(ph))
-      return sits__fail(err, SITS_EINPUT, "%s: a phase must be a group { duration_s; ... }", W(ph));
+      return sits__fail_at(err, SITS_EINPUT, ph, "a phase must be a group { duration_s; ... }");
     int rc = sits__key_num(ph, "workload.phases.[].duration_s", &d, err);
     if (rc)
       return rc;
@@ -291,27 +287,25 @@ static int phases_to_schedule(sits_scenario *sc, const config_setting_t *phases,
 /* `rate = { <domain> = items/s at f_max; }` and `item`: this workload's items replace the
  * platform's (domains it does not list process none). */
 static int load_rates(sits_scenario *sc, const config_setting_t *w, sits_err *err) {
-  char where[512];
   const config_setting_t *rate = config_setting_get_member(w, "rate");
   const char *item = NULL;
   int rc = sits__key_str(w, "workload.item", &item, err);
   if (rc || !rate)
     return rc;
   if (!config_setting_is_group(rate))
-    return sits__fail(err, SITS_EINPUT, "%s: 'rate' must be a group { <domain> = items/s; }",
-                      W(rate));
+    return sits__fail_at(err, SITS_EINPUT, rate, "'rate' must be a group { <domain> = items/s; }");
   for (size_t d = 0; d < sc->n_domains; d++)
     sc->domains[d].max_rate = 0;
   for (int i = 0; i < config_setting_length(rate); i++) {
     const config_setting_t *e = config_setting_get_elem(rate, (unsigned)i);
     int d = sits__find_domain(sc, config_setting_name(e));
     if (d < 0)
-      return sits__fail(err, SITS_EINPUT, "%s: rate names unknown domain '%s'", W(e),
-                        config_setting_name(e));
+      return sits__fail_at(err, SITS_EINPUT, e, "rate names unknown domain '%s'",
+                           config_setting_name(e));
     if ((rc = sits__get_num(rate, config_setting_name(e), 0, true, &sc->domains[d].max_rate, err)))
       return rc;
     if (sc->domains[d].max_rate < 0)
-      return sits__fail(err, SITS_EINPUT, "%s: a rate must be >= 0", W(e));
+      return sits__fail_at(err, SITS_EINPUT, e, "a rate must be >= 0");
     if (item)
       snprintf(sc->domains[d].item, sizeof sc->domains[d].item, "%s", item);
   }
@@ -319,7 +313,6 @@ static int load_rates(sits_scenario *sc, const config_setting_t *w, sits_err *er
 }
 
 int sits__load_workload(sits_scenario *sc, const config_setting_t *root, sits_err *err) {
-  char where[512];
   const config_setting_t *w = config_setting_get_member(root, "workload");
   if (!w && config_setting_get_member(root, "replay")) {
     /* a calibration or replay scenario: the trace is the drive; an idle schedule */
@@ -333,21 +326,21 @@ int sits__load_workload(sits_scenario *sc, const config_setting_t *root, sits_er
     return sits__fail(err, SITS_EINPUT, "%s: needs a workload ('workload_profile' or 'workload')",
                       sc->config.scenario_path);
   if (!config_setting_is_group(w))
-    return sits__fail(err, SITS_EINPUT, "%s: 'workload' must be a group", W(w));
+    return sits__fail_at(err, SITS_EINPUT, w, "'workload' must be a group");
   const config_setting_t *trace = config_setting_get_member(w, "trace");
   const config_setting_t *phases = config_setting_get_member(w, "phases");
   const config_setting_t *rep = config_setting_get_member(w, "repeat");
   if (trace && phases)
-    return sits__fail(err, SITS_EINPUT, "%s: give either 'trace' or 'phases', not both", W(w));
+    return sits__fail_at(err, SITS_EINPUT, w, "give either 'trace' or 'phases', not both");
   int rc0 = load_rates(sc, w, err);
   if (rc0)
     return rc0;
   if (trace)
     return load_trace(sc, root, trace, err);
   if (!phases)
-    return sits__fail(err, SITS_EINPUT, "%s: the workload needs 'phases' or 'trace'", W(w));
+    return sits__fail_at(err, SITS_EINPUT, w, "the workload needs 'phases' or 'trace'");
   if (rep && config_setting_type(rep) != CONFIG_TYPE_BOOL)
-    return sits__fail(err, SITS_EINPUT, "%s: 'repeat' must be true or false", W(rep));
+    return sits__fail_at(err, SITS_EINPUT, rep, "'repeat' must be true or false");
   bool repeat = rep && config_setting_get_bool(rep);
   double len_s, cycle_s;
   int rc;
