@@ -1,6 +1,6 @@
 /*
  * floorplan.c - HotSpot-compatible block and grid networks (see sits_floorplan.h and
- * ../shared/HOTSPOT-MODEL.md, whose section numbers the comments cite).
+ * docs/hotspot-model.md, whose section numbers the comments cite).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "sits_floorplan.h"

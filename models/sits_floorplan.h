@@ -1,6 +1,6 @@
 /*
  * sits_floorplan.h - HotSpot-compatible floorplan thermal networks (block and grid), built
- * from a floorplan and package parameters as ../shared/HOTSPOT-MODEL.md gives them.
+ * from a floorplan and package parameters as docs/hotspot-model.md describes them.
  *
  * Block model: 4 layers (silicon, TIM "iface_", spreader "hsp_", sink "hsink_") of one node
  * per block, then the 12 package nodes inode_0..11 (SP_W, SP_E, SP_N, SP_S, SINK_C_W,
@@ -75,7 +75,7 @@ typedef struct sits_hs_params {
   double leak_alpha_w_per_m2, leak_beta_per_k, leak_base_k;
 } sits_hs_params;
 
-/** HotSpot's code defaults (default_thermal_config(), HOTSPOT-MODEL.md 4.8), quirks on. */
+/** HotSpot's code defaults (default_thermal_config(), docs/hotspot-model.md 4.8), quirks on. */
 SITS_API void sits_hs_params_default(sits_hs_params *p);
 
 typedef struct sits_hs_network sits_hs_network;

@@ -1,6 +1,6 @@
 /*
  * trace_tegrastats.c - tegrastats text logs, every JetPack variant, by generic tokens rather
- * than positions (the variants are in shared/data/jetson_tegrastats_format_variants):
+ * than positions (one fixture per variant in tests/data/tegrastats):
  *   - an optional leading `MM-DD-YYYY HH:MM:SS` (JetPack 5 on; 1-s resolution);
  *   - rails `NAME inst/avg[/max]` in mW, with or without the `mW` suffix: the first number
  *     is the sample (the others are running statistics) -> power_w.NAME in watts (`NC`,

@@ -599,7 +599,7 @@ int sits_hs_options_params(const sits_hs_options *o, sits_hs_params *p, sits_hs_
     return sits__fail(err, SITS_EINPUT, "%s: -grid_map_mode '%s': expected avg, min, max or center",
                       o->origin[find_key("grid_map_mode")], mm ? mm : "(null)");
   p->map_mode = (sits_hs_map)m;
-  /* -material_* overwrite k and rho c after every numeric key (HOTSPOT-MODEL.md B2) */
+  /* -material_* overwrite k and rho c after every numeric key (docs/hotspot-model.md B2) */
   const char *mats = sits_hs_options_get(o, "materials_file");
   struct {
     const char *key;
@@ -684,7 +684,7 @@ int sits_hs_steady_ex(const sits_hs_network *net, const double *block_w, bool le
     sits_hs_power_map(net, block_w, node_w);
     rc = steady_solve(net, g, &sv, node_w, node_k, err);
   }
-  /* HotSpot's steady leakage loop (HOTSPOT-MODEL.md 4.10) on the silicon block values */
+  /* HotSpot's steady leakage loop (docs/hotspot-model.md 4.10) on the silicon block values */
   for (int it = 0; leakage && rc == SITS_OK; it++) {
     if (it == 100) {
       rc = sits__fail(err, SITS_ESOLVER,

@@ -155,7 +155,7 @@ int sits__load_hotspot_thermal(sits_scenario *sc, const config_setting_t *hs, si
   sits_hs_params prm;
   sits_hs_model kind;
   if (rc == SITS_OK && (rc = sits_hs_options_params(o, &prm, &kind, err)) == SITS_OK) {
-    /* the physically correct grid unless compat (HotSpot's quirks, HOTSPOT-MODEL.md) */
+    /* the physically correct grid unless compat (HotSpot's quirks, docs/hotspot-model.md) */
     prm.transpose_lateral = compat;
     prm.hotspot_init_map = compat;
   }

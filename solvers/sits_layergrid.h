@@ -5,7 +5,7 @@
  * one ground conductance, one capacitance per cell; one vertical conductance between each
  * pair of layers), and a few extra nodes after them that link only to whole edges of a
  * layer (the same conductance along the edge) and to each other. HotSpot's grid model
- * (HOTSPOT-MODEL.md B2-B5: 4 layers and 12 package nodes) is of this form, with or without
+ * (docs/hotspot-model.md B2-B5: 4 layers and 12 package nodes) is of this form, with or without
  * its transposed lateral resistances.
  *
  * Method: with the edge links taken out, the cells' operator A0 is diagonalised in each layer

@@ -7,7 +7,7 @@
  * Tolerances: HotSpot prints %.2f, so a printed value is within 0.005 K of its own; its
  * steady solves (dense LU, SuperLU) are exact for the network, so ours must be within
  * 0.005 K of its unrounded value, 0.010 K of the printed one. Its transients carry its RK4
- * error, up to ~0.05 K (HOTSPOT-MODEL.md B10): 0.06 K.
+ * error, up to ~0.05 K (docs/hotspot-model.md B10): 0.06 K.
  */
 #include "test_util.h"
 
