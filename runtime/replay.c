@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "sits_replay.h"
 #include "status_impl.h"
+#include "sits_netsteady.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -120,67 +121,21 @@ static double first_value(const sits_trace *t, int c) {
 }
 
 /* Unsensed nodes: the steady state of @p p0 (node powers) with the sensed nodes pinned:
- * G_uu T_u = P_u + g_amb,u T_amb - G_us T_s. Dense LU (board models are small); above 2000
- * unsensed nodes, the mean of the sensed readings instead. */
+ * G_uu T_u = P_u + g_amb,u T_amb - G_us T_s, through sits_netsteady.h (a dense LU for board
+ * models, a sparse factorisation for large networks). */
 static int initial_state(const sits_thermal *th, const bool *sensed, const double *p0,
                          double ambient_c, double *t_c, sits_err *err) {
   size_t n = sits_thermal_node_count(th), nu = 0;
-  double mean = 0;
-  size_t ns = 0;
-  int *map = malloc(n * sizeof *map);
-  if (!map)
-    return sits__fail(err, SITS_ENOMEM, "out of memory");
-  for (size_t i = 0; i < n; i++) {
-    map[i] = sensed[i] ? -1 : (int)nu++;
-    if (sensed[i])
-      mean += t_c[i], ns++;
-  }
-  int rc = SITS_OK;
-  if (nu == 0 || nu > 2000) {
-    for (size_t i = 0; i < n; i++)
-      if (!sensed[i])
-        t_c[i] = ns ? mean / (double)ns : ambient_c;
-    free(map);
+  for (size_t i = 0; i < n; i++)
+    nu += !sensed[i];
+  if (nu == 0)
     return SITS_OK;
-  }
-  gsl_spmatrix *g = sits_thermal_conductance(th);
-  gsl_matrix *a = gsl_matrix_calloc(nu, nu);
-  gsl_vector *b = gsl_vector_alloc(nu), *x = gsl_vector_alloc(nu);
-  gsl_permutation *perm = gsl_permutation_alloc(nu);
-  if (!g || !a || !b || !x || !perm)
-    rc = sits__fail(err, SITS_ENOMEM, "out of memory");
-  for (size_t i = 0; rc == SITS_OK && i < n; i++)
-    if (map[i] >= 0)
-      gsl_vector_set(b, (size_t)map[i],
-                     p0[i] + sits_thermal_ambient_conductance_w_per_k(th, (int)i) * ambient_c);
-  for (size_t col = 0; rc == SITS_OK && col < n; col++)
-    for (int p = g->p[col]; p < g->p[col + 1]; p++) {
-      size_t row = (size_t)g->i[p];
-      if (map[row] < 0)
-        continue;
-      if (map[col] >= 0)
-        gsl_matrix_set(a, (size_t)map[row], (size_t)map[col], g->data[p]);
-      else
-        gsl_vector_set(b, (size_t)map[row],
-                       gsl_vector_get(b, (size_t)map[row]) - g->data[p] * t_c[col]);
-    }
-  int sgn;
-  if (rc == SITS_OK && (gsl_linalg_LU_decomp(a, perm, &sgn) || gsl_linalg_LU_solve(a, perm, b, x)))
-    rc = sits__fail(err, SITS_ESOLVER, "the initial steady state is singular");
-  for (size_t i = 0; rc == SITS_OK && i < n; i++)
-    if (map[i] >= 0)
-      t_c[i] = gsl_vector_get(x, (size_t)map[i]);
-  if (g)
-    gsl_spmatrix_free(g);
-  if (a)
-    gsl_matrix_free(a);
-  if (b)
-    gsl_vector_free(b);
-  if (x)
-    gsl_vector_free(x);
-  if (perm)
-    gsl_permutation_free(perm);
-  free(map);
+  sits_net_steady_opts o = {.pinned = sensed};
+  sits_net_steady *lin = sits_net_steady_new(th, &o, err);
+  int rc = lin ? sits_net_steady_solve(lin, p0, ambient_c, t_c, err) : err->code;
+  sits_net_steady_free(lin);
+  if (rc == SITS_EINPUT) /* a part with no path to the ambient or a sensed node */
+    return sits__fail(err, SITS_ESOLVER, "the initial steady state is singular");
   return rc;
 }
 

@@ -30,6 +30,7 @@
 #include "sits_fit.h"
 #include "sits_layergrid.h"
 #include "sits_lti.h"
+#include "sits_netsteady.h"
 #include "sits_newton.h"
 #include "sits_ode.h"
 #include "sits_steady.h"

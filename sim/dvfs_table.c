@@ -1,6 +1,7 @@
 /* dvfs_table.c - the DVFS table of a domain (see sits_dvfs.h for the definitions). */
 #include "run_impl.h"
 #include "status_impl.h"
+#include "sits_netsteady.h"
 #include "sits_dvfs.h"
 #include "sits_steady.h"
 
@@ -150,22 +151,24 @@ static int sustainable_power(const sits_scenario *sc, const sits_domain *d, cons
                              double ambient_c, double trip_c, double *p_w, sits_err *err) {
   const sits_thermal *th = sits_scenario_thermal(sc);
   size_t n = sits_thermal_node_count(th);
-  gsl_spmatrix *g = sits_thermal_conductance(th);
+  sits_net_steady *lin = sits_net_steady_new(th, NULL, err);
   double *b = malloc(n * sizeof *b), *t0 = malloc(n * sizeof *t0), *t1 = malloc(n * sizeof *t1);
-  int rc = !g || !b || !t0 || !t1 ? sits__fail(err, SITS_ENOMEM, "out of memory") : SITS_OK;
-  for (size_t i = 0; rc == SITS_OK && i < n; i++)
-    b[i] = base_w[i] + sits_thermal_ambient_conductance_w_per_k(th, (int)i) * ambient_c;
-  if (rc == SITS_OK)
-    rc = sits_steady_solve(g, b, t0, err);
+  int rc = !lin               ? err->code
+           : !b || !t0 || !t1 ? sits__fail(err, SITS_ENOMEM, "out of memory")
+                              : SITS_OK;
+  if (rc == SITS_OK) {
+    memcpy(b, base_w, n * sizeof *b);
+    rc = sits_net_steady_solve(lin, b, ambient_c, t0, err);
+  }
   for (size_t k = 0; rc == SITS_OK && k < d->n_nodes; k++)
     b[d->nodes[k]] += d->fractions[k]; /* one more watt into the domain */
   if (rc == SITS_OK)
-    rc = sits_steady_solve(g, b, t1, err);
+    rc = sits_net_steady_solve(lin, b, ambient_c, t1, err);
   if (rc == SITS_OK) {
     double z = junction_max(th, t1) - junction_max(th, t0); /* K per W */
     *p_w = fmax(0, (trip_c - junction_max(th, t0)) / z);
   }
-  gsl_spmatrix_free(g);
+  sits_net_steady_free(lin);
   free(b), free(t0), free(t1);
   return rc;
 }

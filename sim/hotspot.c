@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "sits_hotspot.h"
 #include "status_impl.h"
+#include "sits_netsteady.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -623,46 +624,18 @@ int sits_hs_options_params(const sits_hs_options *o, sits_hs_params *p, sits_hs_
 
 /* ---- steady state --------------------------------------------------------------------- */
 
-/* G T = P + g_amb T_amb. A grid: the layered-grid solver (sits_layergrid.h: HotSpot's grid
- * network has its structure), else one CHOLMOD factorisation (G is SPD); either is made on
- * the first call and reused by the leakage loop. Small block networks: a dense LU. */
-typedef struct steady_solver {
-  bool general; /* CHOLMOD even on a layered grid */
-  sits_layergrid *lg;
-  sits_chol *chol;
-} steady_solver;
-
-static int steady_solve(const sits_hs_network *net, const gsl_spmatrix *g, steady_solver *sv,
-                        const double *node_w, double *node_k, sits_err *err) {
-  const sits_thermal *th = sits_hs_thermal(net);
+/* G T = P + g_amb T_amb through sits_netsteady.h, factorised once and reused by the leakage
+ * loop: a grid by the layered-grid solver (HotSpot's grid network has its structure) unless
+ * @p general, other large networks by CHOLMOD (G is SPD), small ones by a dense LU. */
+static sits_net_steady *steady_solver(const sits_hs_network *net, bool general, sits_err *err) {
   const sits_hs_params *prm = sits_hs_params_of(net);
-  size_t n = sits_hs_node_count(net);
-  double *b = malloc(n * sizeof *b);
-  if (!b)
-    return sits__fail(err, SITS_ENOMEM, "out of memory");
-  for (size_t i = 0; i < n; i++)
-    b[i] = node_w[i] + sits_thermal_ambient_conductance_w_per_k(th, (int)i) * prm->ambient_k;
-  int rc = SITS_OK;
-  if (n < SITS_STEADY_SPARSE_THRESHOLD)
-    rc = sits_steady_solve(g, b, node_k, err);
-  else {
-    if (!sv->lg && !sv->chol && !sv->general && sits_hs_model_of(net) == SITS_HS_GRID) {
-      sits_err quiet = {0}; /* not a layered grid: CHOLMOD below */
-      if ((sv->lg = sits_layergrid_new(g, NULL, prm->grid_rows, prm->grid_cols, 4, &quiet)) &&
-          (rc = sits_layergrid_setup(sv->lg, 0.0, 1.0, err))) {
-        free(b);
-        return rc;
-      }
-    }
-    if (sv->lg)
-      rc = sits_layergrid_solve(sv->lg, b, node_k, err);
-    else if (sv->chol || (sv->chol = sits_chol_new(g, NULL, err)))
-      rc = sits_chol_solve(sv->chol, b, NULL, node_k, err);
-    else
-      rc = SITS_ESOLVER;
-  }
-  free(b);
-  return rc;
+  bool grid = sits_hs_model_of(net) == SITS_HS_GRID;
+  sits_net_steady_opts o = {.grid_rows = grid ? (size_t)prm->grid_rows : 0,
+                            .grid_cols = grid ? (size_t)prm->grid_cols : 0,
+                            .grid_layers = grid ? 4 : 0,
+                            .cholmod = true,
+                            .no_layergrid = general};
+  return sits_net_steady_new(sits_hs_thermal(net), &o, err);
 }
 
 int sits_hs_steady(const sits_hs_network *net, const double *block_w, bool leakage, double *node_k,
@@ -673,16 +646,17 @@ int sits_hs_steady(const sits_hs_network *net, const double *block_w, bool leaka
 int sits_hs_steady_ex(const sits_hs_network *net, const double *block_w, bool leakage, bool general,
                       double *node_k, sits_err *err) {
   const sits_floorplan *f = sits_hs_floorplan(net);
+  const sits_hs_params *prm = sits_hs_params_of(net);
   size_t n = sits_hs_node_count(net), nb = f->n;
-  gsl_spmatrix *g = sits_thermal_conductance(sits_hs_thermal(net));
-  steady_solver sv = {.general = general};
+  sits_net_steady *sv = steady_solver(net, general, err);
   double *node_w = malloc(n * sizeof *node_w), *pw = malloc(nb * sizeof *pw);
   double *prev = malloc(n * sizeof *prev), *vals = malloc((4 * nb + 12) * sizeof *vals);
-  int rc =
-      g && node_w && pw && prev && vals ? SITS_OK : sits__fail(err, SITS_ENOMEM, "out of memory");
+  int rc = !sv                            ? err->code
+           : node_w && pw && prev && vals ? SITS_OK
+                                          : sits__fail(err, SITS_ENOMEM, "out of memory");
   if (rc == SITS_OK) {
     sits_hs_power_map(net, block_w, node_w);
-    rc = steady_solve(net, g, &sv, node_w, node_k, err);
+    rc = sits_net_steady_solve(sv, node_w, prm->ambient_k, node_k, err);
   }
   /* HotSpot's steady leakage loop (docs/hotspot-model.md 4.10) on the silicon block values */
   for (int it = 0; leakage && rc == SITS_OK; it++) {
@@ -697,7 +671,7 @@ int sits_hs_steady_ex(const sits_hs_network *net, const double *block_w, bool le
       pw[b] = block_w[b] + sits_hs_leakage_w(net, b, vals[b]);
     sits_hs_power_map(net, pw, node_w);
     memcpy(prev, node_k, n * sizeof *prev);
-    if ((rc = steady_solve(net, g, &sv, node_w, node_k, err)))
+    if ((rc = sits_net_steady_solve(sv, node_w, prm->ambient_k, node_k, err)))
       break;
     double d = 0;
     for (size_t i = 0; i < n; i++)
@@ -707,9 +681,7 @@ int sits_hs_steady_ex(const sits_hs_network *net, const double *block_w, bool le
     else if (d < 0.01)
       break;
   }
-  gsl_spmatrix_free(g);
-  sits_chol_free(sv.chol);
-  sits_layergrid_free(sv.lg);
+  sits_net_steady_free(sv);
   free(node_w), free(pw), free(prev), free(vals);
   return rc;
 }

@@ -4,7 +4,7 @@
  * with P the power per node averaged over [0, duration_s] (HotSpot's convention): static
  * and traced power, plus each domain at the OPP its base governor picks for its average
  * demand, whose leakage depends on its node's temperature. Without leakage F is linear
- * and solved directly (sits_steady_solve); with it, by GSL's hybrid Newton solver with
+ * and solved directly (sits_netsteady.h); with it, by GSL's hybrid Newton solver with
  * the analytic Jacobian G - diag(dP/dT), started from the leakage-free solution — or, for
  * networks over 2,048 nodes (grid floorplans) or solver.linear_solver = "klu", by KINSOL's
  * Newton with KLU on that sparse Jacobian (sits_newton.h).
@@ -13,6 +13,7 @@
  */
 #include "scenario_impl.h"
 #include "status_impl.h"
+#include "sits_netsteady.h"
 #include "sits_sim.h"
 #include "sits_steady.h"
 #include "sits_chol.h"
@@ -214,9 +215,9 @@ int sits__steady_at(const sits_scenario *sc, const size_t *opp, const double *ut
   for (size_t i = 0; i < pb.n; i++)
     ambient[i] = ambient_c;
   node_power(&pb, ambient, p, NULL);
-  for (size_t i = 0; i < pb.n; i++)
-    p[i] += sits_thermal_ambient_conductance_w_per_k(pb.th, (int)i) * ambient_c;
-  rc = sits_steady_solve(pb.g, p, t, err);
+  sits_net_steady *lin = sits_net_steady_new(pb.th, NULL, err);
+  rc = lin ? sits_net_steady_solve(lin, p, ambient_c, t, err) : err->code;
+  sits_net_steady_free(lin);
   *runaway = false;
   /* solver.linear_solver picks the Newton's algebra: "klu" sparse, "dense" dense, "auto" by
    * size */
