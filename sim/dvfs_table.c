@@ -51,7 +51,7 @@ static int time_to_trip(const sits_scenario *sc, const size_t *opp, const double
   rn->th = sits_scenario_thermal(sc);
   rn->dom = sits_scenario_domains(sc, &rn->nd);
   rn->n = sits_thermal_node_count(rn->th);
-  rn->ny = rn->n + 2;
+  rn->lay = sits__layout_of(rn->n, false, 0);
   rn->ambient_c = ambient_c;
   memcpy(rn->opp, opp, rn->nd * sizeof *opp);
   memcpy(rn->util, util, rn->nd * sizeof *util);
@@ -59,16 +59,16 @@ static int time_to_trip(const sits_scenario *sc, const size_t *opp, const double
   for (size_t i = 0; i < rn->n; i++)
     rn->base_total_w += base_w[i];
   rn->node_power_w = malloc(rn->n * sizeof(double));
-  double *y0 = calloc(rn->ny, sizeof(double)), *atol = malloc(rn->ny * sizeof(double));
+  double *y0 = calloc(rn->lay.ny, sizeof(double)), *atol = malloc(rn->lay.ny * sizeof(double));
   int rc = !rn->node_power_w || !y0 || !atol ? sits__fail(err, SITS_ENOMEM, "out of memory")
                                              : sits__run_build_jacobian(rn, err);
   *t_trip = INFINITY;
   if (rc == SITS_OK) {
-    for (size_t i = 0; i < rn->ny; i++) {
+    for (size_t i = 0; i < rn->lay.ny; i++) {
       y0[i] = i < rn->n ? ambient_c : 0;
       atol[i] = i < rn->n ? 1e-5 : 1e-6;
     }
-    sits_ode_opts o = {.n = rn->ny,
+    sits_ode_opts o = {.n = rn->lay.ny,
                        .pattern = rn->jac,
                        .rhs = rhs,
                        .jac = jac,

@@ -25,8 +25,22 @@ struct sits_result {
 
 /** Adds an event row; SITS_ENOMEM when it cannot. */
 int sits__result_add_event(sits_result *r, double t_s, const char *kind, const char *detail);
+/** The state vector of a run, defined once: temperatures [0, n), the energy into the network
+ *  and the energy out to the ambient, then with a battery SOC, the RC pairs' voltages and the
+ *  energy drawn from the pack. */
+typedef struct sits__layout {
+  size_t n;                   /* nodes */
+  size_t i_e_in, i_e_out;     /* energy integrators [J] */
+  size_t nrc, i_soc, i_drawn; /* battery (i_soc + 1 .. i_soc + nrc: the RC voltages) */
+  size_t ny;                  /* the state's length */
+} sits__layout;
+
+/** The layout for @p n nodes and, when @p battery, a pack with @p nrc RC pairs. */
+sits__layout sits__layout_of(size_t n, bool battery, size_t nrc);
+
 /** What the run loop accounted, for the summary. */
 typedef struct sits__tally {
+  sits__layout lay;
   sits_end_reason why;
   double end_s;
   const double *y_end, *y_start;

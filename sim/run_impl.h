@@ -13,7 +13,8 @@ typedef struct run {
   const sits_thermal *th;
   const sits_schedule *sched;
   const sits_domain *dom;
-  size_t n, ny, nd, seg;
+  size_t n, nd, seg; /* nodes, domains, current schedule segment */
+  sits__layout lay;  /* the state vector */
   /* inputs of the current interval */
   double *base_power_w; /* per node: static + traced power (temperature-independent) */
   double *node_power_w; /* scratch for the right-hand side */
@@ -35,9 +36,8 @@ typedef struct run {
   /* accounting */
   double items[SITS_MAX_DOMAINS], demanded[SITS_MAX_DOMAINS], latency_ms_sum[SITS_MAX_DOMAINS];
   double throttled_s, time_to_throttle_s, peak_power_w;
-  /* battery: state [.., SOC, V_1..V_nrc, E_drawn] after the energy integrators */
+  /* battery: its states are in lay */
   const sits_battery *batt;
-  size_t nrc, i_soc, i_drawn;
   int batt_node;
   double batt_eff, min_pack_v, cutoff_v;
   size_t n_bcols, n_brows, bcols[64], brows[8], *boff; /* FD block of the Jacobian */

@@ -41,8 +41,8 @@ struct sits_scenario {
 
 /** Appends a segment to sc->schedule (sits_schedule_append); @p scenario_ambient: its ambient
  *  is the scenario's ambient_c, and follows it when sits_scenario_set_number changes it. */
-int sits__scenario_append(sits_scenario *sc, double start_s, const double *values,
-                          double ambient_c, bool scenario_ambient, sits_err *err);
+int sits__scenario_append(sits_scenario *sc, double start_s, const double *values, double ambient_c,
+                          bool scenario_ambient, sits_err *err);
 
 /** Why a power input may not name a grid block (it would heat one cell). */
 #define SITS__GRID_BLOCK_POWER                                                                     \

@@ -89,7 +89,7 @@ static int record(run *rn, double t, const double *y, sits_err *err) {
     sits__batt_eval b;
     const sits_battery_cfg *c = sits_battery_config(rn->batt);
     sits__run_battery(rn, y, r->total_power_w[k], &b);
-    r->batt_soc[k] = y[rn->i_soc];
+    r->batt_soc[k] = y[rn->lay.i_soc];
     r->batt_voltage_v[k] = (double)c->series * b.v_cell_v;
     r->batt_current_a[k] = (double)c->parallel * b.i_cell_a;
     if (rn->batt_node >= 0) { /* its Joule heat is power into its node too */
@@ -161,13 +161,13 @@ static int battery_event(run *rn, double t, const double *y, sits_err *err) {
   char detail[128];
   if (b.disc <= 1e-9 * b.v_cell_v * b.v_cell_v) {
     snprintf(detail, sizeof detail, "the pack cannot deliver %.3f W (SOC %.4f)", b.p_pack_w,
-             y[rn->i_soc]);
+             y[rn->lay.i_soc]);
     int rc = add_event(rn, t, "brownout", detail, err);
     return rc ? rc : 1 + SITS_END_BROWNOUT;
   }
   if (b.v_cell_v <= rn->cutoff_v + 1e-6) {
     snprintf(detail, sizeof detail, "cell voltage %.4f V reached cutoff_v (SOC %.4f)", b.v_cell_v,
-             y[rn->i_soc]);
+             y[rn->lay.i_soc]);
     int rc = add_event(rn, t, "battery_cutoff", detail, err);
     return rc ? rc : 1 + SITS_END_BATTERY_CUTOFF;
   }
@@ -254,7 +254,7 @@ static int tick(run *rn, double t, const double *y, sits_err *err) {
   double dom_temp[SITS_MAX_DOMAINS];
   for (size_t d = 0; d < rn->nd; d++)
     dom_temp[d] = y[rn->dom[d].nodes[0]];
-  since_ctx since = {rn, t, y[rn->n]};
+  since_ctx since = {rn, t, y[rn->lay.i_e_in]};
   sits_governor_obs obs = {.t_s = t,
                            .sensor_c =
                                cfg->thermal != SITS_THERMAL_NONE ? y[cfg->sensor_node] : NAN,
@@ -324,7 +324,7 @@ static int loop(run *rn, const sits_run_opts *opts, sits_end_reason *why, double
     if ((rc = integrate_interval(rn, next_breakpoint(rn, end_s), &t, &root, opts, err)))
       break;
     account(rn, t0, t);
-    if (push_history(rn, t, sits_ode_state(rn->ode)[rn->n]))
+    if (push_history(rn, t, sits_ode_state(rn->ode)[rn->lay.i_e_in]))
       return sits__fail(err, SITS_ENOMEM, "out of memory");
     if (root) {
       const double *y = sits_ode_state(rn->ode);
@@ -362,13 +362,15 @@ static int init_run(run *rn, const sits_scenario *sc, sits_err *err) {
   rn->sched = sits_scenario_schedule(sc);
   rn->dom = sits_scenario_domains(sc, &rn->nd);
   rn->n = sits_thermal_node_count(rn->th);
-  rn->ny = rn->n + 2;
+  rn->batt = sits_scenario_battery(sc);
+  rn->lay =
+      sits__layout_of(rn->n, rn->batt != NULL, rn->batt ? sits_battery_config(rn->batt)->n_rc : 0);
   rn->eps_s = 1e-9 * fmax(1.0, sits_scenario_duration_s(sc));
   rn->time_to_throttle_s = NAN;
   rn->base_power_w = calloc(rn->n, sizeof(double));
   rn->node_power_w = calloc(rn->n, sizeof(double));
-  rn->y_start = calloc(rn->ny, sizeof(double));
-  rn->y_buf = calloc(rn->ny, sizeof(double));
+  rn->y_start = calloc(rn->lay.ny, sizeof(double));
+  rn->y_buf = calloc(rn->lay.ny, sizeof(double));
   rn->crit_node = calloc(rn->n, sizeof(int));
   rn->res = calloc(1, sizeof *rn->res);
   if (!rn->base_power_w || !rn->node_power_w || !rn->y_start || !rn->y_buf || !rn->crit_node ||
@@ -380,25 +382,21 @@ static int init_run(run *rn, const sits_scenario *sc, sits_err *err) {
   rn->res->n_domains = rn->nd;
   if ((rn->batt = sits_scenario_battery(sc))) {
     const sits_battery_cfg *c = sits_battery_config(rn->batt);
-    rn->nrc = c->n_rc;
-    rn->i_soc = rn->n + 2;
-    rn->i_drawn = rn->i_soc + 1 + rn->nrc;
-    rn->ny = rn->i_drawn + 1;
     rn->batt_node = sc->batt_node;
     rn->batt_eff = sc->batt_efficiency;
     rn->cutoff_v = c->cutoff_v;
     rn->min_pack_v = INFINITY;
     rn->res->has_battery = true;
-    double *y = realloc(rn->y_start, rn->ny * sizeof(double));
-    double *yb = realloc(rn->y_buf, rn->ny * sizeof(double));
+    double *y = realloc(rn->y_start, rn->lay.ny * sizeof(double));
+    double *yb = realloc(rn->y_buf, rn->lay.ny * sizeof(double));
     if (y)
       rn->y_start = y;
     if (yb)
       rn->y_buf = yb;
     if (!y || !yb)
       return sits__fail(err, SITS_ENOMEM, "out of memory");
-    memset(rn->y_start + rn->n, 0, (rn->ny - rn->n) * sizeof(double));
-    rn->y_start[rn->i_soc] = sc->batt_initial_soc;
+    memset(rn->y_start + rn->n, 0, (rn->lay.ny - rn->n) * sizeof(double));
+    rn->y_start[rn->lay.i_soc] = sc->batt_initial_soc;
   }
   sits__run_set_segment(rn, 0);
   for (size_t i = 0; i < rn->n; i++) {
@@ -415,16 +413,16 @@ static int init_run(run *rn, const sits_scenario *sc, sits_err *err) {
 
 static int make_ode(run *rn, sits_err *err) {
   const sits_solver_settings *s = sits_scenario_solver(rn->sc);
-  double *atol = malloc(rn->ny * sizeof *atol);
+  double *atol = malloc(rn->lay.ny * sizeof *atol);
   if (!atol)
     return sits__fail(err, SITS_ENOMEM, "out of memory");
   for (size_t i = 0; i < rn->n; i++)
     atol[i] = s->atol_k;
-  for (size_t i = rn->n; i < rn->ny; i++)
+  for (size_t i = rn->n; i < rn->lay.ny; i++)
     atol[i] = 1e-6; /* J, V: the relative tolerance dominates */
   if (rn->batt)
-    atol[rn->i_soc] = 1e-9;
-  sits_ode_opts o = {.n = rn->ny,
+    atol[rn->lay.i_soc] = 1e-9;
+  sits_ode_opts o = {.n = rn->lay.ny,
                      .pattern = rn->jac,
                      .rhs = sits__run_rhs,
                      .jac = sits__run_jac,
@@ -470,6 +468,7 @@ int sits_run(const sits_scenario *sc, const sits_run_opts *opts, sits_result **o
   if (rc == SITS_OK) {
     sits_ode_get_stats(rn.ode, &rn.res->stats);
     sits__tally tally = {
+        .lay = rn.lay,
         .why = why,
         .end_s = t_end,
         .y_end = why == SITS_END_CRITICAL_TEMP && t_end == 0 ? rn.y_start : sits_ode_state(rn.ode),

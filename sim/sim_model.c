@@ -65,12 +65,12 @@ double sits__run_power_w(const run *rn, const double *y, double *domain_w) {
 }
 
 void sits__run_battery(const run *rn, const double *y, double p_sys_w, sits__batt_eval *b) {
-  const double *v_rc = y + rn->i_soc + 1;
+  const double *v_rc = y + rn->lay.i_soc + 1;
   double temp_c = rn->batt_node >= 0 ? y[rn->batt_node] : rn->ambient_c;
   b->p_pack_w = p_sys_w / rn->batt_eff;
   /* disc: b^2 - 4 a p per cell [V^2], the brown-out root */
-  b->ok = sits_battery_current_a(rn->batt, y[rn->i_soc], v_rc, temp_c, b->p_pack_w, &b->i_cell_a,
-                                 &b->v_cell_v, &b->disc);
+  b->ok = sits_battery_current_a(rn->batt, y[rn->lay.i_soc], v_rc, temp_c, b->p_pack_w,
+                                 &b->i_cell_a, &b->v_cell_v, &b->disc);
   b->heat_w = sits_battery_heat_w(rn->batt, v_rc, temp_c, b->i_cell_a);
   sits_battery_derivative(rn->batt, v_rc, temp_c, b->i_cell_a, &b->dsoc, b->dv);
 }
@@ -94,13 +94,13 @@ int sits__run_rhs(double t, const double *y, double *ydot, void *user) {
       rn->node_power_w[rn->batt_node] += b.heat_w;
   }
   sits_thermal_derivative(rn->th, y, rn->node_power_w, rn->ambient_c, ydot, &q_amb);
-  ydot[rn->n] = total + (rn->batt && rn->batt_node >= 0 ? b.heat_w : 0);
-  ydot[rn->n + 1] = q_amb;
+  ydot[rn->lay.i_e_in] = total + (rn->batt && rn->batt_node >= 0 ? b.heat_w : 0);
+  ydot[rn->lay.i_e_out] = q_amb;
   if (rn->batt) {
-    ydot[rn->i_soc] = b.dsoc;
-    for (size_t k = 0; k < rn->nrc; k++)
-      ydot[rn->i_soc + 1 + k] = b.dv[k];
-    ydot[rn->i_drawn] = b.p_pack_w;
+    ydot[rn->lay.i_soc] = b.dsoc;
+    for (size_t k = 0; k < rn->lay.nrc; k++)
+      ydot[rn->lay.i_soc + 1 + k] = b.dv[k];
+    ydot[rn->lay.i_drawn] = b.p_pack_w;
   }
   return 0;
 }
@@ -111,7 +111,7 @@ static void battery_rows(run *rn, const double *y, double *out) {
   sits__run_battery(rn, y, sits__run_power_w(rn, y, NULL), &b);
   size_t r = 0;
   out[r++] = b.dsoc;
-  for (size_t k = 0; k < rn->nrc; k++)
+  for (size_t k = 0; k < rn->lay.nrc; k++)
     out[r++] = b.dv[k];
   out[r++] = b.p_pack_w;
   if (rn->batt_node >= 0) {
@@ -121,8 +121,8 @@ static void battery_rows(run *rn, const double *y, double *out) {
 }
 
 static void battery_jacobian(run *rn, const double *y, double *values) {
-  double base[8], pert[8], ycopy[rn->ny];
-  memcpy(ycopy, y, rn->ny * sizeof(double));
+  double base[8], pert[8], ycopy[rn->lay.ny];
+  memcpy(ycopy, y, rn->lay.ny * sizeof(double));
   battery_rows(rn, y, base);
   for (size_t c = 0; c < rn->n_bcols; c++) {
     size_t j = rn->bcols[c];
@@ -161,11 +161,11 @@ static size_t offset_of(gsl_spmatrix *m, size_t i, size_t j) {
  * SOC, V_k (and the battery node's T and every domain node). */
 static void battery_block(run *rn) {
   rn->n_brows = rn->n_bcols = 0;
-  for (size_t k = 0; k <= rn->nrc; k++) {
-    rn->brows[rn->n_brows++] = rn->i_soc + k;
-    rn->bcols[rn->n_bcols++] = rn->i_soc + k;
+  for (size_t k = 0; k <= rn->lay.nrc; k++) {
+    rn->brows[rn->n_brows++] = rn->lay.i_soc + k;
+    rn->bcols[rn->n_bcols++] = rn->lay.i_soc + k;
   }
-  rn->brows[rn->n_brows++] = rn->i_drawn;
+  rn->brows[rn->n_brows++] = rn->lay.i_drawn;
   if (rn->batt_node >= 0) {
     rn->brows[rn->n_brows++] = (size_t)rn->batt_node;
     rn->brows[rn->n_brows++] = rn->n;
@@ -182,7 +182,7 @@ static void battery_block(run *rn) {
 }
 
 int sits__run_build_jacobian(run *rn, sits_err *err) {
-  size_t n = rn->n, slots = 0, ny = rn->ny;
+  size_t n = rn->n, slots = 0, ny = rn->lay.ny;
   gsl_spmatrix *g = sits_thermal_conductance(rn->th);
   if (rn->batt)
     battery_block(rn);

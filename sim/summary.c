@@ -101,16 +101,14 @@ static void item_figures(const sits_scenario *sc, sits_summary *sum, const sits_
 
 /* Battery figures: the run's end when the battery ended it, else an estimate from the
  * open-circuit energy left above the table's lowest SOC at the run's average draw. */
-static void battery_figures(const sits_scenario *sc, sits_summary *sum, const sits__tally *t,
-                            size_t n) {
+static void battery_figures(const sits_scenario *sc, sits_summary *sum, const sits__tally *t) {
   const sits_battery *b = sits_scenario_battery(sc);
   sum->has_battery = b != NULL;
   sum->battery_life.set = false;
   sum->battery_life.ok = true;
   if (!b)
     return;
-  size_t nrc = sits_battery_config(b)->n_rc;
-  double soc = t->y_end[n + 2], drawn_j = t->y_end[n + 3 + nrc];
+  double soc = t->y_end[t->lay.i_soc], drawn_j = t->y_end[t->lay.i_drawn];
   sum->final_soc = soc;
   sum->min_voltage_v = t->min_pack_v;
   sum->energy_drawn_wh = drawn_j / 3600.0;
@@ -139,8 +137,8 @@ void sits__summarise(const sits_scenario *sc, sits_result *r, const sits__tally 
   for (size_t i = 0; i < n; i++)
     if (!any_junction || sits_thermal_is_junction(th, (int)i))
       sum->max_junction_temp_c = fmax(sum->max_junction_temp_c, r->peak_temp_c[i]);
-  sum->energy_j = t->y_end[n];
-  sum->energy_to_ambient_j = t->y_end[n + 1];
+  sum->energy_j = t->y_end[t->lay.i_e_in];
+  sum->energy_to_ambient_j = t->y_end[t->lay.i_e_out];
   sum->energy_stored_j = 0;
   for (size_t i = 0; i < n; i++)
     sum->energy_stored_j +=
@@ -162,7 +160,18 @@ void sits__summarise(const sits_scenario *sc, sits_result *r, const sits__tally 
   sum->latency.ok = !sum->latency.set || (!isnan(sum->latency_ms) && sum->latency.ok);
   sum->energy_per_item.ok =
       !sum->energy_per_item.set || (!isnan(sum->energy_per_item_mj) && sum->energy_per_item.ok);
-  battery_figures(sc, sum, t, n);
+  battery_figures(sc, sum, t);
   sum->ok = sum->tdp.ok && sum->junction.ok && sum->latency.ok && sum->energy_per_item.ok &&
             sum->battery_life.ok;
+}
+
+sits__layout sits__layout_of(size_t n, bool battery, size_t nrc) {
+  sits__layout l = {.n = n, .i_e_in = n, .i_e_out = n + 1, .ny = n + 2};
+  if (battery) {
+    l.nrc = nrc;
+    l.i_soc = n + 2;
+    l.i_drawn = l.i_soc + 1 + nrc;
+    l.ny = l.i_drawn + 1;
+  }
+  return l;
 }
