@@ -24,60 +24,6 @@
 #define SITS_INSTALL_CONFIG_DIR ""
 #endif
 
-const char *sits__config_intern(sits__config *c, const char *s) {
-  if (c->n_strings == c->cap_strings) {
-    size_t cap = c->cap_strings ? 2 * c->cap_strings : 16;
-    char **p = realloc(c->strings, cap * sizeof *p);
-    if (!p)
-      return NULL;
-    c->strings = p;
-    c->cap_strings = cap;
-  }
-  char *copy = strdup(s);
-  if (copy)
-    c->strings[c->n_strings++] = copy;
-  return copy;
-}
-
-const char *sits__where(const config_setting_t *s, char *buf, size_t size) {
-  const char *file = s ? config_setting_source_file(s) : NULL;
-  unsigned line = s ? config_setting_source_line(s) : 0;
-  if (!file)
-    file = "<config>";
-  if (line)
-    snprintf(buf, size, "%s:%u", file, line);
-  else
-    snprintf(buf, size, "%s", file);
-  return buf;
-}
-
-const char *sits__setting_dir(const config_setting_t *s, char *buf, size_t size) {
-  const char *file = s ? config_setting_source_file(s) : NULL;
-  if (!file || config_setting_source_line(s) == 0) { /* --set values: the working dir */
-    snprintf(buf, size, ".");
-    return buf;
-  }
-  char tmp[4096];
-  snprintf(tmp, sizeof tmp, "%s", file);
-  snprintf(buf, size, "%s", dirname(tmp));
-  return buf;
-}
-
-int sits__fail_at(sits_err *err, int code, const config_setting_t *s, const char *fmt, ...) {
-  char where[512], msg[SITS_ERRMSG_MAX];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  return sits__fail(err, code, "%s: %s", sits__where(s, where, sizeof where), msg);
-}
-
-int sits__at(const config_setting_t *s, int rc, sits_err *err) {
-  char msg[SITS_ERRMSG_MAX];
-  snprintf(msg, sizeof msg, "%s", err->msg);
-  return sits__fail_at(err, rc, s, "%s", msg);
-}
-
 static int is_file(const char *path) {
   struct stat st;
   return stat(path, &st) == 0 && S_ISREG(st.st_mode);
@@ -130,41 +76,6 @@ static int read_file(config_t *cfg, const char *path, sits_err *err) {
   return sits__fail(err, SITS_EINPUT, "%s:%d: %s",
                     config_error_file(cfg) ? config_error_file(cfg) : path, config_error_line(cfg),
                     config_error_text(cfg));
-}
-
-static void set_origin(config_setting_t *dst, const config_setting_t *src, const char *file) {
-  dst->line = src->line;
-  dst->file = file;
-}
-
-static config_setting_t *copy_into(sits__config *c, config_setting_t *parent, const char *name,
-                                   const config_setting_t *src, const char *file) {
-  int type = config_setting_type(src);
-  config_setting_t *dst = config_setting_add(parent, name, type);
-  if (!dst)
-    return NULL;
-  set_origin(dst, src, file);
-  switch (type) {
-  case CONFIG_TYPE_INT: config_setting_set_int(dst, config_setting_get_int(src)); break;
-  case CONFIG_TYPE_INT64: config_setting_set_int64(dst, config_setting_get_int64(src)); break;
-  case CONFIG_TYPE_FLOAT: config_setting_set_float(dst, config_setting_get_float(src)); break;
-  case CONFIG_TYPE_BOOL: config_setting_set_bool(dst, config_setting_get_bool(src)); break;
-  case CONFIG_TYPE_STRING: config_setting_set_string(dst, config_setting_get_string(src)); break;
-  default: /* group, list, array */
-    for (int i = 0; i < config_setting_length(src); i++) {
-      const config_setting_t *e = config_setting_get_elem(src, (unsigned)i);
-      const char *ename = type == CONFIG_TYPE_GROUP ? config_setting_name(e) : NULL;
-      if (!copy_into(c, dst, ename, e, file))
-        return NULL;
-    }
-  }
-  return dst;
-}
-
-config_setting_t *sits__config_copy(sits__config *c, config_setting_t *parent, const char *name,
-                                    const config_setting_t *src) {
-  const char *file = src->file ? sits__config_intern(c, src->file) : NULL;
-  return copy_into(c, parent, name, src, file);
 }
 
 /*
@@ -276,24 +187,4 @@ char *sits__config_text(const sits__config *c) {
   config_write(&c->cfg, f);
   fclose(f);
   return buf;
-}
-
-int sits__config_set_number(sits__config *c, const char *path, double value) {
-  config_setting_t *s = config_lookup(&c->cfg, path);
-  const char *dot = strrchr(path, '.');
-  const char *name = dot ? dot + 1 : path;
-  if (!s) { /* a member not given: added to its group */
-    char parent_path[512];
-    snprintf(parent_path, sizeof parent_path, "%.*s", dot ? (int)(dot - path) : 0, path);
-    config_setting_t *g = dot ? config_lookup(&c->cfg, parent_path) : config_root_setting(&c->cfg);
-    s = g && config_setting_is_group(g) ? config_setting_add(g, name, CONFIG_TYPE_FLOAT) : NULL;
-  }
-  if (s && config_setting_type(s) != CONFIG_TYPE_FLOAT) { /* an integer: made a float */
-    config_setting_t *parent = config_setting_parent(s);
-    char nm[128];
-    snprintf(nm, sizeof nm, "%s", name);
-    config_setting_remove(parent, nm);
-    s = config_setting_add(parent, nm, CONFIG_TYPE_FLOAT);
-  }
-  return s && config_setting_set_float(s, value) == CONFIG_TRUE ? 0 : -1;
 }

@@ -5,6 +5,8 @@
 #include "sits_trace.h"
 #include "status_impl.h"
 
+/** Adds column @p name (all NAN so far); its index, or -1 when out of memory. */
+int sits__trace_add_column(sits_trace *t, const char *name);
 /** Appends a row of NANs (line @p line); returns its index or -1 when out of memory. */
 long sits__trace_add_row(sits_trace *t, size_t line);
 /** Sets column @p name of the last row (the column is created on first use). */

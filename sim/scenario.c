@@ -19,27 +19,6 @@
 #define NODE_KEY "platform.thermal.nodes.[]."
 #define LINK_KEY "platform.thermal.links.[]."
 
-/* "did you mean" among the node names */
-static const char *nearest_node(const sits_thermal *th, const char *name) {
-  const char *best = NULL;
-  size_t best_d = (size_t)-1;
-  for (size_t i = 0; i < sits_thermal_node_count(th); i++) {
-    size_t d = sits__edit_distance(name, sits_thermal_name(th, (int)i));
-    if (d < best_d)
-      best_d = d, best = sits_thermal_name(th, (int)i);
-  }
-  return best && best_d <= 1 + strlen(name) / 3 ? best : NULL;
-}
-
-int sits__unknown_node(const sits_thermal *th, const config_setting_t *s, const char *what,
-                       const char *name, sits_err *err) {
-  char hint[300] = "";
-  const char *near = nearest_node(th, name);
-  if (near)
-    snprintf(hint, sizeof hint, " (did you mean '%s'?)", near);
-  return sits__fail_at(err, SITS_EINPUT, s, "%s names unknown node '%s'%s", what, name, hint);
-}
-
 static int add_nodes(sits_scenario *sc, const config_setting_t *th, sits_err *err) {
   const config_setting_t *nodes = config_setting_get_member(th, "nodes");
   if (!nodes || !config_setting_is_list(nodes) || config_setting_length(nodes) == 0)
@@ -222,20 +201,6 @@ static int load_solver(sits_scenario *sc, const config_setting_t *root, sits_err
   return SITS_OK;
 }
 
-int sits__load_times(sits_scenario *sc, const config_setting_t *root, double workload_s,
-                     sits_err *err) {
-  int rc = sits__key_num(root, "duration_s", &sc->duration_s, err);
-  if (rc)
-    return rc;
-  if (isnan(sc->duration_s)) /* the key table's computed default */
-    sc->duration_s = workload_s > 0 ? workload_s : 3600.0;
-  if ((rc = sits__key_num(root, "sample_period_s", &sc->sample_period_s, err)))
-    return rc;
-  if (isnan(sc->sample_period_s))
-    sc->sample_period_s = sc->duration_s >= 1000.0 ? 1.0 : sc->duration_s / 1000.0;
-  return SITS_OK;
-}
-
 int sits_scenario_load(const char *path, const char *const *sets, size_t n_sets,
                        sits_scenario **out, sits_err *err) {
   *out = NULL;
@@ -260,13 +225,6 @@ int sits_scenario_load(const char *path, const char *const *sets, size_t n_sets,
   }
   *out = sc;
   return SITS_OK;
-}
-
-const sits__group *sits__scenario_group(const sits_scenario *sc, const char *name) {
-  for (size_t g = 0; g < sc->n_groups; g++)
-    if (strcmp(sc->groups[g].name, name) == 0)
-      return &sc->groups[g];
-  return NULL;
 }
 
 void sits_scenario_free(sits_scenario *sc) {
@@ -333,23 +291,6 @@ const char *sits_scenario_config_text(const sits_scenario *sc) {
   if (!cache->config_text)
     cache->config_text = sits__config_text(&cache->config);
   return cache->config_text;
-}
-
-int sits__scenario_append(sits_scenario *sc, double start_s, const double *values, double ambient_c,
-                          bool scenario_ambient, sits_err *err) {
-  size_t before = sits_schedule_segment_count(sc->schedule);
-  int rc = sits_schedule_append(sc->schedule, start_s, values, ambient_c, err);
-  if (rc || !scenario_ambient || sits_schedule_segment_count(sc->schedule) == before)
-    return rc;
-  if (sc->n_amb_rows == sc->cap_amb_rows) {
-    size_t cap = sc->cap_amb_rows ? 2 * sc->cap_amb_rows : 16;
-    size_t *p = realloc(sc->amb_rows, cap * sizeof *p);
-    if (!p)
-      return sits__fail(err, SITS_ENOMEM, "out of memory");
-    sc->amb_rows = p, sc->cap_amb_rows = cap;
-  }
-  sc->amb_rows[sc->n_amb_rows++] = before;
-  return SITS_OK;
 }
 
 /* "<prefix>[K].<suffix>" -> K; false when @p path is not of that shape. */

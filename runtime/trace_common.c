@@ -1,0 +1,174 @@
+/*
+ * trace_common.c - what every trace reader shares (trace_impl.h): growing the normalised
+ * table row by row and column by column, malformed-line policy, the line source, field
+ * splitting and trimming, and the time of each row. The readers sit above it and
+ * trace_read.c (the ops table and sits_trace_read) above them.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "trace_impl.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void sits_trace_free(sits_trace *t) {
+  if (!t)
+    return;
+  for (size_t j = 0; j < t->n_cols; j++)
+    free(t->names[j]);
+  free(t->names), free(t->values), free(t->lines);
+  free(t);
+}
+
+int sits_trace_column(const sits_trace *t, const char *name) {
+  for (size_t j = 0; j < t->n_cols; j++)
+    if (strcmp(t->names[j], name) == 0)
+      return (int)j;
+  return -1;
+}
+
+/* Row capacity is tracked in the skipped field's neighbour: keep it simple, grow by doubling
+ * with the capacity derived from n_rows (powers of two). */
+static size_t capacity(size_t n) {
+  size_t c = 64;
+  while (c < n)
+    c *= 2;
+  return c;
+}
+
+long sits__trace_add_row(sits_trace *t, size_t line) {
+  size_t n = t->n_rows;
+  if (n == 0 || (n >= 64 && (n & (n - 1)) == 0)) { /* grow at 0, 64, 128, ... */
+    size_t cap = capacity(n + 1);
+    double *v = realloc(t->values, cap * (t->n_cols ? t->n_cols : 1) * sizeof *v);
+    if (!v)
+      return -1;
+    t->values = v;
+    size_t *l = realloc(t->lines, cap * sizeof *l);
+    if (!l)
+      return -1;
+    t->lines = l;
+  }
+  for (size_t j = 0; j < t->n_cols; j++)
+    t->values[n * t->n_cols + j] = NAN;
+  t->lines[n] = line;
+  t->n_rows++;
+  return (long)n;
+}
+
+/* A new column: every row so far gets NAN (the table is re-laid out). */
+int sits__trace_add_column(sits_trace *t, const char *name) {
+  size_t nc = t->n_cols + 1, rows = t->n_rows, cap = capacity(rows ? rows : 1);
+  char **names = realloc(t->names, nc * sizeof *names);
+  if (!names)
+    return -1;
+  t->names = names;
+  if (!(t->names[t->n_cols] = strdup(name)))
+    return -1;
+  double *v = malloc(cap * nc * sizeof *v);
+  if (!v) {
+    free(t->names[t->n_cols]);
+    return -1;
+  }
+  for (size_t r = 0; r < rows; r++) {
+    for (size_t j = 0; j < t->n_cols; j++)
+      v[r * nc + j] = t->values[r * t->n_cols + j];
+    v[r * nc + t->n_cols] = NAN;
+  }
+  free(t->values);
+  t->values = v;
+  t->n_cols = nc;
+  return (int)(nc - 1);
+}
+
+int sits__trace_set(sits_trace *t, const char *name, double v) {
+  int c = sits_trace_column(t, name);
+  if (c < 0 && (c = sits__trace_add_column(t, name)) < 0)
+    return SITS_ENOMEM;
+  if (t->n_rows)
+    t->values[(t->n_rows - 1) * t->n_cols + (size_t)c] = v;
+  return SITS_OK;
+}
+
+int sits__trace_bad_line(sits_trace *t, const sits_trace_opts *o, const char *path, size_t line,
+                         const char *why, sits_err *err) {
+  if (o && o->strict)
+    return sits__fail(err, SITS_EINPUT, "%s:%zu: %s", path, line, why);
+  if (!t->skipped++)
+    t->first_skipped_line = line;
+  return SITS_OK;
+}
+
+int sits__trace_lines_open(sits__trace_lines *L, const char *path, sits_err *err) {
+  *L = (sits__trace_lines){.fp = fopen(path, "r"), .path = path};
+  return L->fp ? SITS_OK
+               : sits__fail(err, SITS_EINPUT, "%s: cannot open: %s", path, strerror(errno));
+}
+
+char *sits__trace_lines_next(sits__trace_lines *L, sits_trace *t, const sits_trace_opts *o, int *rc,
+                             sits_err *err) {
+  ssize_t got;
+  while (*rc == SITS_OK && (got = getline(&L->line, &L->cap, L->fp)) >= 0) {
+    L->lineno++;
+    if (!memchr(L->line, '\0', (size_t)got))
+      return L->line;
+    *rc = sits__trace_bad_line(t, o, L->path, L->lineno, "binary data", err);
+  }
+  return NULL;
+}
+
+void sits__trace_lines_close(sits__trace_lines *L) {
+  free(L->line);
+  if (L->fp)
+    fclose(L->fp);
+}
+
+char *sits__trace_trim(char *s) {
+  while (isspace((unsigned char)*s))
+    s++;
+  char *e = s + strlen(s);
+  while (e > s && isspace((unsigned char)e[-1]))
+    *--e = '\0';
+  return s;
+}
+
+size_t sits__trace_split(char *line, char **f, size_t max) {
+  size_t n = 0;
+  for (char *p = line; n < max;) {
+    char *c = strchr(p, ',');
+    if (c)
+      *c = '\0';
+    f[n++] = sits__trace_trim(p);
+    if (!c)
+      break;
+    p = c + 1;
+  }
+  return n;
+}
+
+/* Howard Hinnant's days_from_civil. */
+long sits__civil_day(int y, int m, int d) {
+  y -= m <= 2;
+  long era = (y >= 0 ? y : y - 399) / 400, yoe = y - era * 400;
+  long doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  return era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy;
+}
+
+void sits__trace_row_times(sits_trace *t, const sits_trace_opts *o, double first_s, double last_s,
+                           size_t stamped) {
+  if (o && o->interval_ms > 0) {
+    t->interval_s = o->interval_ms / 1000.0;
+    t->interval_source = "option";
+  } else if (stamped >= 2 && last_s > first_s) {
+    t->interval_s = (last_s - first_s + 1.0) / (double)stamped;
+    t->interval_source = "timestamps";
+  } else {
+    t->interval_s = 1.0;
+    t->interval_source = "default";
+  }
+  for (size_t r = 0; r < t->n_rows; r++)
+    t->values[r * t->n_cols] = (double)r * t->interval_s;
+}
