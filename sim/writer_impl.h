@@ -4,18 +4,9 @@
 
 #include <stdio.h>
 
+#include "h5_impl.h"
+#include "io_impl.h"
 #include "status_impl.h"
-
-/** A file written under a temporary name and renamed over the target when complete. */
-typedef struct sits__atomic {
-  char tmp_path[4096];
-  const char *path;
-} sits__atomic;
-
-/** Creates the temporary file next to @p path (its name is in a->tmp_path). */
-int sits__atomic_begin(sits__atomic *a, const char *path, sits_err *err);
-/** ok: renames the temporary over the target; !ok: removes it. */
-int sits__atomic_end(sits__atomic *a, int ok, sits_err *err);
 
 /** JSON string with escapes. */
 void sits__json_str(FILE *f, const char *s);
@@ -26,49 +17,5 @@ typedef struct sits_fit_metrics sits_fit_metrics;
 /** The members of a fit-metrics object, without braces: "rmse_<u>", "mae_<u>",
  *  "max_abs_err_<u>", "bias_<u>" (u = @p unit, "v" or "c"), "r2", "n". */
 void sits__json_metrics(FILE *f, const sits_fit_metrics *m, const char *unit);
-
-/* ---- HDF5, through the lazily loaded module libsits_h5 (h5_module.c) ---- */
-
-typedef struct sits_scenario sits_scenario;
-typedef struct sits_result sits_result;
-
-/** Time series in groups: /time_s, then /<group[g]>/<names[j]> from values[g] (n_rows x
- *  n_cols, row-major) with units[g]; string attributes on the root. */
-typedef struct sits__h5_columns {
-  size_t n_rows, n_cols, n_groups, n_attrs;
-  const double *time_s;
-  const char *const *names;
-  const char *group[4], *units[4];
-  const double *values[4];
-  const char *attr_name[4], *attr_value[4];
-} sits__h5_columns;
-
-/** A simulation result with its scenario (the contract's result file). */
-typedef struct sits__h5_result {
-  const sits_scenario *sc;
-  const sits_result *r;
-} sits__h5_result;
-
-/** A text table (rows x cols cells, row-major): one dataset per column, doubles when every
- *  non-empty cell is a number, else fixed-length strings. */
-typedef struct sits__h5_table {
-  size_t rows, cols;
-  const char *const *names, *const *cells;
-} sits__h5_table;
-
-#define SITS__H5_MODULE "libsits_h5.so"
-#define SITS__H5_OPS "sits_h5_module_ops"
-
-/** The module's entry points (output_h5.c exports one of these as SITS__H5_OPS): each writes
- *  its arguments into @p tmp_path and returns 0 on success. */
-typedef struct sits__h5_ops {
-  int (*write_result)(const char *tmp_path, const sits__h5_result *a);
-  int (*write_columns)(const char *tmp_path, const sits__h5_columns *a);
-  int (*write_table)(const char *tmp_path, const sits__h5_table *a);
-} sits__h5_ops;
-
-/** Loads libsits_h5 (beside libsits) and writes the columns @p c to @p path through a
- *  temporary file that replaces @p path only on success. */
-int sits__h5_write_columns_file(const char *path, const sits__h5_columns *c, sits_err *err);
 
 #endif

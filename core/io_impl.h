@@ -1,0 +1,18 @@
+/* io_impl.h - writing a file safely (internal to the libraries). */
+#ifndef SITS_IO_IMPL_H
+#define SITS_IO_IMPL_H
+
+#include "status_impl.h"
+
+/** A file written under a temporary name and renamed over the target when complete. */
+typedef struct sits__atomic {
+  char tmp_path[4096];
+  const char *path;
+} sits__atomic;
+
+/** Creates the temporary file next to @p path (its name is in a->tmp_path). */
+int sits__atomic_begin(sits__atomic *a, const char *path, sits_err *err);
+/** ok: renames the temporary over the target; !ok: removes it. */
+int sits__atomic_end(sits__atomic *a, int ok, sits_err *err);
+
+#endif
