@@ -104,7 +104,10 @@ static int load_platform(sits_scenario *sc, const config_setting_t *root, sits_e
       return sits__fail_at(err, SITS_EINPUT, hs,
                            "give a floorplan ('hotspot') or nodes and links, not both");
     sc->hotspot = true;
-    if ((rc = sits__load_hotspot_thermal(sc, hs, err)))
+    sits__hs_platform fp = {0};
+    rc = sits__hs_platform_load(hs, &fp, err);
+    sc->thermal = fp.thermal, sc->groups = fp.groups, sc->n_groups = fp.n_groups;
+    if (rc)
       return rc;
     return (rc = sits__load_domains(sc, p, err)) ? rc : sits__load_static_power(sc, p, err);
   }

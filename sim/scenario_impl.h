@@ -3,19 +3,10 @@
 #define SITS_SCENARIO_IMPL_H
 
 #include "config_impl.h"
+#include "platform_impl.h"
 #include "sits_battery.h"
 #include "sits_governor.h"
 #include "sits_scenario.h"
-
-/* A name that stands for several nodes with weights summing to 1: a floorplan block of a
- * grid platform (its silicon cells, in HotSpot's power map). Domains listing the name spread
- * their heat this way; elsewhere the name is an alias of the block's centre cell. */
-typedef struct sits__group {
-  char *name;
-  size_t n;
-  int *nodes;
-  double *w;
-} sits__group;
 
 struct sits_scenario {
   sits__config config;
@@ -51,9 +42,6 @@ int sits__scenario_append(sits_scenario *sc, double start_s, const double *value
 
 /** The group named @p name, or NULL. */
 const sits__group *sits__scenario_group(const sits_scenario *sc, const char *name);
-
-/** Builds sc->thermal from a platform's thermal.hotspot group (a floorplan). */
-int sits__load_hotspot_thermal(sits_scenario *sc, const config_setting_t *hs, sits_err *err);
 
 /** Reads the platform's `battery` group, battery_capacity_wh and min_battery_life_s. */
 int sits__load_battery(sits_scenario *sc, const config_setting_t *root, sits_err *err);

@@ -1,6 +1,6 @@
 /*
  * scenario_parts.c - what the scenario's loaders (domains.c, workload.c, battery_cfg.c,
- * hotspot_platform.c) share, below them and below scenario.c, which calls the loaders:
+ * hotspot/platform.c) share, below them and below scenario.c, which calls the loaders:
  * unknown-node errors with a suggestion, grid block groups, the run's times and appending
  * input segments that follow the scenario's ambient.
  */

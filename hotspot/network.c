@@ -1,5 +1,5 @@
 /*
- * floorplan.c - HotSpot-compatible block and grid networks (see sits_floorplan.h and
+ * network.c - HotSpot-compatible block and grid networks (see sits_floorplan.h and
  * docs/hotspot-model.md, whose section numbers the comments cite).
  */
 #define _POSIX_C_SOURCE 200809L

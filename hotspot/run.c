@@ -1,11 +1,12 @@
 /*
- * hotspot_run.c - the `hotspot` drop-in: HotSpot's inputs in, HotSpot's outputs out (see
+ * run.c - the `hotspot` drop-in: HotSpot's inputs in, HotSpot's outputs out (see
  * sits_hotspot.h). Every file is written under a temporary name and renamed when complete.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "sits_hotspot.h"
 #include "status_impl.h"
-#include "writer_impl.h"
+#include "h5_impl.h"
+#include "io_impl.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /*
- * hotspot_platform.c - a platform's thermal network from a floorplan:
+ * platform.c - a platform's thermal network from a floorplan:
  *   thermal = { hotspot = { flp = "ev6.flp"; config = "example.config";
  *                           materials = "example.materials"; model = "block"; compat = false;
  *                           options = { k_chip = 130.0; }; }; };
@@ -13,9 +13,8 @@
  * (HotSpot's -ambient and -init_temp do not).
  */
 #define _POSIX_C_SOURCE 200809L
-#include "scenario_impl.h"
-#include "status_impl.h"
-#include "sits_hotspot.h"
+#include "platform_impl.h"
+#include "hs_impl.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -47,7 +46,7 @@ static int path_of(const config_setting_t *g, const char *key, char *out, size_t
  * the silicon cells are the junctions; each block name (and iface_/hsp_/hsink_ + name) is an
  * alias of the cell under the block's centre in its layer, and a group of its silicon cells
  * weighted by HotSpot's power map (B7) for the domains. */
-static int grid_groups(sits_scenario *sc, const sits_floorplan *f, const sits_hs_params *prm,
+static int grid_groups(sits__hs_platform *sc, const sits_floorplan *f, const sits_hs_params *prm,
                        sits_hs_network *net, const char *where, const char *flp_path,
                        sits_err *err) {
   size_t R = prm->grid_rows, C = prm->grid_cols, nb = f->n, n = sits_hs_node_count(net);
@@ -95,7 +94,7 @@ static int grid_groups(sits_scenario *sc, const sits_floorplan *f, const sits_hs
   return rc;
 }
 
-int sits__load_hotspot_thermal(sits_scenario *sc, const config_setting_t *hs, sits_err *err) {
+int sits__hs_platform_load(const config_setting_t *hs, sits__hs_platform *sc, sits_err *err) {
   char where[512], flp[4096], cfg[4096], mats[4096];
   if (!config_setting_is_group(hs))
     return sits__fail_at(err, SITS_EINPUT, hs, "'hotspot' must be a group { flp; ... }");
