@@ -28,6 +28,8 @@ int cli_fail(int status, const sits_err *err);
  *  EXIT_USAGE. */
 int cli_bad_option(int c, const char *arg, const char *cmd);
 
+typedef struct sits_scenario sits_scenario;
+
 /** The --set overrides gathered from the command line. */
 typedef struct cli_sets {
   const char **items;
@@ -36,7 +38,6 @@ typedef struct cli_sets {
 int cli_sets_add(cli_sets *s, const char *item);
 void cli_sets_release(cli_sets *s);
 
-typedef struct sits_scenario sits_scenario;
 typedef struct sits_result sits_result;
 /** Plots node temperatures and total power of @p r into the PNG @p png (gnuplot). */
 int cli_plot_run(const sits_scenario *sc, const sits_result *r, const char *title, const char *png);
@@ -49,15 +50,52 @@ typedef struct sits_calibration sits_calibration;
 /** Plots measured against fitted voltage of @p cal, current on a second axis (gnuplot). */
 int cli_plot_calibration(const sits_calibration *cal, const char *png);
 
+struct option;
+
+/** What the dispatcher gathered for a scenario command (git's run_builtin is the model):
+ *  its one positional argument, the --set overrides and, with CLI_LOAD, the scenario loaded
+ *  with them. The dispatcher releases all of it. */
+typedef struct cli_ctx {
+  const char *scenario;
+  cli_sets sets;
+  sits_scenario *sc;
+} cli_ctx;
+
+enum {
+  CLI_SCENARIO = 1u << 0, /* one positional SCENARIO.cfg and --set */
+  CLI_LOAD = 1u << 1      /* the dispatcher loads the scenario before the body */
+};
+
+/** A command for the dispatcher (dispatch.c): it parses the command's own options through
+ *  @c option, adds --set and --help, checks the scenario argument, loads the scenario when
+ *  asked, runs @c body and frees everything. A command whose arguments are not of that form
+ *  (hotspot, capture, keys) gives @c raw instead. */
+typedef struct cli_cmd {
+  const char *name, *help, *usage;
+  const struct option *opts; /* the command's own long options, {0}-terminated */
+  const char *shortopts;     /* its short options with values ("o:") */
+  size_t args_size;          /* the command's argument struct, zeroed then init() */
+  void (*init)(void *args);
+  /** One of the command's options: EXIT_OK, or an exit code (the message printed). */
+  int (*option)(void *args, int c, const char *arg);
+  /** After parsing, before loading: EXIT_OK or an exit code (NULL: nothing to check). */
+  int (*check)(void *args, cli_ctx *ctx);
+  int (*body)(void *args, cli_ctx *ctx);
+  void (*release)(void *args); /* NULL: nothing to free */
+  unsigned flags;
+  int (*raw)(int argc, char **argv); /* argv[0] is the command name */
+} cli_cmd;
+
+/** Runs @p cmd on its arguments (argv[0] is the command name); the exit code. */
+int cli_dispatch(const cli_cmd *cmd, int argc, char **argv);
+
+/** Parses @p arg as a number in [lo, hi] (lo excluded when @p lo_open) for option @p opt;
+ *  prints "--opt 'arg': expected EXPECT" and returns EXIT_INPUT when it is not. */
+int cli_number(const char *opt, const char *arg, double lo, double hi, bool lo_open,
+               const char *expect, double *out);
+
 /** The commands. argv[0] is the command name. */
-int cmd_run(int argc, char **argv);
-int cmd_steady(int argc, char **argv);
-int cmd_dvfs_table(int argc, char **argv);
-int cmd_sweep(int argc, char **argv);
-int cmd_calibrate(int argc, char **argv);
-int cmd_hotspot(int argc, char **argv);
-int cmd_replay(int argc, char **argv);
-int cmd_capture(int argc, char **argv);
-int cmd_keys(int argc, char **argv);
+extern const cli_cmd cli_cmd_run, cli_cmd_steady, cli_cmd_dvfs_table, cli_cmd_sweep,
+    cli_cmd_calibrate, cli_cmd_replay, cli_cmd_capture, cli_cmd_hotspot, cli_cmd_keys;
 
 #endif

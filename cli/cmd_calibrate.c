@@ -1,6 +1,7 @@
 /* cmd_calibrate.c - `sitsenergy calibrate`: fit model parameters to a measured trace. */
 #define _POSIX_C_SOURCE 200809L
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,14 +44,43 @@ static const char calibrate_usage[] =
     "capacity replaces "
     "the battery's; the fit (if any) uses both. Without --trace only the table is built.\n";
 
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
 typedef struct args {
   bool thermal;             /* --fit thermal[,ambient,initial] */
   sits_thermal_cal_opts th; /* its options */
-  const char *scenario, *out, *png, *fit;
+  const char *out, *png, *fit;
   sits_calibrate_opts opts;
-  cli_sets sets;
   char ocv_cols[1024];
 } args;
+
+static const struct option calibrate_opts[] = {{"trace", required_argument, NULL, 't'},
+                                               {"fit", required_argument, NULL, 'f'},
+                                               {"train-fraction", required_argument, NULL, 'r'},
+                                               {"plot", required_argument, NULL, 'p'},
+                                               {"output", required_argument, NULL, 'o'},
+                                               {"time-col", required_argument, NULL, 'T'},
+                                               {"current-col", required_argument, NULL, 'I'},
+                                               {"voltage-col", required_argument, NULL, 'V'},
+                                               {"discharge-positive", no_argument, NULL, 'P'},
+                                               {"discharge-negative", no_argument, NULL, 'N'},
+                                               {"ocv-test", required_argument, NULL, 'O'},
+                                               {"ocv-columns", required_argument, NULL, 'C'},
+                                               {"ocv-points", required_argument, NULL, 'n'},
+                                               {"ocv-max-c-rate", required_argument, NULL, 'm'},
+                                               {"ocv-r-ohm", required_argument, NULL, 'R'},
+                                               {"format", required_argument, NULL, 'y'},
+                                               {"interval-ms", required_argument, NULL, 'z'},
+                                               {"fields", required_argument, NULL, 'Q'},
+                                               {"strict", no_argument, NULL, 'X'},
+                                               {NULL, 0, NULL, 0}};
+
+static void init(void *p) {
+  args *a = p;
+  a->opts.discharge_positive = -1;
+  a->opts.train_fraction = 0.7;
+}
 
 /* TIME,CURRENT,VOLTAGE into opts.ocv_columns (pointers into a->ocv_cols). */
 static int ocv_columns(const char *arg, args *a) {
@@ -59,143 +89,118 @@ static int ocv_columns(const char *arg, args *a) {
   for (int k = 0; k < 3; k++, p = NULL) {
     char *tok = strtok_r(p, ",", &save);
     if (!tok || !*tok)
-      return -1;
+      break;
     a->opts.ocv_columns[k] = tok;
+    if (k == 2 && !strtok_r(NULL, ",", &save))
+      return EXIT_OK;
   }
-  return strtok_r(NULL, ",", &save) ? -1 : 0;
+  cli_error("--ocv-columns '%s': expected TIME,CURRENT,VOLTAGE column names", arg);
+  return EXIT_INPUT;
 }
 
-static int parse(int argc, char **argv, args *a) {
-  static const struct option opts[] = {{"trace", required_argument, NULL, 't'},
-                                       {"fit", required_argument, NULL, 'f'},
-                                       {"train-fraction", required_argument, NULL, 'r'},
-                                       {"plot", required_argument, NULL, 'p'},
-                                       {"set", required_argument, NULL, 'S'},
-                                       {"output", required_argument, NULL, 'o'},
-                                       {"time-col", required_argument, NULL, 'T'},
-                                       {"current-col", required_argument, NULL, 'I'},
-                                       {"voltage-col", required_argument, NULL, 'V'},
-                                       {"discharge-positive", no_argument, NULL, 'P'},
-                                       {"discharge-negative", no_argument, NULL, 'N'},
-                                       {"ocv-test", required_argument, NULL, 'O'},
-                                       {"ocv-columns", required_argument, NULL, 'C'},
-                                       {"ocv-points", required_argument, NULL, 'n'},
-                                       {"ocv-max-c-rate", required_argument, NULL, 'm'},
-                                       {"ocv-r-ohm", required_argument, NULL, 'R'},
-                                       {"format", required_argument, NULL, 'y'},
-                                       {"interval-ms", required_argument, NULL, 'z'},
-                                       {"fields", required_argument, NULL, 'Q'},
-                                       {"strict", no_argument, NULL, 'X'},
-                                       {"help", no_argument, NULL, 'h'},
-                                       {NULL, 0, NULL, 0}};
-  int c;
-  char *end;
-  opterr = 0;
-  while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
-    switch (c) {
-    case 't': a->opts.trace_path = optarg; break;
-    case 'f': a->fit = optarg; break;
-    case 'r':
-      a->opts.train_fraction = strtod(optarg, &end);
-      if (*end || !(a->opts.train_fraction > 0 && a->opts.train_fraction <= 1)) {
-        cli_error("--train-fraction '%s': expected a number in (0, 1]", optarg);
-        return EXIT_INPUT;
-      }
-      break;
-    case 'p': a->png = optarg; break;
-    case 'S': cli_sets_add(&a->sets, optarg); break;
-    case 'o': a->out = optarg; break;
-    case 'T': a->opts.time_column = optarg; break;
-    case 'I': a->opts.current_column = optarg; break;
-    case 'V': a->opts.voltage_column = optarg; break;
-    case 'P': a->opts.discharge_positive = 1; break;
-    case 'N': a->opts.discharge_positive = 0; break;
-    case 'O': a->opts.ocv_test_path = optarg; break;
-    case 'C':
-      if (ocv_columns(optarg, a)) {
-        cli_error("--ocv-columns '%s': expected TIME,CURRENT,VOLTAGE column names", optarg);
-        return EXIT_INPUT;
-      }
-      break;
-    case 'n': {
-      long v = strtol(optarg, &end, 10);
-      if (*end || v < 3 || v > SITS_BATTERY_MAX_OCV) {
-        cli_error("--ocv-points '%s': expected a whole number from 3 to %d", optarg,
-                  SITS_BATTERY_MAX_OCV);
-        return EXIT_INPUT;
-      }
-      a->opts.ocv_points = (size_t)v;
-      break;
+/* The options with numbers. */
+static int number_option(args *a, int c, const char *arg) {
+  double v;
+  int code;
+  switch (c) {
+  case 'r':
+    return cli_number("--train-fraction", arg, 0, 1, true, "a number in (0, 1]",
+                      &a->opts.train_fraction);
+  case 'n':
+    code = cli_number("--ocv-points", arg, 3, SITS_BATTERY_MAX_OCV, false,
+                      "a whole number from 3 to " STR(SITS_BATTERY_MAX_OCV), &v);
+    if (code == EXIT_OK && v != (double)(size_t)v) {
+      cli_error("--ocv-points '%s': expected a whole number from 3 to %d", arg,
+                SITS_BATTERY_MAX_OCV);
+      code = EXIT_INPUT;
     }
-    case 'm':
-      a->opts.ocv_max_c_rate_per_h = strtod(optarg, &end);
-      if (*end || !(a->opts.ocv_max_c_rate_per_h > 0 && a->opts.ocv_max_c_rate_per_h <= 1)) {
-        cli_error("--ocv-max-c-rate '%s': expected a C-rate per hour in (0, 1]", optarg);
-        return EXIT_INPUT;
-      }
-      break;
-    case 'R':
-      a->opts.ocv_r_ohm = strtod(optarg, &end);
-      a->opts.ocv_r_given = true;
-      if (*end || !(a->opts.ocv_r_ohm >= 0 && a->opts.ocv_r_ohm < 10)) {
-        cli_error("--ocv-r-ohm '%s': expected a resistance in ohms, >= 0", optarg);
-        return EXIT_INPUT;
-      }
-      break;
-    case 'y': a->th.trace.format = optarg; break;
-    case 'z':
-      a->th.trace.interval_ms = strtod(optarg, &end);
-      if (*end || !(a->th.trace.interval_ms > 0)) {
-        cli_error("--interval-ms '%s': expected a positive number of milliseconds", optarg);
-        return EXIT_INPUT;
-      }
-      break;
-    case 'Q': a->th.trace.fields = optarg; break;
-    case 'X': a->th.trace.strict = true; break;
-    case 'h': fputs(calibrate_usage, stdout); return -1;
-    default: return cli_bad_option(c, argv[optind - 1], "calibrate");
+    a->opts.ocv_points = (size_t)v;
+    return code;
+  case 'm':
+    return cli_number("--ocv-max-c-rate", arg, 0, 1, true, "a C-rate per hour in (0, 1]",
+                      &a->opts.ocv_max_c_rate_per_h);
+  case 'R':
+    a->opts.ocv_r_given = true;
+    code = cli_number("--ocv-r-ohm", arg, 0, INFINITY, false, "a resistance in ohms, >= 0",
+                      &a->opts.ocv_r_ohm);
+    if (code == EXIT_OK && !(a->opts.ocv_r_ohm < 10)) { /* a cell's, not a load's */
+      cli_error("--ocv-r-ohm '%s': expected a resistance in ohms, >= 0", arg);
+      code = EXIT_INPUT;
+    }
+    return code;
+  default:
+    return cli_number("--interval-ms", arg, 0, INFINITY, true, "a positive number of milliseconds",
+                      &a->th.trace.interval_ms);
+  }
+}
+
+static int option(void *p, int c, const char *arg) {
+  args *a = p;
+  switch (c) {
+  case 't': a->opts.trace_path = arg; break;
+  case 'f': a->fit = arg; break;
+  case 'p': a->png = arg; break;
+  case 'o': a->out = arg; break;
+  case 'T': a->opts.time_column = arg; break;
+  case 'I': a->opts.current_column = arg; break;
+  case 'V': a->opts.voltage_column = arg; break;
+  case 'P': a->opts.discharge_positive = 1; break;
+  case 'N': a->opts.discharge_positive = 0; break;
+  case 'O': a->opts.ocv_test_path = arg; break;
+  case 'C': return ocv_columns(arg, a);
+  case 'y': a->th.trace.format = arg; break;
+  case 'Q': a->th.trace.fields = arg; break;
+  case 'X': a->th.trace.strict = true; break;
+  default: return number_option(a, c, arg);
+  }
+  return EXIT_OK;
+}
+
+/* --fit thermal[,ambient,initial] into a->th. */
+static int thermal_fit(args *a, const char *scenario) {
+  char buf[256];
+  snprintf(buf, sizeof buf, "%s", a->fit);
+  char *save = NULL;
+  for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    if (!strcmp(tok, "thermal"))
+      a->thermal = true;
+    else if (!strcmp(tok, "ambient"))
+      a->th.fit_ambient = true;
+    else if (!strcmp(tok, "initial"))
+      a->th.fit_initial = true;
+    else if (!strcmp(tok, "leakage")) {
+      cli_error("--fit leakage: a replay drives the network with measured power, which "
+                "already holds the leakage; a leakage slope is not fitted in this version");
+      return EXIT_INPUT;
+    } else {
+      cli_error("--fit '%s': '%s' does not combine with thermal (thermal, ambient, initial)",
+                a->fit, tok);
+      return EXIT_INPUT;
     }
   }
+  if (!a->thermal) {
+    cli_error("--fit '%s': ambient and initial come with thermal", a->fit);
+    return EXIT_INPUT;
+  }
+  a->th.scenario_path = scenario;
+  a->th.trace_path = a->opts.trace_path;
+  a->th.train_fraction = a->opts.train_fraction;
+  return EXIT_OK;
+}
+
+static int check(void *p, cli_ctx *ctx) {
+  args *a = p;
   bool ocv_only = a->opts.ocv_test_path && !a->opts.trace_path && !a->fit;
-  if (optind != argc - 1 || !a->out || (!ocv_only && (!a->opts.trace_path || !a->fit))) {
+  if (!a->out || (!ocv_only && (!a->opts.trace_path || !a->fit))) {
     cli_error("calibrate needs a scenario file, --trace with --fit (or --ocv-test) and -o (see "
               "'sitsenergy calibrate --help')");
     return EXIT_USAGE;
   }
-  a->scenario = argv[optind];
   if (ocv_only)
     return EXIT_OK;
   if (strstr(a->fit, "thermal") || strstr(a->fit, "ambient") || strstr(a->fit, "initial") ||
-      strstr(a->fit, "leakage")) {
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", a->fit);
-    char *save = NULL;
-    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-      if (!strcmp(tok, "thermal"))
-        a->thermal = true;
-      else if (!strcmp(tok, "ambient"))
-        a->th.fit_ambient = true;
-      else if (!strcmp(tok, "initial"))
-        a->th.fit_initial = true;
-      else if (!strcmp(tok, "leakage")) {
-        cli_error("--fit leakage: a replay drives the network with measured power, which "
-                  "already holds the leakage; a leakage slope is not fitted in this version");
-        return EXIT_INPUT;
-      } else {
-        cli_error("--fit '%s': '%s' does not combine with thermal (thermal, ambient, initial)",
-                  a->fit, tok);
-        return EXIT_INPUT;
-      }
-    }
-    if (!a->thermal) {
-      cli_error("--fit '%s': ambient and initial come with thermal", a->fit);
-      return EXIT_INPUT;
-    }
-    a->th.scenario_path = a->scenario;
-    a->th.trace_path = a->opts.trace_path;
-    a->th.train_fraction = a->opts.train_fraction;
-    return EXIT_OK;
-  }
+      strstr(a->fit, "leakage"))
+    return thermal_fit(a, ctx->scenario);
   if (strcmp(a->fit, "battery") == 0)
     a->opts.fit_capacity = false;
   else if (strcmp(a->fit, "battery,capacity") == 0 || strcmp(a->fit, "capacity,battery") == 0)
@@ -221,8 +226,8 @@ static int thermal_plot(const char *cfg, const sits_thermal_cal_opts *o, const c
   return code;
 }
 
-static int calibrate_thermal(args *a) {
-  a->th.sets = a->sets.items, a->th.n_sets = a->sets.n;
+static int calibrate_thermal(args *a, cli_ctx *ctx) {
+  a->th.sets = ctx->sets.items, a->th.n_sets = ctx->sets.n;
   sits_thermal_cal cal;
   sits_err err = {0};
   int rc = sits_calibrate_thermal(&a->th, &cal, &err);
@@ -243,36 +248,42 @@ static int calibrate_thermal(args *a) {
   return code;
 }
 
-int cmd_calibrate(int argc, char **argv) {
-  args a = {.opts = {.discharge_positive = -1, .train_fraction = 0.7}};
-  int code = parse(argc, argv, &a);
-  if (code) {
-    cli_sets_release(&a.sets);
-    return code < 0 ? EXIT_OK : code;
-  }
-  if (a.thermal) {
-    code = calibrate_thermal(&a);
-    cli_sets_release(&a.sets);
-    return code;
-  }
+static int calibrate_battery(args *a, cli_ctx *ctx) {
   sits_err err = {0};
   sits_scenario *sc = NULL;
   sits_calibration cal = {0};
-  int rc = sits_scenario_load(a.scenario, a.sets.items, a.sets.n, &sc, &err);
+  int code, rc = sits_scenario_load(ctx->scenario, ctx->sets.items, ctx->sets.n, &sc, &err);
   if (rc == SITS_OK)
-    rc = sits_calibrate_battery(sc, &a.opts, &cal, &err);
+    rc = sits_calibrate_battery(sc, &a->opts, &cal, &err);
   if (rc == SITS_OK)
-    rc = sits_write_calibrated_config(sc, &cal, a.out, &err);
+    rc = sits_write_calibrated_config(sc, &cal, a->out, &err);
   if (rc)
     code = cli_fail(rc, &err);
   else {
     sits_write_calibration_json(&cal, stdout);
-    code = a.png && cal.has_fit ? cli_plot_calibration(&cal, a.png) : EXIT_OK;
-    if (a.png && !cal.has_fit)
+    code = a->png && cal.has_fit ? cli_plot_calibration(&cal, a->png) : EXIT_OK;
+    if (a->png && !cal.has_fit)
       cli_error("--plot draws a fitted trace: nothing drawn for an OCV test alone");
   }
   sits_calibration_release(&cal);
   sits_scenario_free(sc);
-  cli_sets_release(&a.sets);
   return code;
 }
+
+/* The thermal fit loads the scenario itself (with the --set overrides, once). */
+static int body(void *p, cli_ctx *ctx) {
+  args *a = p;
+  return a->thermal ? calibrate_thermal(a, ctx) : calibrate_battery(a, ctx);
+}
+
+const cli_cmd cli_cmd_calibrate = {.name = "calibrate",
+                                   .help = "fit a thermal network or a battery to measured data",
+                                   .usage = calibrate_usage,
+                                   .opts = calibrate_opts,
+                                   .shortopts = "o:",
+                                   .args_size = sizeof(args),
+                                   .init = init,
+                                   .option = option,
+                                   .check = check,
+                                   .body = body,
+                                   .flags = CLI_SCENARIO};

@@ -30,7 +30,7 @@ static void on_signal(int sig) {
   stop = 1;
 }
 
-int cmd_capture(int argc, char **argv) {
+static int cmd_capture(int argc, char **argv) {
   static const struct option opts[] = {{"sysfs-root", required_argument, NULL, 'r'},
                                        {"period-ms", required_argument, NULL, 'p'},
                                        {"duration-s", required_argument, NULL, 'd'},
@@ -151,3 +151,7 @@ int cmd_capture(int argc, char **argv) {
   sits_rt_free(rt);
   return code;
 }
+
+/* Its own parsing: no scenario. */
+const cli_cmd cli_cmd_capture = {
+    .name = "capture", .help = "sample a board's sysfs into a trace CSV", .raw = cmd_capture};

@@ -23,32 +23,32 @@ static const char table_usage[] =
     "  -o FILE           write there (under a temporary name, renamed when complete)\n";
 
 typedef struct args {
-  const char *scenario, *domain, *format, *out;
-  cli_sets sets;
+  const char *domain, *format, *out;
 } args;
 
-static int parse(int argc, char **argv, args *a) {
-  static const struct option opts[] = {
-      {"domain", required_argument, NULL, 'd'}, {"format", required_argument, NULL, 'f'},
-      {"set", required_argument, NULL, 'S'},    {"output", required_argument, NULL, 'o'},
-      {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
-  int c;
-  opterr = 0;
-  while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
-    switch (c) {
-    case 'd': a->domain = optarg; break;
-    case 'f': a->format = optarg; break;
-    case 'S': cli_sets_add(&a->sets, optarg); break;
-    case 'o': a->out = optarg; break;
-    case 'h': fputs(table_usage, stdout); return -1;
-    default: return cli_bad_option(c, argv[optind - 1], "dvfs-table");
-    }
-  }
-  if (optind != argc - 1) {
-    cli_error("dvfs-table needs one scenario file (see 'sitsenergy dvfs-table --help')");
-    return EXIT_USAGE;
-  }
-  a->scenario = argv[optind];
+static const struct option table_opts[] = {{"domain", required_argument, NULL, 'd'},
+                                           {"format", required_argument, NULL, 'f'},
+                                           {"output", required_argument, NULL, 'o'},
+                                           {NULL, 0, NULL, 0}};
+
+static void init(void *p) {
+  ((args *)p)->format = "csv";
+}
+
+static int option(void *p, int c, const char *arg) {
+  args *a = p;
+  if (c == 'd')
+    a->domain = arg;
+  else if (c == 'f')
+    a->format = arg;
+  else
+    a->out = arg;
+  return EXIT_OK;
+}
+
+static int check(void *p, cli_ctx *ctx) {
+  const args *a = p;
+  (void)ctx;
   if (!sits_dvfs_format_known(a->format)) {
     cli_error("--format must be csv, json, dts, header or nvpmodel, not '%s'", a->format);
     return EXIT_INPUT;
@@ -63,34 +63,35 @@ static int emit(const args *a, const sits_dvfs_table *tables, size_t n) {
   return rc ? cli_fail(rc, &err) : EXIT_OK;
 }
 
-int cmd_dvfs_table(int argc, char **argv) {
-  args a = {.format = "csv"};
-  int code = parse(argc, argv, &a);
-  if (code) {
-    cli_sets_release(&a.sets);
-    return code < 0 ? EXIT_OK : code;
-  }
+static int body(void *p, cli_ctx *ctx) {
+  const args *a = p;
   sits_err err = {0};
-  sits_scenario *sc = NULL;
   sits_dvfs_table *tables = calloc(SITS_MAX_DOMAINS, sizeof *tables);
   size_t n = 0;
-  int rc = SITS_ENOMEM;
-  if (tables)
-    rc = sits_scenario_load(a.scenario, a.sets.items, a.sets.n, &sc, &err);
-  else
-    snprintf(err.msg, sizeof err.msg, "out of memory");
-  if (rc == SITS_OK && strcmp(a.format, "nvpmodel") == 0 && !a.domain) {
+  int rc = tables ? SITS_OK : SITS_ENOMEM;
+  if (rc == SITS_OK && strcmp(a->format, "nvpmodel") == 0 && !a->domain) {
     size_t nd;
-    const sits_domain *dom = sits_scenario_domains(sc, &nd);
+    const sits_domain *dom = sits_scenario_domains(ctx->sc, &nd);
     for (; rc == SITS_OK && n < nd; n++)
-      rc = sits_dvfs_table_compute(sc, dom[n].name, &tables[n], &err);
+      rc = sits_dvfs_table_compute(ctx->sc, dom[n].name, &tables[n], &err);
   } else if (rc == SITS_OK) {
-    rc = sits_dvfs_table_compute(sc, a.domain, &tables[0], &err);
+    rc = sits_dvfs_table_compute(ctx->sc, a->domain, &tables[0], &err);
     n = 1;
   }
-  code = rc ? cli_fail(rc, &err) : emit(&a, tables, n);
+  int code = rc ? cli_fail(rc, &err) : emit(a, tables, n);
   free(tables);
-  sits_scenario_free(sc);
-  cli_sets_release(&a.sets);
   return code;
 }
+
+const cli_cmd cli_cmd_dvfs_table = {.name = "dvfs-table",
+                                    .help =
+                                        "per-OPP power, temperature, throughput, sustainability",
+                                    .usage = table_usage,
+                                    .opts = table_opts,
+                                    .shortopts = "o:",
+                                    .args_size = sizeof(args),
+                                    .init = init,
+                                    .option = option,
+                                    .check = check,
+                                    .body = body,
+                                    .flags = CLI_SCENARIO | CLI_LOAD};

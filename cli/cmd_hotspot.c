@@ -34,7 +34,7 @@ static const char hotspot_usage[] =
     "--precision N: decimals of the text outputs (2). --rtol X: CVODE's relative tolerance\n"
     "(1e-5; absolute 100 x that in K). --stats: solver counters on stderr.\n";
 
-int cmd_hotspot(int argc, char **argv) {
+static int cmd_hotspot(int argc, char **argv) {
   sits_hs_options *opts = sits_hs_options_new();
   sits_hs_run_opts ro = {.options = opts, .precision = 2};
   bool stats = false;
@@ -130,3 +130,9 @@ int cmd_hotspot(int argc, char **argv) {
   sits_hs_options_free(opts);
   return code;
 }
+
+/* Its own parsing: HotSpot's single-dash options. */
+const cli_cmd cli_cmd_hotspot = {
+    .name = "hotspot",
+    .help = "HotSpot's command line: floorplan networks, .ttrace/.steady out",
+    .raw = cmd_hotspot};

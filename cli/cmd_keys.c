@@ -14,7 +14,7 @@ static const char keys_usage[] =
     "keeps the keys whose dotted path contains it (`sitsenergy keys battery`).\n"
     "  --format text|markdown   one entry per key (default), or the README's tables\n";
 
-int cmd_keys(int argc, char **argv) {
+static int cmd_keys(int argc, char **argv) {
   static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
                                        {"help", no_argument, NULL, 'h'},
                                        {NULL, 0, NULL, 0}};
@@ -43,3 +43,9 @@ int cmd_keys(int argc, char **argv) {
   }
   return rc ? cli_fail(rc, &err) : EXIT_OK;
 }
+
+/* Its own parsing: no scenario. */
+const cli_cmd cli_cmd_keys = {
+    .name = "keys",
+    .help = "the configuration keys: type, unit, default, range, what each sets",
+    .raw = cmd_keys};

@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "sits_sim.h"
+#include "sits_text.h"
 
 static const char run_usage[] =
     "usage: sitsenergy run SCENARIO.cfg [-o OUT.h5] [--csv OUT.csv] [--summary text|json]\n"
@@ -45,42 +46,38 @@ static void on_progress(double t_s, double end_s, void *user) {
 }
 
 typedef struct run_args {
-  const char *scenario, *h5, *csv, *png, *summary;
+  const char *h5, *csv, *png, *summary;
   int check, quiet;
-  cli_sets sets;
 } run_args;
 
-static int parse(int argc, char **argv, run_args *a) {
-  static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
-                                       {"csv", required_argument, NULL, 'c'},
-                                       {"plot", required_argument, NULL, 'p'},
-                                       {"summary", required_argument, NULL, 's'},
-                                       {"set", required_argument, NULL, 'S'},
-                                       {"check", no_argument, NULL, 'k'},
-                                       {"quiet", no_argument, NULL, 'q'},
-                                       {"help", no_argument, NULL, 'h'},
-                                       {NULL, 0, NULL, 0}};
-  int c;
-  opterr = 0;
-  while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
-    switch (c) {
-    case 'o': a->h5 = optarg; break;
-    case 'c': a->csv = optarg; break;
-    case 'p': a->png = optarg; break;
-    case 's': a->summary = optarg; break;
-    case 'S': cli_sets_add(&a->sets, optarg); break;
-    case 'k': a->check = 1; break;
-    case 'q': a->quiet = 1; break;
-    case 'h': fputs(run_usage, stdout); return -1;
-    default: return cli_bad_option(c, argv[optind - 1], "run");
-    }
+static const struct option run_opts[] = {{"output", required_argument, NULL, 'o'},
+                                         {"csv", required_argument, NULL, 'c'},
+                                         {"plot", required_argument, NULL, 'p'},
+                                         {"summary", required_argument, NULL, 's'},
+                                         {"check", no_argument, NULL, 'k'},
+                                         {"quiet", no_argument, NULL, 'q'},
+                                         {NULL, 0, NULL, 0}};
+
+static void init(void *p) {
+  ((run_args *)p)->summary = "text";
+}
+
+static int option(void *p, int c, const char *arg) {
+  run_args *a = p;
+  switch (c) {
+  case 'o': a->h5 = arg; break;
+  case 'c': a->csv = arg; break;
+  case 'p': a->png = arg; break;
+  case 's': a->summary = arg; break;
+  case 'k': a->check = 1; break;
+  case 'q': a->quiet = 1; break;
   }
-  if (optind != argc - 1) {
-    cli_error(optind >= argc ? "run needs a scenario file (see 'sitsenergy run --help')"
-                             : "run takes one scenario file");
-    return EXIT_USAGE;
-  }
-  a->scenario = argv[optind];
+  return EXIT_OK;
+}
+
+static int check(void *p, cli_ctx *ctx) {
+  const run_args *a = p;
+  (void)ctx;
   if (strcmp(a->summary, "text") != 0 && strcmp(a->summary, "json") != 0) {
     cli_error("--summary must be 'text' or 'json', not '%s'", a->summary);
     return EXIT_INPUT;
@@ -88,14 +85,15 @@ static int parse(int argc, char **argv, run_args *a) {
   return EXIT_OK;
 }
 
-static int write_outputs(const run_args *a, const sits_scenario *sc, const sits_result *r) {
+static int write_outputs(const run_args *a, const char *scenario, const sits_scenario *sc,
+                         const sits_result *r) {
   sits_err err = {0};
   int rc;
   if (a->h5 && (rc = sits_write_h5(sc, r, a->h5, &err)))
     return cli_fail(rc, &err);
   if (a->csv && (rc = sits_write_csv(sc, r, a->csv, &err)))
     return cli_fail(rc, &err);
-  if (a->png && (rc = cli_plot_run(sc, r, a->scenario, a->png)))
+  if (a->png && (rc = cli_plot_run(sc, r, scenario, a->png)))
     return rc;
   if (strcmp(a->summary, "json") == 0)
     sits_write_summary_json(sc, r, stdout);
@@ -110,31 +108,33 @@ static int write_outputs(const run_args *a, const sits_scenario *sc, const sits_
   return EXIT_OK;
 }
 
-int cmd_run(int argc, char **argv) {
-  run_args a = {.summary = "text"};
-  int code = parse(argc, argv, &a);
-  if (code) {
-    cli_sets_release(&a.sets);
-    return code < 0 ? EXIT_OK : code;
-  }
+static int body(void *p, cli_ctx *ctx) {
+  const run_args *a = p;
   sits_err err = {0};
-  sits_scenario *sc = NULL;
   sits_result *res = NULL;
   progress prog = {0};
   clock_gettime(CLOCK_MONOTONIC, &prog.start);
   sits_run_opts ro = {NULL, &prog};
-  if (!a.quiet && isatty(STDERR_FILENO))
+  if (!a->quiet && isatty(STDERR_FILENO))
     ro.progress = on_progress;
-  int rc = sits_scenario_load(a.scenario, a.sets.items, a.sets.n, &sc, &err);
-  if (rc == SITS_OK)
-    rc = sits_run(sc, &ro, &res, &err);
+  int rc = sits_run(ctx->sc, &ro, &res, &err);
   if (prog.shown)
     fputs("\r\033[K", stderr);
-  code = rc ? cli_fail(rc, &err) : write_outputs(&a, sc, res);
-  if (code == EXIT_OK && a.check && !sits_result_summary(res)->ok)
+  int code = rc ? cli_fail(rc, &err) : write_outputs(a, ctx->scenario, ctx->sc, res);
+  if (code == EXIT_OK && a->check && !sits_result_summary(res)->ok)
     code = EXIT_VIOLATED;
   sits_result_free(res);
-  sits_scenario_free(sc);
-  cli_sets_release(&a.sets);
   return code;
 }
+
+const cli_cmd cli_cmd_run = {.name = "run",
+                             .help = "simulate a scenario over time (HDF5, CSV, summary)",
+                             .usage = run_usage,
+                             .opts = run_opts,
+                             .shortopts = "o:",
+                             .args_size = sizeof(run_args),
+                             .init = init,
+                             .option = option,
+                             .check = check,
+                             .body = body,
+                             .flags = CLI_SCENARIO | CLI_LOAD};

@@ -1,6 +1,5 @@
 /* cmd_steady.c - `sitsenergy steady`: steady temperatures of the averaged inputs, JSON. */
 #define _POSIX_C_SOURCE 200809L
-#include <getopt.h>
 #include <stdio.h>
 
 #include "cli.h"
@@ -12,43 +11,21 @@ static const char steady_usage[] =
     "temp_c (by node), max_junction_temp_c, power_w.total, runaway.\n"
     "  --set KEY=VALUE    override a config value (repeatable)\n";
 
-int cmd_steady(int argc, char **argv) {
-  static const struct option opts[] = {
-      {"set", required_argument, NULL, 'S'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-  cli_sets sets = {0};
-  int c, code = EXIT_OK;
-  opterr = 0;
-  while (code == EXIT_OK && (c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-    if (c == 'S')
-      cli_sets_add(&sets, optarg);
-    else if (c == 'h') {
-      fputs(steady_usage, stdout);
-      cli_sets_release(&sets);
-      return EXIT_OK;
-    } else {
-      code = cli_bad_option(c, argv[optind - 1], "steady");
-    }
-  }
-  if (code == EXIT_OK && optind != argc - 1) {
-    cli_error("steady needs one scenario file (see 'sitsenergy steady --help')");
-    code = EXIT_USAGE;
-  }
-  if (code != EXIT_OK) {
-    cli_sets_release(&sets);
-    return code;
-  }
+static int body(void *args, cli_ctx *ctx) {
+  (void)args;
   sits_err err = {0};
-  sits_scenario *sc = NULL;
   sits_steady_state st = {0};
-  int rc = sits_scenario_load(argv[optind], sets.items, sets.n, &sc, &err);
+  int rc = sits_steady(ctx->sc, &st, &err), code = EXIT_OK;
   if (rc == SITS_OK)
-    rc = sits_steady(sc, &st, &err);
-  if (rc == SITS_OK)
-    sits_write_steady_json(sc, &st, stdout);
+    sits_write_steady_json(ctx->sc, &st, stdout);
   else
     code = cli_fail(rc, &err);
   sits_steady_release(&st);
-  sits_scenario_free(sc);
-  cli_sets_release(&sets);
   return code;
 }
+
+const cli_cmd cli_cmd_steady = {.name = "steady",
+                                .help = "steady temperatures of the time-averaged inputs (JSON)",
+                                .usage = steady_usage,
+                                .body = body,
+                                .flags = CLI_SCENARIO | CLI_LOAD};

@@ -44,11 +44,11 @@ typedef struct vary {
 
 typedef struct args {
   const char *scenario, *out;
+  const cli_sets *sets; /* the dispatcher's --set overrides */
   vary v[MAX_VARY];
   size_t n_vary;
   long jobs, shard_k, shard_n;
   int check;
-  cli_sets sets;
 } args;
 
 static int parse_vary(vary *v, const char *text) {
@@ -80,50 +80,54 @@ static int parse_vary(vary *v, const char *text) {
   return v->n ? 0 : -1;
 }
 
-static int parse(int argc, char **argv, args *a) {
-  static const struct option opts[] = {
-      {"vary", required_argument, NULL, 'v'},   {"shard", required_argument, NULL, 's'},
-      {"set", required_argument, NULL, 'S'},    {"check", no_argument, NULL, 'k'},
-      {"output", required_argument, NULL, 'o'}, {"jobs", required_argument, NULL, 'j'},
-      {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
-  int c;
-  opterr = 0;
-  while ((c = getopt_long(argc, argv, ":o:j:h", opts, NULL)) != -1) {
-    switch (c) {
-    case 'v':
-      if (a->n_vary == MAX_VARY || parse_vary(&a->v[a->n_vary++], optarg)) {
-        cli_error("--vary '%s': expected KEY=V1,V2,... or KEY=START:STOP:COUNT (at most %d)",
-                  optarg, MAX_VARY);
-        return EXIT_INPUT;
-      }
-      break;
-    case 's':
-      if (sscanf(optarg, "%ld/%ld", &a->shard_k, &a->shard_n) != 2 || a->shard_n < 1 ||
-          a->shard_k < 1 || a->shard_k > a->shard_n) {
-        cli_error("--shard '%s': expected K/N with 1 <= K <= N", optarg);
-        return EXIT_INPUT;
-      }
-      break;
-    case 'j':
-      a->jobs = strtol(optarg, NULL, 10);
-      if (a->jobs < 1 || a->jobs > 256) {
-        cli_error("-j '%s': expected a number of jobs from 1 to 256", optarg);
-        return EXIT_INPUT;
-      }
-      break;
-    case 'S': cli_sets_add(&a->sets, optarg); break;
-    case 'k': a->check = 1; break;
-    case 'o': a->out = optarg; break;
-    case 'h': fputs(sweep_usage, stdout); return -1;
-    default: return cli_bad_option(c, argv[optind - 1], "sweep");
+static const struct option sweep_opts[] = {
+    {"vary", required_argument, NULL, 'v'}, {"shard", required_argument, NULL, 's'},
+    {"check", no_argument, NULL, 'k'},      {"output", required_argument, NULL, 'o'},
+    {"jobs", required_argument, NULL, 'j'}, {NULL, 0, NULL, 0}};
+
+static void init(void *p) {
+  ((args *)p)->jobs = 1;
+}
+
+static int option(void *p, int c, const char *arg) {
+  args *a = p;
+  switch (c) {
+  case 'v':
+    if (a->n_vary == MAX_VARY || parse_vary(&a->v[a->n_vary++], arg)) {
+      cli_error("--vary '%s': expected KEY=V1,V2,... or KEY=START:STOP:COUNT (at most %d)", arg,
+                MAX_VARY);
+      return EXIT_INPUT;
     }
+    break;
+  case 's':
+    if (sscanf(arg, "%ld/%ld", &a->shard_k, &a->shard_n) != 2 || a->shard_n < 1 || a->shard_k < 1 ||
+        a->shard_k > a->shard_n) {
+      cli_error("--shard '%s': expected K/N with 1 <= K <= N", arg);
+      return EXIT_INPUT;
+    }
+    break;
+  case 'j':
+    a->jobs = strtol(arg, NULL, 10);
+    if (a->jobs < 1 || a->jobs > 256) {
+      cli_error("-j '%s': expected a number of jobs from 1 to 256", arg);
+      return EXIT_INPUT;
+    }
+    break;
+  case 'k': a->check = 1; break;
+  case 'o': a->out = arg; break;
   }
-  if (optind != argc - 1 || !a->out || a->n_vary == 0) {
+  return EXIT_OK;
+}
+
+static int check(void *p, cli_ctx *ctx) {
+  args *a = p;
+  if (!a->out || a->n_vary == 0) {
     cli_error("sweep needs a scenario file, at least one --vary and -o OUT (see 'sitsenergy sweep "
               "--help')");
     return EXIT_USAGE;
   }
-  a->scenario = argv[optind];
+  a->scenario = ctx->scenario;
+  a->sets = &ctx->sets;
   return EXIT_OK;
 }
 
@@ -166,8 +170,8 @@ static int run_one(const args *a, size_t idx, FILE *f) {
   char buf[MAX_VARY][600];
   size_t n = 0;
   pick(a, idx, vals);
-  for (size_t i = 0; i < a->sets.n && n < 256; i++)
-    sets[n++] = a->sets.items[i];
+  for (size_t i = 0; i < a->sets->n && n < 256; i++)
+    sets[n++] = a->sets->items[i];
   for (size_t i = 0; i < a->n_vary; i++) {
     snprintf(buf[i], sizeof buf[i], "%s=%s", a->v[i].key, vals[i]);
     sets[n++] = buf[i];
@@ -372,41 +376,59 @@ static int spawn_jobs(const args *a, size_t jobs, char paths[][4200]) {
   return status_all;
 }
 
-int cmd_sweep(int argc, char **argv) {
-  args a = {.jobs = 1};
-  int code = parse(argc, argv, &a);
-  if (code == EXIT_OK) {
-    size_t jobs = (size_t)a.jobs;
+static int body(void *p, cli_ctx *ctx) {
+  (void)ctx;
+  const args *a = p;
+  int code = EXIT_OK;
+  {
+    size_t jobs = (size_t)a->jobs;
     char(*paths)[4200] = calloc(jobs, sizeof *paths);
-    int status = paths ? spawn_jobs(&a, jobs, paths) : -1;
+    int status = paths ? spawn_jobs(a, jobs, paths) : -1;
     char tmp[4300];
-    snprintf(tmp, sizeof tmp, "%s.tmp", a.out);
+    snprintf(tmp, sizeof tmp, "%s.tmp", a->out);
     FILE *out = fopen(tmp, "w");
-    int ok = status >= 0 && !(status & 4) && out && merge(&a, paths, jobs, out) == 0;
+    int ok = status >= 0 && !(status & 4) && out && merge(a, paths, jobs, out) == 0;
     if (out && fclose(out) != 0)
       ok = 0;
     for (size_t j = 0; paths && j < jobs; j++)
       remove(paths[j]);
     free(paths);
-    size_t olen = strlen(a.out);
-    bool h5 = olen > 3 && strcmp(a.out + olen - 3, ".h5") == 0;
+    size_t olen = strlen(a->out);
+    bool h5 = olen > 3 && strcmp(a->out + olen - 3, ".h5") == 0;
     if (ok && h5) { /* the merged table into HDF5, then drop the CSV */
-      ok = csv_to_h5(tmp, a.out) == 0;
+      ok = csv_to_h5(tmp, a->out) == 0;
       remove(tmp);
     }
-    if (ok && (h5 || rename(tmp, a.out) == 0)) {
-      code = status & 1 ? EXIT_INPUT : (a.check && (status & 2) ? EXIT_VIOLATED : EXIT_OK);
+    if (ok && (h5 || rename(tmp, a->out) == 0)) {
+      code = status & 1 ? EXIT_INPUT : (a->check && (status & 2) ? EXIT_VIOLATED : EXIT_OK);
       if (status & 1)
-        cli_error("some combinations failed: see the error column of %s", a.out);
+        cli_error("some combinations failed: see the error column of %s", a->out);
     } else {
       remove(tmp);
-      cli_error("%s: writing the sweep failed: %s", a.out, strerror(errno));
+      cli_error("%s: writing the sweep failed: %s", a->out, strerror(errno));
       code = EXIT_INPUT;
     }
   }
-  for (size_t i = 0; i < a.n_vary; i++)
-    for (size_t k = 0; k < a.v[i].n; k++)
-      free(a.v[i].values[k]);
-  cli_sets_release(&a.sets);
-  return code < 0 ? EXIT_OK : code;
+  return code;
 }
+
+static void release(void *p) {
+  args *a = p;
+  for (size_t i = 0; i < a->n_vary; i++)
+    for (size_t k = 0; k < a->v[i].n; k++)
+      free(a->v[i].values[k]);
+}
+
+const cli_cmd cli_cmd_sweep = {.name = "sweep",
+                               .help =
+                                   "run a scenario over a grid of --set values (one CSV row each)",
+                               .usage = sweep_usage,
+                               .opts = sweep_opts,
+                               .shortopts = "o:j:",
+                               .args_size = sizeof(args),
+                               .init = init,
+                               .option = option,
+                               .check = check,
+                               .body = body,
+                               .release = release,
+                               .flags = CLI_SCENARIO};

@@ -15,6 +15,7 @@
 #include "sits_schedule.h"
 #include "sits_thermal.h"
 #include "sits_replay.h"
+#include "sits_text.h"
 #include "sits_table_writer.h"
 #include "sits_thermal_cal.h"
 #include "sits_trace.h"

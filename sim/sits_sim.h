@@ -148,9 +148,8 @@ SITS_API int sits_write_table_h5(const char *path, size_t rows, size_t cols,
 /** CSV: time_s, temp_c.<node>..., node_power_w.<node>..., power_w.total. */
 SITS_API int sits_write_csv(const sits_scenario *sc, const sits_result *r, const char *path,
                             sits_err *err);
-/** Summary JSON object (one line) or text table onto @p f. */
+/** Summary JSON object (one line) onto @p f (the text form: sits_text.h). */
 SITS_API int sits_write_summary_json(const sits_scenario *sc, const sits_result *r, FILE *f);
-SITS_API int sits_write_summary_text(const sits_scenario *sc, const sits_result *r, FILE *f);
 /** Steady JSON object onto @p f. */
 SITS_API int sits_write_steady_json(const sits_scenario *sc, const sits_steady_state *st, FILE *f);
 

@@ -1,0 +1,101 @@
+/*
+ * dispatch.c - option handling done once for every command (git's run_builtin is the model):
+ * the command's own options plus --set and --help through getopt_long, the one scenario
+ * argument, loading the scenario with the overrides, the body, and releasing it all.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "sits_scenario.h"
+
+#define MAX_OPTS 64
+
+enum { OPT_SET = 0x100, OPT_HELP = 'h' };
+
+/* The command's options, then --set and --help. */
+static void options(const cli_cmd *cmd, struct option *all, char *shortopts, size_t size) {
+  size_t n = 0;
+  for (; cmd->opts && cmd->opts[n].name && n < MAX_OPTS - 3; n++)
+    all[n] = cmd->opts[n];
+  if (cmd->flags & CLI_SCENARIO)
+    all[n++] = (struct option){"set", required_argument, NULL, OPT_SET};
+  all[n++] = (struct option){"help", no_argument, NULL, OPT_HELP};
+  all[n] = (struct option){NULL, 0, NULL, 0};
+  snprintf(shortopts, size, ":%sh", cmd->shortopts ? cmd->shortopts : "");
+}
+
+static int parse(const cli_cmd *cmd, int argc, char **argv, void *args, cli_ctx *ctx) {
+  struct option all[MAX_OPTS];
+  char shortopts[64];
+  options(cmd, all, shortopts, sizeof shortopts);
+  int c, code = EXIT_OK;
+  opterr = 0;
+  optind = 1;
+  while (code == EXIT_OK && (c = getopt_long(argc, argv, shortopts, all, NULL)) != -1) {
+    if (c == OPT_SET)
+      code = cli_sets_add(&ctx->sets, optarg) ? EXIT_INPUT : EXIT_OK;
+    else if (c == OPT_HELP) {
+      fputs(cmd->usage, stdout);
+      return -1;
+    } else if (c == '?' || c == ':')
+      code = cli_bad_option(c, argv[optind - 1], cmd->name);
+    else
+      code = cmd->option(args, c, optarg);
+  }
+  if (code || !(cmd->flags & CLI_SCENARIO))
+    return code;
+  if (optind != argc - 1) {
+    if (optind >= argc)
+      cli_error("%s needs a scenario file (see 'sitsenergy %s --help')", cmd->name, cmd->name);
+    else
+      cli_error("%s takes one scenario file (see 'sitsenergy %s --help')", cmd->name, cmd->name);
+    return EXIT_USAGE;
+  }
+  ctx->scenario = argv[optind];
+  return EXIT_OK;
+}
+
+int cli_dispatch(const cli_cmd *cmd, int argc, char **argv) {
+  if (cmd->raw)
+    return cmd->raw(argc, argv);
+  cli_ctx ctx = {0};
+  void *args = calloc(1, cmd->args_size ? cmd->args_size : 1);
+  if (!args) {
+    cli_error("out of memory");
+    return EXIT_INPUT;
+  }
+  if (cmd->init)
+    cmd->init(args);
+  int code = parse(cmd, argc, argv, args, &ctx);
+  if (code == EXIT_OK && cmd->check)
+    code = cmd->check(args, &ctx);
+  if (code == EXIT_OK && (cmd->flags & CLI_LOAD)) {
+    sits_err err = {0};
+    int rc = sits_scenario_load(ctx.scenario, ctx.sets.items, ctx.sets.n, &ctx.sc, &err);
+    if (rc)
+      code = cli_fail(rc, &err);
+  }
+  if (code == EXIT_OK)
+    code = cmd->body(args, &ctx);
+  if (cmd->release)
+    cmd->release(args);
+  sits_scenario_free(ctx.sc);
+  cli_sets_release(&ctx.sets);
+  free(args);
+  return code < 0 ? EXIT_OK : code;
+}
+
+int cli_number(const char *opt, const char *arg, double lo, double hi, bool lo_open,
+               const char *expect, double *out) {
+  char *end;
+  *out = strtod(arg, &end);
+  bool ok = *arg && !*end && (lo_open ? *out > lo : *out >= lo) && *out <= hi;
+  if (ok)
+    return EXIT_OK;
+  cli_error("%s '%s': expected %s", opt, arg, expect);
+  return EXIT_INPUT;
+}
