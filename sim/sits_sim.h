@@ -21,6 +21,7 @@
 
 #include "sits_ode.h"
 #include "sits_scenario.h"
+#include "sits_version.h"
 #include "sits_export.h"
 
 SITS_BEGIN_DECLS
@@ -153,8 +154,6 @@ SITS_API int sits_write_summary_json(const sits_scenario *sc, const sits_result 
 /** Steady JSON object onto @p f. */
 SITS_API int sits_write_steady_json(const sits_scenario *sc, const sits_steady_state *st, FILE *f);
 
-/** The library version ("0.1.0"). */
-SITS_API const char *sits_version(void);
 
 SITS_END_DECLS
 

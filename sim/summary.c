@@ -23,10 +23,6 @@ const char *sits_end_reason_name(sits_end_reason r) {
   }
 }
 
-const char *sits_version(void) {
-  return SITS_VERSION;
-}
-
 double sits__history_at(const double *ts, const double *vs, size_t n, double at) {
   if (n == 0)
     return 0;
