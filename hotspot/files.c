@@ -11,31 +11,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-int sits__hs_lines_open(sits__hs_lines *l, const char *path, sits_err *err) {
-  memset(l, 0, sizeof *l);
-  l->path = path;
-  if (!(l->f = fopen(path, "r")))
-    return sits__fail(err, SITS_EINPUT, "%s: cannot open: %s", path, strerror(errno));
-  return SITS_OK;
-}
-
-void sits__hs_lines_close(sits__hs_lines *l) {
-  if (l->f)
-    fclose(l->f);
-  free(l->buf);
-}
-
 int sits__hs_next_tokens(sits__hs_lines *l, char **tok, int max, sits_err *err) {
-  ssize_t got;
-  while ((got = getline(&l->buf, &l->cap, l->f)) >= 0) {
-    l->lineno++;
-    if (memchr(l->buf, '\0', (size_t)got)) {
+  char *line;
+  bool binary;
+  while ((line = sits__lines_next(l, &binary)) != NULL) {
+    if (binary) {
       sits__fail(err, SITS_EINPUT, "%s:%zu: binary data in a text file", l->path, l->lineno);
       return -1;
     }
     int n = 0;
     char *save = NULL;
-    for (char *t = strtok_r(l->buf, " \t\r\n", &save); t; t = strtok_r(NULL, " \t\r\n", &save)) {
+    for (char *t = strtok_r(line, " \t\r\n", &save); t; t = strtok_r(NULL, " \t\r\n", &save)) {
       if (*t == '#')
         break;
       if (n < max)

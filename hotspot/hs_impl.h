@@ -7,17 +7,13 @@
 
 #include "sits_hotspot.h"
 #include "status_impl.h"
+#include "text_impl.h"
 
-/** A text file read line by line (HotSpot's formats: .flp, .ptrace, .init, .config). */
-typedef struct sits__hs_lines {
-  FILE *f;
-  const char *path;
-  char *buf;
-  size_t cap, lineno;
-} sits__hs_lines;
-
-int sits__hs_lines_open(sits__hs_lines *l, const char *path, sits_err *err);
-void sits__hs_lines_close(sits__hs_lines *l);
+/** A text file read line by line (HotSpot's formats: .flp, .ptrace, .init, .config), through
+ *  the library's line source. */
+typedef sits__lines sits__hs_lines;
+#define sits__hs_lines_open sits__lines_open
+#define sits__hs_lines_close sits__lines_close
 /** The next line that is not blank or a comment, split into at most @p max tokens (in place).
  *  Returns the token count, 0 at the end, -1 on binary data (error set). */
 int sits__hs_next_tokens(sits__hs_lines *l, char **tok, int max, sits_err *err);

@@ -180,7 +180,7 @@ int sits_hs_options_read_config(sits_hs_options *o, const char *path, sits_err *
     else
       rc = set(o, tok[0] + 1, tok[1], where, true, err);
   }
-  if (rc == SITS_OK && !l.f)
+  if (rc == SITS_OK && !l.fp)
     rc = SITS_EINPUT;
   sits__hs_lines_close(&l);
   return rc;

@@ -16,20 +16,14 @@
 #include <stdio.h>
 
 #include "sits_status.h"
+#include "sits_table.h"
 
 SITS_BEGIN_DECLS
 
-typedef struct sits_trace {
-  size_t n_rows, n_cols;
-  char **names;   /**< n_cols names; names[0] is "time_s" */
-  double *values; /**< n_rows x n_cols, row-major; NAN where a sample has no value */
-  size_t *lines;  /**< the source line of each row */
-  size_t skipped; /**< malformed lines skipped (not under strict) */
-  size_t first_skipped_line;
-  double interval_s;           /**< the sample interval used (tegrastats), or NAN */
-  const char *interval_source; /**< "option", "timestamps" or "default" (static text) */
-  const char *format;          /**< the reader's name (static text) */
-} sits_trace;
+/** A board trace is the library's table (sits_table.h) with the trace fields filled:
+ *  names[0] is "time_s"; NAN where a sample has no value; skipped/first_skipped_line,
+ *  interval_s/interval_source and format say how it was read. */
+typedef sits_table sits_trace;
 
 typedef struct sits_trace_opts {
   const char *format; /**< "auto" (NULL), "tegrastats", "jtop", "nvsmi", "csv" */
@@ -58,7 +52,7 @@ SITS_API void sits_trace_free(sits_trace *t);
 /** Index of column @p name, or -1. */
 SITS_API int sits_trace_column(const sits_trace *t, const char *name);
 static inline double sits_trace_at(const sits_trace *t, size_t r, size_t c) {
-  return t->values[r * t->n_cols + c];
+  return sits_table_at(t, r, c);
 }
 
 SITS_END_DECLS

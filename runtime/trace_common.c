@@ -14,20 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A trace is the library's table: the same release and lookup. */
 void sits_trace_free(sits_trace *t) {
-  if (!t)
-    return;
-  for (size_t j = 0; j < t->n_cols; j++)
-    free(t->names[j]);
-  free(t->names), free(t->values), free(t->lines);
-  free(t);
+  sits_table_free(t);
 }
 
 int sits_trace_column(const sits_trace *t, const char *name) {
-  for (size_t j = 0; j < t->n_cols; j++)
-    if (strcmp(t->names[j], name) == 0)
-      return (int)j;
-  return -1;
+  return sits_table_column(t, name);
 }
 
 /* Row capacity is tracked in the skipped field's neighbour: keep it simple, grow by doubling
@@ -103,49 +96,31 @@ int sits__trace_bad_line(sits_trace *t, const sits_trace_opts *o, const char *pa
 }
 
 int sits__trace_lines_open(sits__trace_lines *L, const char *path, sits_err *err) {
-  *L = (sits__trace_lines){.fp = fopen(path, "r"), .path = path};
-  return L->fp ? SITS_OK
-               : sits__fail(err, SITS_EINPUT, "%s: cannot open: %s", path, strerror(errno));
+  return sits__lines_open(L, path, err);
 }
 
 char *sits__trace_lines_next(sits__trace_lines *L, sits_trace *t, const sits_trace_opts *o, int *rc,
                              sits_err *err) {
-  ssize_t got;
-  while (*rc == SITS_OK && (got = getline(&L->line, &L->cap, L->fp)) >= 0) {
-    L->lineno++;
-    if (!memchr(L->line, '\0', (size_t)got))
-      return L->line;
+  char *line;
+  bool binary;
+  while (*rc == SITS_OK && (line = sits__lines_next(L, &binary)) != NULL) {
+    if (!binary)
+      return line;
     *rc = sits__trace_bad_line(t, o, L->path, L->lineno, "binary data", err);
   }
   return NULL;
 }
 
 void sits__trace_lines_close(sits__trace_lines *L) {
-  free(L->line);
-  if (L->fp)
-    fclose(L->fp);
-}
-
-char *sits__trace_trim(char *s) {
-  while (isspace((unsigned char)*s))
-    s++;
-  char *e = s + strlen(s);
-  while (e > s && isspace((unsigned char)e[-1]))
-    *--e = '\0';
-  return s;
+  sits__lines_close(L);
 }
 
 size_t sits__trace_split(char *line, char **f, size_t max) {
+  bool bad = false; /* a malformed quote: its field runs to the end of the line */
   size_t n = 0;
-  for (char *p = line; n < max;) {
-    char *c = strchr(p, ',');
-    if (c)
-      *c = '\0';
-    f[n++] = sits__trace_trim(p);
-    if (!c)
-      break;
-    p = c + 1;
-  }
+  char *cursor = line;
+  while (n < max && (f[n] = sits__csv_field(&cursor, &bad)) != NULL)
+    n++;
   return n;
 }
 

@@ -4,6 +4,7 @@
 
 #include "sits_trace.h"
 #include "status_impl.h"
+#include "text_impl.h"
 
 /** Adds column @p name (all NAN so far); its index, or -1 when out of memory. */
 int sits__trace_add_column(sits_trace *t, const char *name);
@@ -15,13 +16,8 @@ int sits__trace_set(sits_trace *t, const char *name, double v);
 int sits__trace_bad_line(sits_trace *t, const sits_trace_opts *o, const char *path, size_t line,
                          const char *why, sits_err *err);
 
-/** The lines of a trace file, with their numbers for messages. */
-typedef struct sits__trace_lines {
-  FILE *fp;
-  const char *path;
-  char *line;
-  size_t cap, lineno;
-} sits__trace_lines;
+/** The lines of a trace file, with their numbers for messages (the library's line source). */
+typedef sits__lines sits__trace_lines;
 /** Opens @p path ("cannot open" on failure). */
 int sits__trace_lines_open(sits__trace_lines *L, const char *path, sits_err *err);
 /** The next line (lineno counts it), NULL at the end or when *rc is set: a line with a NUL
@@ -31,9 +27,10 @@ char *sits__trace_lines_next(sits__trace_lines *L, sits_trace *t, const sits_tra
 void sits__trace_lines_close(sits__trace_lines *L);
 
 /** @p s without leading and trailing white space (in place). */
-char *sits__trace_trim(char *s);
-/** Splits a CSV line at commas in place (empty fields kept, each trimmed); at most @p max
- *  fields; returns the count. */
+#define sits__trace_trim sits__trim
+/** Splits a CSV line in place (sits__csv_split: RFC 4180 quoting, fields trimmed); at most
+ *  @p max fields; returns how many were stored (a malformed quote ends its field at the end of
+ *  the line). */
 size_t sits__trace_split(char *line, char **fields, size_t max);
 /** Days since 0000-03-01 of a proleptic Gregorian date (for differences between stamps). */
 long sits__civil_day(int year, int month, int day);

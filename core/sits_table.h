@@ -1,9 +1,12 @@
 /*
- * sits_table.h - a table of named numeric columns read from CSV.
+ * sits_table.h - a table of named numeric columns: the one table type of the library. Workload
+ * traces and cell tests are read into it from CSV (below); board traces (sits_trace.h) are the
+ * same type with the fields a trace reader fills.
  *
- * The workload-trace format: a header line of column names (`time_s`, `power_w.<node>`,
- * `ambient_c`, ...), then one row of numbers per line. Blank lines and lines starting
- * with '#' are skipped. Every error names `file:line`.
+ * The CSV format: a header line of column names (`time_s`, `power_w.<node>`, `ambient_c`,
+ * ...), then one row of numbers per line, fields separated by commas and quoted as RFC 4180
+ * has it (a field in double quotes may hold commas; "" is a quote). Blank lines and lines
+ * starting with '#' are skipped. Every error names `file:line`.
  */
 #ifndef SITS_TABLE_H
 #define SITS_TABLE_H
@@ -17,8 +20,14 @@ SITS_BEGIN_DECLS
 typedef struct sits_table {
   size_t n_rows, n_cols;
   char **names;   /**< n_cols column names */
-  double *values; /**< n_rows x n_cols, row-major */
+  double *values; /**< n_rows x n_cols, row-major (board traces: NAN where a sample has none) */
   size_t *lines;  /**< source line of each row, for messages */
+  /* board traces (sits_trace.h): */
+  size_t skipped; /**< malformed lines skipped (not under strict) */
+  size_t first_skipped_line;
+  double interval_s;           /**< the sample interval used (tegrastats), or NAN */
+  const char *interval_source; /**< "option", "timestamps" or "default" (static text) */
+  const char *format;          /**< the reader's name (static text) */
 } sits_table;
 
 /**

@@ -1,7 +1,8 @@
-/* trace_csv.c - numeric CSV tables for workload traces (see sits_table.h). */
+/* table.c - the table type and numeric CSV tables (see sits_table.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "sits_table.h"
 #include "status_impl.h"
+#include "text_impl.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -28,25 +29,6 @@ int sits_table_column(const sits_table *t, const char *name) {
   return -1;
 }
 
-static char *trim(char *s) {
-  while (isspace((unsigned char)*s))
-    s++;
-  char *e = s + strlen(s);
-  while (e > s && isspace((unsigned char)e[-1]))
-    *--e = '\0';
-  if (e - s >= 2 && s[0] == '"' && e[-1] == '"') { /* a quoted header name */
-    e[-1] = '\0';
-    s++;
-  }
-  return s;
-}
-
-static int skip_line(const char *line) {
-  while (isspace((unsigned char)*line))
-    line++;
-  return *line == '\0' || *line == '#';
-}
-
 /* Reading state: the file's columns and where each goes in the table (-1: not kept). */
 typedef struct reader {
   sits_table *t;
@@ -57,10 +39,13 @@ typedef struct reader {
   size_t header_line;
 } reader;
 
-/* Splits @p line at commas in place (empty fields kept); returns the field count. */
+/* Splits @p line into fields (RFC 4180 quoting); the field count, or (size_t)-1 when out of
+ * memory and (size_t)-2 for malformed quoting. */
 static size_t split(char *line, char ***fields, size_t *cap) {
+  bool bad = false;
   size_t n = 0;
-  for (char *p = line;;) {
+  char *cursor = line, *field;
+  while ((field = sits__csv_field(&cursor, &bad)) != NULL) {
     if (n == *cap) {
       size_t ncap = *cap ? 2 * *cap : 32;
       char **f = realloc(*fields, ncap * sizeof *f);
@@ -68,14 +53,9 @@ static size_t split(char *line, char ***fields, size_t *cap) {
         return (size_t)-1;
       *fields = f, *cap = ncap;
     }
-    char *comma = strchr(p, ',');
-    if (comma)
-      *comma = '\0';
-    (*fields)[n++] = trim(p);
-    if (!comma)
-      return n;
-    p = comma + 1;
+    (*fields)[n++] = field;
   }
+  return bad ? (size_t)-2 : n;
 }
 
 static int add_name(sits_table *t, const char *name, sits_err *err) {
@@ -180,23 +160,27 @@ static int add_row(sits_table *t, size_t *cap, size_t lineno) {
   return 0;
 }
 
-static int read_lines(reader *r, FILE *f, const char *path, sits_err *err) {
+static int read_lines(reader *r, sits__lines *L, sits_err *err) {
   sits_table *t = r->t;
-  char *line = NULL, **fields = NULL;
-  size_t len = 0, lineno = 0, cap = 0, fcap = 0;
-  ssize_t got;
+  char *line, **fields = NULL;
+  size_t cap = 0, fcap = 0;
+  const char *path = L->path;
+  bool binary;
   int rc = SITS_OK;
-  while (rc == SITS_OK && (got = getline(&line, &len, f)) >= 0) {
-    lineno++;
-    if (memchr(line, '\0', (size_t)got)) {
+  while (rc == SITS_OK && (line = sits__lines_next(L, &binary)) != NULL) {
+    size_t lineno = L->lineno;
+    if (binary) {
       rc = sits__fail(err, SITS_EINPUT, "%s:%zu: binary data in a text file", path, lineno);
       break;
     }
-    if (skip_line(line))
+    if (sits__blank_or_comment(line))
       continue;
     size_t n = split(line, &fields, &fcap);
     if (n == (size_t)-1)
       rc = sits__fail(err, SITS_ENOMEM, "out of memory");
+    else if (n == (size_t)-2)
+      rc = sits__fail(err, SITS_EINPUT, "%s:%zu: a quoted field is not closed on its line", path,
+                      lineno);
     else if (!r->dest)
       rc = parse_header(r, fields, n, path, lineno, err);
     else if (add_row(t, &cap, lineno))
@@ -205,25 +189,25 @@ static int read_lines(reader *r, FILE *f, const char *path, sits_err *err) {
              SITS_OK)
       t->n_rows++;
   }
-  free(line);
   free(fields);
   if (rc == SITS_OK && !r->dest)
     rc = sits__fail(err, SITS_EINPUT, "%s: empty file (no header)", path);
   else if (rc == SITS_OK && t->n_rows == 0)
-    rc = sits__fail(err, SITS_EINPUT, "%s:%zu: no data rows after the header", path, lineno);
+    rc = sits__fail(err, SITS_EINPUT, "%s:%zu: no data rows after the header", path, L->lineno);
   return rc;
 }
 
 static int read_csv(const char *path, const char *const *want, size_t n_want, sits_table **out,
                     sits_err *err) {
   *out = NULL;
-  FILE *f = fopen(path, "r");
-  if (!f)
-    return sits__fail(err, SITS_EINPUT, "%s: cannot open: %s", path, strerror(errno));
+  sits__lines L;
+  int rc = sits__lines_open(&L, path, err);
+  if (rc)
+    return rc;
   sits_table *t = calloc(1, sizeof *t);
   reader r = {.t = t, .want = want, .n_want = n_want};
-  int rc = t ? read_lines(&r, f, path, err) : sits__fail(err, SITS_ENOMEM, "out of memory");
-  fclose(f);
+  rc = t ? read_lines(&r, &L, err) : sits__fail(err, SITS_ENOMEM, "out of memory");
+  sits__lines_close(&L);
   free(r.dest);
   if (rc) {
     sits_table_free(t);

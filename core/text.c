@@ -1,0 +1,114 @@
+/* text.c - the line source and the CSV field splitter (text_impl.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "text_impl.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+int sits__lines_open(sits__lines *L, const char *path, sits_err *err) {
+  *L = (sits__lines){.fp = fopen(path, "r"), .path = path};
+  return L->fp ? SITS_OK
+               : sits__fail(err, SITS_EINPUT, "%s: cannot open: %s", path, strerror(errno));
+}
+
+char *sits__lines_next(sits__lines *L, bool *binary) {
+  ssize_t got = L->fp ? getline(&L->line, &L->cap, L->fp) : -1;
+  *binary = false;
+  if (got < 0)
+    return NULL;
+  L->lineno++;
+  *binary = memchr(L->line, '\0', (size_t)got) != NULL;
+  return L->line;
+}
+
+void sits__lines_close(sits__lines *L) {
+  free(L->line);
+  if (L->fp)
+    fclose(L->fp);
+  L->line = NULL, L->fp = NULL;
+}
+
+char *sits__trim(char *s) {
+  while (isspace((unsigned char)*s))
+    s++;
+  char *e = s + strlen(s);
+  while (e > s && isspace((unsigned char)e[-1]))
+    *--e = '\0';
+  return s;
+}
+
+bool sits__blank_or_comment(const char *line) {
+  while (isspace((unsigned char)*line))
+    line++;
+  return *line == '\0' || *line == '#';
+}
+
+/* A quoted field from the opening quote at @p q: unescaped in place; *end gets what follows. */
+static char *quoted(char *q, char **end, bool *bad) {
+  char *out = q + 1, *w = out, *r = out;
+  for (;;) {
+    if (*r == '\0' || *r == '\n' || (*r == '\r' && r[1] == '\0')) { /* not closed */
+      *bad = true;
+      *w = '\0';
+      *end = r;
+      return out;
+    }
+    if (*r == '"') {
+      if (r[1] == '"') {
+        *w++ = '"';
+        r += 2;
+        continue;
+      }
+      r++;
+      break;
+    }
+    *w++ = *r++;
+  }
+  *w = '\0';
+  while (*r == ' ' || *r == '\t' || *r == '\r' || *r == '\n')
+    r++;
+  if (*r && *r != ',')
+    *bad = true; /* text after the closing quote */
+  *end = r;
+  return out;
+}
+
+char *sits__csv_field(char **cursor, bool *bad) {
+  char *p = *cursor;
+  if (!p)
+    return NULL;
+  while (*p == ' ' || *p == '\t')
+    p++;
+  char *field, *end;
+  if (*p == '"')
+    field = quoted(p, &end, bad);
+  else {
+    field = p;
+    end = strchr(p, ',');
+    if (!end)
+      end = p + strlen(p);
+  }
+  if (*end == ',') {
+    *end = '\0';
+    *cursor = end + 1;
+  } else {
+    *end = '\0';
+    *cursor = NULL;
+  }
+  return *p == '"' ? field : sits__trim(field);
+}
+
+long sits__csv_split(char *line, char **f, size_t max) {
+  bool bad = false;
+  long n = 0;
+  char *cursor = line, *field;
+  while ((field = sits__csv_field(&cursor, &bad)) != NULL) {
+    if ((size_t)n < max)
+      f[n] = field;
+    n++;
+  }
+  return bad ? -1 : n;
+}

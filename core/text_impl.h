@@ -1,0 +1,47 @@
+/*
+ * text_impl.h - reading text files: one line source (line numbers, NUL bytes caught) and one
+ * CSV field splitter (RFC 4180 quoting) for every reader of the libraries: workload CSV
+ * tables, board traces, HotSpot's files. Internal.
+ */
+#ifndef SITS_TEXT_IMPL_H
+#define SITS_TEXT_IMPL_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "status_impl.h"
+
+/** A text file read line by line. */
+typedef struct sits__lines {
+  FILE *fp;
+  const char *path;
+  char *line;
+  size_t cap, lineno;
+} sits__lines;
+
+/** Opens @p path; an error "PATH: cannot open: why" otherwise. */
+int sits__lines_open(sits__lines *L, const char *path, sits_err *err);
+/** The next line (its newline kept), or NULL at the end; *binary tells a line that holds a
+ *  NUL byte (not text: the caller skips it or fails with L->lineno). */
+char *sits__lines_next(sits__lines *L, bool *binary);
+void sits__lines_close(sits__lines *L);
+
+/** @p s without leading and trailing white space (in place). */
+char *sits__trim(char *s);
+
+/** Whether a line is blank or a '#' comment. */
+bool sits__blank_or_comment(const char *line);
+
+/**
+ * The next comma-separated field at *@p cursor (in place; NULL after the last field), RFC
+ * 4180 style: a field in double quotes may hold commas, and "" in it stands for one quote;
+ * white space around a field is dropped (not inside quotes). *@p bad is set for a quote that
+ * is not closed on the line or text after a closing quote.
+ */
+char *sits__csv_field(char **cursor, bool *bad);
+
+/** Splits @p line into at most @p max fields of @p f; the number of fields in the line (it
+ *  may exceed max), or -1 when the quoting is malformed. */
+long sits__csv_split(char *line, char **f, size_t max);
+
+#endif
