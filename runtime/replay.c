@@ -151,31 +151,16 @@ int sits_replay_run(sits_scenario *sc, const char *path, const sits_trace_opts *
   return rc;
 }
 
-int sits_replay_run_trace(sits_scenario *sc, const sits_trace *trace, const char *path,
-                          const double *initial_c, sits_replay **out, sits_err *err) {
-  *out = NULL;
-  sits_replay *r = calloc(1, sizeof *r);
-  power_map *pm = malloc(MAX_MAP * sizeof *pm);
-  if (!r || !pm || !(r->sensors = calloc(MAX_MAP, sizeof *r->sensors))) {
-    free(r), free(pm);
-    return sits__fail(err, SITS_ENOMEM, "out of memory");
-  }
-  size_t n_pm = 0, n_nodes = sits_thermal_node_count(sc->thermal);
-  int amb_col = -1;
-  r->trace = (sits_trace *)trace;
-  int rc = SITS_OK;
-  if (rc == SITS_OK)
-    rc = read_mapping(sc, r->trace, path, pm, &n_pm, r->sensors, &r->n_sensors, &amb_col, err);
+/* The mapped power of the trace as a schedule: one power column per mapped node, a row per
+ * sample (zero-order hold; a missing value holds the last one, 0 before the first); the total
+ * per row into r->power_w and the first row's node powers into @p p0. */
+static int power_schedule(const sits_scenario *sc, sits_replay *r, const power_map *pm, size_t n_pm,
+                          int amb_col, double *p0, sits_schedule **out, sits_err *err) {
   const sits_trace *t = r->trace;
-  size_t rows = t ? t->n_rows : 0;
-  if (rc == SITS_OK && rows < 2)
-    rc = sits__fail(err, SITS_EINPUT, "%s: a replay needs at least 2 samples", path);
-  /* the schedule: one power column per mapped node, a row per sample (zero-order hold; a
-   * missing value holds the last one, 0 before the first) */
+  size_t rows = t->n_rows, n_cols = 0;
   sits_column cols[MAX_MAP];
   int col_of_node[MAX_MAP];
-  size_t n_cols = 0;
-  for (size_t k = 0; rc == SITS_OK && k < n_pm; k++) {
+  for (size_t k = 0; k < n_pm; k++) {
     size_t j = 0;
     while (j < n_cols && cols[j].target != pm[k].node)
       j++;
@@ -183,14 +168,14 @@ int sits_replay_run_trace(sits_scenario *sc, const sits_trace *trace, const char
       cols[n_cols++] = (sits_column){SITS_COLUMN_POWER_W, pm[k].node};
     col_of_node[k] = (int)j;
   }
-  sits_schedule *sched = rc == SITS_OK ? sits_schedule_new(n_cols, cols) : NULL;
-  if (rc == SITS_OK && !sched)
-    rc = sits__fail(err, SITS_ENOMEM, "out of memory");
+  sits_schedule *sched = sits_schedule_new(n_cols, cols);
+  r->power_w = calloc(rows, sizeof *r->power_w);
+  if (!sched || !r->power_w) {
+    sits_schedule_free(sched);
+    return sits__fail(err, SITS_ENOMEM, "out of memory");
+  }
   double last[MAX_MAP] = {0}, vals[MAX_MAP], amb_last = sc->ambient_c;
-  r->power_w = rc == SITS_OK ? calloc(rows, sizeof *r->power_w) : NULL;
-  if (rc == SITS_OK && !r->power_w)
-    rc = sits__fail(err, SITS_ENOMEM, "out of memory");
-  double *p0 = calloc(n_nodes, sizeof *p0);
+  int rc = SITS_OK;
   for (size_t row = 0; rc == SITS_OK && row < rows; row++) {
     memset(vals, 0, n_cols * sizeof *vals);
     for (size_t k = 0; k < n_pm; k++) {
@@ -201,19 +186,31 @@ int sits_replay_run_trace(sits_scenario *sc, const sits_trace *trace, const char
     }
     for (size_t j = 0; j < n_cols; j++) {
       r->power_w[row] += vals[j];
-      if (row == 0 && p0)
+      if (row == 0)
         p0[cols[j].target] += vals[j];
     }
     if (amb_col >= 0 && !isnan(sits_trace_at(t, row, (size_t)amb_col)))
       amb_last = sits_trace_at(t, row, (size_t)amb_col);
     rc = sits_schedule_append(sched, sits_trace_at(t, row, 0), vals, amb_last, err);
   }
-  /* the initial state: sensed nodes at their first readings, the rest estimated */
+  if (rc)
+    sits_schedule_free(sched);
+  else
+    *out = sched;
+  return rc;
+}
+
+/* The initial state: sensed nodes at their first readings; the others the caller's given
+ * temperatures (calibrate), else the scenario's initial_c, else estimated (initial_state). */
+static int initial_temperatures(const sits_scenario *sc, sits_replay *r, const double *p0,
+                                int amb_col, const double *initial_c, sits_err *err) {
+  const sits_trace *t = r->trace;
+  size_t n_nodes = sits_thermal_node_count(sc->thermal);
   r->initial_c = calloc(n_nodes, sizeof *r->initial_c);
   r->sensed = calloc(n_nodes, sizeof *r->sensed);
-  if (rc == SITS_OK && (!r->initial_c || !r->sensed || !p0))
-    rc = sits__fail(err, SITS_ENOMEM, "out of memory");
-  for (size_t k = 0; rc == SITS_OK && k < r->n_sensors; k++) {
+  if (!r->initial_c || !r->sensed)
+    return sits__fail(err, SITS_ENOMEM, "out of memory");
+  for (size_t k = 0; k < r->n_sensors; k++) {
     double v = first_value(t, sits_trace_column(t, r->sensors[k].column));
     if (!isnan(v) && !r->sensed[r->sensors[k].node]) { /* the first sensor of a node wins */
       r->initial_c[r->sensors[k].node] = v;
@@ -222,45 +219,38 @@ int sits_replay_run_trace(sits_scenario *sc, const sits_trace *trace, const char
   }
   double amb0 =
       amb_col >= 0 && !isnan(first_value(t, amb_col)) ? first_value(t, amb_col) : sc->ambient_c;
-  if (rc == SITS_OK)
-    rc = initial_state(sc->thermal, r->sensed, p0, amb0, r->initial_c, err);
+  int rc = initial_state(sc->thermal, r->sensed, p0, amb0, r->initial_c, err);
   for (size_t i = 0; rc == SITS_OK && i < n_nodes; i++) {
-    /* given initial temperatures: the caller's (calibrate), else the scenario's initial_c */
     double given = initial_c ? initial_c[i] : NAN;
     if (isnan(given))
       given = sits_thermal_initial_c(sc->thermal, (int)i);
     if (!r->sensed[i] && !isnan(given))
       r->initial_c[i] = given;
   }
-  free(p0);
-  /* the run: to the last sample plus one interval, sampled on the trace's spacing */
-  if (rc == SITS_OK) {
-    double t_end = sits_trace_at(t, rows - 1, 0);
-    double dt = isnan(t->interval_s) ? t_end / (double)(rows - 1) : t->interval_s;
-    r->duration_s = t_end + dt;
-    rc = sits_scenario_make_replay(sc, sched, r->duration_s, dt, r->initial_c, err);
-    sched = NULL;
+  return rc;
+}
+
+/* The simulated temperature at each row's time (linear between samples) and the metrics. */
+static int compare(sits_replay *r, sits_err *err) {
+  const sits_trace *t = r->trace;
+  size_t rows = t->n_rows;
+  r->sim_c = malloc((r->n_sensors ? r->n_sensors : 1) * rows * sizeof *r->sim_c);
+  double *meas = malloc(rows * sizeof *meas);
+  if (!r->sim_c || !meas) {
+    free(meas);
+    return sits__fail(err, SITS_ENOMEM, "out of memory");
   }
-  sits_schedule_free(sched);
-  if (rc == SITS_OK)
-    rc = sits_run(sc, NULL, &r->result, err);
-  /* the simulated temperature at each row's time (linear between samples) and the metrics */
-  r->sim_c = rc == SITS_OK ? malloc(r->n_sensors * rows * sizeof *r->sim_c) : NULL;
-  if (rc == SITS_OK && !r->sim_c)
-    rc = sits__fail(err, SITS_ENOMEM, "out of memory");
-  double *meas = rc == SITS_OK ? malloc(rows * sizeof *meas) : NULL;
-  if (rc == SITS_OK && !meas)
-    rc = sits__fail(err, SITS_ENOMEM, "out of memory");
-  for (size_t k = 0; rc == SITS_OK && k < r->n_sensors; k++) {
-    const double *ts = sits_result_time_s(r->result);
-    size_t ns = sits_result_sample_count(r->result), j = 0;
+  const double *ts = sits_result_time_s(r->result);
+  size_t ns = sits_result_sample_count(r->result);
+  for (size_t k = 0; k < r->n_sensors; k++) {
+    size_t j = 0, node = (size_t)r->sensors[k].node;
     int c = sits_trace_column(t, r->sensors[k].column);
     for (size_t row = 0; row < rows; row++) {
       double tr = sits_trace_at(t, row, 0);
       while (j + 2 < ns && ts[j + 1] <= tr)
         j++;
-      double a = sits_result_temp_c(r->result, j, (size_t)r->sensors[k].node);
-      double b = sits_result_temp_c(r->result, j + 1 < ns ? j + 1 : j, (size_t)r->sensors[k].node);
+      double a = sits_result_temp_c(r->result, j, node);
+      double b = sits_result_temp_c(r->result, j + 1 < ns ? j + 1 : j, node);
       double w = j + 1 < ns && ts[j + 1] > ts[j] ? (tr - ts[j]) / (ts[j + 1] - ts[j]) : 0;
       r->sim_c[k * rows + row] = a + fmin(fmax(w, 0), 1) * (b - a);
       meas[row] = sits_trace_at(t, row, (size_t)c);
@@ -268,7 +258,43 @@ int sits_replay_run_trace(sits_scenario *sc, const sits_trace *trace, const char
     sits_fit_metrics_compute(r->sim_c + k * rows, meas, 0, rows, &r->sensors[k].m);
   }
   free(meas);
-  free(pm);
+  return SITS_OK;
+}
+
+int sits_replay_run_trace(sits_scenario *sc, const sits_trace *trace, const char *path,
+                          const double *initial_c, sits_replay **out, sits_err *err) {
+  *out = NULL;
+  sits_replay *r = calloc(1, sizeof *r);
+  power_map *pm = malloc(MAX_MAP * sizeof *pm);
+  size_t n_pm = 0, n_nodes = sits_thermal_node_count(sc->thermal);
+  double *p0 = calloc(n_nodes ? n_nodes : 1, sizeof *p0);
+  if (!r || !pm || !p0 || !(r->sensors = calloc(MAX_MAP, sizeof *r->sensors))) {
+    free(r), free(pm), free(p0);
+    return sits__fail(err, SITS_ENOMEM, "out of memory");
+  }
+  int amb_col = -1;
+  r->trace = (sits_trace *)trace;
+  sits_schedule *sched = NULL;
+  int rc = read_mapping(sc, r->trace, path, pm, &n_pm, r->sensors, &r->n_sensors, &amb_col, err);
+  size_t rows = trace ? trace->n_rows : 0;
+  if (rc == SITS_OK && rows < 2)
+    rc = sits__fail(err, SITS_EINPUT, "%s: a replay needs at least 2 samples", path);
+  if (rc == SITS_OK)
+    rc = power_schedule(sc, r, pm, n_pm, amb_col, p0, &sched, err);
+  if (rc == SITS_OK)
+    rc = initial_temperatures(sc, r, p0, amb_col, initial_c, err);
+  /* the run: to the last sample plus one interval, sampled on the trace's spacing */
+  if (rc == SITS_OK) {
+    double t_end = sits_trace_at(trace, rows - 1, 0);
+    double dt = isnan(trace->interval_s) ? t_end / (double)(rows - 1) : trace->interval_s;
+    r->duration_s = t_end + dt;
+    rc = sits_scenario_make_replay(sc, sched, r->duration_s, dt, r->initial_c, err);
+    sched = NULL;
+  }
+  sits_schedule_free(sched);
+  if (rc == SITS_OK && (rc = sits_run(sc, NULL, &r->result, err)) == SITS_OK)
+    rc = compare(r, err);
+  free(pm), free(p0);
   if (rc) {
     sits_replay_free(r);
     return rc;
