@@ -30,78 +30,110 @@ static void on_signal(int sig) {
   stop = 1;
 }
 
-static int cmd_capture(int argc, char **argv) {
-  static const struct option opts[] = {{"sysfs-root", required_argument, NULL, 'r'},
-                                       {"period-ms", required_argument, NULL, 'p'},
-                                       {"duration-s", required_argument, NULL, 'd'},
-                                       {"samples", required_argument, NULL, 'n'},
-                                       {"mark", required_argument, NULL, 'm'},
-                                       {"output", required_argument, NULL, 'o'},
-                                       {"help", no_argument, NULL, 'h'},
-                                       {NULL, 0, NULL, 0}};
-  const char *root = NULL, *out = NULL, *marks[16];
-  size_t n_marks = 0;
-  double period_ms = 200, duration_s = INFINITY;
-  long samples = -1;
-  int c;
-  char *end;
-  opterr = 0;
-  while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
-    switch (c) {
-    case 'r': root = optarg; break;
-    case 'p':
-      period_ms = strtod(optarg, &end);
-      if (*end || !(period_ms >= 1 && period_ms <= 3600000)) {
-        cli_error("--period-ms '%s': expected 1 to 3600000", optarg);
-        return EXIT_INPUT;
-      }
-      break;
-    case 'd':
-      duration_s = strtod(optarg, &end);
-      if (*end || !(duration_s > 0)) {
-        cli_error("--duration-s '%s': expected a positive number of seconds", optarg);
-        return EXIT_INPUT;
-      }
-      break;
-    case 'n':
-      samples = strtol(optarg, &end, 10);
-      if (*end || samples < 1) {
-        cli_error("--samples '%s': expected a positive whole number", optarg);
-        return EXIT_INPUT;
-      }
-      break;
-    case 'm':
-      if (n_marks == 16) {
-        cli_error("at most 16 --mark options");
-        return EXIT_INPUT;
-      }
-      marks[n_marks++] = optarg;
-      break;
-    case 'o': out = optarg; break;
-    case 'h': fputs(capture_usage, stdout); return EXIT_OK;
-    default: return cli_bad_option(c, argv[optind - 1], "capture");
+typedef struct args {
+  const char *root, *out, *marks[16];
+  size_t n_marks;
+  double period_ms, duration_s, samples; /* samples < 0: until stopped */
+} args;
+
+static const struct option capture_opts[] = {{"sysfs-root", required_argument, NULL, 'r'},
+                                             {"period-ms", required_argument, NULL, 'p'},
+                                             {"duration-s", required_argument, NULL, 'd'},
+                                             {"samples", required_argument, NULL, 'n'},
+                                             {"mark", required_argument, NULL, 'm'},
+                                             {"output", required_argument, NULL, 'o'},
+                                             {NULL, 0, NULL, 0}};
+
+static void init(void *p) {
+  args *a = p;
+  a->period_ms = 200, a->duration_s = INFINITY, a->samples = -1;
+}
+
+static int option(void *p, int c, const char *arg) {
+  args *a = p;
+  switch (c) {
+  case 'r': a->root = arg; break;
+  case 'p': return cli_number("--period-ms", arg, 1, 3600000, false, "1 to 3600000", &a->period_ms);
+  case 'd':
+    return cli_number("--duration-s", arg, 0, INFINITY, true, "a positive number of seconds",
+                      &a->duration_s);
+  case 'n': {
+    int code = cli_number("--samples", arg, 1, 1e15, false, "a positive whole number", &a->samples);
+    if (code == EXIT_OK && a->samples != floor(a->samples)) {
+      cli_error("--samples '%s': expected a positive whole number", arg);
+      code = EXIT_INPUT;
     }
+    return code;
   }
-  if (optind != argc || !out) {
+  case 'm':
+    if (a->n_marks == 16) {
+      cli_error("at most 16 --mark options");
+      return EXIT_INPUT;
+    }
+    a->marks[a->n_marks++] = arg;
+    break;
+  case 'o': a->out = arg; break;
+  }
+  return EXIT_OK;
+}
+
+static int check(void *p, cli_ctx *ctx) {
+  const args *a = p;
+  (void)ctx;
+  if (!a->out) {
     cli_error("capture needs -o TRACE.csv (see 'sitsenergy capture --help')");
     return EXIT_USAGE;
   }
-  if (samples < 0 && isinf(duration_s) && !isatty(STDIN_FILENO)) {
+  if (a->samples < 0 && isinf(a->duration_s) && !isatty(STDIN_FILENO)) {
     cli_error("capture needs --duration-s or --samples when it cannot be stopped with Ctrl-C");
     return EXIT_USAGE;
   }
+  return EXIT_OK;
+}
+
+/* Samples into @p f every period until the duration, the sample count or a signal; the
+ * number of samples written into *k. */
+static int sample_loop(const args *a, sits_rt *rt, FILE *f, double *v, long *k, sits_err *err) {
+  struct timespec next;
+  clock_gettime(CLOCK_MONOTONIC, &next);
+  bool tty = isatty(STDERR_FILENO);
+  int rc = sits_rt_write_header(rt, f);
+  for (*k = 0; rc == SITS_OK && !stop && (a->samples < 0 || *k < (long)a->samples); (*k)++) {
+    double t;
+    if ((rc = sits_rt_sample(rt, &t, v, err)) || (rc = sits_rt_write_row(rt, f, t, v)))
+      break;
+    if (tty)
+      fprintf(stderr, "\rsitsenergy capture: %ld samples, %.1f s", *k + 1, t);
+    if (t + a->period_ms / 1000.0 > a->duration_s + 1e-9) {
+      (*k)++;
+      break;
+    }
+    long ns = next.tv_nsec + (long)(a->period_ms * 1e6);
+    next.tv_sec += ns / 1000000000L;
+    next.tv_nsec = ns % 1000000000L;
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR && !stop)
+      ;
+  }
+  if (tty)
+    fputc('\n', stderr);
+  return rc;
+}
+
+static int body(void *p, cli_ctx *ctx) {
+  const args *a = p;
+  (void)ctx;
   sits_err err = {0};
-  sits_rt *rt = sits_rt_new(root, &err);
+  sits_rt *rt = sits_rt_new(a->root, &err);
   if (!rt)
     return cli_fail(SITS_EINPUT, &err);
   int rc = SITS_OK;
-  for (size_t k = 0; rc == SITS_OK && k < n_marks; k++)
-    rc = sits_rt_add_mark(rt, marks[k], &err);
+  for (size_t k = 0; rc == SITS_OK && k < a->n_marks; k++)
+    rc = sits_rt_add_mark(rt, a->marks[k], &err);
   char tmp[4096];
-  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", out, (long)getpid());
+  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", a->out, (long)getpid());
   FILE *f = rc == SITS_OK ? fopen(tmp, "w") : NULL;
   if (rc == SITS_OK && !f) {
-    cli_error("%s: cannot create: %s", out, strerror(errno));
+    cli_error("%s: cannot create: %s", a->out, strerror(errno));
     sits_rt_free(rt);
     return EXIT_INPUT;
   }
@@ -114,44 +146,31 @@ static int cmd_capture(int argc, char **argv) {
   sa.sa_handler = on_signal;
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
-  if (rc == SITS_OK)
-    rc = sits_rt_write_header(rt, f);
-  struct timespec next;
-  clock_gettime(CLOCK_MONOTONIC, &next);
-  bool tty = isatty(STDERR_FILENO);
   long k = 0;
-  for (; rc == SITS_OK && !stop && (samples < 0 || k < samples); k++) {
-    double t;
-    if ((rc = sits_rt_sample(rt, &t, v, &err)) || (rc = sits_rt_write_row(rt, f, t, v)))
-      break;
-    if (tty)
-      fprintf(stderr, "\rsitsenergy capture: %ld samples, %.1f s", k + 1, t);
-    if (t + period_ms / 1000.0 > duration_s + 1e-9)
-      break;
-    long ns = next.tv_nsec + (long)(period_ms * 1e6);
-    next.tv_sec += ns / 1000000000L;
-    next.tv_nsec = ns % 1000000000L;
-    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR && !stop)
-      ;
-  }
-  if (tty)
-    fputc('\n', stderr);
+  if (rc == SITS_OK)
+    rc = sample_loop(a, rt, f, v, &k, &err);
   int code = EXIT_OK;
   if (f && fclose(f) != 0 && rc == SITS_OK)
     rc = SITS_EIO;
-  if (rc == SITS_OK && rename(tmp, out) != 0)
+  if (rc == SITS_OK && rename(tmp, a->out) != 0)
     rc = SITS_EIO;
   if (rc) {
     remove(tmp);
-    code = err.msg[0] ? cli_fail(rc, &err) : (cli_error("%s: write error", out), EXIT_INPUT);
+    code = err.msg[0] ? cli_fail(rc, &err) : (cli_error("%s: write error", a->out), EXIT_INPUT);
   } else
-    fprintf(stderr, "sitsenergy: wrote %s (%ld samples, %zu columns)\n", out,
-            samples > 0 && k > samples ? samples : k, nc);
+    fprintf(stderr, "sitsenergy: wrote %s (%ld samples, %zu columns)\n", a->out, k, nc);
   free(v);
   sits_rt_free(rt);
   return code;
 }
 
-/* Its own parsing: no scenario. */
-const cli_cmd cli_cmd_capture = {
-    .name = "capture", .help = "sample a board's sysfs into a trace CSV", .raw = cmd_capture};
+const cli_cmd cli_cmd_capture = {.name = "capture",
+                                 .help = "sample a board's sysfs into a trace CSV",
+                                 .usage = capture_usage,
+                                 .opts = capture_opts,
+                                 .shortopts = "o:",
+                                 .args_size = sizeof(args),
+                                 .init = init,
+                                 .option = option,
+                                 .check = check,
+                                 .body = body};

@@ -46,8 +46,15 @@ static int parse(const cli_cmd *cmd, int argc, char **argv, void *args, cli_ctx 
     else
       code = cmd->option(args, c, optarg);
   }
-  if (code || !(cmd->flags & CLI_SCENARIO))
+  if (code)
     return code;
+  if (!(cmd->flags & CLI_SCENARIO)) {
+    if (optind == argc)
+      return EXIT_OK;
+    cli_error("%s takes no argument '%s' (see 'sitsenergy %s --help')", cmd->name, argv[optind],
+              cmd->name);
+    return EXIT_USAGE;
+  }
   if (optind != argc - 1) {
     if (optind >= argc)
       cli_error("%s needs a scenario file (see 'sitsenergy %s --help')", cmd->name, cmd->name);
