@@ -34,82 +34,80 @@ static const char hotspot_usage[] =
     "--precision N: decimals of the text outputs (2). --rtol X: CVODE's relative tolerance\n"
     "(1e-5; absolute 100 x that in K). --stats: solver counters on stderr.\n";
 
+/* A `--name VALUE` option of this engine at argv[*i] (substeps, order, precision, rtol). */
+static int valued(int argc, char **argv, int *i, sits_hs_run_opts *ro) {
+  const char *a = argv[*i];
+  if (*i + 1 >= argc)
+    return cli_bad_option(':', a, "hotspot");
+  const char *v = argv[++*i];
+  double x;
+  int code;
+  if (!strcmp(a, "--substeps")) {
+    code = cli_number(a, v, 1, 1000, false, "1 to 1000", &x);
+    ro->substeps = (int)x;
+  } else if (!strcmp(a, "--order")) {
+    code = cli_number(a, v, 3, 4, false, "3 or 4", &x);
+    ro->order = (int)x;
+  } else if (!strcmp(a, "--precision")) {
+    code = cli_number(a, v, 0, 15, false, "0 to 15 decimals", &x);
+    ro->precision = (int)x;
+  } else
+    return cli_number(a, v, 1e-12, 1e-2, false, "a tolerance in [1e-12, 1e-2]", &ro->rtol);
+  if (code == EXIT_OK && x != (double)(int)x) {
+    cli_error("%s '%s': expected a whole number", a, v);
+    code = EXIT_INPUT;
+  }
+  return code;
+}
+
+/* HotSpot's arguments (single-dash `-key value` options, -c CONFIG) and this engine's
+ * (--geometric-lateral, ...). -1 after --help. */
+static int parse(int argc, char **argv, sits_hs_run_opts *ro, bool *stats, const char **config) {
+  sits_err err = {0};
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    int code = EXIT_OK;
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      fputs(hotspot_usage, stdout);
+      return -1;
+    } else if (!strcmp(a, "--geometric-lateral"))
+      ro->geometric_lateral = true;
+    else if (!strcmp(a, "--normalised-init"))
+      ro->normalised_init = true;
+    else if (!strcmp(a, "--stats"))
+      *stats = true;
+    else if (!strcmp(a, "--cvode"))
+      ro->cvode = true;
+    else if (!strcmp(a, "--cholmod"))
+      ro->general = true;
+    else if (!strcmp(a, "--substeps") || !strcmp(a, "--order") || !strcmp(a, "--precision") ||
+             !strcmp(a, "--rtol"))
+      code = valued(argc, argv, &i, ro);
+    else if (a[0] == '-' && a[1] && a[1] != '-' && i + 1 >= argc) {
+      cli_error("option '%s' needs a value (see 'sitsenergy hotspot --help')", a);
+      code = EXIT_USAGE;
+    } else if (!strcmp(a, "-c"))
+      *config = argv[++i];
+    else if (a[0] == '-' && a[1] && a[1] != '-') {
+      if (sits_hs_options_set(ro->options, a + 1, argv[++i], "command line", &err)) {
+        cli_error("%s (see 'sitsenergy hotspot --help')", err.msg);
+        code = EXIT_USAGE;
+      }
+    } else
+      code = cli_bad_option('?', a, "hotspot");
+    if (code)
+      return code;
+  }
+  return EXIT_OK;
+}
+
 static int cmd_hotspot(int argc, char **argv) {
   sits_hs_options *opts = sits_hs_options_new();
   sits_hs_run_opts ro = {.options = opts, .precision = 2};
   bool stats = false;
   sits_err err = {0};
-  int code = opts ? EXIT_OK : (cli_error("out of memory"), EXIT_INPUT);
   const char *config = NULL;
-  for (int i = 1; code == EXIT_OK && i < argc; i++) {
-    const char *a = argv[i];
-    char *end;
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      fputs(hotspot_usage, stdout);
-      sits_hs_options_free(opts);
-      return EXIT_OK;
-    } else if (!strcmp(a, "--geometric-lateral"))
-      ro.geometric_lateral = true;
-    else if (!strcmp(a, "--normalised-init"))
-      ro.normalised_init = true;
-    else if (!strcmp(a, "--stats"))
-      stats = true;
-    else if (!strcmp(a, "--cvode"))
-      ro.cvode = true;
-    else if (!strcmp(a, "--cholmod"))
-      ro.general = true;
-    else if (!strcmp(a, "--substeps") || !strcmp(a, "--order")) {
-      if (i + 1 >= argc) {
-        code = cli_bad_option(':', a, "hotspot");
-        break;
-      }
-      const char *v = argv[++i];
-      long q = strtol(v, &end, 10);
-      bool sub = !strcmp(a, "--substeps");
-      if (*end || (sub ? (q < 1 || q > 1000) : (q != 3 && q != 4))) {
-        cli_error("%s '%s': expected %s", a, v, sub ? "1 to 1000" : "3 or 4");
-        code = EXIT_INPUT;
-      }
-      if (sub)
-        ro.substeps = (int)q;
-      else
-        ro.order = (int)q;
-    } else if (!strcmp(a, "--precision") || !strcmp(a, "--rtol")) {
-      if (i + 1 >= argc) {
-        code = cli_bad_option(':', a, "hotspot");
-        break;
-      }
-      const char *v = argv[++i];
-      if (!strcmp(a, "--precision")) {
-        long p = strtol(v, &end, 10);
-        if (*end || p < 0 || p > 15) {
-          cli_error("--precision '%s': expected 0 to 15 decimals", v);
-          code = EXIT_INPUT;
-        }
-        ro.precision = (int)p;
-      } else {
-        ro.rtol = strtod(v, &end);
-        if (*end || !(ro.rtol >= 1e-12 && ro.rtol <= 1e-2)) {
-          cli_error("--rtol '%s': expected a tolerance in [1e-12, 1e-2]", v);
-          code = EXIT_INPUT;
-        }
-      }
-    } else if (a[0] == '-' && a[1] && a[1] != '-') {
-      if (i + 1 >= argc) {
-        cli_error("option '%s' needs a value (see 'sitsenergy hotspot --help')", a);
-        code = EXIT_USAGE;
-        break;
-      }
-      if (!strcmp(a, "-c"))
-        config = argv[++i];
-      else if (sits_hs_options_set(opts, a + 1, argv[++i], "command line", &err)) {
-        cli_error("%s (see 'sitsenergy hotspot --help')", err.msg);
-        code = EXIT_USAGE;
-      }
-    } else {
-      code = cli_bad_option('?', a, "hotspot");
-    }
-  }
+  int code = opts ? parse(argc, argv, &ro, &stats, &config) : (cli_error("out of memory"), 1);
   int rc = SITS_OK;
   if (code == EXIT_OK && config && (rc = sits_hs_options_read_config(opts, config, &err)))
     code = cli_fail(rc, &err);
@@ -128,7 +126,7 @@ static int cmd_hotspot(int argc, char **argv) {
             rep.transient_done ? rep.stats.method : "not run", rep.stats.steps, rep.stats.rhs_evals,
             rep.stats.jac_evals, rep.stats.lin_setups);
   sits_hs_options_free(opts);
-  return code;
+  return code < 0 ? EXIT_OK : code;
 }
 
 /* Its own parsing: HotSpot's single-dash options. */
