@@ -263,9 +263,8 @@ static int material(const char *path, const char *name, double *k_w_mk, double *
   return rc;
 }
 
-int sits_hs_options_params(const sits_hs_options *o, sits_hs_params *p, sits_hs_model *model,
-                           sits_err *err) {
-  sits_hs_params_default(p);
+/* The numeric parameters and the grid size. */
+static int numbers(const sits_hs_options *o, sits_hs_params *p, sits_err *err) {
   struct {
     const char *key;
     double *v;
@@ -302,7 +301,13 @@ int sits_hs_options_params(const sits_hs_options *o, sits_hs_params *p, sits_hs_
   p->grid_rows = (size_t)rows, p->grid_cols = (size_t)cols;
   if (!(p->sampling_intvl_s > 0))
     return sits__fail(err, SITS_EINPUT, "-sampling_intvl must be > 0");
+  return SITS_OK;
+}
+
+/* The flags: block_omit_lateral, and HotSpot features this engine refuses. */
+static int flags(const sits_hs_options *o, sits_hs_params *p, sits_err *err) {
   bool b;
+  int rc;
   if ((rc = opt_flag(o, "block_omit_lateral", &b, err)))
     return rc;
   p->block_omit_lateral = b;
@@ -325,6 +330,11 @@ int sits_hs_options_params(const sits_hs_options *o, sits_hs_params *p, sits_hs_
   if (lm != 0)
     return sits__fail(err, SITS_EUNSUPPORTED, "-leakage_mode %g: only mode 0 exists in HotSpot",
                       lm);
+  return SITS_OK;
+}
+
+/* -model_type and -grid_map_mode. */
+static int modes(const sits_hs_options *o, sits_hs_params *p, sits_hs_model *model, sits_err *err) {
   const char *mt = sits_hs_options_get(o, "model_type");
   if (mt && strcmp(mt, "block") == 0)
     *model = SITS_HS_BLOCK;
@@ -334,15 +344,19 @@ int sits_hs_options_params(const sits_hs_options *o, sits_hs_params *p, sits_hs_
     return sits__fail(err, SITS_EINPUT, "%s: -model_type '%s': expected block or grid",
                       o->origin[find_key("model_type")], mt ? mt : "(null)");
   const char *mm = sits_hs_options_get(o, "grid_map_mode");
-  const char *modes[] = {"avg", "min", "max", "center"};
+  const char *names[] = {"avg", "min", "max", "center"};
   size_t m = 0;
-  while (m < 4 && (!mm || strcmp(mm, modes[m]) != 0))
+  while (m < 4 && (!mm || strcmp(mm, names[m]) != 0))
     m++;
   if (m == 4)
     return sits__fail(err, SITS_EINPUT, "%s: -grid_map_mode '%s': expected avg, min, max or center",
                       o->origin[find_key("grid_map_mode")], mm ? mm : "(null)");
   p->map_mode = (sits_hs_map)m;
-  /* -material_* overwrite k and rho c after every numeric key (docs/hotspot-model.md B2) */
+  return SITS_OK;
+}
+
+/* -material_* overwrite k and rho c after every numeric key (docs/hotspot-model.md B2). */
+static int materials(const sits_hs_options *o, sits_hs_params *p, sits_err *err) {
   const char *mats = sits_hs_options_get(o, "materials_file");
   struct {
     const char *key;
@@ -351,6 +365,7 @@ int sits_hs_options_params(const sits_hs_options *o, sits_hs_params *p, sits_hs_
                {"material_interface", &p->k_interface_w_per_mk, &p->p_interface_j_per_m3k},
                {"material_spreader", &p->k_spreader_w_per_mk, &p->p_spreader_j_per_m3k},
                {"material_sink", &p->k_sink_w_per_mk, &p->p_sink_j_per_m3k}};
+  int rc;
   for (size_t k = 0; k < 4; k++) {
     const char *name = sits_hs_options_get(o, parts[k].key);
     if (!name)
@@ -362,4 +377,13 @@ int sits_hs_options_params(const sits_hs_options *o, sits_hs_params *p, sits_hs_
       return rc;
   }
   return SITS_OK;
+}
+
+int sits_hs_options_params(const sits_hs_options *o, sits_hs_params *p, sits_hs_model *model,
+                           sits_err *err) {
+  sits_hs_params_default(p);
+  int rc;
+  if ((rc = numbers(o, p, err)) || (rc = flags(o, p, err)) || (rc = modes(o, p, model, err)))
+    return rc;
+  return materials(o, p, err);
 }
