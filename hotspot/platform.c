@@ -94,6 +94,42 @@ static int grid_groups(sits__hs_platform *sc, const sits_floorplan *f, const sit
   return rc;
 }
 
+/* The group's HotSpot options: `options`, then materials, rows, cols and model (which win). */
+static int group_options(const config_setting_t *hs, sits_hs_options *o, const char *mats,
+                         double rows, double cols, const char *model, sits_err *err) {
+  char where[512];
+  int rc = SITS_OK;
+  bool grid = model && strcmp(model, "grid") == 0;
+  const config_setting_t *opts = config_setting_get_member(hs, "options");
+  if (opts && !config_setting_is_group(opts))
+    rc = sits__fail_at(err, SITS_EINPUT, opts, "'options' must be a group of HotSpot options");
+  for (int i = 0; rc == SITS_OK && opts && i < config_setting_length(opts); i++) {
+    const config_setting_t *e = config_setting_get_elem(opts, (unsigned)i);
+    char val[256];
+    if (config_setting_is_number(e))
+      snprintf(val, sizeof val, "%.17g", config_setting_get_float(e));
+    else if (config_setting_type(e) == CONFIG_TYPE_STRING)
+      snprintf(val, sizeof val, "%s", config_setting_get_string(e));
+    else {
+      rc = sits__fail_at(err, SITS_EINPUT, e, "HotSpot options are numbers or strings");
+      break;
+    }
+    rc = sits_hs_options_set(o, config_setting_name(e), val, sits__where(e, where, sizeof where),
+                             err);
+  }
+  if (rc == SITS_OK && mats[0])
+    rc = sits_hs_options_set(o, "materials_file", mats, sits__where(hs, where, sizeof where), err);
+  char num[32];
+  if (rc == SITS_OK && !isnan(rows) && snprintf(num, sizeof num, "%.0f", rows) > 0)
+    rc = sits_hs_options_set(o, "grid_rows", num, sits__where(hs, where, sizeof where), err);
+  if (rc == SITS_OK && !isnan(cols) && snprintf(num, sizeof num, "%.0f", cols) > 0)
+    rc = sits_hs_options_set(o, "grid_cols", num, sits__where(hs, where, sizeof where), err);
+  if (rc == SITS_OK && model) /* the group's model wins over the options' model_type */
+    rc = sits_hs_options_set(o, "model_type", grid ? "grid" : "block",
+                             sits__where(hs, where, sizeof where), err);
+  return rc;
+}
+
 int sits__hs_platform_load(const config_setting_t *hs, sits__hs_platform *sc, sits_err *err) {
   char where[512], flp[4096], cfg[4096], mats[4096];
   if (!config_setting_is_group(hs))
@@ -122,33 +158,7 @@ int sits__hs_platform_load(const config_setting_t *hs, sits__hs_platform *sc, si
   sits_hs_options *o = sits_hs_options_new();
   if (!o)
     return sits__fail(err, SITS_ENOMEM, "out of memory");
-  const config_setting_t *opts = config_setting_get_member(hs, "options");
-  if (opts && !config_setting_is_group(opts))
-    rc = sits__fail_at(err, SITS_EINPUT, opts, "'options' must be a group of HotSpot options");
-  for (int i = 0; rc == SITS_OK && opts && i < config_setting_length(opts); i++) {
-    const config_setting_t *e = config_setting_get_elem(opts, (unsigned)i);
-    char val[256];
-    if (config_setting_is_number(e))
-      snprintf(val, sizeof val, "%.17g", config_setting_get_float(e));
-    else if (config_setting_type(e) == CONFIG_TYPE_STRING)
-      snprintf(val, sizeof val, "%s", config_setting_get_string(e));
-    else {
-      rc = sits__fail_at(err, SITS_EINPUT, e, "HotSpot options are numbers or strings");
-      break;
-    }
-    rc = sits_hs_options_set(o, config_setting_name(e), val, sits__where(e, where, sizeof where),
-                             err);
-  }
-  if (rc == SITS_OK && mats[0])
-    rc = sits_hs_options_set(o, "materials_file", mats, sits__where(hs, where, sizeof where), err);
-  char num[32];
-  if (rc == SITS_OK && !isnan(rows) && snprintf(num, sizeof num, "%.0f", rows) > 0)
-    rc = sits_hs_options_set(o, "grid_rows", num, sits__where(hs, where, sizeof where), err);
-  if (rc == SITS_OK && !isnan(cols) && snprintf(num, sizeof num, "%.0f", cols) > 0)
-    rc = sits_hs_options_set(o, "grid_cols", num, sits__where(hs, where, sizeof where), err);
-  if (rc == SITS_OK && model) /* the group's model wins over the options' model_type */
-    rc = sits_hs_options_set(o, "model_type", grid ? "grid" : "block",
-                             sits__where(hs, where, sizeof where), err);
+  rc = group_options(hs, o, mats, rows, cols, model, err);
   if (rc == SITS_OK && cfg[0])
     rc = sits_hs_options_read_config(o, cfg, err);
   sits_hs_params prm;
