@@ -67,99 +67,120 @@ int sits__nvsmi_sniff(const char *line) {
   return !strncmp(line, "timestamp,", 10) || stamp(buf, &day, &v) ? 25 : 0;
 }
 
+/* The values of one sample row into the last row of @p t: every known field, scaled to SI;
+ * *why says what makes the row malformed. */
+static int row_values(sits_trace *t, char **f, size_t n, char names[][64], const char *gpu,
+                      const char **why) {
+  int rc = SITS_OK;
+  for (size_t k = 0; k < n && rc == SITS_OK && !*why; k++)
+    for (int q = 0; known[q].field; q++) {
+      if (strcmp(names[k], known[q].field) != 0)
+        continue;
+      char *end;
+      double v = strtod(f[k], &end);
+      const char *unit = sits__trace_trim(end); /* a unit after the number: W, %, MHz */
+      if (end == f[k])
+        v = NAN; /* [N/A], [Not Supported] */
+      else if (*unit && !isalpha((unsigned char)*unit) && *unit != '%')
+        *why = "a value is not a number";
+      char col[96];
+      snprintf(col, sizeof col, "%s.%s%s", known[q].kind, gpu, known[q].name);
+      rc = sits__trace_set(t, col, v * known[q].scale);
+    }
+  return rc;
+}
+
+/* Reading state: the header's field names and the clock. */
+typedef struct nvsmi {
+  char names[MAX_FIELDS][64];
+  size_t n_fields;
+  int i_time, i_index;
+  double t0, prev;
+  long day0;
+} nvsmi;
+
+/* One sample line (fields @p f, @p n of them): a row of @p t, or a malformed line counted. */
+static int sample(nvsmi *s, sits_trace *t, const sits_trace_opts *o, const char *path,
+                  size_t lineno, char **f, size_t n, sits_err *err) {
+  if (s->i_time < 0)
+    for (size_t k = 0; k < s->n_fields; k++) {
+      if (!strcmp(s->names[k], "timestamp"))
+        s->i_time = (int)k;
+      if (!strcmp(s->names[k], "index"))
+        s->i_index = (int)k;
+    }
+  double ts = NAN;
+  long day = 0;
+  bool ok = n == s->n_fields && s->i_time >= 0 && stamp(f[s->i_time], &day, &ts);
+  if (ok && s->day0 < 0)
+    s->day0 = day;
+  if (ok) /* seconds since the first sample's day */
+    ts += (double)(day - s->day0) * 86400.0;
+  if (!ok || !(ts > s->prev)) {
+    int rc = sits__trace_bad_line(t, o, path, lineno,
+                                  n != s->n_fields ? "wrong number of fields"
+                                  : s->i_time < 0  ? "no timestamp field"
+                                                   : "bad or non-increasing timestamp",
+                                  err);
+    if (s->i_time < 0 && rc == SITS_OK)
+      rc = sits__fail(err, SITS_EINPUT, "%s: the log needs a timestamp field", path);
+    return rc;
+  }
+  if (s->prev == -INFINITY)
+    s->t0 = ts;
+  s->prev = ts;
+  if (sits__trace_add_row(t, lineno) < 0)
+    return sits__fail(err, SITS_ENOMEM, "out of memory");
+  char gpu[32] = "gpu";
+  if (s->i_index >= 0)
+    snprintf(gpu, sizeof gpu, "gpu%s", f[s->i_index]);
+  const char *why = NULL;
+  int rc = sits__trace_set(t, "time_s", ts - s->t0);
+  if (rc == SITS_OK)
+    rc = row_values(t, f, n, s->names, gpu, &why);
+  if (why) {
+    t->n_rows--;
+    rc = sits__trace_bad_line(t, o, path, lineno, why, err);
+  }
+  return rc;
+}
+
 int sits__nvsmi_read(const char *path, const sits_trace_opts *o, sits_trace *t, sits_err *err) {
   sits__trace_lines L;
   if (sits__trace_lines_open(&L, path, err))
     return SITS_EINPUT;
-  char *f[MAX_FIELDS], names[MAX_FIELDS][64];
-  size_t n_fields = 0;
-  int rc = SITS_OK, i_time = -1, i_index = -1;
-  double t0 = 0;
-  double prev = -INFINITY;
-  long day0 = -1;
+  char *f[MAX_FIELDS];
+  nvsmi s = {.i_time = -1, .i_index = -1, .prev = -INFINITY, .day0 = -1};
+  int rc = SITS_OK;
   if (o && o->fields) { /* a noheader log: the query list */
     char buf[1024];
     snprintf(buf, sizeof buf, "%s", o->fields);
-    n_fields = sits__trace_split(buf, f, MAX_FIELDS);
-    for (size_t k = 0; k < n_fields; k++)
-      field_name(f[k], names[k], sizeof names[k]);
+    s.n_fields = sits__trace_split(buf, f, MAX_FIELDS);
+    for (size_t k = 0; k < s.n_fields; k++)
+      field_name(f[k], s.names[k], sizeof s.names[k]);
   }
-  for (char *line; (line = sits__trace_lines_next(&L, t, o, &rc, err));) {
-    char *s = sits__trace_trim(line);
-    if (!*s || *s == '#')
+  for (char *line; rc == SITS_OK && (line = sits__trace_lines_next(&L, t, o, &rc, err));) {
+    char *str = sits__trace_trim(line);
+    if (!*str || *str == '#')
       continue;
-    size_t n = sits__trace_split(s, f, MAX_FIELDS);
-    if (!n_fields) {
-      if (strcmp(f[0], "timestamp") != 0 && strncmp(f[0], "timestamp ", 10) != 0) {
-        rc = sits__fail(err, SITS_EINPUT,
-                        "%s:%zu: no header: give the --query-gpu fields (--fields) for a "
-                        "noheader log",
-                        path, L.lineno);
-        break;
-      }
-      n_fields = n;
-      for (size_t k = 0; k < n; k++)
-        field_name(f[k], names[k], sizeof names[k]);
+    size_t n = sits__trace_split(str, f, MAX_FIELDS);
+    if (s.n_fields) {
+      rc = sample(&s, t, o, path, L.lineno, f, n, err);
       continue;
     }
-    if (i_time < 0)
-      for (size_t k = 0; k < n_fields; k++) {
-        if (!strcmp(names[k], "timestamp"))
-          i_time = (int)k;
-        if (!strcmp(names[k], "index"))
-          i_index = (int)k;
-      }
-    double ts = NAN;
-    long day = 0;
-    bool ok = n == n_fields && i_time >= 0 && stamp(f[i_time], &day, &ts);
-    if (ok && day0 < 0)
-      day0 = day;
-    if (ok) /* seconds since the first sample's day */
-      ts += (double)(day - day0) * 86400.0;
-    if (!ok || !(ts > prev)) {
-      rc = sits__trace_bad_line(t, o, path, L.lineno,
-                                n != n_fields ? "wrong number of fields"
-                                : i_time < 0  ? "no timestamp field"
-                                              : "bad or non-increasing timestamp",
-                                err);
-      if (i_time < 0 && rc == SITS_OK)
-        rc = sits__fail(err, SITS_EINPUT, "%s: the log needs a timestamp field", path);
-      continue;
-    }
-    if (prev == -INFINITY)
-      t0 = ts;
-    prev = ts;
-    if (sits__trace_add_row(t, L.lineno) < 0) {
-      rc = sits__fail(err, SITS_ENOMEM, "out of memory");
+    if (strcmp(f[0], "timestamp") != 0 && strncmp(f[0], "timestamp ", 10) != 0) {
+      rc = sits__fail(err, SITS_EINPUT,
+                      "%s:%zu: no header: give the --query-gpu fields (--fields) for a "
+                      "noheader log",
+                      path, L.lineno);
       break;
     }
-    char gpu[32] = "gpu";
-    if (i_index >= 0)
-      snprintf(gpu, sizeof gpu, "gpu%s", f[i_index]);
-    rc = sits__trace_set(t, "time_s", ts - t0);
-    const char *why = NULL;
-    for (size_t k = 0; k < n && rc == SITS_OK && !why; k++)
-      for (int q = 0; known[q].field; q++) {
-        if (strcmp(names[k], known[q].field) != 0)
-          continue;
-        char *end;
-        double v = strtod(f[k], &end);
-        const char *unit = sits__trace_trim(end); /* a unit after the number: W, %, MHz */
-        if (end == f[k])
-          v = NAN; /* [N/A], [Not Supported] */
-        else if (*unit && !isalpha((unsigned char)*unit) && *unit != '%')
-          why = "a value is not a number";
-        char col[96];
-        snprintf(col, sizeof col, "%s.%s%s", known[q].kind, gpu, known[q].name);
-        rc = sits__trace_set(t, col, v * known[q].scale);
-      }
-    if (why) {
-      t->n_rows--;
-      rc = sits__trace_bad_line(t, o, path, L.lineno, why, err);
-    }
+    s.n_fields = n;
+    for (size_t k = 0; k < n; k++)
+      field_name(f[k], s.names[k], sizeof s.names[k]);
   }
   sits__trace_lines_close(&L);
-  if (rc == SITS_OK && !n_fields)
+  if (rc == SITS_OK && !s.n_fields)
     rc = sits__fail(err, SITS_EINPUT, "%s: empty log", path);
   return rc;
 }
