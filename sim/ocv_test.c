@@ -36,6 +36,44 @@ static bool find_discharge(const double *i_a, const double *v_v, size_t n, size_
   return false;
 }
 
+/* The IR-correction resistance when none is given: the voltage step where the run starts after
+ * a rest sample (|I| under 2 % of the run's), else @p fallback (the battery's R0 + sum R_k). */
+static double step_resistance(const double *i_a, const double *v_v, size_t a, int sign,
+                              double fallback, const char **source) {
+  double i0 = sign * i_a[a];
+  if (a > 0 && fabs(i_a[a - 1]) < 0.02 * fabs(i0) && v_v[a - 1] > v_v[a]) {
+    *source = "step";
+    return (v_v[a - 1] - v_v[a]) / i0;
+  }
+  *source = "battery";
+  return fallback;
+}
+
+/* The table at @p n_points even SOC values from the (soc, ocv) samples, by linear
+ * interpolation; refused where the OCV falls by more than the noise. */
+static int resample(const double *soc, const double *ocv, size_t m, size_t n_points,
+                    sits_ocv_test *out, sits_err *err) {
+  gsl_interp *lin = gsl_interp_alloc(gsl_interp_linear, m);
+  gsl_interp_accel *acc = lin ? gsl_interp_accel_alloc() : NULL;
+  int rc = SITS_OK;
+  if (!lin || !acc || gsl_interp_init(lin, soc, ocv, m))
+    rc = sits__fail(err, SITS_EINPUT, "cannot interpolate the discharge (repeated SOC values)");
+  out->n = n_points;
+  for (size_t j = 0; rc == SITS_OK && j < n_points; j++) {
+    double s = fmin(fmax((double)j / (double)(n_points - 1), soc[0]), soc[m - 1]);
+    out->soc[j] = (double)j / (double)(n_points - 1);
+    out->ocv_v[j] = gsl_interp_eval(lin, soc, ocv, s, acc);
+    if (j && out->ocv_v[j] < out->ocv_v[j - 1] - SITS_BATTERY_OCV_NOISE_V)
+      rc = sits__fail(err, SITS_EINPUT,
+                      "the OCV built from the discharge falls by %.1f mV near SOC %.3f: is the "
+                      "current steady?",
+                      1e3 * (out->ocv_v[j - 1] - out->ocv_v[j]), out->soc[j]);
+  }
+  gsl_interp_accel_free(acc);
+  gsl_interp_free(lin);
+  return rc;
+}
+
 int sits_ocv_from_discharge(const double *t_s, const double *i_a, const double *v_v, size_t n,
                             double r_dc_ohm, double r_fallback_ohm, size_t n_points,
                             double max_c_rate_per_h, sits_ocv_test *out, sits_err *err) {
@@ -57,17 +95,8 @@ int sits_ocv_from_discharge(const double *t_s, const double *i_a, const double *
                       "voltage falling) in the OCV test",
                       MIN_RUN);
   out->r_source = "given";
-  if (isnan(r_dc_ohm)) {
-    /* the step at the start: a rest sample (|I| under 2 % of the run's) right before it */
-    double i0 = sign * i_a[a];
-    if (a > 0 && fabs(i_a[a - 1]) < 0.02 * fabs(i0) && v_v[a - 1] > v_v[a]) {
-      r_dc_ohm = (v_v[a - 1] - v_v[a]) / i0;
-      out->r_source = "step";
-    } else {
-      r_dc_ohm = r_fallback_ohm;
-      out->r_source = "battery";
-    }
-  }
+  if (isnan(r_dc_ohm))
+    r_dc_ohm = step_resistance(i_a, v_v, a, sign, r_fallback_ohm, &out->r_source);
   size_t m = b - a;
   double *soc = malloc(m * sizeof *soc), *ocv = malloc(m * sizeof *ocv);
   if (!soc || !ocv) {
@@ -109,23 +138,8 @@ int sits_ocv_from_discharge(const double *t_s, const double *i_a, const double *
     size_t s = a + (m - 1 - k);
     ocv[k] = v_v[s] + sign * i_a[s] * r_dc_ohm;
   }
-  gsl_interp *lin = rc == SITS_OK ? gsl_interp_alloc(gsl_interp_linear, m) : NULL;
-  gsl_interp_accel *acc = lin ? gsl_interp_accel_alloc() : NULL;
-  if (rc == SITS_OK && (!lin || !acc || gsl_interp_init(lin, soc, ocv, m)))
-    rc = sits__fail(err, SITS_EINPUT, "cannot interpolate the discharge (repeated SOC values)");
-  out->n = n_points;
-  for (size_t j = 0; rc == SITS_OK && j < n_points; j++) {
-    double s = fmin(fmax((double)j / (double)(n_points - 1), soc[0]), soc[m - 1]);
-    out->soc[j] = (double)j / (double)(n_points - 1);
-    out->ocv_v[j] = gsl_interp_eval(lin, soc, ocv, s, acc);
-    if (j && out->ocv_v[j] < out->ocv_v[j - 1] - SITS_BATTERY_OCV_NOISE_V)
-      rc = sits__fail(err, SITS_EINPUT,
-                      "the OCV built from the discharge falls by %.1f mV near SOC %.3f: is the "
-                      "current steady?",
-                      1e3 * (out->ocv_v[j - 1] - out->ocv_v[j]), out->soc[j]);
-  }
-  gsl_interp_accel_free(acc);
-  gsl_interp_free(lin);
+  if (rc == SITS_OK)
+    rc = resample(soc, ocv, m, n_points, out, err);
   free(soc), free(ocv);
   return rc;
 }
