@@ -234,29 +234,11 @@ static int add_package(sits_hs_network *net, size_t base, const package *k, sits
 static const char *const prefix[4] = {"", "iface_", "hsp_", "hsink_"};
 
 /* Block model (4.2 - 4.6). */
-static int build_block(sits_hs_network *net, sits_err *err) {
+/* Lateral links between adjacent blocks, every layer (silicon optional) (4.3). */
+static int block_lateral(sits_hs_network *net, const layer_prm *l, sits_err *err) {
   const sits_floorplan *f = net->flp;
-  const sits_hs_params *p = &net->prm;
   size_t n = f->n;
-  layer_prm l[4];
-  layers(p, l);
-  double shs2 = p->s_sink_m * p->s_sink_m;
   int rc;
-  for (int L = 0; L < 4; L++)
-    for (size_t b = 0; b < n; b++) {
-      double a = f->b[b].w_m * f->b[b].h_m;
-      double c =
-          C_FACTOR * l[L].p * l[L].t * a + (L == 3 ? C_FACTOR * p->c_convec_j_per_k * a / shs2 : 0);
-      char name[600];
-      snprintf(name, sizeof name, "%s%s", prefix[L], f->b[b].name);
-      if ((rc = node(net, name, c, err)))
-        return rc;
-    }
-  package k = package_of(p, f->width_m, f->height_m);
-  size_t base = 4 * n;
-  if ((rc = add_package(net, base, &k, err)))
-    return rc;
-  /* lateral links between adjacent blocks, every layer (silicon optional) */
   for (size_t i = 0; i < n; i++)
     for (size_t j = i + 1; j < n; j++) {
       const sits_flp_block *a = &f->b[i], *b = &f->b[j];
@@ -271,25 +253,23 @@ static int build_block(sits_hs_network *net, sits_err *err) {
         continue;
       if (!(len > 1e-9))
         continue; /* corner contact */
-      for (int L = p->block_omit_lateral ? 1 : 0; L < 4; L++) {
+      for (int L = net->prm.block_omit_lateral ? 1 : 0; L < 4; L++) {
         double kt = l[L].k * l[L].t * len;
         if ((rc = link(net, (size_t)L * n + i, (int)((size_t)L * n + j), ha / kt + hb / kt, err)))
           return rc;
       }
     }
-  /* vertical path (4.4) */
-  for (size_t b = 0; b < n; b++) {
-    double a = f->b[b].w_m * f->b[b].h_m;
-    if ((rc = link(net, b, (int)(n + b), l[0].t / (l[0].k * a), err)) ||
-        (rc = link(net, n + b, (int)(2 * n + b), l[1].t / (l[1].k * a), err)) ||
-        (rc = link(net, 2 * n + b, (int)(3 * n + b), l[2].t / (l[2].k * a), err)) ||
-        (rc = link(net, 3 * n + b, SITS_AMBIENT,
-                   l[3].t / (l[3].k * a) + p->r_convec_k_per_w * shs2 / a, err)))
-      return rc;
-  }
-  /* border blocks to the periphery: each side's r_sp1 / r_hs1 shared in proportion to the
-   * blocks' edge conductances (4.5) */
+  return SITS_OK;
+}
+
+/* Border blocks to the periphery: each side's r_sp1 / r_hs1 shared in proportion to the
+ * blocks' edge conductances (4.5). */
+static int block_borders(sits_hs_network *net, const layer_prm *l, const package *k, size_t base,
+                         sits_err *err) {
+  const sits_floorplan *f = net->flp;
+  size_t n = f->n;
   double big_w = f->width_m, big_h = f->height_m;
+  int rc;
   for (int side = 0; side < 4; side++) { /* W, E, N, S */
     bool ns = side >= 2;
     double g_sp = 0, g_hs = 0;
@@ -310,7 +290,7 @@ static int build_block(sits_hs_network *net, sits_err *err) {
           g_sp += g_sp_b, g_hs += g_hs_b;
           continue;
         }
-        double r1_sp = ns ? k.r_sp1_y : k.r_sp1_x, r1_hs = ns ? k.r_hs1_y : k.r_hs1_x;
+        double r1_sp = ns ? k->r_sp1_y : k->r_sp1_x, r1_hs = ns ? k->r_hs1_y : k->r_hs1_x;
         if ((rc = link(net, 2 * n + b, (int)(base + SP_W + (size_t)side),
                        1 / g_sp_b + r1_sp * g_sp / g_sp_b, err)) ||
             (rc = link(net, 3 * n + b, (int)(base + SINK_C_W + (size_t)side),
@@ -319,6 +299,41 @@ static int build_block(sits_hs_network *net, sits_err *err) {
       }
   }
   return SITS_OK;
+}
+
+static int build_block(sits_hs_network *net, sits_err *err) {
+  const sits_floorplan *f = net->flp;
+  const sits_hs_params *p = &net->prm;
+  size_t n = f->n;
+  layer_prm l[4];
+  layers(p, l);
+  double shs2 = p->s_sink_m * p->s_sink_m;
+  int rc;
+  for (int L = 0; L < 4; L++)
+    for (size_t b = 0; b < n; b++) {
+      double a = f->b[b].w_m * f->b[b].h_m;
+      double c =
+          C_FACTOR * l[L].p * l[L].t * a + (L == 3 ? C_FACTOR * p->c_convec_j_per_k * a / shs2 : 0);
+      char name[600];
+      snprintf(name, sizeof name, "%s%s", prefix[L], f->b[b].name);
+      if ((rc = node(net, name, c, err)))
+        return rc;
+    }
+  package k = package_of(p, f->width_m, f->height_m);
+  size_t base = 4 * n;
+  if ((rc = add_package(net, base, &k, err)) || (rc = block_lateral(net, l, err)))
+    return rc;
+  /* vertical path (4.4) */
+  for (size_t b = 0; b < n; b++) {
+    double a = f->b[b].w_m * f->b[b].h_m;
+    if ((rc = link(net, b, (int)(n + b), l[0].t / (l[0].k * a), err)) ||
+        (rc = link(net, n + b, (int)(2 * n + b), l[1].t / (l[1].k * a), err)) ||
+        (rc = link(net, 2 * n + b, (int)(3 * n + b), l[2].t / (l[2].k * a), err)) ||
+        (rc = link(net, 3 * n + b, SITS_AMBIENT,
+                   l[3].t / (l[3].k * a) + p->r_convec_k_per_w * shs2 / a, err)))
+      return rc;
+  }
+  return block_borders(net, l, &k, base, err);
 }
 
 static double tceil(double v) {
