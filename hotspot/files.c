@@ -91,7 +91,7 @@ int sits_hs_read_flp(const char *path, sits_floorplan **out, sits_err *err) {
   }
   sits__hs_lines_close(&l);
   if (rc == SITS_OK)
-    rc = sits_floorplan_new(b, n, path, out, err);
+    rc = ((*out = sits_floorplan_new(b, n, path, err)) ? SITS_OK : err->code);
   for (size_t k = 0; k < n; k++)
     free(b[k].name);
   free(b);

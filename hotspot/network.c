@@ -56,8 +56,8 @@ static double overlap(double a0, double a1, double b0, double b1) {
   return fmin(a1, b1) - fmax(a0, b0);
 }
 
-int sits_floorplan_new(const sits_flp_block *blocks, size_t n, const char *path,
-                       sits_floorplan **out, sits_err *err) {
+static int floorplan_make(const sits_flp_block *blocks, size_t n, const char *path,
+                          sits_floorplan **out, sits_err *err) {
   *out = NULL;
   if (n == 0)
     return sits__fail(err, SITS_EINPUT, "%s: no blocks in the floorplan", path);
@@ -105,6 +105,12 @@ int sits_floorplan_new(const sits_flp_block *blocks, size_t n, const char *path,
   f->width_m = x1 - x0, f->height_m = y1 - y0;
   *out = f;
   return SITS_OK;
+}
+
+sits_floorplan *sits_floorplan_new(const sits_flp_block *blocks, size_t n, const char *path,
+                                   sits_err *err) {
+  sits_floorplan *f = NULL;
+  return floorplan_make(blocks, n, path, &f, err) ? NULL : f;
 }
 
 /* ---- parameters --------------------------------------------------------------------- */
@@ -452,7 +458,7 @@ static int build_grid(sits_hs_network *net, sits_err *err) {
   return SITS_OK;
 }
 
-int sits_hs_network_new(const sits_floorplan *flp, const sits_hs_params *prm, sits_hs_model model,
+static int network_make(const sits_floorplan *flp, const sits_hs_params *prm, sits_hs_model model,
                         sits_hs_network **out, sits_err *err) {
   *out = NULL;
   if (!(flp->width_m < prm->s_spreader_m && flp->height_m < prm->s_spreader_m))
@@ -498,6 +504,12 @@ int sits_hs_network_new(const sits_floorplan *flp, const sits_hs_params *prm, si
   net->n_nodes = sits_thermal_node_count(net->th);
   *out = net;
   return SITS_OK;
+}
+
+sits_hs_network *sits_hs_network_new(const sits_floorplan *flp, const sits_hs_params *prm,
+                                     sits_hs_model model, sits_err *err) {
+  sits_hs_network *net = NULL;
+  return network_make(flp, prm, model, &net, err) ? NULL : net;
 }
 
 void sits_hs_network_free(sits_hs_network *net) {

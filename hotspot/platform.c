@@ -172,7 +172,8 @@ int sits__hs_platform_load(const config_setting_t *hs, sits__hs_platform *sc, si
   sits_hs_network *net = NULL;
   if (rc == SITS_OK)
     rc = sits_hs_read_flp(flp, &f, err);
-  if (rc == SITS_OK && (rc = sits_hs_network_new(f, &prm, kind, &net, err))) {
+  if (rc == SITS_OK &&
+      (rc = ((net = sits_hs_network_new(f, &prm, kind, err)) ? SITS_OK : err->code))) {
     char msg[SITS_ERRMSG_MAX]; /* the package does not fit the die: name the group */
     snprintf(msg, sizeof msg, "%s", err->msg);
     sits__fail_at(err, rc, hs, "%s: %s", flp, msg);

@@ -147,7 +147,9 @@ static int transient(run *r, sits_hs_run_report *rep, sits_err *err) {
                                .substeps = r->o->substeps,
                                .order = r->o->order,
                                .general = r->o->general};
-  if ((rc = sits_hs_transient_new(r->net, r->prm.sampling_intvl_s, r->node, &to, &tr, err))) {
+  if ((rc = ((tr = sits_hs_transient_new(r->net, r->prm.sampling_intvl_s, r->node, &to, err))
+                 ? SITS_OK
+                 : err->code))) {
     free(blk);
     return rc;
   }
@@ -208,7 +210,7 @@ int sits_hs_run(const sits_hs_run_opts *o, sits_hs_run_report *rep, sits_err *er
   if ((rc = sits_hs_read_flp(flp, &r.flp, err)) ||
       (rc = sits_hs_read_ptrace(ptrace, r.flp, &r.tr, err)))
     goto done;
-  if ((rc = sits_hs_network_new(r.flp, &r.prm, r.model, &r.net, err))) {
+  if ((rc = ((r.net = sits_hs_network_new(r.flp, &r.prm, r.model, err)) ? SITS_OK : err->code))) {
     char msg[SITS_ERRMSG_MAX]; /* the die against the package, or a block against the grid */
     snprintf(msg, sizeof msg, "%s", err->msg);
     sits__fail(err, rc, "%s: %s", flp, msg);

@@ -42,9 +42,10 @@ typedef struct sits_floorplan {
 
 /** A new floorplan from @p n blocks (names copied; positions translated; checked: names
  *  unique and non-empty, sizes > 0 and finite, no two blocks overlapping by more than
- *  HotSpot's 1e-6 m tolerance). @p path names the source in messages. */
-SITS_API int sits_floorplan_new(const sits_flp_block *blocks, size_t n, const char *path,
-                                sits_floorplan **out, sits_err *err);
+ *  HotSpot's 1e-6 m tolerance). @p path names the source in messages. NULL on failure, with
+ *  the reason in @p err. */
+SITS_API sits_floorplan *sits_floorplan_new(const sits_flp_block *blocks, size_t n,
+                                            const char *path, sits_err *err);
 SITS_API void sits_floorplan_free(sits_floorplan *f);
 /** Index of block @p name, or -1. */
 SITS_API int sits_floorplan_find(const sits_floorplan *f, const char *name);
@@ -83,10 +84,10 @@ typedef struct sits_hs_network sits_hs_network;
 /**
  * Builds the @p model network of @p flp with @p prm (copied). Fails on a die larger than
  * the spreader or the sink, on a grid under 2 x 2, or on a block spanning no row or
- * column of the grid.
+ * column of the grid: NULL then, with the reason in @p err.
  */
-SITS_API int sits_hs_network_new(const sits_floorplan *flp, const sits_hs_params *prm,
-                                 sits_hs_model model, sits_hs_network **out, sits_err *err);
+SITS_API sits_hs_network *sits_hs_network_new(const sits_floorplan *flp, const sits_hs_params *prm,
+                                              sits_hs_model model, sits_err *err);
 SITS_API void sits_hs_network_free(sits_hs_network *net);
 
 /** Hands the RC network over to the caller (who frees it); the network keeps its maps but

@@ -102,9 +102,11 @@ typedef struct sits_hs_transient_opts {
   bool general; /**< ESDIRK: CHOLMOD even where the layered-grid solver applies */
 } sits_hs_transient_opts;
 
-SITS_API int sits_hs_transient_new(const sits_hs_network *net, double dt_s, const double *node_k0,
-                                   const sits_hs_transient_opts *o, sits_hs_transient **out,
-                                   sits_err *err);
+/** A transient of @p net from the state @p node_k0 (kelvin) in intervals of @p dt_s; NULL on
+ *  failure, with the reason in @p err. */
+SITS_API sits_hs_transient *sits_hs_transient_new(const sits_hs_network *net, double dt_s,
+                                                  const double *node_k0,
+                                                  const sits_hs_transient_opts *o, sits_err *err);
 SITS_API void sits_hs_transient_free(sits_hs_transient *tr);
 /** Advances one interval with block powers @p block_w held; the state into @p node_k. */
 SITS_API int sits_hs_transient_step(sits_hs_transient *tr, const double *block_w, double *node_k,

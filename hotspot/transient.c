@@ -206,7 +206,7 @@ static int lti_setup(sits_hs_transient *tr, const sits_hs_transient_opts *o, sit
   return tr->lti ? SITS_OK : SITS_ESOLVER;
 }
 
-int sits_hs_transient_new(const sits_hs_network *net, double dt_s, const double *node_k0,
+static int transient_make(const sits_hs_network *net, double dt_s, const double *node_k0,
                           const sits_hs_transient_opts *o, sits_hs_transient **out, sits_err *err) {
   static const sits_hs_transient_opts none = {0};
   if (!o)
@@ -249,6 +249,13 @@ int sits_hs_transient_new(const sits_hs_network *net, double dt_s, const double 
   }
   *out = tr;
   return SITS_OK;
+}
+
+sits_hs_transient *sits_hs_transient_new(const sits_hs_network *net, double dt_s,
+                                         const double *node_k0, const sits_hs_transient_opts *o,
+                                         sits_err *err) {
+  sits_hs_transient *tr = NULL;
+  return transient_make(net, dt_s, node_k0, o, &tr, err) ? NULL : tr;
 }
 
 void sits_hs_transient_free(sits_hs_transient *tr) {

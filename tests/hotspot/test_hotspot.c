@@ -47,7 +47,8 @@ static void load(fixture *f, bool grid, const char *ptrace) {
   cr_assert_eq(
       sits_hs_read_ptrace(ptrace ? ptrace : EV6 "/inputs/gcc.ptrace", f->flp, &f->tr, &err),
       SITS_OK, "%s", err.msg);
-  cr_assert_eq(sits_hs_network_new(f->flp, &f->p, f->model, &f->net, &err), SITS_OK, "%s", err.msg);
+  cr_assert_eq(((f->net = sits_hs_network_new(f->flp, &f->p, f->model, &err)) ? SITS_OK : err.code),
+               SITS_OK, "%s", err.msg);
 }
 
 static void unload(fixture *f) {
@@ -156,7 +157,8 @@ Test(hotspot, block_transient_matches_hotspot_and_the_exact_solution) {
       gsl_vector_set(x, i, t[i]);
     sits_hs_transient *tr;
     sits_err err = {0};
-    cr_assert_eq(sits_hs_transient_new(f.net, dt, t, NULL, &tr, &err), SITS_OK, "%s", err.msg);
+    cr_assert_eq(((tr = sits_hs_transient_new(f.net, dt, t, NULL, &err)) ? SITS_OK : err.code),
+                 SITS_OK, "%s", err.msg);
     size_t rows;
     double *ref = read_ttrace(refs[c], &f, &rows);
     cr_assert_eq(rows, f.tr->n_rows);
@@ -251,8 +253,9 @@ static double grid_transient(const sits_hs_transient_opts *o, size_t n_rows, con
   sits_hs_init_map(f.net, v0, t);
   sits_hs_transient *tr;
   sits_err err = {0};
-  cr_assert_eq(sits_hs_transient_new(f.net, f.p.sampling_intvl_s, t, o, &tr, &err), SITS_OK, "%s",
-               err.msg);
+  cr_assert_eq(
+      ((tr = sits_hs_transient_new(f.net, f.p.sampling_intvl_s, t, o, &err)) ? SITS_OK : err.code),
+      SITS_OK, "%s", err.msg);
   size_t rows;
   double *ref = read_ttrace(EV6 "/outputs_grid64/gcc_from_init.ttrace.rk4", &f, &rows);
   double worst = 0;
@@ -296,13 +299,15 @@ static double uniform_die(size_t rows, size_t cols, bool transpose) {
   sits_flp_block b = {.name = "die", .w_m = 0.016, .h_m = 0.012, .x_m = 0, .y_m = 0, .line = 1};
   sits_floorplan *flp;
   sits_err err = {0};
-  cr_assert_eq(sits_floorplan_new(&b, 1, "die.flp", &flp, &err), SITS_OK, "%s", err.msg);
+  cr_assert_eq(((flp = sits_floorplan_new(&b, 1, "die.flp", &err)) ? SITS_OK : err.code), SITS_OK,
+               "%s", err.msg);
   sits_hs_params p;
   sits_hs_params_default(&p);
   p.grid_rows = rows, p.grid_cols = cols, p.map_mode = SITS_HS_MAP_AVG;
   p.transpose_lateral = transpose;
   sits_hs_network *net;
-  cr_assert_eq(sits_hs_network_new(flp, &p, SITS_HS_GRID, &net, &err), SITS_OK, "%s", err.msg);
+  cr_assert_eq(((net = sits_hs_network_new(flp, &p, SITS_HS_GRID, &err)) ? SITS_OK : err.code),
+               SITS_OK, "%s", err.msg);
   size_t n = sits_hs_node_count(net);
   double w = 40.0, *t = malloc(n * sizeof *t), vals[16];
   cr_assert_eq(sits_hs_steady(net, &w, false, t, &err), SITS_OK, "%s", err.msg);
@@ -403,12 +408,12 @@ Test(hotspot, floorplan_and_trace_errors) {
   sits_hs_params_default(&prm);
   prm.s_spreader_m = 0.003;
   sits_hs_network *net = NULL;
-  expect(sits_hs_network_new(flp, &prm, SITS_HS_BLOCK, &net, &err), SITS_EINPUT, &err,
-         "must be smaller than the spreader");
+  expect(((net = sits_hs_network_new(flp, &prm, SITS_HS_BLOCK, &err)) ? SITS_OK : err.code),
+         SITS_EINPUT, &err, "must be smaller than the spreader");
   sits_hs_params_default(&prm);
   prm.s_sink_m = 0.02;
-  expect(sits_hs_network_new(flp, &prm, SITS_HS_BLOCK, &net, &err), SITS_EINPUT, &err,
-         "must be smaller than the sink");
+  expect(((net = sits_hs_network_new(flp, &prm, SITS_HS_BLOCK, &err)) ? SITS_OK : err.code),
+         SITS_EINPUT, &err, "must be smaller than the sink");
   sits_floorplan_free(flp);
 }
 
@@ -562,8 +567,9 @@ Test(hotspot, grid_floorplan_platform_matches_the_grid_network, .timeout = 60) {
   f.p.grid_rows = R, f.p.grid_cols = C;
   f.p.transpose_lateral = false, f.p.hotspot_init_map = false;
   sits_err err = {0};
-  cr_assert_eq(sits_hs_network_new(f.flp, &f.p, SITS_HS_GRID, &f.net, &err), SITS_OK, "%s",
-               err.msg);
+  cr_assert_eq(
+      ((f.net = sits_hs_network_new(f.flp, &f.p, SITS_HS_GRID, &err)) ? SITS_OK : err.code),
+      SITS_OK, "%s", err.msg);
   double *bw = calloc(f.flp->n, sizeof *bw), *t = malloc(n * sizeof *t);
   bw[sits_floorplan_find(f.flp, "IntReg_0")] = 5.0;
   bw[sits_floorplan_find(f.flp, "FPMul_0")] = 2.0;
@@ -573,7 +579,9 @@ Test(hotspot, grid_floorplan_platform_matches_the_grid_network, .timeout = 60) {
   f.p.ambient_k = 45.0 + SITS_KELVIN;
   /* steady: both direct solves of the same equations */
   sits_hs_network_free(f.net);
-  cr_assert_eq(sits_hs_network_new(f.flp, &f.p, SITS_HS_GRID, &f.net, &err), SITS_OK);
+  cr_assert_eq(
+      ((f.net = sits_hs_network_new(f.flp, &f.p, SITS_HS_GRID, &err)) ? SITS_OK : err.code),
+      SITS_OK);
   cr_assert_eq(sits_hs_steady(f.net, bw, false, t, &err), SITS_OK, "%s", err.msg);
   sits_steady_state st;
   cr_assert_eq(sits_steady(sc, &st, &err), SITS_OK, "%s", err.msg);
@@ -586,7 +594,9 @@ Test(hotspot, grid_floorplan_platform_matches_the_grid_network, .timeout = 60) {
   double *tq = malloc(n * sizeof *tq);
   sits_hs_network *quirk;
   f.p.transpose_lateral = true;
-  cr_assert_eq(sits_hs_network_new(f.flp, &f.p, SITS_HS_GRID, &quirk, &err), SITS_OK);
+  cr_assert_eq(
+      ((quirk = sits_hs_network_new(f.flp, &f.p, SITS_HS_GRID, &err)) ? SITS_OK : err.code),
+      SITS_OK);
   cr_assert_eq(sits_hs_steady(quirk, bw, false, tq, &err), SITS_OK, "%s", err.msg);
   sits_scenario *sq = grid_scenario(R, C, true, "");
   cr_assert_eq(sits_steady(sq, &st, &err), SITS_OK, "%s", err.msg);
@@ -607,7 +617,8 @@ Test(hotspot, grid_floorplan_platform_matches_the_grid_network, .timeout = 60) {
     t[i] = 45.0 + SITS_KELVIN;
   sits_hs_transient *tr;
   sits_hs_transient_opts o = {.substeps = 64}; /* fine steps: the reference's error << CVODE's */
-  cr_assert_eq(sits_hs_transient_new(f.net, 0.01, t, &o, &tr, &err), SITS_OK, "%s", err.msg);
+  cr_assert_eq(((tr = sits_hs_transient_new(f.net, 0.01, t, &o, &err)) ? SITS_OK : err.code),
+               SITS_OK, "%s", err.msg);
   sits_result *r = tu_run(sc);
   const double *ts = sits_result_time_s(r);
   double worst_t = 0;
