@@ -27,6 +27,7 @@
 #include "sits_hotspot.h"
 #include "sits_scenario.h"
 #include "sits_sim.h"
+#include "sits_sweep.h"
 #include "sits_table.h"
 #include "sits_chol.h"
 #include "sits_fit.h"

@@ -146,6 +146,9 @@ SITS_API int sits_write_h5(const sits_scenario *sc, const sits_result *r, const 
  *  Written under a temporary name, then renamed (the sweep's -o x.h5). */
 SITS_API int sits_write_table_h5(const char *path, size_t rows, size_t cols,
                                  const char *const *names, const char *const *cells, sits_err *err);
+/** A CSV file with a header (RFC 4180 quoting) into the HDF5 file @p h5, one dataset per column
+ *  as sits_write_table_h5 writes them. */
+SITS_API int sits_write_csv_as_h5(const char *csv, const char *h5, sits_err *err);
 /** CSV: time_s, temp_c.<node>..., node_power_w.<node>..., power_w.total. */
 SITS_API int sits_write_csv(const sits_scenario *sc, const sits_result *r, const char *path,
                             sits_err *err);
@@ -153,7 +156,6 @@ SITS_API int sits_write_csv(const sits_scenario *sc, const sits_result *r, const
 SITS_API int sits_write_summary_json(const sits_scenario *sc, const sits_result *r, FILE *f);
 /** Steady JSON object onto @p f. */
 SITS_API int sits_write_steady_json(const sits_scenario *sc, const sits_steady_state *st, FILE *f);
-
 
 SITS_END_DECLS
 

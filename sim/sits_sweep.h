@@ -1,0 +1,46 @@
+/*
+ * sits_sweep.h - a scenario over the Cartesian product of --vary values, one summary row per
+ * combination (the `sweep` command's engine; the command adds processes and files).
+ *
+ * Rows are CSV: the varied values, then end_reason, simulated_s, max_junction_temp_c,
+ * avg_power_w, peak_power_w, energy_j, tdp_w, time_to_throttle_s, throttled_fraction,
+ * items_done, energy_per_item_mj, latency_ms, deficit_fraction, verdict_ok (1/0) and error
+ * (the message when the combination failed; its other fields are then empty).
+ */
+#ifndef SITS_SWEEP_H
+#define SITS_SWEEP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "sits_status.h"
+
+SITS_BEGIN_DECLS
+
+typedef struct sits_sweep sits_sweep;
+
+/** A sweep of the scenario at @p scenario_path with the overrides @p sets (borrowed: they
+ *  must outlive the sweep). NULL when out of memory. */
+SITS_API sits_sweep *sits_sweep_new(const char *scenario_path, const char *const *sets,
+                                    size_t n_sets, sits_err *err);
+SITS_API void sits_sweep_free(sits_sweep *s);
+
+/** Adds an axis: "KEY=V1,V2,..." or "KEY=START:STOP:COUNT" (COUNT values evenly spaced, ends
+ *  included). SITS_EINPUT with the reason for a malformed axis or more than 8 axes. */
+SITS_API int sits_sweep_vary(sits_sweep *s, const char *spec, sits_err *err);
+
+/** The number of combinations (the product of the axes' lengths; 1 with no axis). */
+SITS_API size_t sits_sweep_count(const sits_sweep *s);
+
+/** The CSV header line: the varied keys, then the summary columns. */
+SITS_API int sits_sweep_write_header(const sits_sweep *s, FILE *f);
+
+/** Loads and runs combination @p idx (the last axis varies fastest) and writes its row.
+ *  SITS_OK with *violated set when a constraint failed; the failure's status when the
+ *  combination could not run (the row then carries the message); SITS_EIO when writing fails. */
+SITS_API int sits_sweep_run_row(const sits_sweep *s, size_t idx, FILE *f, bool *violated);
+
+SITS_END_DECLS
+
+#endif

@@ -1,0 +1,194 @@
+/* sweep.c - a scenario over the Cartesian product of --vary values (sits_sweep.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "sits_sweep.h"
+#include "status_impl.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sits_sim.h"
+
+#define MAX_VARY 8
+#define MAX_VALUES 4096
+
+typedef struct axis {
+  char key[256];
+  size_t n;
+  char **values;
+} axis;
+
+struct sits_sweep {
+  const char *scenario;
+  const char *const *sets;
+  size_t n_sets;
+  axis v[MAX_VARY];
+  size_t n_vary;
+};
+
+static const char columns[] =
+    "end_reason,simulated_s,max_junction_temp_c,avg_power_w,peak_power_w,energy_j,tdp_w,"
+    "time_to_throttle_s,throttled_fraction,items_done,energy_per_item_mj,latency_ms,"
+    "deficit_fraction,verdict_ok,error";
+
+sits_sweep *sits_sweep_new(const char *scenario_path, const char *const *sets, size_t n_sets,
+                           sits_err *err) {
+  sits_sweep *s = calloc(1, sizeof *s);
+  if (!s) {
+    sits__fail(err, SITS_ENOMEM, "out of memory");
+    return NULL;
+  }
+  s->scenario = scenario_path, s->sets = sets, s->n_sets = n_sets;
+  return s;
+}
+
+void sits_sweep_free(sits_sweep *s) {
+  if (!s)
+    return;
+  for (size_t i = 0; i < s->n_vary; i++) {
+    for (size_t k = 0; k < s->v[i].n; k++)
+      free(s->v[i].values[k]);
+    free(s->v[i].values);
+  }
+  free(s);
+}
+
+static int add_value(axis *v, const char *text) {
+  char *copy = strdup(text);
+  if (!copy)
+    return -1;
+  v->values[v->n++] = copy;
+  return 0;
+}
+
+/* The values of "START:STOP:COUNT" or "V1,V2,..." into @p v; -1 when malformed. */
+static int parse_values(axis *v, const char *text) {
+  double a, b;
+  long count;
+  char tail;
+  if (sscanf(text, "%lf:%lf:%ld%c", &a, &b, &count, &tail) == 3) {
+    if (count < 1 || count > MAX_VALUES || !isfinite(a) || !isfinite(b))
+      return -1;
+    for (long i = 0; i < count; i++) {
+      char buf[64];
+      snprintf(buf, sizeof buf, "%.12g",
+               count == 1 ? a : a + (b - a) * (double)i / (double)(count - 1));
+      if (add_value(v, buf))
+        return -1;
+    }
+    return 0;
+  }
+  char *copy = strdup(text), *save = NULL;
+  if (!copy)
+    return -1;
+  for (char *tok = strtok_r(copy, ",", &save); tok && v->n < MAX_VALUES;
+       tok = strtok_r(NULL, ",", &save))
+    if (add_value(v, tok)) {
+      free(copy);
+      return -1;
+    }
+  free(copy);
+  return v->n ? 0 : -1;
+}
+
+int sits_sweep_vary(sits_sweep *s, const char *spec, sits_err *err) {
+  const char *eq = strchr(spec, '=');
+  axis *v = s->n_vary < MAX_VARY ? &s->v[s->n_vary] : NULL;
+  bool ok = v && eq && eq != spec && (size_t)(eq - spec) < sizeof v->key && eq[1];
+  if (ok && !(v->values = calloc(MAX_VALUES, sizeof *v->values)))
+    return sits__fail(err, SITS_ENOMEM, "out of memory");
+  if (ok) {
+    memcpy(v->key, spec, (size_t)(eq - spec));
+    v->key[eq - spec] = '\0';
+    s->n_vary++; /* counted now, so that sits_sweep_free releases what parse_values added */
+    ok = parse_values(v, eq + 1) == 0;
+  }
+  if (!ok)
+    return sits__fail(err, SITS_EINPUT,
+                      "--vary '%s': expected KEY=V1,V2,... or KEY=START:STOP:COUNT (at most %d)",
+                      spec, MAX_VARY);
+  return SITS_OK;
+}
+
+size_t sits_sweep_count(const sits_sweep *s) {
+  size_t n = 1;
+  for (size_t i = 0; i < s->n_vary; i++)
+    n *= s->v[i].n;
+  return n;
+}
+
+int sits_sweep_write_header(const sits_sweep *s, FILE *f) {
+  for (size_t i = 0; i < s->n_vary; i++)
+    fprintf(f, "%s%s", i ? "," : "", s->v[i].key);
+  fprintf(f, ",%s\n", columns);
+  return ferror(f) ? SITS_EIO : SITS_OK;
+}
+
+/* A CSV field, quoted when it holds a comma, a quote or a newline (RFC 4180). */
+static void csv_field(FILE *f, const char *s) {
+  if (!strpbrk(s, ",\"\n")) {
+    fputs(s, f);
+    return;
+  }
+  fputc('"', f);
+  for (; *s; s++)
+    fputs(*s == '"' ? "\"\"" : (*s == '\n' ? " " : (char[]){*s, 0}), f);
+  fputc('"', f);
+}
+
+static void num(FILE *f, double v) {
+  if (isfinite(v))
+    fprintf(f, ",%.10g", v);
+  else
+    fputs(",", f);
+}
+
+static void summary_fields(FILE *f, const sits_summary *s) {
+  fprintf(f, ",%s", sits_end_reason_name(s->end_reason));
+  const double v[] = {s->simulated_s,        s->max_junction_temp_c,
+                      s->avg_power_w,        s->peak_power_w,
+                      s->energy_j,           s->tdp_w,
+                      s->time_to_throttle_s, s->throttled_fraction,
+                      s->items_done,         s->energy_per_item_mj,
+                      s->latency_ms,         s->deficit_fraction};
+  for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+    num(f, v[i]);
+  fprintf(f, ",%d,", s->ok);
+}
+
+int sits_sweep_run_row(const sits_sweep *s, size_t idx, FILE *f, bool *violated) {
+  const char *vals[MAX_VARY], *sets[256 + MAX_VARY];
+  char buf[MAX_VARY][600];
+  size_t n = 0;
+  for (size_t i = s->n_vary; i-- > 0;) { /* the last axis varies fastest */
+    vals[i] = s->v[i].values[idx % s->v[i].n];
+    idx /= s->v[i].n;
+  }
+  for (size_t i = 0; i < s->n_sets && n < 256; i++)
+    sets[n++] = s->sets[i];
+  for (size_t i = 0; i < s->n_vary; i++) {
+    snprintf(buf[i], sizeof buf[i], "%s=%s", s->v[i].key, vals[i]);
+    sets[n++] = buf[i];
+    if (i)
+      fputc(',', f);
+    csv_field(f, vals[i]);
+  }
+  sits_err err = {0};
+  sits_scenario *sc = NULL;
+  sits_result *r = NULL;
+  int rc = sits_scenario_load(s->scenario, sets, n, &sc, &err);
+  if (rc == SITS_OK)
+    rc = sits_run(sc, NULL, &r, &err);
+  *violated = false;
+  if (rc == SITS_OK) {
+    summary_fields(f, sits_result_summary(r));
+    *violated = !sits_result_summary(r)->ok;
+  } else {
+    fputs(",,,,,,,,,,,,,,", f);
+    csv_field(f, err.msg);
+  }
+  fputc('\n', f);
+  sits_result_free(r);
+  sits_scenario_free(sc);
+  return ferror(f) ? SITS_EIO : rc;
+}
