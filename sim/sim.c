@@ -15,7 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Roots: critical temperatures, then (with a battery) the cell cutoff and the brown-out. */
+/* Roots: critical temperatures, then (with a battery) the cell cutoff, the brown-out and an
+ * empty pack (SOC 0: an OCV table may stay above the cutoff down to SOC 0). */
 static int roots(double t, const double *y, double *g, void *user) {
   (void)t;
   run *rn = user;
@@ -26,6 +27,7 @@ static int roots(double t, const double *y, double *g, void *user) {
     sits__run_battery(rn, y, sits__run_power_w(rn, y, NULL), &b);
     g[rn->n_crit] = b.v_cell_v - rn->cutoff_v;
     g[rn->n_crit + 1] = b.disc;
+    g[rn->n_crit + 2] = y[rn->lay.i_soc];
   }
   return 0;
 }
@@ -170,6 +172,12 @@ static int battery_event(run *rn, double t, const double *y, sits_err *err) {
              y[rn->lay.i_soc]);
     int rc = add_event(rn, t, "battery_cutoff", detail, err);
     return rc ? rc : 1 + SITS_END_BATTERY_CUTOFF;
+  }
+  if (y[rn->lay.i_soc] <= 1e-9) {
+    snprintf(detail, sizeof detail, "SOC reached 0 at cell voltage %.4f V (cutoff_v %.4f V)",
+             b.v_cell_v, rn->cutoff_v);
+    int rc = add_event(rn, t, "battery_empty", detail, err);
+    return rc ? rc : 1 + SITS_END_BATTERY_EMPTY;
   }
   return 0;
 }
@@ -431,7 +439,7 @@ static int make_ode(run *rn, sits_err *err) {
                      .atol = atol,
                      .linsol = s->linsol,
                      .klu_threshold = s->klu_threshold,
-                     .n_roots = rn->n_crit + (rn->batt ? 2 : 0),
+                     .n_roots = rn->n_crit + (rn->batt ? 3 : 0),
                      .roots = rn->n_crit || rn->batt ? roots : NULL};
   rn->ode = sits_ode_new(&o, 0.0, rn->y_start, err);
   free(atol);

@@ -31,11 +31,12 @@ typedef enum sits_end_reason {
   SITS_END_DURATION,
   SITS_END_CRITICAL_TEMP,
   SITS_END_BATTERY_CUTOFF,
-  SITS_END_BROWNOUT
+  SITS_END_BROWNOUT,
+  SITS_END_BATTERY_EMPTY /**< SOC reached 0 before the cell voltage reached cutoff_v */
 } sits_end_reason;
 
 /** Text of an end reason as the summary prints it ("duration", "critical_temp",
- *  "battery_cutoff", "brownout"). */
+ *  "battery_cutoff", "brownout", "battery_empty"). */
 SITS_API const char *sits_end_reason_name(sits_end_reason r);
 
 /** One constraint of the summary. `set` is false when the scenario gives no limit. */

@@ -19,6 +19,7 @@ const char *sits_end_reason_name(sits_end_reason r) {
   case SITS_END_CRITICAL_TEMP: return "critical_temp";
   case SITS_END_BATTERY_CUTOFF: return "battery_cutoff";
   case SITS_END_BROWNOUT: return "brownout";
+  case SITS_END_BATTERY_EMPTY: return "battery_empty";
   default: return "duration";
   }
 }
@@ -108,7 +109,8 @@ static void battery_figures(const sits_scenario *sc, sits_summary *sum, const si
   sum->final_soc = soc;
   sum->min_voltage_v = t->min_pack_v;
   sum->energy_drawn_wh = drawn_j / 3600.0;
-  sum->runtime_estimated = !(t->why == SITS_END_BATTERY_CUTOFF || t->why == SITS_END_BROWNOUT);
+  sum->runtime_estimated = !(t->why == SITS_END_BATTERY_CUTOFF || t->why == SITS_END_BROWNOUT ||
+                             t->why == SITS_END_BATTERY_EMPTY);
   if (!sum->runtime_estimated)
     sum->runtime_s = t->end_s;
   else {

@@ -204,3 +204,59 @@ Test(battery_run, ocv_table_over_temperature_follows_the_cell_temperature) {
   sits_result_free(r);
   sits_scenario_free(sc);
 }
+
+/* A cell whose OCV stays above the cutoff down to SOC 0 (3.6 -> 3.7 V, cutoff 3.0 V) under a
+ * constant 3.65 W: the run ends at SOC 0 (battery_empty), found as a root at its exact time.
+ * With R0 -> 0 the terminal voltage is the OCV, so the charge lasts
+ * t = 3600 Q * (integral of OCV over SOC) / P = 3600 * 1 Ah * 3.65 V / 3.65 W = 3600 s
+ * (R0 = 1 micro-ohm shortens it by ~ I R0 / V = 3e-7 of that). */
+Test(battery_run, ends_when_empty_before_the_cutoff) {
+  const char *text =
+      "platform = { static_w = 3.65; static_node = \"board\"; thermal = {\n"
+      "  nodes = ( { name = \"board\"; c_j_per_k = 20.0; } );\n"
+      "  links = ( { a = \"board\"; b = \"ambient\"; r_k_per_w = 2.0; } ); };\n"
+      "  battery = { series = 1; parallel = 1; capacity_ah = 1.0; ocv_soc = [0.0, 0.5, 1.0];\n"
+      "              ocv_v = [3.6, 3.65, 3.7]; r0_ohm = 1e-6; cutoff_v = 3.0; }; };\n"
+      "workload = { phases = ( { duration_s = 20000.0; } ); };\n"
+      "sample_period_s = 10.0;\n";
+  sits_scenario *sc = tu_load("empty.cfg", text);
+  sits_result *r = tu_run(sc);
+  const sits_summary *s = sits_result_summary(r);
+  cr_assert_eq(s->end_reason, SITS_END_BATTERY_EMPTY, "%s", sits_end_reason_name(s->end_reason));
+  cr_assert_str_eq(sits_end_reason_name(s->end_reason), "battery_empty");
+  cr_assert_float_eq(s->simulated_s, 3600.0, 0.5, "%.6f", s->simulated_s);
+  cr_assert(fabs(s->final_soc) < 1e-6, "final SOC %g", s->final_soc);
+  cr_assert(!s->runtime_estimated);
+  cr_assert_float_eq(s->runtime_s, s->simulated_s, 1e-9);
+  cr_assert_float_eq(s->energy_drawn_wh, 3.65, 1e-3, "%g Wh", s->energy_drawn_wh);
+  bool event = false;
+  for (size_t k = 0; k < sits_result_event_count(r); k++)
+    event = event || strcmp(sits_result_event(r, k)->kind, "battery_empty") == 0;
+  cr_assert(event);
+  sits_result_free(r);
+  sits_scenario_free(sc);
+}
+
+/* The shipped Orin NX pack (its nmc OCV table bottoms out at 3.27 V per cell, above the 3.0 V
+ * cutoff) shrunk to 5 Wh: the run stops at SOC 0 instead of drawing past empty, and the
+ * battery-life constraint is judged on that real life. */
+Test(battery_run, shipped_pack_stops_at_empty) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/scenarios/orin_nx_video_enc.cfg", SITS_CONFIGS);
+  const char *sets[] = {"platform.battery.capacity_wh=5", "duration_s=20000",
+                        "sample_period_s=10", "min_battery_life_s=3600"};
+  sits_err err = {0};
+  sits_scenario *sc = NULL;
+  cr_assert_eq(sits_scenario_load(path, sets, 4, &sc, &err), SITS_OK, "%s", err.msg);
+  sits_result *r = tu_run(sc);
+  const sits_summary *s = sits_result_summary(r);
+  cr_assert_eq(s->end_reason, SITS_END_BATTERY_EMPTY, "%s", sits_end_reason_name(s->end_reason));
+  cr_assert(s->final_soc > -1e-9 && s->final_soc < 1e-6, "final SOC %g", s->final_soc);
+  cr_assert(s->energy_drawn_wh <= 5.0 + 1e-6 && s->energy_drawn_wh > 4.0, "%g Wh",
+            s->energy_drawn_wh);
+  cr_assert(s->simulated_s < 20000 && s->runtime_s == s->simulated_s);
+  cr_assert(s->battery_life.set && !s->battery_life.ok, "life %g s", s->runtime_s);
+  cr_assert(!s->ok);
+  sits_result_free(r);
+  sits_scenario_free(sc);
+}
