@@ -111,6 +111,9 @@ int sits_write_summary_json(const sits_scenario *sc, const sits_result *r, FILE 
   int first = 1;
   json_constraint(f, "tdp_budget_w", &s->tdp, &first);
   json_constraint(f, "max_junction_temp_c", &s->junction, &first);
+  json_constraint(f, "max_latency_ms", &s->latency, &first);
+  json_constraint(f, "max_energy_per_item_mj", &s->energy_per_item, &first);
+  json_constraint(f, "min_battery_life_s", &s->battery_life, &first);
   fprintf(f,
           "},\"verdict\":\"%s\",\"solver\":{\"steps\":%ld,\"rhs_evals\":%ld,"
           "\"jac_evals\":%ld,\"lin_setups\":%ld,\"reinits\":%ld,\"linear_solver\":\"%s\"}}\n",
@@ -118,8 +121,6 @@ int sits_write_summary_json(const sits_scenario *sc, const sits_result *r, FILE 
           r->stats.lin_setups, r->stats.reinits, r->stats.sparse ? "klu" : "dense");
   return ferror(f) ? SITS_EIO : SITS_OK;
 }
-
-
 
 int sits_write_steady_json(const sits_scenario *sc, const sits_steady_state *st, FILE *f) {
   fprintf(f, "{\"runaway\":%s", st->runaway ? "true" : "false");

@@ -158,3 +158,42 @@ Test(outputs, summary_json_fields) {
   sits_result_free(r);
   sits_scenario_free(sc);
 }
+
+/* Every constraint the scenario sets is in the JSON with its limit, value and verdict, as the
+ * text summary shows them (latency and energy per item on the MLU370 ResNet-50 run: 2.994 ms
+ * per image against 10 ms, 274.8 mJ per image against 100 mJ; battery life on a 1 Wh pack). */
+Test(outputs, summary_json_every_constraint) {
+  char path[512], scen[512];
+  snprintf(scen, sizeof scen, "%s/scenarios/mlu370_resnet50.cfg", SITS_CONFIGS);
+  const char *sets[] = {"duration_s=10", "max_latency_ms=10", "max_energy_per_item_mj=100"};
+  sits_err err = {0};
+  sits_scenario *sc = NULL;
+  cr_assert_eq(sits_scenario_load(scen, sets, 3, &sc, &err), SITS_OK, "%s", err.msg);
+  sits_result *r = tu_run(sc);
+  snprintf(path, sizeof path, "%s/constraints.json", tu_dir());
+  FILE *f = fopen(path, "w");
+  sits_write_summary_json(sc, r, f);
+  fclose(f);
+  char *j = tu_slurp(path);
+  cr_assert(strstr(j, "\"max_latency_ms\":{\"limit\":10,\"value\":2.99"), "%s", j);
+  cr_assert(strstr(j, "\"max_energy_per_item_mj\":{\"limit\":100,\"value\":274."), "%s", j);
+  cr_assert(strstr(j, "\"ok\":false}"), "%s", j);
+  cr_assert(strstr(j, "\"verdict\":\"violated\""), "%s", j);
+  free(j);
+  sits_result_free(r);
+  sits_scenario_free(sc);
+  snprintf(scen, sizeof scen, "%s/scenarios/orin_nx_video_enc.cfg", SITS_CONFIGS);
+  const char *bsets[] = {"duration_s=60", "platform.battery.capacity_wh=1",
+                         "min_battery_life_s=3000"};
+  cr_assert_eq(sits_scenario_load(scen, bsets, 3, &sc, &err), SITS_OK, "%s", err.msg);
+  r = tu_run(sc);
+  f = fopen(path, "w");
+  sits_write_summary_json(sc, r, f);
+  fclose(f);
+  j = tu_slurp(path);
+  cr_assert(strstr(j, "\"min_battery_life_s\":{\"limit\":3000,\"value\":"), "%s", j);
+  cr_assert(!sits_result_summary(r)->battery_life.ok);
+  free(j);
+  sits_result_free(r);
+  sits_scenario_free(sc);
+}
