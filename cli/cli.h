@@ -94,6 +94,11 @@ int cli_dispatch(const cli_cmd *cmd, int argc, char **argv);
 int cli_number(const char *opt, const char *arg, double lo, double hi, bool lo_open,
                const char *expect, double *out);
 
+/** No output may be an input or another output (compared as files: device and inode, or the
+ *  resolved name of a file not there yet; stdout "-", devices and FIFOs are not compared).
+ *  NULL entries are skipped. Prints the error and returns EXIT_INPUT, else EXIT_OK. */
+int cli_check_paths(const char *const *inputs, size_t ni, const char *const *outputs, size_t no);
+
 /** The commands. argv[0] is the command name. */
 extern const cli_cmd cli_cmd_run, cli_cmd_steady, cli_cmd_dvfs_table, cli_cmd_sweep,
     cli_cmd_calibrate, cli_cmd_replay, cli_cmd_capture, cli_cmd_hotspot, cli_cmd_keys;

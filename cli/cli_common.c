@@ -1,9 +1,12 @@
 /* cli_common.c - messages, exit codes and --set handling shared by the commands. */
+#define _DEFAULT_SOURCE
 #include "cli.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 
 void cli_error(const char *fmt, ...) {
   va_list ap;
@@ -53,4 +56,61 @@ void cli_sets_release(cli_sets *s) {
   free(s->items);
   s->items = NULL;
   s->n = s->cap = 0;
+}
+
+/* What names a file: its device and inode when it exists, else its folder's resolved path and
+ * its name. Returns false for paths that are not files to compare (stdout, devices, FIFOs). */
+typedef struct file_id {
+  bool exists;
+  dev_t dev;
+  ino_t ino;
+  char name[8200];
+} file_id;
+
+static bool identify(const char *path, file_id *id) {
+  struct stat st;
+  memset(id, 0, sizeof *id);
+  if (!strcmp(path, "-"))
+    return false;
+  if (stat(path, &st) == 0) {
+    if (!S_ISREG(st.st_mode))
+      return false; /* /dev/null twice is harmless; a FIFO is the user's */
+    id->exists = true, id->dev = st.st_dev, id->ino = st.st_ino;
+    return true;
+  }
+  char dir[4096], resolved[4096];
+  const char *slash = strrchr(path, '/');
+  snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+  if (slash == path)
+    snprintf(dir, sizeof dir, "/");
+  if (!realpath(dir, resolved))
+    snprintf(resolved, sizeof resolved, "%s", dir);
+  snprintf(id->name, sizeof id->name, "%s/%s", resolved, slash ? slash + 1 : path);
+  return true;
+}
+
+static bool same(const file_id *a, const file_id *b) {
+  if (a->exists != b->exists)
+    return false;
+  return a->exists ? a->dev == b->dev && a->ino == b->ino : strcmp(a->name, b->name) == 0;
+}
+
+int cli_check_paths(const char *const *inputs, size_t ni, const char *const *outputs, size_t no) {
+  file_id a, b;
+  for (size_t i = 0; i < no; i++) {
+    if (!outputs[i] || !identify(outputs[i], &a))
+      continue;
+    for (size_t j = 0; j < ni; j++)
+      if (inputs[j] && identify(inputs[j], &b) && same(&a, &b)) {
+        cli_error("%s: an output would replace the input %s", outputs[i], inputs[j]);
+        return EXIT_INPUT;
+      }
+    for (size_t j = i + 1; j < no; j++)
+      if (outputs[j] && identify(outputs[j], &b) && same(&a, &b)) {
+        cli_error("%s and %s are the same file: give each output its own name", outputs[i],
+                  outputs[j]);
+        return EXIT_INPUT;
+      }
+  }
+  return EXIT_OK;
 }

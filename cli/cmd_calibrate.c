@@ -196,6 +196,10 @@ static int check(void *p, cli_ctx *ctx) {
               "'sitsenergy calibrate --help')");
     return EXIT_USAGE;
   }
+  const char *in[] = {ctx->scenario, a->opts.trace_path, a->opts.ocv_test_path},
+             *out[] = {a->out, a->png};
+  if (cli_check_paths(in, 3, out, 2))
+    return EXIT_INPUT;
   if (ocv_only)
     return EXIT_OK;
   if (strstr(a->fit, "thermal") || strstr(a->fit, "ambient") || strstr(a->fit, "initial") ||

@@ -48,12 +48,12 @@ static int option(void *p, int c, const char *arg) {
 
 static int check(void *p, cli_ctx *ctx) {
   const args *a = p;
-  (void)ctx;
   if (!sits_dvfs_format_known(a->format)) {
     cli_error("--format must be csv, json, dts, header or nvpmodel, not '%s'", a->format);
     return EXIT_INPUT;
   }
-  return EXIT_OK;
+  const char *in[] = {ctx->scenario}, *out[] = {a->out};
+  return cli_check_paths(in, 1, out, 1);
 }
 
 static int emit(const args *a, const sits_dvfs_table *tables, size_t n) {

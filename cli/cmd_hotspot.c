@@ -115,6 +115,15 @@ static int cmd_hotspot(int argc, char **argv) {
     cli_error("hotspot needs -f FLOORPLAN and -p POWER_TRACE (see 'sitsenergy hotspot --help')");
     code = EXIT_USAGE;
   }
+  if (code == EXIT_OK) { /* no output may replace an input or another output */
+    const char *in[] = {sits_hs_options_get(opts, "f"), sits_hs_options_get(opts, "p"), config,
+                        sits_hs_options_get(opts, "init_file"),
+                        sits_hs_options_get(opts, "materials_file")};
+    const char *out[] = {sits_hs_options_get(opts, "o"), sits_hs_options_get(opts, "steady_file"),
+                         sits_hs_options_get(opts, "grid_steady_file"),
+                         sits_hs_options_get(opts, "grid_transient_file")};
+    code = cli_check_paths(in, 5, out, 4);
+  }
   sits_hs_run_report rep;
   if (code == EXIT_OK && (rc = sits_hs_run(&ro, &rep, &err)))
     code = cli_fail(rc, &err);

@@ -71,12 +71,13 @@ static int option(void *p, int c, const char *arg) {
 }
 
 static int check(void *p, cli_ctx *ctx) {
-  (void)ctx;
-  if (!((args *)p)->trace) {
+  const args *a = p;
+  if (!a->trace) {
     cli_error("replay needs a scenario file and --trace (see 'sitsenergy replay --help')");
     return EXIT_USAGE;
   }
-  return EXIT_OK;
+  const char *in[] = {ctx->scenario, a->trace}, *out[] = {a->h5, a->png};
+  return cli_check_paths(in, 2, out, 2);
 }
 
 static int body(void *p, cli_ctx *ctx) {

@@ -77,12 +77,12 @@ static int option(void *p, int c, const char *arg) {
 
 static int check(void *p, cli_ctx *ctx) {
   const run_args *a = p;
-  (void)ctx;
   if (strcmp(a->summary, "text") != 0 && strcmp(a->summary, "json") != 0) {
     cli_error("--summary must be 'text' or 'json', not '%s'", a->summary);
     return EXIT_INPUT;
   }
-  return EXIT_OK;
+  const char *in[] = {ctx->scenario}, *out[] = {a->h5, a->csv, a->png};
+  return cli_check_paths(in, 1, out, 3);
 }
 
 static int write_outputs(const run_args *a, const char *scenario, const sits_scenario *sc,

@@ -2,12 +2,16 @@
 #ifndef SITS_IO_IMPL_H
 #define SITS_IO_IMPL_H
 
+#include <stdbool.h>
+
 #include "status_impl.h"
 
 /** A file written under a temporary name and renamed over the target when complete. */
 typedef struct sits__atomic {
-  char tmp_path[4096];
-  const char *path;
+  char tmp_path[4096];   /* where the writer writes */
+  char final_path[4096]; /* the file replaced at the end (links followed) */
+  const char *path;      /* as given, for messages */
+  bool in_place;         /* a device or a FIFO: tmp_path is the path itself, nothing renamed */
 } sits__atomic;
 
 /** Creates the temporary file next to @p path (its name is in a->tmp_path). */

@@ -1,0 +1,122 @@
+/*
+ * test_output_safety.c - outputs never replace what is not theirs: a symbolic link stays a
+ * link (its target is replaced), a FIFO and /dev/null are written in place, an output that
+ * is an input or another output is refused before any work with the input unchanged, new
+ * files get the permissions the umask gives, and a failed write leaves no file behind.
+ */
+#include "test_util.h"
+
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+/* A scenario file in the test folder (a one-node step, 60 s). */
+static const char *scenario(void) {
+  return tu_write("safe.cfg", "platform = { thermal = {\n"
+                              "  nodes = ( { name = \"die\"; c_j_per_k = 2.0; } );\n"
+                              "  links = ( { a = \"die\"; b = \"ambient\"; r_k_per_w = 1.0; } );\n"
+                              "}; };\n"
+                              "workload = { phases = ( { duration_s = 60.0; power_w = { die = "
+                              "5.0; }; } ); };\n"
+                              "sample_period_s = 1.0;\n");
+}
+
+static int run(const char *fmt, const char *a, const char *b, char **err) {
+  char args[4096];
+  snprintf(args, sizeof args, fmt, scenario(), a, b);
+  return tu_cli(args, NULL, err);
+}
+
+Test(output_safety, symlink_stays_a_link) {
+  char link[512], target[512];
+  snprintf(link, sizeof link, "%s/link.csv", tu_dir());
+  snprintf(target, sizeof target, "%s/target.csv", tu_dir());
+  remove(link), remove(target);
+  cr_assert_eq(symlink("target.csv", link), 0);
+  char *err;
+  cr_assert_eq(run("run %s --quiet --csv %s%s", link, "", &err), 0, "%s", err);
+  struct stat st;
+  cr_assert_eq(lstat(link, &st), 0);
+  cr_assert(S_ISLNK(st.st_mode), "the link was replaced by a file");
+  cr_assert_eq(stat(target, &st), 0);
+  cr_assert(S_ISREG(st.st_mode) && st.st_size > 100);
+  char *text = tu_slurp(target);
+  cr_assert(!strncmp(text, "time_s,temp_c.die", 17), "%.40s", text);
+  free(text), free(err);
+}
+
+Test(output_safety, fifo_and_dev_null_written_in_place) {
+  char fifo[512], copy[512];
+  snprintf(fifo, sizeof fifo, "%s/out.fifo", tu_dir());
+  snprintf(copy, sizeof copy, "%s/fifo_copy.csv", tu_dir());
+  remove(fifo);
+  cr_assert_eq(mkfifo(fifo, 0600), 0);
+  pid_t reader = fork();
+  if (reader == 0) { /* the consumer at the other end */
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "cat %s > %s", fifo, copy);
+    _exit(system(cmd) == 0 ? 0 : 1);
+  }
+  char *err;
+  cr_assert_eq(run("run %s --quiet --csv %s%s", fifo, "", &err), 0, "%s", err);
+  int st;
+  cr_assert_eq(waitpid(reader, &st, 0), reader);
+  struct stat sb;
+  cr_assert_eq(stat(fifo, &sb), 0);
+  cr_assert(S_ISFIFO(sb.st_mode), "the FIFO was replaced");
+  char *text = tu_slurp(copy);
+  cr_assert(!strncmp(text, "time_s,temp_c.die", 17), "%.40s", text);
+  size_t lines = 0;
+  for (const char *c = text; *c; c++)
+    lines += *c == '\n';
+  cr_assert_eq(lines, 62, "%zu lines through the FIFO", lines); /* header + 0..60 s */
+  free(text), free(err);
+  cr_assert_eq(run("run %s --quiet --csv %s%s", "/dev/null", "", &err), 0, "%s", err);
+  cr_assert_eq(stat("/dev/null", &sb), 0);
+  cr_assert(S_ISCHR(sb.st_mode), "/dev/null is no longer a device");
+  free(err);
+}
+
+Test(output_safety, outputs_that_are_inputs_or_each_other) {
+  char *before = tu_slurp(scenario()), *err;
+  cr_assert_eq(run("run %s --csv %s%s", scenario(), "", &err), 1);
+  cr_assert(strstr(err, "an output would replace the input"), "%s", err);
+  char *after = tu_slurp(scenario());
+  cr_assert_str_eq(before, after);
+  free(err);
+  char same[512];
+  snprintf(same, sizeof same, "%s/same.h5", tu_dir());
+  remove(same);
+  char args[2048];
+  snprintf(args, sizeof args, "run %s -o %s --csv %s/./same.h5", scenario(), same, tu_dir());
+  cr_assert_eq(tu_cli(args, NULL, &err), 1);
+  cr_assert(strstr(err, "are the same file"), "%s", err);
+  struct stat sb;
+  cr_assert_neq(stat(same, &sb), 0, "refused before any work: nothing written");
+  free(err), free(before), free(after);
+}
+
+Test(output_safety, new_files_follow_the_umask) {
+  char out[512];
+  snprintf(out, sizeof out, "%s/mode.csv", tu_dir());
+  mode_t old = umask(027);
+  remove(out);
+  char *err;
+  cr_assert_eq(run("run %s --quiet --csv %s%s", out, "", &err), 0, "%s", err);
+  umask(old);
+  struct stat sb;
+  cr_assert_eq(stat(out, &sb), 0);
+  cr_assert_eq(sb.st_mode & 0777, 0640, "mode %o", (unsigned)(sb.st_mode & 0777));
+  free(err);
+}
+
+Test(output_safety, failed_write_leaves_nothing) {
+  char dir[512], *err;
+  snprintf(dir, sizeof dir, "%s/no_such_dir/out.csv", tu_dir());
+  cr_assert_eq(run("run %s --quiet --csv %s%s", dir, "", &err), 1);
+  cr_assert(strstr(err, "no_such_dir/out.csv: cannot create"), "%s", err);
+  free(err);
+  snprintf(dir, sizeof dir, "%s", tu_dir()); /* a folder as the output */
+  cr_assert_eq(run("run %s --quiet --csv %s%s", dir, "", &err), 1);
+  cr_assert(strstr(err, "is a folder, not a file"), "%s", err);
+  free(err);
+}
