@@ -33,7 +33,7 @@ typedef struct plot_spec {
 } plot_spec;
 
 static int gnuplot(const plot_spec *p, const void *arg, const char *csv, const char *tmp_png) {
-  FILE *gp = popen("gnuplot 2>&1 >/dev/null", "w");
+  FILE *gp = popen("gnuplot 1>&2", "w"); /* its messages on stderr: stdout holds results only */
   if (!gp)
     return -1;
   fprintf(gp, "set terminal pngcairo size 1200,%zu font 'sans,11'\nset output ", p->height_px);

@@ -120,3 +120,15 @@ Test(output_safety, failed_write_leaves_nothing) {
   cr_assert(strstr(err, "is a folder, not a file"), "%s", err);
   free(err);
 }
+
+/* gnuplot's messages go to stderr: with a constant power it warns "empty y2 range", which
+ * used to land on stdout before the JSON summary. */
+Test(output_safety, plot_messages_stay_off_stdout) {
+  char args[2048], *out, *err;
+  snprintf(args, sizeof args, "run %s --quiet --plot %s/constant.png --summary json", scenario(),
+           tu_dir());
+  cr_assert_eq(tu_cli(args, &out, &err), 0, "%s", err);
+  cr_assert(out[0] == '{' && strstr(out, "\"verdict\""), "stdout is not only the JSON: %.80s", out);
+  cr_assert_eq(strchr(out, '\n'), out + strlen(out) - 1, "one line of JSON: %s", out);
+  free(out), free(err);
+}
