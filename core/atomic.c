@@ -90,12 +90,13 @@ int sits__atomic_begin(sits__atomic *a, const char *path, sits_err *err) {
 }
 
 int sits__atomic_end(sits__atomic *a, int ok, sits_err *err) {
+  int failed = err && err->code ? err->code : SITS_EIO; /* what the writer recorded */
   if (a->in_place)
-    return ok ? SITS_OK : err->code;
+    return ok ? SITS_OK : failed;
   if (ok && rename(a->tmp_path, a->final_path) == 0)
     return SITS_OK;
   int e = errno;
   remove(a->tmp_path);
   return ok ? sits__fail(err, SITS_EIO, "%s: cannot rename into place: %s", a->path, strerror(e))
-            : err->code;
+            : failed;
 }
