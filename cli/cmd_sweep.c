@@ -19,6 +19,7 @@
 
 #include "cli.h"
 #include "sits_sim.h"
+#include "sits_output.h"
 #include "sits_sweep.h"
 
 static const char sweep_usage[] =
@@ -106,10 +107,10 @@ static int check(void *p, cli_ctx *ctx) {
   return EXIT_OK;
 }
 
-/* Runs the combinations of job @p job into @p path, each row after its index; exit status:
- * bit 0 failures, bit 1 violations, bit 2 a file that could not be written. */
-static int run_job(const args *a, size_t job, size_t jobs, const char *path) {
-  FILE *f = fopen(path, "w");
+/* Runs the combinations of job @p job into the file open on @p fd, each row after its index;
+ * exit status: bit 0 failures, bit 1 violations, bit 2 a file that could not be written. */
+static int run_job(const args *a, size_t job, size_t jobs, int fd) {
+  FILE *f = fdopen(fd, "w");
   if (!f)
     return 4;
   int status = 0;
@@ -157,18 +158,27 @@ static int merge(const args *a, char paths[][4200], size_t jobs, FILE *out) {
   return ferror(out) ? -1 : 0;
 }
 
+/* Each job's rows go to its own file, created beside the output with a unique name
+ * (mkstemp: O_EXCL, never through a link; two sweeps to one output do not share files). */
 static int spawn_jobs(const args *a, size_t jobs, char paths[][4200]) {
   pid_t pids[256];
-  int status_all = 0;
+  int fds[256], status_all = 0;
   for (size_t j = 0; j < jobs; j++) {
-    snprintf(paths[j], 4200, "%s.job%zu.tmp", a->out, j);
-    pids[j] = jobs == 1 ? 0 : fork();
+    snprintf(paths[j], 4200, "%s.job%zu.XXXXXX", a->out, j);
+    if ((fds[j] = mkstemp(paths[j])) < 0) {
+      paths[j][0] = '\0';
+      return -1;
+    }
+  }
+  if (jobs == 1)
+    return run_job(a, 0, 1, fds[0]);
+  for (size_t j = 0; j < jobs; j++) {
+    pids[j] = fork();
     if (pids[j] < 0)
       return -1;
-    if (jobs == 1)
-      return run_job(a, 0, 1, paths[0]);
     if (pids[j] == 0)
-      _exit(run_job(a, j, jobs, paths[j]));
+      _exit(run_job(a, j, jobs, fds[j]));
+    close(fds[j]);
   }
   for (size_t j = 0; j < jobs; j++) {
     int st;
@@ -180,43 +190,52 @@ static int spawn_jobs(const args *a, size_t jobs, char paths[][4200]) {
   return status_all;
 }
 
+/* The merged table: CSV through the library's safe writer, or HDF5 from a unique temporary
+ * CSV. */
+static int write_merged(const args *a, char paths[][4200], size_t jobs, sits_err *err) {
+  size_t olen = strlen(a->out);
+  bool h5 = olen > 3 && strcmp(a->out + olen - 3, ".h5") == 0;
+  if (!h5) {
+    sits_output *o = sits_output_open(a->out, err);
+    if (!o)
+      return SITS_EIO;
+    return sits_output_close(o, merge(a, paths, jobs, sits_output_file(o)) == 0, err);
+  }
+  char tmp[4300];
+  snprintf(tmp, sizeof tmp, "%s.merge.XXXXXX", a->out);
+  int fd = mkstemp(tmp);
+  FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+  int ok = f && merge(a, paths, jobs, f) == 0;
+  if (f && fclose(f) != 0)
+    ok = 0;
+  int rc =
+      ok ? sits_write_csv_as_h5(tmp, a->out, err)
+         : (snprintf(err->msg, sizeof err->msg, "%s: cannot write: %s", a->out, strerror(errno)),
+            SITS_EIO);
+  if (fd >= 0)
+    remove(tmp);
+  return rc;
+}
+
 static int body(void *p, cli_ctx *ctx) {
   (void)ctx;
   const args *a = p;
-  int code = EXIT_OK;
-  {
-    size_t jobs = (size_t)a->jobs;
-    char(*paths)[4200] = calloc(jobs, sizeof *paths);
-    int status = paths ? spawn_jobs(a, jobs, paths) : -1;
-    char tmp[4300];
-    snprintf(tmp, sizeof tmp, "%s.tmp", a->out);
-    FILE *out = fopen(tmp, "w");
-    int ok = status >= 0 && !(status & 4) && out && merge(a, paths, jobs, out) == 0;
-    if (out && fclose(out) != 0)
-      ok = 0;
-    for (size_t j = 0; paths && j < jobs; j++)
+  size_t jobs = (size_t)a->jobs;
+  char(*paths)[4200] = calloc(jobs, sizeof *paths);
+  int status = paths ? spawn_jobs(a, jobs, paths) : -1;
+  sits_err err = {0};
+  int rc = status >= 0 && !(status & 4) ? write_merged(a, paths, jobs, &err) : SITS_EIO;
+  for (size_t j = 0; paths && j < jobs; j++)
+    if (paths[j][0])
       remove(paths[j]);
-    free(paths);
-    size_t olen = strlen(a->out);
-    bool h5 = olen > 3 && strcmp(a->out + olen - 3, ".h5") == 0;
-    if (ok && h5) { /* the merged table into HDF5, then drop the CSV */
-      sits_err err = {0};
-      ok = sits_write_csv_as_h5(tmp, a->out, &err) == SITS_OK;
-      if (!ok)
-        cli_error("%s", err.msg);
-      remove(tmp);
-    }
-    if (ok && (h5 || rename(tmp, a->out) == 0)) {
-      code = status & 1 ? EXIT_INPUT : (a->check && (status & 2) ? EXIT_VIOLATED : EXIT_OK);
-      if (status & 1)
-        cli_error("some combinations failed: see the error column of %s", a->out);
-    } else {
-      remove(tmp);
-      cli_error("%s: writing the sweep failed: %s", a->out, strerror(errno));
-      code = EXIT_INPUT;
-    }
+  free(paths);
+  if (rc) {
+    cli_error("%s", err.msg[0] ? err.msg : "writing the sweep failed");
+    return EXIT_INPUT;
   }
-  return code;
+  if (status & 1)
+    cli_error("some combinations failed: see the error column of %s", a->out);
+  return status & 1 ? EXIT_INPUT : (a->check && (status & 2) ? EXIT_VIOLATED : EXIT_OK);
 }
 
 static void release(void *p) {

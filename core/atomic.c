@@ -11,6 +11,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "io_impl.h"
+#include "sits_output.h"
 
 #include <errno.h>
 #include <libgen.h>
@@ -99,4 +100,45 @@ int sits__atomic_end(sits__atomic *a, int ok, sits_err *err) {
   remove(a->tmp_path);
   return ok ? sits__fail(err, SITS_EIO, "%s: cannot rename into place: %s", a->path, strerror(e))
             : failed;
+}
+
+struct sits_output {
+  sits__atomic a;
+  FILE *f;
+};
+
+sits_output *sits_output_open(const char *path, sits_err *err) {
+  sits_output *o = calloc(1, sizeof *o);
+  if (!o) {
+    sits__fail(err, SITS_ENOMEM, "out of memory");
+    return NULL;
+  }
+  if (sits__atomic_begin(&o->a, path, err)) {
+    free(o);
+    return NULL;
+  }
+  if (!(o->f = fopen(o->a.tmp_path, "w"))) {
+    sits__fail(err, SITS_EIO, "%s: cannot create: %s", path, strerror(errno));
+    sits__atomic_end(&o->a, 0, err);
+    free(o);
+    return NULL;
+  }
+  return o;
+}
+
+FILE *sits_output_file(sits_output *o) {
+  return o->f;
+}
+
+int sits_output_close(sits_output *o, bool ok, sits_err *err) {
+  if (!o)
+    return SITS_OK;
+  ok = ok && !ferror(o->f);
+  if (fclose(o->f) != 0)
+    ok = false;
+  if (!ok && !(err && err->code))
+    sits__fail(err, SITS_EIO, "%s: write error", o->a.path);
+  int rc = sits__atomic_end(&o->a, ok, err);
+  free(o);
+  return rc;
 }

@@ -8,6 +8,7 @@
 
 #include "sits_export.h"
 #include "sits_status.h"
+#include "sits_output.h"
 #include "sits_version.h"
 #include "sits_battery.h"
 #include "sits_floorplan.h"

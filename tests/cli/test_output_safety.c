@@ -132,3 +132,43 @@ Test(output_safety, plot_messages_stay_off_stdout) {
   cr_assert_eq(strchr(out, '\n'), out + strlen(out) - 1, "one line of JSON: %s", out);
   free(out), free(err);
 }
+
+/* Two sweeps to one output at the same time: each writes its own uniquely named job files,
+ * both finish with the whole table, and no temporary file is left (they used to share
+ * OUT.tmp and OUT.jobN.tmp and one lost its rows). A file planted at the old fixed job name
+ * is left alone. */
+Test(output_safety, concurrent_sweeps_to_one_output) {
+  char out[512], planted[600], args[4096], cmd[9000];
+  snprintf(out, sizeof out, "%s/sweep.csv", tu_dir());
+  snprintf(planted, sizeof planted, "%s.job0.tmp", out);
+  FILE *p = fopen(planted, "w");
+  fputs("not the sweep's\n", p);
+  fclose(p);
+  snprintf(args, sizeof args,
+           "sweep %s --vary ambient_c=20:40:5 --vary "
+           "'platform.thermal.links.[0].r_k_per_w=0.5,1.0' -j 2 -o %s",
+           scenario(), out);
+  snprintf(cmd, sizeof cmd, "(%s %s & %s %s; wait) 2>%s/sweeps.err", SITS_CLI, args, SITS_CLI, args,
+           tu_dir());
+  cr_assert_eq(system(cmd), 0);
+  char *text = tu_slurp(out);
+  size_t lines = 0;
+  for (const char *c = text; *c; c++)
+    lines += *c == '\n';
+  cr_assert_eq(lines, 11, "header + 10 rows, got %zu:\n%s", lines, text);
+  const char *head = "ambient_c,platform.thermal.links.[0].r_k_per_w,end_reason";
+  cr_assert(!strncmp(text, head, strlen(head)), "%s", text);
+  free(text);
+  char *kept = tu_slurp(planted);
+  cr_assert_str_eq(kept, "not the sweep's\n");
+  free(kept);
+  snprintf(
+      cmd, sizeof cmd,
+      "ls %s | grep -c 'sweep\\.csv\\.\\(job[0-9]*\\.[A-Za-z0-9]\\{6\\}$\\|merge\\.\\|tmp\\.\\)'",
+      tu_dir());
+  FILE *ls = popen(cmd, "r");
+  int left = -1;
+  cr_assert_eq(fscanf(ls, "%d", &left), 1);
+  pclose(ls);
+  cr_assert_eq(left, 0, "temporary files left beside the output");
+}
