@@ -101,6 +101,10 @@ static int check(void *p, cli_ctx *ctx) {
     return cli_fail(SITS_ENOMEM, &err);
   for (size_t i = 0; i < a->n_vary; i++) {
     int rc = sits_sweep_vary(a->sw, a->vary[i], &err);
+    if (rc == SITS_EINPUT) { /* the command line's words: a usage error */
+      cli_error("%s (see 'sitsenergy sweep --help')", err.msg);
+      return EXIT_USAGE;
+    }
     if (rc)
       return cli_fail(rc, &err);
   }

@@ -22,8 +22,8 @@ static int parse_value(config_t *tmp, const char *value) {
   snprintf(text, len, "v = %s;", value);
   int ok = config_read_string(tmp, text) == CONFIG_TRUE;
   free(text);
-  if (ok)
-    return 0;
+  if (ok) /* more than the one value ("45 ; platform = x"): not silently dropped */
+    return config_setting_length(config_root_setting(tmp)) == 1 ? 0 : -2;
   /* a bare word: a string */
   config_destroy(tmp);
   config_init(tmp);
@@ -160,8 +160,12 @@ int sits__config_apply_set(sits__config *c, const char *set, sits_err *err) {
   config_t tmp;
   config_init(&tmp);
   config_set_options(&tmp, CONFIG_OPTION_AUTOCONVERT);
-  int rc = !origin || parse_value(&tmp, eq + 1)
-               ? sits__fail(err, SITS_ENOMEM, "out of memory")
+  int parsed = origin ? parse_value(&tmp, eq + 1) : -1;
+  int rc =
+      parsed == -2
+          ? sits__fail(err, SITS_EINPUT,
+                       "--set '%s': the value holds more than one setting (one --set per key)", set)
+      : parsed ? sits__fail(err, SITS_ENOMEM, "out of memory")
                : apply(c, key, config_lookup(&tmp, "v"), set, origin, err);
   config_destroy(&tmp);
   return rc;

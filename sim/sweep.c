@@ -78,17 +78,22 @@ static int parse_values(axis *v, const char *text) {
     }
     return 0;
   }
-  char *copy = strdup(text), *save = NULL;
+  if (strchr(text, ':')) /* a range that is not START:STOP:COUNT */
+    return -1;
+  char *copy = strdup(text);
   if (!copy)
     return -1;
-  for (char *tok = strtok_r(copy, ",", &save); tok && v->n < MAX_VALUES;
-       tok = strtok_r(NULL, ",", &save))
-    if (add_value(v, tok)) {
-      free(copy);
-      return -1;
-    }
+  int rc = 0;
+  for (char *p = copy, *comma; rc == 0; p = comma + 1) { /* every value, none empty */
+    comma = strchr(p, ',');
+    if (comma)
+      *comma = '\0';
+    rc = !*p || v->n == MAX_VALUES ? -1 : add_value(v, p);
+    if (!comma)
+      break;
+  }
   free(copy);
-  return v->n ? 0 : -1;
+  return rc == 0 && v->n ? 0 : -1;
 }
 
 int sits_sweep_vary(sits_sweep *s, const char *spec, sits_err *err) {
@@ -105,8 +110,12 @@ int sits_sweep_vary(sits_sweep *s, const char *spec, sits_err *err) {
   }
   if (!ok)
     return sits__fail(err, SITS_EINPUT,
-                      "--vary '%s': expected KEY=V1,V2,... or KEY=START:STOP:COUNT (at most %d)",
+                      "--vary '%s': expected KEY=V1,V2,... (no empty value) or "
+                      "KEY=START:STOP:COUNT, at most %d axes",
                       spec, MAX_VARY);
+  for (size_t i = 0; i + 1 < s->n_vary; i++)
+    if (strcmp(s->v[i].key, v->key) == 0)
+      return sits__fail(err, SITS_EINPUT, "--vary '%s': '%s' is varied twice", spec, v->key);
   return SITS_OK;
 }
 

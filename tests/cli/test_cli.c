@@ -322,10 +322,16 @@ Test(cli, sweep_grid_jobs_shards_and_errors) {
            tu_dir());
   cr_assert_eq(tu_cli(args, &out, &err), 3, "%s", err);
   free(out), free(err);
-  snprintf(args, sizeof args, "sweep %s --vary ambient_c -o %s/x.csv", sc, tu_dir());
-  cr_assert_eq(tu_cli(args, &out, &err), 1);
-  cr_assert(strstr(err, "--vary 'ambient_c'"), "%s", err);
-  free(out), free(err);
+  /* a malformed --vary is a usage error (exit 2, the hardening issue; it was 1): no '=', an
+   * empty value, a range that is not START:STOP:COUNT, a key varied twice */
+  const char *bad_vary[] = {"--vary ambient_c", "--vary ambient_c=1,,2", "--vary ambient_c=1:2",
+                            "--vary ambient_c=1,2 --vary ambient_c=3"};
+  for (size_t k = 0; k < 4; k++) {
+    snprintf(args, sizeof args, "sweep %s %s -o %s/x.csv", sc, bad_vary[k], tu_dir());
+    cr_assert_eq(tu_cli(args, &out, &err), 2, "%s: %s", bad_vary[k], err);
+    cr_assert(strstr(err, "--vary 'ambient_c"), "%s", err);
+    free(out), free(err);
+  }
   snprintf(args, sizeof args, "sweep %s --vary ambient_c=1,2", sc);
   cr_assert_eq(tu_cli(args, &out, &err), 2);
   free(out), free(err), free(sc);

@@ -378,3 +378,21 @@ Test(config, battery_by_name_and_swapped_by_set) {
   cr_assert(strstr(err.msg, "cell_c"), "%s", err.msg);
   free(path);
 }
+
+/* A --set value that holds more than one setting is refused, not cut at the first one. */
+Test(config, set_value_with_a_tail_refused) {
+  char msg[SITS_ERRMSG_MAX];
+  char *path =
+      tu_write("tail.cfg", "platform = { thermal = {\n"
+                           "  nodes = ( { name = \"a\"; c_j_per_k = 1.0; } );\n"
+                           "  links = ( { a = \"a\"; b = \"ambient\"; r_k_per_w = 1.0; } );\n"
+                           "}; };\n"
+                           "workload = { phases = ( { duration_s = 1.0; } ); };\n");
+  const char *sets[] = {"ambient_c=45 ; platform=\"x\""};
+  sits_err err = {0};
+  sits_scenario *sc = NULL;
+  cr_assert_eq(sits_scenario_load(path, sets, 1, &sc, &err), SITS_EINPUT);
+  snprintf(msg, sizeof msg, "%s", err.msg);
+  cr_assert(strstr(msg, "holds more than one setting"), "%s", msg);
+  cr_assert_null(sc);
+}
