@@ -193,7 +193,7 @@ int sits_sweep_run_row(const sits_sweep *s, size_t idx, FILE *f, bool *violated)
     summary_fields(f, sits_result_summary(r));
     *violated = !sits_result_summary(r)->ok;
   } else {
-    fputs(",,,,,,,,,,,,,,", f);
+    fputs(",,,,,,,,,,,,,,,", f); /* end_reason .. verdict_ok empty, then the error */
     csv_field(f, err.msg);
   }
   fputc('\n', f);

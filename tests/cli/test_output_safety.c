@@ -172,3 +172,36 @@ Test(output_safety, concurrent_sweeps_to_one_output) {
   pclose(ls);
   cr_assert_eq(left, 0, "temporary files left beside the output");
 }
+
+/* Fields of a CSV line, quotes honoured. */
+static size_t csv_fields(const char *line) {
+  size_t n = 1;
+  bool quoted = false;
+  for (const char *c = line; *c && *c != '\n'; c++) {
+    if (*c == '"')
+      quoted = !quoted;
+    else if (*c == ',' && !quoted)
+      n++;
+  }
+  return n;
+}
+
+/* A combination that fails has as many fields as the header, its message in the error
+ * column (it had one field less and the message under verdict_ok). */
+Test(output_safety, failed_sweep_row_keeps_the_columns) {
+  char out[512], args[4096], *o, *err;
+  snprintf(out, sizeof out, "%s/failing.csv", tu_dir());
+  snprintf(args, sizeof args, "sweep %s --vary 'platform.thermal.links.[0].r_k_per_w=-1,0.5' -o %s",
+           scenario(), out);
+  cr_assert_eq(tu_cli(args, &o, &err), 1, "%s", err);
+  char *text = tu_slurp(out);
+  char *row1 = strchr(text, '\n') + 1, *row2 = strchr(row1, '\n') + 1;
+  size_t header = csv_fields(text);
+  cr_assert_eq(header, 16);
+  cr_assert_eq(csv_fields(row1), header, "%s", row1);
+  cr_assert_eq(csv_fields(row2), header, "%s", row2);
+  const char *last = strrchr(strtok(row1, "\n"), ',');
+  cr_assert(strstr(last, "r_k_per_w must be > 0"), "the message is not in the last column: %s",
+            row1);
+  free(text), free(o), free(err);
+}
