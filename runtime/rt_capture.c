@@ -381,10 +381,28 @@ int sits_rt_sample(sits_rt *rt, double *t_s, double *values, sits_err *err) {
   return sits_rt_sample_at(rt, *t_s, values, err);
 }
 
+/* A header field as RFC 4180 has it: quoted, with "" for a quote, when it holds a comma, a
+ * quote or a line break (a thermal zone's type is whatever the driver says). */
+static void csv_name(FILE *f, const char *s) {
+  if (!strpbrk(s, ",\"\r\n")) {
+    fputs(s, f);
+    return;
+  }
+  fputc('"', f);
+  for (; *s; s++) {
+    if (*s == '"')
+      fputc('"', f);
+    fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
+  }
+  fputc('"', f);
+}
+
 int sits_rt_write_header(const sits_rt *rt, FILE *f) {
   fputs("time_s", f);
-  for (size_t k = 0; k < sits_rt_column_count(rt); k++)
-    fprintf(f, ",%s", sits_rt_column_name(rt, k));
+  for (size_t k = 0; k < sits_rt_column_count(rt); k++) {
+    fputc(',', f);
+    csv_name(f, sits_rt_column_name(rt, k));
+  }
   fputc('\n', f);
   return ferror(f) ? SITS_EIO : SITS_OK;
 }

@@ -186,3 +186,36 @@ Test(capture, the_capture_command) {
   cr_assert(strstr(err, "no thermal zone, hwmon"), "%s", err);
   free(out), free(err);
 }
+
+/* A thermal zone whose type holds a comma and a quote: the header quotes it (RFC 4180), so
+ * the CSV keeps its columns and reads back with the name whole. */
+Test(capture, odd_zone_type_quoted_in_the_header) {
+  char root[600];
+  snprintf(root, sizeof root, "%s/odd", tu_dir());
+  mkdir(root, 0755);
+  put(root, "class/thermal/thermal_zone0/type", "soc,\"big\"\n");
+  put(root, "class/thermal/thermal_zone0/temp", "50000\n");
+  sits_err err = {0};
+  sits_rt *rt = sits_rt_new(root, &err);
+  cr_assert_not_null(rt, "%s", err.msg);
+  char path[700];
+  snprintf(path, sizeof path, "%s/odd.csv", tu_dir());
+  FILE *f = fopen(path, "w");
+  double v[8];
+  cr_assert_eq(sits_rt_write_header(rt, f), SITS_OK);
+  cr_assert_eq(sits_rt_sample_at(rt, 0.0, v, &err), SITS_OK);
+  cr_assert_eq(sits_rt_write_row(rt, f, 0.0, v), SITS_OK);
+  cr_assert_eq(sits_rt_sample_at(rt, 0.2, v, &err), SITS_OK);
+  cr_assert_eq(sits_rt_write_row(rt, f, 0.2, v), SITS_OK);
+  fclose(f);
+  sits_rt_free(rt);
+  char *text = tu_slurp(path);
+  cr_assert(!strncmp(text, "time_s,\"temp_c.soc,\"\"big\"\"\"\n", 28), "%s", text);
+  free(text);
+  sits_trace *t = NULL;
+  cr_assert_eq(sits_trace_read(path, NULL, &t, &err), SITS_OK, "%s", err.msg);
+  int c = sits_trace_column(t, "temp_c.soc,\"big\"");
+  cr_assert(c > 0, "column not found");
+  cr_assert_float_eq(sits_trace_at(t, 1, (size_t)c), 50.0, 1e-12);
+  sits_trace_free(t);
+}
