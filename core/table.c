@@ -170,7 +170,7 @@ static int read_lines(reader *r, sits__lines *L, sits_err *err) {
   while (rc == SITS_OK && (line = sits__lines_next(L, &binary)) != NULL) {
     size_t lineno = L->lineno;
     if (binary) {
-      rc = sits__fail(err, SITS_EINPUT, "%s:%zu: binary data in a text file", path, lineno);
+      rc = sits__fail(err, SITS_EINPUT, "%s:%zu: %s", path, lineno, L->reason);
       break;
     }
     if (sits__blank_or_comment(line))

@@ -15,12 +15,38 @@ int sits__lines_open(sits__lines *L, const char *path, sits_err *err) {
 }
 
 char *sits__lines_next(sits__lines *L, bool *binary) {
-  ssize_t got = L->fp ? getline(&L->line, &L->cap, L->fp) : -1;
   *binary = false;
-  if (got < 0)
+  L->reason = NULL;
+  if (!L->fp)
     return NULL;
+  size_t len = 0;
+  bool nul = false;
+  int c = EOF;
+  while (len < SITS_MAX_LINE && (c = getc(L->fp)) != EOF) {
+    if (len + 2 > L->cap) {
+      size_t cap = L->cap ? 2 * L->cap : 256;
+      char *p = realloc(L->line, cap);
+      if (!p) { /* out of memory: as a line that cannot be read */
+        *binary = true;
+        L->reason = "out of memory";
+        return L->line ? L->line : (char *)"";
+      }
+      L->line = p, L->cap = cap;
+    }
+    nul = nul || c == '\0';
+    L->line[len++] = (char)c;
+    if (c == '\n')
+      break;
+  }
+  if (len == 0)
+    return NULL;
+  L->line[len] = '\0';
   L->lineno++;
-  *binary = memchr(L->line, '\0', (size_t)got) != NULL;
+  if (nul)
+    L->reason = "binary data in a text file";
+  else if (len == SITS_MAX_LINE && c != '\n')
+    L->reason = "a line over 1 MiB (not a text file of this kind)";
+  *binary = L->reason != NULL;
   return L->line;
 }
 

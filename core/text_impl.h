@@ -11,18 +11,24 @@
 
 #include "status_impl.h"
 
+/** The longest line a reader takes (bytes); a longer one is refused, so that a file that is
+ *  not text (/dev/zero, a binary) cannot make a reader grow without bound. */
+#define SITS_MAX_LINE (1024u * 1024u)
+
 /** A text file read line by line. */
 typedef struct sits__lines {
   FILE *fp;
   const char *path;
   char *line;
   size_t cap, lineno;
+  const char *reason; /* why the last line is not text (static), or NULL */
 } sits__lines;
 
 /** Opens @p path; an error "PATH: cannot open: why" otherwise. */
 int sits__lines_open(sits__lines *L, const char *path, sits_err *err);
-/** The next line (its newline kept), or NULL at the end; *binary tells a line that holds a
- *  NUL byte (not text: the caller skips it or fails with L->lineno). */
+/** The next line (its newline kept), or NULL at the end; *binary tells a line that is not text
+ *  - a NUL byte, or longer than SITS_MAX_LINE - with the reason in L->reason (the caller skips
+ *  it or fails with L->lineno). */
 char *sits__lines_next(sits__lines *L, bool *binary);
 void sits__lines_close(sits__lines *L);
 

@@ -16,7 +16,7 @@ int sits__hs_next_tokens(sits__hs_lines *l, char **tok, int max, sits_err *err) 
   bool binary;
   while ((line = sits__lines_next(l, &binary)) != NULL) {
     if (binary) {
-      sits__fail(err, SITS_EINPUT, "%s:%zu: binary data in a text file", l->path, l->lineno);
+      sits__fail(err, SITS_EINPUT, "%s:%zu: %s", l->path, l->lineno, l->reason);
       return -1;
     }
     int n = 0;

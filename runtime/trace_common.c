@@ -106,7 +106,10 @@ char *sits__trace_lines_next(sits__trace_lines *L, sits_trace *t, const sits_tra
   while (*rc == SITS_OK && (line = sits__lines_next(L, &binary)) != NULL) {
     if (!binary)
       return line;
-    *rc = sits__trace_bad_line(t, o, L->path, L->lineno, "binary data", err);
+    if (L->lineno == 1) /* not text from its first line: the file is refused, not skipped */
+      *rc = sits__fail(err, SITS_EINPUT, "%s:1: %s", L->path, L->reason);
+    else
+      *rc = sits__trace_bad_line(t, o, L->path, L->lineno, L->reason, err);
   }
   return NULL;
 }

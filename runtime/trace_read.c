@@ -23,21 +23,26 @@ const sits_trace_reader *sits_trace_readers(void) {
 }
 
 /* The first line of the file that is neither blank nor a # comment, for sniffing. */
+/* The first line that is not blank or a comment (the first 10,000 lines looked at), for the
+ * format's sniffing; a file that is not text is refused here. */
 static int first_line(const char *path, char *buf, size_t size, sits_err *err) {
-  FILE *f = fopen(path, "r");
-  if (!f)
-    return sits__fail(err, SITS_EINPUT, "%s: cannot open: %s", path, strerror(errno));
+  sits__lines L;
+  int rc = sits__lines_open(&L, path, err);
+  if (rc)
+    return rc;
   buf[0] = '\0';
-  while (fgets(buf, (int)size, f)) {
-    char *p = buf;
-    while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
-      p++;
-    if (*p && *p != '#')
+  char *line;
+  bool binary;
+  while (rc == SITS_OK && L.lineno < 10000 && (line = sits__lines_next(&L, &binary)) != NULL) {
+    if (binary)
+      rc = sits__fail(err, SITS_EINPUT, "%s:%zu: %s", path, L.lineno, L.reason);
+    else if (!sits__blank_or_comment(line)) {
+      snprintf(buf, size, "%s", line);
       break;
-    buf[0] = '\0';
+    }
   }
-  fclose(f);
-  return SITS_OK;
+  sits__lines_close(&L);
+  return rc;
 }
 
 int sits_trace_read(const char *path, const sits_trace_opts *o, sits_trace **out, sits_err *err) {
@@ -66,7 +71,7 @@ int sits_trace_read(const char *path, const sits_trace_opts *o, sits_trace **out
     if (!r)
       return sits__fail(err, SITS_EINPUT,
                         "%s:1: not a trace format this version reads "
-                        "(tegrastats, csv)",
+                        "(tegrastats, jtop, nvsmi, csv)",
                         path);
   }
   sits_trace *t = calloc(1, sizeof *t);

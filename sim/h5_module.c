@@ -43,7 +43,7 @@ int sits_write_csv_as_h5(const char *csv, const char *h5, sits_err *err) {
   bool binary;
   while (rc == SITS_OK && (line = sits__lines_next(&L, &binary)) != NULL)
     if (binary)
-      rc = sits__fail(err, SITS_EINPUT, "%s:%zu: binary data in a text file", csv, L.lineno);
+      rc = sits__fail(err, SITS_EINPUT, "%s:%zu: %s", csv, L.lineno, L.reason);
     else if (keep_line(&lines, &n, &cap, line))
       rc = sits__fail(err, SITS_ENOMEM, "out of memory");
   sits__lines_close(&L);

@@ -6,6 +6,7 @@
 #include "test_util.h"
 
 #include "sits_table.h"
+#include "sits_hotspot.h"
 #include "sits_trace.h"
 
 Test(text, quoted_fields_as_pandas_writes_them) {
@@ -66,4 +67,33 @@ Test(text, trace_reader_takes_quoted_fields) {
   cr_assert_eq(sits_trace_at(t, 0, (size_t)temp), 40.5);
   cr_assert_eq(sits_trace_at(t, 1, (size_t)pw), 3.5);
   sits_trace_free(t);
+}
+
+/* Files that are not text never make a reader hang or grow: /dev/zero (NUL bytes, no line
+ * end) is refused at its first line by the CSV table, the trace readers and HotSpot's
+ * readers; a line over 1 MiB is refused with its reason. */
+Test(text, endless_or_binary_input_refused) {
+  sits_table *t = NULL;
+  sits_err err = {0};
+  cr_assert_eq(sits_table_read_csv("/dev/zero", &t, &err), SITS_EINPUT);
+  cr_assert(strstr(err.msg, "/dev/zero:1: binary data"), "%s", err.msg);
+  sits_trace *tr = NULL;
+  cr_assert_eq(sits_trace_read("/dev/zero", NULL, &tr, &err), SITS_EINPUT);
+  cr_assert(strstr(err.msg, "/dev/zero:1: binary data"), "%s", err.msg);
+  sits_trace_opts o = {.format = "tegrastats"};
+  cr_assert_eq(sits_trace_read("/dev/zero", &o, &tr, &err), SITS_EINPUT);
+  cr_assert(strstr(err.msg, "/dev/zero:1:"), "%s", err.msg);
+  sits_floorplan *f = NULL;
+  cr_assert_eq(sits_hs_read_flp("/dev/zero", &f, &err), SITS_EINPUT);
+  cr_assert(strstr(err.msg, "/dev/zero:1: binary data"), "%s", err.msg);
+  char path[512];
+  snprintf(path, sizeof path, "%s/long.csv", tu_dir());
+  FILE *w = fopen(path, "w");
+  fputs("time_s,a\n0,", w);
+  for (int k = 0; k < (1 << 21); k++)
+    fputc('1', w);
+  fputc('\n', w);
+  fclose(w);
+  cr_assert_eq(sits_table_read_csv(path, &t, &err), SITS_EINPUT);
+  cr_assert(strstr(err.msg, "long.csv:2: a line over 1 MiB"), "%s", err.msg);
 }
