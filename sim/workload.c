@@ -180,6 +180,8 @@ static int phase_group(sits_scenario *sc, const config_setting_t *ph, sits_colum
       return rc;
     if (v < 0)
       return sits__fail_at(err, SITS_EINPUT, e, "%s %g is negative", key, v);
+    if (kind == SITS_COLUMN_POWER_W && v > 1e6) /* a board draws watts, not megawatts */
+      return sits__fail_at(err, SITS_EINPUT, e, "%s %g W is over 1 MW", key, v);
     int j = col_index(c, kind, target);
     if (j < 0)
       return sits__fail_at(err, SITS_EINPUT, e, "too many columns");

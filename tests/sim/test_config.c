@@ -396,3 +396,27 @@ Test(config, set_value_with_a_tail_refused) {
   cr_assert(strstr(msg, "holds more than one setting"), "%s", msg);
   cr_assert_null(sc);
 }
+
+/* Physical ranges refused with the --set named: below absolute zero, a megawatt-scale phase
+ * power (1e305 W made a run hang), a picosecond governor period (it made a 1-s run hang), a
+ * duration under the solver's resolution. */
+Test(config, physical_ranges) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/scenarios/hotspot_3node_step.cfg", SITS_CONFIGS);
+  const struct {
+    const char *set, *want;
+  } cases[] = {
+      {"ambient_c=-300", "--set ambient_c=-300: 'ambient_c' must be in (-273.15, 10000]"},
+      {"workload.phases.[0].power_w.chip=1e305", "power_w 1e+305 W is over 1 MW"},
+      {"platform.governor.period_s=1e-12", "'period_s' must be in [0.0001, 3600]"},
+      {"duration_s=1e-9", "'duration_s' must be in [1e-06, 1e+09]"},
+      {"platform.thermal.nodes.[0].initial_c=-500", "'initial_c' must be in (-273.15, 10000]"},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    const char *sets[] = {cases[k].set};
+    sits_err err = {0};
+    sits_scenario *sc = NULL;
+    cr_assert_eq(sits_scenario_load(path, sets, 1, &sc, &err), SITS_EINPUT, "%s", cases[k].set);
+    cr_assert(strstr(err.msg, cases[k].want), "%s: %s", cases[k].set, err.msg);
+  }
+}
