@@ -121,6 +121,23 @@ static int record_due(run *rn, double t_upto, double t_state, sits_err *err) {
   return rc;
 }
 
+/* A solver failure with a node far above anything a board reaches is thermal runaway (leakage
+ * growing faster than the package sheds heat): said as such, with where and when; other
+ * failures keep the solver's message. */
+static int runaway_or(run *rn, int rc, double t, sits_err *err) {
+  const double *y = sits_ode_state(rn->ode);
+  size_t hot = 0;
+  for (size_t i = 1; i < rn->n; i++)
+    if (!(y[i] <= y[hot]))
+      hot = i;
+  if (isfinite(y[hot]) && y[hot] < 500.0)
+    return rc;
+  return sits__fail(err, SITS_ESOLVER,
+                    "thermal runaway at t = %.3f s: node '%s' at %.4g C and rising (leakage "
+                    "grows faster than the package sheds heat; the solver stopped)",
+                    t, sits_thermal_name(rn->th, (int)hot), y[hot]);
+}
+
 /* Integrates up to t_stop with constant inputs. *root is set when a critical trip fired. */
 static int integrate_interval(run *rn, double t_stop, double *t, bool *root,
                               const sits_run_opts *opts, sits_err *err) {
@@ -130,7 +147,7 @@ static int integrate_interval(run *rn, double t_stop, double *t, bool *root,
     sits_ode_event ev;
     int rc = sits_ode_step(rn->ode, t_stop, t, &ev, err);
     if (rc)
-      return rc;
+      return runaway_or(rn, rc, *t, err);
     track_peaks(rn, sits_ode_state(rn->ode));
     /* samples at a breakpoint belong to the next interval; at the end, to this one */
     double upto = ev == SITS_ODE_STEPPED || ev == SITS_ODE_ROOT || final ? *t : *t - rn->eps_s;

@@ -232,6 +232,7 @@ int sits_ode_step(sits_ode *ode, double tstop, double *t_out, sits_ode_event *ev
   if (CVodeSetStopTime(ode->cvode, tstop) != CV_SUCCESS)
     return sits__fail(err, SITS_ESOLVER, "cvode: %s", ode->cvode_msg);
   int flag = CVode(ode->cvode, tstop, ode->y, &t, CV_ONE_STEP);
+  *t_out = t; /* on failure too: where the solver stopped */
   if (flag < 0)
     return sits__fail(err, SITS_ESOLVER, "cvode failed at t = %.9g s: %s", (double)t,
                       ode->cvode_msg[0] ? ode->cvode_msg : CVodeGetReturnFlagName(flag));

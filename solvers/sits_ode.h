@@ -83,7 +83,8 @@ SITS_API int sits_ode_reinit(sits_ode *ode, double t0, const double *y0, sits_er
 
 /**
  * Takes one internal step towards @p tstop (never past it). Stores the time reached in
- * *t_out, what was reached in *event, and the state in sits_ode_state().
+ * *t_out (also when the step fails: where the solver stopped), what was reached in *event,
+ * and the state in sits_ode_state().
  * Returns SITS_OK or SITS_ESOLVER with CVODE's message in @p err.
  */
 SITS_API int sits_ode_step(sits_ode *ode, double tstop, double *t_out, sits_ode_event *event,

@@ -256,3 +256,23 @@ Test(dvfs, power_allocator_settles_near_control_temperature) {
   sits_result_free(r);
   sits_scenario_free(sc);
 }
+
+/* Thermal runaway in a run (leakage doubling every 3.5 K, no governor to stop it) is said as
+ * such, with the node, time and temperature, instead of the integrator's raw message; the exit
+ * stays a solver failure. */
+Test(dvfs, runaway_in_a_run_is_named) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/scenarios/mlu370_resnet50.cfg", SITS_CONFIGS);
+  const char *sets[] = {"platform.domains.[0].leak_per_k=0.2",
+                        "platform.governor.thermal.trip_c=9000"};
+  sits_err err = {0};
+  sits_scenario *sc = NULL;
+  cr_assert_eq(sits_scenario_load(path, sets, 2, &sc, &err), SITS_OK, "%s", err.msg);
+  sits_result *r = NULL;
+  cr_assert_eq(sits_run(sc, NULL, &r, &err), SITS_ESOLVER);
+  cr_assert(strstr(err.msg, "thermal runaway at t = "), "%s", err.msg);
+  cr_assert(strstr(err.msg, "node 'die' at "), "%s", err.msg);
+  cr_assert_null(strstr(err.msg, "h = "), "%s", err.msg);
+  cr_assert_null(r);
+  sits_scenario_free(sc);
+}
