@@ -1,4 +1,7 @@
-/* netsteady.c - the linear steady state of a thermal network (sits_netsteady.h). */
+/* netsteady.c - direct solves of a steady state: a factorisation of a conductance matrix
+ * chosen by size and structure (dense LU, KLU, CHOLMOD, the layered-grid solver), reused by
+ * every solve; the network-level entry (sits_netsteady.h) and the matrix-level one
+ * (sits_steady_solve, sits_steady.h) are both over it. */
 #include "sits_netsteady.h"
 #include "status_impl.h"
 
@@ -17,13 +20,9 @@
 
 typedef enum { DENSE, KLU, CHOLMOD, LAYERGRID } method;
 
-struct sits_net_steady {
-  const sits_thermal *th;
-  size_t n, nu;
-  int *map;        /* node -> unknown, -1 when pinned */
-  gsl_spmatrix *g; /* the whole conductance matrix (CSC) */
-  gsl_spmatrix *a; /* the unknowns' block (CSC; g itself when nothing is pinned) */
-  double *b, *x;   /* nu each */
+/* A factorised matrix A (n x n, borrowed while it lives: KLU keeps no copy of its pattern). */
+typedef struct fact {
+  size_t n;
   method m;
   gsl_matrix *lu; /* DENSE */
   gsl_permutation *perm;
@@ -33,6 +32,16 @@ struct sits_net_steady {
   int *ap, *ai;
   sits_chol *chol;    /* CHOLMOD */
   sits_layergrid *lg; /* LAYERGRID */
+} fact;
+
+struct sits_net_steady {
+  const sits_thermal *th;
+  size_t n, nu;
+  int *map;        /* node -> unknown, -1 when pinned */
+  gsl_spmatrix *g; /* the whole conductance matrix (CSC) */
+  gsl_spmatrix *a; /* the unknowns' block (CSC; g itself when nothing is pinned) */
+  double *b, *x;   /* nu each */
+  fact f;
 };
 
 /* The unknowns' block of g in compressed columns. */
@@ -54,31 +63,30 @@ static gsl_spmatrix *reduced(const sits_net_steady *s) {
   return a;
 }
 
-static int factor_dense(sits_net_steady *s, sits_err *err) {
+static int factor_dense(fact *s, const gsl_spmatrix *a, sits_err *err) {
   int sign;
-  s->lu = gsl_matrix_alloc(s->nu, s->nu);
-  s->perm = gsl_permutation_alloc(s->nu);
+  s->lu = gsl_matrix_alloc(s->n, s->n);
+  s->perm = gsl_permutation_alloc(s->n);
   if (!s->lu || !s->perm)
     return sits__fail(err, SITS_ENOMEM, "out of memory");
-  gsl_spmatrix_sp2d(s->lu, s->a);
+  gsl_spmatrix_sp2d(s->lu, a);
   bool singular = gsl_linalg_LU_decomp(s->lu, s->perm, &sign) != 0;
-  for (size_t i = 0; !singular && i < s->nu; i++) /* a zero pivot: a part without a path out */
+  for (size_t i = 0; !singular && i < s->n; i++) /* a zero pivot: a part without a path out */
     singular = gsl_matrix_get(s->lu, i, i) == 0.0;
   return singular ? sits__fail(err, SITS_EINPUT, "the steady-state matrix is singular") : SITS_OK;
 }
 
-static int factor_klu(sits_net_steady *s, sits_err *err) {
-  const gsl_spmatrix *a = s->a;
+static int factor_klu(fact *s, const gsl_spmatrix *a, sits_err *err) {
   klu_defaults(&s->common);
-  s->ap = malloc((s->nu + 1) * sizeof *s->ap);
+  s->ap = malloc((s->n + 1) * sizeof *s->ap);
   s->ai = malloc((a->nz ? a->nz : 1) * sizeof *s->ai);
   if (!s->ap || !s->ai)
     return sits__fail(err, SITS_ENOMEM, "out of memory");
-  for (size_t j = 0; j <= s->nu; j++)
+  for (size_t j = 0; j <= s->n; j++)
     s->ap[j] = a->p[j];
   for (size_t k = 0; k < a->nz; k++)
     s->ai[k] = a->i[k];
-  s->sym = klu_analyze((int)s->nu, s->ap, s->ai, &s->common);
+  s->sym = klu_analyze((int)s->n, s->ap, s->ai, &s->common);
   s->num = s->sym ? klu_factor(s->ap, s->ai, a->data, s->sym, &s->common) : NULL;
   if (!s->num)
     return sits__fail(err, SITS_EINPUT, "the steady-state matrix is singular (klu status %d)",
@@ -86,15 +94,19 @@ static int factor_klu(sits_net_steady *s, sits_err *err) {
   return SITS_OK;
 }
 
-static int factor(sits_net_steady *s, const sits_net_steady_opts *o, sits_err *err) {
-  bool grid = o->grid_rows && o->grid_cols && o->grid_layers && s->nu == s->n;
-  if (s->nu < SITS_STEADY_SPARSE_THRESHOLD) {
+/* Factorises @p a (n x n) into @p s, the method by size and structure: dense below the
+ * threshold; a grid (@p grid: the network is HotSpot's layered grid) by the layered-grid
+ * solver unless o->no_layergrid; CHOLMOD when asked or for a grid it does not take; else KLU. */
+static int factor(fact *s, const gsl_spmatrix *a, const sits_net_steady_opts *o, bool grid,
+                  sits_err *err) {
+  s->n = a->size1;
+  if (s->n < SITS_STEADY_SPARSE_THRESHOLD) {
     s->m = DENSE;
-    return factor_dense(s, err);
+    return factor_dense(s, a, err);
   }
   if (grid && !o->no_layergrid) {
     sits_err quiet = {0}; /* not of the layered structure: a sparse factorisation below */
-    s->lg = sits_layergrid_new(s->a, NULL, o->grid_rows, o->grid_cols, o->grid_layers, &quiet);
+    s->lg = sits_layergrid_new(a, NULL, o->grid_rows, o->grid_cols, o->grid_layers, &quiet);
     if (s->lg) {
       s->m = LAYERGRID;
       return sits_layergrid_setup(s->lg, 0.0, 1.0, err);
@@ -102,10 +114,59 @@ static int factor(sits_net_steady *s, const sits_net_steady_opts *o, sits_err *e
   }
   if (o->cholmod || grid) {
     s->m = CHOLMOD;
-    return (s->chol = sits_chol_new(s->a, NULL, err)) ? SITS_OK : SITS_ESOLVER;
+    return (s->chol = sits_chol_new(a, NULL, err)) ? SITS_OK : SITS_ESOLVER;
   }
   s->m = KLU;
-  return factor_klu(s, err);
+  return factor_klu(s, a, err);
+}
+
+/* x = A^-1 b through the factorisation. */
+static int fact_solve(fact *s, const double *b, double *x, sits_err *err) {
+  switch (s->m) {
+  case DENSE: {
+    gsl_vector_const_view bv = gsl_vector_const_view_array(b, s->n);
+    gsl_vector_view xv = gsl_vector_view_array(x, s->n);
+    return gsl_linalg_LU_solve(s->lu, s->perm, &bv.vector, &xv.vector)
+               ? sits__fail(err, SITS_EINPUT, "the steady-state matrix is singular")
+               : SITS_OK;
+  }
+  case KLU:
+    memcpy(x, b, s->n * sizeof *x);
+    return klu_solve(s->sym, s->num, (int)s->n, 1, x, &s->common) && s->common.status == KLU_OK
+               ? SITS_OK
+               : sits__fail(err, SITS_EINPUT, "the steady-state matrix is singular (klu status %d)",
+                            s->common.status);
+  case CHOLMOD: return sits_chol_solve(s->chol, b, NULL, x, err);
+  case LAYERGRID: return sits_layergrid_solve(s->lg, b, x, err);
+  }
+  return SITS_EINTERNAL;
+}
+
+static void fact_release(fact *s) {
+  if (s->num)
+    klu_free_numeric(&s->num, &s->common);
+  if (s->sym)
+    klu_free_symbolic(&s->sym, &s->common);
+  free(s->ap), free(s->ai);
+  gsl_matrix_free(s->lu);
+  gsl_permutation_free(s->perm);
+  sits_chol_free(s->chol);
+  sits_layergrid_free(s->lg);
+}
+
+int sits_steady_solve(const gsl_spmatrix *a, const double *b, double *x, sits_err *err) {
+  if (!GSL_SPMATRIX_ISCSC(a) || a->size1 != a->size2)
+    return sits__fail(err, SITS_EINTERNAL, "sits_steady_solve: need a square CSC matrix");
+  static const sits_net_steady_opts any = {0};
+  fact f = {0};
+  int rc = factor(&f, a, &any, false, err);
+  if (rc == SITS_OK)
+    rc = fact_solve(&f, b, x, err);
+  for (size_t i = 0; rc == SITS_OK && i < a->size1; i++)
+    if (!isfinite(x[i]))
+      rc = sits__fail(err, SITS_EINPUT, "the steady state is not finite (singular matrix)");
+  fact_release(&f);
+  return rc;
 }
 
 sits_net_steady *sits_net_steady_new(const sits_thermal *th, const sits_net_steady_opts *o,
@@ -131,34 +192,14 @@ sits_net_steady *sits_net_steady_new(const sits_thermal *th, const sits_net_stea
     if (!s->a || !s->b || !s->x)
       rc = sits__fail(err, SITS_ENOMEM, "out of memory");
   }
+  bool grid = o->grid_rows && o->grid_cols && o->grid_layers && s->nu == s->n;
   if (rc == SITS_OK && s->nu > 0)
-    rc = factor(s, o, err);
+    rc = factor(&s->f, s->a, o, grid, err);
   if (rc) {
     sits_net_steady_free(s);
     return NULL;
   }
   return s;
-}
-
-static int solve_unknowns(sits_net_steady *s, sits_err *err) {
-  switch (s->m) {
-  case DENSE: {
-    gsl_vector_view bv = gsl_vector_view_array(s->b, s->nu),
-                    xv = gsl_vector_view_array(s->x, s->nu);
-    return gsl_linalg_LU_solve(s->lu, s->perm, &bv.vector, &xv.vector)
-               ? sits__fail(err, SITS_EINPUT, "the steady-state matrix is singular")
-               : SITS_OK;
-  }
-  case KLU:
-    memcpy(s->x, s->b, s->nu * sizeof *s->x);
-    return klu_solve(s->sym, s->num, (int)s->nu, 1, s->x, &s->common) && s->common.status == KLU_OK
-               ? SITS_OK
-               : sits__fail(err, SITS_EINPUT, "the steady-state matrix is singular (klu status %d)",
-                            s->common.status);
-  case CHOLMOD: return sits_chol_solve(s->chol, s->b, NULL, s->x, err);
-  case LAYERGRID: return sits_layergrid_solve(s->lg, s->b, s->x, err);
-  }
-  return SITS_EINTERNAL;
 }
 
 int sits_net_steady_solve(sits_net_steady *s, const double *power_w, double ambient_c, double *t,
@@ -174,7 +215,7 @@ int sits_net_steady_solve(sits_net_steady *s, const double *power_w, double ambi
       for (int p = s->g->p[col]; s->map[col] < 0 && p < s->g->p[col + 1]; p++)
         if (s->map[s->g->i[p]] >= 0)
           s->b[s->map[s->g->i[p]]] -= s->g->data[p] * t[col];
-  int rc = solve_unknowns(s, err);
+  int rc = fact_solve(&s->f, s->b, s->x, err);
   for (size_t i = 0; rc == SITS_OK && i < s->n; i++)
     if (s->map[i] >= 0 && !isfinite(t[i] = s->x[s->map[i]]))
       rc = sits__fail(err, SITS_EINPUT, "the steady state is not finite (singular matrix)");
@@ -183,21 +224,13 @@ int sits_net_steady_solve(sits_net_steady *s, const double *power_w, double ambi
 
 const char *sits_net_steady_method(const sits_net_steady *s) {
   static const char *const names[] = {"dense-lu", "klu", "cholmod", "layered-grid"};
-  return names[s->m];
+  return names[s->f.m];
 }
 
 void sits_net_steady_free(sits_net_steady *s) {
   if (!s)
     return;
-  if (s->num)
-    klu_free_numeric(&s->num, &s->common);
-  if (s->sym)
-    klu_free_symbolic(&s->sym, &s->common);
-  free(s->ap), free(s->ai);
-  gsl_matrix_free(s->lu);
-  gsl_permutation_free(s->perm);
-  sits_chol_free(s->chol);
-  sits_layergrid_free(s->lg);
+  fact_release(&s->f);
   if (s->a && s->a != s->g)
     gsl_spmatrix_free(s->a);
   if (s->g)
