@@ -127,14 +127,14 @@ char *sits__csv_field(char **cursor, bool *bad) {
   return *p == '"' ? field : sits__trim(field);
 }
 
-long sits__csv_split(char *line, char **f, size_t max) {
-  bool bad = false;
-  long n = 0;
+size_t sits__csv_split(char *line, char **f, size_t max, bool *bad) {
+  size_t n = 0;
   char *cursor = line, *field;
-  while ((field = sits__csv_field(&cursor, &bad)) != NULL) {
-    if ((size_t)n < max)
+  *bad = false;
+  while ((field = sits__csv_field(&cursor, bad)) != NULL) {
+    if (n < max)
       f[n] = field;
     n++;
   }
-  return bad ? -1 : n;
+  return n;
 }

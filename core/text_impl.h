@@ -47,7 +47,7 @@ bool sits__blank_or_comment(const char *line);
 char *sits__csv_field(char **cursor, bool *bad);
 
 /** Splits @p line into at most @p max fields of @p f; the number of fields in the line (it
- *  may exceed max), or -1 when the quoting is malformed. */
-long sits__csv_split(char *line, char **f, size_t max);
+ *  may exceed max); *@p bad tells malformed quoting (sits__csv_field). */
+size_t sits__csv_split(char *line, char **f, size_t max, bool *bad);
 
 #endif

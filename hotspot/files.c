@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int sits__hs_next_tokens(sits__hs_lines *l, char **tok, int max, sits_err *err) {
+int sits__hs_next_tokens(sits__lines *l, char **tok, int max, sits_err *err) {
   char *line;
   bool binary;
   while ((line = sits__lines_next(l, &binary)) != NULL) {
@@ -45,8 +45,8 @@ bool sits__hs_number(const char *s, double *v) {
 
 int sits_hs_read_flp(const char *path, sits_floorplan **out, sits_err *err) {
   *out = NULL;
-  sits__hs_lines l;
-  int rc = sits__hs_lines_open(&l, path, err);
+  sits__lines l;
+  int rc = sits__lines_open(&l, path, err);
   if (rc)
     return rc;
   sits_flp_block *b = NULL;
@@ -89,7 +89,7 @@ int sits_hs_read_flp(const char *path, sits_floorplan **out, sits_err *err) {
     b[n].w_m = v[0], b[n].h_m = v[1], b[n].x_m = v[2], b[n].y_m = v[3], b[n].line = l.lineno;
     n++;
   }
-  sits__hs_lines_close(&l);
+  sits__lines_close(&l);
   if (rc == SITS_OK)
     rc = ((*out = sits_floorplan_new(b, n, path, err)) ? SITS_OK : err->code);
   for (size_t k = 0; k < n; k++)
@@ -111,8 +111,8 @@ void sits_hs_trace_free(sits_hs_trace *t) {
 int sits_hs_read_ptrace(const char *path, const sits_floorplan *flp, sits_hs_trace **out,
                         sits_err *err) {
   *out = NULL;
-  sits__hs_lines l;
-  int rc = sits__hs_lines_open(&l, path, err);
+  sits__lines l;
+  int rc = sits__lines_open(&l, path, err);
   if (rc)
     return rc;
   size_t n = flp->n;
@@ -176,7 +176,7 @@ int sits_hs_read_ptrace(const char *path, const sits_floorplan *flp, sits_hs_tra
   }
   if (rc == SITS_OK && t->n_rows == 0)
     rc = sits__fail(err, SITS_EINPUT, "%s:%zu: no power rows after the header", path, l.lineno);
-  sits__hs_lines_close(&l);
+  sits__lines_close(&l);
   free(tok), free(col);
   if (rc) {
     sits_hs_trace_free(t);
@@ -192,9 +192,9 @@ int sits_hs_read_init(const char *path, const sits_hs_network *net, double *vals
   size_t n = sits_hs_floorplan(net)->n, m = 4 * n + 12;
   bool *seen = calloc(m, sizeof *seen);
   char(*names)[600] = malloc(m * sizeof *names);
-  sits__hs_lines l;
+  sits__lines l;
   int rc = !seen || !names ? sits__fail(err, SITS_ENOMEM, "out of memory")
-                           : sits__hs_lines_open(&l, path, err);
+                           : sits__lines_open(&l, path, err);
   if (rc) {
     free(seen), free(names);
     return rc;
@@ -229,7 +229,7 @@ int sits_hs_read_init(const char *path, const sits_hs_network *net, double *vals
   for (size_t k = 0; rc == SITS_OK && k < m; k++)
     if (!seen[k])
       rc = sits__fail(err, SITS_EINPUT, "%s:%zu: no value for '%s'", path, l.lineno, names[k]);
-  sits__hs_lines_close(&l);
+  sits__lines_close(&l);
   free(seen), free(names);
   return rc;
 }

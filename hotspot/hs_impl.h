@@ -9,14 +9,9 @@
 #include "status_impl.h"
 #include "text_impl.h"
 
-/** A text file read line by line (HotSpot's formats: .flp, .ptrace, .init, .config), through
- *  the library's line source. */
-typedef sits__lines sits__hs_lines;
-#define sits__hs_lines_open sits__lines_open
-#define sits__hs_lines_close sits__lines_close
 /** The next line that is not blank or a comment, split into at most @p max tokens (in place).
  *  Returns the token count, 0 at the end, -1 on binary data (error set). */
-int sits__hs_next_tokens(sits__hs_lines *l, char **tok, int max, sits_err *err);
+int sits__hs_next_tokens(sits__lines *l, char **tok, int max, sits_err *err);
 /** A whole finite number. */
 bool sits__hs_number(const char *s, double *v);
 

@@ -166,8 +166,8 @@ int sits_hs_options_set(sits_hs_options *o, const char *key, const char *value, 
 }
 
 int sits_hs_options_read_config(sits_hs_options *o, const char *path, sits_err *err) {
-  sits__hs_lines l;
-  int rc = sits__hs_lines_open(&l, path, err);
+  sits__lines l;
+  int rc = sits__lines_open(&l, path, err);
   char *tok[3];
   int nt;
   while (rc == SITS_OK && (nt = sits__hs_next_tokens(&l, tok, 3, err)) != 0) {
@@ -182,7 +182,7 @@ int sits_hs_options_read_config(sits_hs_options *o, const char *path, sits_err *
   }
   if (rc == SITS_OK && !l.fp)
     rc = SITS_EINPUT;
-  sits__hs_lines_close(&l);
+  sits__lines_close(&l);
   return rc;
 }
 
@@ -228,8 +228,8 @@ static int opt_flag(const sits_hs_options *o, const char *key, bool *v, sits_err
 /* A material of a .materials file: blocks of name, solid|fluid, k, rho c, [viscosity]. */
 static int material(const char *path, const char *name, double *k_w_mk, double *p_j_m3k,
                     sits_err *err) {
-  sits__hs_lines l;
-  int rc = sits__hs_lines_open(&l, path, err);
+  sits__lines l;
+  int rc = sits__lines_open(&l, path, err);
   char *tok[4];
   int nt;
   bool found = false;
@@ -257,7 +257,7 @@ static int material(const char *path, const char *name, double *k_w_mk, double *
     if (rc == SITS_OK && strcmp(mname, name) == 0)
       found = true, *k_w_mk = v[0], *p_j_m3k = v[1];
   }
-  sits__hs_lines_close(&l);
+  sits__lines_close(&l);
   if (rc == SITS_OK && !found)
     rc = sits__fail(err, SITS_EINPUT, "%s: no material '%s'", path, name);
   return rc;

@@ -95,11 +95,7 @@ int sits__trace_bad_line(sits_trace *t, const sits_trace_opts *o, const char *pa
   return SITS_OK;
 }
 
-int sits__trace_lines_open(sits__trace_lines *L, const char *path, sits_err *err) {
-  return sits__lines_open(L, path, err);
-}
-
-char *sits__trace_lines_next(sits__trace_lines *L, sits_trace *t, const sits_trace_opts *o, int *rc,
+char *sits__trace_lines_next(sits__lines *L, sits_trace *t, const sits_trace_opts *o, int *rc,
                              sits_err *err) {
   char *line;
   bool binary;
@@ -114,17 +110,10 @@ char *sits__trace_lines_next(sits__trace_lines *L, sits_trace *t, const sits_tra
   return NULL;
 }
 
-void sits__trace_lines_close(sits__trace_lines *L) {
-  sits__lines_close(L);
-}
-
 size_t sits__trace_split(char *line, char **f, size_t max) {
-  bool bad = false; /* a malformed quote: its field runs to the end of the line */
-  size_t n = 0;
-  char *cursor = line;
-  while (n < max && (f[n] = sits__csv_field(&cursor, &bad)) != NULL)
-    n++;
-  return n;
+  bool bad; /* a malformed quote: its field runs to the end of the line */
+  size_t n = sits__csv_split(line, f, max, &bad);
+  return n < max ? n : max;
 }
 
 /* Howard Hinnant's days_from_civil. */

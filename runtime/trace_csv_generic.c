@@ -76,8 +76,8 @@ static int header(char **f, size_t n, char ***names, size_t *n_names, double *sc
 }
 
 int sits__csv_trace_read(const char *path, const sits_trace_opts *o, sits_trace *t, sits_err *err) {
-  sits__trace_lines L;
-  if (sits__trace_lines_open(&L, path, err))
+  sits__lines L;
+  if (sits__lines_open(&L, path, err))
     return SITS_EINPUT;
   char **f = malloc(MAX_FIELDS * sizeof *f), **names = NULL;
   double *scale = malloc(MAX_FIELDS * sizeof *scale);
@@ -93,7 +93,7 @@ int sits__csv_trace_read(const char *path, const sits_trace_opts *o, sits_trace 
     free(list);
   }
   for (char *line; (line = sits__trace_lines_next(&L, t, o, &rc, err));) {
-    char *s = sits__trace_trim(line);
+    char *s = sits__trim(line);
     if (!*s || *s == '#')
       continue;
     size_t n = sits__trace_split(s, f, MAX_FIELDS);
@@ -144,6 +144,6 @@ int sits__csv_trace_read(const char *path, const sits_trace_opts *o, sits_trace 
   for (size_t k = 0; names && k < n_names; k++)
     free(names[k]);
   free(names), free(f), free(scale);
-  sits__trace_lines_close(&L);
+  sits__lines_close(&L);
   return rc;
 }

@@ -16,18 +16,12 @@ int sits__trace_set(sits_trace *t, const char *name, double v);
 int sits__trace_bad_line(sits_trace *t, const sits_trace_opts *o, const char *path, size_t line,
                          const char *why, sits_err *err);
 
-/** The lines of a trace file, with their numbers for messages (the library's line source). */
-typedef sits__lines sits__trace_lines;
-/** Opens @p path ("cannot open" on failure). */
-int sits__trace_lines_open(sits__trace_lines *L, const char *path, sits_err *err);
 /** The next line (lineno counts it), NULL at the end or when *rc is set: a line with a NUL
  *  byte is counted as malformed binary data (an error under strict) and passed over. */
-char *sits__trace_lines_next(sits__trace_lines *L, sits_trace *t, const sits_trace_opts *o, int *rc,
+char *sits__trace_lines_next(sits__lines *L, sits_trace *t, const sits_trace_opts *o, int *rc,
                              sits_err *err);
-void sits__trace_lines_close(sits__trace_lines *L);
+void sits__trace_lines_close(sits__lines *L);
 
-/** @p s without leading and trailing white space (in place). */
-#define sits__trace_trim sits__trim
 /** Splits a CSV line in place (sits__csv_split: RFC 4180 quoting, fields trimmed); at most
  *  @p max fields; returns how many were stored (a malformed quote ends its field at the end of
  *  the line). */

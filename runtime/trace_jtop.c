@@ -91,8 +91,8 @@ int sits__jtop_sniff(const char *line) {
 }
 
 int sits__jtop_read(const char *path, const sits_trace_opts *o, sits_trace *t, sits_err *err) {
-  sits__trace_lines L;
-  if (sits__trace_lines_open(&L, path, err))
+  sits__lines L;
+  if (sits__lines_open(&L, path, err))
     return SITS_EINPUT;
   char **f = malloc(MAX_FIELDS * sizeof *f);
   map *maps = NULL;
@@ -100,7 +100,7 @@ int sits__jtop_read(const char *path, const sits_trace_opts *o, sits_trace *t, s
   int rc = f ? SITS_OK : sits__fail(err, SITS_ENOMEM, "out of memory");
   double ts_first = NAN, ts_last = NAN, day = 0, prev = -1;
   for (char *line; (line = sits__trace_lines_next(&L, t, o, &rc, err));) {
-    char *s = sits__trace_trim(line);
+    char *s = sits__trim(line);
     if (!*s)
       continue;
     size_t n = sits__trace_split(s, f, MAX_FIELDS);
@@ -159,7 +159,7 @@ int sits__jtop_read(const char *path, const sits_trace_opts *o, sits_trace *t, s
     ts_rows++;
   }
   free(f), free(maps);
-  sits__trace_lines_close(&L);
+  sits__lines_close(&L);
   if (rc)
     return rc;
   sits__trace_row_times(t, o, ts_first, ts_last, ts_rows);

@@ -78,7 +78,7 @@ static int row_values(sits_trace *t, char **f, size_t n, char names[][64], const
         continue;
       char *end;
       double v = strtod(f[k], &end);
-      const char *unit = sits__trace_trim(end); /* a unit after the number: W, %, MHz */
+      const char *unit = sits__trim(end); /* a unit after the number: W, %, MHz */
       if (end == f[k])
         v = NAN; /* [N/A], [Not Supported] */
       else if (*unit && !isalpha((unsigned char)*unit) && *unit != '%')
@@ -146,8 +146,8 @@ static int sample(nvsmi *s, sits_trace *t, const sits_trace_opts *o, const char 
 }
 
 int sits__nvsmi_read(const char *path, const sits_trace_opts *o, sits_trace *t, sits_err *err) {
-  sits__trace_lines L;
-  if (sits__trace_lines_open(&L, path, err))
+  sits__lines L;
+  if (sits__lines_open(&L, path, err))
     return SITS_EINPUT;
   char *f[MAX_FIELDS];
   nvsmi s = {.i_time = -1, .i_index = -1, .prev = -INFINITY, .day0 = -1};
@@ -160,7 +160,7 @@ int sits__nvsmi_read(const char *path, const sits_trace_opts *o, sits_trace *t, 
       field_name(f[k], s.names[k], sizeof s.names[k]);
   }
   for (char *line; rc == SITS_OK && (line = sits__trace_lines_next(&L, t, o, &rc, err));) {
-    char *str = sits__trace_trim(line);
+    char *str = sits__trim(line);
     if (!*str || *str == '#')
       continue;
     size_t n = sits__trace_split(str, f, MAX_FIELDS);
@@ -179,7 +179,7 @@ int sits__nvsmi_read(const char *path, const sits_trace_opts *o, sits_trace *t, 
     for (size_t k = 0; k < n; k++)
       field_name(f[k], s.names[k], sizeof s.names[k]);
   }
-  sits__trace_lines_close(&L);
+  sits__lines_close(&L);
   if (rc == SITS_OK && !s.n_fields)
     rc = sits__fail(err, SITS_EINPUT, "%s: empty log", path);
   return rc;

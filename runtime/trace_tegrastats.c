@@ -253,8 +253,8 @@ int sits__tegrastats_sniff(const char *line) {
 
 int sits__tegrastats_read(const char *path, const sits_trace_opts *o, sits_trace *t,
                           sits_err *err) {
-  sits__trace_lines L;
-  if (sits__trace_lines_open(&L, path, err))
+  sits__lines L;
+  if (sits__lines_open(&L, path, err))
     return SITS_EINPUT;
   char *tok[MAX_TOKENS];
   int rc = SITS_OK;
@@ -293,7 +293,7 @@ int sits__tegrastats_read(const char *path, const sits_trace_opts *o, sits_trace
       ts_rows++;
     }
   }
-  sits__trace_lines_close(&L);
+  sits__lines_close(&L);
   if (rc)
     return rc;
   sits__trace_row_times(t, o, ts_first, ts_last, ts_rows);

@@ -47,22 +47,23 @@ int sits_write_csv_as_h5(const char *csv, const char *h5, sits_err *err) {
     else if (keep_line(&lines, &n, &cap, line))
       rc = sits__fail(err, SITS_ENOMEM, "out of memory");
   sits__lines_close(&L);
-  long cols = rc == SITS_OK && n ? sits__csv_split(lines[0], names, MAX_COLS) : 0;
-  if (rc == SITS_OK && (cols <= 0 || cols > MAX_COLS))
+  bool bad = false;
+  size_t cols = rc == SITS_OK && n ? sits__csv_split(lines[0], names, MAX_COLS, &bad) : 0;
+  if (rc == SITS_OK && (bad || cols == 0 || cols > MAX_COLS))
     rc = sits__fail(err, SITS_EINPUT, "%s:1: no header of 1 to %d columns", csv, MAX_COLS);
   size_t rows = n ? n - 1 : 0;
-  const char **cells = rc == SITS_OK ? calloc(rows * (size_t)cols + 1, sizeof *cells) : NULL;
+  const char **cells = rc == SITS_OK ? calloc(rows * cols + 1, sizeof *cells) : NULL;
   if (rc == SITS_OK && !cells)
     rc = sits__fail(err, SITS_ENOMEM, "out of memory");
   for (size_t r = 0; rc == SITS_OK && r < rows; r++) {
-    long got = sits__csv_split(lines[r + 1], tmp, MAX_COLS);
-    if (got < 0)
+    size_t got = sits__csv_split(lines[r + 1], tmp, MAX_COLS, &bad);
+    if (bad)
       rc = sits__fail(err, SITS_EINPUT, "%s:%zu: a quoted field is not closed", csv, r + 2);
-    for (long c = 0; c < cols; c++)
-      cells[r * (size_t)cols + (size_t)c] = c < got ? tmp[c] : "";
+    for (size_t c = 0; c < cols; c++)
+      cells[r * cols + c] = c < got ? tmp[c] : "";
   }
   if (rc == SITS_OK)
-    rc = sits_write_table_h5(h5, rows, (size_t)cols, (const char *const *)names, cells, err);
+    rc = sits_write_table_h5(h5, rows, cols, (const char *const *)names, cells, err);
   for (size_t k = 0; k < n; k++)
     free(lines[k]);
   free(lines);
