@@ -97,6 +97,11 @@ static bool same(const file_id *a, const file_id *b) {
 
 int cli_check_paths(const char *const *inputs, size_t ni, const char *const *outputs, size_t no) {
   file_id a, b;
+  for (size_t i = 0; i < no; i++)
+    if (outputs[i] && !*outputs[i]) { /* refused before the run, not after it */
+      cli_error("an output file name is empty");
+      return EXIT_INPUT;
+    }
   for (size_t i = 0; i < no; i++) {
     if (!outputs[i] || !identify(outputs[i], &a))
       continue;

@@ -115,6 +115,9 @@ Test(output_safety, failed_write_leaves_nothing) {
   cr_assert_eq(run("run %s --quiet --csv %s%s", dir, "", &err), 1);
   cr_assert(strstr(err, "no_such_dir/out.csv: cannot create"), "%s", err);
   free(err);
+  cr_assert_eq(run("run %s --quiet --csv '%s'%s", "", "", &err), 1); /* before any work */
+  cr_assert(strstr(err, "an output file name is empty"), "%s", err);
+  free(err);
   snprintf(dir, sizeof dir, "%s", tu_dir()); /* a folder as the output */
   cr_assert_eq(run("run %s --quiet --csv %s%s", dir, "", &err), 1);
   cr_assert(strstr(err, "is a folder, not a file"), "%s", err);
