@@ -99,6 +99,27 @@ int cli_number(const char *opt, const char *arg, double lo, double hi, bool lo_o
  *  NULL entries are skipped. Prints the error and returns EXIT_INPUT, else EXIT_OK. */
 int cli_check_paths(const char *const *inputs, size_t ni, const char *const *outputs, size_t no);
 
+/** Signals: SIGINT/SIGTERM/SIGHUP remove this process's temporary files beside the watched
+ *  outputs and the registered files, stop the registered children, and re-raise (cleanup.c). */
+void cli_cleanup_install(void);
+/** Default signal actions again (a forked job: its parent cleans up). */
+void cli_cleanup_default(void);
+/** Watches the output @p path (NULL, "" and "-" are skipped). */
+void cli_cleanup_watch(const char *path);
+/** Removes @p path by name on a signal. */
+void cli_cleanup_file(const char *path);
+/** Sends SIGTERM to @p pid on a signal. */
+void cli_cleanup_child(int pid);
+
+/** "-" given for input @p what: the path to read the standard input by (/dev/stdin, a pipe
+ *  first copied into memory so that it can be read twice), or NULL with the error printed
+ *  (the standard input already taken by another input, a terminal, not text). */
+const char *cli_stdin(const char *what);
+
+/** Refuses "-" for the output @p opt whose format cannot stream to stdout (HDF5, PNG);
+ *  EXIT_INPUT with the message, else EXIT_OK. */
+int cli_no_stdout(const char *opt, const char *path);
+
 /** The commands. argv[0] is the command name. */
 extern const cli_cmd cli_cmd_run, cli_cmd_steady, cli_cmd_dvfs_table, cli_cmd_sweep,
     cli_cmd_calibrate, cli_cmd_replay, cli_cmd_capture, cli_cmd_hotspot, cli_cmd_keys;

@@ -102,6 +102,12 @@ int cli_check_paths(const char *const *inputs, size_t ni, const char *const *out
       cli_error("an output file name is empty");
       return EXIT_INPUT;
     }
+  for (size_t i = 0; i < no; i++)
+    for (size_t j = i + 1; outputs[i] && j < no; j++)
+      if (outputs[j] && !strcmp(outputs[i], "-") && !strcmp(outputs[j], "-")) {
+        cli_error("two outputs are '-' (the standard output): give one of them a file name");
+        return EXIT_INPUT;
+      }
   for (size_t i = 0; i < no; i++) {
     if (!outputs[i] || !identify(outputs[i], &a))
       continue;
@@ -117,5 +123,14 @@ int cli_check_paths(const char *const *inputs, size_t ni, const char *const *out
         return EXIT_INPUT;
       }
   }
+  for (size_t i = 0; i < no; i++) /* their temporary files go if the run is stopped */
+    cli_cleanup_watch(outputs[i]);
   return EXIT_OK;
+}
+
+int cli_no_stdout(const char *opt, const char *path) {
+  if (!path || strcmp(path, "-") != 0)
+    return EXIT_OK;
+  cli_error("%s -: this output cannot stream to the standard output; give a file name", opt);
+  return EXIT_INPUT;
 }

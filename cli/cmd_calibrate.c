@@ -137,7 +137,11 @@ static int number_option(args *a, int c, const char *arg) {
 static int option(void *p, int c, const char *arg) {
   args *a = p;
   switch (c) {
-  case 't': a->opts.trace_path = arg; break;
+  case 't':
+    if (strcmp(arg, "-") == 0 && !(arg = cli_stdin("--trace -")))
+      return EXIT_INPUT;
+    a->opts.trace_path = arg;
+    break;
   case 'f': a->fit = arg; break;
   case 'p': a->png = arg; break;
   case 'o': a->out = arg; break;
@@ -146,7 +150,11 @@ static int option(void *p, int c, const char *arg) {
   case 'V': a->opts.voltage_column = arg; break;
   case 'P': a->opts.discharge_positive = 1; break;
   case 'N': a->opts.discharge_positive = 0; break;
-  case 'O': a->opts.ocv_test_path = arg; break;
+  case 'O':
+    if (strcmp(arg, "-") == 0 && !(arg = cli_stdin("--ocv-test -")))
+      return EXIT_INPUT;
+    a->opts.ocv_test_path = arg;
+    break;
   case 'C': return ocv_columns(arg, a);
   case 'y': a->th.trace.format = arg; break;
   case 'Q': a->th.trace.fields = arg; break;
@@ -198,8 +206,13 @@ static int check(void *p, cli_ctx *ctx) {
   }
   const char *in[] = {ctx->scenario, a->opts.trace_path, a->opts.ocv_test_path},
              *out[] = {a->out, a->png};
-  if (cli_check_paths(in, 3, out, 2))
+  if (cli_check_paths(in, 3, out, 2) || cli_no_stdout("--plot", a->png))
     return EXIT_INPUT;
+  if (a->out && strcmp(a->out, "-") == 0) {
+    cli_error("-o -: the standard output carries the fit's JSON; give the calibrated config a "
+              "file name");
+    return EXIT_INPUT;
+  }
   if (ocv_only)
     return EXIT_OK;
   if (strstr(a->fit, "thermal") || strstr(a->fit, "ambient") || strstr(a->fit, "initial") ||

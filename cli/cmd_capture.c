@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "sits_output.h"
 #include "sits_rt.h"
 
 static const char capture_usage[] =
@@ -88,7 +89,8 @@ static int check(void *p, cli_ctx *ctx) {
     cli_error("capture needs --duration-s or --samples when it cannot be stopped with Ctrl-C");
     return EXIT_USAGE;
   }
-  return EXIT_OK;
+  const char *out[] = {a->out};
+  return cli_check_paths(NULL, 0, out, 1);
 }
 
 /* Samples into @p f every period until the duration, the sample count or a signal; the
@@ -129,13 +131,11 @@ static int body(void *p, cli_ctx *ctx) {
   int rc = SITS_OK;
   for (size_t k = 0; rc == SITS_OK && k < a->n_marks; k++)
     rc = sits_rt_add_mark(rt, a->marks[k], &err);
-  char tmp[4096];
-  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", a->out, (long)getpid());
-  FILE *f = rc == SITS_OK ? fopen(tmp, "w") : NULL;
-  if (rc == SITS_OK && !f) {
-    cli_error("%s: cannot create: %s", a->out, strerror(errno));
+  sits_output *o = rc == SITS_OK ? sits_output_open(a->out, &err) : NULL;
+  FILE *f = o ? sits_output_file(o) : NULL;
+  if (rc == SITS_OK && !o) {
     sits_rt_free(rt);
-    return EXIT_INPUT;
+    return cli_fail(SITS_EIO, &err);
   }
   size_t nc = sits_rt_column_count(rt);
   double *v = malloc((nc ? nc : 1) * sizeof *v);
@@ -150,12 +150,9 @@ static int body(void *p, cli_ctx *ctx) {
   if (rc == SITS_OK)
     rc = sample_loop(a, rt, f, v, &k, &err);
   int code = EXIT_OK;
-  if (f && fclose(f) != 0 && rc == SITS_OK)
-    rc = SITS_EIO;
-  if (rc == SITS_OK && rename(tmp, a->out) != 0)
+  if (o && sits_output_close(o, rc == SITS_OK, &err) != SITS_OK && rc == SITS_OK)
     rc = SITS_EIO;
   if (rc) {
-    remove(tmp);
     code = err.msg[0] ? cli_fail(rc, &err) : (cli_error("%s: write error", a->out), EXIT_INPUT);
   } else
     fprintf(stderr, "sitsenergy: wrote %s (%ld samples, %zu columns)\n", a->out, k, nc);

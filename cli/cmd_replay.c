@@ -50,7 +50,11 @@ static void init(void *p) {
 static int option(void *p, int c, const char *arg) {
   args *a = p;
   switch (c) {
-  case 't': a->trace = arg; break;
+  case 't':
+    if (strcmp(arg, "-") == 0 && !(arg = cli_stdin("--trace -")))
+      return EXIT_INPUT;
+    a->trace = arg;
+    break;
   case 'F': a->to.format = arg; break;
   case 'i':
     return cli_number("--interval-ms", arg, 0, INFINITY, true, "a positive number of milliseconds",
@@ -77,6 +81,8 @@ static int check(void *p, cli_ctx *ctx) {
     return EXIT_USAGE;
   }
   const char *in[] = {ctx->scenario, a->trace}, *out[] = {a->h5, a->png};
+  if (cli_no_stdout("-o", a->h5) || cli_no_stdout("--plot", a->png))
+    return EXIT_INPUT;
   return cli_check_paths(in, 2, out, 2);
 }
 

@@ -15,7 +15,8 @@ static const char run_usage[] =
     "                      [--plot OUT.png] [--set KEY=VALUE]... [--check] [--quiet]\n\n"
     "Simulates the scenario over duration_s and prints a summary on stdout.\n"
     "  -o OUT.h5          write the time series to HDF5 (/time_s, /temp_c/<node>, ...)\n"
-    "  --csv OUT.csv      write the time series to CSV (one row per sample)\n"
+    "  --csv OUT.csv      write the time series to CSV (one row per sample); '-' for stdout,\n"
+    "                     and the summary goes to stderr\n"
     "  --plot OUT.png     plot node temperatures and total power (needs gnuplot)\n"
     "  --summary FORMAT   text (default) or json\n"
     "  --set KEY=VALUE    override a config value, e.g. ambient_c=35 or\n"
@@ -82,6 +83,8 @@ static int check(void *p, cli_ctx *ctx) {
     return EXIT_INPUT;
   }
   const char *in[] = {ctx->scenario}, *out[] = {a->h5, a->csv, a->png};
+  if (cli_no_stdout("-o", a->h5) || cli_no_stdout("--plot", a->png))
+    return EXIT_INPUT;
   return cli_check_paths(in, 1, out, 3);
 }
 
@@ -95,13 +98,14 @@ static int write_outputs(const run_args *a, const char *scenario, const sits_sce
     return cli_fail(rc, &err);
   if (a->png && (rc = cli_plot_run(sc, r, scenario, a->png)))
     return rc;
+  FILE *sum = a->csv && strcmp(a->csv, "-") == 0 ? stderr : stdout; /* stdout holds the CSV */
   if (strcmp(a->summary, "json") == 0)
-    sits_write_summary_json(sc, r, stdout);
+    sits_write_summary_json(sc, r, sum);
   else
-    sits_write_summary_text(sc, r, stdout);
+    sits_write_summary_text(sc, r, sum);
   if (!a->quiet && a->h5)
     cli_error("wrote %s", a->h5);
-  if (!a->quiet && a->csv)
+  if (!a->quiet && a->csv && strcmp(a->csv, "-") != 0)
     cli_error("wrote %s", a->csv);
   if (!a->quiet && a->png)
     cli_error("wrote %s", a->png);

@@ -33,7 +33,8 @@ static const char sweep_usage[] =
     "deficit_fraction, verdict_ok (1/0) and error (the message when a run failed).\n"
     "  -j JOBS        processes in parallel (default 1)\n"
     "  --shard K/N    only combinations K, K+N, K+2N, ... (1-based)\n"
-    "  --check        exit 3 when a combination violates a constraint\n";
+    "  --check        exit 3 when a combination violates a constraint\n"
+    "  -o OUT         the table: HDF5 for a name ending in .h5, else CSV; '-' is stdout (CSV)\n";
 
 #define MAX_VARY 8
 
@@ -162,17 +163,20 @@ static int merge(const args *a, char paths[][4200], size_t jobs, FILE *out) {
   return ferror(out) ? -1 : 0;
 }
 
-/* Each job's rows go to its own file, created beside the output with a unique name
- * (mkstemp: O_EXCL, never through a link; two sweeps to one output do not share files). */
-static int spawn_jobs(const args *a, size_t jobs, char paths[][4200]) {
+/* Each job's rows go to its own file, created beside the output with a unique, recognisable
+ * name (sits_output_temp: O_EXCL, never through a link; two sweeps to one output do not share
+ * files; removed on SIGINT/SIGTERM, and by a later sweep to the same output after SIGKILL). */
+static int spawn_jobs(const args *a, size_t jobs, char paths[][4200], sits_err *err) {
   pid_t pids[256];
   int fds[256], status_all = 0;
   for (size_t j = 0; j < jobs; j++) {
-    snprintf(paths[j], 4200, "%s.job%zu.XXXXXX", a->out, j);
-    if ((fds[j] = mkstemp(paths[j])) < 0) {
+    char tag[32];
+    snprintf(tag, sizeof tag, "job%zu.", j);
+    if ((fds[j] = sits_output_temp(a->out, tag, paths[j], 4200, err)) < 0) {
       paths[j][0] = '\0';
       return -1;
     }
+    cli_cleanup_file(paths[j]);
   }
   if (jobs == 1)
     return run_job(a, 0, 1, fds[0]);
@@ -180,8 +184,11 @@ static int spawn_jobs(const args *a, size_t jobs, char paths[][4200]) {
     pids[j] = fork();
     if (pids[j] < 0)
       return -1;
-    if (pids[j] == 0)
+    if (pids[j] == 0) {
+      cli_cleanup_default(); /* the parent removes the files and stops the others */
       _exit(run_job(a, j, jobs, fds[j]));
+    }
+    cli_cleanup_child(pids[j]);
     close(fds[j]);
   }
   for (size_t j = 0; j < jobs; j++) {
@@ -206,9 +213,11 @@ static int write_merged(const args *a, char paths[][4200], size_t jobs, sits_err
     return sits_output_close(o, merge(a, paths, jobs, sits_output_file(o)) == 0, err);
   }
   char tmp[4300];
-  snprintf(tmp, sizeof tmp, "%s.merge.XXXXXX", a->out);
-  int fd = mkstemp(tmp);
-  FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+  int fd = sits_output_temp(a->out, "merge.", tmp, sizeof tmp, err);
+  if (fd < 0)
+    return SITS_EIO;
+  cli_cleanup_file(tmp);
+  FILE *f = fdopen(fd, "w");
   int ok = f && merge(a, paths, jobs, f) == 0;
   if (f && fclose(f) != 0)
     ok = 0;
@@ -216,8 +225,7 @@ static int write_merged(const args *a, char paths[][4200], size_t jobs, sits_err
       ok ? sits_write_csv_as_h5(tmp, a->out, err)
          : (snprintf(err->msg, sizeof err->msg, "%s: cannot write: %s", a->out, strerror(errno)),
             SITS_EIO);
-  if (fd >= 0)
-    remove(tmp);
+  remove(tmp);
   return rc;
 }
 
@@ -226,8 +234,8 @@ static int body(void *p, cli_ctx *ctx) {
   const args *a = p;
   size_t jobs = (size_t)a->jobs;
   char(*paths)[4200] = calloc(jobs, sizeof *paths);
-  int status = paths ? spawn_jobs(a, jobs, paths) : -1;
   sits_err err = {0};
+  int status = paths ? spawn_jobs(a, jobs, paths, &err) : -1;
   int rc = status >= 0 && !(status & 4) ? write_merged(a, paths, jobs, &err) : SITS_EIO;
   for (size_t j = 0; paths && j < jobs; j++)
     if (paths[j][0])

@@ -33,6 +33,7 @@ int main(int argc, char **argv) {
     printf("sitsenergy %s\n", sits_version());
     return EXIT_OK;
   }
+  cli_cleanup_install();
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     if (strcmp(argv[1], commands[i]->name) == 0)
       return cli_dispatch(commands[i], argc - 1, argv + 1);

@@ -67,8 +67,8 @@ static int read_file(config_t *cfg, const char *path, sits_err *err) {
   config_set_options(cfg, CONFIG_OPTION_AUTOCONVERT);
   char dir[4096], tmp[4096];
   snprintf(tmp, sizeof tmp, "%s", path);
-  snprintf(dir, sizeof dir, "%s", dirname(tmp));
-  config_set_include_dir(cfg, dir);
+  snprintf(dir, sizeof dir, "%s", strcmp(path, "/dev/stdin") ? dirname(tmp) : ".");
+  config_set_include_dir(cfg, dir); /* the standard input's includes: the working folder */
   if (config_read_file(cfg, path) == CONFIG_TRUE)
     return SITS_OK;
   if (config_error_type(cfg) == CONFIG_ERR_FILE_IO)
@@ -98,7 +98,7 @@ static int merge_named(sits__config *c, config_setting_t *root, const char *key,
     char tmp[4096];                         /* around the scenario file */
     snprintf(tmp, sizeof tmp, "%s", c->scenario_path);
     if (!sits__find_config(kind, name, dir, path, sizeof path))
-      snprintf(dir, sizeof dir, "%s", dirname(tmp));
+      snprintf(dir, sizeof dir, "%s", strcmp(tmp, "/dev/stdin") ? dirname(tmp) : ".");
   }
   if (!sits__find_config(kind, name, dir, path, sizeof path))
     return sits__fail(err, SITS_EINPUT,

@@ -42,7 +42,8 @@ const char *sits__where(const config_setting_t *s, char *buf, size_t size) {
 
 const char *sits__setting_dir(const config_setting_t *s, char *buf, size_t size) {
   const char *file = s ? config_setting_source_file(s) : NULL;
-  if (!file || config_setting_source_line(s) == 0) { /* --set values: the working dir */
+  if (!file || config_setting_source_line(s) == 0 || strcmp(file, "/dev/stdin") == 0) {
+    /* --set values and a scenario read from the standard input: the working folder */
     snprintf(buf, size, ".");
     return buf;
   }

@@ -7,14 +7,22 @@
  * permissions a new file gets from the process umask, not mkstemp's 0600. A symbolic link is
  * followed to its target, which is replaced (the link stays a link). Anything else at the
  * path - a character device such as /dev/null, a FIFO - is written in place, streaming, and
- * never replaced; a folder is an error.
+ * never replaced; "-" is the standard output; a folder is an error.
+ *
+ * Temporary names are recognisable: TARGET.sits-tmp.PID.XXXXXX (SITS_OUTPUT_TEMP_TAG). A
+ * writer killed outright (SIGKILL, a power cut) leaves one behind; the next writer of the
+ * same target removes those whose process is gone. The command-line tool removes its own on
+ * SIGINT/SIGTERM/SIGHUP.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "io_impl.h"
 #include "sits_output.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,11 +72,55 @@ static mode_t current_umask(void) {
   return old;
 }
 
+/* Removes TARGET.sits-tmp.PID.* beside @p final whose process PID no longer runs. */
+static void remove_stale(const char *final) {
+  char dir[4096], base[4096], tmp[4096];
+  snprintf(tmp, sizeof tmp, "%s", final);
+  snprintf(dir, sizeof dir, "%s", dirname(tmp));
+  snprintf(tmp, sizeof tmp, "%s", final);
+  snprintf(base, sizeof base, "%s" SITS_OUTPUT_TEMP_TAG, basename(tmp));
+  size_t nb = strlen(base);
+  DIR *d = opendir(dir);
+  struct dirent *e;
+  while (d && (e = readdir(d)) != NULL) {
+    if (strncmp(e->d_name, base, nb) != 0)
+      continue;
+    char *end;
+    long pid = strtol(e->d_name + nb, &end, 10);
+    if (end == e->d_name + nb || *end != '.' || pid <= 0 || pid == (long)getpid())
+      continue;
+    if (kill((pid_t)pid, 0) != 0 && errno == ESRCH)
+      unlinkat(dirfd(d), e->d_name, 0);
+  }
+  if (d)
+    closedir(d);
+}
+
+/* A unique temporary file beside @p final, named TARGET.sits-tmp.PID.<tag>XXXXXX; its fd. */
+static int make_temp(const char *final, const char *tag, char *out, size_t size) {
+  if (snprintf(out, size, "%s" SITS_OUTPUT_TEMP_TAG "%ld.%sXXXXXX", final, (long)getpid(),
+               tag ? tag : "") >= (int)size) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  remove_stale(final);
+  int fd = mkstemp(out);
+  if (fd >= 0)
+    fchmod(fd, 0666 & ~current_umask());
+  return fd;
+}
+
 int sits__atomic_begin(sits__atomic *a, const char *path, sits_err *err) {
   a->path = path;
-  a->in_place = false;
+  a->in_place = a->is_stdout = false;
   if (!*path)
     return sits__fail(err, SITS_EIO, "an output file name is empty");
+  if (strcmp(path, "-") == 0) {
+    a->in_place = a->is_stdout = true;
+    snprintf(a->tmp_path, sizeof a->tmp_path, "/dev/stdout");
+    snprintf(a->final_path, sizeof a->final_path, "/dev/stdout");
+    return SITS_OK;
+  }
   if (resolve(path, a->final_path, sizeof a->final_path))
     return sits__fail(err, SITS_EIO, "%s: cannot follow the link: %s", path, strerror(errno));
   struct stat st;
@@ -79,15 +131,41 @@ int sits__atomic_begin(sits__atomic *a, const char *path, sits_err *err) {
     snprintf(a->tmp_path, sizeof a->tmp_path, "%s", a->final_path);
     return SITS_OK;
   }
-  if (snprintf(a->tmp_path, sizeof a->tmp_path, "%s.tmp.XXXXXX", a->final_path) >=
-      (int)sizeof a->tmp_path)
-    return sits__fail(err, SITS_EIO, "%s: the file name is too long", path);
-  int fd = mkstemp(a->tmp_path);
+  int fd = make_temp(a->final_path, NULL, a->tmp_path, sizeof a->tmp_path);
   if (fd < 0)
     return sits__fail(err, SITS_EIO, "%s: cannot create: %s", path, strerror(errno));
-  fchmod(fd, 0666 & ~current_umask());
   close(fd);
   return SITS_OK;
+}
+
+FILE *sits__atomic_fopen(sits__atomic *a, sits_err *err) {
+  FILE *f = NULL;
+  if (a->is_stdout) { /* shares the standard output's offset: nothing written over */
+    fflush(stdout);
+    int fd = dup(STDOUT_FILENO);
+    f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f && fd >= 0)
+      close(fd);
+  } else
+    f = fopen(a->tmp_path, "w");
+  if (!f)
+    sits__fail(err, SITS_EIO, "%s: cannot create: %s", a->path, strerror(errno));
+  return f;
+}
+
+int sits_output_temp(const char *path, const char *tag, char *name, size_t size, sits_err *err) {
+  char final[4096];
+  if (!*path)
+    return sits__fail(err, SITS_EIO, "an output file name is empty"), -1;
+  if (strcmp(path, "-") == 0) { /* stdout: the temporary goes to $TMPDIR */
+    const char *t = getenv("TMPDIR");
+    snprintf(final, sizeof final, "%s/sitsenergy-stdout", t && *t ? t : "/tmp");
+  } else if (resolve(path, final, sizeof final))
+    return sits__fail(err, SITS_EIO, "%s: cannot follow the link: %s", path, strerror(errno)), -1;
+  int fd = make_temp(final, tag, name, size);
+  if (fd < 0)
+    sits__fail(err, SITS_EIO, "%s: cannot create a temporary file: %s", path, strerror(errno));
+  return fd;
 }
 
 int sits__atomic_end(sits__atomic *a, int ok, sits_err *err) {
@@ -117,8 +195,7 @@ sits_output *sits_output_open(const char *path, sits_err *err) {
     free(o);
     return NULL;
   }
-  if (!(o->f = fopen(o->a.tmp_path, "w"))) {
-    sits__fail(err, SITS_EIO, "%s: cannot create: %s", path, strerror(errno));
+  if (!(o->f = sits__atomic_fopen(&o->a, err))) {
     sits__atomic_end(&o->a, 0, err);
     free(o);
     return NULL;

@@ -9,6 +9,7 @@
 #include "module_impl.h"
 
 #include <stdio.h>
+#include <string.h>
 
 enum { H5_RESULT, H5_COLUMNS, H5_TABLE };
 
@@ -18,6 +19,9 @@ static int h5_write(const char *path, int kind, const void *args, sits_err *err)
   const sits__h5_ops *ops = sits__module_ops(SITS__H5_MODULE, SITS__H5_OPS, &h, err);
   if (!ops)
     return SITS_EIO;
+  if (strcmp(path, "-") == 0)
+    return sits__fail(err, SITS_EINPUT,
+                      "HDF5 cannot be written to the standard output ('-'): give a file name");
   sits__atomic a;
   int rc = sits__atomic_begin(&a, path, err);
   if (rc == SITS_OK) {

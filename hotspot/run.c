@@ -6,7 +6,7 @@
 #include "sits_hotspot.h"
 #include "status_impl.h"
 #include "h5_impl.h"
-#include "io_impl.h"
+#include "sits_output.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -32,25 +32,9 @@ static bool is_h5(const char *path) {
   return n > 3 && strcmp(path + n - 3, ".h5") == 0;
 }
 
-/* Opens @p path for writing through a temporary file. */
-static FILE *open_out(sits__atomic *a, const char *path, sits_err *err) {
-  if (sits__atomic_begin(a, path, err))
-    return NULL;
-  FILE *f = fopen(a->tmp_path, "w");
-  if (!f) {
-    sits__fail(err, SITS_EIO, "%s: cannot create", path);
-    sits__atomic_end(a, 0, NULL);
-  }
-  return f;
-}
-
-static int close_out(sits__atomic *a, FILE *f, int rc, sits_err *err) {
-  bool ok = rc == SITS_OK && !ferror(f);
-  if (fclose(f) != 0)
-    ok = false;
-  if (rc == SITS_OK && !ok)
-    rc = sits__fail(err, SITS_EIO, "%s: write error", a->path);
-  int end = sits__atomic_end(a, ok, err);
+/* Closes an output the writer @p rc filled: in place when it succeeded, else removed. */
+static int close_out(sits_output *o, int rc, sits_err *err) {
+  int end = sits_output_close(o, rc == SITS_OK, err);
   return rc ? rc : end;
 }
 
@@ -72,19 +56,20 @@ static int steady(run *r, sits_hs_run_report *rep, sits_err *err) {
   free(mean);
   if (rc)
     return rc;
-  sits__atomic a;
-  FILE *f;
+  sits_output *o;
   if (sf) {
     sits_hs_block_values(r->net, r->node, r->vals);
-    if (!(f = open_out(&a, sf, err)))
+    if (!(o = sits_output_open(sf, err)))
       return SITS_EIO;
-    if ((rc = close_out(&a, f, sits_hs_write_values(f, r->net, r->vals, r->o->precision), err)))
+    rc = sits_hs_write_values(sits_output_file(o), r->net, r->vals, r->o->precision);
+    if ((rc = close_out(o, rc, err)))
       return rc;
   }
   if (gf) {
-    if (!(f = open_out(&a, gf, err)))
+    if (!(o = sits_output_open(gf, err)))
       return SITS_EIO;
-    if ((rc = close_out(&a, f, sits_hs_write_grid(f, r->net, r->node, r->o->precision), err)))
+    rc = sits_hs_write_grid(sits_output_file(o), r->net, r->node, r->o->precision);
+    if ((rc = close_out(o, rc, err)))
       return rc;
   }
   rep->steady_done = true;
@@ -153,9 +138,9 @@ static int transient(run *r, sits_hs_run_report *rep, sits_err *err) {
     free(blk);
     return rc;
   }
-  sits__atomic ga;
-  FILE *gf = gt ? open_out(&ga, gt, err) : NULL;
-  if (gt && !gf)
+  sits_output *go = gt ? sits_output_open(gt, err) : NULL;
+  FILE *gf = go ? sits_output_file(go) : NULL;
+  if (gt && !go)
     rc = SITS_EIO;
   for (size_t k = 0; rc == SITS_OK && k < rows; k++) {
     if ((rc = sits_hs_transient_step(tr, r->tr->power_w + k * r->nb, r->node, err)))
@@ -169,15 +154,15 @@ static int transient(run *r, sits_hs_run_report *rep, sits_err *err) {
   }
   sits_hs_transient_stats(tr, &rep->stats);
   sits_hs_transient_free(tr);
-  if (gf)
-    rc = close_out(&ga, gf, rc, err);
+  if (go)
+    rc = close_out(go, rc, err);
   if (rc == SITS_OK && out) {
     if (is_h5(out))
       rc = write_h5(r, out, blk, err);
     else {
-      sits__atomic a;
-      FILE *f = open_out(&a, out, err);
-      if (!f)
+      sits_output *o = sits_output_open(out, err);
+      FILE *f = o ? sits_output_file(o) : NULL;
+      if (!o)
         rc = SITS_EIO;
       else {
         for (size_t c = 0; c < r->nb; c++) /* the ptrace's column order */
@@ -186,7 +171,7 @@ static int transient(run *r, sits_hs_run_report *rep, sits_err *err) {
           for (size_t c = 0; c < r->nb; c++)
             fprintf(f, "%.*f%c", r->o->precision, blk[k * r->nb + r->tr->column[c]],
                     c + 1 < r->nb ? '\t' : '\n');
-        rc = close_out(&a, f, SITS_OK, err);
+        rc = close_out(o, SITS_OK, err);
       }
     }
   }
@@ -228,9 +213,9 @@ int sits_hs_run(const sits_hs_run_opts *o, sits_hs_run_report *rep, sits_err *er
     goto done;
   const char *dump = opt(&r, "d");
   if (dump) {
-    sits__atomic a;
-    FILE *f = open_out(&a, dump, err);
-    rc = f ? close_out(&a, f, sits_hs_options_dump(o->options, f), err) : SITS_EIO;
+    sits_output *out = sits_output_open(dump, err);
+    rc = out ? close_out(out, sits_hs_options_dump(o->options, sits_output_file(out)), err)
+             : SITS_EIO;
   }
 done:
   free(r.node), free(r.vals);

@@ -1,5 +1,6 @@
 /* replay.c - a board trace through the model, compared with its sensors (sits_replay.h). */
 #define _POSIX_C_SOURCE 200809L
+#include "sits_output.h"
 #include "sits_replay.h"
 #include "status_impl.h"
 #include "sits_netsteady.h"
@@ -405,9 +406,10 @@ int sits_replay_write_h5(const sits_replay *r, const char *path, sits_err *err) 
 }
 
 int sits_replay_write_csv(const sits_replay *r, const char *path, sits_err *err) {
-  FILE *f = fopen(path, "w");
-  if (!f)
-    return sits__fail(err, SITS_EIO, "%s: cannot create", path);
+  sits_output *o = sits_output_open(path, err);
+  if (!o)
+    return SITS_EIO;
+  FILE *f = sits_output_file(o);
   size_t rows = r->trace->n_rows;
   fputs("time_s", f);
   for (size_t k = 0; k < r->n_sensors; k++)
@@ -425,5 +427,5 @@ int sits_replay_write_csv(const sits_replay *r, const char *path, sits_err *err)
     }
     fprintf(f, ",%.6f\n", r->power_w[row]);
   }
-  return fclose(f) == 0 ? SITS_OK : sits__fail(err, SITS_EIO, "%s: write error", path);
+  return sits_output_close(o, true, err);
 }

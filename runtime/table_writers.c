@@ -1,4 +1,5 @@
 /* table_writers.c - DVFS table writers (see sits_table_writer.h). */
+#include "sits_output.h"
 #include "sits_table_writer.h"
 #include "status_impl.h"
 #include "writer_impl.h"
@@ -199,14 +200,10 @@ int sits_dvfs_write_file(const char *format, const sits_dvfs_table *tables, size
                          const char *path, sits_err *err) {
   if (!sits_dvfs_format_known(format))
     return sits_dvfs_write(format, tables, n, NULL, err); /* the unknown-format message */
-  sits__atomic a;
-  int rc = sits__atomic_begin(&a, path, err);
-  if (rc)
-    return rc;
-  FILE *f = fopen(a.tmp_path, "w");
-  rc = f ? sits_dvfs_write(format, tables, n, f, err)
-         : sits__fail(err, SITS_EIO, "%s: cannot create", path);
-  if (f && fclose(f) != 0 && rc == SITS_OK)
-    rc = sits__fail(err, SITS_EIO, "%s: write error", path);
-  return sits__atomic_end(&a, rc == SITS_OK, err);
+  sits_output *o = sits_output_open(path, err);
+  if (!o)
+    return SITS_EIO;
+  int rc = sits_dvfs_write(format, tables, n, sits_output_file(o), err);
+  int end = sits_output_close(o, rc == SITS_OK, err);
+  return rc ? rc : end;
 }

@@ -1,5 +1,6 @@
 /* thermal_cal.c - thermal network calibration against a board trace (sits_thermal_cal.h). */
 #define _POSIX_C_SOURCE 200809L
+#include "sits_output.h"
 #include "sits_thermal_cal.h"
 #include "status_impl.h"
 
@@ -350,15 +351,6 @@ int sits_thermal_cal_write_json(const sits_thermal_cal *c, FILE *f) {
 }
 
 int sits_thermal_cal_write_config(const sits_thermal_cal *c, const char *path, sits_err *err) {
-  sits__atomic a;
-  int rc = sits__atomic_begin(&a, path, err);
-  if (rc)
-    return rc;
-  FILE *f = fopen(a.tmp_path, "w");
-  bool ok = f && fputs(c->config_text, f) >= 0;
-  if (f && fclose(f) != 0)
-    ok = false;
-  if (!ok)
-    sits__fail(err, SITS_EIO, "%s: cannot write", path);
-  return sits__atomic_end(&a, ok, err);
+  sits_output *o = sits_output_open(path, err);
+  return o ? sits_output_close(o, fputs(c->config_text, sits_output_file(o)) >= 0, err) : SITS_EIO;
 }

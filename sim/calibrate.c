@@ -1,5 +1,6 @@
 /* calibrate.c - battery calibration against a measured test (see sits_calibrate.h). */
 #define _POSIX_C_SOURCE 200809L
+#include "sits_output.h"
 #include "scenario_impl.h"
 #include "status_impl.h"
 #include "sits_calibrate.h"
@@ -219,26 +220,25 @@ int sits_write_calibrated_config(const sits_scenario *sc, const sits_calibration
       config_setting_remove(b, "capacity_wh");
   }
 write:;
-  sits__atomic a;
-  int status = ok ? sits__atomic_begin(&a, path, err)
+  sits_output *o = NULL;
+  int status = ok ? ((o = sits_output_open(path, err)) ? SITS_OK : SITS_EIO)
                   : sits__fail(err, SITS_EINTERNAL, "cannot build the calibrated config");
-  if (status == SITS_OK) {
-    int wrote = config_write_file(&cfg, a.tmp_path) == CONFIG_TRUE;
-    if (!wrote)
-      sits__fail(err, SITS_EIO, "%s: cannot write", path);
-    status = sits__atomic_end(&a, wrote, err);
+  if (o) {
+    config_write(&cfg, sits_output_file(o));
+    status = sits_output_close(o, true, err);
   }
   config_destroy(&cfg);
   return status;
 }
 
 int sits_write_calibration_csv(const sits_calibration *c, const char *path, sits_err *err) {
-  FILE *f = fopen(path, "w");
-  if (!f)
-    return sits__fail(err, SITS_EIO, "%s: cannot create", path);
+  sits_output *o = sits_output_open(path, err);
+  if (!o)
+    return SITS_EIO;
+  FILE *f = sits_output_file(o);
   fputs("time_s,voltage_v,model_voltage_v,current_a\n", f);
   for (size_t k = 0; k < c->n; k++)
     fprintf(f, "%.9g,%.9g,%.9g,%.9g\n", c->t_s[k] - c->t_s[0], c->v_v[k], c->fit.model_v[k],
             c->i_a[k]);
-  return fclose(f) == 0 ? SITS_OK : sits__fail(err, SITS_EIO, "%s: write error", path);
+  return sits_output_close(o, true, err);
 }

@@ -4,6 +4,7 @@
  *   freq_mhz.<domain>..., battery.soc, battery.voltage_v, battery.current_a (with a battery)
  * Written under a temporary name, then renamed.
  */
+#include "sits_output.h"
 #include "result_impl.h"
 #include "status_impl.h"
 #include "scenario_impl.h"
@@ -46,15 +47,6 @@ static int write_rows(FILE *f, const sits_scenario *sc, const sits_result *r) {
 }
 
 int sits_write_csv(const sits_scenario *sc, const sits_result *r, const char *path, sits_err *err) {
-  sits__atomic a;
-  int rc = sits__atomic_begin(&a, path, err);
-  if (rc)
-    return rc;
-  FILE *f = fopen(a.tmp_path, "w");
-  int ok = f && write_rows(f, sc, r) == 0;
-  if (f && fclose(f) != 0)
-    ok = 0;
-  if (!ok)
-    sits__fail(err, SITS_EIO, "%s: writing the CSV file failed", path);
-  return sits__atomic_end(&a, ok, err);
+  sits_output *o = sits_output_open(path, err);
+  return o ? sits_output_close(o, write_rows(sits_output_file(o), sc, r) == 0, err) : SITS_EIO;
 }

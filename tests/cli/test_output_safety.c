@@ -167,7 +167,7 @@ Test(output_safety, concurrent_sweeps_to_one_output) {
   free(kept);
   snprintf(
       cmd, sizeof cmd,
-      "ls %s | grep -c 'sweep\\.csv\\.\\(job[0-9]*\\.[A-Za-z0-9]\\{6\\}$\\|merge\\.\\|tmp\\.\\)'",
+      "ls %s | grep -c 'sweep\\.csv\\.sits-tmp\\.'",
       tu_dir());
   FILE *ls = popen(cmd, "r");
   int left = -1;

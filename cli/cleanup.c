@@ -1,0 +1,206 @@
+/*
+ * cleanup.c - what the program leaves behind when it is stopped, and the standard input.
+ *
+ * Signals: every output a command will write is registered before the work starts
+ * (cli_check_paths does it). On SIGINT, SIGTERM or SIGHUP the handler removes the temporary
+ * files of this process beside each of them - the library names them
+ * TARGET.sits-tmp.PID.XXXXXX (sits_output.h) - and any file registered by name (a sweep's
+ * job files), stops the registered child processes, and dies of the same signal, so the
+ * shell sees the usual status (130 for Ctrl-C). The handler uses only async-signal-safe calls
+ * (open, getdents64, unlinkat, kill, raise); the names it needs are prepared beforehand.
+ *
+ * Standard input: "-" as the scenario or a trace is read through /dev/stdin. The readers
+ * open a file more than once (a trace's format is sniffed first), so a pipe is first copied
+ * into an anonymous memory file (memfd) that becomes the standard input.
+ */
+#define _GNU_SOURCE
+#include "cli.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "sits_output.h"
+
+#define MAX_WATCH 64
+#define MAX_CHILD 256
+
+/* The process's one piece of cleanup state (the CLI's, never the library's). */
+static struct {
+  char dir[MAX_WATCH][4096];   /* folder of each output */
+  char prefix[MAX_WATCH][512]; /* NAME.sits-tmp.PID. */
+  size_t n_watch;
+  char file[MAX_CHILD][4300]; /* files removed by name */
+  size_t n_file;
+  pid_t child[MAX_CHILD];
+  size_t n_child;
+  bool stdin_used;
+} st;
+
+/* Removes the entries of @p dir whose names start with @p prefix (async-signal-safe). */
+static void remove_prefixed(const char *dir, const char *prefix) {
+  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0)
+    return;
+  size_t np = strlen(prefix);
+  char buf[8192];
+  long n;
+  while ((n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0)
+    for (long off = 0; off < n;) {
+      struct {
+        unsigned long long ino;
+        long long off;
+        unsigned short reclen;
+        unsigned char type;
+        char name[];
+      } *e = (void *)(buf + off);
+      if (strncmp(e->name, prefix, np) == 0)
+        unlinkat(fd, e->name, 0);
+      off += e->reclen;
+    }
+  close(fd);
+}
+
+static void on_signal(int sig) {
+  for (size_t i = 0; i < st.n_child; i++)
+    if (st.child[i] > 0)
+      kill(st.child[i], SIGTERM);
+  for (size_t i = 0; i < st.n_watch; i++)
+    remove_prefixed(st.dir[i], st.prefix[i]);
+  for (size_t i = 0; i < st.n_file; i++)
+    unlink(st.file[i]);
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+void cli_cleanup_install(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigfillset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGHUP, &sa, NULL);
+}
+
+void cli_cleanup_default(void) {
+  signal(SIGINT, SIG_DFL);
+  signal(SIGTERM, SIG_DFL);
+  signal(SIGHUP, SIG_DFL);
+}
+
+/* The file @p path will be written to: links followed, as the library's writer does. */
+static void target_of(const char *path, char *out, size_t size) {
+  char *real = realpath(path, NULL);
+  if (real) {
+    snprintf(out, size, "%s", real);
+    free(real);
+    return;
+  }
+  char d[4096], b[4096];
+  snprintf(d, sizeof d, "%s", path);
+  snprintf(b, sizeof b, "%s", path);
+  const char *dir = dirname(d), *base = basename(b);
+  char *rdir = realpath(dir, NULL);
+  if (snprintf(out, size, "%s/%s", rdir ? rdir : dir, base) >= (int)size)
+    out[0] = '\0';
+  free(rdir);
+}
+
+void cli_cleanup_watch(const char *path) {
+  if (!path || !*path || strcmp(path, "-") == 0 || st.n_watch == MAX_WATCH)
+    return;
+  char target[4096], tmp[4096];
+  target_of(path, target, sizeof target);
+  sigset_t all, old;
+  sigfillset(&all);
+  sigprocmask(SIG_BLOCK, &all, &old);
+  snprintf(tmp, sizeof tmp, "%s", target);
+  snprintf(st.dir[st.n_watch], sizeof st.dir[0], "%s", dirname(tmp));
+  snprintf(tmp, sizeof tmp, "%s", target);
+  snprintf(st.prefix[st.n_watch], sizeof st.prefix[0], "%s" SITS_OUTPUT_TEMP_TAG "%ld.",
+           basename(tmp), (long)getpid());
+  st.n_watch++;
+  sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+void cli_cleanup_file(const char *path) {
+  sigset_t all, old;
+  sigfillset(&all);
+  sigprocmask(SIG_BLOCK, &all, &old);
+  if (st.n_file < MAX_CHILD)
+    snprintf(st.file[st.n_file++], sizeof st.file[0], "%s", path);
+  sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+void cli_cleanup_child(int pid) {
+  sigset_t all, old;
+  sigfillset(&all);
+  sigprocmask(SIG_BLOCK, &all, &old);
+  if (st.n_child < MAX_CHILD)
+    st.child[st.n_child++] = pid;
+  sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+/* The largest standard input copied into memory. */
+#define MAX_STDIN ((size_t)1 << 30)
+
+const char *cli_stdin(const char *what) {
+  if (st.stdin_used) {
+    cli_error("%s: the standard input ('-') is already read for another input", what);
+    return NULL;
+  }
+  st.stdin_used = true;
+  struct stat s;
+  if (fstat(STDIN_FILENO, &s) != 0) {
+    cli_error("%s: no standard input: %s", what, strerror(errno));
+    return NULL;
+  }
+  if (S_ISREG(s.st_mode)) /* `< file`: /dev/stdin opens the file itself */
+    return "/dev/stdin";
+  if (S_ISCHR(s.st_mode) && isatty(STDIN_FILENO)) {
+    cli_error("%s: '-' reads the standard input, which is a terminal: pipe or redirect a file",
+              what);
+    return NULL;
+  }
+  int fd = memfd_create("sitsenergy-stdin", MFD_CLOEXEC);
+  if (fd < 0) {
+    cli_error("%s: cannot hold the standard input: %s", what, strerror(errno));
+    return NULL;
+  }
+  char buf[65536];
+  size_t total = 0;
+  ssize_t n;
+  while ((n = read(STDIN_FILENO, buf, sizeof buf)) > 0 ||
+         (n < 0 && errno == EINTR)) {
+    if (n < 0)
+      continue;
+    if (total == 0 && memchr(buf, '\0', (size_t)n)) {
+      cli_error("%s: the standard input is not text (a NUL byte in its first bytes)", what);
+      close(fd);
+      return NULL;
+    }
+    total += (size_t)n;
+    if (total > MAX_STDIN || write(fd, buf, (size_t)n) != n) {
+      cli_error("%s: the standard input is larger than %zu MiB or cannot be held", what,
+                MAX_STDIN >> 20);
+      close(fd);
+      return NULL;
+    }
+  }
+  if (lseek(fd, 0, SEEK_SET) != 0 || dup2(fd, STDIN_FILENO) < 0) {
+    cli_error("%s: cannot hold the standard input: %s", what, strerror(errno));
+    close(fd);
+    return NULL;
+  }
+  close(fd);
+  return "/dev/stdin";
+}

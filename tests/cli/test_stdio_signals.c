@@ -1,0 +1,236 @@
+/*
+ * test_stdio_signals.c - "-" for the standard streams, and what a stopped run leaves behind.
+ *
+ * "-" is the standard input for the scenario and --trace (a pipe or a redirected file), the
+ * standard output for run --csv, dvfs-table -o and sweep -o; each gives the same bytes as the
+ * file would. SIGTERM during a run's write and during a sweep leaves no temporary file and no
+ * job process; the temporary file of a writer killed with SIGKILL is removed by the next
+ * writer of the same output, and one of a live process is left alone.
+ */
+#include "test_util.h"
+
+#include <dirent.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define DEMO SITS_CONFIGS "/examples/video_enc.cfg"
+#define CASE_CFG SITS_CONFIGS "/../validation/cases/orin_nano_jp6.cfg"
+#define CASE_TRACE SITS_VALIDATION_DATA "/orin_nano_jp6_tegrastats.raw"
+
+/* Runs the shell command @p cmd (stdout to OUT, stderr to ERR in the test folder); exit code. */
+static int sh(const char *cmd, char **out, char **err) {
+  char full[8192], o[512], e[512];
+  snprintf(o, sizeof o, "%s/sh.out", tu_dir());
+  snprintf(e, sizeof e, "%s/sh.err", tu_dir());
+  snprintf(full, sizeof full, "(%s) >%s 2>%s", cmd, o, e);
+  int st = system(full);
+  if (out)
+    *out = tu_slurp(o);
+  if (err)
+    *err = tu_slurp(e);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* The same command with the scenario from a file, a pipe and a redirect gives the same
+ * summary. */
+Test(stdio, scenario_from_stdin) {
+  char cmd[4096], *file, *piped, *redirected, *err;
+  snprintf(cmd, sizeof cmd, "%s run %s --set duration_s=30 --summary json", SITS_CLI, DEMO);
+  cr_assert_eq(sh(cmd, &file, &err), 0, "%s", err);
+  free(err);
+  snprintf(cmd, sizeof cmd, "cat %s | %s run - --set duration_s=30 --summary json", DEMO,
+           SITS_CLI);
+  cr_assert_eq(sh(cmd, &piped, &err), 0, "%s", err);
+  free(err);
+  snprintf(cmd, sizeof cmd, "%s run - --set duration_s=30 --summary json < %s", SITS_CLI, DEMO);
+  cr_assert_eq(sh(cmd, &redirected, &err), 0, "%s", err);
+  free(err);
+  cr_assert(strstr(file, "\"max_junction_temp_c\""), "%s", file);
+  cr_assert_str_eq(piped, file);
+  cr_assert_str_eq(redirected, file);
+  free(file), free(piped), free(redirected);
+}
+
+/* A trace piped in replays as the file does (the format is sniffed, then read: twice). */
+Test(stdio, trace_from_stdin) {
+  char cmd[4096], *file, *piped, *err;
+  snprintf(cmd, sizeof cmd, "%s replay %s --trace %s --summary json", SITS_CLI, CASE_CFG,
+           CASE_TRACE);
+  cr_assert_eq(sh(cmd, &file, &err), 0, "%s", err);
+  free(err);
+  snprintf(cmd, sizeof cmd, "cat %s | %s replay %s --trace - --summary json", CASE_TRACE,
+           SITS_CLI, CASE_CFG);
+  cr_assert_eq(sh(cmd, &piped, &err), 0, "%s", err);
+  free(err);
+  cr_assert(strstr(file, "\"rmse_c\""), "%s", file);
+  cr_assert_str_eq(piped, file);
+  free(file), free(piped);
+}
+
+/* stdin read once: the scenario and the trace cannot both be "-"; a binary stdin is refused. */
+Test(stdio, stdin_refusals) {
+  char cmd[4096], *out, *err;
+  snprintf(cmd, sizeof cmd, "cat %s | %s replay - --trace -", CASE_TRACE, SITS_CLI);
+  cr_assert_eq(sh(cmd, &out, &err), 1, "%s", err);
+  cr_assert(strstr(err, "already read for another input"), "%s", err);
+  free(out), free(err);
+  snprintf(cmd, sizeof cmd, "head -c 4096 /dev/zero | %s run -", SITS_CLI);
+  cr_assert_eq(sh(cmd, &out, &err), 1, "%s", err);
+  cr_assert(strstr(err, "not text"), "%s", err);
+  free(out), free(err);
+}
+
+/* run --csv - puts the CSV on stdout (the summary moves to stderr), byte for byte the file. */
+Test(stdio, csv_to_stdout) {
+  char cmd[4096], path[600], *out, *err;
+  snprintf(path, sizeof path, "%s/demo.csv", tu_dir());
+  snprintf(cmd, sizeof cmd, "%s run %s --set duration_s=20 --quiet --csv %s", SITS_CLI, DEMO,
+           path);
+  cr_assert_eq(sh(cmd, NULL, NULL), 0);
+  char *file = tu_slurp(path);
+  snprintf(cmd, sizeof cmd, "%s run %s --set duration_s=20 --quiet --csv - --summary json",
+           SITS_CLI, DEMO);
+  cr_assert_eq(sh(cmd, &out, &err), 0, "%s", err);
+  cr_assert(strlen(file) > 1000);
+  cr_assert_str_eq(out, file);
+  cr_assert(err[0] == '{' && strstr(err, "\"verdict\""), "the summary is on stderr: %.80s", err);
+  free(out), free(err), free(file);
+  /* HDF5 and PNG cannot stream: refused before the run */
+  snprintf(cmd, sizeof cmd, "%s run %s -o -", SITS_CLI, DEMO);
+  cr_assert_eq(sh(cmd, &out, &err), 1);
+  cr_assert(strstr(err, "-o -: this output cannot stream"), "%s", err);
+  free(out), free(err);
+  snprintf(cmd, sizeof cmd, "%s run %s --csv - --plot -", SITS_CLI, DEMO);
+  cr_assert_eq(sh(cmd, &out, &err), 1);
+  cr_assert(strstr(err, "--plot -: this output cannot stream"), "%s", err);
+  free(out), free(err);
+}
+
+/* dvfs-table -o - and sweep -o - write what they would write to a file. */
+Test(stdio, tables_to_stdout) {
+  char cmd[4096], path[600], *out, *err;
+  snprintf(path, sizeof path, "%s/table.json", tu_dir());
+  snprintf(cmd, sizeof cmd, "%s dvfs-table %s --format json -o %s", SITS_CLI, DEMO, path);
+  cr_assert_eq(sh(cmd, NULL, NULL), 0);
+  char *file = tu_slurp(path);
+  snprintf(cmd, sizeof cmd, "%s dvfs-table %s --format json -o -", SITS_CLI, DEMO);
+  cr_assert_eq(sh(cmd, &out, &err), 0, "%s", err);
+  cr_assert(strstr(file, "\"opps\""));
+  cr_assert_str_eq(out, file);
+  free(out), free(err), free(file);
+  snprintf(path, sizeof path, "%s/sweep.csv", tu_dir());
+  snprintf(cmd, sizeof cmd, "%s sweep %s --set duration_s=10 --vary ambient_c=20,30 -j 2 -o %s",
+           SITS_CLI, DEMO, path);
+  cr_assert_eq(sh(cmd, NULL, NULL), 0);
+  file = tu_slurp(path);
+  snprintf(cmd, sizeof cmd, "%s sweep %s --set duration_s=10 --vary ambient_c=20,30 -j 2 -o -",
+           SITS_CLI, DEMO);
+  cr_assert_eq(sh(cmd, &out, &err), 0, "%s", err);
+  cr_assert(!strncmp(file, "ambient_c,end_reason", 20), "%s", file);
+  cr_assert_str_eq(out, file);
+  free(out), free(err), free(file);
+}
+
+/* The entries of the test folder whose names contain @p part. */
+static int count_named(const char *part) {
+  DIR *d = opendir(tu_dir());
+  struct dirent *e;
+  int n = 0;
+  while ((e = readdir(d)) != NULL)
+    n += strstr(e->d_name, part) != NULL;
+  closedir(d);
+  return n;
+}
+
+/* Starts the CLI with @p args (argv words) in the background; its pid. */
+static pid_t start(const char *const *args) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    freopen("/dev/null", "w", stdout);
+    freopen("/dev/null", "w", stderr);
+    execv(SITS_CLI, (char *const *)args);
+    _exit(127);
+  }
+  return pid;
+}
+
+/* Waits (up to 60 s) until a file whose name holds @p part appears; whether it did. */
+static bool appears(const char *part) {
+  for (int i = 0; i < 6000; i++) {
+    if (count_named(part) > 0)
+      return true;
+    nanosleep(&(struct timespec){0, 10000000}, NULL);
+  }
+  return false;
+}
+
+/* SIGTERM while a run writes its CSV: no temporary file remains, the output is not created,
+ * and the run dies of the signal. */
+Test(signals, sigterm_during_a_run_leaves_nothing, .timeout = 120) {
+  char out[600];
+  snprintf(out, sizeof out, "%s/long.csv", tu_dir());
+  const char *args[] = {SITS_CLI, "run", DEMO, "--set", "duration_s=40000", "--set",
+                        "sample_period_s=0.02", "--quiet", "--csv", out, NULL};
+  pid_t pid = start(args);
+  cr_assert(appears("long.csv.sits-tmp."), "the run never began its write");
+  kill(pid, SIGTERM);
+  int st;
+  cr_assert_eq(waitpid(pid, &st, 0), pid);
+  cr_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM, "status %d", st);
+  cr_assert_eq(count_named("long.csv"), 0, "a temporary file or a partial output remains");
+}
+
+/* SIGTERM to a sweep with two jobs: the job files go, and so do the job processes. */
+Test(signals, sigterm_during_a_sweep_leaves_nothing, .timeout = 120) {
+  char out[600];
+  snprintf(out, sizeof out, "%s/big_sweep.csv", tu_dir());
+  const char *args[] = {SITS_CLI, "sweep", DEMO, "--set", "duration_s=3600", "--vary",
+                        "ambient_c=20:45:2000", "-j", "2", "-o", out, NULL};
+  pid_t pid = start(args);
+  cr_assert(appears("big_sweep.csv.sits-tmp."), "the sweep never made its job files");
+  nanosleep(&(struct timespec){0, 300000000}, NULL); /* the jobs are running */
+  kill(pid, SIGTERM);
+  int st;
+  cr_assert_eq(waitpid(pid, &st, 0), pid);
+  cr_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM, "status %d", st);
+  cr_assert_eq(count_named("big_sweep.csv"), 0, "a job file or a partial output remains");
+  char cmd[1024];
+  int left = 1;
+  for (int i = 0; i < 200 && left; i++) { /* the jobs end on their SIGTERM */
+    /* "[b]ig": the pattern does not match the shell that runs pgrep */
+    snprintf(cmd, sizeof cmd, "pgrep -f '%s/[b]ig_sweep.csv' >/dev/null", tu_dir());
+    left = system(cmd) == 0;
+    if (left)
+      nanosleep(&(struct timespec){0, 10000000}, NULL);
+  }
+  cr_assert(!left, "a job process outlived the sweep");
+}
+
+/* A SIGKILLed writer's temporary file (its process gone) is removed by the next write of the
+ * same output; one of a live process (this test's) stays. */
+Test(signals, sigkill_leftovers_removed_by_the_next_writer) {
+  pid_t dead = fork();
+  if (dead == 0)
+    _exit(0);
+  waitpid(dead, NULL, 0);
+  char stale[700], live[700], out[600], cmd[4096];
+  snprintf(out, sizeof out, "%s/again.csv", tu_dir());
+  snprintf(stale, sizeof stale, "%s.sits-tmp.%ld.Ab12Cd", out, (long)dead);
+  snprintf(live, sizeof live, "%s.sits-tmp.%ld.Ef34Gh", out, (long)getpid());
+  free(tu_write("again.csv.sits-tmp.x", "")); /* not of the pattern: kept */
+  FILE *f = fopen(stale, "w");
+  fputs("partial", f);
+  fclose(f);
+  f = fopen(live, "w");
+  fclose(f);
+  snprintf(cmd, sizeof cmd, "%s run %s --set duration_s=5 --quiet --csv %s", SITS_CLI, DEMO, out);
+  cr_assert_eq(sh(cmd, NULL, NULL), 0);
+  struct stat st;
+  cr_assert_neq(stat(stale, &st), 0, "the dead writer's temporary file is still there");
+  cr_assert_eq(stat(live, &st), 0, "a live writer's temporary file was removed");
+  cr_assert_eq(count_named("again.csv.sits-tmp.x"), 1);
+  cr_assert_eq(stat(out, &st), 0);
+}
