@@ -136,8 +136,16 @@ static int row(const sits_scenario *sc, size_t dsel, size_t k, const double *bas
     r->energy_per_item_mj = r->items_per_s > 0 ? 1000.0 * r->total_power_w / r->items_per_s : NAN;
     double trip = trip_of(sc);
     r->time_to_trip_s = INFINITY;
-    if (!isnan(trip) && (r->runaway || r->steady_temp_c >= trip))
+    if (!isnan(trip) && ambient_c >= trip)
+      r->time_to_trip_s = 0; /* every node starts at the ambient, already at the trip */
+    else if (!isnan(trip) && (r->runaway || r->steady_temp_c >= trip)) {
       rc = time_to_trip(sc, opp, util, base_w, ambient_c, trip, &r->time_to_trip_s, err);
+      if (rc == SITS_ESOLVER && r->runaway) { /* diverged before the crossing was found: the */
+        r->time_to_trip_s = NAN;              /* row is marked runaway, the table goes on */
+        rc = SITS_OK;
+        err->code = 0, err->msg[0] = '\0';
+      }
+    }
     double limit = sits_scenario_limits(sc)->max_junction_temp_c;
     r->sustainable = !r->runaway && (isnan(trip) || r->steady_temp_c < trip) &&
                      (isnan(limit) || r->steady_temp_c < limit);
@@ -185,6 +193,10 @@ static void marks(const sits_domain *d, sits_dvfs_table *tb) {
   }
   for (size_t k = tb->n; k-- > 0;) { /* the kernel's em_compute_costs, fastest first */
     double cost = tb->rows[k].total_power_w / sits_domain_capacity(d, k);
+    if (tb->rows[k].runaway) { /* no steady power: no cost to compare (not sustainable) */
+      tb->rows[k].inefficient = false;
+      continue;
+    }
     tb->rows[k].inefficient = !(cost < prev_cost);
     if (cost < prev_cost)
       prev_cost = cost;

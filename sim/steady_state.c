@@ -226,9 +226,11 @@ int sits__steady_at(const sits_scenario *sc, const size_t *opp, const double *ut
   if (rc == SITS_OK && has_leakage(&pb))
     rc = sparse ? sparse_newton(&pb, t, runaway, err) : newton(&pb, t, runaway, err);
   *total_w = node_power(&pb, t, p, NULL);
-  if (*runaway)
+  if (*runaway) { /* no fixed point: no temperature and no power to report (the last */
+    *total_w = NAN; /* iterate's power was an arbitrary number, up to 1e9 W) */
     for (size_t i = 0; i < pb.n; i++)
       t[i] = NAN;
+  }
 done:
   free(p);
   free(ambient);

@@ -150,3 +150,36 @@ Test(dvfs_table, dts_compiles_with_dtc_and_header_with_cc) {
   free(dts), free(h), free(js);
   sits_scenario_free(sc);
 }
+
+/* A hot ambient (200 C, above the 95 C trip): the table is computed, not failed. OPPs whose
+ * leakage outruns the package are marked runaway with no power or temperature (and are not
+ * called inefficient: there is no cost to compare); every row reaches the trip at once (the
+ * nodes start at the ambient); none is sustainable. The 800 MHz row still has a fixed point,
+ * and it obeys the series network: T_j = 200 + P (0.12 + 0.45). */
+Test(dvfs_table, hot_ambient_marks_runaway_opps) {
+  const char *sets[] = {"ambient_c=200"};
+  sits_scenario *sc = shipped("mlu370_resnet50.cfg", sets, 1);
+  sits_dvfs_table t;
+  compute(sc, NULL, &t);
+  cr_assert_eq(t.n, 3);
+  cr_assert(!t.rows[0].runaway);
+  cr_assert_float_eq(t.rows[0].steady_temp_c, 200.0 + t.rows[0].total_power_w * 0.57, 1e-6);
+  for (size_t k = 1; k < 3; k++) {
+    cr_assert(t.rows[k].runaway, "row %zu", k);
+    cr_assert(isnan(t.rows[k].power_w) && isnan(t.rows[k].total_power_w));
+    cr_assert(isnan(t.rows[k].steady_temp_c));
+    cr_assert(!t.rows[k].inefficient);
+  }
+  for (size_t k = 0; k < 3; k++) {
+    cr_assert(!t.rows[k].sustainable);
+    cr_assert_float_eq(t.rows[k].time_to_trip_s, 0.0, 0);
+  }
+  /* steady of the same scenario (1400 MHz): runaway, and no power is claimed either */
+  sits_steady_state st;
+  sits_err err = {0};
+  cr_assert_eq(sits_steady(sc, &st, &err), SITS_OK, "%s", err.msg);
+  cr_assert(st.runaway);
+  cr_assert(isnan(st.total_power_w) && isnan(st.max_junction_temp_c));
+  sits_steady_release(&st);
+  sits_scenario_free(sc);
+}
