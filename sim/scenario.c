@@ -204,6 +204,23 @@ static int load_solver(sits_scenario *sc, const config_setting_t *root, sits_err
   return SITS_OK;
 }
 
+/* The most governor ticks a run may take: each is at least one solver step (~5 us), so 1e8
+ * is minutes of work; a 1e-6 s period over an hour would be days. */
+#define MAX_GOVERNOR_TICKS 1e8
+
+/* The run's work bounded up front: the governor ticks over the run. */
+static int check_work(const sits_scenario *sc, sits_err *err) {
+  if (sc->n_domains == 0)
+    return SITS_OK;
+  double ticks = sc->duration_s / sc->gov.period_s;
+  if (ticks > MAX_GOVERNOR_TICKS)
+    return sits__fail(err, SITS_EINPUT,
+                      "duration_s = %g s with platform.governor.period_s = %g s is %.3g governor "
+                      "ticks, more than the %.0e a run takes: raise the period or shorten the run",
+                      sc->duration_s, sc->gov.period_s, ticks, MAX_GOVERNOR_TICKS);
+  return SITS_OK;
+}
+
 int sits_scenario_load(const char *path, const char *const *sets, size_t n_sets,
                        sits_scenario **out, sits_err *err) {
   *out = NULL;
@@ -219,7 +236,7 @@ int sits_scenario_load(const char *path, const char *const *sets, size_t n_sets,
       (rc = sits__load_governor(sc, config_setting_get_member(root, "platform"), err)) == SITS_OK &&
       (rc = sits__load_battery(sc, root, err)) == SITS_OK &&
       (rc = sits__load_workload(sc, root, err)) == SITS_OK)
-    rc = SITS_OK;
+    rc = check_work(sc, err);
   if (rc == SITS_OK && !sits_scenario_config_text(sc))
     rc = sits__fail(err, SITS_ENOMEM, "out of memory");
   if (rc) {

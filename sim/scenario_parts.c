@@ -52,6 +52,16 @@ int sits__load_times(sits_scenario *sc, const config_setting_t *root, double wor
     return rc;
   if (isnan(sc->sample_period_s))
     sc->sample_period_s = sc->duration_s >= 1000.0 ? 1.0 : sc->duration_s / 1000.0;
+  double max_samples; /* bounded up front: every sample is held until the outputs are written */
+  if ((rc = sits__key_num(root, "max_samples", &max_samples, err)))
+    return rc;
+  double samples = floor(sc->duration_s / sc->sample_period_s) + 1.0;
+  if (samples > max_samples)
+    return sits__fail(err, SITS_EINPUT,
+                      "duration_s = %g s at sample_period_s = %g s is %.0f samples, more than "
+                      "max_samples = %.0f (each is held in memory until the outputs are "
+                      "written): raise sample_period_s, shorten duration_s, or raise max_samples",
+                      sc->duration_s, sc->sample_period_s, samples, max_samples);
   return SITS_OK;
 }
 

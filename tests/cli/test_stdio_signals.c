@@ -172,7 +172,7 @@ static bool appears(const char *part) {
 Test(signals, sigterm_during_a_run_leaves_nothing, .timeout = 120) {
   char out[600];
   snprintf(out, sizeof out, "%s/long.csv", tu_dir());
-  const char *args[] = {SITS_CLI, "run", DEMO, "--set", "duration_s=40000", "--set",
+  const char *args[] = {SITS_CLI, "run", DEMO, "--set", "duration_s=20000", "--set",
                         "sample_period_s=0.02", "--quiet", "--csv", out, NULL};
   pid_t pid = start(args);
   cr_assert(appears("long.csv.sits-tmp."), "the run never began its write");
