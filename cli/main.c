@@ -1,4 +1,5 @@
 /* main.c - the sitsenergy program: the command table and dispatch. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -35,8 +36,14 @@ int main(int argc, char **argv) {
   }
   cli_cleanup_install();
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-    if (strcmp(argv[1], commands[i]->name) == 0)
-      return cli_dispatch(commands[i], argc - 1, argv + 1);
+    if (strcmp(argv[1], commands[i]->name) == 0) {
+      int code = cli_dispatch(commands[i], argc - 1, argv + 1);
+      if (fflush(stdout) != 0 || ferror(stdout)) { /* a full disk or a closed pipe: results lost */
+        cli_error("the standard output: write error: %s", strerror(errno ? errno : EIO));
+        return code ? code : EXIT_INPUT;
+      }
+      return code;
+    }
   cli_error("unknown command '%s' (see 'sitsenergy --help')", argv[1]);
   return EXIT_USAGE;
 }

@@ -72,6 +72,9 @@ const sits_key *sits__key_table(size_t *n);
 
 /** Whether @p v is in the range of number key @p k. */
 bool sits__key_in_range(const sits_key *k, double v);
+/** "'member' must be in [lo, hi] (got v)" at the setting @p s; SITS_EINPUT. */
+int sits__key_range_fail(const sits_key *k, const char *member, const config_setting_t *s,
+                         double v, sits_err *err);
 
 /* Key readers (get.c): the member named by the last component of @p path (a key of the table,
  * generic or with indices) of group @p g. Absent: the table's default (NAN: none; NULL for

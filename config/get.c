@@ -51,14 +51,6 @@ static const sits_key *key_of(const char *path, const char **member, sits_err *e
   return k;
 }
 
-bool sits__key_in_range(const sits_key *k, double v) {
-  if (k->flags & SITS_KEY_WHOLE && v != floor(v))
-    return false;
-  bool lo = k->flags & SITS_KEY_LO_OPEN ? v > k->lo : v >= k->lo;
-  bool hi = k->flags & SITS_KEY_HI_OPEN ? v < k->hi : v <= k->hi;
-  return lo && hi;
-}
-
 static int number(const config_setting_t *g, const char *path, bool required, double *out,
                   sits_err *err) {
   const char *member;
@@ -69,13 +61,9 @@ static int number(const config_setting_t *g, const char *path, bool required, do
   const config_setting_t *s = g ? config_setting_get_member(g, member) : NULL;
   if (rc || !s || (k->flags & SITS_KEY_MODEL_CHECKED) || sits__key_in_range(k, *out))
     return rc;
-  char range[96];
-  sits_config_key_range(k, range, sizeof range);
-  bool interval = isfinite(k->lo) && isfinite(k->hi);
-  return sits__fail_at(err, SITS_EINPUT, s, "'%s' must be %s%s%s (got %g)", member,
-                       k->flags & SITS_KEY_WHOLE ? "a whole number " : "", interval ? "in " : "",
-                       range + (k->flags & SITS_KEY_WHOLE ? strlen("whole, ") : 0), *out);
+  return sits__key_range_fail(k, member, s, *out, err);
 }
+
 
 int sits__key_num(const config_setting_t *g, const char *path, double *out, sits_err *err) {
   return number(g, path, false, out, err);

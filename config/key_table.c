@@ -277,7 +277,7 @@ static const sits_key keys[] = {
       "sits_replay power map"),
     K("replay.power.[].node", STRING, "", NONE, NULL, ANY, REQ, "the node it heats",
       "sits_replay power map"),
-    K("replay.power.[].fraction", NUMBER, "", 1.0, NULL, ANY, 0, "the share of the column",
+    K("replay.power.[].fraction", NUMBER, "", 1.0, NULL, 0, INF, 0, "the share of the column",
       "sits_replay power map"),
     K("replay.sensors", LIST, "", NONE, NULL, ANY, 0, "trace temperature columns against nodes",
       "sits_replay sensors"),

@@ -79,6 +79,24 @@ static void parent_of(const char *path, char *out, size_t size) {
   snprintf(out, size, "%.*s", (int)len, path);
 }
 
+bool sits__key_in_range(const sits_key *k, double v) {
+  if (k->flags & SITS_KEY_WHOLE && v != floor(v))
+    return false;
+  bool lo = k->flags & SITS_KEY_LO_OPEN ? v > k->lo : v >= k->lo;
+  bool hi = k->flags & SITS_KEY_HI_OPEN ? v < k->hi : v <= k->hi;
+  return lo && hi;
+}
+
+int sits__key_range_fail(const sits_key *k, const char *member, const config_setting_t *s,
+                         double v, sits_err *err) {
+  char range[96];
+  sits_config_key_range(k, range, sizeof range);
+  bool interval = isfinite(k->lo) && isfinite(k->hi);
+  return sits__fail_at(err, SITS_EINPUT, s, "'%s' must be %s%s%s (got %g)", member,
+                       k->flags & SITS_KEY_WHOLE ? "a whole number " : "", interval ? "in " : "",
+                       range + (k->flags & SITS_KEY_WHOLE ? strlen("whole, ") : 0), v);
+}
+
 static int unknown(const char *group, const config_setting_t *s, sits_err *err) {
   const char *name = config_setting_name(s), *best = NULL;
   size_t best_d = (size_t)-1, n;
@@ -132,6 +150,14 @@ static int check_group(const char *group, const config_setting_t *g, sits_err *e
     const sits_key *k = sits_config_key(path);
     if (!k)
       return unknown(group, s, err);
+    int t = config_setting_type(s); /* every number in its range, whoever reads it later */
+    bool num = t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64 || t == CONFIG_TYPE_FLOAT;
+    double v = !num                    ? 0
+               : t == CONFIG_TYPE_FLOAT ? config_setting_get_float(s)
+                                        : (double)config_setting_get_int64(s);
+    if (num && k->type == SITS_KEY_NUMBER && !(k->flags & SITS_KEY_MODEL_CHECKED) &&
+        !sits__key_in_range(k, v))
+      return sits__key_range_fail(k, config_setting_name(s), s, v, err);
     int rc = check_child(k, s, err);
     if (rc)
       return rc;

@@ -210,11 +210,14 @@ FILE *sits_output_file(sits_output *o) {
 int sits_output_close(sits_output *o, bool ok, sits_err *err) {
   if (!o)
     return SITS_OK;
-  ok = ok && !ferror(o->f);
-  if (fclose(o->f) != 0)
-    ok = false;
+  int e = 0; /* why the stream failed: ENOSPC on a full disk, EIO, ... */
+  errno = 0;
+  if (fflush(o->f) != 0 || ferror(o->f))
+    e = errno ? errno : EIO, ok = false;
+  if (fclose(o->f) != 0 && !e)
+    e = errno ? errno : EIO, ok = false;
   if (!ok && !(err && err->code))
-    sits__fail(err, SITS_EIO, "%s: write error", o->a.path);
+    sits__fail(err, SITS_EIO, "%s: write error: %s", o->a.path, strerror(e ? e : EIO));
   int rc = sits__atomic_end(&o->a, ok, err);
   free(o);
   return rc;

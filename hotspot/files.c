@@ -169,6 +169,9 @@ int sits_hs_read_ptrace(const char *path, const sits_floorplan *flp, sits_hs_tra
       double v;
       if (!sits__hs_number(tok[k], &v))
         rc = sits__fail(err, SITS_EINPUT, "%s:%zu: '%s' is not a number", path, l.lineno, tok[k]);
+      else if (!(v >= 0 && v <= 1e6)) /* as the config's powers: 0 to 1 MW */
+        rc = sits__fail(err, SITS_EINPUT, "%s:%zu: %s W for block '%s' is not a power (0 to 1 MW)",
+                        path, l.lineno, tok[k], flp->b[t->column[k]].name);
       else
         t->power_w[t->n_rows * n + t->column[k]] = v;
     }

@@ -48,12 +48,32 @@ static const struct {
              {"clocks.gr", "freq_mhz", "_gr", 1.0},
              {NULL, NULL, NULL, 0}};
 
-/* The field name of a header cell: `power.draw [W]` -> `power.draw`. */
-static void field_name(const char *h, char *out, size_t size) {
+/* The field name of a header cell: `power.draw [W]` -> `power.draw`; its unit ("W") to
+ * @p unit ("" without one). */
+static void field_name(const char *h, char *out, size_t size, char *unit, size_t usize) {
   snprintf(out, size, "%s", h);
   char *sp = strchr(out, ' ');
   if (sp)
     *sp = '\0';
+  const char *open = strchr(h, '['), *close = open ? strchr(open, ']') : NULL;
+  snprintf(unit, usize, "%.*s", open && close ? (int)(close - open - 1) : 0, open ? open + 1 : "");
+}
+
+/* The factor from @p unit to the base unit of the field kind @p kind (W, degC, fraction's %,
+ * MHz); NAN for a unit that is not one of the kind's. */
+static double unit_scale(const char *kind, const char *unit) {
+  static const struct {
+    const char *kind, *unit;
+    double scale;
+  } units[] = {{"power_w", "W", 1.0},      {"power_w", "mW", 1e-3},   {"power_w", "kW", 1e3},
+               {"temp_c", "C", 1.0},       {"freq_mhz", "MHz", 1.0},  {"freq_mhz", "GHz", 1e3},
+               {"freq_mhz", "kHz", 1e-3},  {"freq_mhz", "Hz", 1e-6},  {"util_frac", "%", 1.0}};
+  if (!*unit)
+    return 1.0;
+  for (size_t k = 0; k < sizeof units / sizeof units[0]; k++)
+    if (!strcmp(units[k].kind, kind) && !strcmp(units[k].unit, unit))
+      return units[k].scale;
+  return NAN;
 }
 
 int sits__nvsmi_sniff(const char *line) {
@@ -69,8 +89,8 @@ int sits__nvsmi_sniff(const char *line) {
 
 /* The values of one sample row into the last row of @p t: every known field, scaled to SI;
  * *why says what makes the row malformed. */
-static int row_values(sits_trace *t, char **f, size_t n, char names[][64], const char *gpu,
-                      const char **why) {
+static int row_values(sits_trace *t, char **f, size_t n, char names[][64], char units[][16],
+                      const char *gpu, const char **why) {
   int rc = SITS_OK;
   for (size_t k = 0; k < n && rc == SITS_OK && !*why; k++)
     for (int q = 0; known[q].field; q++) {
@@ -78,11 +98,15 @@ static int row_values(sits_trace *t, char **f, size_t n, char names[][64], const
         continue;
       char *end;
       double v = strtod(f[k], &end);
-      const char *unit = sits__trim(end); /* a unit after the number: W, %, MHz */
+      const char *unit = sits__trim(end); /* a unit after the number: W, mW, %, MHz */
+      double scale = unit_scale(known[q].kind, *unit ? unit : units[k]);
       if (end == f[k])
         v = NAN; /* [N/A], [Not Supported] */
       else if (*unit && !isalpha((unsigned char)*unit) && *unit != '%')
         *why = "a value is not a number";
+      else if (isnan(scale))
+        *why = "a unit this reader does not know (W, mW, kW; MHz, GHz; %; C)";
+      v *= scale;
       char col[96];
       snprintf(col, sizeof col, "%s.%s%s", known[q].kind, gpu, known[q].name);
       rc = sits__trace_set(t, col, v * known[q].scale);
@@ -93,6 +117,7 @@ static int row_values(sits_trace *t, char **f, size_t n, char names[][64], const
 /* Reading state: the header's field names and the clock. */
 typedef struct nvsmi {
   char names[MAX_FIELDS][64];
+  char units[MAX_FIELDS][16]; /* from the header: `power.draw [mW]` */
   size_t n_fields;
   int i_time, i_index;
   double t0, prev;
@@ -137,7 +162,7 @@ static int sample(nvsmi *s, sits_trace *t, const sits_trace_opts *o, const char 
   const char *why = NULL;
   int rc = sits__trace_set(t, "time_s", ts - s->t0);
   if (rc == SITS_OK)
-    rc = row_values(t, f, n, s->names, gpu, &why);
+    rc = row_values(t, f, n, s->names, s->units, gpu, &why);
   if (why) {
     t->n_rows--;
     rc = sits__trace_bad_line(t, o, path, lineno, why, err);
@@ -157,7 +182,7 @@ int sits__nvsmi_read(const char *path, const sits_trace_opts *o, sits_trace *t, 
     snprintf(buf, sizeof buf, "%s", o->fields);
     s.n_fields = sits__trace_split(buf, f, MAX_FIELDS);
     for (size_t k = 0; k < s.n_fields; k++)
-      field_name(f[k], s.names[k], sizeof s.names[k]);
+      field_name(f[k], s.names[k], sizeof s.names[k], s.units[k], sizeof s.units[k]);
   }
   for (char *line; rc == SITS_OK && (line = sits__trace_lines_next(&L, t, o, &rc, err));) {
     char *str = sits__trim(line);
@@ -177,7 +202,7 @@ int sits__nvsmi_read(const char *path, const sits_trace_opts *o, sits_trace *t, 
     }
     s.n_fields = n;
     for (size_t k = 0; k < n; k++)
-      field_name(f[k], s.names[k], sizeof s.names[k]);
+      field_name(f[k], s.names[k], sizeof s.names[k], s.units[k], sizeof s.units[k]);
   }
   sits__lines_close(&L);
   if (rc == SITS_OK && !s.n_fields)

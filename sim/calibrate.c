@@ -23,9 +23,12 @@ static const char *mapping(const sits_scenario *sc, const char *key, const char 
 }
 
 /* Reads the time, current and voltage columns of @p path (other columns may hold text);
- * current multiplied by @p sign. */
+ * current multiplied by @p sign. Rows with the time of the row before (a cycler logging 10 Hz
+ * data to 0.01 s, or two channels per stamp) are merged into one, current and voltage
+ * averaged; *merged counts the rows merged away. Time that goes back is an error. */
 static int read_series(const char *path, const char *const names[3], double sign, size_t *n,
-                       double **t_s, double **i_a, double **v_v, sits_err *err) {
+                       double **t_s, double **i_a, double **v_v, size_t *merged,
+                       sits_err *err) {
   sits_table *t = NULL;
   int rc = sits_table_read_csv_columns(path, names, 3, &t, err);
   if (rc) {
@@ -40,13 +43,24 @@ static int read_series(const char *path, const char *const names[3], double sign
   *v_v = malloc(*n * sizeof(double));
   if (!*t_s || !*i_a || !*v_v)
     rc = sits__fail(err, SITS_ENOMEM, "out of memory");
-  for (size_t k = 0; rc == SITS_OK && k < *n; k++) {
-    (*t_s)[k] = sits_table_at(t, k, 0);
-    (*i_a)[k] = sign * sits_table_at(t, k, 1);
-    (*v_v)[k] = sits_table_at(t, k, 2);
-    if (k && !((*t_s)[k] > (*t_s)[k - 1]))
-      rc = sits__fail(err, SITS_EINPUT, "%s:%zu: time does not increase", path, t->lines[k]);
+  size_t m = 0, group = 0; /* rows kept; rows in the current stamp's group */
+  *merged = 0;
+  for (size_t k = 0; rc == SITS_OK && k < t->n_rows; k++) {
+    double tk = sits_table_at(t, k, 0), ik = sign * sits_table_at(t, k, 1),
+           vk = sits_table_at(t, k, 2);
+    if (m && tk == (*t_s)[m - 1]) { /* the running mean of the group */
+      group++, (*merged)++;
+      (*i_a)[m - 1] += (ik - (*i_a)[m - 1]) / (double)group;
+      (*v_v)[m - 1] += (vk - (*v_v)[m - 1]) / (double)group;
+      continue;
+    }
+    if (m && !(tk > (*t_s)[m - 1]))
+      rc = sits__fail(err, SITS_EINPUT, "%s:%zu: time goes back (%.9g s after %.9g s)", path,
+                      t->lines[k], tk, (*t_s)[m - 1]);
+    (*t_s)[m] = tk, (*i_a)[m] = ik, (*v_v)[m] = vk;
+    m++, group = 1;
   }
+  *n = m;
   sits_table_free(t);
   return rc;
 }
@@ -56,7 +70,8 @@ static int ocv_test(const sits_battery_cfg *cell, const sits_calibrate_opts *o,
                     const char *const names[3], sits_ocv_test *out, sits_err *err) {
   size_t n = 0;
   double *t = NULL, *i = NULL, *v = NULL;
-  int rc = read_series(o->ocv_test_path, names, 1.0, &n, &t, &i, &v, err);
+  size_t merged;
+  int rc = read_series(o->ocv_test_path, names, 1.0, &n, &t, &i, &v, &merged, err);
   double r_dc = cell->r0_ohm;
   for (size_t k = 0; k < cell->n_rc; k++)
     r_dc += cell->rc_r_ohm[k];
@@ -114,7 +129,7 @@ int sits_calibrate_battery(const sits_scenario *sc, const sits_calibrate_opts *o
     return SITS_OK;
   out->has_fit = true;
   rc = read_series(o->trace_path, names, sign ? 1.0 : -1.0, &out->n, &out->t_s, &out->i_a,
-                   &out->v_v, err);
+                   &out->v_v, &out->merged_rows, err);
   size_t n_rc = cell->n_rc ? cell->n_rc : 1;
   if (rc == SITS_OK)
     rc = sits_battery_fit_cell(&c, out->t_s, out->i_a, out->v_v, out->n, n_rc, o->train_fraction,
@@ -165,8 +180,8 @@ int sits_write_calibration_json(const sits_calibration *c, FILE *f) {
   metrics_json(f, "train", &b->train);
   fputc(',', f);
   metrics_json(f, "holdout", &b->holdout);
-  fprintf(f, ",\"train_fraction\":%.10g,\"converged\":%s", c->train_fraction,
-          b->converged ? "true" : "false");
+  fprintf(f, ",\"train_fraction\":%.10g,\"converged\":%s,\"merged_rows\":%zu", c->train_fraction,
+          b->converged ? "true" : "false", c->merged_rows);
   if (c->has_ocv) {
     fputc(',', f);
     ocv_json(f, &c->ocv);

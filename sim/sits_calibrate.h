@@ -42,6 +42,7 @@ typedef struct sits_calibration {
   bool fit_capacity;
   bool has_fit; /**< a trace was fitted (else only the OCV test) */
   bool has_ocv; /**< the OCV table was built from an OCV test */
+  size_t merged_rows; /**< trace rows merged into the row before for an equal time stamp */
   sits_ocv_test ocv;
 } sits_calibration;
 

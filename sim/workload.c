@@ -107,10 +107,19 @@ static int trace_to_schedule(sits_scenario *sc, const sits_table *t, const char 
       if (col_of[j] >= 0 && v < 0)
         rc = sits__fail(err, SITS_EINPUT, "%s:%zu: column '%s': %g is negative", path, t->lines[r],
                         t->names[j], v);
+      else if (col_of[j] >= 0 && c->col[col_of[j]].kind == SITS_COLUMN_POWER_W && !(v <= 1e6))
+        rc = sits__fail(err, SITS_EINPUT, "%s:%zu: column '%s': %g W is over 1 MW", path,
+                        t->lines[r], t->names[j], v);
+      else if (col_of[j] >= 0 && !isfinite(v))
+        rc = sits__fail(err, SITS_EINPUT, "%s:%zu: column '%s': %g is not a finite number", path,
+                        t->lines[r], t->names[j], v);
       if (col_of[j] >= 0)
         p[col_of[j]] = v;
     }
     double amb = amb_col >= 0 ? sits_table_at(t, r, (size_t)amb_col) : sc->ambient_c;
+    if (rc == SITS_OK && !(amb > -273.15 && amb <= 1e4)) /* the range of ambient_c */
+      rc = sits__fail(err, SITS_EINPUT, "%s:%zu: ambient %g C is not a temperature", path,
+                      t->lines[r], amb);
     if (rc == SITS_OK && (rc = sits__scenario_append(sc, ts, p, amb, amb_col < 0, err)))
       rc = sits__fail(err, rc, "%s:%zu: %s", path, t->lines[r], "invalid row");
   }

@@ -326,3 +326,32 @@ Test(trace, generic_csv_columns_named_by_option) {
   cr_assert(strstr(err.msg, "--fields: the header must start with time_s"), "%s", err.msg);
   free(with), free(without);
 }
+
+/* nvidia-smi cells are read in their unit: mW and kW cells, and a nounits log whose header
+ * says [mW]; a unit of the wrong kind makes the line malformed. */
+Test(trace, nvidia_smi_units) {
+  char *path = tu_write("units.csv", "timestamp, index, power.draw [W], clocks.sm [MHz]\n"
+                                     "2026/07/15 01:52:12.000, 0, 170720 mW, 1.98 GHz\n"
+                                     "2026/07/15 01:52:12.200, 0, 0.17 kW, 1980 MHz\n"
+                                     "2026/07/15 01:52:12.400, 0, 171.5 W, 1980 MHz\n"
+                                     "2026/07/15 01:52:12.600, 0, 171.5 MHz, 1980 MHz\n");
+  sits_trace *t = read_ok(path, NULL);
+  cr_assert_eq(t->n_rows, 3);
+  cr_assert_float_eq(at(t, 0, "power_w.gpu0"), 170.72, 1e-9);
+  cr_assert_float_eq(at(t, 0, "freq_mhz.gpu0_sm"), 1980, 1e-9);
+  cr_assert_float_eq(at(t, 1, "power_w.gpu0"), 170.0, 1e-9);
+  cr_assert_float_eq(at(t, 2, "power_w.gpu0"), 171.5, 1e-9);
+  cr_assert_eq(t->skipped, 1);
+  cr_assert_eq(t->first_skipped_line, 5);
+  sits_trace_free(t);
+  free(path);
+  path = tu_write("nounits.csv", "timestamp, power.draw [mW], temperature.gpu\n"
+                                 "2026/07/15 01:52:12.000, 170720, 25\n"
+                                 "2026/07/15 01:52:12.200, 157520, 26\n");
+  t = read_ok(path, NULL);
+  cr_assert_float_eq(at(t, 0, "power_w.gpu"), 170.72, 1e-9);
+  cr_assert_float_eq(at(t, 1, "power_w.gpu"), 157.52, 1e-9);
+  cr_assert_float_eq(at(t, 1, "temp_c.gpu"), 26, 1e-9);
+  sits_trace_free(t);
+  free(path);
+}

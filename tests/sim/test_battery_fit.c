@@ -98,3 +98,60 @@ Test(battery_fit, a123_dynamic_test_holds_out) {
   free(t), free(i), free(v);
   sits_table_free(tb);
 }
+
+/* A cycler that logs two rows per time stamp (10 Hz data to 0.01 s): the rows of one stamp
+ * are merged, current and voltage averaged, and counted; the fit equals the fit of the
+ * averaged file. Time that goes back is an error at its line. */
+Test(battery_fit, equal_time_stamps_are_merged) {
+  const char *src = SITS_VALIDATION_DATA "/a123_dyn_25degC_s1.csv";
+  char *orig = tu_slurp(src);
+  char *dup_path = malloc(600), *cut_path = malloc(600);
+  snprintf(dup_path, 600, "%s/dup.csv", tu_dir());
+  snprintf(cut_path, 600, "%s/cut.csv", tu_dir());
+  FILE *dup = fopen(dup_path, "w"), *cut = fopen(cut_path, "w");
+  fputs("time_s,current_a,voltage_v\n", dup);
+  fputs("time_s,current_a,voltage_v\n", cut);
+  size_t rows = 0;
+  char *save = NULL;
+  strtok_r(orig, "\n", &save); /* the header */
+  for (char *line = strtok_r(NULL, "\n", &save); line && rows < 6000;
+       line = strtok_r(NULL, "\n", &save), rows++) {
+    double t, i, v;
+    cr_assert_eq(sscanf(line, "%lf,%lf,%lf", &t, &i, &v), 3);
+    fprintf(cut, "%.4f,%.4f,%.4f\n", t, i, v);
+    /* two readings per stamp, 0.05 A and 2 mV either side of the mean */
+    fprintf(dup, "%.4f,%.4f,%.4f\n%.4f,%.4f,%.4f\n", t, i - 0.05, v - 0.002, t, i + 0.05, v + 0.002);
+  }
+  fclose(dup), fclose(cut), free(orig);
+  char cmd[2048], *a, *b, *err;
+  const char *cfg = SITS_CONFIGS "/scenarios/a123_cell_calibrate.cfg";
+  snprintf(cmd, sizeof cmd, "calibrate %s --trace %s --fit battery -o %s/a.cfg", cfg, cut_path,
+           tu_dir());
+  cr_assert_eq(tu_cli(cmd, &a, &err), 0, "%s", err);
+  free(err);
+  snprintf(cmd, sizeof cmd, "calibrate %s --trace %s --fit battery -o %s/b.cfg", cfg, dup_path,
+           tu_dir());
+  cr_assert_eq(tu_cli(cmd, &b, &err), 0, "%s", err);
+  free(err);
+  cr_assert(strstr(a, "\"merged_rows\":0"), "%s", a);
+  cr_assert(strstr(b, "\"merged_rows\":6000"), "%s", b);
+  /* the same fit: the averages differ from the file's by rounding only (1e-16 relative), so
+   * the fitted values agree to 1e-6 relative (the solver stops at 1e-8) */
+  const char *keys[] = {"\"platform.battery.r0_ohm\":", "\"platform.battery.rc.[0].r_ohm\":",
+                        "\"platform.battery.rc.[0].c_f\":", "\"initial_soc_of_the_test\":"};
+  for (size_t k = 0; k < 4; k++) {
+    const char *ka = strstr(a, keys[k]), *kb = strstr(b, keys[k]);
+    cr_assert(ka && kb, "%s", keys[k]);
+    double va = strtod(ka + strlen(keys[k]), NULL), vb = strtod(kb + strlen(keys[k]), NULL);
+    cr_assert_float_eq(va, vb, 1e-6 * fabs(va), "%s %.10g vs %.10g", keys[k], va, vb);
+  }
+  free(a), free(b);
+  /* time going back: the line is named */
+  char *back = tu_write("back.csv", "time_s,current_a,voltage_v\n0,1,3.3\n1,1,3.3\n1,1,3.3\n"
+                                    "0.5,1,3.3\n2,1,3.3\n");
+  snprintf(cmd, sizeof cmd, "calibrate %s --trace %s --fit battery -o %s/c.cfg", cfg, back,
+           tu_dir());
+  cr_assert_eq(tu_cli(cmd, NULL, &err), 1);
+  cr_assert(strstr(err, "back.csv:5: time goes back (0.5 s after 1 s)"), "%s", err);
+  free(err), free(back), free(dup_path), free(cut_path);
+}
