@@ -85,7 +85,7 @@ static int read_file(config_t *cfg, const char *path, sits_err *err) {
 static int merge_named(sits__config *c, config_setting_t *root, const char *key, const char *kind,
                        const char *group, sits_err *err) {
   config_setting_t *s = root ? config_setting_get_member(root, key) : NULL;
-  char where[512], dir[4096], path[4096];
+  char where[4200], dir[4096], path[4096];
   if (!s || config_setting_type(s) != CONFIG_TYPE_STRING)
     return SITS_OK;
   if (strcmp(key, group) != 0 && config_setting_get_member(root, group))

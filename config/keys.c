@@ -111,7 +111,7 @@ static int unknown(const char *group, const config_setting_t *s, sits_err *err) 
     if (d < best_d)
       best_d = d, best = last;
   }
-  char where[512], hint[160] = "";
+  char where[4200], hint[160] = "";
   if (best && best_d <= 1 + strlen(name) / 3)
     snprintf(hint, sizeof hint, " (did you mean '%s'?)", best);
   return sits__fail(err, SITS_EINPUT, "%s: unknown key '%s' in %s%s",

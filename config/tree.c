@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <ctype.h>
 #include <string.h>
 
 const char *sits__config_intern(sits__config *c, const char *s) {
@@ -54,7 +55,7 @@ const char *sits__setting_dir(const config_setting_t *s, char *buf, size_t size)
 }
 
 int sits__fail_at(sits_err *err, int code, const config_setting_t *s, const char *fmt, ...) {
-  char where[512], msg[SITS_ERRMSG_MAX];
+  char where[4200], msg[SITS_ERRMSG_MAX];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
@@ -62,10 +63,29 @@ int sits__fail_at(sits_err *err, int code, const config_setting_t *s, const char
   return sits__fail(err, code, "%s: %s", sits__where(s, where, sizeof where), msg);
 }
 
+/* The member of group @p g that a model's message @p msg is about: the first whose name the
+ * message holds as a word ("r_k_per_w must be > 0"), so that the error points at that key's
+ * own line, or at the --set that gave it; NULL when none is named. */
+static const config_setting_t *named_member(const config_setting_t *g, const char *msg) {
+  for (int i = 0; g && config_setting_is_group(g) && i < config_setting_length(g); i++) {
+    const config_setting_t *m = config_setting_get_elem(g, (unsigned)i);
+    const char *name = config_setting_name(m);
+    size_t n = name ? strlen(name) : 0;
+    for (const char *p = n ? strstr(msg, name) : NULL; p; p = strstr(p + 1, name)) {
+      bool start = p == msg || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');
+      bool end = !(isalnum((unsigned char)p[n]) || p[n] == '_');
+      if (start && end)
+        return m;
+    }
+  }
+  return NULL;
+}
+
 int sits__at(const config_setting_t *s, int rc, sits_err *err) {
   char msg[SITS_ERRMSG_MAX];
   snprintf(msg, sizeof msg, "%s", err->msg);
-  return sits__fail_at(err, rc, s, "%s", msg);
+  const config_setting_t *m = named_member(s, msg);
+  return sits__fail_at(err, rc, m ? m : s, "%s", msg);
 }
 
 static void set_origin(config_setting_t *dst, const config_setting_t *src, const char *file) {

@@ -32,7 +32,7 @@ enum sits_status {
 };
 
 /** Capacity of an error message, including the terminating NUL. */
-#define SITS_ERRMSG_MAX 1024
+#define SITS_ERRMSG_MAX 8192
 
 /** An error record: the last status and its message (empty when none). */
 typedef struct sits_err {

@@ -294,10 +294,11 @@ static int numbers(const sits_hs_options *o, sits_hs_params *p, sits_err *err) {
   double rows, cols;
   if ((rc = opt_num(o, "grid_rows", &rows, err)) || (rc = opt_num(o, "grid_cols", &cols, err)))
     return rc;
-  if (rows != floor(rows) || cols != floor(cols) || rows < 1 || cols < 1 || rows > 4096 ||
+  if (rows != floor(rows) || cols != floor(cols) || rows < 2 || cols < 2 || rows > 4096 ||
       cols > 4096)
     return sits__fail(err, SITS_EINPUT,
-                      "-grid_rows and -grid_cols must be whole numbers, 1 to 4096");
+                      "-grid_rows and -grid_cols must be whole numbers, 2 to 4096 (got %g x %g)",
+                      rows, cols);
   p->grid_rows = (size_t)rows, p->grid_cols = (size_t)cols;
   if (!(p->sampling_intvl_s > 0))
     return sits__fail(err, SITS_EINPUT, "-sampling_intvl must be > 0");

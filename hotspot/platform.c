@@ -97,7 +97,7 @@ static int grid_groups(sits__hs_platform *sc, const sits_floorplan *f, const sit
 /* The group's HotSpot options: `options`, then materials, rows, cols and model (which win). */
 static int group_options(const config_setting_t *hs, sits_hs_options *o, const char *mats,
                          double rows, double cols, const char *model, sits_err *err) {
-  char where[512];
+  char where[4200];
   int rc = SITS_OK;
   bool grid = model && strcmp(model, "grid") == 0;
   const config_setting_t *opts = config_setting_get_member(hs, "options");
@@ -131,7 +131,7 @@ static int group_options(const config_setting_t *hs, sits_hs_options *o, const c
 }
 
 int sits__hs_platform_load(const config_setting_t *hs, sits__hs_platform *sc, sits_err *err) {
-  char where[512], flp[4096], cfg[4096], mats[4096];
+  char where[4200], flp[4096], cfg[4096], mats[4096];
   if (!config_setting_is_group(hs))
     return sits__fail_at(err, SITS_EINPUT, hs, "'hotspot' must be a group { flp; ... }");
   const char *model = NULL;

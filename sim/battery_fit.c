@@ -155,11 +155,14 @@ int sits_battery_fit_cell(const sits_battery_cfg *cell, const double *t_s, const
                           const double *v_v, size_t n, size_t n_rc, double train_fraction,
                           bool fit_capacity, sits_battery_fit *out, sits_err *err) {
   memset(out, 0, sizeof *out);
-  if (n < 10 || n_rc > SITS_BATTERY_MAX_RC || !(train_fraction > 0 && train_fraction <= 1))
-    return sits__fail(err, SITS_EINPUT,
-                      "the fit needs at least 10 samples, 0 to %d RC pairs and "
-                      "a train fraction in (0, 1]",
-                      SITS_BATTERY_MAX_RC);
+  if (n < 10)
+    return sits__fail(err, SITS_EINPUT, "the fit needs at least 10 samples (the trace has %zu)", n);
+  if (n_rc > SITS_BATTERY_MAX_RC)
+    return sits__fail(err, SITS_EINPUT, "the fit takes 0 to %d RC pairs (the battery has %zu)",
+                      SITS_BATTERY_MAX_RC, n_rc);
+  if (!(train_fraction > 0 && train_fraction <= 1))
+    return sits__fail(err, SITS_EINPUT, "the train fraction must be in (0, 1] (got %g)",
+                      train_fraction);
   for (size_t k = 1; k < n; k++)
     if (!(t_s[k] > t_s[k - 1]))
       return sits__fail(err, SITS_EINPUT, "sample %zu: time does not increase", k);
