@@ -208,3 +208,38 @@ Test(output_safety, failed_sweep_row_keeps_the_columns) {
             row1);
   free(text), free(o), free(err);
 }
+
+/* A folder the process may not write to: the run fails before replacing anything, with the
+ * file and the reason, and leaves no temporary file; the file already there is intact. (Root
+ * may write to any folder: then the write succeeds, which is checked instead.) */
+Test(output_safety, read_only_folder) {
+  char dir[512], out[600], args[2048], *err;
+  snprintf(dir, sizeof dir, "%s/ro", tu_dir());
+  snprintf(out, sizeof out, "%s/kept.csv", dir);
+  cr_assert_eq(mkdir(dir, 0755), 0);
+  FILE *f = fopen(out, "w");
+  fputs("old contents\n", f);
+  fclose(f);
+  cr_assert_eq(chmod(dir, 0555), 0);
+  bool writable = access(dir, W_OK) == 0; /* root */
+  snprintf(args, sizeof args, "run %s --quiet --csv %s", scenario(), out);
+  int code = tu_cli(args, NULL, &err);
+  char *text = tu_slurp(out);
+  if (writable) {
+    cr_assert_eq(code, 0, "%s", err);
+    cr_assert(!strncmp(text, "time_s,", 7), "%.40s", text);
+  } else {
+    cr_assert_eq(code, 1);
+    cr_assert(strstr(err, "kept.csv: cannot create: Permission denied"), "%s", err);
+    cr_assert_str_eq(text, "old contents\n");
+  }
+  char cmd[1200];
+  snprintf(cmd, sizeof cmd, "ls -A %s | grep -c sits-tmp", dir);
+  FILE *ls = popen(cmd, "r");
+  int left = -1;
+  cr_assert_eq(fscanf(ls, "%d", &left), 1);
+  pclose(ls);
+  cr_assert_eq(left, 0, "a temporary file was left in the folder");
+  chmod(dir, 0755);
+  free(err), free(text);
+}
