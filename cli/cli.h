@@ -116,6 +116,15 @@ void cli_cleanup_child(int pid);
  *  (the standard input already taken by another input, a terminal, not text). */
 const char *cli_stdin(const char *what);
 
+/** No output declared to cli_check_paths may be a file the loaded scenario @p sc read (its
+ *  platform, battery, workload, included files, traces, floorplans). EXIT_INPUT with the
+ *  message, else EXIT_OK. */
+int cli_check_scenario_inputs(const sits_scenario *sc);
+
+/** For a command that loads its scenario itself (sweep, calibrate): loads it once to check
+ *  its outputs against the files it reads (cli_check_scenario_inputs). */
+int cli_check_outputs_of(const cli_ctx *ctx);
+
 /** Refuses "-" for the output @p opt whose format cannot stream to stdout (HDF5, PNG);
  *  EXIT_INPUT with the message, else EXIT_OK. */
 int cli_no_stdout(const char *opt, const char *path);

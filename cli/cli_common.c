@@ -1,6 +1,7 @@
 /* cli_common.c - messages, exit codes and --set handling shared by the commands. */
 #define _DEFAULT_SOURCE
 #include "cli.h"
+#include "sits_scenario.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -95,8 +96,18 @@ static bool same(const file_id *a, const file_id *b) {
   return a->exists ? a->dev == b->dev && a->ino == b->ino : strcmp(a->name, b->name) == 0;
 }
 
+/* The outputs the command declared (cli_check_paths), for the check against the files a
+ * scenario reads, which are known only once it is loaded (cli_check_scenario_inputs). */
+static struct {
+  const char *path[16];
+  size_t n;
+} declared;
+
 int cli_check_paths(const char *const *inputs, size_t ni, const char *const *outputs, size_t no) {
   file_id a, b;
+  for (size_t i = 0; i < no && declared.n < 16; i++)
+    if (outputs[i])
+      declared.path[declared.n++] = outputs[i];
   for (size_t i = 0; i < no; i++)
     if (outputs[i] && !*outputs[i]) { /* refused before the run, not after it */
       cli_error("an output file name is empty");
@@ -125,6 +136,23 @@ int cli_check_paths(const char *const *inputs, size_t ni, const char *const *out
   }
   for (size_t i = 0; i < no; i++) /* their temporary files go if the run is stopped */
     cli_cleanup_watch(outputs[i]);
+  return EXIT_OK;
+}
+
+int cli_check_scenario_inputs(const sits_scenario *sc) {
+  file_id a, b;
+  for (size_t i = 0; i < declared.n; i++) {
+    if (!identify(declared.path[i], &a))
+      continue;
+    for (size_t k = 0; k < sits_scenario_input_count(sc); k++) {
+      const char *in = sits_scenario_input(sc, k);
+      if (identify(in, &b) && same(&a, &b)) {
+        cli_error("%s: an output would replace the input %s (read by the scenario)",
+                  declared.path[i], in);
+        return EXIT_INPUT;
+      }
+    }
+  }
   return EXIT_OK;
 }
 

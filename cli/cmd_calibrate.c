@@ -206,7 +206,8 @@ static int check(void *p, cli_ctx *ctx) {
   }
   const char *in[] = {ctx->scenario, a->opts.trace_path, a->opts.ocv_test_path},
              *out[] = {a->out, a->png};
-  if (cli_check_paths(in, 3, out, 2) || cli_no_stdout("--plot", a->png))
+  if (cli_check_paths(in, 3, out, 2) || cli_no_stdout("--plot", a->png) ||
+      cli_check_outputs_of(ctx))
     return EXIT_INPUT;
   if (a->out && strcmp(a->out, "-") == 0) {
     cli_error("-o -: the standard output carries the fit's JSON; give the calibrated config a "

@@ -95,7 +95,7 @@ static int check(void *p, cli_ctx *ctx) {
     return EXIT_USAGE;
   }
   const char *in[] = {ctx->scenario}, *out[] = {a->out};
-  if (cli_check_paths(in, 1, out, 1))
+  if (cli_check_paths(in, 1, out, 1) || cli_check_outputs_of(ctx))
     return EXIT_INPUT;
   sits_err err = {0};
   if (!(a->sw = sits_sweep_new(ctx->scenario, ctx->sets.items, ctx->sets.n, &err)))

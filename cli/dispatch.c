@@ -87,6 +87,8 @@ int cli_dispatch(const cli_cmd *cmd, int argc, char **argv) {
     int rc = sits_scenario_load(ctx.scenario, ctx.sets.items, ctx.sets.n, &ctx.sc, &err);
     if (rc)
       code = cli_fail(rc, &err);
+    else
+      code = cli_check_scenario_inputs(ctx.sc);
   }
   if (code == EXIT_OK)
     code = cmd->body(args, &ctx);
@@ -96,6 +98,16 @@ int cli_dispatch(const cli_cmd *cmd, int argc, char **argv) {
   cli_sets_release(&ctx.sets);
   free(args);
   return code < 0 ? EXIT_OK : code;
+}
+
+int cli_check_outputs_of(const cli_ctx *ctx) {
+  sits_err err = {0};
+  sits_scenario *sc = NULL;
+  if (sits_scenario_load(ctx->scenario, ctx->sets.items, ctx->sets.n, &sc, &err))
+    return EXIT_OK; /* the command reports the load's own error where it loads */
+  int code = cli_check_scenario_inputs(sc);
+  sits_scenario_free(sc);
+  return code;
 }
 
 int cli_number(const char *opt, const char *arg, double lo, double hi, bool lo_open,

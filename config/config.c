@@ -146,6 +146,53 @@ static int apply_sets(sits__config *c, const char *const *sets, size_t n, int ph
   return SITS_OK;
 }
 
+/* Adds @p path to the configuration's inputs once. */
+static int add_input(sits__config *c, const char *path, sits_err *err) {
+  for (size_t i = 0; i < c->n_inputs; i++)
+    if (strcmp(c->inputs[i], path) == 0)
+      return SITS_OK;
+  const char **p = realloc(c->inputs, (c->n_inputs + 1) * sizeof *p);
+  const char *copy = p ? sits__config_intern(c, path) : NULL;
+  if (p)
+    c->inputs = p;
+  if (!copy)
+    return sits__fail(err, SITS_ENOMEM, "out of memory");
+  c->inputs[c->n_inputs++] = copy;
+  return SITS_OK;
+}
+
+/* The files under @p s (generic path @p path): each setting's source file (the scenario, the
+ * platform, battery and workload files, @include'd files) and each file-name key's file. */
+static int list_inputs(sits__config *c, const config_setting_t *s, const char *path,
+                       sits_err *err) {
+  const char *file = config_setting_source_file(s);
+  int rc = SITS_OK;
+  if (file && config_setting_source_line(s) > 0)
+    rc = add_input(c, file, err);
+  const sits_key *k = *path ? sits_config_key(path) : NULL;
+  if (rc == SITS_OK && k && (k->flags & SITS_KEY_FILE) &&
+      config_setting_type(s) == CONFIG_TYPE_STRING) {
+    const char *name = config_setting_get_string(s);
+    char dir[4096], full[8200];
+    if (name[0] == '/')
+      snprintf(full, sizeof full, "%s", name);
+    else
+      snprintf(full, sizeof full, "%s/%s", sits__setting_dir(s, dir, sizeof dir), name);
+    rc = add_input(c, full, err);
+  }
+  for (int i = 0; rc == SITS_OK && config_setting_is_aggregate(s) && i < config_setting_length(s);
+       i++) {
+    const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+    char sub[512];
+    if (config_setting_name(e))
+      snprintf(sub, sizeof sub, "%s%s%s", path, *path ? "." : "", config_setting_name(e));
+    else
+      snprintf(sub, sizeof sub, "%s.[%d]", path, i);
+    rc = list_inputs(c, e, sub, err);
+  }
+  return rc;
+}
+
 int sits__config_load(sits__config *c, const char *path, const char *const *sets, size_t n_sets,
                       sits_err *err) {
   memset(c, 0, sizeof *c);
@@ -165,7 +212,9 @@ int sits__config_load(sits__config *c, const char *path, const char *const *sets
                         "workload", err)) ||
       (rc = apply_sets(c, sets, n_sets, 2, err)))
     return rc;
-  return sits__config_check_keys(c, err);
+  if ((rc = sits__config_check_keys(c, err)))
+    return rc;
+  return list_inputs(c, config_root_setting(&c->cfg), "", err);
 }
 
 void sits__config_release(sits__config *c) {
@@ -174,6 +223,7 @@ void sits__config_release(sits__config *c) {
   for (size_t i = 0; i < c->n_strings; i++)
     free(c->strings[i]);
   free(c->strings);
+  free(c->inputs);
   free(c->scenario_path);
   memset(c, 0, sizeof *c);
 }

@@ -20,6 +20,8 @@ typedef struct sits__config {
   char *scenario_path;
   char **strings; /* file names and --set texts that settings point to */
   size_t n_strings, cap_strings;
+  const char **inputs; /* every file the configuration reads (interned), after loading */
+  size_t n_inputs;
 } sits__config;
 
 /** Loads @p path, merges platform/workload files and applies @p sets (KEY=VALUE). */

@@ -26,6 +26,7 @@
 #define POS 0, INF, SITS_KEY_LO_OPEN
 #define REQ SITS_KEY_REQUIRED
 #define MODEL SITS_KEY_MODEL_CHECKED
+#define FILE_ SITS_KEY_FILE
 
 static const sits_key keys[] = {
     /* ---- the scenario ---- */
@@ -109,11 +110,11 @@ static const sits_key keys[] = {
       "thermal resistance", "sits_thermal link r_k_per_w"),
     K("platform.thermal.hotspot", GROUP, "", NONE, NULL, ANY, 0,
       "a HotSpot floorplan instead of nodes and links", "sits_hs_network"),
-    K("platform.thermal.hotspot.flp", STRING, "", NONE, NULL, ANY, REQ,
+    K("platform.thermal.hotspot.flp", STRING, "", NONE, NULL, ANY, REQ | FILE_,
       "the .flp file (relative to this file)", "sits_floorplan"),
-    K("platform.thermal.hotspot.config", STRING, "", NONE, NULL, ANY, 0,
+    K("platform.thermal.hotspot.config", STRING, "", NONE, NULL, ANY, FILE_,
       "a HotSpot .config file of -option value lines", "sits_hs_params"),
-    K("platform.thermal.hotspot.materials", STRING, "", NONE, NULL, ANY, 0,
+    K("platform.thermal.hotspot.materials", STRING, "", NONE, NULL, ANY, FILE_,
       "a HotSpot .materials file", "sits_hs_params"),
     K("platform.thermal.hotspot.model", STRING, "", NONE, "block", ANY, 0, "\"block\" or \"grid\"",
       "sits_hs_model"),
@@ -263,7 +264,7 @@ static const sits_key keys[] = {
       "{ <node> = power injected into the node; }", "sits_schedule power_w"),
     K("workload.phases.[].ambient_c", NUMBER, "degC", NONE, "ambient_c", TEMP,
       "ambient during the phase", "sits_schedule ambient_c"),
-    K("workload.trace", STRING, "", NONE, NULL, ANY, 0,
+    K("workload.trace", STRING, "", NONE, NULL, ANY, FILE_,
       "a CSV: time_s, then demand.<domain>, power_w.<node>, ambient_c", "sits_schedule"),
     K("workload.rate", MAP, "items/s", NONE, NULL, ANY, 0,
       "{ <domain> = items/s at f_max; } replaces the platform's rates", "sits_domain max_rate"),

@@ -41,7 +41,8 @@ enum {
   /** The range is enforced where the value lands (the model, or a check of the loader that
    *  covers several keys), with that check's own message, not by the generic range check;
    *  it is listed here for reference (tests/config checks that values outside it fail). */
-  SITS_KEY_MODEL_CHECKED = 1u << 4
+  SITS_KEY_MODEL_CHECKED = 1u << 4,
+  SITS_KEY_FILE = 1u << 5 /**< a file name the loader reads (relative to the file naming it) */
 };
 
 /** One configuration key. */

@@ -304,6 +304,14 @@ double sits_scenario_duration_s(const sits_scenario *sc) {
 double sits_scenario_sample_period_s(const sits_scenario *sc) {
   return sc->sample_period_s;
 }
+size_t sits_scenario_input_count(const sits_scenario *sc) {
+  return sc->config.n_inputs;
+}
+
+const char *sits_scenario_input(const sits_scenario *sc, size_t k) {
+  return k < sc->config.n_inputs ? sc->config.inputs[k] : NULL;
+}
+
 const char *sits_scenario_config_text(const sits_scenario *sc) {
   /* made again after sits_scenario_set_number: the cache is not part of the scenario's
    * value, and a scenario is always heap-allocated, never a const object */
