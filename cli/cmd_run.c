@@ -121,6 +121,8 @@ static int body(void *p, cli_ctx *ctx) {
   sits_run_opts ro = {NULL, &prog};
   if (!a->quiet && isatty(STDERR_FILENO))
     ro.progress = on_progress;
+  for (size_t k = 0; !a->quiet && k < sits_scenario_note_count(ctx->sc); k++)
+    cli_error("note: %s", sits_scenario_note(ctx->sc, k));
   int rc = sits_run(ctx->sc, &ro, &res, &err);
   if (prog.shown)
     fputs("\r\033[K", stderr);

@@ -85,6 +85,14 @@ static int read_ocv_v(const config_setting_t *g, sits_battery_cfg *c, sits_err *
   return SITS_OK;
 }
 
+/* R0 plus the RC pairs' resistances: the cell's resistance to a steady load [ohm]. */
+static double dc_resistance(const sits_battery_cfg *c) {
+  double r = c->r0_ohm;
+  for (size_t k = 0; k < c->n_rc; k++)
+    r += c->rc_r_ohm[k];
+  return r;
+}
+
 int sits__load_battery(sits_scenario *sc, const config_setting_t *root, sits_err *err) {
   const config_setting_t *p = config_setting_get_member(root, "platform");
   const config_setting_t *g = config_setting_get_member(p, "battery");
@@ -145,6 +153,17 @@ int sits__load_battery(sits_scenario *sc, const config_setting_t *root, sits_err
     char msg[SITS_ERRMSG_MAX];
     snprintf(msg, sizeof msg, "%s", err->msg);
     return sits__fail_at(err, SITS_EINPUT, g, "battery: %s", msg);
+  }
+  double ocv0 = sits_battery_ocv_v(sc->battery, 0.0);
+  if (ocv0 > c.cutoff_v) { /* SOC 0 comes before the cutoff at rest: say what ends the run */
+    const char *name = NULL;
+    config_setting_lookup_string(g, "name", &name);
+    return sits__scenario_note(
+        sc, err,
+        "battery %s: the OCV at SOC 0 (%.3f V per cell) is above cutoff_v (%.3f V), as when the "
+        "capacity was measured to the cutoff under load: a run ends at SOC 0 (battery_empty) "
+        "unless the load's IR drop (%.0f mOhm per cell with the RC pairs) reaches the cutoff first",
+        name ? name : "", ocv0, c.cutoff_v, 1e3 * dc_resistance(&c));
   }
   return SITS_OK;
 }

@@ -114,8 +114,13 @@ int sits_write_summary_json(const sits_scenario *sc, const sits_result *r, FILE 
   json_constraint(f, "max_latency_ms", &s->latency, &first);
   json_constraint(f, "max_energy_per_item_mj", &s->energy_per_item, &first);
   json_constraint(f, "min_battery_life_s", &s->battery_life, &first);
+  fputs("},\"notes\":[", f);
+  for (size_t k = 0; k < sits_scenario_note_count(sc); k++) {
+    fputs(k ? "," : "", f);
+    sits__json_str(f, sits_scenario_note(sc, k));
+  }
   fprintf(f,
-          "},\"verdict\":\"%s\",\"solver\":{\"steps\":%ld,\"rhs_evals\":%ld,"
+          "],\"verdict\":\"%s\",\"solver\":{\"steps\":%ld,\"rhs_evals\":%ld,"
           "\"jac_evals\":%ld,\"lin_setups\":%ld,\"reinits\":%ld,\"linear_solver\":\"%s\"}}\n",
           s->ok ? "ok" : "violated", r->stats.steps, r->stats.rhs_evals, r->stats.jac_evals,
           r->stats.lin_setups, r->stats.reinits, r->stats.sparse ? "klu" : "dense");

@@ -10,6 +10,7 @@
 #include "status_impl.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -251,6 +252,9 @@ void sits_scenario_free(sits_scenario *sc) {
   if (!sc)
     return;
   sits__config_release(&sc->config);
+  for (size_t k = 0; k < sc->n_notes; k++)
+    free(sc->notes[k]);
+  free(sc->notes);
   for (size_t d = 0; d < SITS_MAX_DOMAINS; d++)
     free(sc->domains[d].nodes), free(sc->domains[d].fractions);
   for (size_t g = 0; g < sc->n_groups; g++)
@@ -304,6 +308,29 @@ double sits_scenario_duration_s(const sits_scenario *sc) {
 double sits_scenario_sample_period_s(const sits_scenario *sc) {
   return sc->sample_period_s;
 }
+int sits__scenario_note(sits_scenario *sc, sits_err *err, const char *fmt, ...) {
+  char text[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(text, sizeof text, fmt, ap);
+  va_end(ap);
+  char **p = realloc(sc->notes, (sc->n_notes + 1) * sizeof *p);
+  if (p)
+    sc->notes = p;
+  if (!p || !(sc->notes[sc->n_notes] = strdup(text)))
+    return sits__fail(err, SITS_ENOMEM, "out of memory");
+  sc->n_notes++;
+  return SITS_OK;
+}
+
+size_t sits_scenario_note_count(const sits_scenario *sc) {
+  return sc->n_notes;
+}
+
+const char *sits_scenario_note(const sits_scenario *sc, size_t k) {
+  return k < sc->n_notes ? sc->notes[k] : NULL;
+}
+
 size_t sits_scenario_input_count(const sits_scenario *sc) {
   return sc->config.n_inputs;
 }

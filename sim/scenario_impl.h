@@ -28,6 +28,8 @@ struct sits_scenario {
   size_t *amb_rows; /* schedule segments whose ambient is ambient_c (no value of their own) */
   size_t n_amb_rows, cap_amb_rows;
   bool hotspot; /* the network is a floorplan's (its links are not the config's) */
+  char **notes; /* what the loader wants the user to know (sits_scenario_note) */
+  size_t n_notes;
 };
 
 /** Appends a segment to sc->schedule (sits_schedule_append); @p scenario_ambient: its ambient
@@ -74,5 +76,9 @@ int sits__load_static_power(sits_scenario *sc, const config_setting_t *p, sits_e
 /** The error for a reference to a node that does not exist, with a suggestion. */
 int sits__unknown_node(const sits_thermal *th, const config_setting_t *s, const char *what,
                        const char *name, sits_err *err);
+
+/** Adds a note (printf-style) to @p sc; SITS_ENOMEM on failure. */
+int sits__scenario_note(sits_scenario *sc, sits_err *err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 #endif

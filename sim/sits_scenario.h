@@ -52,6 +52,12 @@ SITS_API const sits_schedule *sits_scenario_schedule(const sits_scenario *sc);
 SITS_API const double *sits_scenario_static_power_w(const sits_scenario *sc);
 SITS_API double sits_scenario_duration_s(const sits_scenario *sc);
 SITS_API double sits_scenario_sample_period_s(const sits_scenario *sc);
+/** Notes of the loader: facts about the inputs a user should know that are not errors (e.g.
+ *  a battery whose OCV at SOC 0 lies above its cutoff). The CLI prints them on stderr and the
+ *  summary JSON lists them. */
+SITS_API size_t sits_scenario_note_count(const sits_scenario *sc);
+/** Note @p k (borrowed), NULL past the end. */
+SITS_API const char *sits_scenario_note(const sits_scenario *sc, size_t k);
 /** The files the scenario was loaded from, in the order met (the scenario, the platform,
  *  battery and workload files, included files, workload traces and floorplan files); a
  *  program checks its outputs against them. */

@@ -260,3 +260,34 @@ Test(battery_run, shipped_pack_stops_at_empty) {
   sits_result_free(r);
   sits_scenario_free(sc);
 }
+
+/* Every shipped pack either reaches its cutoff at SOC 0 or the loader says why not: the
+ * NMC packs (OCV 3.268 V at SOC 0 against a 3.0 V cutoff) carry a note naming both values;
+ * the A123 4S2P pack (2.295 V at SOC 0, cutoff 2.5 V) reaches its cutoff and has none. */
+Test(battery_run, ocv_above_cutoff_at_soc0_is_noted) {
+  const char *packs[] = {"nmc_3s1p_56wh", "nmc_18650_3s1p", "lipo_1s_wearable",
+                         "nissan_leaf_cell", "a123_lfp_4s2p", "a123_lfp_cell"};
+  const bool noted[] = {true, true, true, true, false, true};
+  for (size_t k = 0; k < 6; k++) {
+    char text[1024], name[64];
+    snprintf(text, sizeof text,
+             "platform = { thermal = { nodes = ( { name = \"die\"; c_j_per_k = 2.0; } );\n"
+             "  links = ( { a = \"die\"; b = \"ambient\"; r_k_per_w = 1.0; } ); };\n"
+             "  battery = \"%s\"; };\n"
+             "workload = { phases = ( { duration_s = 10.0; power_w = { die = 1.0; }; } ); };\n",
+             packs[k]);
+    snprintf(name, sizeof name, "pack_%zu.cfg", k);
+    sits_scenario *sc = tu_load(name, text);
+    const sits_battery *b = sits_scenario_battery(sc);
+    double ocv0 = sits_battery_ocv_v(b, 0.0), cutoff = sits_battery_config(b)->cutoff_v;
+    cr_assert_eq(ocv0 > cutoff, noted[k], "%s: OCV(0) %g, cutoff %g", packs[k], ocv0, cutoff);
+    cr_assert_eq(sits_scenario_note_count(sc), noted[k] ? 1u : 0u, "%s", packs[k]);
+    if (noted[k]) {
+      const char *n = sits_scenario_note(sc, 0);
+      char want[128];
+      snprintf(want, sizeof want, "(%.3f V per cell) is above cutoff_v (%.3f V)", ocv0, cutoff);
+      cr_assert(strstr(n, packs[k]) && strstr(n, want), "%s", n);
+    }
+    sits_scenario_free(sc);
+  }
+}
