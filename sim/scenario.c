@@ -308,21 +308,6 @@ double sits_scenario_duration_s(const sits_scenario *sc) {
 double sits_scenario_sample_period_s(const sits_scenario *sc) {
   return sc->sample_period_s;
 }
-int sits__scenario_note(sits_scenario *sc, sits_err *err, const char *fmt, ...) {
-  char text[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(text, sizeof text, fmt, ap);
-  va_end(ap);
-  char **p = realloc(sc->notes, (sc->n_notes + 1) * sizeof *p);
-  if (p)
-    sc->notes = p;
-  if (!p || !(sc->notes[sc->n_notes] = strdup(text)))
-    return sits__fail(err, SITS_ENOMEM, "out of memory");
-  sc->n_notes++;
-  return SITS_OK;
-}
-
 size_t sits_scenario_note_count(const sits_scenario *sc) {
   return sc->n_notes;
 }

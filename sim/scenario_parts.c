@@ -9,6 +9,7 @@
 #include "status_impl.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,5 +80,20 @@ int sits__scenario_append(sits_scenario *sc, double start_s, const double *value
     sc->amb_rows = p, sc->cap_amb_rows = cap;
   }
   sc->amb_rows[sc->n_amb_rows++] = before;
+  return SITS_OK;
+}
+
+int sits__scenario_note(sits_scenario *sc, sits_err *err, const char *fmt, ...) {
+  char text[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(text, sizeof text, fmt, ap);
+  va_end(ap);
+  char **p = realloc(sc->notes, (sc->n_notes + 1) * sizeof *p);
+  if (p)
+    sc->notes = p;
+  if (!p || !(sc->notes[sc->n_notes] = strdup(text)))
+    return sits__fail(err, SITS_ENOMEM, "out of memory");
+  sc->n_notes++;
   return SITS_OK;
 }
