@@ -146,6 +146,26 @@ static int apply_sets(sits__config *c, const char *const *sets, size_t n, int ph
   return SITS_OK;
 }
 
+/* A scenario that sizes a pack (battery_capacity_wh) on a platform without one: the platform
+ * gets the pack named by battery_default (a configs/batteries name), scaled by the loader. */
+static int default_battery(sits__config *c, sits_err *err) {
+  config_setting_t *root = config_root_setting(&c->cfg), *p = config_lookup(&c->cfg, "platform");
+  if (!config_setting_get_member(root, "battery_capacity_wh") || !p ||
+      !config_setting_is_group(p) || config_setting_get_member(p, "battery"))
+    return SITS_OK;
+  const char *name = NULL;
+  int rc = sits__key_str(root, "battery_default", &name, err);
+  if (rc)
+    return rc;
+  if (!name)
+    name = sits_config_key("battery_default")->dflt_text;
+  config_setting_t *b = config_setting_add(p, "battery", CONFIG_TYPE_STRING);
+  if (!b || config_setting_set_string(b, name) != CONFIG_TRUE ||
+      !(c->default_battery = sits__config_intern(c, name)))
+    return sits__fail(err, SITS_ENOMEM, "out of memory");
+  return SITS_OK;
+}
+
 /* Adds @p path to the configuration's inputs once. */
 static int add_input(sits__config *c, const char *path, sits_err *err) {
   for (size_t i = 0; i < c->n_inputs; i++)
@@ -205,7 +225,7 @@ int sits__config_load(sits__config *c, const char *path, const char *const *sets
   if ((rc = apply_sets(c, sets, n_sets, 0, err)) ||
       (rc = merge_named(c, config_root_setting(&c->cfg), "platform", "platforms", "platform",
                         err)) ||
-      (rc = apply_sets(c, sets, n_sets, 1, err)) ||
+      (rc = apply_sets(c, sets, n_sets, 1, err)) || (rc = default_battery(c, err)) ||
       (rc = merge_named(c, config_lookup(&c->cfg, "platform"), "battery", "batteries", "battery",
                         err)) ||
       (rc = merge_named(c, config_root_setting(&c->cfg), "workload_profile", "workloads",

@@ -22,6 +22,7 @@ typedef struct sits__config {
   size_t n_strings, cap_strings;
   const char **inputs; /* every file the configuration reads (interned), after loading */
   size_t n_inputs;
+  const char *default_battery; /* the pack battery_default gave a platform without one */
 } sits__config;
 
 /** Loads @p path, merges platform/workload files and applies @p sets (KEY=VALUE). */

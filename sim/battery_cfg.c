@@ -154,6 +154,14 @@ int sits__load_battery(sits_scenario *sc, const config_setting_t *root, sits_err
     snprintf(msg, sizeof msg, "%s", err->msg);
     return sits__fail_at(err, SITS_EINPUT, g, "battery: %s", msg);
   }
+  if (sc->config.default_battery && wh &&
+      (rc = sits__scenario_note(sc, err,
+                                "the platform has no battery: battery_capacity_wh = %g Wh sizes a "
+                                "'%s' pack (battery_default) to it, %zuS%zuP, capacity scaled "
+                                "(%.3f Ah per cell)",
+                                scenario_wh, sc->config.default_battery, c.series, c.parallel,
+                                sits_battery_capacity_ah(sc->battery) / (double)c.parallel)))
+    return rc;
   double ocv0 = sits_battery_ocv_v(sc->battery, 0.0);
   if (ocv0 > c.cutoff_v) { /* SOC 0 comes before the cutoff at rest: say what ends the run */
     const char *name = NULL;

@@ -129,6 +129,35 @@ static int read_domain(sits_scenario *sc, sits_domain *d, const config_setting_t
   return SITS_OK;
 }
 
+/* The domain's class and peak throughput (platform.domains.[].class, tops, mpix_per_s). */
+static int read_caps(sits__dom_caps *c, const config_setting_t *g, sits_err *err) {
+  static const char *const classes[] = {"other", "cpu", "gpu", "npu", "venc", "vdec"};
+  static const char *const prec[SITS__N_PREC] = {"fp32", "fp16", "int8", "int4"};
+  const char *cls = NULL;
+  int rc;
+  if ((rc = sits__key_str(g, DOMAIN_KEY "class", &cls, err)) ||
+      (rc = sits__key_num(g, DOMAIN_KEY "tops_efficiency", &c->tops_efficiency, err)) ||
+      (rc = sits__key_num(g, DOMAIN_KEY "mpix_per_s", &c->mpix_per_s, err)))
+    return rc;
+  c->unit = SITS__UNIT_OTHER;
+  for (size_t k = 0; cls && k < sizeof classes / sizeof classes[0]; k++)
+    if (strcmp(cls, classes[k]) == 0)
+      c->unit = (sits__unit)k;
+  if (cls && c->unit == SITS__UNIT_OTHER && strcmp(cls, "other") != 0)
+    return sits__fail_at(err, SITS_EINPUT, config_setting_get_member(g, "class"),
+                         "class '%s' is not one of cpu, gpu, npu, venc, vdec, other", cls);
+  const config_setting_t *t = config_setting_get_member(g, "tops");
+  if (t && !config_setting_is_group(t))
+    return sits__fail_at(err, SITS_EINPUT, t, "'tops' must be a group { fp16 = TOPS; ... }");
+  for (int p = 0; p < SITS__N_PREC; p++) {
+    char key[64];
+    snprintf(key, sizeof key, DOMAIN_KEY "tops.%s", prec[p]);
+    if ((rc = sits__key_num(t, key, &c->tops[p], err)))
+      return rc;
+  }
+  return SITS_OK;
+}
+
 int sits__find_domain(const sits_scenario *sc, const char *name) {
   for (size_t d = 0; d < sc->n_domains; d++)
     if (strcmp(sc->domains[d].name, name) == 0)
@@ -138,6 +167,10 @@ int sits__find_domain(const sits_scenario *sc, const char *name) {
 
 int sits__load_domains(sits_scenario *sc, const config_setting_t *p, sits_err *err) {
   const config_setting_t *list = config_setting_get_member(p, "domains");
+  int rc0;
+  if ((rc0 = sits__key_num(p, "platform.mem_gb_per_s", &sc->mem_gb_per_s, err)) ||
+      (rc0 = sits__key_num(p, "platform.mem_efficiency", &sc->mem_efficiency, err)))
+    return rc0;
   if (!list)
     return SITS_OK;
   if (!config_setting_is_list(list) || (size_t)config_setting_length(list) > SITS_MAX_DOMAINS)
@@ -146,7 +179,7 @@ int sits__load_domains(sits_scenario *sc, const config_setting_t *p, sits_err *e
   for (int i = 0; i < config_setting_length(list); i++) {
     const config_setting_t *g = config_setting_get_elem(list, (unsigned)i);
     int rc = read_domain(sc, &sc->domains[i], g, err);
-    if (rc)
+    if (rc || (rc = read_caps(&sc->caps[i], g, err)))
       return rc;
     if (sits__find_domain(sc, sc->domains[i].name) >= 0)
       return sits__fail_at(err, SITS_EINPUT, g, "duplicate domain '%s'", sc->domains[i].name);

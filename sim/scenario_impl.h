@@ -8,6 +8,24 @@
 #include "sits_governor.h"
 #include "sits_scenario.h"
 
+/* What a domain can do for a workload's platform-neutral work (workload.work): its class and
+ * its dense peak throughput at the top OPP. */
+typedef enum {
+  SITS__UNIT_OTHER,
+  SITS__UNIT_CPU,
+  SITS__UNIT_GPU,
+  SITS__UNIT_NPU,
+  SITS__UNIT_VENC,
+  SITS__UNIT_VDEC
+} sits__unit;
+enum { SITS__FP32, SITS__FP16, SITS__INT8, SITS__INT4, SITS__N_PREC };
+typedef struct sits__dom_caps {
+  sits__unit unit;
+  double tops[SITS__N_PREC]; /* tera-ops/s by precision; NAN where not stated */
+  double tops_efficiency;    /* the share of tops a network reaches */
+  double mpix_per_s;         /* a video unit's Mpixel/s; NAN where not stated */
+} sits__dom_caps;
+
 struct sits_scenario {
   sits__config config;
   char *config_text; /* the merged config as text; NULL after a change (made again on demand) */
@@ -19,6 +37,10 @@ struct sits_scenario {
   sits_solver_settings solver;
   sits_domain domains[SITS_MAX_DOMAINS];
   size_t n_domains;
+  sits__dom_caps caps[SITS_MAX_DOMAINS];
+  double mem_gb_per_s, mem_efficiency; /* the platform's DRAM (NAN: not stated) */
+  bool work;                           /* the workload states platform-neutral 'work' */
+  double work_rate[SITS_MAX_DOMAINS];  /* items/s each domain does of it at f_max (0: none) */
   sits_governor_cfg gov;
   sits_battery *battery; /* NULL: wall-powered */
   int batt_node;         /* -1: isothermal at the ambient */

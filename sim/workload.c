@@ -199,12 +199,51 @@ static int phase_group(sits_scenario *sc, const config_setting_t *ph, sits_colum
   return SITS_OK;
 }
 
+/* A phase's `items_per_s = R;` or `busy = true;` (the slowest unit's items/s): each domain of
+ * the workload's work gets the demand R / its items/s at f_max. */
+static int phase_items(sits_scenario *sc, const config_setting_t *ph, cols *c, double *p,
+                       sits_err *err) {
+  double rate;
+  bool busy = false;
+  int rc;
+  if ((rc = sits__key_num(ph, "workload.phases.[].items_per_s", &rate, err)) ||
+      (rc = sits__key_bool(ph, "workload.phases.[].busy", &busy, err)))
+    return rc;
+  if (isnan(rate) && !busy)
+    return SITS_OK;
+  if (!isnan(rate) && busy)
+    return sits__fail_at(err, SITS_EINPUT, ph, "give either 'items_per_s' or 'busy', not both");
+  if (!sc->work)
+    return sits__fail_at(err, SITS_EINPUT, ph,
+                         "'%s' needs the workload's 'work' (what one item costs)",
+                         busy ? "busy" : "items_per_s");
+  if (busy) {
+    rate = INFINITY;
+    for (size_t d = 0; d < sc->n_domains; d++)
+      if (sc->work_rate[d] > 0)
+        rate = fmin(rate, sc->work_rate[d]);
+    if (isinf(rate))
+      rate = 0;
+  }
+  for (size_t d = 0; d < sc->n_domains; d++) {
+    if (!(sc->work_rate[d] > 0))
+      continue;
+    int j = col_index(c, SITS_COLUMN_DEMAND, (int)d);
+    if (j < 0)
+      return sits__fail_at(err, SITS_EINPUT, ph, "too many columns");
+    p[j] += rate / sc->work_rate[d];
+  }
+  return SITS_OK;
+}
+
 static int phase_power(sits_scenario *sc, const config_setting_t *ph, cols *c, double *p,
                        sits_err *err) {
   for (size_t j = 0; j < c->n; j++) /* columns added below are set where they are added */
     p[j] = 0;
   int rc = phase_group(sc, ph, SITS_COLUMN_POWER_W, c, p, err);
-  return rc ? rc : phase_group(sc, ph, SITS_COLUMN_DEMAND, c, p, err);
+  if (rc == SITS_OK)
+    rc = phase_group(sc, ph, SITS_COLUMN_DEMAND, c, p, err);
+  return rc ? rc : phase_items(sc, ph, c, p, err);
 }
 
 static int phases_length(const config_setting_t *phases, bool repeat, double *len_s,
@@ -244,7 +283,7 @@ static void phase_table_release(phase_table *pt) {
 static int read_phases(sits_scenario *sc, const config_setting_t *phases, cols *c, phase_table *pt,
                        sits_err *err) {
   int rc;
-  double scratch[1024];
+  double scratch[1024] = {0};
   pt->n = config_setting_length(phases);
   for (int i = 0; i < pt->n; i++) /* first pass: the columns */
     if ((rc = phase_power(sc, config_setting_get_elem(phases, (unsigned)i), c, scratch, err)))
@@ -323,6 +362,177 @@ static int load_rates(sits_scenario *sc, const config_setting_t *w, sits_err *er
   return SITS_OK;
 }
 
+/* --- platform-neutral work ---------------------------------------------------------- */
+
+static const char *const unit_names[] = {"other", "cpu", "gpu", "npu", "venc", "vdec"};
+
+/* Seconds one item of DNN work at precision @p prec (gop, mb per item) takes on domain @p d at
+ * f_max: the roofline's larger of compute (peak x efficiency) and DRAM (bandwidth x
+ * efficiency) time; a unit without the precision runs the next wider one it has. INFINITY
+ * when the domain states no throughput; *mem_missing when only the bandwidth is missing. */
+static double dnn_seconds(const sits_scenario *sc, size_t d, int prec, double gop, double mb,
+                          bool *mem_missing) {
+  const sits__dom_caps *c = &sc->caps[d];
+  double tops = NAN;
+  for (int p = prec; p >= 0 && isnan(tops); p--)
+    tops = c->tops[p];
+  if (!(tops > 0))
+    return INFINITY;
+  double compute_s = gop * 1e9 / (tops * 1e12 * c->tops_efficiency), mem_s = 0;
+  if (mb > 0 && !(sc->mem_gb_per_s > 0))
+    *mem_missing = true;
+  else if (mb > 0)
+    mem_s = mb * 1e6 / (sc->mem_gb_per_s * 1e9 * sc->mem_efficiency);
+  return fmax(compute_s, mem_s);
+}
+
+/* The domain of class @p unit (or, for SITS__UNIT_OTHER, of npu, gpu or cpu) that does an item
+ * fastest, and its seconds per item; -1 when there is none. */
+static int fastest(const sits_scenario *sc, int unit, int prec, double gop, double mb,
+                   double *best_s, bool *mem_missing) {
+  int best = -1;
+  *best_s = INFINITY;
+  for (size_t d = 0; d < sc->n_domains; d++) {
+    sits__unit u = sc->caps[d].unit;
+    bool ok = unit == SITS__UNIT_OTHER
+                  ? u == SITS__UNIT_NPU || u == SITS__UNIT_GPU || u == SITS__UNIT_CPU
+                  : (int)u == unit;
+    if (!ok)
+      continue;
+    double s = dnn_seconds(sc, d, prec, gop, mb, mem_missing);
+    if (s < *best_s)
+      *best_s = s, best = (int)d;
+  }
+  return best;
+}
+
+static int no_unit(const sits_scenario *sc, const config_setting_t *s, const char *what,
+                   sits_err *err) {
+  const config_setting_t *name = config_setting_lookup(config_root_setting(&sc->config.cfg),
+                                                       "platform.name");
+  return sits__fail_at(err, SITS_EINPUT, s, "platform '%s' has no %s for this work",
+                       name ? config_setting_get_string(name) : "?", what);
+}
+
+/* One kind of work (dnn, cpu, venc, vdec) onto its domain: adds its seconds per item. */
+static int assign_work(sits_scenario *sc, const config_setting_t *g, const char *kind,
+                       double *spi, sits_err *err) {
+  char key[96];
+  double gop = NAN, mb = 0, mpix = NAN, cpu_gop = NAN, s = INFINITY;
+  const char *prec_name = NULL, *unit_name = NULL;
+  int rc, d = -1;
+  bool mem_missing = false;
+  if (strcmp(kind, "dnn") == 0 || strcmp(kind, "cpu") == 0) {
+    snprintf(key, sizeof key, "workload.work.%s.gop_per_item", kind);
+    if ((rc = sits__key_num_required(g, key, &gop, err)))
+      return rc;
+    snprintf(key, sizeof key, "workload.work.%s.mb_per_item", kind);
+    if ((rc = sits__key_num(g, key, &mb, err)))
+      return rc;
+  } else {
+    snprintf(key, sizeof key, "workload.work.%s.mpix_per_item", kind);
+    if ((rc = sits__key_num_required(g, key, &mpix, err)))
+      return rc;
+    snprintf(key, sizeof key, "workload.work.%s.cpu_gop_per_item", kind);
+    if ((rc = sits__key_num(g, key, &cpu_gop, err)))
+      return rc;
+  }
+  if (strcmp(kind, "dnn") == 0) {
+    static const char *const prec[SITS__N_PREC] = {"fp32", "fp16", "int8", "int4"};
+    int p = SITS__FP16, unit = SITS__UNIT_OTHER;
+    if ((rc = sits__key_str(g, "workload.work.dnn.precision", &prec_name, err)) ||
+        (rc = sits__key_str(g, "workload.work.dnn.unit", &unit_name, err)))
+      return rc;
+    for (int k = 0; prec_name && k < SITS__N_PREC; k++)
+      p = strcmp(prec_name, prec[k]) == 0 ? k : p;
+    if (prec_name && strcmp(prec_name, prec[p]) != 0)
+      return sits__fail_at(err, SITS_EINPUT, config_setting_get_member(g, "precision"),
+                           "precision '%s' is not one of fp32, fp16, int8, int4", prec_name);
+    for (int k = SITS__UNIT_CPU; unit_name && k <= SITS__UNIT_NPU; k++)
+      unit = strcmp(unit_name, unit_names[k]) == 0 ? k : unit;
+    if (unit_name && unit == SITS__UNIT_OTHER)
+      return sits__fail_at(err, SITS_EINPUT, config_setting_get_member(g, "unit"),
+                           "unit '%s' is not one of npu, gpu, cpu", unit_name);
+    d = fastest(sc, unit, p, gop, mb, &s, &mem_missing);
+    if (d < 0 || isinf(s))
+      return no_unit(sc, g, unit_name ? unit_name : "npu, gpu or cpu stating its 'tops'", err);
+  } else if (strcmp(kind, "cpu") == 0) {
+    bool any_cpu = false;
+    for (size_t k = 0; k < sc->n_domains; k++)
+      any_cpu = any_cpu || sc->caps[k].unit == SITS__UNIT_CPU;
+    if (!any_cpu) /* an accelerator card: the host does it, outside the model */
+      return sits__scenario_note(sc, err,
+                                 "the platform has no cpu: the workload's cpu work runs on a host "
+                                 "that is not modelled");
+    d = fastest(sc, SITS__UNIT_CPU, SITS__FP32, gop, mb, &s, &mem_missing);
+    if (d < 0 || isinf(s))
+      return no_unit(sc, g, "cpu stating its 'tops.fp32'", err);
+  } else {
+    int unit = strcmp(kind, "venc") == 0 ? SITS__UNIT_VENC : SITS__UNIT_VDEC;
+    for (size_t k = 0; k < sc->n_domains; k++)
+      if ((int)sc->caps[k].unit == unit && sc->caps[k].mpix_per_s > 0 &&
+          mpix / sc->caps[k].mpix_per_s < s)
+        s = mpix / sc->caps[k].mpix_per_s, d = (int)k;
+    if (d < 0 && !isnan(cpu_gop)) { /* software on the cpu, said in a note */
+      d = fastest(sc, SITS__UNIT_CPU, SITS__FP32, cpu_gop, 0, &s, &mem_missing);
+      if (d >= 0 && !isinf(s) &&
+          (rc = sits__scenario_note(sc, err,
+                                    "the platform has no %s unit: the workload's %s work runs in "
+                                    "software on '%s' (cpu_gop_per_item %g Gop)",
+                                    kind, kind, sc->domains[d].name, cpu_gop)))
+        return rc;
+    }
+    if (d < 0 || isinf(s))
+      return no_unit(sc, g,
+                     unit == SITS__UNIT_VENC ? "video encoder (a domain of class venc)"
+                                             : "video decoder (a domain of class vdec)",
+                     err);
+  }
+  if (mem_missing)
+    return sits__fail_at(err, SITS_EINPUT, config_setting_get_member(g, "mb_per_item"),
+                         "the platform states no mem_gb_per_s for this work's memory traffic");
+  spi[d] += s;
+  return SITS_OK;
+}
+
+/* `work = { dnn = {...}; cpu = {...}; venc = {...}; vdec = {...}; }`: each kind onto the
+ * platform's domain that does it (dnn: the fastest npu, gpu or cpu), giving every domain its
+ * items/s at f_max (1 / the seconds of all the work it does per item). */
+static int load_work(sits_scenario *sc, const config_setting_t *w, sits_err *err) {
+  const config_setting_t *wk = config_setting_get_member(w, "work");
+  if (!wk)
+    return SITS_OK;
+  if (!config_setting_is_group(wk))
+    return sits__fail_at(err, SITS_EINPUT, wk, "'work' must be a group { dnn = {...}; ... }");
+  if (config_setting_get_member(w, "rate"))
+    return sits__fail_at(err, SITS_EINPUT, wk, "give either 'work' or 'rate', not both");
+  static const char *const kinds[] = {"dnn", "cpu", "venc", "vdec"};
+  double spi[SITS_MAX_DOMAINS] = {0};
+  const char *item = NULL;
+  int rc = sits__key_str(w, "workload.item", &item, err);
+  for (size_t k = 0; rc == SITS_OK && k < sizeof kinds / sizeof kinds[0]; k++) {
+    const config_setting_t *g = config_setting_get_member(wk, kinds[k]);
+    if (g && !config_setting_is_group(g))
+      return sits__fail_at(err, SITS_EINPUT, g, "'%s' must be a group", kinds[k]);
+    if (g)
+      rc = assign_work(sc, g, kinds[k], spi, err);
+  }
+  if (rc)
+    return rc;
+  sc->work = true;
+  for (size_t d = 0; d < sc->n_domains; d++) {
+    sits_domain *dom = &sc->domains[d];
+    double top = dom->opp[dom->n_opp - 1].items_per_s;
+    sc->work_rate[d] = spi[d] > 0 ? 1.0 / spi[d] : 0;
+    for (size_t k = 0; spi[d] > 0 && !isnan(top) && top > 0 && k < dom->n_opp; k++)
+      dom->opp[k].items_per_s *= sc->work_rate[d] / top; /* measured items: their shape over f */
+    dom->max_rate = sc->work_rate[d];
+    if (spi[d] > 0 && item)
+      snprintf(sc->domains[d].item, sizeof sc->domains[d].item, "%s", item);
+  }
+  return SITS_OK;
+}
+
 int sits__load_workload(sits_scenario *sc, const config_setting_t *root, sits_err *err) {
   const config_setting_t *w = config_setting_get_member(root, "workload");
   if (!w && config_setting_get_member(root, "replay")) {
@@ -344,7 +554,7 @@ int sits__load_workload(sits_scenario *sc, const config_setting_t *root, sits_er
   if (trace && phases)
     return sits__fail_at(err, SITS_EINPUT, w, "give either 'trace' or 'phases', not both");
   int rc0 = load_rates(sc, w, err);
-  if (rc0)
+  if (rc0 || (rc0 = load_work(sc, w, err)))
     return rc0;
   if (trace)
     return load_trace(sc, root, trace, err);

@@ -99,11 +99,30 @@ Test(config, battery_groups_are_checked) {
            nodes_ok, workload_ok);
   cr_assert_eq(tu_load_fail("batt.cfg", text, msg, sizeof msg), SITS_EINPUT);
   cr_assert(strstr(msg, "batt.cfg:5: the battery needs 'ocv_soc'"), "%s", msg);
+  /* a battery life limit on a platform without a pack: nothing to judge */
   snprintf(text, sizeof text,
-           "platform = \"jetson_orin_nx_thermal\";\n%sbattery_capacity_wh = 56.0;\n", workload_ok);
+           "platform = \"jetson_orin_nx_thermal\";\n%smin_battery_life_s = 3600.0;\n",
+           workload_ok);
   cr_assert_eq(tu_load_fail("batt2.cfg", text, msg, sizeof msg), SITS_EINPUT);
-  cr_assert(strstr(msg, "batt2.cfg:3: 'battery_capacity_wh' needs a battery in the platform"), "%s",
+  cr_assert(strstr(msg, "batt2.cfg:3: 'min_battery_life_s' needs a battery in the platform"), "%s",
             msg);
+  /* battery_capacity_wh on a platform without a pack builds battery_default's, sized to it
+   * (nmc_3s1p_56wh: 3S1P; 20 Wh through its mean OCV of 3.8975 V per cell), and says so */
+  snprintf(text, sizeof text,
+           "platform = \"jetson_orin_nx_thermal\";\nbattery_capacity_wh = 20.0;\n"
+           "workload = { phases = ( { duration_s = 1.0; power_w = { die = 2.0; }; } ); };\n");
+  char *path = tu_write("batt3.cfg", text);
+  sits_scenario *sc = NULL;
+  sits_err err = {0};
+  cr_assert_eq(sits_scenario_load(path, NULL, 0, &sc, &err), SITS_OK, "%s", err.msg);
+  const sits_battery *b = sits_scenario_battery(sc);
+  cr_assert_not_null(b);
+  cr_assert_eq(sits_battery_config(b)->series, 3);
+  cr_assert_float_eq(sits_battery_capacity_ah(b), 20.0 / (3 * 3.8975), 2e-3);
+  cr_assert(strstr(sits_scenario_note(sc, 0), "sizes a 'nmc_3s1p_56wh' pack (battery_default)"),
+            "%s", sits_scenario_note(sc, 0));
+  sits_scenario_free(sc);
+  free(path);
 }
 
 Test(config, missing_workload) {
