@@ -241,11 +241,12 @@ Test(networks, steady_of_shipped_demo_matches_direct_solve) {
   while (fscanf(f, "%lf,%lf,%lf", &t, &die, &mod) == 3)
     sum_die += die, sum_mod += mod, rows++;
   fclose(f);
-  double b[3] = {sum_die / rows, sum_mod / rows + 30.0 / 12.0, 30.0 / 1.6}, x[3];
-  /* G of configs/platforms/jetson_orin_nx.cfg: R 0.25 die-module, 0.15 module-heatsink,
-   * 12 module-ambient, 1.6 heatsink-ambient */
-  double g[9] = {
-      4, -4, 0, -4, 4 + 1 / 0.15 + 1 / 12.0, -1 / 0.15, 0, -1 / 0.15, 1 / 0.15 + 1 / 1.6};
+  /* G of configs/platforms/jetson_orin_nx_thermal.inc: R 0.257 die-module, 1.315
+   * module-heatsink, 35.2 module-ambient, 3.208 heatsink-ambient; ambient 30 C */
+  const double r_dm = 0.257, r_mh = 1.315, r_ma = 35.2, r_ha = 3.208;
+  double b[3] = {sum_die / rows, sum_mod / rows + 30.0 / r_ma, 30.0 / r_ha}, x[3];
+  double g[9] = {1 / r_dm,  -1 / r_dm, 0, -1 / r_dm, 1 / r_dm + 1 / r_mh + 1 / r_ma, -1 / r_mh,
+                 0,         -1 / r_mh, 1 / r_mh + 1 / r_ha};
   gsl_matrix_view gv = gsl_matrix_view_array(g, 3, 3);
   gsl_permutation *perm = gsl_permutation_alloc(3);
   int sign;
