@@ -88,14 +88,21 @@ static int check(void *p, cli_ctx *ctx) {
   return cli_check_paths(in, 1, out, 3);
 }
 
+/* The HDF5 and CSV outputs, written as the run goes. */
+typedef struct streams {
+  sits_stream *h5, *csv;
+} streams;
+
+static int to_streams(const sits_result *r, size_t first, size_t count, void *user,
+                      sits_err *err) {
+  streams *s = user;
+  int rc = s->h5 ? sits_stream_write(s->h5, r, first, count, err) : SITS_OK;
+  return rc || !s->csv ? rc : sits_stream_write(s->csv, r, first, count, err);
+}
+
 static int write_outputs(const run_args *a, const char *scenario, const sits_scenario *sc,
                          const sits_result *r) {
-  sits_err err = {0};
   int rc;
-  if (a->h5 && (rc = sits_write_h5(sc, r, a->h5, &err)))
-    return cli_fail(rc, &err);
-  if (a->csv && (rc = sits_write_csv(sc, r, a->csv, &err)))
-    return cli_fail(rc, &err);
   if (a->png && (rc = cli_plot_run(sc, r, scenario, a->png)))
     return rc;
   FILE *sum = a->csv && strcmp(a->csv, "-") == 0 ? stderr : stdout; /* stdout holds the CSV */
@@ -118,14 +125,28 @@ static int body(void *p, cli_ctx *ctx) {
   sits_result *res = NULL;
   progress prog = {0};
   clock_gettime(CLOCK_MONOTONIC, &prog.start);
-  sits_run_opts ro = {NULL, &prog};
+  /* the series stream to their files as the run goes (memory does not grow with the run);
+   * the plot needs them all in memory */
+  streams st = {NULL, NULL};
+  sits_run_opts ro = {.progress_user = &prog, .sink_user = &st, .keep_samples = a->png != NULL};
   if (!a->quiet && isatty(STDERR_FILENO))
     ro.progress = on_progress;
   for (size_t k = 0; !a->quiet && k < sits_scenario_note_count(ctx->sc); k++)
     cli_error("note: %s", sits_scenario_note(ctx->sc, k));
-  int rc = sits_run(ctx->sc, &ro, &res, &err);
+  int rc = SITS_OK;
+  if (a->h5 && !(st.h5 = sits_stream_open(ctx->sc, a->h5, SITS_STREAM_H5, &err)))
+    rc = err.code ? err.code : SITS_EIO;
+  if (rc == SITS_OK && a->csv && !(st.csv = sits_stream_open(ctx->sc, a->csv, SITS_STREAM_CSV, &err)))
+    rc = err.code ? err.code : SITS_EIO;
+  if (rc == SITS_OK && (st.h5 || st.csv))
+    ro.sink = to_streams;
+  if (rc == SITS_OK)
+    rc = sits_run(ctx->sc, &ro, &res, &err);
   if (prog.shown)
     fputs("\r\033[K", stderr);
+  int c1 = sits_stream_close(st.h5, rc ? NULL : res, &err);
+  int c2 = rc || c1 ? sits_stream_close(st.csv, NULL, NULL) : sits_stream_close(st.csv, res, &err);
+  rc = rc ? rc : c1 ? c1 : c2;
   int code = rc ? cli_fail(rc, &err) : write_outputs(a, ctx->scenario, ctx->sc, res);
   if (code == EXIT_OK && a->check && !sits_result_summary(res)->ok)
     code = EXIT_VIOLATED;

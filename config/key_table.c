@@ -68,8 +68,8 @@ static const sits_key keys[] = {
     K("sample_period_s", NUMBER, "s", NONE, "duration_s / 1000 below 1000 s, else 1", 1e-6, INF, 0,
       "recording period of the outputs", "sits_scenario sample_period_s"),
     K("max_samples", NUMBER, "", 2e6, NULL, 1, 1e9, 0,
-      "the most samples a run records (duration_s / sample_period_s + 1); all are held in memory "
-      "until the outputs are written",
+      "the most samples a run records (duration_s / sample_period_s + 1); `run -o/--csv` streams "
+      "them to the files, a library run without a sink holds them in memory",
       "checked on load"),
     K("solver", GROUP, "", NONE, NULL, ANY, 0, "integrator settings", "sits_solver_settings"),
     K("replay", GROUP, "", NONE, NULL, ANY, 0, "how a board trace maps onto the model",

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 #include "sits_output.h"
 #include <string.h>
@@ -89,4 +90,74 @@ int sits__h5_write_result_file(const char *path, const sits_scenario *sc, const 
 
 int sits__h5_write_table_file(const char *path, const sits__h5_table *t, sits_err *err) {
   return h5_write(path, H5_TABLE, t, err);
+}
+
+/* ---- a result file written as the run goes ---- */
+
+struct sits__h5_stream {
+  void *module, *h;
+  const sits__h5_ops *ops;
+  const sits_scenario *sc;
+  sits__atomic a;
+  char device[4096]; /* a device or FIFO: the file is made in $TMPDIR, copied at the end */
+};
+
+sits__h5_stream *sits__h5_stream_open(const char *path, const sits_scenario *sc, sits_err *err) {
+  if (strcmp(path, "-") == 0) {
+    sits__fail(err, SITS_EINPUT,
+               "HDF5 cannot be written to the standard output ('-'): give a file name");
+    return NULL;
+  }
+  sits__h5_stream *s = calloc(1, sizeof *s);
+  if (!s) {
+    sits__fail(err, SITS_ENOMEM, "out of memory");
+    return NULL;
+  }
+  s->sc = sc;
+  s->ops = sits__module_ops(SITS__H5_MODULE, SITS__H5_OPS, &s->module, err);
+  int rc = s->ops ? sits__atomic_begin(&s->a, path, err) : SITS_EIO;
+  if (rc == SITS_OK && s->a.in_place) {
+    snprintf(s->device, sizeof s->device, "%s", s->a.tmp_path);
+    int fd = sits_output_temp("-", "h5.", s->a.tmp_path, sizeof s->a.tmp_path, err);
+    rc = fd < 0 ? SITS_EIO : (close(fd), SITS_OK);
+  }
+  if (rc == SITS_OK && !(s->h = s->ops->stream_open(s->a.tmp_path, sc))) {
+    rc = sits__fail(err, SITS_EIO, "%s: cannot create the HDF5 file", path);
+    if (s->device[0])
+      remove(s->a.tmp_path);
+    else
+      sits__atomic_end(&s->a, 0, NULL);
+  }
+  if (rc) {
+    sits__module_close(s->module);
+    free(s);
+    return NULL;
+  }
+  return s;
+}
+
+int sits__h5_stream_rows(sits__h5_stream *s, const sits_result *r, size_t first, size_t count,
+                         sits_err *err) {
+  return s->ops->stream_rows(s->h, r, first, count) == 0
+             ? SITS_OK
+             : sits__fail(err, SITS_EIO, "%s: writing the HDF5 file failed", s->a.path);
+}
+
+int sits__h5_stream_close(sits__h5_stream *s, const sits_result *r, sits_err *err) {
+  if (!s)
+    return SITS_OK;
+  int w = s->ops->stream_close(s->h, s->sc, r), rc = SITS_OK;
+  if (r && w != 0)
+    rc = sits__fail(err, SITS_EIO, "%s: writing the HDF5 file failed", s->a.path);
+  if (s->device[0]) {
+    if (r && rc == SITS_OK)
+      rc = copy_to(s->a.tmp_path, s->device, s->a.path, err);
+    remove(s->a.tmp_path);
+  } else {
+    int end = sits__atomic_end(&s->a, r && rc == SITS_OK, err);
+    rc = rc ? rc : (r ? end : SITS_OK);
+  }
+  sits__module_close(s->module);
+  free(s);
+  return rc;
 }

@@ -43,6 +43,12 @@ typedef struct sits__h5_ops {
   int (*write_result)(const char *tmp_path, const sits__h5_result *a);
   int (*write_columns)(const char *tmp_path, const sits__h5_columns *a);
   int (*write_table)(const char *tmp_path, const sits__h5_table *a);
+  /* The result file written as the run goes: datasets that grow by blocks of rows. open:
+   * NULL on failure; rows: 0 or -1; close with the finished result writes the events and
+   * attributes (0 or -1), with NULL it only closes. */
+  void *(*stream_open)(const char *tmp_path, const sits_scenario *sc);
+  int (*stream_rows)(void *h, const sits_result *r, size_t first, size_t count);
+  int (*stream_close)(void *h, const sits_scenario *sc, const sits_result *r);
 } sits__h5_ops;
 
 /** Loads libsits_h5 (beside libsits) and writes the columns @p c to @p path through a
@@ -52,6 +58,14 @@ int sits__h5_write_columns_file(const char *path, const sits__h5_columns *c, sit
 /** Writes the result @p r of scenario @p sc (the contract's result file) to @p path. */
 int sits__h5_write_result_file(const char *path, const sits_scenario *sc, const sits_result *r,
                                sits_err *err);
+/** A result file written as the run goes (h5_call.c): through a temporary file, put in place
+ *  by sits__h5_stream_close with the finished result (NULL: removed). */
+typedef struct sits__h5_stream sits__h5_stream;
+sits__h5_stream *sits__h5_stream_open(const char *path, const sits_scenario *sc, sits_err *err);
+int sits__h5_stream_rows(sits__h5_stream *s, const sits_result *r, size_t first, size_t count,
+                         sits_err *err);
+int sits__h5_stream_close(sits__h5_stream *s, const sits_result *r, sits_err *err);
+
 /** Writes the text table @p t (one dataset per column) to @p path. */
 int sits__h5_write_table_file(const char *path, const sits__h5_table *t, sits_err *err);
 

@@ -4,31 +4,39 @@
  *   freq_mhz.<domain>..., battery.soc, battery.voltage_v, battery.current_a (with a battery)
  * Written under a temporary name, then renamed.
  */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "sits_output.h"
 #include "result_impl.h"
 #include "status_impl.h"
 #include "scenario_impl.h"
 #include "writer_impl.h"
 
-static int write_rows(FILE *f, const sits_scenario *sc, const sits_result *r) {
+static void write_header(FILE *f, const sits_scenario *sc) {
   const sits_thermal *th = sits_scenario_thermal(sc);
-  size_t n = r->n_nodes;
+  size_t n = sits_thermal_node_count(th), nd;
   fputs("time_s", f);
   for (size_t i = 0; i < n; i++)
     fprintf(f, ",temp_c.%s", sits_thermal_name(th, (int)i));
   for (size_t i = 0; i < n; i++)
     fprintf(f, ",node_power_w.%s", sits_thermal_name(th, (int)i));
-  size_t nd;
   const sits_domain *dom = sits_scenario_domains(sc, &nd);
   fputs(",power_w.total", f);
   for (size_t d = 0; d < nd; d++)
     fprintf(f, ",power_w.%s", dom[d].name);
   for (size_t d = 0; d < nd; d++)
     fprintf(f, ",freq_mhz.%s", dom[d].name);
-  if (r->has_battery)
+  if (sits_scenario_battery(sc))
     fputs(",battery.soc,battery.voltage_v,battery.current_a", f);
   fputc('\n', f);
-  for (size_t k = 0; k < r->n_samples; k++) {
+}
+
+/* Rows [first, first + count) of @p r. */
+static int write_rows(FILE *f, const sits_result *r, size_t first, size_t count) {
+  size_t n = r->n_nodes, nd = r->n_domains;
+  for (size_t k = first; k < first + count; k++) {
     fprintf(f, "%.9g", r->time_s[k]);
     for (size_t i = 0; i < n; i++)
       fprintf(f, ",%.9g", r->temp_c[k * n + i]);
@@ -48,5 +56,56 @@ static int write_rows(FILE *f, const sits_scenario *sc, const sits_result *r) {
 
 int sits_write_csv(const sits_scenario *sc, const sits_result *r, const char *path, sits_err *err) {
   sits_output *o = sits_output_open(path, err);
-  return o ? sits_output_close(o, write_rows(sits_output_file(o), sc, r) == 0, err) : SITS_EIO;
+  if (!o)
+    return SITS_EIO;
+  write_header(sits_output_file(o), sc);
+  return sits_output_close(o, write_rows(sits_output_file(o), r, 0, r->n_samples) == 0, err);
+}
+
+/* ---- the result written as the run goes (sits_run_opts.sink) ---- */
+
+struct sits_stream {
+  sits_output *csv;
+  sits__h5_stream *h5;
+};
+
+sits_stream *sits_stream_open(const sits_scenario *sc, const char *path, sits_stream_format format,
+                              sits_err *err) {
+  sits_stream *s = calloc(1, sizeof *s);
+  if (!s) {
+    sits__fail(err, SITS_ENOMEM, "out of memory");
+    return NULL;
+  }
+  if (format == SITS_STREAM_H5)
+    s->h5 = sits__h5_stream_open(path, sc, err);
+  else if ((s->csv = sits_output_open(path, err)) != NULL)
+    write_header(sits_output_file(s->csv), sc);
+  if (!s->h5 && !s->csv) {
+    free(s);
+    return NULL;
+  }
+  return s;
+}
+
+int sits_stream_write(sits_stream *s, const sits_result *r, size_t first, size_t count,
+                      sits_err *err) {
+  if (s->h5)
+    return sits__h5_stream_rows(s->h5, r, first, count, err);
+  if (write_rows(sits_output_file(s->csv), r, first, count) == 0)
+    return SITS_OK;
+  return sits__fail(err, SITS_EIO, "writing the CSV file failed: %s", strerror(errno));
+}
+
+int sits_stream_sink(const sits_result *r, size_t first, size_t count, void *stream,
+                     sits_err *err) {
+  return sits_stream_write(stream, r, first, count, err);
+}
+
+int sits_stream_close(sits_stream *s, const sits_result *r, sits_err *err) {
+  if (!s)
+    return SITS_OK;
+  int rc = s->h5 ? sits__h5_stream_close(s->h5, r, err)
+                 : sits_output_close(s->csv, r != NULL, r ? err : NULL);
+  free(s);
+  return r ? rc : SITS_OK;
 }

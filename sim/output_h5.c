@@ -243,4 +243,169 @@ static int write_table(const char *tmp_path, const sits__h5_table *args) {
   return quietly(table_fn, tmp_path, args);
 }
 
-SITS_API const sits__h5_ops sits_h5_module_ops = {write_result, write_columns, write_table};
+/* ---- streaming: the result file grown by blocks of rows as the run goes ---- */
+
+#define STREAM_CHUNK 4096
+
+typedef struct h5_stream {
+  hid_t file;
+  size_t n, nd, n_cols, rows;
+  bool battery;
+  hid_t *ds;   /* one growing dataset per column, in the CSV's order */
+  double *col; /* one block of one column */
+} h5_stream;
+
+/* Row k's value of column j (time, temperatures, node powers, total, domain powers,
+ * frequencies, battery). */
+static double cell(const h5_stream *h, const sits_result *r, size_t k, size_t j) {
+  size_t n = h->n, nd = h->nd;
+  if (j == 0)
+    return r->time_s[k];
+  if ((j -= 1) < n)
+    return r->temp_c[k * n + j];
+  if ((j -= n) < n)
+    return r->node_power_w[k * n + j];
+  if ((j -= n) == 0)
+    return r->total_power_w[k];
+  if ((j -= 1) < nd)
+    return r->domain_power_w[k * nd + j];
+  if ((j -= nd) < nd)
+    return r->freq_mhz[k * nd + j];
+  j -= nd;
+  return j == 0 ? r->batt_soc[k] : j == 1 ? r->batt_voltage_v[k] : r->batt_current_a[k];
+}
+
+static hid_t growing(hid_t loc, const char *name, const char *units) {
+  hsize_t dims[1] = {0}, max[1] = {H5S_UNLIMITED}, chunk[1] = {STREAM_CHUNK};
+  hid_t space = H5Screate_simple(1, dims, max), plist = H5Pcreate(H5P_DATASET_CREATE);
+  hid_t d = space < 0 || plist < 0 || H5Pset_chunk(plist, 1, chunk) < 0
+                ? -1
+                : H5Dcreate2(loc, name, H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, plist, H5P_DEFAULT);
+  if (space >= 0)
+    H5Sclose(space);
+  if (plist >= 0)
+    H5Pclose(plist);
+  if (d >= 0 && H5LTset_attribute_string(loc, name, "units", units) < 0) {
+    H5Dclose(d);
+    d = -1;
+  }
+  return d;
+}
+
+static int stream_free(h5_stream *h) {
+  int bad = 0;
+  for (size_t j = 0; h->ds && j < h->n_cols; j++)
+    if (h->ds[j] >= 0)
+      H5Dclose(h->ds[j]);
+  if (h->file >= 0 && H5Fclose(h->file) < 0)
+    bad = 1;
+  free(h->ds), free(h->col), free(h);
+  return bad ? -1 : 0;
+}
+
+static void *stream_open_fn(const char *tmp, const sits_scenario *sc) {
+  h5_stream *h = calloc(1, sizeof *h);
+  if (!h)
+    return NULL;
+  const sits_thermal *th = sits_scenario_thermal(sc);
+  const sits_domain *dom = sits_scenario_domains(sc, &h->nd);
+  h->n = sits_thermal_node_count(th);
+  h->battery = sits_scenario_battery(sc) != NULL;
+  h->n_cols = 1 + 2 * h->n + 1 + 2 * h->nd + (h->battery ? 3 : 0);
+  h->ds = malloc(h->n_cols * sizeof *h->ds);
+  h->col = malloc(STREAM_CHUNK * sizeof *h->col);
+  h->file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  bool bad = !h->ds || !h->col || h->file < 0;
+  for (size_t j = 0; h->ds && j < h->n_cols; j++)
+    h->ds[j] = -1;
+  const char *groups[] = {"/temp_c", "/node_power_w", "/power_w", "/freq_mhz", "/battery"};
+  hid_t g[5] = {-1, -1, -1, -1, -1};
+  for (int k = 0; k < 5 && !bad; k++)
+    if (k < 4 || h->battery)
+      bad = (g[k] = H5Gcreate2(h->file, groups[k], H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) < 0;
+  size_t j = 0;
+  if (!bad)
+    bad = (h->ds[j++] = growing(h->file, "/time_s", "s")) < 0;
+  for (size_t i = 0; i < h->n && !bad; i++)
+    bad = (h->ds[j++] = growing(g[0], sits_thermal_name(th, (int)i), "degC")) < 0;
+  for (size_t i = 0; i < h->n && !bad; i++)
+    bad = (h->ds[j++] = growing(g[1], sits_thermal_name(th, (int)i), "W")) < 0;
+  if (!bad)
+    bad = (h->ds[j++] = growing(g[2], "total", "W")) < 0;
+  for (size_t d = 0; d < h->nd && !bad; d++)
+    bad = (h->ds[j++] = growing(g[2], dom[d].name, "W")) < 0;
+  for (size_t d = 0; d < h->nd && !bad; d++)
+    bad = (h->ds[j++] = growing(g[3], dom[d].name, "MHz")) < 0;
+  if (h->battery && !bad)
+    bad = (h->ds[j++] = growing(g[4], "soc", "1")) < 0 ||
+          (h->ds[j++] = growing(g[4], "voltage_v", "V")) < 0 ||
+          (h->ds[j++] = growing(g[4], "current_a", "A")) < 0;
+  for (int k = 0; k < 5; k++)
+    if (g[k] >= 0)
+      H5Gclose(g[k]);
+  if (bad) {
+    stream_free(h);
+    return NULL;
+  }
+  return h;
+}
+
+static int stream_rows_fn(h5_stream *h, const sits_result *r, size_t first, size_t count) {
+  for (size_t at = 0; at < count; at += STREAM_CHUNK) {
+    size_t m = count - at < STREAM_CHUNK ? count - at : STREAM_CHUNK;
+    hsize_t size[1] = {h->rows + m}, start[1] = {h->rows}, len[1] = {m};
+    for (size_t j = 0; j < h->n_cols; j++) {
+      for (size_t k = 0; k < m; k++)
+        h->col[k] = cell(h, r, first + at + k, j);
+      hid_t file_space = -1, mem = H5Screate_simple(1, len, NULL);
+      int bad = mem < 0 || H5Dset_extent(h->ds[j], size) < 0 ||
+                (file_space = H5Dget_space(h->ds[j])) < 0 ||
+                H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, NULL, len, NULL) < 0 ||
+                H5Dwrite(h->ds[j], H5T_NATIVE_DOUBLE, mem, file_space, H5P_DEFAULT, h->col) < 0;
+      if (file_space >= 0)
+        H5Sclose(file_space);
+      if (mem >= 0)
+        H5Sclose(mem);
+      if (bad)
+        return -1;
+    }
+    h->rows += m;
+  }
+  return 0;
+}
+
+/* The stream's entry points with HDF5's error printing off, as quietly() does. */
+static void *stream_open(const char *tmp, const sits_scenario *sc) {
+  H5E_auto2_t fn;
+  void *data;
+  H5Eget_auto2(H5E_DEFAULT, &fn, &data);
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  void *h = stream_open_fn(tmp, sc);
+  H5Eset_auto2(H5E_DEFAULT, fn, data);
+  return h;
+}
+
+static int stream_rows(void *h, const sits_result *r, size_t first, size_t count) {
+  H5E_auto2_t fn;
+  void *data;
+  H5Eget_auto2(H5E_DEFAULT, &fn, &data);
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  int rc = stream_rows_fn(h, r, first, count);
+  H5Eset_auto2(H5E_DEFAULT, fn, data);
+  return rc;
+}
+
+static int stream_close(void *p, const sits_scenario *sc, const sits_result *r) {
+  h5_stream *h = p;
+  H5E_auto2_t fn;
+  void *data;
+  H5Eget_auto2(H5E_DEFAULT, &fn, &data);
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  int rc = r ? (put_events(h->file, r) || put_attributes(h->file, sc, r)) : 0;
+  rc = stream_free(h) || rc;
+  H5Eset_auto2(H5E_DEFAULT, fn, data);
+  return rc ? -1 : 0;
+}
+
+SITS_API const sits__h5_ops sits_h5_module_ops = {write_result, write_columns, write_table,
+                                                  stream_open,  stream_rows,   stream_close};

@@ -7,6 +7,9 @@
 struct sits_result {
   size_t n_nodes;
   size_t n_samples, cap_samples;
+  size_t n_recorded;  /* samples made so far, streamed ones included */
+  size_t n_flushed;   /* rows [0, n_flushed) already given to the sink */
+  double last_time_s; /* the last sample's time */
   double *time_s;       /* n_samples */
   double *temp_c;       /* n_samples x n_nodes, row-major */
   double *node_power_w; /* n_samples x n_nodes */

@@ -10,6 +10,7 @@
 
 typedef struct run {
   const sits_scenario *sc;
+  const sits_run_opts *opts; /* may be NULL */
   const sits_thermal *th;
   const sits_schedule *sched;
   const sits_domain *dom;

@@ -60,8 +60,9 @@ int sits__load_times(sits_scenario *sc, const config_setting_t *root, double wor
   if (samples > max_samples)
     return sits__fail(err, SITS_EINPUT,
                       "duration_s = %g s at sample_period_s = %g s is %.0f samples, more than "
-                      "max_samples = %.0f (each is held in memory until the outputs are "
-                      "written): raise sample_period_s, shorten duration_s, or raise max_samples",
+                      "max_samples = %.0f (a bound on the run's output and, unless it streams "
+                      "to its files, its memory): raise sample_period_s, shorten duration_s, or "
+                      "raise max_samples",
                       sc->duration_s, sc->sample_period_s, samples, max_samples);
   return SITS_OK;
 }

@@ -72,6 +72,23 @@ static void track_peaks(run *rn, const double *y) {
     rn->peak_power_w = p;
 }
 
+/* The sample block held so far to the sink (streaming: and the buffer emptied). */
+#define SINK_BLOCK 4096
+
+static int flush_samples(run *rn, sits_err *err) {
+  sits_result *r = rn->res;
+  const sits_run_opts *o = rn->opts;
+  if (!o || !o->sink || r->n_samples == r->n_flushed)
+    return SITS_OK;
+  int rc = o->sink(r, r->n_flushed, r->n_samples - r->n_flushed, o->sink_user, err);
+  if (rc)
+    return err->code ? rc : sits__fail(err, rc, "writing the samples failed");
+  r->n_flushed = r->n_samples;
+  if (!o->keep_samples)
+    r->n_samples = r->n_flushed = 0;
+  return SITS_OK;
+}
+
 static int record(run *rn, double t, const double *y, sits_err *err) {
   sits_result *r = rn->res;
   if (reserve_samples(r))
@@ -100,7 +117,9 @@ static int record(run *rn, double t, const double *y, sits_err *err) {
     }
   }
   track_peaks(rn, y);
-  return SITS_OK;
+  r->n_recorded++;
+  r->last_time_s = t;
+  return r->n_samples - r->n_flushed >= SINK_BLOCK ? flush_samples(rn, err) : SITS_OK;
 }
 
 static double sample_time(const run *rn, size_t k) {
@@ -111,7 +130,7 @@ static double sample_time(const run *rn, size_t k) {
 static int record_due(run *rn, double t_upto, double t_state, sits_err *err) {
   int rc = SITS_OK;
   size_t k;
-  while (rc == SITS_OK && (k = rn->res->n_samples, sample_time(rn, k) <= t_upto)) {
+  while (rc == SITS_OK && (k = rn->res->n_recorded, sample_time(rn, k) <= t_upto)) {
     double ts = sample_time(rn, k);
     if (fabs(ts - t_state) <= rn->eps_s)
       rc = record(rn, ts, sits_ode_state(rn->ode), err);
@@ -376,9 +395,9 @@ static int loop(run *rn, const sits_run_opts *opts, sits_end_reason *why, double
   }
   *t_end = t;
   if (rc == SITS_OK &&
-      (rn->res->n_samples == 0 || rn->res->time_s[rn->res->n_samples - 1] < t - rn->eps_s))
+      (rn->res->n_recorded == 0 || rn->res->last_time_s < t - rn->eps_s))
     rc = record(rn, t, sits_ode_state(rn->ode), err);
-  return rc;
+  return rc == SITS_OK ? flush_samples(rn, err) : rc;
 }
 
 static int init_run(run *rn, const sits_scenario *sc, sits_err *err) {
@@ -481,7 +500,7 @@ static void release_run(run *rn) {
 }
 
 int sits_run(const sits_scenario *sc, const sits_run_opts *opts, sits_result **out, sits_err *err) {
-  run rn = {0};
+  run rn = {.opts = opts};
   sits_end_reason why = SITS_END_DURATION;
   double t_end = 0;
   *out = NULL;

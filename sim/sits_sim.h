@@ -81,9 +81,21 @@ typedef struct sits_result sits_result;
 /** Called now and then during a run with the simulated time reached. */
 typedef void (*sits_progress_fn)(double t_s, double end_s, void *user);
 
+/** Receives recorded samples as the run goes: rows [first, first + count) of @p r, read with
+ *  the sits_result_* accessors. Returns SITS_OK, or a status (with @p err filled) that stops
+ *  the run. */
+typedef int (*sits_sample_sink)(const sits_result *r, size_t first, size_t count, void *user,
+                                sits_err *err);
+
 typedef struct sits_run_opts {
   sits_progress_fn progress; /**< NULL: none */
   void *progress_user;
+  /** Streaming: every sample goes to @c sink in blocks of up to 4096, and the result keeps
+   *  none (sits_result_sample_count() is 0 after the run) unless @c keep_samples, so that a
+   *  long run's memory does not grow with its length. NULL: samples are kept. */
+  sits_sample_sink sink;
+  void *sink_user;
+  bool keep_samples;
 } sits_run_opts;
 
 /**
@@ -151,6 +163,21 @@ SITS_API int sits_write_table_h5(const char *path, size_t rows, size_t cols,
  *  as sits_write_table_h5 writes them. */
 SITS_API int sits_write_csv_as_h5(const char *csv, const char *h5, sits_err *err);
 /** CSV: time_s, temp_c.<node>..., node_power_w.<node>..., power_w.total. */
+/** A result file written as the run goes: give sits_stream_write (through a sits_sample_sink)
+ *  every block of samples, then sits_stream_close with the finished result (it adds HDF5's
+ *  events and attributes and puts the file in place) or NULL (the file is dropped). The file
+ *  is the one sits_write_h5 / sits_write_csv would write. */
+typedef struct sits_stream sits_stream;
+typedef enum { SITS_STREAM_CSV, SITS_STREAM_H5 } sits_stream_format;
+SITS_API sits_stream *sits_stream_open(const sits_scenario *sc, const char *path,
+                                       sits_stream_format format, sits_err *err);
+SITS_API int sits_stream_write(sits_stream *s, const sits_result *r, size_t first, size_t count,
+                               sits_err *err);
+/** sits_stream_write as a sits_sample_sink (@p stream is the sits_stream). */
+SITS_API int sits_stream_sink(const sits_result *r, size_t first, size_t count, void *stream,
+                              sits_err *err);
+SITS_API int sits_stream_close(sits_stream *s, const sits_result *r, sits_err *err);
+
 SITS_API int sits_write_csv(const sits_scenario *sc, const sits_result *r, const char *path,
                             sits_err *err);
 /** Summary JSON object (one line) onto @p f (the text form: sits_text.h). */

@@ -7,10 +7,12 @@
  * job process; the temporary file of a writer killed with SIGKILL is removed by the next
  * writer of the same output, and one of a live process is left alone.
  */
+#define _DEFAULT_SOURCE
 #include "test_util.h"
 
 #include <dirent.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -233,4 +235,35 @@ Test(signals, sigkill_leftovers_removed_by_the_next_writer) {
   cr_assert_eq(stat(live, &st), 0, "a live writer's temporary file was removed");
   cr_assert_eq(count_named("again.csv.sits-tmp.x"), 1);
   cr_assert_eq(stat(out, &st), 0);
+}
+
+/* The peak resident memory [KiB] of the CLI run with @p args (argv words). */
+static long peak_rss_kib(const char *const *args) {
+  pid_t pid = start(args);
+  int st;
+  struct rusage ru;
+  cr_assert_eq(wait4(pid, &st, 0, &ru), pid);
+  cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d", st);
+  return ru.ru_maxrss;
+}
+
+/* run -o/--csv streams the series to the files as the run goes: ten times the samples (1 M
+ * against 100 k, ~150 MB if they were held) leave the peak memory within 30 MB. */
+Test(streaming, run_memory_does_not_grow_with_its_length, .timeout = 300) {
+  char h5[600], csv[600];
+  snprintf(h5, sizeof h5, "%s/stream.h5", tu_dir());
+  snprintf(csv, sizeof csv, "%s/stream.csv", tu_dir());
+  const char *shorter[] = {SITS_CLI, "run", DEMO, "--set", "duration_s=2000", "--set",
+                           "sample_period_s=0.02", "--quiet", "-o", h5, "--csv", csv, NULL};
+  const char *longer[] = {SITS_CLI, "run", DEMO, "--set", "duration_s=20000", "--set",
+                          "sample_period_s=0.02", "--quiet", "-o", h5, "--csv", csv, NULL};
+  long a = peak_rss_kib(shorter), b = peak_rss_kib(longer);
+  cr_log_info("peak RSS: %ld KiB for 100 k samples, %ld KiB for 1 M", a, b);
+  cr_assert_lt(b, a + 30 * 1024, "%ld KiB against %ld KiB", b, a);
+  char *text = tu_slurp(csv);
+  size_t lines = 0;
+  for (const char *c = text; *c; c++)
+    lines += *c == '\n';
+  cr_assert_eq(lines, 1000002, "header + 1,000,001 rows: %zu", lines);
+  free(text);
 }
