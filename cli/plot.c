@@ -3,7 +3,9 @@
  * right axis), a replay (measured against simulated per sensor, power on the right) and a
  * battery calibration (measured against fitted voltage, current on the right). Each writes
  * its series to a temporary CSV beside the PNG and pipes a script to gnuplot (paths quoted,
- * never through a shell); the PNG is written under a temporary name and renamed on success.
+ * never through a shell); gnuplot draws into a temporary PNG that the safe writer then puts in
+ * place (a link followed, a device written in place). The temporary files have unique names
+ * (PNG.sits-tmp.PID.data.XXXXXX, ...png.XXXXXX): nothing of the user's is touched.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -14,6 +16,7 @@
 
 #include "cli.h"
 #include "sits_calibrate.h"
+#include "sits_output.h"
 #include "sits_replay.h"
 #include "sits_sim.h"
 
@@ -46,22 +49,47 @@ static int gnuplot(const plot_spec *p, const void *arg, const char *csv, const c
   return st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
 }
 
+/* Copies the finished file @p from into the output @p png through the safe writer. */
+static int put_png(const char *from, const char *png, sits_err *err) {
+  FILE *in = fopen(from, "rb");
+  sits_output *o = in ? sits_output_open(png, err) : NULL;
+  char buf[65536];
+  size_t n;
+  bool ok = o != NULL;
+  while (ok && (n = fread(buf, 1, sizeof buf, in)) > 0)
+    ok = fwrite(buf, 1, n, sits_output_file(o)) == n;
+  if (in)
+    fclose(in);
+  return o ? sits_output_close(o, ok, err) : SITS_EIO;
+}
+
 static int plot_png(const plot_spec *p, const void *arg, const char *png) {
-  char csv[4096], tmp_png[4096];
-  snprintf(csv, sizeof csv, "%s.data.csv", png);
-  snprintf(tmp_png, sizeof tmp_png, "%s.tmp.png", png);
+  char csv[4200], tmp_png[4200];
   sits_err err = {0};
+  int fd_csv = sits_output_temp(png, "data.", csv, sizeof csv, &err);
+  int fd_png = fd_csv < 0 ? -1 : sits_output_temp(png, "png.", tmp_png, sizeof tmp_png, &err);
+  if (fd_csv >= 0)
+    close(fd_csv);
+  if (fd_png < 0) {
+    if (fd_csv >= 0)
+      remove(csv);
+    return cli_fail(SITS_EIO, &err);
+  }
+  close(fd_png);
   int rc = p->write_csv(arg, csv, &err);
-  if (rc)
+  if (rc) {
+    remove(csv), remove(tmp_png);
     return cli_fail(rc, &err);
-  int ok = gnuplot(p, arg, csv, tmp_png) == 0 && rename(tmp_png, png) == 0;
+  }
+  bool drawn = gnuplot(p, arg, csv, tmp_png) == 0;
   remove(csv);
-  if (!ok) {
-    remove(tmp_png);
+  rc = drawn ? put_png(tmp_png, png, &err) : SITS_EIO;
+  remove(tmp_png);
+  if (!drawn) {
     cli_error("%s: gnuplot failed (is gnuplot installed? apt-get install gnuplot-nox)", png);
     return EXIT_INPUT;
   }
-  return EXIT_OK;
+  return rc ? cli_fail(rc, &err) : EXIT_OK;
 }
 
 /* ---- a run ---- */

@@ -243,3 +243,38 @@ Test(output_safety, read_only_folder) {
   chmod(dir, 0755);
   free(err), free(text);
 }
+
+/* --plot draws through uniquely named temporary files: files of the user's at the old fixed
+ * names (q.png.data.csv, q.png.tmp.png) are left alone, a link to the PNG stays a link, and
+ * no temporary file remains. */
+Test(output_safety, plot_touches_nothing_of_the_users) {
+  char data[600], tmp[600], link[600], target[600], args[4096], *err;
+  snprintf(data, sizeof data, "%s/q.png.data.csv", tu_dir());
+  snprintf(tmp, sizeof tmp, "%s/q.png.tmp.png", tu_dir());
+  snprintf(link, sizeof link, "%s/q.png", tu_dir());
+  snprintf(target, sizeof target, "%s/real.png", tu_dir());
+  FILE *f = fopen(data, "w");
+  fputs("mine\n", f);
+  fclose(f);
+  f = fopen(tmp, "w");
+  fputs("mine too\n", f);
+  fclose(f);
+  cr_assert_eq(symlink("real.png", link), 0);
+  snprintf(args, sizeof args, "run %s --quiet --plot %s", scenario(), link);
+  cr_assert_eq(tu_cli(args, NULL, &err), 0, "%s", err);
+  char *a = tu_slurp(data), *b = tu_slurp(tmp), *png = tu_slurp(target);
+  cr_assert_str_eq(a, "mine\n");
+  cr_assert_str_eq(b, "mine too\n");
+  cr_assert(!strncmp(png, "\x89PNG", 4), "the link's target is not a PNG");
+  struct stat st;
+  cr_assert_eq(lstat(link, &st), 0);
+  cr_assert(S_ISLNK(st.st_mode), "the link was replaced");
+  char cmd[1200];
+  snprintf(cmd, sizeof cmd, "ls -A %s | grep -c 'sits-tmp'", tu_dir());
+  FILE *ls = popen(cmd, "r");
+  int left = -1;
+  cr_assert_eq(fscanf(ls, "%d", &left), 1);
+  pclose(ls);
+  cr_assert_eq(left, 0);
+  free(a), free(b), free(png), free(err);
+}
