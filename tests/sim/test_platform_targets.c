@@ -6,6 +6,8 @@
  */
 #include "test_util.h"
 
+#include "sits_dvfs.h"
+
 /* The steady state of platform @p platform (a configs/platforms name) under @p workload
  * (inline phases) at @p ambient_c, with extra overrides; asserts no runaway. */
 static void steady_of(const char *platform, const char *workload, double ambient_c,
@@ -88,4 +90,26 @@ Test(platform_targets, mlu370_source_dvfs_points) {
       cr_assert_float_eq(st.max_junction_temp_c - st.ambient_c, 55.0, 3.0);
     sits_steady_release(&st);
   }
+}
+
+/* QCS8550: the upstream device tree's dynamic-power-coefficients (sm8550.dtsi: 251, 447 and
+ * 1057 uW/MHz/V^2 per A510, A715/A710 and X3 core) come back from the DVFS table's Energy-
+ * Model fit for each cluster (cores x coefficient), to the kernel's integer. */
+Test(platform_targets, qcs8550_device_tree_coefficients) {
+  char text[512];
+  snprintf(text, sizeof text,
+           "platform = \"%s/platforms/qcs8550.cfg\";\nworkload = { phases = ( { duration_s = "
+           "60.0; } ); };\n",
+           SITS_CONFIGS);
+  sits_scenario *sc = tu_load("qcs_dpc.cfg", text);
+  const char *domains[] = {"cpu_little", "cpu_mid", "cpu_prime"};
+  const double dpc[] = {3 * 251.0, 4 * 447.0, 1057.0};
+  for (int k = 0; k < 3; k++) {
+    sits_dvfs_table t;
+    sits_err err = {0};
+    cr_assert_eq(sits_dvfs_table_compute(sc, domains[k], &t, &err), SITS_OK, "%s", err.msg);
+    cr_assert_float_eq(t.dynamic_power_coefficient_uw_per_mhz_v2, dpc[k], 0.5, "%s: %g",
+                       domains[k], t.dynamic_power_coefficient_uw_per_mhz_v2);
+  }
+  sits_scenario_free(sc);
 }
