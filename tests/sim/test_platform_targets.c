@@ -113,3 +113,23 @@ Test(platform_targets, qcs8550_device_tree_coefficients) {
   }
   sits_scenario_free(sc);
 }
+
+/* The three boards of the source whose power is an estimate sized to a stated design point:
+ * the Ascend 310P card's ~72 W at full load with a 35 C inlet, the Hi3559A camera SoC's
+ * ~4 W at full load; and the J5's BPU power, fitted to the source's 8.2 W (section 2.4,
+ * configs/scenarios/article_j5_vlm.cfg, asserted in test_article.c). 2 % and 0.3 W: the
+ * sizing was done to that precision. */
+Test(platform_targets, estimated_boards_design_points) {
+  const char *sets[] = {"platform.governor.kind=\"performance\""};
+  sits_steady_state st;
+  steady_of("ascend_310p", "phases = ( { duration_s = 60.0; demand = { aicore = 1.0; }; } );",
+            35.0, sets, 1, &st);
+  cr_assert_float_eq(st.total_power_w, 72.0, 1.5, "%.2f W", st.total_power_w);
+  cr_assert_lt(st.max_junction_temp_c, 95.0); /* below its passive trip at the design point */
+  sits_steady_release(&st);
+  steady_of("hi3559a",
+            "phases = ( { duration_s = 60.0; demand = { cpu = 1.0; nnie = 1.0; venc = 1.0; }; } );",
+            25.0, sets, 1, &st);
+  cr_assert_float_eq(st.total_power_w, 4.0, 0.3, "%.2f W", st.total_power_w);
+  sits_steady_release(&st);
+}
