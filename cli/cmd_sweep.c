@@ -24,15 +24,18 @@
 
 static const char sweep_usage[] =
     "usage: sitsenergy sweep SCENARIO.cfg --vary KEY=V1,V2,... | --vary KEY=START:STOP:COUNT ...\n"
-    "                        [-j JOBS] [--shard K/N] [--set KEY=VALUE]... [--check] -o "
+    "                        [-j JOBS] [--shard K/N|slurm] [--set KEY=VALUE]... [--check] -o "
     "OUT.csv|OUT.h5\n\n"
     "Runs the scenario for every combination of the --vary values (the last varies fastest)\n"
-    "and writes one row per combination: the varied values, then the summary's end_reason,\n"
-    "simulated_s, max_junction_temp_c, avg_power_w, peak_power_w, energy_j, tdp_w,\n"
-    "time_to_throttle_s, throttled_fraction, items_done, energy_per_item_mj, latency_ms,\n"
-    "deficit_fraction, verdict_ok (1/0) and error (the message when a run failed).\n"
+    "and writes one row per combination: index (0-based) and config_hash (of the merged\n"
+    "configuration), the varied values, then every summary field: end_reason, simulated_s,\n"
+    "max_junction_temp_c, powers, energies, throttling, items, latency, deficit, the\n"
+    "battery's (battery.final_soc, .runtime_s, ...), each constraint's .value, .limit and .ok,\n"
+    "verdict_ok (1/0) and error (the message when a run failed).\n"
     "  -j JOBS        processes in parallel (default 1)\n"
-    "  --shard K/N    only combinations K, K+N, K+2N, ... (1-based)\n"
+    "  --shard K/N    only combinations K-1, K-1+N, ... (K from 1 to N)\n"
+    "  --shard slurm  this task's share of a Slurm job array (SLURM_ARRAY_TASK_ID - _MIN of\n"
+    "                 SLURM_ARRAY_TASK_COUNT; --array=0-N or 1-N alike)\n"
     "  --check        exit 3 when a combination violates a constraint\n"
     "  -o OUT         the table: HDF5 for a name ending in .h5, else CSV; '-' is stdout (CSV)\n";
 
@@ -56,6 +59,38 @@ static void init(void *p) {
   ((args *)p)->jobs = 1;
 }
 
+/* An environment variable as a whole number >= 0; -1 when unset or not one. */
+static long env_long(const char *name) {
+  const char *v = getenv(name);
+  char *end;
+  long x = v && *v ? strtol(v, &end, 10) : -1;
+  return v && *v && !*end && x >= 0 ? x : -1;
+}
+
+/* --shard slurm: this task's share of a Slurm job array (sbatch --array=MIN-MAX, any base):
+ * shard SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN (0-based) of SLURM_ARRAY_TASK_COUNT. */
+static int slurm_shard(args *a) {
+  long id = env_long("SLURM_ARRAY_TASK_ID"), min = env_long("SLURM_ARRAY_TASK_MIN"),
+       count = env_long("SLURM_ARRAY_TASK_COUNT"), step = env_long("SLURM_ARRAY_TASK_STEP");
+  if (id < 0 || count < 1) {
+    cli_error("--shard slurm: SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT are not set (run "
+              "it in a job array: sbatch --array=0-N)");
+    return EXIT_INPUT;
+  }
+  if (step > 1) {
+    cli_error("--shard slurm: a job array with a step (%ld) is not supported: use --array=0-N", step);
+    return EXIT_INPUT;
+  }
+  long k = id - (min < 0 ? 0 : min);
+  if (k < 0 || k >= count) {
+    cli_error("--shard slurm: task %ld is outside the array's %ld tasks from %ld", id, count,
+              min < 0 ? 0 : min);
+    return EXIT_INPUT;
+  }
+  a->shard_k = k + 1, a->shard_n = count;
+  return EXIT_OK;
+}
+
 static int option(void *p, int c, const char *arg) {
   args *a = p;
   switch (c) {
@@ -68,6 +103,8 @@ static int option(void *p, int c, const char *arg) {
     a->vary[a->n_vary++] = arg;
     break;
   case 's':
+    if (strcmp(arg, "slurm") == 0)
+      return slurm_shard(a);
     if (sscanf(arg, "%ld/%ld", &a->shard_k, &a->shard_n) != 2 || a->shard_n < 1 || a->shard_k < 1 ||
         a->shard_k > a->shard_n) {
       cli_error("--shard '%s': expected K/N with 1 <= K <= N", arg);
@@ -125,7 +162,6 @@ static int run_job(const args *a, size_t job, size_t jobs, int fd) {
       continue;
     if (idx % jobs != job)
       continue;
-    fprintf(f, "%zu,", idx);
     bool violated;
     int rc = sits_sweep_run_row(a->sw, idx, f, &violated);
     status |= rc == SITS_EIO ? 4 : rc ? 1 : violated ? 2 : 0;
@@ -144,10 +180,10 @@ static int merge(const args *a, char paths[][4200], size_t jobs, FILE *out) {
     char *line = NULL;
     size_t cap = 0;
     while (f && getline(&line, &cap, f) > 0) {
-      char *comma = strchr(line, ',');
-      size_t idx = strtoul(line, NULL, 10);
-      if (comma && idx < total && !rows[idx])
-        rows[idx] = strdup(comma + 1);
+      char *end;
+      size_t idx = strtoul(line, &end, 10); /* each row starts with its index */
+      if (end != line && *end == ',' && idx < total && !rows[idx])
+        rows[idx] = strdup(line);
     }
     free(line);
     if (f)
@@ -246,7 +282,8 @@ static int body(void *p, cli_ctx *ctx) {
     return EXIT_INPUT;
   }
   if (status & 1)
-    cli_error("some combinations failed: see the error column of %s", a->out);
+    cli_error("some combinations failed: see the error column of %s",
+              strcmp(a->out, "-") ? a->out : "the table on stdout");
   return status & 1 ? EXIT_INPUT : (a->check && (status & 2) ? EXIT_VIOLATED : EXIT_OK);
 }
 

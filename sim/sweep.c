@@ -26,10 +26,21 @@ struct sits_sweep {
   size_t n_vary;
 };
 
+/* After index, config_hash and the varied keys: every summary field, a battery's figures
+ * and each constraint's value, limit and ok (empty where the scenario has none). */
 static const char columns[] =
     "end_reason,simulated_s,max_junction_temp_c,avg_power_w,peak_power_w,energy_j,tdp_w,"
     "time_to_throttle_s,throttled_fraction,items_done,energy_per_item_mj,latency_ms,"
-    "deficit_fraction,verdict_ok,error";
+    "deficit_fraction,energy_stored_j,energy_to_ambient_j,energy_balance_rel,"
+    "battery.final_soc,battery.runtime_s,battery.runtime_estimated,battery.min_voltage_v,"
+    "battery.energy_drawn_wh,"
+    "tdp_budget_w.value,tdp_budget_w.limit,tdp_budget_w.ok,"
+    "max_junction_temp_c.value,max_junction_temp_c.limit,max_junction_temp_c.ok,"
+    "max_latency_ms.value,max_latency_ms.limit,max_latency_ms.ok,"
+    "max_energy_per_item_mj.value,max_energy_per_item_mj.limit,max_energy_per_item_mj.ok,"
+    "min_battery_life_s.value,min_battery_life_s.limit,min_battery_life_s.ok,"
+    "verdict_ok,error";
+#define N_RESULT_COLUMNS 37 /* end_reason .. verdict_ok: empty on a failed row */
 
 sits_sweep *sits_sweep_new(const char *scenario_path, const char *const *sets, size_t n_sets,
                            sits_err *err) {
@@ -127,8 +138,9 @@ size_t sits_sweep_count(const sits_sweep *s) {
 }
 
 int sits_sweep_write_header(const sits_sweep *s, FILE *f) {
+  fputs("index,config_hash", f);
   for (size_t i = 0; i < s->n_vary; i++)
-    fprintf(f, "%s%s", i ? "," : "", s->v[i].key);
+    fprintf(f, ",%s", s->v[i].key);
   fprintf(f, ",%s\n", columns);
   return ferror(f) ? SITS_EIO : SITS_OK;
 }
@@ -152,6 +164,16 @@ static void num(FILE *f, double v) {
     fputs(",", f);
 }
 
+static void constraint(FILE *f, const sits_constraint *c) {
+  if (!c->set) {
+    fputs(",,,", f);
+    return;
+  }
+  num(f, c->value);
+  num(f, c->limit);
+  fprintf(f, ",%d", c->ok);
+}
+
 static void summary_fields(FILE *f, const sits_summary *s) {
   fprintf(f, ",%s", sits_end_reason_name(s->end_reason));
   const double v[] = {s->simulated_s,        s->max_junction_temp_c,
@@ -159,16 +181,39 @@ static void summary_fields(FILE *f, const sits_summary *s) {
                       s->energy_j,           s->tdp_w,
                       s->time_to_throttle_s, s->throttled_fraction,
                       s->items_done,         s->energy_per_item_mj,
-                      s->latency_ms,         s->deficit_fraction};
+                      s->latency_ms,         s->deficit_fraction,
+                      s->energy_stored_j,    s->energy_to_ambient_j,
+                      s->energy_balance_rel};
   for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
     num(f, v[i]);
+  if (s->has_battery) {
+    num(f, s->final_soc);
+    num(f, s->runtime_s);
+    fprintf(f, ",%d", s->runtime_estimated);
+    num(f, s->min_voltage_v);
+    num(f, s->energy_drawn_wh);
+  } else
+    fputs(",,,,,", f);
+  const sits_constraint *c[] = {&s->tdp, &s->junction, &s->latency, &s->energy_per_item,
+                                &s->battery_life};
+  for (size_t i = 0; i < 5; i++)
+    constraint(f, c[i]);
   fprintf(f, ",%d,", s->ok);
+}
+
+/* FNV-1a, 64 bits, of the merged configuration: rows with the same hash ran the same
+ * scenario (every default and override applied), whatever the command line said. */
+static unsigned long long config_hash(const char *text) {
+  unsigned long long h = 1469598103934665603ull;
+  for (const unsigned char *p = (const unsigned char *)text; p && *p; p++)
+    h = (h ^ *p) * 1099511628211ull;
+  return h;
 }
 
 int sits_sweep_run_row(const sits_sweep *s, size_t idx, FILE *f, bool *violated) {
   const char *vals[MAX_VARY], *sets[256 + MAX_VARY];
   char buf[MAX_VARY][600];
-  size_t n = 0;
+  size_t n = 0, index = idx;
   for (size_t i = s->n_vary; i-- > 0;) { /* the last axis varies fastest */
     vals[i] = s->v[i].values[idx % s->v[i].n];
     idx /= s->v[i].n;
@@ -178,14 +223,18 @@ int sits_sweep_run_row(const sits_sweep *s, size_t idx, FILE *f, bool *violated)
   for (size_t i = 0; i < s->n_vary; i++) {
     snprintf(buf[i], sizeof buf[i], "%s=%s", s->v[i].key, vals[i]);
     sets[n++] = buf[i];
-    if (i)
-      fputc(',', f);
-    csv_field(f, vals[i]);
   }
   sits_err err = {0};
   sits_scenario *sc = NULL;
   sits_result *r = NULL;
   int rc = sits_scenario_load(s->scenario, sets, n, &sc, &err);
+  fprintf(f, "%zu,", index);
+  if (rc == SITS_OK)
+    fprintf(f, "%016llx", config_hash(sits_scenario_config_text(sc)));
+  for (size_t i = 0; i < s->n_vary; i++) {
+    fputc(',', f);
+    csv_field(f, vals[i]);
+  }
   if (rc == SITS_OK)
     rc = sits_run(sc, NULL, &r, &err);
   *violated = false;
@@ -193,7 +242,8 @@ int sits_sweep_run_row(const sits_sweep *s, size_t idx, FILE *f, bool *violated)
     summary_fields(f, sits_result_summary(r));
     *violated = !sits_result_summary(r)->ok;
   } else {
-    fputs(",,,,,,,,,,,,,,,", f); /* end_reason .. verdict_ok empty, then the error */
+    for (int k = 0; k < N_RESULT_COLUMNS + 1; k++) /* end_reason .. verdict_ok empty */
+      fputc(',', f);
     csv_field(f, err.msg);
   }
   fputc('\n', f);

@@ -283,15 +283,26 @@ Test(cli, sweep_grid_jobs_shards_and_errors) {
   char *seq = tu_slurp(p1), *par = tu_slurp(p2);
   cr_assert_str_eq(seq, par, "-j changes the result");
   /* 2 x 3 combinations, the last varying fastest; +10 C ambient is +10 C everywhere */
-  cr_assert(strstr(seq, "\n25,0.1,duration,30,"), "%s", seq);
-  cr_assert(strstr(seq, "\n35,0.3,duration,30,"), "%s", seq);
+  cr_assert(strstr(seq, ",25,0.1,duration,30,"), "%s", seq);
+  cr_assert(strstr(seq, ",35,0.3,duration,30,"), "%s", seq);
   size_t lines = 0;
   for (char *p = seq; *p; p++)
     lines += *p == '\n';
   cr_assert_eq(lines, 7);
+  /* index and config_hash first: 0..5 in order; the hash is the merged config's, so two
+   * combinations never share one */
+  char hashes[6][17];
+  const char *row = strchr(seq, '\n') + 1;
+  for (int k = 0; k < 6; k++, row = strchr(row, '\n') + 1) {
+    int index = -1;
+    cr_assert_eq(sscanf(row, "%d,%16[0-9a-f],", &index, hashes[k]), 2, "%.60s", row);
+    cr_assert_eq(index, k);
+    for (int j = 0; j < k; j++)
+      cr_assert_str_neq(hashes[j], hashes[k]);
+  }
   double t25, t35;
-  cr_assert_eq(sscanf(strstr(seq, "\n25,0.2,duration,30,") + 20, "%lf", &t25), 1);
-  cr_assert_eq(sscanf(strstr(seq, "\n35,0.2,duration,30,") + 20, "%lf", &t35), 1);
+  cr_assert_eq(sscanf(strstr(seq, ",25,0.2,duration,30,") + 20, "%lf", &t25), 1);
+  cr_assert_eq(sscanf(strstr(seq, ",35,0.2,duration,30,") + 20, "%lf", &t35), 1);
   cr_assert_float_eq(t35 - t25, 10.0, 1e-6);
   free(seq), free(par);
   /* shard 2/2 keeps combinations 2, 4, 6 */
@@ -304,8 +315,8 @@ Test(cli, sweep_grid_jobs_shards_and_errors) {
   free(out), free(err);
   snprintf(p1, sizeof p1, "%s/shard.csv", tu_dir());
   char *sh = tu_slurp(p1);
-  cr_assert(strstr(sh, "\n25,0.2,") && strstr(sh, "\n35,0.1,") && strstr(sh, "\n35,0.3,") &&
-                !strstr(sh, "\n25,0.1,"),
+  cr_assert(strstr(sh, ",25,0.2,") && strstr(sh, ",35,0.1,") && strstr(sh, ",35,0.3,") &&
+                !strstr(sh, ",25,0.1,"),
             "%s", sh);
   free(sh);
   /* a bad value: the row carries the message, the exit code is 1 */
@@ -636,4 +647,37 @@ Test(cli, sweep_writes_hdf5) {
   cr_assert_eq(system(args), 0, "end_reason not a string dataset");
   snprintf(args, sizeof args, "h5dump -d /max_junction_temp_c %s | grep -q H5T_IEEE_F64LE", h5);
   cr_assert_eq(system(args), 0);
+}
+
+/* --shard slurm: three tasks of a job array (--array=1-3: MIN 1) split a sweep; their rows,
+ * joined by index, are the rows of the whole sweep byte for byte; outside an array it says
+ * what is missing. */
+Test(cli, sweep_shard_slurm) {
+  char cmd[4096], path[600];
+  const char *sc = SITS_CONFIGS "/scenarios/hotspot_3node_step.cfg";
+  snprintf(cmd, sizeof cmd, "%s sweep %s --vary ambient_c=20:45:6 -o %s/all.csv 2>/dev/null",
+           SITS_CLI, sc, tu_dir());
+  cr_assert_eq(system(cmd), 0);
+  for (int task = 1; task <= 3; task++) {
+    snprintf(cmd, sizeof cmd,
+             "SLURM_ARRAY_TASK_ID=%d SLURM_ARRAY_TASK_MIN=1 SLURM_ARRAY_TASK_COUNT=3 %s sweep %s "
+             "--vary ambient_c=20:45:6 --shard slurm -o %s/part%d.csv 2>/dev/null",
+             task, SITS_CLI, sc, tu_dir(), task);
+    cr_assert_eq(system(cmd), 0, "task %d", task);
+  }
+  snprintf(cmd, sizeof cmd,
+           "cd %s && (head -1 part1.csv; tail -q -n +2 part1.csv part2.csv part3.csv | sort -t, "
+           "-k1,1n) > joined.csv && cmp -s joined.csv all.csv",
+           tu_dir());
+  cr_assert_eq(system(cmd), 0, "the shards' rows are not the sweep's");
+  snprintf(path, sizeof path, "%s/part2.csv", tu_dir());
+  char *part = tu_slurp(path);
+  cr_assert(strstr(part, "\n1,") && strstr(part, "\n4,") && !strstr(part, "\n0,"), "%s", part);
+  free(part);
+  char args[2048], *out, *err;
+  snprintf(args, sizeof args, "sweep %s --vary ambient_c=20,30 --shard slurm -o %s/x.csv", sc,
+           tu_dir());
+  cr_assert_eq(tu_cli(args, &out, &err), 1);
+  cr_assert(strstr(err, "SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT are not set"), "%s", err);
+  free(out), free(err);
 }

@@ -159,7 +159,7 @@ Test(output_safety, concurrent_sweeps_to_one_output) {
   for (const char *c = text; *c; c++)
     lines += *c == '\n';
   cr_assert_eq(lines, 11, "header + 10 rows, got %zu:\n%s", lines, text);
-  const char *head = "ambient_c,platform.thermal.links.[0].r_k_per_w,end_reason";
+  const char *head = "index,config_hash,ambient_c,platform.thermal.links.[0].r_k_per_w,end_reason";
   cr_assert(!strncmp(text, head, strlen(head)), "%s", text);
   free(text);
   char *kept = tu_slurp(planted);
@@ -200,7 +200,7 @@ Test(output_safety, failed_sweep_row_keeps_the_columns) {
   char *text = tu_slurp(out);
   char *row1 = strchr(text, '\n') + 1, *row2 = strchr(row1, '\n') + 1;
   size_t header = csv_fields(text);
-  cr_assert_eq(header, 16);
+  cr_assert_eq(header, 41); /* index, config_hash, one varied key, 38 result columns */
   cr_assert_eq(csv_fields(row1), header, "%s", row1);
   cr_assert_eq(csv_fields(row2), header, "%s", row2);
   const char *last = strrchr(strtok(row1, "\n"), ',');

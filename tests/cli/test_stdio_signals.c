@@ -131,7 +131,7 @@ Test(stdio, tables_to_stdout) {
   snprintf(cmd, sizeof cmd, "%s sweep %s --set duration_s=10 --vary ambient_c=20,30 -j 2 -o -",
            SITS_CLI, DEMO);
   cr_assert_eq(sh(cmd, &out, &err), 0, "%s", err);
-  cr_assert(!strncmp(file, "ambient_c,end_reason", 20), "%s", file);
+  cr_assert(!strncmp(file, "index,config_hash,ambient_c,end_reason", 38), "%s", file);
   cr_assert_str_eq(out, file);
   free(out), free(err), free(file);
 }
