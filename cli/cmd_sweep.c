@@ -32,6 +32,11 @@ static const char sweep_usage[] =
     "max_junction_temp_c, powers, energies, throttling, items, latency, deficit, the\n"
     "battery's (battery.final_soc, .runtime_s, ...), each constraint's .value, .limit and .ok,\n"
     "verdict_ok (1/0) and error (the message when a run failed).\n"
+    "  --dist 'KEY=uniform(a,b)|normal(mu,sigma)|lognormal(mu,sigma)|triangular(a,c,b)|\n"
+    "                 choice(v1,v2,...)'   a sampled key (repeatable; lognormal: of the log)\n"
+    "  --sample N     N samples of the --dist keys at every --vary grid point\n"
+    "  --method M     lhs (default, Latin hypercube), sobol, halton or random (GSL)\n"
+    "  --seed S       the draw's seed (default 1; sobol/halton skip S points)\n"
     "  -j JOBS        processes in parallel (default 1)\n"
     "  --shard K/N    only combinations K-1, K-1+N, ... (K from 1 to N)\n"
     "  --shard slurm  this task's share of a Slurm job array (SLURM_ARRAY_TASK_ID - _MIN of\n"
@@ -46,6 +51,10 @@ typedef struct args {
   const char *vary[MAX_VARY];
   size_t n_vary;
   long jobs, shard_k, shard_n;
+  const char *dist[64];
+  size_t n_dist;
+  double samples, seed; /* samples 0: no sampling */
+  const char *method;
   int check;
   sits_sweep *sw; /* built in check(), with the dispatcher's --set overrides */
 } args;
@@ -53,10 +62,13 @@ typedef struct args {
 static const struct option sweep_opts[] = {
     {"vary", required_argument, NULL, 'v'}, {"shard", required_argument, NULL, 's'},
     {"check", no_argument, NULL, 'k'},      {"output", required_argument, NULL, 'o'},
-    {"jobs", required_argument, NULL, 'j'}, {NULL, 0, NULL, 0}};
+    {"jobs", required_argument, NULL, 'j'}, {"dist", required_argument, NULL, 'd'},
+    {"sample", required_argument, NULL, 'n'}, {"method", required_argument, NULL, 'm'},
+    {"seed", required_argument, NULL, 'S'},  {NULL, 0, NULL, 0}};
 
 static void init(void *p) {
-  ((args *)p)->jobs = 1;
+  args *a = p;
+  a->jobs = 1, a->method = "lhs", a->seed = 1;
 }
 
 /* An environment variable as a whole number >= 0; -1 when unset or not one. */
@@ -120,15 +132,38 @@ static int option(void *p, int c, const char *arg) {
     break;
   case 'k': a->check = 1; break;
   case 'o': a->out = arg; break;
+  case 'd':
+    if (a->n_dist == 64) {
+      cli_error("--dist '%s': at most 64 distributions", arg);
+      return EXIT_USAGE;
+    }
+    a->dist[a->n_dist++] = arg;
+    break;
+  case 'n': return cli_number("--sample", arg, 1, 1e7, false, "1 to 10000000 samples", &a->samples);
+  case 'm': a->method = arg; break;
+  case 'S': return cli_number("--seed", arg, 0, 4294967295.0, false, "0 to 4294967295", &a->seed);
   }
   return EXIT_OK;
 }
 
 static int check(void *p, cli_ctx *ctx) {
   args *a = p;
-  if (!a->out || a->n_vary == 0) {
-    cli_error("sweep needs a scenario file, at least one --vary and -o OUT (see 'sitsenergy sweep "
-              "--help')");
+  if (a->n_dist > 0 && a->samples == 0) {
+    cli_error("--dist needs --sample N (see 'sitsenergy sweep --help')");
+    return EXIT_USAGE;
+  }
+  if (!a->out || (a->n_vary == 0 && a->samples == 0)) {
+    cli_error("sweep needs a scenario file, at least one --vary or --sample, and -o OUT (see "
+              "'sitsenergy sweep --help')");
+    return EXIT_USAGE;
+  }
+  if ((a->n_dist > 0) != (a->samples > 0)) {
+    cli_error("%s (see 'sitsenergy sweep --help')",
+              a->n_dist ? "--dist needs --sample N" : "--sample needs at least one --dist");
+    return EXIT_USAGE;
+  }
+  if (a->samples > 0 && (a->samples != floor(a->samples) || a->seed != floor(a->seed))) {
+    cli_error("--sample and --seed take whole numbers");
     return EXIT_USAGE;
   }
   const char *in[] = {ctx->scenario}, *out[] = {a->out};
@@ -145,6 +180,16 @@ static int check(void *p, cli_ctx *ctx) {
     }
     if (rc)
       return cli_fail(rc, &err);
+  }
+  for (size_t i = 0; i < a->n_dist; i++)
+    if (sits_sweep_dist(a->sw, a->dist[i], &err)) {
+      cli_error("%s (see 'sitsenergy sweep --help')", err.msg);
+      return EXIT_USAGE;
+    }
+  if (a->samples > 0 &&
+      sits_sweep_sample(a->sw, (size_t)a->samples, a->method, (unsigned long)a->seed, &err)) {
+    cli_error("%s (see 'sitsenergy sweep --help')", err.msg);
+    return EXIT_USAGE;
   }
   return EXIT_OK;
 }

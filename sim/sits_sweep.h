@@ -31,6 +31,14 @@ SITS_API void sits_sweep_free(sits_sweep *s);
 SITS_API int sits_sweep_vary(sits_sweep *s, const char *spec, sits_err *err);
 
 /** The number of combinations (the product of the axes' lengths; 1 with no axis). */
+/** A sampled key: "KEY=uniform(a,b)", "normal(mu,sigma)", "lognormal(mu,sigma)" (of the
+ *  log), "triangular(a,c,b)" or "choice(v1,v2,...)"; SITS_EINPUT with the reason. */
+SITS_API int sits_sweep_dist(sits_sweep *s, const char *spec, sits_err *err);
+/** Draws @p n samples of the --dist keys with design @p method ("lhs", "sobol", "halton",
+ *  "random") and @p seed; each grid point of the --vary axes runs every sample (the sample
+ *  varies fastest). */
+SITS_API int sits_sweep_sample(sits_sweep *s, size_t n, const char *method, unsigned long seed,
+                               sits_err *err);
 SITS_API size_t sits_sweep_count(const sits_sweep *s);
 
 /** The CSV header line: the varied keys, then the summary columns. */

@@ -1,6 +1,7 @@
 /* sweep.c - a scenario over the Cartesian product of --vary values (sits_sweep.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "sits_sweep.h"
+#include "sampling_impl.h"
 #include "status_impl.h"
 
 #include <math.h>
@@ -24,6 +25,7 @@ struct sits_sweep {
   size_t n_sets;
   axis v[MAX_VARY];
   size_t n_vary;
+  sits__sampler *sampler; /* --dist keys and their drawn samples (NULL: none) */
 };
 
 /* After index, config_hash and the varied keys: every summary field, a battery's figures
@@ -61,6 +63,7 @@ void sits_sweep_free(sits_sweep *s) {
       free(s->v[i].values[k]);
     free(s->v[i].values);
   }
+  sits__sampler_free(s->sampler);
   free(s);
 }
 
@@ -130,8 +133,29 @@ int sits_sweep_vary(sits_sweep *s, const char *spec, sits_err *err) {
   return SITS_OK;
 }
 
+int sits_sweep_dist(sits_sweep *s, const char *spec, sits_err *err) {
+  if (!s->sampler && !(s->sampler = sits__sampler_new()))
+    return sits__fail(err, SITS_ENOMEM, "out of memory");
+  for (size_t i = 0; i < s->n_vary; i++)
+    if (!strncmp(spec, s->v[i].key, strlen(s->v[i].key)) && spec[strlen(s->v[i].key)] == '=')
+      return sits__fail(err, SITS_EINPUT, "--dist '%s': the key is a --vary axis already", spec);
+  return sits__sampler_dist(s->sampler, spec, err);
+}
+
+int sits_sweep_sample(sits_sweep *s, size_t n, const char *method, unsigned long seed,
+                      sits_err *err) {
+  if (!s->sampler)
+    return sits__fail(err, SITS_EINPUT, "--sample needs at least one --dist");
+  for (size_t j = 0; j < sits__sampler_dims(s->sampler); j++)
+    for (size_t i = 0; i < s->n_vary; i++)
+      if (strcmp(sits__sampler_key(s->sampler, j), s->v[i].key) == 0)
+        return sits__fail(err, SITS_EINPUT, "--dist '%s': the key is a --vary axis already",
+                          s->v[i].key);
+  return sits__sampler_draw(s->sampler, n, method, seed, err);
+}
+
 size_t sits_sweep_count(const sits_sweep *s) {
-  size_t n = 1;
+  size_t n = s->sampler ? sits__sampler_count(s->sampler) : 1;
   for (size_t i = 0; i < s->n_vary; i++)
     n *= s->v[i].n;
   return n;
@@ -141,6 +165,8 @@ int sits_sweep_write_header(const sits_sweep *s, FILE *f) {
   fputs("index,config_hash", f);
   for (size_t i = 0; i < s->n_vary; i++)
     fprintf(f, ",%s", s->v[i].key);
+  for (size_t j = 0; j < sits__sampler_dims(s->sampler); j++)
+    fprintf(f, ",%s", sits__sampler_key(s->sampler, j));
   fprintf(f, ",%s\n", columns);
   return ferror(f) ? SITS_EIO : SITS_OK;
 }
@@ -211,17 +237,26 @@ static unsigned long long config_hash(const char *text) {
 }
 
 int sits_sweep_run_row(const sits_sweep *s, size_t idx, FILE *f, bool *violated) {
-  const char *vals[MAX_VARY], *sets[256 + MAX_VARY];
-  char buf[MAX_VARY][600];
-  size_t n = 0, index = idx;
+  const char *vals[MAX_VARY + SITS__MAX_DISTS], *sets[256 + MAX_VARY + SITS__MAX_DISTS];
+  char buf[MAX_VARY + SITS__MAX_DISTS][600], drawn[SITS__MAX_DISTS][64];
+  size_t n = 0, index = idx, nd = sits__sampler_dims(s->sampler), nv = s->n_vary + nd;
+  if (s->sampler) { /* the sample varies fastest, inside each grid point */
+    size_t k = idx % sits__sampler_count(s->sampler);
+    idx /= sits__sampler_count(s->sampler);
+    for (size_t j = 0; j < nd; j++) {
+      sits__sampler_value(s->sampler, k, j, drawn[j], sizeof drawn[j]);
+      vals[s->n_vary + j] = drawn[j];
+    }
+  }
   for (size_t i = s->n_vary; i-- > 0;) { /* the last axis varies fastest */
     vals[i] = s->v[i].values[idx % s->v[i].n];
     idx /= s->v[i].n;
   }
   for (size_t i = 0; i < s->n_sets && n < 256; i++)
     sets[n++] = s->sets[i];
-  for (size_t i = 0; i < s->n_vary; i++) {
-    snprintf(buf[i], sizeof buf[i], "%s=%s", s->v[i].key, vals[i]);
+  for (size_t i = 0; i < nv; i++) {
+    snprintf(buf[i], sizeof buf[i], "%s=%s",
+             i < s->n_vary ? s->v[i].key : sits__sampler_key(s->sampler, i - s->n_vary), vals[i]);
     sets[n++] = buf[i];
   }
   sits_err err = {0};
@@ -231,7 +266,7 @@ int sits_sweep_run_row(const sits_sweep *s, size_t idx, FILE *f, bool *violated)
   fprintf(f, "%zu,", index);
   if (rc == SITS_OK)
     fprintf(f, "%016llx", config_hash(sits_scenario_config_text(sc)));
-  for (size_t i = 0; i < s->n_vary; i++) {
+  for (size_t i = 0; i < nv; i++) {
     fputc(',', f);
     csv_field(f, vals[i]);
   }

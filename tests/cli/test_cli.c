@@ -681,3 +681,107 @@ Test(cli, sweep_shard_slurm) {
   cr_assert(strstr(err, "SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT are not set"), "%s", err);
   free(out), free(err);
 }
+
+/* The values of column @p col (0-based) of the CSV text @p t, rows after the header. */
+static size_t column(const char *t, int col, double *out, size_t max) {
+  size_t n = 0;
+  for (const char *row = strchr(t, '\n'); row && row[1] && n < max; row = strchr(row + 1, '\n')) {
+    const char *c = row + 1;
+    for (int k = 0; k < col && c; k++)
+      c = strchr(c, ',') ? strchr(c, ',') + 1 : NULL;
+    if (c)
+      out[n++] = strtod(c, NULL);
+  }
+  return n;
+}
+
+static char *sampled(const char *opts, const char *name) {
+  char cmd[4096], path[600];
+  snprintf(path, sizeof path, "%s/%s", tu_dir(), name);
+  snprintf(cmd, sizeof cmd, "%s sweep %s/scenarios/hotspot_3node_step.cfg --set duration_s=1 %s -o %s",
+           SITS_CLI, SITS_CONFIGS, opts, path);
+  cr_assert_eq(system(cmd), 0, "%s", cmd);
+  return tu_slurp(path);
+}
+
+/* Sampled sweeps: a Latin hypercube puts one sample in each of the N strata of every key; a
+ * Sobol draw of normal(30, 2) has the distribution's mean and deviation (quasi-random error
+ * ~ log N / N: 0.05 at N = 256), a triangular one its mean (a + c + b)/3, a choice its
+ * values in equal shares; the same seed gives the same rows, another seed others; --vary axes
+ * cross the samples (the sample fastest); malformed specs are usage errors. */
+Test(cli, sweep_sampling) {
+  double v[1024];
+  char *t = sampled("--dist 'ambient_c=uniform(20,45)' --dist 'platform.thermal.links.[2].r_k_per_w="
+                    "uniform(0.1,0.5)' --sample 50 --method lhs --seed 7",
+                    "lhs.csv");
+  for (int col = 2; col <= 3; col++) {
+    double lo = col == 2 ? 20 : 0.1, w = col == 2 ? 25 : 0.4;
+    cr_assert_eq(column(t, col, v, 1024), 50);
+    int seen[50] = {0};
+    for (int k = 0; k < 50; k++) {
+      int s = (int)floor((v[k] - lo) / w * 50);
+      cr_assert(s >= 0 && s < 50, "%g outside", v[k]);
+      seen[s]++;
+    }
+    for (int s = 0; s < 50; s++)
+      cr_assert_eq(seen[s], 1, "column %d stratum %d holds %d samples", col, s, seen[s]);
+  }
+  char *again = sampled("--dist 'ambient_c=uniform(20,45)' --dist 'platform.thermal.links.[2]."
+                        "r_k_per_w=uniform(0.1,0.5)' --sample 50 --method lhs --seed 7",
+                        "lhs2.csv");
+  char *other = sampled("--dist 'ambient_c=uniform(20,45)' --dist 'platform.thermal.links.[2]."
+                        "r_k_per_w=uniform(0.1,0.5)' --sample 50 --method lhs --seed 8",
+                        "lhs3.csv");
+  cr_assert_str_eq(t, again, "the same seed gave other rows");
+  cr_assert_str_neq(t, other);
+  free(t), free(again), free(other);
+  t = sampled("--dist 'ambient_c=normal(30,2)' --sample 256 --method sobol", "sobol.csv");
+  cr_assert_eq(column(t, 2, v, 1024), 256);
+  double m = 0, q = 0;
+  for (int k = 0; k < 256; k++)
+    m += v[k] / 256;
+  for (int k = 0; k < 256; k++)
+    q += (v[k] - m) * (v[k] - m) / 255;
+  cr_assert_float_eq(m, 30.0, 0.05, "mean %g", m);
+  cr_assert_float_eq(sqrt(q), 2.0, 0.05, "std %g", sqrt(q));
+  free(t);
+  t = sampled("--dist 'ambient_c=triangular(20,25,40)' --sample 512 --method halton", "tri.csv");
+  cr_assert_eq(column(t, 2, v, 1024), 512);
+  m = 0;
+  for (int k = 0; k < 512; k++) {
+    m += v[k] / 512;
+    cr_assert(v[k] >= 20 && v[k] <= 40);
+  }
+  cr_assert_float_eq(m, (20 + 25 + 40) / 3.0, 0.05, "mean %g", m);
+  free(t);
+  t = sampled("--dist 'ambient_c=choice(25,35)' --sample 100 --method lhs --vary duration_s=1,2",
+              "choice.csv");
+  cr_assert_eq(column(t, 3, v, 1024), 200); /* the --vary axis comes first, then the --dist keys */
+  int low = 0;
+  for (int k = 0; k < 200; k++)
+    low += v[k] == 25;
+  cr_assert_eq(low, 100);
+  cr_assert(strstr(t, "\n0,") && strstr(t, "\n199,"));
+  cr_assert_eq(column(t, 2, v, 1024), 200); /* the grid axis: duration 1 then 2 */
+  cr_assert_float_eq(v[0], 1, 0);
+  cr_assert_float_eq(v[99], 1, 0);
+  cr_assert_float_eq(v[100], 2, 0);
+  free(t);
+  const char *bad[] = {"--dist 'ambient_c=gamma(1,2)' --sample 3",
+                       "--dist 'ambient_c=uniform(5,1)' --sample 3",
+                       "--dist 'ambient_c=normal(1,0)' --sample 3",
+                       "--dist 'ambient_c=uniform(1,2)'",
+                       "--sample 3",
+                       "--dist 'ambient_c=uniform(1,2)' --sample 3 --method grid",
+                       "--dist 'ambient_c=uniform(1,2)' --dist 'ambient_c=uniform(3,4)' --sample 3",
+                       "--vary ambient_c=1,2 --dist 'ambient_c=uniform(1,2)' --sample 3"};
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+    char args[2048], *out, *err;
+    snprintf(args, sizeof args, "sweep %s/scenarios/hotspot_3node_step.cfg %s -o %s/b.csv",
+             SITS_CONFIGS, bad[k], tu_dir());
+    cr_assert_eq(tu_cli(args, &out, &err), 2, "%s: %s", bad[k], err);
+    cr_assert(strstr(err, "--dist") || strstr(err, "--sample") || strstr(err, "--method"), "%s",
+              err);
+    free(out), free(err);
+  }
+}
