@@ -37,6 +37,8 @@ static const char sweep_usage[] =
     "  --sample N     N samples of the --dist keys at every --vary grid point\n"
     "  --method M     lhs (default, Latin hypercube), sobol, halton or random (GSL)\n"
     "  --seed S       the draw's seed (default 1; sobol/halton skip S points)\n"
+    "  --summary F    text or json: per column mean, std, 5/50/95/99 % quantiles, and per\n"
+    "                 constraint P(violated) with a 95 % interval (stdout; stderr with -o -)\n"
     "  -j JOBS        processes in parallel (default 1)\n"
     "  --shard K/N    only combinations K-1, K-1+N, ... (K from 1 to N)\n"
     "  --shard slurm  this task's share of a Slurm job array (SLURM_ARRAY_TASK_ID - _MIN of\n"
@@ -55,6 +57,7 @@ typedef struct args {
   size_t n_dist;
   double samples, seed; /* samples 0: no sampling */
   const char *method;
+  const char *summary; /* --summary text|json: the probabilistic summary (NULL: none) */
   int check;
   sits_sweep *sw; /* built in check(), with the dispatcher's --set overrides */
 } args;
@@ -64,7 +67,8 @@ static const struct option sweep_opts[] = {
     {"check", no_argument, NULL, 'k'},      {"output", required_argument, NULL, 'o'},
     {"jobs", required_argument, NULL, 'j'}, {"dist", required_argument, NULL, 'd'},
     {"sample", required_argument, NULL, 'n'}, {"method", required_argument, NULL, 'm'},
-    {"seed", required_argument, NULL, 'S'},  {NULL, 0, NULL, 0}};
+    {"seed", required_argument, NULL, 'S'},  {"summary", required_argument, NULL, 'y'},
+    {NULL, 0, NULL, 0}};
 
 static void init(void *p) {
   args *a = p;
@@ -141,6 +145,13 @@ static int option(void *p, int c, const char *arg) {
     break;
   case 'n': return cli_number("--sample", arg, 1, 1e7, false, "1 to 10000000 samples", &a->samples);
   case 'm': a->method = arg; break;
+  case 'y':
+    if (strcmp(arg, "text") && strcmp(arg, "json")) {
+      cli_error("--summary '%s': expected text or json", arg);
+      return EXIT_USAGE;
+    }
+    a->summary = arg;
+    break;
   case 'S': return cli_number("--seed", arg, 0, 4294967295.0, false, "0 to 4294967295", &a->seed);
   }
   return EXIT_OK;
@@ -235,13 +246,20 @@ static int merge(const args *a, char paths[][4200], size_t jobs, FILE *out) {
       fclose(f);
   }
   sits_sweep_write_header(a->sw, out);
-  for (size_t i = 0; i < total; i++) {
+  for (size_t i = 0; i < total; i++)
     if (rows[i])
       fputs(rows[i], out);
-    free(rows[i]);
+  int rc = ferror(out) ? -1 : 0;
+  if (a->summary) { /* on stderr when the table itself is on stdout */
+    sits_err err = {0};
+    FILE *sum = strcmp(a->out, "-") == 0 ? stderr : stdout;
+    if (sits_sweep_write_stats(a->sw, (const char *const *)rows, total, a->summary, sum, &err))
+      cli_error("%s", err.msg);
   }
+  for (size_t i = 0; i < total; i++)
+    free(rows[i]);
   free(rows);
-  return ferror(out) ? -1 : 0;
+  return rc;
 }
 
 /* Each job's rows go to its own file, created beside the output with a unique, recognisable

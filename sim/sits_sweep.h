@@ -40,6 +40,12 @@ SITS_API int sits_sweep_dist(sits_sweep *s, const char *spec, sits_err *err);
 SITS_API int sits_sweep_sample(sits_sweep *s, size_t n, const char *method, unsigned long seed,
                                sits_err *err);
 SITS_API size_t sits_sweep_count(const sits_sweep *s);
+/** The probabilistic summary of @p n rows (as sits_sweep_run_row wrote them; NULL rows are
+ *  skipped) onto @p f, @p format "text" or "json": per numeric column mean, std and the
+ *  5/50/95/99 % quantiles; per constraint (and the verdict) the share of rows violating it
+ *  with a 95 % Wilson interval; failed rows counted apart. */
+SITS_API int sits_sweep_write_stats(const sits_sweep *s, const char *const *rows, size_t n,
+                                    const char *format, FILE *f, sits_err *err);
 
 /** The CSV header line: the varied keys, then the summary columns. */
 SITS_API int sits_sweep_write_header(const sits_sweep *s, FILE *f);

@@ -785,3 +785,45 @@ Test(cli, sweep_sampling) {
     free(out), free(err);
   }
 }
+
+/* The probabilistic summary, by hand: six ambients 20..45 C on the 3-node stack put the
+ * junction at ambient + 3.003 C; mean 32.5, sample std 9.3541 (sqrt(437.5/5)), p5 with GSL's
+ * (n-1)p interpolation 20 + 0.25 x 5 = 21.25; a 40 C limit is broken by 2 of 6 rows:
+ * p = 1/3, Wilson 95 % [0.0967, 0.6999] (z = 1.96: centre (p + z^2/2n)/(1 + z^2/n) = 0.3983,
+ * half-width 0.3016); with -o - the summary goes to stderr. */
+Test(cli, sweep_probabilistic_summary) {
+  char args[2048], *out, *err;
+  snprintf(args, sizeof args,
+           "sweep %s/scenarios/hotspot_3node_step.cfg --vary ambient_c=20:45:6 --set "
+           "max_junction_temp_c=40 -o %s/p.csv --summary json",
+           SITS_CONFIGS, tu_dir());
+  cr_assert_eq(tu_cli(args, &out, &err), 0, "%s", err);
+  double mean, sd, p5, p, lo, hi;
+  const char *a = strstr(out, "\"ambient_c\":{");
+  cr_assert_not_null(a, "%s", out);
+  cr_assert_eq(sscanf(a, "\"ambient_c\":{\"mean\":%lf,\"std\":%lf,\"p5\":%lf", &mean, &sd, &p5), 3);
+  cr_assert_float_eq(mean, 32.5, 1e-9);
+  cr_assert_float_eq(sd, sqrt(437.5 / 5), 1e-6);
+  cr_assert_float_eq(p5, 21.25, 1e-9);
+  const char *t = strstr(out, "\"max_junction_temp_c\":{\"mean\":");
+  cr_assert_not_null(t);
+  cr_assert_eq(sscanf(t, "\"max_junction_temp_c\":{\"mean\":%lf", &mean), 1);
+  cr_assert_float_eq(mean, 32.5 + 3.003, 0.001);
+  const char *v = strstr(out, "\"violations\":{\"max_junction_temp_c\":{");
+  cr_assert_not_null(v, "%s", out);
+  cr_assert_eq(sscanf(v, "\"violations\":{\"max_junction_temp_c\":{\"p\":%lf,\"ci95\":[%lf,%lf]", &p,
+                      &lo, &hi),
+               3);
+  cr_assert_float_eq(p, 1.0 / 3, 1e-9);
+  cr_assert_float_eq(lo, 0.0967, 1e-3);
+  cr_assert_float_eq(hi, 0.6999, 1e-3);
+  cr_assert(strstr(out, "\"violated\":2,\"n\":6"), "%s", out);
+  free(out), free(err);
+  snprintf(args, sizeof args,
+           "sweep %s/scenarios/hotspot_3node_step.cfg --vary ambient_c=20,30 -o - --summary text",
+           SITS_CONFIGS);
+  cr_assert_eq(tu_cli(args, &out, &err), 0, "%s", err);
+  cr_assert(!strncmp(out, "index,config_hash", 17), "%s", out);
+  cr_assert(strstr(err, "sweep of 2 rows (0 failed)"), "%s", err);
+  free(out), free(err);
+}
