@@ -131,6 +131,7 @@ int cli_no_stdout(const char *opt, const char *path);
 
 /** The commands. argv[0] is the command name. */
 extern const cli_cmd cli_cmd_run, cli_cmd_steady, cli_cmd_dvfs_table, cli_cmd_sweep,
-    cli_cmd_calibrate, cli_cmd_replay, cli_cmd_capture, cli_cmd_hotspot, cli_cmd_keys;
+    cli_cmd_calibrate, cli_cmd_replay, cli_cmd_capture, cli_cmd_hotspot, cli_cmd_keys,
+    cli_cmd_sweep_merge;
 
 #endif

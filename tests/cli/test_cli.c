@@ -827,3 +827,38 @@ Test(cli, sweep_probabilistic_summary) {
   cr_assert(strstr(err, "sweep of 2 rows (0 failed)"), "%s", err);
   free(out), free(err);
 }
+
+/* sweep-merge: three --shard K/N tables, given in any order and one twice, join into the whole
+ * sweep's table byte for byte (and into HDF5); a row that differs between inputs, a table of
+ * another sweep and an output that is an input are refused. */
+Test(cli, sweep_merge_joins_shards) {
+  char cmd[8192];
+  const char *sc = SITS_CONFIGS "/scenarios/hotspot_3node_step.cfg";
+  const char *d = tu_dir();
+  snprintf(cmd, sizeof cmd,
+           "cd %s && %s sweep %s --vary ambient_c=20:45:6 -o all.csv 2>/dev/null && "
+           "for k in 1 2 3; do %s sweep %s --vary ambient_c=20:45:6 --shard $k/3 -o s$k.csv "
+           "2>/dev/null || exit 1; done && %s sweep-merge joined.csv s3.csv s1.csv s2.csv s1.csv "
+           "&& cmp -s joined.csv all.csv && %s sweep-merge joined.h5 s1.csv s2.csv s3.csv && "
+           "h5dump -d /ambient_c joined.h5 | grep -q '20, 25, 30, 35, 40, 45'",
+           d, SITS_CLI, sc, SITS_CLI, sc, SITS_CLI, SITS_CLI);
+  cr_assert_eq(system(cmd), 0, "%s", cmd);
+  char args[2048], *out, *err;
+  snprintf(cmd, sizeof cmd, "cd %s && sed '2s/,20,/,21,/' s1.csv > bad.csv && "
+                            "%s sweep %s --vary duration_s=1,2 -o other.csv 2>/dev/null", d,
+           SITS_CLI, sc);
+  cr_assert_eq(system(cmd), 0);
+  snprintf(args, sizeof args, "sweep-merge %s/m.csv %s/all.csv %s/bad.csv", d, d, d);
+  cr_assert_eq(tu_cli(args, &out, &err), 1);
+  cr_assert(strstr(err, "bad.csv:2: row 0 differs from") || strstr(err, "all.csv:2: row 0 differs from"),
+            "%s", err);
+  free(out), free(err);
+  snprintf(args, sizeof args, "sweep-merge %s/m.csv %s/all.csv %s/other.csv", d, d, d);
+  cr_assert_eq(tu_cli(args, &out, &err), 1);
+  cr_assert(strstr(err, "other.csv:1: its header differs"), "%s", err);
+  free(out), free(err);
+  snprintf(args, sizeof args, "sweep-merge %s/all.csv %s/all.csv", d, d);
+  cr_assert_eq(tu_cli(args, &out, &err), 1);
+  cr_assert(strstr(err, "an output would replace the input"), "%s", err);
+  free(out), free(err);
+}
