@@ -217,6 +217,10 @@ int sits__config_load(sits__config *c, const char *path, const char *const *sets
                       sits_err *err) {
   memset(c, 0, sizeof *c);
   c->scenario_path = strdup(path);
+  if (c->scenario_path && n_sets && (c->sets = calloc(n_sets, sizeof *c->sets)) != NULL)
+    for (size_t i = 0; i < n_sets; i++)
+      if ((c->sets[c->n_sets] = sits__config_intern(c, sets[i])) != NULL)
+        c->n_sets++;
   if (!c->scenario_path)
     return sits__fail(err, SITS_ENOMEM, "out of memory");
   int rc = read_file(&c->cfg, path, err);
@@ -244,6 +248,7 @@ void sits__config_release(sits__config *c) {
     free(c->strings[i]);
   free(c->strings);
   free(c->inputs);
+  free(c->sets);
   free(c->scenario_path);
   memset(c, 0, sizeof *c);
 }

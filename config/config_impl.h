@@ -23,6 +23,8 @@ typedef struct sits__config {
   const char **inputs; /* every file the configuration reads (interned), after loading */
   size_t n_inputs;
   const char *default_battery; /* the pack battery_default gave a platform without one */
+  const char **sets;           /* the --set overrides it was loaded with (interned) */
+  size_t n_sets;
 } sits__config;
 
 /** Loads @p path, merges platform/workload files and applies @p sets (KEY=VALUE). */

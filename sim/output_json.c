@@ -114,6 +114,16 @@ int sits_write_summary_json(const sits_scenario *sc, const sits_result *r, FILE 
   json_constraint(f, "max_latency_ms", &s->latency, &first);
   json_constraint(f, "max_energy_per_item_mj", &s->energy_per_item, &first);
   json_constraint(f, "min_battery_life_s", &s->battery_life, &first);
+  fprintf(f, "},\"config_hash\":\"%016llx\",\"overrides\":{", sits_scenario_config_hash(sc));
+  for (size_t k = 0; k < sits_scenario_override_count(sc); k++) {
+    const char *o = sits_scenario_override(sc, k), *eq = strchr(o, '=');
+    char key[512];
+    snprintf(key, sizeof key, "%.*s", eq ? (int)(eq - o) : (int)strlen(o), o);
+    fputs(k ? "," : "", f);
+    sits__json_str(f, key);
+    fputc(':', f);
+    sits__json_str(f, eq ? eq + 1 : "");
+  }
   fputs("},\"notes\":[", f);
   for (size_t k = 0; k < sits_scenario_note_count(sc); k++) {
     fputs(k ? "," : "", f);

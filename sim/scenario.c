@@ -316,6 +316,22 @@ const char *sits_scenario_note(const sits_scenario *sc, size_t k) {
   return k < sc->n_notes ? sc->notes[k] : NULL;
 }
 
+size_t sits_scenario_override_count(const sits_scenario *sc) {
+  return sc->config.n_sets;
+}
+
+const char *sits_scenario_override(const sits_scenario *sc, size_t k) {
+  return k < sc->config.n_sets ? sc->config.sets[k] : NULL;
+}
+
+unsigned long long sits_scenario_config_hash(const sits_scenario *sc) {
+  unsigned long long h = 1469598103934665603ull; /* FNV-1a, 64 bits */
+  const char *text = sits_scenario_config_text(sc);
+  for (const unsigned char *p = (const unsigned char *)text; p && *p; p++)
+    h = (h ^ *p) * 1099511628211ull;
+  return h;
+}
+
 size_t sits_scenario_input_count(const sits_scenario *sc) {
   return sc->config.n_inputs;
 }

@@ -58,6 +58,11 @@ SITS_API double sits_scenario_sample_period_s(const sits_scenario *sc);
 SITS_API size_t sits_scenario_note_count(const sits_scenario *sc);
 /** Note @p k (borrowed), NULL past the end. */
 SITS_API const char *sits_scenario_note(const sits_scenario *sc, size_t k);
+/** The --set overrides the scenario was loaded with ("KEY=VALUE", borrowed). */
+SITS_API size_t sits_scenario_override_count(const sits_scenario *sc);
+SITS_API const char *sits_scenario_override(const sits_scenario *sc, size_t k);
+/** FNV-1a (64 bits) of the merged configuration text: equal hashes, the same scenario. */
+SITS_API unsigned long long sits_scenario_config_hash(const sits_scenario *sc);
 /** The files the scenario was loaded from, in the order met (the scenario, the platform,
  *  battery and workload files, included files, workload traces and floorplan files); a
  *  program checks its outputs against them. */

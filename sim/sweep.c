@@ -227,14 +227,6 @@ static void summary_fields(FILE *f, const sits_summary *s) {
   fprintf(f, ",%d,", s->ok);
 }
 
-/* FNV-1a, 64 bits, of the merged configuration: rows with the same hash ran the same
- * scenario (every default and override applied), whatever the command line said. */
-static unsigned long long config_hash(const char *text) {
-  unsigned long long h = 1469598103934665603ull;
-  for (const unsigned char *p = (const unsigned char *)text; p && *p; p++)
-    h = (h ^ *p) * 1099511628211ull;
-  return h;
-}
 
 int sits_sweep_run_row(const sits_sweep *s, size_t idx, FILE *f, bool *violated) {
   const char *vals[MAX_VARY + SITS__MAX_DISTS], *sets[256 + MAX_VARY + SITS__MAX_DISTS];
@@ -265,7 +257,7 @@ int sits_sweep_run_row(const sits_sweep *s, size_t idx, FILE *f, bool *violated)
   int rc = sits_scenario_load(s->scenario, sets, n, &sc, &err);
   fprintf(f, "%zu,", index);
   if (rc == SITS_OK)
-    fprintf(f, "%016llx", config_hash(sits_scenario_config_text(sc)));
+    fprintf(f, "%016llx", sits_scenario_config_hash(sc));
   for (size_t i = 0; i < nv; i++) {
     fputc(',', f);
     csv_field(f, vals[i]);

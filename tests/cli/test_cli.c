@@ -862,3 +862,27 @@ Test(cli, sweep_merge_joins_shards) {
   cr_assert(strstr(err, "an output would replace the input"), "%s", err);
   free(out), free(err);
 }
+
+/* run --summary json carries its --set overrides and the merged configuration's hash, so the
+ * JSON lines of a GNU parallel (or shell) loop say which run they are; the hash is the one a
+ * sweep row of the same values carries. */
+Test(cli, summary_json_carries_overrides_and_hash) {
+  char args[2048], *out, *err;
+  const char *sc = SITS_CONFIGS "/scenarios/hotspot_3node_step.cfg";
+  /* the overrides in the sweep's order (its --set, then the varied key): --set moves a key
+   * to the end of its group, so the merged text, and its hash, follow the order */
+  snprintf(args, sizeof args, "run %s --set 'name=\"a b\"' --set ambient_c=35 --summary json", sc);
+  cr_assert_eq(tu_cli(args, &out, &err), 0, "%s", err);
+  cr_assert(strstr(out, "\"overrides\":{\"name\":\"\\\"a b\\\"\",\"ambient_c\":\"35\"}"), "%s", out);
+  const char *h = strstr(out, "\"config_hash\":\"");
+  cr_assert_not_null(h);
+  char hash[17];
+  cr_assert_eq(sscanf(h, "\"config_hash\":\"%16[0-9a-f]\"", hash), 1);
+  free(out), free(err);
+  snprintf(args, sizeof args, "sweep %s --set 'name=\"a b\"' --vary ambient_c=35 -o -", sc);
+  cr_assert_eq(tu_cli(args, &out, &err), 0, "%s", err);
+  char row[64];
+  snprintf(row, sizeof row, "\n0,%s,35,", hash);
+  cr_assert(strstr(out, row), "no row with hash %s: %s", hash, out);
+  free(out), free(err);
+}
