@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "sits_status.h"
 
@@ -128,6 +129,12 @@ int cli_check_outputs_of(const cli_ctx *ctx);
 /** Refuses "-" for the output @p opt whose format cannot stream to stdout (HDF5, PNG);
  *  EXIT_INPUT with the message, else EXIT_OK. */
 int cli_no_stdout(const char *opt, const char *path);
+
+/** The longest line the program's own readers take (as the library's: 1 MiB). */
+#define CLI_MAX_LINE (1024 * 1024)
+/** The next line of @p f into *buf (grown, to CLI_MAX_LINE at most): its length, 0 at the
+ *  end, -1 when longer or out of memory; *nul tells a NUL byte (not text). */
+long cli_read_line(FILE *f, char **buf, size_t *cap, bool *nul);
 
 /** The commands. argv[0] is the command name. */
 extern const cli_cmd cli_cmd_run, cli_cmd_steady, cli_cmd_dvfs_table, cli_cmd_sweep,

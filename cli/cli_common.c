@@ -162,3 +162,30 @@ int cli_no_stdout(const char *opt, const char *path) {
   cli_error("%s -: this output cannot stream to the standard output; give a file name", opt);
   return EXIT_INPUT;
 }
+
+/* The next line of @p f into *buf (grown as needed, to CLI_MAX_LINE at most): its length, 0 at
+ * the end, -1 when longer than CLI_MAX_LINE or out of memory; *nul tells a NUL byte (a file that
+ * is not text, such as /dev/zero, is refused without reading it all). */
+long cli_read_line(FILE *f, char **buf, size_t *cap, bool *nul) {
+  size_t len = 0;
+  int ch;
+  *nul = false;
+  while ((ch = getc(f)) != EOF) {
+    if (len + 2 > *cap) {
+      size_t c = *cap ? 2 * *cap : 4096;
+      char *p = realloc(*buf, c);
+      if (!p)
+        return -1;
+      *buf = p, *cap = c;
+    }
+    *nul = *nul || ch == '\0';
+    (*buf)[len++] = (char)ch;
+    if (len > CLI_MAX_LINE)
+      return -1;
+    if (ch == '\n')
+      break;
+  }
+  if (*buf)
+    (*buf)[len] = '\0';
+  return (long)len;
+}

@@ -11,9 +11,11 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -44,6 +46,8 @@ static const char sweep_usage[] =
     "  --shard slurm  this task's share of a Slurm job array (SLURM_ARRAY_TASK_ID - _MIN of\n"
     "                 SLURM_ARRAY_TASK_COUNT; --array=0-N or 1-N alike)\n"
     "  --check        exit 3 when a combination violates a constraint\n"
+    "  --resume       keep the rows of an existing OUT.csv of this sweep that ran, run the rest\n"
+    "                 (a stopped sweep writes its finished rows to OUT)\n"
     "  -o OUT         the table: HDF5 for a name ending in .h5, else CSV; '-' is stdout (CSV)\n";
 
 #define MAX_VARY 8
@@ -58,7 +62,8 @@ typedef struct args {
   double samples, seed; /* samples 0: no sampling */
   const char *method;
   const char *summary; /* --summary text|json: the probabilistic summary (NULL: none) */
-  int check;
+  int check, resume;
+  char **kept; /* --resume: the rows of OUT that ran, by index (NULL: to run) */
   sits_sweep *sw; /* built in check(), with the dispatcher's --set overrides */
 } args;
 
@@ -68,7 +73,7 @@ static const struct option sweep_opts[] = {
     {"jobs", required_argument, NULL, 'j'}, {"dist", required_argument, NULL, 'd'},
     {"sample", required_argument, NULL, 'n'}, {"method", required_argument, NULL, 'm'},
     {"seed", required_argument, NULL, 'S'},  {"summary", required_argument, NULL, 'y'},
-    {NULL, 0, NULL, 0}};
+    {"resume", no_argument, NULL, 'r'},      {NULL, 0, NULL, 0}};
 
 static void init(void *p) {
   args *a = p;
@@ -135,6 +140,7 @@ static int option(void *p, int c, const char *arg) {
     }
     break;
   case 'k': a->check = 1; break;
+  case 'r': a->resume = 1; break;
   case 'o': a->out = arg; break;
   case 'd':
     if (a->n_dist == 64) {
@@ -155,6 +161,64 @@ static int option(void *p, int c, const char *arg) {
   case 'S': return cli_number("--seed", arg, 0, 4294967295.0, false, "0 to 4294967295", &a->seed);
   }
   return EXIT_OK;
+}
+
+/* --resume: the rows of the existing OUT that ran (complete, no error) are kept by index; the
+ * others run. OUT must be this sweep's table (the same header); no OUT: everything runs. */
+static int read_resumed(args *a) {
+  size_t olen = strlen(a->out);
+  if (strcmp(a->out, "-") == 0 || (olen > 3 && strcmp(a->out + olen - 3, ".h5") == 0)) {
+    cli_error("--resume continues a CSV table: give -o OUT.csv");
+    return EXIT_USAGE;
+  }
+  struct stat st;
+  if (stat(a->out, &st) != 0)
+    return EXIT_OK; /* nothing yet: a whole sweep */
+  if (!S_ISREG(st.st_mode)) {
+    cli_error("%s: --resume needs a regular file", a->out);
+    return EXIT_INPUT;
+  }
+  size_t total = sits_sweep_count(a->sw);
+  char *head = NULL, *line = NULL;
+  size_t hlen = 0, cap = 0, lineno = 0, kept = 0;
+  FILE *m = open_memstream(&head, &hlen), *f = fopen(a->out, "r");
+  if (m)
+    sits_sweep_write_header(a->sw, m), fclose(m);
+  a->kept = calloc(total ? total : 1, sizeof *a->kept);
+  int code = f && head && a->kept ? EXIT_OK : EXIT_INPUT;
+  if (code)
+    cli_error("%s: cannot read: %s", a->out, strerror(errno));
+  long len;
+  bool nul;
+  while (code == EXIT_OK && (len = cli_read_line(f, &line, &cap, &nul)) != 0) {
+    lineno++;
+    if (len < 0 || nul) {
+      cli_error("%s:%zu: not a text line of at most 1 MiB", a->out, lineno);
+      code = EXIT_INPUT;
+    } else if (lineno == 1 && strcmp(line, head) != 0) {
+      cli_error("%s:1: not this sweep's table (its header differs): give another -o or drop "
+                "--resume",
+                a->out);
+      code = EXIT_INPUT;
+    } else if (lineno > 1) {
+      char *end;
+      size_t idx = strtoul(line, &end, 10);
+      bool ran = end != line && *end == ',' && idx < total && line[len - 1] == '\n' &&
+                 len >= 2 && line[len - 2] == ','; /* an empty error column */
+      char vals[8192], *hash_end = ran ? strchr(end + 1, ',') : NULL;
+      ran = ran && hash_end && sits_sweep_row_values(a->sw, idx, vals, sizeof vals) == 0 &&
+            strncmp(hash_end + 1, vals, strlen(vals)) == 0 &&
+            hash_end[1 + strlen(vals)] == ','; /* the row ran this combination's values */
+      if (ran && !a->kept[idx] && (a->kept[idx] = strdup(line)) != NULL)
+        kept++;
+    }
+  }
+  free(line), free(head);
+  if (f)
+    fclose(f);
+  if (code == EXIT_OK)
+    fprintf(stderr, "sitsenergy: resuming %s: %zu of %zu rows done\n", a->out, kept, total);
+  return code;
 }
 
 static int check(void *p, cli_ctx *ctx) {
@@ -202,7 +266,7 @@ static int check(void *p, cli_ctx *ctx) {
     cli_error("%s (see 'sitsenergy sweep --help')", err.msg);
     return EXIT_USAGE;
   }
-  return EXIT_OK;
+  return a->resume ? read_resumed(a) : EXIT_OK;
 }
 
 /* Runs the combinations of job @p job into the file open on @p fd, each row after its index;
@@ -216,11 +280,12 @@ static int run_job(const args *a, size_t job, size_t jobs, int fd) {
   for (size_t idx = 0; idx < total; idx++) {
     if (a->shard_n && (long)(idx % (size_t)a->shard_n) != a->shard_k - 1)
       continue;
-    if (idx % jobs != job)
+    if (idx % jobs != job || (a->kept && a->kept[idx]))
       continue;
     bool violated;
     int rc = sits_sweep_run_row(a->sw, idx, f, &violated);
     status |= rc == SITS_EIO ? 4 : rc ? 1 : violated ? 2 : 0;
+    fflush(f); /* a stopped sweep keeps every finished row */
   }
   return fclose(f) ? 4 : status;
 }
@@ -237,14 +302,17 @@ static int merge(const args *a, char paths[][4200], size_t jobs, FILE *out) {
     size_t cap = 0;
     while (f && getline(&line, &cap, f) > 0) {
       char *end;
-      size_t idx = strtoul(line, &end, 10); /* each row starts with its index */
-      if (end != line && *end == ',' && idx < total && !rows[idx])
-        rows[idx] = strdup(line);
+      size_t idx = strtoul(line, &end, 10), len = strlen(line); /* each row: its index first */
+      if (end != line && *end == ',' && idx < total && !rows[idx] && line[len - 1] == '\n')
+        rows[idx] = strdup(line); /* a line without its newline: a job stopped mid-row */
     }
     free(line);
     if (f)
       fclose(f);
   }
+  for (size_t i = 0; a->kept && i < total; i++)
+    if (a->kept[i] && !rows[i])
+      rows[i] = strdup(a->kept[i]);
   sits_sweep_write_header(a->sw, out);
   for (size_t i = 0; i < total; i++)
     if (rows[i])
@@ -262,6 +330,34 @@ static int merge(const args *a, char paths[][4200], size_t jobs, FILE *out) {
   return rc;
 }
 
+/* Stopping a sweep (SIGINT, SIGTERM, SIGHUP): the jobs are stopped, the rows they finished go
+ * to OUT (so that --resume continues from there), the job files are removed, and the program
+ * dies of the signal. The one piece of state this needs (the CLI's, not the library's). */
+static volatile sig_atomic_t stop_sig;
+static pid_t children[256];
+static volatile sig_atomic_t n_children;
+
+static void on_stop(int sig) {
+  stop_sig = sig;
+  for (sig_atomic_t i = 0; i < n_children; i++)
+    kill(children[i], SIGTERM);
+}
+
+static void add_child(pid_t pid) {
+  children[n_children] = pid;
+  n_children = n_children + 1;
+}
+
+static void catch_stops(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_stop;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGHUP, &sa, NULL);
+}
+
 /* Each job's rows go to its own file, created beside the output with a unique, recognisable
  * name (sits_output_temp: O_EXCL, never through a link; two sweeps to one output do not share
  * files; removed on SIGINT/SIGTERM, and by a later sweep to the same output after SIGKILL). */
@@ -277,23 +373,24 @@ static int spawn_jobs(const args *a, size_t jobs, char paths[][4200], sits_err *
     }
     cli_cleanup_file(paths[j]);
   }
-  if (jobs == 1)
-    return run_job(a, 0, 1, fds[0]);
-  for (size_t j = 0; j < jobs; j++) {
+  for (size_t j = 0; j < jobs; j++) { /* processes even for one job: a stop kills it at once */
     pids[j] = fork();
     if (pids[j] < 0)
       return -1;
     if (pids[j] == 0) {
-      cli_cleanup_default(); /* the parent removes the files and stops the others */
+      cli_cleanup_default(); /* the parent stops the jobs and keeps their finished rows */
       _exit(run_job(a, j, jobs, fds[j]));
     }
-    cli_cleanup_child(pids[j]);
+    add_child(pids[j]);
     close(fds[j]);
   }
   for (size_t j = 0; j < jobs; j++) {
     int st;
-    if (waitpid(pids[j], &st, 0) < 0 || !WIFEXITED(st))
-      status_all |= 4;
+    pid_t w;
+    while ((w = waitpid(pids[j], &st, 0)) < 0 && errno == EINTR)
+      ;
+    if (w < 0 || !WIFEXITED(st))
+      status_all |= stop_sig ? 0 : 4; /* a job stopped by the user: its rows so far count */
     else
       status_all |= WEXITSTATUS(st);
   }
@@ -334,12 +431,23 @@ static int body(void *p, cli_ctx *ctx) {
   size_t jobs = (size_t)a->jobs;
   char(*paths)[4200] = calloc(jobs, sizeof *paths);
   sits_err err = {0};
+  catch_stops();
   int status = paths ? spawn_jobs(a, jobs, paths, &err) : -1;
   int rc = status >= 0 && !(status & 4) ? write_merged(a, paths, jobs, &err) : SITS_EIO;
   for (size_t j = 0; paths && j < jobs; j++)
     if (paths[j][0])
       remove(paths[j]);
   free(paths);
+  if (stop_sig) { /* the finished rows are in OUT: say how to go on, then die of the signal */
+    int sig = stop_sig;
+    if (rc == SITS_OK)
+      cli_error("stopped: the finished rows are in %s; the same command with --resume runs the "
+                "rest",
+                a->out);
+    cli_cleanup_install(); /* the generic handler again: temporary files go */
+    signal(sig, SIG_DFL);
+    raise(sig);
+  }
   if (rc) {
     cli_error("%s", err.msg[0] ? err.msg : "writing the sweep failed");
     return EXIT_INPUT;
@@ -351,7 +459,11 @@ static int body(void *p, cli_ctx *ctx) {
 }
 
 static void release(void *p) {
-  sits_sweep_free(((args *)p)->sw);
+  args *a = p;
+  for (size_t i = 0; a->kept && i < sits_sweep_count(a->sw); i++)
+    free(a->kept[i]);
+  free(a->kept);
+  sits_sweep_free(a->sw);
 }
 
 const cli_cmd cli_cmd_sweep = {.name = "sweep",

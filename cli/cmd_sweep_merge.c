@@ -18,8 +18,6 @@ static const char merge_usage[] =
     "two inputs is kept once when both are equal and refused when they differ. OUT is HDF5\n"
     "for a name ending in .h5 (one dataset per column), else CSV ('-' for stdout).\n";
 
-/* The longest line read (as the library's readers: a file that is not text is refused). */
-#define MAX_LINE (1024 * 1024)
 
 typedef struct row {
   size_t index;
@@ -27,33 +25,6 @@ typedef struct row {
   const char *file;
   size_t line;
 } row;
-
-/* The next line of @p f into *buf (grown as needed, to MAX_LINE at most): its length, 0 at
- * the end, -1 when longer than MAX_LINE or out of memory; *nul tells a NUL byte (a file that
- * is not text, such as /dev/zero, is refused without reading it all). */
-static long read_line(FILE *f, char **buf, size_t *cap, bool *nul) {
-  size_t len = 0;
-  int ch;
-  *nul = false;
-  while ((ch = getc(f)) != EOF) {
-    if (len + 2 > *cap) {
-      size_t c = *cap ? 2 * *cap : 4096;
-      char *p = realloc(*buf, c);
-      if (!p)
-        return -1;
-      *buf = p, *cap = c;
-    }
-    *nul = *nul || ch == '\0';
-    (*buf)[len++] = (char)ch;
-    if (len > MAX_LINE)
-      return -1;
-    if (ch == '\n')
-      break;
-  }
-  if (*buf)
-    (*buf)[len] = '\0';
-  return (long)len;
-}
 
 static int by_index(const void *a, const void *b) {
   const row *x = a, *y = b;
@@ -72,7 +43,7 @@ static int read_table(const char *path, char **header, row **rows, size_t *n, si
   long len;
   int code = EXIT_OK;
   bool nul;
-  while (code == EXIT_OK && (len = read_line(f, &line, &lcap, &nul)) != 0) {
+  while (code == EXIT_OK && (len = cli_read_line(f, &line, &lcap, &nul)) != 0) {
     lineno++;
     if (len < 0 || nul) { /* too long, or a NUL byte: not text */
       cli_error("%s:%zu: not a text line of at most 1 MiB", path, lineno);

@@ -40,6 +40,9 @@ SITS_API int sits_sweep_dist(sits_sweep *s, const char *spec, sits_err *err);
 SITS_API int sits_sweep_sample(sits_sweep *s, size_t n, const char *method, unsigned long seed,
                                sits_err *err);
 SITS_API size_t sits_sweep_count(const sits_sweep *s);
+/** Row @p idx's varied values as they appear in its row (CSV fields, comma-separated) into
+ *  @p out; 0, or -1 when they do not fit. */
+SITS_API int sits_sweep_row_values(const sits_sweep *s, size_t idx, char *out, size_t size);
 /** The probabilistic summary of @p n rows (as sits_sweep_run_row wrote them; NULL rows are
  *  skipped) onto @p f, @p format "text" or "json": per numeric column mean, std and the
  *  5/50/95/99 % quantiles; per constraint (and the verdict) the share of rows violating it

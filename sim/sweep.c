@@ -228,6 +228,35 @@ static void summary_fields(FILE *f, const sits_summary *s) {
 }
 
 
+int sits_sweep_row_values(const sits_sweep *s, size_t idx, char *out, size_t size) {
+  FILE *f = fmemopen(out, size, "w");
+  if (!f)
+    return -1;
+  char drawn[64];
+  size_t nd = sits__sampler_dims(s->sampler), k = 0;
+  if (s->sampler) {
+    k = idx % sits__sampler_count(s->sampler);
+    idx /= sits__sampler_count(s->sampler);
+  }
+  const char *vals[MAX_VARY];
+  for (size_t i = s->n_vary; i-- > 0;) {
+    vals[i] = s->v[i].values[idx % s->v[i].n];
+    idx /= s->v[i].n;
+  }
+  for (size_t i = 0; i < s->n_vary; i++) {
+    fputs(i ? "," : "", f);
+    csv_field(f, vals[i]);
+  }
+  for (size_t j = 0; j < nd; j++) {
+    sits__sampler_value(s->sampler, k, j, drawn, sizeof drawn);
+    fputs(s->n_vary + j ? "," : "", f);
+    csv_field(f, drawn);
+  }
+  int rc = ferror(f) ? -1 : 0;
+  fclose(f);
+  return rc;
+}
+
 int sits_sweep_run_row(const sits_sweep *s, size_t idx, FILE *f, bool *violated) {
   const char *vals[MAX_VARY + SITS__MAX_DISTS], *sets[256 + MAX_VARY + SITS__MAX_DISTS];
   char buf[MAX_VARY + SITS__MAX_DISTS][600], drawn[SITS__MAX_DISTS][64];

@@ -186,19 +186,36 @@ Test(signals, sigterm_during_a_run_leaves_nothing, .timeout = 120) {
 }
 
 /* SIGTERM to a sweep with two jobs: the job files go, and so do the job processes. */
-Test(signals, sigterm_during_a_sweep_leaves_nothing, .timeout = 120) {
+Test(signals, sigterm_during_a_sweep_keeps_finished_rows, .timeout = 120) {
   char out[600];
   snprintf(out, sizeof out, "%s/big_sweep.csv", tu_dir());
   const char *args[] = {SITS_CLI, "sweep", DEMO, "--set", "duration_s=3600", "--vary",
                         "ambient_c=20:45:2000", "-j", "2", "-o", out, NULL};
   pid_t pid = start(args);
   cr_assert(appears("big_sweep.csv.sits-tmp."), "the sweep never made its job files");
-  nanosleep(&(struct timespec){0, 300000000}, NULL); /* the jobs are running */
+  nanosleep(&(struct timespec){1, 0}, NULL); /* the jobs are running */
   kill(pid, SIGTERM);
   int st;
   cr_assert_eq(waitpid(pid, &st, 0), pid);
   cr_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM, "status %d", st);
-  cr_assert_eq(count_named("big_sweep.csv"), 0, "a job file or a partial output remains");
+  cr_assert_eq(count_named("sits-tmp"), 0, "a job or temporary file remains");
+  /* the finished rows are in OUT, whole: as many fields as the header, no error */
+  char *text = tu_slurp(out);
+  cr_assert(!strncmp(text, "index,config_hash,ambient_c,", 28), "%.80s", text);
+  size_t rows = 0, header_fields = 1;
+  for (const char *c = text; *c != '\n'; c++)
+    header_fields += *c == ',';
+  for (char *line = strchr(text, '\n') + 1; *line; line = strchr(line, '\n') + 1) {
+    size_t fields = 1;
+    for (const char *c = line; *c != '\n'; c++)
+      fields += *c == ',';
+    cr_assert_eq(fields, header_fields, "%.80s", line);
+    cr_assert_eq(strchr(line, '\n')[-1], ',', "an error in a row the stop cut: %.80s", line);
+    rows++;
+  }
+  cr_assert_lt(rows, 2000);
+  cr_log_info("%zu rows finished before the stop", rows);
+  free(text);
   char cmd[1024];
   int left = 1;
   for (int i = 0; i < 200 && left; i++) { /* the jobs end on their SIGTERM */
@@ -209,6 +226,34 @@ Test(signals, sigterm_during_a_sweep_leaves_nothing, .timeout = 120) {
       nanosleep(&(struct timespec){0, 10000000}, NULL);
   }
   cr_assert(!left, "a job process outlived the sweep");
+}
+
+/* --resume: rows of OUT that ran this combination are kept, the rest run; the table equals
+ * an uninterrupted sweep's byte for byte. A row whose values are not this combination's (an
+ * OUT of another grid with the same keys), a failed row and a cut row are run again; another
+ * sweep's table (other keys) is refused. */
+Test(signals, resume_finishes_a_sweep) {
+  char cmd[4096];
+  const char *d = tu_dir();
+  snprintf(cmd, sizeof cmd,
+           "cd %s && %s sweep %s --set duration_s=20 --vary ambient_c=20:45:8 -o full.csv "
+           "2>/dev/null && (head -3 full.csv; sed -n 5p full.csv; sed -n 7p full.csv | "
+           "sed 's/,$/,boom/'; sed -n 8p full.csv | head -c 40) > part.csv && "
+           "%s sweep %s --set duration_s=20 --vary ambient_c=20:45:8 -o part.csv --resume "
+           "2>resume.err && cmp -s part.csv full.csv && grep -q '3 of 8 rows done' resume.err",
+           d, SITS_CLI, DEMO, SITS_CLI, DEMO);
+  cr_assert_eq(system(cmd), 0, "%s", cmd);
+  snprintf(cmd, sizeof cmd,
+           "cd %s && %s sweep %s --set duration_s=20 --vary ambient_c=20,45 -o other.csv "
+           "2>/dev/null && cp full.csv grid.csv && %s sweep %s --set duration_s=20 --vary "
+           "ambient_c=20,45 -o grid.csv --resume 2>/dev/null && cmp -s grid.csv other.csv",
+           d, SITS_CLI, DEMO, SITS_CLI, DEMO);
+  cr_assert_eq(system(cmd), 0, "a row of another grid was kept");
+  char args[2048], *out, *err;
+  snprintf(args, sizeof args, "sweep %s --vary duration_s=10,20 -o %s/full.csv --resume", DEMO, d);
+  cr_assert_eq(tu_cli(args, &out, &err), 1);
+  cr_assert(strstr(err, "full.csv:1: not this sweep's table"), "%s", err);
+  free(out), free(err);
 }
 
 /* A SIGKILLed writer's temporary file (its process gone) is removed by the next write of the
