@@ -47,6 +47,21 @@ typedef struct sits_replay sits_replay;
 /** Plots measured against simulated per sensor of @p r, power on a second axis (gnuplot). */
 int cli_plot_replay(const sits_replay *r, const char *png);
 
+/** A sweep's table for --plot: the header line, the rows (NULL: none) and what to draw. */
+typedef struct cli_sweep_plot {
+  const char *header;
+  const char *const *rows;
+  size_t n;
+  const char *keys[2]; /* the first two --vary keys */
+  size_t n_keys;
+  bool sampled; /* --dist keys: distributions of the outputs */
+  const char *ys[8];
+  size_t n_y;
+} cli_sweep_plot;
+/** One varied key: the outputs against it; two: a heat map of the first output with the
+ *  rows that violate its limit crossed; sampled: histograms and empirical CDFs, limits marked. */
+int cli_plot_sweep(const cli_sweep_plot *p, const char *png);
+
 typedef struct sits_calibration sits_calibration;
 /** Plots measured against fitted voltage of @p cal, current on a second axis (gnuplot). */
 int cli_plot_calibration(const sits_calibration *cal, const char *png);

@@ -45,6 +45,10 @@ static const char sweep_usage[] =
     "  --shard K/N    only combinations K-1, K-1+N, ... (K from 1 to N)\n"
     "  --shard slurm  this task's share of a Slurm job array (SLURM_ARRAY_TASK_ID - _MIN of\n"
     "                 SLURM_ARRAY_TASK_COUNT; --array=0-N or 1-N alike)\n"
+    "  --plot OUT.png one --vary key: the outputs against it; two: a heat map of the first\n"
+    "                 output with the rows over its limit crossed; sampled: histograms and\n"
+    "                 empirical CDFs with the limits marked (gnuplot)\n"
+    "  --plot-y A,B   the outputs drawn (default max_junction_temp_c)\n"
     "  --check        exit 3 when a combination violates a constraint\n"
     "  --resume       keep the rows of an existing OUT.csv of this sweep that ran, run the rest\n"
     "                 (a stopped sweep writes its finished rows to OUT)\n"
@@ -62,6 +66,7 @@ typedef struct args {
   double samples, seed; /* samples 0: no sampling */
   const char *method;
   const char *summary; /* --summary text|json: the probabilistic summary (NULL: none) */
+  const char *png, *plot_y; /* --plot OUT.png, --plot-y a,b */
   int check, resume;
   char **kept; /* --resume: the rows of OUT that ran, by index (NULL: to run) */
   sits_sweep *sw; /* built in check(), with the dispatcher's --set overrides */
@@ -73,7 +78,8 @@ static const struct option sweep_opts[] = {
     {"jobs", required_argument, NULL, 'j'}, {"dist", required_argument, NULL, 'd'},
     {"sample", required_argument, NULL, 'n'}, {"method", required_argument, NULL, 'm'},
     {"seed", required_argument, NULL, 'S'},  {"summary", required_argument, NULL, 'y'},
-    {"resume", no_argument, NULL, 'r'},      {NULL, 0, NULL, 0}};
+    {"resume", no_argument, NULL, 'r'},      {"plot", required_argument, NULL, 'p'},
+    {"plot-y", required_argument, NULL, 'Y'}, {NULL, 0, NULL, 0}};
 
 static void init(void *p) {
   args *a = p;
@@ -141,6 +147,8 @@ static int option(void *p, int c, const char *arg) {
     break;
   case 'k': a->check = 1; break;
   case 'r': a->resume = 1; break;
+  case 'p': a->png = arg; break;
+  case 'Y': a->plot_y = arg; break;
   case 'o': a->out = arg; break;
   case 'd':
     if (a->n_dist == 64) {
@@ -221,6 +229,31 @@ static int read_resumed(args *a) {
   return code;
 }
 
+/* --plot-y: every name a column of this sweep's table, checked before any run. */
+static int check_plot_y(const args *a) {
+  char *head = NULL, ys[1024];
+  size_t hlen = 0;
+  FILE *m = open_memstream(&head, &hlen);
+  if (!m)
+    return EXIT_INPUT;
+  sits_sweep_write_header(a->sw, m);
+  fclose(m);
+  head[strcspn(head, "\n")] = ',';
+  snprintf(ys, sizeof ys, "%s", a->plot_y ? a->plot_y : "max_junction_temp_c");
+  int code = EXIT_OK;
+  char *save = NULL;
+  for (char *y = strtok_r(ys, ",", &save); y && code == EXIT_OK; y = strtok_r(NULL, ",", &save)) {
+    char quoted[300];
+    snprintf(quoted, sizeof quoted, ",%s,", y);
+    if (!strstr(head, quoted)) {
+      cli_error("--plot-y '%s': the table has no such column (see 'sitsenergy sweep --help')", y);
+      code = EXIT_USAGE;
+    }
+  }
+  free(head);
+  return code;
+}
+
 static int check(void *p, cli_ctx *ctx) {
   args *a = p;
   if (a->n_dist > 0 && a->samples == 0) {
@@ -241,9 +274,14 @@ static int check(void *p, cli_ctx *ctx) {
     cli_error("--sample and --seed take whole numbers");
     return EXIT_USAGE;
   }
-  const char *in[] = {ctx->scenario}, *out[] = {a->out};
-  if (cli_check_paths(in, 1, out, 1) || cli_check_outputs_of(ctx))
+  const char *in[] = {ctx->scenario}, *out[] = {a->out, a->png};
+  if (cli_check_paths(in, 1, out, 2) || cli_check_outputs_of(ctx) ||
+      cli_no_stdout("--plot", a->png))
     return EXIT_INPUT;
+  if (a->plot_y && !a->png) {
+    cli_error("--plot-y needs --plot OUT.png");
+    return EXIT_USAGE;
+  }
   sits_err err = {0};
   if (!(a->sw = sits_sweep_new(ctx->scenario, ctx->sets.items, ctx->sets.n, &err)))
     return cli_fail(SITS_ENOMEM, &err);
@@ -266,6 +304,8 @@ static int check(void *p, cli_ctx *ctx) {
     cli_error("%s (see 'sitsenergy sweep --help')", err.msg);
     return EXIT_USAGE;
   }
+  if (a->png && check_plot_y(a) != EXIT_OK)
+    return EXIT_USAGE;
   return a->resume ? read_resumed(a) : EXIT_OK;
 }
 
@@ -290,8 +330,32 @@ static int run_job(const args *a, size_t job, size_t jobs, int fd) {
   return fclose(f) ? 4 : status;
 }
 
+/* --plot: the table drawn (cli_plot_sweep), the outputs named by --plot-y. */
+static int plot_sweep(const args *a, const char *const *rows, size_t n) {
+  char *head = NULL, ys[1024];
+  size_t hlen = 0;
+  FILE *m = open_memstream(&head, &hlen);
+  if (!m)
+    return EXIT_INPUT;
+  sits_sweep_write_header(a->sw, m);
+  fclose(m);
+  cli_sweep_plot p = {.header = head, .rows = rows, .n = n, .sampled = a->n_dist > 0};
+  char keys[2][256];
+  for (size_t i = 0; i < a->n_vary && i < 2; i++) { /* the key of "KEY=..." */
+    snprintf(keys[i], sizeof keys[i], "%.*s", (int)strcspn(a->vary[i], "="), a->vary[i]);
+    p.keys[p.n_keys++] = keys[i];
+  }
+  snprintf(ys, sizeof ys, "%s", a->plot_y ? a->plot_y : "max_junction_temp_c");
+  char *save = NULL;
+  for (char *y = strtok_r(ys, ",", &save); y && p.n_y < 8; y = strtok_r(NULL, ",", &save))
+    p.ys[p.n_y++] = y;
+  int code = p.n_y ? cli_plot_sweep(&p, a->png) : EXIT_USAGE;
+  free(head);
+  return code;
+}
+
 /* Merges the jobs' files in combination order (each line starts with its index). */
-static int merge(const args *a, char paths[][4200], size_t jobs, FILE *out) {
+static int merge(const args *a, char paths[][4200], size_t jobs, FILE *out, int *plot_code) {
   size_t total = sits_sweep_count(a->sw);
   char **rows = calloc(total, sizeof *rows);
   if (!rows)
@@ -324,6 +388,8 @@ static int merge(const args *a, char paths[][4200], size_t jobs, FILE *out) {
     if (sits_sweep_write_stats(a->sw, (const char *const *)rows, total, a->summary, sum, &err))
       cli_error("%s", err.msg);
   }
+  if (a->png) /* a plot that fails leaves the table as it is; the exit code says it */
+    *plot_code = plot_sweep(a, (const char *const *)rows, total);
   for (size_t i = 0; i < total; i++)
     free(rows[i]);
   free(rows);
@@ -399,14 +465,15 @@ static int spawn_jobs(const args *a, size_t jobs, char paths[][4200], sits_err *
 
 /* The merged table: CSV through the library's safe writer, or HDF5 from a unique temporary
  * CSV. */
-static int write_merged(const args *a, char paths[][4200], size_t jobs, sits_err *err) {
+static int write_merged(const args *a, char paths[][4200], size_t jobs, int *plot_code,
+                        sits_err *err) {
   size_t olen = strlen(a->out);
   bool h5 = olen > 3 && strcmp(a->out + olen - 3, ".h5") == 0;
   if (!h5) {
     sits_output *o = sits_output_open(a->out, err);
     if (!o)
       return SITS_EIO;
-    return sits_output_close(o, merge(a, paths, jobs, sits_output_file(o)) == 0, err);
+    return sits_output_close(o, merge(a, paths, jobs, sits_output_file(o), plot_code) == 0, err);
   }
   char tmp[4300];
   int fd = sits_output_temp(a->out, "merge.", tmp, sizeof tmp, err);
@@ -414,7 +481,7 @@ static int write_merged(const args *a, char paths[][4200], size_t jobs, sits_err
     return SITS_EIO;
   cli_cleanup_file(tmp);
   FILE *f = fdopen(fd, "w");
-  int ok = f && merge(a, paths, jobs, f) == 0;
+  int ok = f && merge(a, paths, jobs, f, plot_code) == 0;
   if (f && fclose(f) != 0)
     ok = 0;
   int rc =
@@ -431,9 +498,10 @@ static int body(void *p, cli_ctx *ctx) {
   size_t jobs = (size_t)a->jobs;
   char(*paths)[4200] = calloc(jobs, sizeof *paths);
   sits_err err = {0};
+  int plot_code = EXIT_OK;
   catch_stops();
   int status = paths ? spawn_jobs(a, jobs, paths, &err) : -1;
-  int rc = status >= 0 && !(status & 4) ? write_merged(a, paths, jobs, &err) : SITS_EIO;
+  int rc = status >= 0 && !(status & 4) ? write_merged(a, paths, jobs, &plot_code, &err) : SITS_EIO;
   for (size_t j = 0; paths && j < jobs; j++)
     if (paths[j][0])
       remove(paths[j]);
@@ -452,6 +520,8 @@ static int body(void *p, cli_ctx *ctx) {
     cli_error("%s", err.msg[0] ? err.msg : "writing the sweep failed");
     return EXIT_INPUT;
   }
+  if (plot_code != EXIT_OK)
+    return plot_code;
   if (status & 1)
     cli_error("some combinations failed: see the error column of %s",
               strcmp(a->out, "-") ? a->out : "the table on stdout");

@@ -8,6 +8,7 @@
  * (PNG.sits-tmp.PID.data.XXXXXX, ...png.XXXXXX): nothing of the user's is touched.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,4 +172,170 @@ static void calibration_script(FILE *gp, const void *cal, const char *csv) {
 int cli_plot_calibration(const sits_calibration *cal, const char *png) {
   static const plot_spec spec = {700, calibration_csv, calibration_script};
   return plot_png(&spec, cal, png);
+}
+
+/* ---- a sweep: outputs over one key, a heat map over two, distributions of a sampled one ---- */
+
+/* The constraint a summary column is judged by ("" when none). */
+static const char *constraint_of(const char *y) {
+  static const char *const map[][2] = {{"max_junction_temp_c", "max_junction_temp_c"},
+                                       {"tdp_w", "tdp_budget_w"},
+                                       {"battery.runtime_s", "min_battery_life_s"},
+                                       {"latency_ms", "max_latency_ms"},
+                                       {"energy_per_item_mj", "max_energy_per_item_mj"}};
+  for (size_t k = 0; k < sizeof map / sizeof map[0]; k++)
+    if (strcmp(y, map[k][0]) == 0)
+      return map[k][1];
+  return "";
+}
+
+/* The index of column @p name in the header line, or -1. */
+static int column_of(const char *header, const char *name) {
+  int k = 0;
+  size_t n = strlen(name);
+  for (const char *c = header; c && *c; k++) {
+    const char *end = strpbrk(c, ",\n");
+    size_t len = end ? (size_t)(end - c) : strlen(c);
+    if (len == n && strncmp(c, name, n) == 0)
+      return k;
+    c = end && *end == ',' ? end + 1 : NULL;
+  }
+  return -1;
+}
+
+/* Field @p col of a row (the first fields are never quoted); NAN when empty or absent. */
+static double field(const char *row, int col) {
+  const char *c = row;
+  for (int k = 0; k < col && c; k++)
+    c = strchr(c, ',') ? strchr(c, ',') + 1 : NULL;
+  char *end;
+  double v = c ? strtod(c, &end) : NAN;
+  return c && end != c ? v : NAN;
+}
+
+/* The constraint's limit for @p y: the first row's value of its .limit column, or NAN. */
+static double limit_of(const cli_sweep_plot *p, const char *y) {
+  char name[300];
+  snprintf(name, sizeof name, "%s.limit", constraint_of(y));
+  int col = *constraint_of(y) ? column_of(p->header, name) : -1;
+  for (size_t r = 0; col >= 0 && r < p->n; r++)
+    if (p->rows[r])
+      return field(p->rows[r], col);
+  return NAN;
+}
+
+static int fail_io(const char *path, sits_err *err) {
+  snprintf(err->msg, sizeof err->msg, "%s: cannot write the plot's data", path);
+  return err->code = SITS_EIO;
+}
+
+static int sweep_csv(const void *arg, const char *csv, sits_err *err) {
+  const cli_sweep_plot *p = arg;
+  FILE *f = fopen(csv, "w");
+  if (!f)
+    return fail_io(csv, err);
+  fputs(p->header, f);
+  for (size_t r = 0; r < p->n; r++)
+    if (p->rows[r])
+      fputs(p->rows[r], f);
+  return fclose(f) == 0 ? SITS_OK : fail_io(csv, err);
+}
+
+static void sweep_script(FILE *gp, const void *arg, const char *csv) {
+  const cli_sweep_plot *p = arg;
+  fputs("set datafile missing ''\nset key outside right top\nunset y2tics\n", gp);
+  if (p->sampled) { /* per output: a histogram and the empirical CDF, the limit marked */
+    fprintf(gp, "set multiplot layout %zu,2\n", p->n_y);
+    for (size_t k = 0; k < p->n_y; k++) {
+      double lim = limit_of(p, p->ys[k]);
+      fputs("unset arrow\n", gp);
+      if (isfinite(lim))
+        fprintf(gp, "set arrow from %.10g, graph 0 to %.10g, graph 1 nohead lc rgb 'red' dt 2\n",
+                lim, lim);
+      fputs("set xlabel ", gp);
+      gp_quote(gp, p->ys[k]);
+      fputs(" noenhanced\nset ylabel 'rows'\nstats ", gp);
+      gp_quote(gp, csv);
+      fputs(" using ", gp);
+      gp_quote(gp, p->ys[k]);
+      fputs(" nooutput\nw = (STATS_max - STATS_min) / 20.0\nif (w <= 0) w = 1\n", gp);
+      if (isfinite(lim)) /* the range holds the limit */
+        fprintf(gp, "L = %.10g\nset xrange [(STATS_min < L ? STATS_min : L) - w : "
+                    "(STATS_max > L ? STATS_max : L) + w]\n",
+                lim);
+      else
+        fputs("set autoscale x\n", gp);
+      fputs("plot ", gp);
+      gp_quote(gp, csv);
+      fputs(" using (w * floor(column(", gp);
+      gp_quote(gp, p->ys[k]);
+      fputs(") / w) + w / 2):(1.0) smooth freq with boxes fs solid 0.5 notitle\n"
+            "set ylabel 'P(value <= x)'\nplot ",
+            gp);
+      gp_quote(gp, csv);
+      fputs(" using ", gp);
+      gp_quote(gp, p->ys[k]);
+      fputs(":(1.0) smooth cnormal with lines lw 2 notitle\n", gp);
+    }
+    fputs("unset multiplot\n", gp);
+    return;
+  }
+  if (p->n_keys == 1) { /* the outputs against the key, limits dashed */
+    fprintf(gp, "set multiplot layout %zu,1\nset xlabel ", p->n_y);
+    gp_quote(gp, p->keys[0]);
+    fputs(" noenhanced\n", gp);
+    for (size_t k = 0; k < p->n_y; k++) {
+      double lim = limit_of(p, p->ys[k]);
+      fputs("set ylabel ", gp);
+      gp_quote(gp, p->ys[k]);
+      fputs(" noenhanced\nplot ", gp);
+      gp_quote(gp, csv);
+      fputs(" using ", gp);
+      gp_quote(gp, p->keys[0]);
+      fputs(":", gp);
+      gp_quote(gp, p->ys[k]);
+      fputs(" with linespoints lw 2 pt 7 notitle", gp);
+      if (isfinite(lim))
+        fprintf(gp, ", %.10g with lines lc rgb 'red' dt 2 title 'limit'", lim);
+      fputc('\n', gp);
+    }
+    fputs("unset multiplot\n", gp);
+    return;
+  }
+  /* two keys: the first output as colour over the grid, the rows that violate its limit
+   * crossed (the constraint's boundary runs between crossed and plain cells) */
+  char ok[300];
+  snprintf(ok, sizeof ok, "%s.ok", constraint_of(p->ys[0]));
+  fputs("set xlabel ", gp);
+  gp_quote(gp, p->keys[0]);
+  fputs(" noenhanced\nset ylabel ", gp);
+  gp_quote(gp, p->keys[1]);
+  fputs(" noenhanced\nset cblabel ", gp);
+  gp_quote(gp, p->ys[0]);
+  fputs(" noenhanced\nplot ", gp);
+  gp_quote(gp, csv);
+  fputs(" using ", gp);
+  gp_quote(gp, p->keys[0]);
+  fputc(':', gp);
+  gp_quote(gp, p->keys[1]);
+  fputc(':', gp);
+  gp_quote(gp, p->ys[0]);
+  fputs(" with points pt 5 ps 3 palette notitle", gp);
+  if (*constraint_of(p->ys[0]) && column_of(p->header, ok) >= 0 &&
+      isfinite(limit_of(p, p->ys[0]))) {
+    fputs(", '' using ", gp);
+    gp_quote(gp, p->keys[0]);
+    fputs(":(column(", gp);
+    gp_quote(gp, ok);
+    fputs(") == 0 ? column(", gp);
+    gp_quote(gp, p->keys[1]);
+    fputs(") : NaN) with points pt 2 ps 2 lc rgb 'black' title 'violates the limit'", gp);
+  }
+  fputc('\n', gp);
+}
+
+int cli_plot_sweep(const cli_sweep_plot *p, const char *png) {
+  plot_spec spec = {p->sampled || p->n_keys == 1 ? 350 + 300 * p->n_y : 700, sweep_csv,
+                    sweep_script};
+  return plot_png(&spec, p, png);
 }

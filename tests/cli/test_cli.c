@@ -886,3 +886,35 @@ Test(cli, summary_json_carries_overrides_and_hash) {
   cr_assert(strstr(out, row), "no row with hash %s: %s", hash, out);
   free(out), free(err);
 }
+
+/* sweep --plot: one varied key, two (a heat map) and a sampled sweep each give a PNG (gnuplot
+ * drew it: the file starts with the PNG signature and the table is written as without
+ * --plot); an unknown --plot-y column and --plot - are refused before any run. */
+Test(cli, sweep_plots) {
+  const char *sc = SITS_CONFIGS "/scenarios/hotspot_3node_step.cfg";
+  const char *cases[] = {"--vary ambient_c=20:45:4 --plot-y max_junction_temp_c,avg_power_w",
+                         "--vary ambient_c=20:45:3 --vary 'platform.thermal.links.[2].r_k_per_w="
+                         "0.1:0.3:3'",
+                         "--dist 'ambient_c=normal(30,3)' --sample 30"};
+  for (int k = 0; k < 3; k++) {
+    char args[2048], png[600], *out, *err;
+    snprintf(png, sizeof png, "%s/plot%d.png", tu_dir(), k);
+    snprintf(args, sizeof args, "sweep %s --set max_junction_temp_c=45 %s -o %s/plot%d.csv "
+                                "--plot %s",
+             sc, cases[k], tu_dir(), k, png);
+    cr_assert_eq(tu_cli(args, &out, &err), 0, "%s: %s", cases[k], err);
+    char *img = tu_slurp(png);
+    cr_assert(!strncmp(img, "\x89PNG", 4), "%s: no PNG", cases[k]);
+    free(img), free(out), free(err);
+  }
+  char args[2048], *out, *err;
+  snprintf(args, sizeof args, "sweep %s --vary ambient_c=20,30 -o %s/n.csv --plot %s/n.png "
+                              "--plot-y nope", sc, tu_dir(), tu_dir());
+  cr_assert_eq(tu_cli(args, &out, &err), 2);
+  cr_assert(strstr(err, "--plot-y 'nope': the table has no such column"), "%s", err);
+  free(out), free(err);
+  snprintf(args, sizeof args, "sweep %s --vary ambient_c=20,30 -o %s/n.csv --plot -", sc, tu_dir());
+  cr_assert_eq(tu_cli(args, &out, &err), 1);
+  cr_assert(strstr(err, "--plot -: this output cannot stream"), "%s", err);
+  free(out), free(err);
+}
