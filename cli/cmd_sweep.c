@@ -8,7 +8,9 @@
  * N machines can share a sweep. Rows keep the combination order whatever the jobs.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
 #include <errno.h>
+#include <libgen.h>
 #include <getopt.h>
 #include <math.h>
 #include <signal.h>
@@ -171,29 +173,83 @@ static int option(void *p, int c, const char *arg) {
   return EXIT_OK;
 }
 
-/* --resume: the rows of the existing OUT that ran (complete, no error) are kept by index; the
- * others run. OUT must be this sweep's table (the same header); no OUT: everything runs. */
+/* The row @p line (of @p len bytes) kept for --resume when it ran this sweep's combination
+ * (complete, its values, an empty error column); whether it was. */
+static bool keep_row(args *a, const char *line, long len, size_t total) {
+  char *end;
+  size_t idx = strtoul(line, &end, 10);
+  bool ran = end != line && *end == ',' && idx < total && len >= 2 && line[len - 1] == '\n' &&
+             line[len - 2] == ','; /* an empty error column */
+  char vals[8192], *hash_end = ran ? strchr(end + 1, ',') : NULL;
+  ran = ran && hash_end && sits_sweep_row_values(a->sw, idx, vals, sizeof vals) == 0 &&
+        strncmp(hash_end + 1, vals, strlen(vals)) == 0 && hash_end[1 + strlen(vals)] == ',';
+  return ran && !a->kept[idx] && (a->kept[idx] = strdup(line)) != NULL;
+}
+
+/* The rows of job files a killed sweep (SIGKILL, a power cut) left beside OUT, named
+ * OUT.sits-tmp.PID.jobN.XXXXXX with PID no longer running: kept like OUT's; the next sweep
+ * to OUT removes the files (sits_output_temp). Their count. */
+static size_t harvest_jobs(args *a, size_t total) {
+  char dir[4096], base[4096], tmp[4096];
+  snprintf(tmp, sizeof tmp, "%s", a->out);
+  snprintf(dir, sizeof dir, "%s", dirname(tmp));
+  snprintf(tmp, sizeof tmp, "%s", a->out);
+  snprintf(base, sizeof base, "%s" SITS_OUTPUT_TEMP_TAG, basename(tmp));
+  size_t nb = strlen(base), kept = 0, cap = 0;
+  char *line = NULL;
+  DIR *d = opendir(dir);
+  struct dirent *e;
+  while (d && (e = readdir(d)) != NULL) {
+    char *end;
+    long pid = strncmp(e->d_name, base, nb) == 0 ? strtol(e->d_name + nb, &end, 10) : 0;
+    if (pid <= 0 || strncmp(end, ".job", 4) != 0 || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+      continue;
+    char path[8300];
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    FILE *f = fopen(path, "r");
+    long len;
+    bool nul;
+    while (f && (len = cli_read_line(f, &line, &cap, &nul)) > 0)
+      kept += !nul && keep_row(a, line, len, total);
+    if (f)
+      fclose(f);
+  }
+  if (d)
+    closedir(d);
+  free(line);
+  return kept;
+}
+
+/* --resume: the rows of the existing OUT that ran (complete, no error) are kept by index, and
+ * those in job files a killed sweep left; the others run. OUT must be this sweep's table (the
+ * same header); no OUT: everything runs but what the job files hold. */
 static int read_resumed(args *a) {
   size_t olen = strlen(a->out);
   if (strcmp(a->out, "-") == 0 || (olen > 3 && strcmp(a->out + olen - 3, ".h5") == 0)) {
     cli_error("--resume continues a CSV table: give -o OUT.csv");
     return EXIT_USAGE;
   }
+  size_t total = sits_sweep_count(a->sw);
+  if (!(a->kept = calloc(total ? total : 1, sizeof *a->kept))) {
+    cli_error("out of memory");
+    return EXIT_INPUT;
+  }
   struct stat st;
-  if (stat(a->out, &st) != 0)
-    return EXIT_OK; /* nothing yet: a whole sweep */
+  if (stat(a->out, &st) != 0) { /* no table yet: what job files of a killed sweep hold */
+    size_t got = harvest_jobs(a, total);
+    fprintf(stderr, "sitsenergy: resuming %s: %zu of %zu rows done\n", a->out, got, total);
+    return EXIT_OK;
+  }
   if (!S_ISREG(st.st_mode)) {
     cli_error("%s: --resume needs a regular file", a->out);
     return EXIT_INPUT;
   }
-  size_t total = sits_sweep_count(a->sw);
   char *head = NULL, *line = NULL;
   size_t hlen = 0, cap = 0, lineno = 0, kept = 0;
   FILE *m = open_memstream(&head, &hlen), *f = fopen(a->out, "r");
   if (m)
     sits_sweep_write_header(a->sw, m), fclose(m);
-  a->kept = calloc(total ? total : 1, sizeof *a->kept);
-  int code = f && head && a->kept ? EXIT_OK : EXIT_INPUT;
+  int code = f && head ? EXIT_OK : EXIT_INPUT;
   if (code)
     cli_error("%s: cannot read: %s", a->out, strerror(errno));
   long len;
@@ -208,24 +264,16 @@ static int read_resumed(args *a) {
                 "--resume",
                 a->out);
       code = EXIT_INPUT;
-    } else if (lineno > 1) {
-      char *end;
-      size_t idx = strtoul(line, &end, 10);
-      bool ran = end != line && *end == ',' && idx < total && line[len - 1] == '\n' &&
-                 len >= 2 && line[len - 2] == ','; /* an empty error column */
-      char vals[8192], *hash_end = ran ? strchr(end + 1, ',') : NULL;
-      ran = ran && hash_end && sits_sweep_row_values(a->sw, idx, vals, sizeof vals) == 0 &&
-            strncmp(hash_end + 1, vals, strlen(vals)) == 0 &&
-            hash_end[1 + strlen(vals)] == ','; /* the row ran this combination's values */
-      if (ran && !a->kept[idx] && (a->kept[idx] = strdup(line)) != NULL)
-        kept++;
-    }
+    } else if (lineno > 1)
+      kept += keep_row(a, line, len, total);
   }
   free(line), free(head);
   if (f)
     fclose(f);
-  if (code == EXIT_OK)
+  if (code == EXIT_OK) {
+    kept += harvest_jobs(a, total);
     fprintf(stderr, "sitsenergy: resuming %s: %zu of %zu rows done\n", a->out, kept, total);
+  }
   return code;
 }
 

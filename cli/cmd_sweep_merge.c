@@ -15,7 +15,8 @@ static const char merge_usage[] =
     "usage: sitsenergy sweep-merge OUT.csv|OUT.h5 IN.csv...\n\n"
     "Joins sweep tables written by shards of one sweep (--shard K/N, --shard slurm): the\n"
     "headers must be equal; rows are put in the order of their index column, a row present in\n"
-    "two inputs is kept once when both are equal and refused when they differ. OUT is HDF5\n"
+    "two inputs is kept once when both are equal and refused when they differ, and every\n"
+    "index up to the last must be there (a missing shard is refused). OUT is HDF5\n"
     "for a name ending in .h5 (one dataset per column), else CSV ('-' for stdout).\n";
 
 
@@ -156,6 +157,16 @@ static int cmd_sweep_merge(int argc, char **argv) {
                   rows[i].index, rows[i - 1].file, rows[i - 1].line);
         code = EXIT_INPUT;
       }
+    size_t expect = 0; /* every index from 0 to the last: a shard is not missing */
+    for (size_t i = 0; code == EXIT_OK && i < n; i++) {
+      if (rows[i].index > expect) {
+        cli_error("row %zu is in no input (the rows run to %zu): a shard is missing or was "
+                  "stopped; finish it with --resume",
+                  expect, rows[n - 1].index);
+        code = EXIT_INPUT;
+      }
+      expect = rows[i].index + 1;
+    }
   }
   if (code == EXIT_OK)
     code = write_out(out, header, rows, n);

@@ -857,6 +857,10 @@ Test(cli, sweep_merge_joins_shards) {
   cr_assert_eq(tu_cli(args, &out, &err), 1);
   cr_assert(strstr(err, "other.csv:1: its header differs"), "%s", err);
   free(out), free(err);
+  snprintf(args, sizeof args, "sweep-merge %s/m.csv %s/s1.csv %s/s3.csv", d, d, d);
+  cr_assert_eq(tu_cli(args, &out, &err), 1);
+  cr_assert(strstr(err, "row 1 is in no input"), "%s", err);
+  free(out), free(err);
   snprintf(args, sizeof args, "sweep-merge %s/all.csv %s/all.csv", d, d);
   cr_assert_eq(tu_cli(args, &out, &err), 1);
   cr_assert(strstr(err, "an output would replace the input"), "%s", err);

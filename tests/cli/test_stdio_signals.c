@@ -317,3 +317,47 @@ Test(streaming, run_memory_does_not_grow_with_its_length, .timeout = 300) {
   cr_assert_eq(lines, 1000002, "header + 1,000,001 rows: %zu", lines);
   free(text);
 }
+
+/* A sweep killed outright (SIGKILL to it and its jobs, as a power cut would): the rows its jobs
+ * had finished are in their job files, which --resume takes (their PID gone) before the next
+ * sweep removes them; the finished table equals an uninterrupted sweep's byte for byte. */
+Test(signals, resume_after_sigkill, .timeout = 240) {
+  char out[600], full[600];
+  snprintf(out, sizeof out, "%s/killed.csv", tu_dir());
+  snprintf(full, sizeof full, "%s/whole.csv", tu_dir());
+  pid_t pid = fork();
+  if (pid == 0) {
+    setpgid(0, 0); /* its own group: the kill reaches the jobs too */
+    freopen("/dev/null", "w", stderr);
+    execl(SITS_CLI, SITS_CLI, "sweep", DEMO, "--set", "duration_s=3600", "--vary",
+          "ambient_c=20:45:40", "-j", "2", "-o", out, (char *)NULL);
+    _exit(127);
+  }
+  setpgid(pid, pid);
+  cr_assert(appears("killed.csv.sits-tmp."), "the sweep never made its job files");
+  nanosleep(&(struct timespec){1, 500000000}, NULL);
+  kill(-pid, SIGKILL);
+  int st;
+  waitpid(pid, &st, 0);
+  cr_assert(count_named("killed.csv.sits-tmp.") > 0, "no job file was left to resume from");
+  char cmd[4096], *a, *b;
+  snprintf(cmd, sizeof cmd,
+           "%s sweep %s --set duration_s=3600 --vary ambient_c=20:45:40 -j 2 -o %s --resume "
+           "2>%s/resume.err && %s sweep %s --set duration_s=3600 --vary ambient_c=20:45:40 -j 2 "
+           "-o %s 2>/dev/null",
+           SITS_CLI, DEMO, out, tu_dir(), SITS_CLI, DEMO, full);
+  cr_assert_eq(system(cmd), 0);
+  a = tu_slurp(out), b = tu_slurp(full);
+  cr_assert_str_eq(a, b, "the resumed table differs from the uninterrupted one");
+  free(a), free(b);
+  char err_path[700];
+  snprintf(err_path, sizeof err_path, "%s/resume.err", tu_dir());
+  char *msg = tu_slurp(err_path);
+  size_t done = 0;
+  const char *r = strstr(msg, "resuming");
+  cr_assert(r && sscanf(strstr(r, ": ") + 2, "%zu", &done) == 1, "%s", msg);
+  cr_log_info("%zu of 40 rows taken from the killed sweep's job files", done);
+  cr_assert_gt(done, 0, "%s", msg);
+  free(msg);
+  cr_assert_eq(count_named("killed.csv.sits-tmp."), 0, "the dead job files remain");
+}
