@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -51,6 +52,7 @@ static const char sweep_usage[] =
     "                 output with the rows over its limit crossed; sampled: histograms and\n"
     "                 empirical CDFs with the limits marked (gnuplot)\n"
     "  --plot-y A,B   the outputs drawn (default max_junction_temp_c)\n"
+    "  --series DIR   each combination's time series to DIR/<index>.h5 (as run -o writes)\n"
     "  --check        exit 3 when a combination violates a constraint\n"
     "  --resume       keep the rows of an existing OUT.csv of this sweep that ran, run the rest\n"
     "                 (a stopped sweep writes its finished rows to OUT)\n"
@@ -69,6 +71,7 @@ typedef struct args {
   const char *method;
   const char *summary; /* --summary text|json: the probabilistic summary (NULL: none) */
   const char *png, *plot_y; /* --plot OUT.png, --plot-y a,b */
+  const char *series;       /* --series DIR */
   int check, resume;
   char **kept; /* --resume: the rows of OUT that ran, by index (NULL: to run) */
   sits_sweep *sw; /* built in check(), with the dispatcher's --set overrides */
@@ -81,7 +84,8 @@ static const struct option sweep_opts[] = {
     {"sample", required_argument, NULL, 'n'}, {"method", required_argument, NULL, 'm'},
     {"seed", required_argument, NULL, 'S'},  {"summary", required_argument, NULL, 'y'},
     {"resume", no_argument, NULL, 'r'},      {"plot", required_argument, NULL, 'p'},
-    {"plot-y", required_argument, NULL, 'Y'}, {NULL, 0, NULL, 0}};
+    {"plot-y", required_argument, NULL, 'Y'}, {"series", required_argument, NULL, 'T'},
+    {NULL, 0, NULL, 0}};
 
 static void init(void *p) {
   args *a = p;
@@ -151,6 +155,7 @@ static int option(void *p, int c, const char *arg) {
   case 'r': a->resume = 1; break;
   case 'p': a->png = arg; break;
   case 'Y': a->plot_y = arg; break;
+  case 'T': a->series = arg; break;
   case 'o': a->out = arg; break;
   case 'd':
     if (a->n_dist == 64) {
@@ -354,6 +359,14 @@ static int check(void *p, cli_ctx *ctx) {
   }
   if (a->png && check_plot_y(a) != EXIT_OK)
     return EXIT_USAGE;
+  if (a->series) {
+    struct stat st;
+    if (stat(a->series, &st) != 0 || !S_ISDIR(st.st_mode)) {
+      cli_error("--series %s: not a folder (create it first)", a->series);
+      return EXIT_INPUT;
+    }
+    sits_sweep_series(a->sw, a->series);
+  }
   return a->resume ? read_resumed(a) : EXIT_OK;
 }
 
@@ -472,6 +485,61 @@ static void catch_stops(void) {
   sigaction(SIGHUP, &sa, NULL);
 }
 
+/* The rows finished so far: the newlines in the job files (read on from @p seen bytes). */
+static size_t rows_done(char paths[][4200], size_t jobs, long *seen, size_t *count) {
+  size_t total = 0;
+  for (size_t j = 0; j < jobs; j++) {
+    FILE *f = fopen(paths[j], "r");
+    if (f && fseek(f, seen[j], SEEK_SET) == 0) {
+      int ch;
+      while ((ch = getc(f)) != EOF) {
+        seen[j]++;
+        count[j] += ch == '\n';
+      }
+    }
+    if (f)
+      fclose(f);
+    total += count[j];
+  }
+  return total;
+}
+
+/* On a terminal, while the jobs run: a progress line on stderr once the sweep has taken 2 s,
+ * refreshed twice a second ("N of M combinations"); returns when every job has ended. */
+static void progress_wait(const args *a, pid_t *pids, size_t jobs, char paths[][4200]) {
+  if (!isatty(STDERR_FILENO))
+    return;
+  size_t todo = 0, total = sits_sweep_count(a->sw), count[256] = {0};
+  long seen[256] = {0};
+  for (size_t i = 0; i < total; i++)
+    todo += !(a->shard_n && (long)(i % (size_t)a->shard_n) != a->shard_k - 1) &&
+            !(a->kept && a->kept[i]);
+  struct timespec start, now;
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  bool shown = false;
+  for (;;) {
+    bool alive = false;
+    for (size_t j = 0; j < jobs; j++) { /* still running: nothing to reap yet (not reaped) */
+      siginfo_t info;
+      memset(&info, 0, sizeof info);
+      alive = alive ||
+              (waitid(P_PID, (id_t)pids[j], &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+               info.si_pid == 0);
+    }
+    if (!alive || stop_sig)
+      break;
+    nanosleep(&(struct timespec){0, 250000000}, NULL);
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (now.tv_sec - start.tv_sec < 2)
+      continue;
+    fprintf(stderr, "\rsitsenergy: %zu of %zu combinations", rows_done(paths, jobs, seen, count),
+            todo);
+    shown = true;
+  }
+  if (shown)
+    fputs("\r\033[K", stderr);
+}
+
 /* Each job's rows go to its own file, created beside the output with a unique, recognisable
  * name (sits_output_temp: O_EXCL, never through a link; two sweeps to one output do not share
  * files; removed on SIGINT/SIGTERM, and by a later sweep to the same output after SIGKILL). */
@@ -498,6 +566,7 @@ static int spawn_jobs(const args *a, size_t jobs, char paths[][4200], sits_err *
     add_child(pids[j]);
     close(fds[j]);
   }
+  progress_wait(a, pids, jobs, paths);
   for (size_t j = 0; j < jobs; j++) {
     int st;
     pid_t w;

@@ -39,6 +39,9 @@ SITS_API int sits_sweep_dist(sits_sweep *s, const char *spec, sits_err *err);
  *  varies fastest). */
 SITS_API int sits_sweep_sample(sits_sweep *s, size_t n, const char *method, unsigned long seed,
                                sits_err *err);
+/** Each combination's time series (the run's HDF5 result file) to @p dir/<index>.h5,
+ *  streamed as it runs (@p dir must exist and outlive the sweep; NULL: none). */
+SITS_API void sits_sweep_series(sits_sweep *s, const char *dir);
 SITS_API size_t sits_sweep_count(const sits_sweep *s);
 /** Row @p idx's varied values as they appear in its row (CSV fields, comma-separated) into
  *  @p out; 0, or -1 when they do not fit. */

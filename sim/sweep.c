@@ -26,6 +26,7 @@ struct sits_sweep {
   axis v[MAX_VARY];
   size_t n_vary;
   sits__sampler *sampler; /* --dist keys and their drawn samples (NULL: none) */
+  const char *series_dir; /* each combination's time series to DIR/<index>.h5 (NULL: none) */
 };
 
 /* After index, config_hash and the varied keys: every summary field, a battery's figures
@@ -152,6 +153,10 @@ int sits_sweep_sample(sits_sweep *s, size_t n, const char *method, unsigned long
         return sits__fail(err, SITS_EINPUT, "--dist '%s': the key is a --vary axis already",
                           s->v[i].key);
   return sits__sampler_draw(s->sampler, n, method, seed, err);
+}
+
+void sits_sweep_series(sits_sweep *s, const char *dir) {
+  s->series_dir = dir;
 }
 
 size_t sits_sweep_count(const sits_sweep *s) {
@@ -291,7 +296,15 @@ int sits_sweep_run_row(const sits_sweep *s, size_t idx, FILE *f, bool *violated)
     fputc(',', f);
     csv_field(f, vals[i]);
   }
-  if (rc == SITS_OK)
+  if (rc == SITS_OK && s->series_dir) { /* the series streamed to DIR/<index>.h5 */
+    char path[4300];
+    snprintf(path, sizeof path, "%s/%zu.h5", s->series_dir, index);
+    sits_stream *st = sits_stream_open(sc, path, SITS_STREAM_H5, &err);
+    sits_run_opts o = {.sink = sits_stream_sink, .sink_user = st};
+    rc = st ? sits_run(sc, &o, &r, &err) : SITS_EIO;
+    int c = sits_stream_close(st, rc == SITS_OK ? r : NULL, &err);
+    rc = rc ? rc : c;
+  } else if (rc == SITS_OK)
     rc = sits_run(sc, NULL, &r, &err);
   *violated = false;
   if (rc == SITS_OK) {

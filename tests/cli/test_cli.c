@@ -922,3 +922,45 @@ Test(cli, sweep_plots) {
   cr_assert(strstr(err, "--plot -: this output cannot stream"), "%s", err);
   free(out), free(err);
 }
+
+/* A sweep that runs for more than 2 s shows "N of M combinations" on a terminal (here a
+ * pseudo-terminal from script(1)), and nothing when stderr is a file. */
+Test(cli, sweep_progress_on_a_terminal, .timeout = 120) {
+  char cmd[4096], *seen;
+  const char *sweep = "sweep " SITS_CONFIGS "/scenarios/orin_nx_video_enc.cfg --set duration_s=600 "
+                      "--vary ambient_c=20:45:100";
+  snprintf(cmd, sizeof cmd, "script -qec '%s %s -o %s/tty.csv' /dev/null > %s/tty.out", SITS_CLI,
+           sweep, tu_dir(), tu_dir());
+  cr_assert_eq(system(cmd), 0);
+  snprintf(cmd, sizeof cmd, "%s/tty.out", tu_dir());
+  seen = tu_slurp(cmd);
+  cr_assert(strstr(seen, "of 100 combinations"), "no progress line: %.200s", seen);
+  free(seen);
+  snprintf(cmd, sizeof cmd, "%s %s -o %s/file.csv 2> %s/file.err", SITS_CLI, sweep, tu_dir(),
+           tu_dir());
+  cr_assert_eq(system(cmd), 0);
+  snprintf(cmd, sizeof cmd, "%s/file.err", tu_dir());
+  seen = tu_slurp(cmd);
+  cr_assert(!strstr(seen, "combinations"), "%s", seen);
+  free(seen);
+}
+
+/* sweep --series DIR: each combination's time series in DIR/<index>.h5, the same series as a
+ * run of that combination writes; a missing folder is refused before any run. */
+Test(cli, sweep_series_per_combination) {
+  char cmd[4096];
+  const char *sc = SITS_CONFIGS "/scenarios/hotspot_3node_step.cfg", *d = tu_dir();
+  snprintf(cmd, sizeof cmd,
+           "cd %s && mkdir -p ser && %s sweep %s --vary ambient_c=20,30,40 -j 2 -o ser.csv "
+           "--series ser 2>/dev/null && ls ser | tr '\\n' ' ' | grep -qx '0.h5 1.h5 2.h5 ' && "
+           "%s run %s --set ambient_c=30 -o one.h5 --quiet >/dev/null && "
+           "h5dump -d /temp_c/chip ser/1.h5 | grep -v -e DATASPACE -e HDF5 > a.txt && "
+           "h5dump -d /temp_c/chip one.h5 | grep -v -e DATASPACE -e HDF5 > b.txt && cmp -s a.txt b.txt",
+           d, SITS_CLI, sc, SITS_CLI, sc);
+  cr_assert_eq(system(cmd), 0, "%s", cmd);
+  char args[2048], *out, *err;
+  snprintf(args, sizeof args, "sweep %s --vary ambient_c=20 -o %s/x.csv --series %s/nodir", sc, d, d);
+  cr_assert_eq(tu_cli(args, &out, &err), 1);
+  cr_assert(strstr(err, "nodir: not a folder"), "%s", err);
+  free(out), free(err);
+}
