@@ -249,11 +249,9 @@ static int read_resumed(args *a) {
     cli_error("%s: --resume needs a regular file", a->out);
     return EXIT_INPUT;
   }
-  char *head = NULL, *line = NULL;
-  size_t hlen = 0, cap = 0, lineno = 0, kept = 0;
-  FILE *m = open_memstream(&head, &hlen), *f = fopen(a->out, "r");
-  if (m)
-    sits_sweep_write_header(a->sw, m), fclose(m);
+  char *head = sits_sweep_header(a->sw), *line = NULL;
+  size_t cap = 0, lineno = 0, kept = 0;
+  FILE *f = fopen(a->out, "r");
   int code = f && head ? EXIT_OK : EXIT_INPUT;
   if (code)
     cli_error("%s: cannot read: %s", a->out, strerror(errno));
@@ -284,13 +282,9 @@ static int read_resumed(args *a) {
 
 /* --plot-y: every name a column of this sweep's table, checked before any run. */
 static int check_plot_y(const args *a) {
-  char *head = NULL, ys[1024];
-  size_t hlen = 0;
-  FILE *m = open_memstream(&head, &hlen);
-  if (!m)
+  char *head = sits_sweep_header(a->sw), ys[1024];
+  if (!head)
     return EXIT_INPUT;
-  sits_sweep_write_header(a->sw, m);
-  fclose(m);
   head[strcspn(head, "\n")] = ',';
   snprintf(ys, sizeof ys, "%s", a->plot_y ? a->plot_y : "max_junction_temp_c");
   int code = EXIT_OK;
@@ -393,13 +387,9 @@ static int run_job(const args *a, size_t job, size_t jobs, int fd) {
 
 /* --plot: the table drawn (cli_plot_sweep), the outputs named by --plot-y. */
 static int plot_sweep(const args *a, const char *const *rows, size_t n) {
-  char *head = NULL, ys[1024];
-  size_t hlen = 0;
-  FILE *m = open_memstream(&head, &hlen);
-  if (!m)
+  char *head = sits_sweep_header(a->sw), ys[1024];
+  if (!head)
     return EXIT_INPUT;
-  sits_sweep_write_header(a->sw, m);
-  fclose(m);
   cli_sweep_plot p = {.header = head, .rows = rows, .n = n, .sampled = a->n_dist > 0};
   char keys[2][256];
   for (size_t i = 0; i < a->n_vary && i < 2; i++) { /* the key of "KEY=..." */

@@ -43,6 +43,8 @@ SITS_API int sits_sweep_sample(sits_sweep *s, size_t n, const char *method, unsi
  *  streamed as it runs (@p dir must exist and outlive the sweep; NULL: none). */
 SITS_API void sits_sweep_series(sits_sweep *s, const char *dir);
 SITS_API size_t sits_sweep_count(const sits_sweep *s);
+/** The table's header line ("index,config_hash,...\n"), malloc'ed; NULL when out of memory. */
+SITS_API char *sits_sweep_header(const sits_sweep *s);
 /** Row @p idx's varied values as they appear in its row (CSV fields, comma-separated) into
  *  @p out; 0, or -1 when they do not fit. */
 SITS_API int sits_sweep_row_values(const sits_sweep *s, size_t idx, char *out, size_t size);

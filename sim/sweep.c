@@ -166,6 +166,20 @@ size_t sits_sweep_count(const sits_sweep *s) {
   return n;
 }
 
+char *sits_sweep_header(const sits_sweep *s) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream(&text, &len);
+  if (!m)
+    return NULL;
+  int rc = sits_sweep_write_header(s, m);
+  if (fclose(m) != 0 || rc) {
+    free(text);
+    return NULL;
+  }
+  return text;
+}
+
 int sits_sweep_write_header(const sits_sweep *s, FILE *f) {
   fputs("index,config_hash", f);
   for (size_t i = 0; i < s->n_vary; i++)

@@ -51,13 +51,9 @@ int sits_sweep_write_stats(const sits_sweep *s, const char *const *rows, size_t 
   bool json = strcmp(format, "json") == 0;
   if (!json && strcmp(format, "text") != 0)
     return sits__fail(err, SITS_EINPUT, "--summary '%s': expected text or json", format);
-  char *head = NULL, *names[MAX_COLS];
-  size_t hlen = 0;
-  FILE *m = open_memstream(&head, &hlen);
-  if (!m)
+  char *head = sits_sweep_header(s), *names[MAX_COLS];
+  if (!head)
     return sits__fail(err, SITS_ENOMEM, "out of memory");
-  sits_sweep_write_header(s, m);
-  fclose(m);
   head[strcspn(head, "\n")] = '\0';
   bool bad = false;
   size_t nc = sits__csv_split(head, names, MAX_COLS, &bad);
