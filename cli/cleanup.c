@@ -81,14 +81,18 @@ static void on_signal(int sig) {
   raise(sig);
 }
 
-void cli_cleanup_install(void) {
+void cli_on_stop(void (*handler)(int)) {
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_signal;
+  sa.sa_handler = handler;
   sigfillset(&sa.sa_mask);
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
   sigaction(SIGHUP, &sa, NULL);
+}
+
+void cli_cleanup_install(void) {
+  cli_on_stop(on_signal);
 }
 
 void cli_cleanup_default(void) {

@@ -118,6 +118,8 @@ int cli_check_paths(const char *const *inputs, size_t ni, const char *const *out
 /** Signals: SIGINT/SIGTERM/SIGHUP remove this process's temporary files beside the watched
  *  outputs and the registered files, stop the registered children, and re-raise (cleanup.c). */
 void cli_cleanup_install(void);
+/** @p handler for SIGINT, SIGTERM and SIGHUP (every signal blocked while it runs). */
+void cli_on_stop(void (*handler)(int));
 /** Default signal actions again (a forked job: its parent cleans up). */
 void cli_cleanup_default(void);
 /** Watches the output @p path (NULL, "" and "-" are skipped). */

@@ -288,14 +288,20 @@ static int check_plot_y(const args *a) {
   head[strcspn(head, "\n")] = ',';
   snprintf(ys, sizeof ys, "%s", a->plot_y ? a->plot_y : "max_junction_temp_c");
   int code = EXIT_OK;
+  size_t named = 0;
   char *save = NULL;
   for (char *y = strtok_r(ys, ",", &save); y && code == EXIT_OK; y = strtok_r(NULL, ",", &save)) {
+    named++;
     char quoted[300];
     snprintf(quoted, sizeof quoted, ",%s,", y);
     if (!strstr(head, quoted)) {
       cli_error("--plot-y '%s': the table has no such column (see 'sitsenergy sweep --help')", y);
       code = EXIT_USAGE;
     }
+  }
+  if (code == EXIT_OK && (named == 0 || named > 8)) {
+    cli_error("--plot-y '%s': expected 1 to 8 column names, comma-separated", a->plot_y);
+    code = EXIT_USAGE;
   }
   free(head);
   return code;
@@ -364,6 +370,12 @@ static int check(void *p, cli_ctx *ctx) {
   return a->resume ? read_resumed(a) : EXIT_OK;
 }
 
+/* Whether combination @p idx is this run's: in its shard and not kept by --resume. */
+static bool to_run(const args *a, size_t idx) {
+  bool in_shard = !a->shard_n || (long)(idx % (size_t)a->shard_n) == a->shard_k - 1;
+  return in_shard && !(a->kept && a->kept[idx]);
+}
+
 /* Runs the combinations of job @p job into the file open on @p fd, each row after its index;
  * exit status: bit 0 failures, bit 1 violations, bit 2 a file that could not be written. */
 static int run_job(const args *a, size_t job, size_t jobs, int fd) {
@@ -373,9 +385,7 @@ static int run_job(const args *a, size_t job, size_t jobs, int fd) {
   int status = 0;
   size_t total = sits_sweep_count(a->sw);
   for (size_t idx = 0; idx < total; idx++) {
-    if (a->shard_n && (long)(idx % (size_t)a->shard_n) != a->shard_k - 1)
-      continue;
-    if (idx % jobs != job || (a->kept && a->kept[idx]))
+    if (idx % jobs != job || !to_run(a, idx))
       continue;
     bool violated;
     int rc = sits_sweep_run_row(a->sw, idx, f, &violated);
@@ -465,16 +475,6 @@ static void add_child(pid_t pid) {
   n_children = n_children + 1;
 }
 
-static void catch_stops(void) {
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_stop;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGTERM, &sa, NULL);
-  sigaction(SIGHUP, &sa, NULL);
-}
-
 /* The rows finished so far: the newlines in the job files (read on from @p seen bytes). */
 static size_t rows_done(char paths[][4200], size_t jobs, long *seen, size_t *count) {
   size_t total = 0;
@@ -499,11 +499,10 @@ static size_t rows_done(char paths[][4200], size_t jobs, long *seen, size_t *cou
 static void progress_wait(const args *a, pid_t *pids, size_t jobs, char paths[][4200]) {
   if (!isatty(STDERR_FILENO))
     return;
-  size_t todo = 0, total = sits_sweep_count(a->sw), count[256] = {0};
+  size_t runs = 0, total = sits_sweep_count(a->sw), count[256] = {0};
   long seen[256] = {0};
   for (size_t i = 0; i < total; i++)
-    todo += !(a->shard_n && (long)(i % (size_t)a->shard_n) != a->shard_k - 1) &&
-            !(a->kept && a->kept[i]);
+    runs += to_run(a, i);
   struct timespec start, now;
   clock_gettime(CLOCK_MONOTONIC, &start);
   bool shown = false;
@@ -523,7 +522,7 @@ static void progress_wait(const args *a, pid_t *pids, size_t jobs, char paths[][
     if (now.tv_sec - start.tv_sec < 2)
       continue;
     fprintf(stderr, "\rsitsenergy: %zu of %zu combinations", rows_done(paths, jobs, seen, count),
-            todo);
+            runs);
     shown = true;
   }
   if (shown)
@@ -606,7 +605,7 @@ static int body(void *p, cli_ctx *ctx) {
   char(*paths)[4200] = calloc(jobs, sizeof *paths);
   sits_err err = {0};
   int plot_code = EXIT_OK;
-  catch_stops();
+  cli_on_stop(on_stop);
   int status = paths ? spawn_jobs(a, jobs, paths, &err) : -1;
   int rc = status >= 0 && !(status & 4) ? write_merged(a, paths, jobs, &plot_code, &err) : SITS_EIO;
   for (size_t j = 0; paths && j < jobs; j++)

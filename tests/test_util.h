@@ -46,6 +46,17 @@ static inline char *tu_write(const char *name, const char *text) {
   return path;
 }
 
+/* Loads the shipped configs/@p rel with @p n overrides @p sets; asserts success. */
+static inline sits_scenario *tu_shipped(const char *rel, const char *const *sets, size_t n) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", SITS_CONFIGS, rel);
+  sits_scenario *sc = NULL;
+  sits_err err = {0};
+  int rc = sits_scenario_load(path, sets, n, &sc, &err);
+  cr_assert_eq(rc, SITS_OK, "%s: %s", rel, err.msg);
+  return sc;
+}
+
 /* Loads a scenario from text; asserts success. */
 static inline sits_scenario *tu_load(const char *name, const char *text) {
   char *path = tu_write(name, text);

@@ -8,22 +8,13 @@
 #include "sits_dvfs.h"
 #include "sits_table_writer.h"
 
-static sits_scenario *shipped(const char *name, const char *const *sets, size_t n) {
-  char path[512];
-  snprintf(path, sizeof path, "%s/scenarios/%s", SITS_CONFIGS, name);
-  sits_scenario *sc = NULL;
-  sits_err err = {0};
-  cr_assert_eq(sits_scenario_load(path, sets, n, &sc, &err), SITS_OK, "%s", err.msg);
-  return sc;
-}
-
 static void compute(const sits_scenario *sc, const char *domain, sits_dvfs_table *t) {
   sits_err err = {0};
   cr_assert_eq(sits_dvfs_table_compute(sc, domain, t, &err), SITS_OK, "%s", err.msg);
 }
 
 Test(dvfs_table, mlu370_knee_at_800_mhz) {
-  sits_scenario *sc = shipped("mlu370_resnet50.cfg", NULL, 0);
+  sits_scenario *sc = tu_shipped("scenarios/mlu370_resnet50.cfg", NULL, 0);
   sits_dvfs_table t;
   compute(sc, NULL, &t);
   cr_assert_eq(t.n, 3);
@@ -93,7 +84,7 @@ Test(dvfs_table, time_to_trip_closed_form_and_sustainable) {
 }
 
 Test(dvfs_table, inefficient_follows_the_energy_model_rule) {
-  sits_scenario *sc = shipped("orin_nx_video_enc.cfg", NULL, 0);
+  sits_scenario *sc = tu_shipped("scenarios/orin_nx_video_enc.cfg", NULL, 0);
   size_t nd;
   const sits_domain *dom = sits_scenario_domains(sc, &nd);
   for (size_t i = 0; i < nd; i++) {
@@ -121,7 +112,7 @@ static char *render(const char *format, const sits_dvfs_table *t, size_t n, cons
 }
 
 Test(dvfs_table, dts_compiles_with_dtc_and_header_with_cc) {
-  sits_scenario *sc = shipped("mlu370_resnet50.cfg", NULL, 0);
+  sits_scenario *sc = tu_shipped("scenarios/mlu370_resnet50.cfg", NULL, 0);
   sits_dvfs_table t;
   compute(sc, NULL, &t);
   char *dts = render("dts", &t, 1, "mlu.dts"), cmd[2048];
@@ -158,7 +149,7 @@ Test(dvfs_table, dts_compiles_with_dtc_and_header_with_cc) {
  * and it obeys the series network: T_j = 200 + P (0.12 + 0.45). */
 Test(dvfs_table, hot_ambient_marks_runaway_opps) {
   const char *sets[] = {"ambient_c=200"};
-  sits_scenario *sc = shipped("mlu370_resnet50.cfg", sets, 1);
+  sits_scenario *sc = tu_shipped("scenarios/mlu370_resnet50.cfg", sets, 1);
   sits_dvfs_table t;
   compute(sc, NULL, &t);
   cr_assert_eq(t.n, 3);

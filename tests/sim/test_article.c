@@ -8,15 +8,6 @@
 
 #include "sits_dvfs.h"
 
-static sits_scenario *shipped(const char *name) {
-  char path[512];
-  snprintf(path, sizeof path, "%s/%s", SITS_CONFIGS, name);
-  sits_scenario *sc = NULL;
-  sits_err err = {0};
-  cr_assert_eq(sits_scenario_load(path, NULL, 0, &sc, &err), SITS_OK, "%s", err.msg);
-  return sc;
-}
-
 /* 2.2: ResNet-18 at FP16 and INT4 on the Orin NX, busy, 25 C: 89.6 C and 64.0 C (the
  * article: 72.3 and 65.1). */
 Test(article, orin_resnet18_fp16_int4) {
@@ -24,7 +15,7 @@ Test(article, orin_resnet18_fp16_int4) {
                          "scenarios/article_orin_resnet18_int4.cfg"};
   const double tj[] = {89.6, 64.0}, watts[] = {19.3, 11.8};
   for (int k = 0; k < 2; k++) {
-    sits_scenario *sc = shipped(files[k]);
+    sits_scenario *sc = tu_shipped(files[k], NULL, 0);
     sits_result *r = tu_run(sc);
     const sits_summary *s = sits_result_summary(r);
     cr_assert_float_eq(s->max_junction_temp_c, tj[k], 0.05, "%s: %.3f C", files[k],
@@ -39,7 +30,7 @@ Test(article, orin_resnet18_fp16_int4) {
  * 4.48 / 3.51 img/s/W, knee 800 MHz (the article: 32 / 68 / 92 W, the same img/s, 5.81 /
  * 4.59 / 3.63, knee 800). */
 Test(article, mlu370_dvfs_points) {
-  sits_scenario *sc = shipped("scenarios/mlu370_resnet50.cfg");
+  sits_scenario *sc = tu_shipped("scenarios/mlu370_resnet50.cfg", NULL, 0);
   sits_dvfs_table t;
   sits_err err = {0};
   cr_assert_eq(sits_dvfs_table_compute(sc, NULL, &t, &err), SITS_OK, "%s", err.msg);
@@ -60,7 +51,7 @@ Test(article, j5_vlm_pruning) {
   const char *files[] = {"scenarios/article_j5_vlm.cfg", "scenarios/article_j5_vlm_pruned.cfg"};
   const double fps[] = {24.1, 38.25};
   for (int k = 0; k < 2; k++) {
-    sits_scenario *sc = shipped(files[k]);
+    sits_scenario *sc = tu_shipped(files[k], NULL, 0);
     sits_result *r = tu_run(sc);
     const sits_summary *s = sits_result_summary(r);
     cr_assert_float_eq(s->items_done / 300.0, fps[k], 0.01, "%s: %.3f FPS", files[k],
@@ -74,7 +65,7 @@ Test(article, j5_vlm_pruning) {
 /* 2.5: the four-line configuration: 4.59 W average, 44.3 C peak, verdict ok, 30 frames/s for
  * the hour, SOC 0.916 at the end. */
 Test(article, four_line_config) {
-  sits_scenario *sc = shipped("examples/video_enc.cfg");
+  sits_scenario *sc = tu_shipped("examples/video_enc.cfg", NULL, 0);
   sits_result *r = tu_run(sc);
   const sits_summary *s = sits_result_summary(r);
   cr_assert_float_eq(s->avg_power_w, 4.59, 0.005, "%.4f W", s->avg_power_w);

@@ -7,15 +7,6 @@
 #include <hdf5.h>
 #include <hdf5_hl.h>
 
-static sits_scenario *load_shipped(const char *name) {
-  char path[512];
-  snprintf(path, sizeof path, "%s/scenarios/%s", SITS_CONFIGS, name);
-  sits_scenario *sc = NULL;
-  sits_err err = {0};
-  cr_assert_eq(sits_scenario_load(path, NULL, 0, &sc, &err), SITS_OK, "%s", err.msg);
-  return sc;
-}
-
 static void read_series(hid_t f, const char *name, double *out, size_t n) {
   int rank = 0;
   hsize_t dims[1];
@@ -27,7 +18,7 @@ static void read_series(hid_t f, const char *name, double *out, size_t n) {
 }
 
 Test(outputs, hdf5_layout_and_values) {
-  sits_scenario *sc = load_shipped("hotspot_3node_step.cfg");
+  sits_scenario *sc = tu_shipped("scenarios/hotspot_3node_step.cfg", NULL, 0);
   sits_result *r = tu_run(sc);
   char path[512];
   snprintf(path, sizeof path, "%s/out.h5", tu_dir());
@@ -84,7 +75,7 @@ Test(outputs, hdf5_layout_and_values) {
 }
 
 Test(outputs, csv_header_and_rows) {
-  sits_scenario *sc = load_shipped("hotspot_3node_step.cfg");
+  sits_scenario *sc = tu_shipped("scenarios/hotspot_3node_step.cfg", NULL, 0);
   sits_result *r = tu_run(sc);
   char path[512];
   snprintf(path, sizeof path, "%s/out.csv", tu_dir());
@@ -113,7 +104,7 @@ Test(outputs, csv_header_and_rows) {
 }
 
 Test(outputs, write_failure_leaves_nothing) {
-  sits_scenario *sc = load_shipped("hotspot_3node_step.cfg");
+  sits_scenario *sc = tu_shipped("scenarios/hotspot_3node_step.cfg", NULL, 0);
   sits_result *r = tu_run(sc);
   sits_err err = {0};
   cr_assert_eq(sits_write_h5(sc, r, "/nonexistent_dir/out.h5", &err), SITS_EIO);
@@ -124,7 +115,7 @@ Test(outputs, write_failure_leaves_nothing) {
 }
 
 Test(outputs, summary_json_fields) {
-  sits_scenario *sc = load_shipped("orin_nx_vlm_burst.cfg");
+  sits_scenario *sc = tu_shipped("scenarios/orin_nx_vlm_burst.cfg", NULL, 0);
   sits_result *r = tu_run(sc);
   char path[512];
   snprintf(path, sizeof path, "%s/summary.json", tu_dir());
