@@ -76,13 +76,17 @@ static const sits_key keys[] = {
       "sits_replay"),
 
     /* ---- solver ---- */
-    K("solver.rtol", NUMBER, "", 1e-7, NULL, POS, "CVODE relative tolerance",
+    K("solver.rtol", NUMBER, "", 1e-7, NULL, POS, "relative tolerance (CVODE's, and the exponential path's local error test)",
       "sits_solver_settings rtol"),
-    K("solver.atol_k", NUMBER, "K", 1e-5, NULL, POS, "CVODE absolute tolerance on temperatures",
+    K("solver.atol_k", NUMBER, "K", 1e-5, NULL, POS, "absolute tolerance on temperatures (both paths)",
       "sits_solver_settings atol_k"),
     K("solver.linear_solver", STRING, "", NONE, "auto", ANY, 0,
       "\"auto\", \"dense\" or \"klu\" (auto: KLU from klu_threshold states)",
       "sits_solver_settings linsol"),
+    K("solver.method", STRING, "", NONE, "auto", ANY, 0,
+      "\"auto\" (the exponential path up to 64 states, else CVODE), \"cvode\" (the reference "
+      "path) or \"exponential\" (ETD2RK; an error above 400 states)",
+      "sits_solver_settings method"),
     K("solver.klu_threshold", NUMBER, "", 12, NULL, POS,
       "state count from which auto picks the sparse KLU solver",
       "sits_solver_settings klu_threshold"),

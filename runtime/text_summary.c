@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "result_impl.h"
 #include "scenario_impl.h"
@@ -78,9 +79,14 @@ int sits_write_summary_text(const sits_scenario *sc, const sits_result *r, FILE 
               s->battery_life.value, s->battery_life.limit, s->battery_life.ok ? "ok" : "VIOLATED");
   }
   fprintf(f, "verdict               %s\n", s->ok ? "ok" : "violated");
-  fprintf(f, "solver                %ld steps, %ld RHS evaluations, %ld Jacobians, %s\n",
-          r->stats.steps, r->stats.rhs_evals, r->stats.jac_evals,
-          r->stats.sparse ? "KLU" : "dense");
+  if (r->stats.method && strcmp(r->stats.method, "exponential") == 0)
+    fprintf(f, "solver                exponential (ETD2RK), %ld steps, %ld RHS evaluations, %ld "
+               "Jacobians, %ld phi computations\n",
+            r->stats.steps, r->stats.rhs_evals, r->stats.jac_evals, r->stats.lin_setups);
+  else
+    fprintf(f, "solver                CVODE, %ld steps, %ld RHS evaluations, %ld Jacobians, %s\n",
+            r->stats.steps, r->stats.rhs_evals, r->stats.jac_evals,
+            r->stats.sparse ? "KLU" : "dense");
   return ferror(f) ? SITS_EIO : SITS_OK;
 }
 

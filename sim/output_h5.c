@@ -88,6 +88,8 @@ static int put_attributes(hid_t file, const sits_scenario *sc, const sits_result
   rc |= H5LTset_attribute_long(file, "/", "solver_reinits", &reinits, 1) < 0;
   rc |= H5LTset_attribute_string(file, "/", "solver_linear_solver",
                                  r->stats.sparse ? "klu" : "dense") < 0;
+  rc |= H5LTset_attribute_string(file, "/", "solver_method",
+                                 r->stats.method ? r->stats.method : "cvode") < 0;
   rc |= H5LTset_attribute_double(file, "/", "energy_balance_rel_err", &bal, 1) < 0;
   return rc ? -1 : 0;
 }

@@ -131,9 +131,11 @@ int sits_write_summary_json(const sits_scenario *sc, const sits_result *r, FILE 
   }
   fprintf(f,
           "],\"verdict\":\"%s\",\"solver\":{\"steps\":%ld,\"rhs_evals\":%ld,"
-          "\"jac_evals\":%ld,\"lin_setups\":%ld,\"reinits\":%ld,\"linear_solver\":\"%s\"}}\n",
+          "\"jac_evals\":%ld,\"lin_setups\":%ld,\"reinits\":%ld,\"err_test_fails\":%ld,"
+          "\"linear_solver\":\"%s\",\"method\":\"%s\"}}\n",
           s->ok ? "ok" : "violated", r->stats.steps, r->stats.rhs_evals, r->stats.jac_evals,
-          r->stats.lin_setups, r->stats.reinits, r->stats.sparse ? "klu" : "dense");
+          r->stats.lin_setups, r->stats.reinits, r->stats.err_test_fails,
+          r->stats.sparse ? "klu" : "dense", r->stats.method ? r->stats.method : "cvode");
   return ferror(f) ? SITS_EIO : SITS_OK;
 }
 

@@ -57,6 +57,10 @@ typedef struct sits__tally {
 /** The value at @p at of a history (ts ascending, n points), linear between points and
  *  held outside; 0 when empty. */
 double sits__history_at(const double *ts, const double *vs, size_t n, double at);
+/** The same, starting from *hint (the index the last read found; updated) when it is at or
+ *  before @p at: cheap for reads at nearby increasing times. */
+double sits__history_at_hint(const double *ts, const double *vs, size_t n, double at,
+                             size_t *hint);
 
 /** Fills r->summary from the run's tally and the scenario's limits. */
 void sits__summarise(const sits_scenario *sc, sits_result *r, const sits__tally *t);

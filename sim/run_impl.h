@@ -7,6 +7,7 @@
 
 #include "result_impl.h"
 #include "scenario_impl.h"
+#include "sits_expint.h"
 
 typedef struct run {
   const sits_scenario *sc;
@@ -33,7 +34,7 @@ typedef struct run {
   size_t tick;
   /* energy history at every breakpoint, for windows */
   double *hist_t, *hist_e;
-  size_t n_hist, cap_hist;
+  size_t n_hist, cap_hist, cap_hint;
   /* accounting */
   double items[SITS_MAX_DOMAINS], demanded[SITS_MAX_DOMAINS], latency_ms_sum[SITS_MAX_DOMAINS];
   double throttled_s, time_to_throttle_s, peak_power_w;
@@ -45,8 +46,14 @@ typedef struct run {
   int *crit_node;
   int n_crit;
   double *y_start, *y_buf;
+  /* power and battery at the last state asked for (roots, peaks and samples read the same
+   * step end); void when the inputs change (sits__run_update_util) */
+  double *memo_y, memo_p_w, memo_dom_w[SITS_MAX_DOMAINS];
+  bool memo_ok;
+  struct sits__batt_eval *memo_b;
   double eps_s, last_report_s;
-  sits_ode *ode;
+  sits_ode *ode;     /* the CVODE path, or */
+  sits_expint *ex;   /* the exponential path (solver.method) */
   sits_result *res;
 } run;
 

@@ -185,14 +185,23 @@ static int check_item_limits(const sits_scenario *sc, const config_setting_t *ro
 static int load_solver(sits_scenario *sc, const config_setting_t *root, sits_err *err) {
   const config_setting_t *g = config_setting_get_member(root, "solver");
   sits_solver_settings *s = &sc->solver;
-  const char *linsol = NULL;
+  const char *linsol = NULL, *method = NULL;
   double thr;
   int rc;
   if ((rc = sits__key_num(g, "solver.rtol", &s->rtol, err)) ||
       (rc = sits__key_num(g, "solver.atol_k", &s->atol_k, err)) ||
       (rc = sits__key_num(g, "solver.klu_threshold", &thr, err)) ||
-      (rc = sits__key_str(g, "solver.linear_solver", &linsol, err)))
+      (rc = sits__key_str(g, "solver.linear_solver", &linsol, err)) ||
+      (rc = sits__key_str(g, "solver.method", &method, err)))
     return rc;
+  s->method = SITS_METHOD_AUTO;
+  if (method && strcmp(method, "cvode") == 0)
+    s->method = SITS_METHOD_CVODE;
+  else if (method && strcmp(method, "exponential") == 0)
+    s->method = SITS_METHOD_EXPONENTIAL;
+  else if (method && strcmp(method, "auto") != 0)
+    return sits__fail_at(err, SITS_EINPUT, config_setting_get_member(g, "method"),
+                         "'method' must be \"auto\", \"cvode\" or \"exponential\"");
   s->klu_threshold = (size_t)thr;
   s->linsol = SITS_LINSOL_AUTO;
   if (linsol && strcmp(linsol, "dense") == 0)

@@ -15,6 +15,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Total power (per domain into dom_w, may be NULL) and the battery (b, with one) at state y
+ * under the current inputs; the last state's are remembered. */
+static double at_state(run *rn, const double *y, double *dom_w, sits__batt_eval *b) {
+  size_t ny = rn->lay.ny;
+  if (!rn->memo_ok || memcmp(rn->memo_y, y, ny * sizeof(double)) != 0) {
+    rn->memo_p_w = sits__run_power_w(rn, y, rn->memo_dom_w);
+    if (rn->batt)
+      sits__run_battery(rn, y, rn->memo_p_w, rn->memo_b);
+    memcpy(rn->memo_y, y, ny * sizeof(double));
+    rn->memo_ok = true;
+  }
+  if (dom_w)
+    memcpy(dom_w, rn->memo_dom_w, rn->nd * sizeof(double));
+  if (b && rn->batt)
+    *b = *rn->memo_b;
+  return rn->memo_p_w;
+}
+
 /* Roots: critical temperatures, then (with a battery) the cell cutoff, the brown-out and an
  * empty pack (SOC 0: an OCV table may stay above the cutoff down to SOC 0). */
 static int roots(double t, const double *y, double *g, void *user) {
@@ -24,7 +42,7 @@ static int roots(double t, const double *y, double *g, void *user) {
     g[k] = y[rn->crit_node[k]] - sits_thermal_critical_c(rn->th, rn->crit_node[k]);
   if (rn->batt) {
     sits__batt_eval b;
-    sits__run_battery(rn, y, sits__run_power_w(rn, y, NULL), &b);
+    at_state(rn, y, NULL, &b);
     g[rn->n_crit] = b.v_cell_v - rn->cutoff_v;
     g[rn->n_crit + 1] = b.disc;
     g[rn->n_crit + 2] = y[rn->lay.i_soc];
@@ -55,13 +73,14 @@ static int reserve_samples(sits_result *r) {
 }
 
 static void track_peaks(run *rn, const double *y) {
+  /* the exponential path's steps are long: a node may peak inside one */
+  const double *top = rn->ex && sits_expint_state(rn->ex) == y ? sits_expint_step_max(rn->ex) : y;
   for (size_t i = 0; i < rn->n; i++)
-    if (y[i] > rn->res->peak_temp_c[i])
-      rn->res->peak_temp_c[i] = y[i];
-  double p = sits__run_power_w(rn, y, NULL);
+    if (top[i] > rn->res->peak_temp_c[i])
+      rn->res->peak_temp_c[i] = top[i];
+  sits__batt_eval b = {0};
+  double p = at_state(rn, y, NULL, &b);
   if (rn->batt) {
-    sits__batt_eval b;
-    sits__run_battery(rn, y, p, &b);
     double v = (double)sits_battery_config(rn->batt)->series * b.v_cell_v;
     if (v < rn->min_pack_v)
       rn->min_pack_v = v;
@@ -98,16 +117,15 @@ static int record(run *rn, double t, const double *y, sits_err *err) {
   memcpy(r->temp_c + k * n, y, n * sizeof(double));
   double *node_w = r->node_power_w + k * n, *dom_w = r->domain_power_w + k * nd;
   memcpy(node_w, rn->base_power_w, n * sizeof(double));
-  r->total_power_w[k] = sits__run_power_w(rn, y, dom_w);
+  sits__batt_eval b = {0};
+  r->total_power_w[k] = at_state(rn, y, dom_w, &b);
   for (size_t d = 0; d < nd; d++) {
     r->freq_mhz[k * nd + d] = rn->dom[d].opp[rn->opp[d]].freq_mhz;
     for (size_t j = 0; j < rn->dom[d].n_nodes; j++)
       node_w[rn->dom[d].nodes[j]] += rn->dom[d].fractions[j] * dom_w[d];
   }
   if (rn->batt) {
-    sits__batt_eval b;
     const sits_battery_cfg *c = sits_battery_config(rn->batt);
-    sits__run_battery(rn, y, r->total_power_w[k], &b);
     r->batt_soc[k] = y[rn->lay.i_soc];
     r->batt_voltage_v[k] = (double)c->series * b.v_cell_v;
     r->batt_current_a[k] = (double)c->parallel * b.i_cell_a;
@@ -122,6 +140,26 @@ static int record(run *rn, double t, const double *y, sits_err *err) {
   return r->n_samples - r->n_flushed >= SINK_BLOCK ? flush_samples(rn, err) : SITS_OK;
 }
 
+/* The integrator of the run: CVODE or the exponential path. */
+static const double *state(const run *rn) {
+  return rn->ex ? sits_expint_state(rn->ex) : sits_ode_state(rn->ode);
+}
+
+static int step(run *rn, double tstop, double *t, sits_ode_event *ev, sits_err *err) {
+  return rn->ex ? sits_expint_step(rn->ex, tstop, t, ev, err)
+                : sits_ode_step(rn->ode, tstop, t, ev, err);
+}
+
+static int interpolate(run *rn, double t, double *y, sits_err *err) {
+  return rn->ex ? sits_expint_interpolate(rn->ex, t, y, err)
+                : sits_ode_interpolate(rn->ode, t, y, err);
+}
+
+static int reinit(run *rn, double t, sits_err *err) {
+  return rn->ex ? sits_expint_reinit(rn->ex, t, sits_expint_state(rn->ex), err)
+                : sits_ode_reinit(rn->ode, t, sits_ode_state(rn->ode), err);
+}
+
 static double sample_time(const run *rn, size_t k) {
   return (double)k * sits_scenario_sample_period_s(rn->sc);
 }
@@ -133,8 +171,8 @@ static int record_due(run *rn, double t_upto, double t_state, sits_err *err) {
   while (rc == SITS_OK && (k = rn->res->n_recorded, sample_time(rn, k) <= t_upto)) {
     double ts = sample_time(rn, k);
     if (fabs(ts - t_state) <= rn->eps_s)
-      rc = record(rn, ts, sits_ode_state(rn->ode), err);
-    else if ((rc = sits_ode_interpolate(rn->ode, ts, rn->y_buf, err)) == SITS_OK)
+      rc = record(rn, ts, state(rn), err);
+    else if ((rc = interpolate(rn, ts, rn->y_buf, err)) == SITS_OK)
       rc = record(rn, ts, rn->y_buf, err);
   }
   return rc;
@@ -144,12 +182,20 @@ static int record_due(run *rn, double t_upto, double t_state, sits_err *err) {
  * growing faster than the package sheds heat): said as such, with where and when; other
  * failures keep the solver's message. */
 static int runaway_or(run *rn, int rc, double t, sits_err *err) {
-  const double *y = sits_ode_state(rn->ode);
+  const double *y = state(rn);
   size_t hot = 0;
   for (size_t i = 1; i < rn->n; i++)
     if (!(y[i] <= y[hot]))
       hot = i;
-  if (isfinite(y[hot]) && y[hot] < 500.0)
+  bool runaway = !isfinite(y[hot]) || y[hot] >= 500.0;
+  if (!runaway && rn->jac) { /* or the hottest node heats itself: d(P - G T)/dT > 0 there */
+    double *values = malloc(rn->jac->nz * sizeof(double));
+    const double *diag = gsl_spmatrix_ptr(rn->jac, hot, hot);
+    if (values && diag && sits__run_jac(t, y, values, rn) == 0)
+      runaway = values[diag - rn->jac->data] > 0;
+    free(values);
+  }
+  if (!runaway)
     return rc;
   return sits__fail(err, SITS_ESOLVER,
                     "thermal runaway at t = %.3f s: node '%s' at %.4g C and rising (leakage "
@@ -164,10 +210,20 @@ static int integrate_interval(run *rn, double t_stop, double *t, bool *root,
   bool final = t_stop >= end_s - rn->eps_s;
   for (;;) {
     sits_ode_event ev;
-    int rc = sits_ode_step(rn->ode, t_stop, t, &ev, err);
+    /* the exponential path stops at every sample time: samples are then exact states, and
+     * the step lengths (tick period, sample period) repeat, so their phi matrices are cached */
+    double target = t_stop;
+    if (rn->ex) {
+      double ts = sample_time(rn, rn->res->n_recorded);
+      if (ts > *t + rn->eps_s && ts < t_stop - rn->eps_s)
+        target = ts;
+    }
+    int rc = step(rn, target, t, &ev, err);
     if (rc)
       return runaway_or(rn, rc, *t, err);
-    track_peaks(rn, sits_ode_state(rn->ode));
+    if (ev == SITS_ODE_STOP && target < t_stop)
+      ev = SITS_ODE_STEPPED;
+    track_peaks(rn, state(rn));
     /* samples at a breakpoint belong to the next interval; at the end, to this one */
     double upto = ev == SITS_ODE_STEPPED || ev == SITS_ODE_ROOT || final ? *t : *t - rn->eps_s;
     if ((rc = record_due(rn, fmin(upto, end_s - rn->eps_s), *t, err)))
@@ -194,8 +250,8 @@ static int add_event(run *rn, double t, const char *kind, const char *detail, si
 static int battery_event(run *rn, double t, const double *y, sits_err *err) {
   if (!rn->batt)
     return 0;
-  sits__batt_eval b;
-  sits__run_battery(rn, y, sits__run_power_w(rn, y, NULL), &b);
+  sits__batt_eval b = {0};
+  at_state(rn, y, NULL, &b);
   char detail[128];
   if (b.disc <= 1e-9 * b.v_cell_v * b.v_cell_v) {
     snprintf(detail, sizeof detail, "the pack cannot deliver %.3f W (SOC %.4f)", b.p_pack_w,
@@ -244,11 +300,6 @@ static int push_history(run *rn, double t, double e) {
   return 0;
 }
 
-/* Energy put in up to time t, from the history (linear between breakpoints). */
-static double energy_at(const run *rn, double t) {
-  return sits__history_at(rn->hist_t, rn->hist_e, rn->n_hist, t);
-}
-
 /* Items, demand and service time of [t0, t1) at the current OPPs; throttled time. */
 static void account(run *rn, double t0, double t1) {
   double dt = t1 - t0;
@@ -285,11 +336,13 @@ static int governor_events(run *rn, double t, const sits_governor_out *out, sits
 typedef struct since_ctx {
   const run *rn;
   double t_s, e_j; /* now, and the energy put in until now */
+  size_t *hint;    /* the power cap reads the window's start times in order, tick after tick */
 } since_ctx;
 
 static double energy_since(double t0_s, void *user) {
-  const since_ctx *c = user;
-  return c->e_j - energy_at(c->rn, t0_s);
+  since_ctx *c = user;
+  return c->e_j - sits__history_at_hint(c->rn->hist_t, c->rn->hist_e, c->rn->n_hist, t0_s,
+                                        c->hint);
 }
 
 /* A governor tick at time t on state y. Returns 1 when an OPP changed. */
@@ -298,7 +351,7 @@ static int tick(run *rn, double t, const double *y, sits_err *err) {
   double dom_temp[SITS_MAX_DOMAINS];
   for (size_t d = 0; d < rn->nd; d++)
     dom_temp[d] = y[rn->dom[d].nodes[0]];
-  since_ctx since = {rn, t, y[rn->lay.i_e_in]};
+  since_ctx since = {rn, t, y[rn->lay.i_e_in], &rn->cap_hint};
   sits_governor_obs obs = {.t_s = t,
                            .sensor_c =
                                cfg->thermal != SITS_THERMAL_NONE ? y[cfg->sensor_node] : NAN,
@@ -334,7 +387,7 @@ static int advance_inputs(run *rn, double t, sits_err *err) {
     changed = 1;
   }
   if (rn->gov && rn->next_tick_s <= t + rn->eps_s) {
-    int rc = tick(rn, t, sits_ode_state(rn->ode), err);
+    int rc = tick(rn, t, state(rn), err);
     if (rc < 0)
       return rc;
     changed |= rc;
@@ -368,10 +421,10 @@ static int loop(run *rn, const sits_run_opts *opts, sits_end_reason *why, double
     if ((rc = integrate_interval(rn, next_breakpoint(rn, end_s), &t, &root, opts, err)))
       break;
     account(rn, t0, t);
-    if (push_history(rn, t, sits_ode_state(rn->ode)[rn->lay.i_e_in]))
+    if (push_history(rn, t, state(rn)[rn->lay.i_e_in]))
       return sits__fail(err, SITS_ENOMEM, "out of memory");
     if (root) {
-      const double *y = sits_ode_state(rn->ode);
+      const double *y = state(rn);
       if ((rc = critical_event(rn, t, y, err)) == 0)
         rc = battery_event(rn, t, y, err);
       if (rc < 0)
@@ -389,14 +442,14 @@ static int loop(run *rn, const sits_run_opts *opts, sits_end_reason *why, double
     int changed = advance_inputs(rn, t, err);
     if (changed < 0)
       return changed;
-    if (changed && (rc = sits_ode_reinit(rn->ode, t, sits_ode_state(rn->ode), err)))
+    if (changed && (rc = reinit(rn, t, err)))
       break;
     rc = record_due(rn, t + rn->eps_s, t, err);
   }
   *t_end = t;
   if (rc == SITS_OK &&
       (rn->res->n_recorded == 0 || rn->res->last_time_s < t - rn->eps_s))
-    rc = record(rn, t, sits_ode_state(rn->ode), err);
+    rc = record(rn, t, state(rn), err);
   return rc == SITS_OK ? flush_samples(rn, err) : rc;
 }
 
@@ -415,9 +468,12 @@ static int init_run(run *rn, const sits_scenario *sc, sits_err *err) {
   rn->node_power_w = calloc(rn->n, sizeof(double));
   rn->y_start = calloc(rn->lay.ny, sizeof(double));
   rn->y_buf = calloc(rn->lay.ny, sizeof(double));
+  rn->memo_y = calloc(rn->lay.ny, sizeof(double));
+  rn->memo_b = calloc(1, sizeof *rn->memo_b);
   rn->crit_node = calloc(rn->n, sizeof(int));
   rn->res = calloc(1, sizeof *rn->res);
   if (!rn->base_power_w || !rn->node_power_w || !rn->y_start || !rn->y_buf || !rn->crit_node ||
+      !rn->memo_y || !rn->memo_b ||
       !rn->res || !(rn->res->peak_temp_c = malloc(rn->n * sizeof(double))))
     return sits__fail(err, SITS_ENOMEM, "out of memory");
   if (rn->nd && !(rn->gov = sits_governor_new(sits_scenario_governor(sc), rn->dom, rn->nd)))
@@ -477,13 +533,30 @@ static int make_ode(run *rn, sits_err *err) {
                      .klu_threshold = s->klu_threshold,
                      .n_roots = rn->n_crit + (rn->batt ? 3 : 0),
                      .roots = rn->n_crit || rn->batt ? roots : NULL};
-  rn->ode = sits_ode_new(&o, 0.0, rn->y_start, err);
+  sits_solver_method m = s->method;
+  if (m == SITS_METHOD_AUTO)
+    m = rn->lay.ny <= SITS_EXPINT_AUTO_MAX_STATES ? SITS_METHOD_EXPONENTIAL : SITS_METHOD_CVODE;
+  if (m == SITS_METHOD_EXPONENTIAL) {
+    sits_expint_opts eo = {.n = o.n,
+                           .pattern = o.pattern,
+                           .rhs = o.rhs,
+                           .jac = o.jac,
+                           .user = o.user,
+                           .rtol = o.rtol,
+                           .atol = atol,
+                           .n_roots = o.n_roots,
+                           .roots = o.roots};
+    rn->ex = sits_expint_new(&eo, 0.0, rn->y_start, err);
+  } else {
+    rn->ode = sits_ode_new(&o, 0.0, rn->y_start, err);
+  }
   free(atol);
-  return rn->ode ? SITS_OK : err->code;
+  return rn->ode || rn->ex ? SITS_OK : err->code;
 }
 
 static void release_run(run *rn) {
   sits_ode_free(rn->ode);
+  sits_expint_free(rn->ex);
   sits_governor_free(rn->gov);
   gsl_spmatrix_free(rn->jac);
   free(rn->jac_const);
@@ -496,6 +569,8 @@ static void release_run(run *rn) {
   free(rn->node_power_w);
   free(rn->y_start);
   free(rn->y_buf);
+  free(rn->memo_y);
+  free(rn->memo_b);
   free(rn->crit_node);
 }
 
@@ -510,12 +585,16 @@ int sits_run(const sits_scenario *sc, const sits_run_opts *opts, sits_result **o
   if (rc == SITS_OK)
     rc = loop(&rn, opts, &why, &t_end, err);
   if (rc == SITS_OK) {
-    sits_ode_get_stats(rn.ode, &rn.res->stats);
+    if (rn.ex)
+      sits_expint_get_stats(rn.ex, &rn.res->stats);
+    else
+      sits_ode_get_stats(rn.ode, &rn.res->stats);
+    rn.res->stats.method = rn.ex ? "exponential" : "cvode";
     sits__tally tally = {
         .lay = rn.lay,
         .why = why,
         .end_s = t_end,
-        .y_end = why == SITS_END_CRITICAL_TEMP && t_end == 0 ? rn.y_start : sits_ode_state(rn.ode),
+        .y_end = why == SITS_END_CRITICAL_TEMP && t_end == 0 ? rn.y_start : state(&rn),
         .y_start = rn.y_start,
         .hist_t = rn.hist_t,
         .hist_e = rn.hist_e,

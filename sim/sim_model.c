@@ -38,6 +38,7 @@ void sits__run_set_segment(run *rn, size_t seg) {
 }
 
 void sits__run_update_util(run *rn) {
+  rn->memo_ok = false;
   for (size_t d = 0; d < rn->nd; d++)
     rn->util[d] = sits_domain_utilisation(&rn->dom[d], rn->opp[d], rn->demand[d]);
 }

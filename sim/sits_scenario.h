@@ -102,8 +102,16 @@ typedef struct sits_limits {
 } sits_limits;
 SITS_API const sits_limits *sits_scenario_limits(const sits_scenario *sc);
 
+/** The integrator of a run (key solver.method). */
+typedef enum sits_solver_method {
+  SITS_METHOD_AUTO,       /**< exponential where it applies (SITS_EXPINT_MAX_STATES), else CVODE */
+  SITS_METHOD_CVODE,      /**< the reference path */
+  SITS_METHOD_EXPONENTIAL /**< ETD2RK (sits_expint.h); an error above its size limit */
+} sits_solver_method;
+
 /** Solver settings (scenario group `solver`). */
 typedef struct sits_solver_settings {
+  sits_solver_method method;
   double rtol;
   double atol_k;
   sits_linsol linsol;

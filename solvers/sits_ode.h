@@ -66,7 +66,8 @@ typedef enum sits_ode_event {
 typedef struct sits_ode_stats {
   long steps, rhs_evals, jac_evals, lin_setups, err_test_fails, nonlin_iters, nonlin_conv_fails,
       reinits;
-  bool sparse; /**< true when KLU is in use */
+  bool sparse;        /**< true when KLU is in use */
+  const char *method; /**< "cvode" or "exponential" (a static string; NULL: not set) */
 } sits_ode_stats;
 
 /**

@@ -1,0 +1,546 @@
+/*
+ * expint.c - the ETD2RK exponential integrator behind sits_expint (scheme, error estimate,
+ * step control and root location are described in sits_expint.h).
+ */
+#include "sits_expint.h"
+#include "status_impl.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_blas.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_matrix.h>
+#include <gsl/gsl_roots.h>
+
+#define CACHE_SLOTS 16
+/* Two step lengths within this relative distance share a cache entry: interval lengths
+ * computed as differences of times (k + 1) P - k P differ in their last bits. The length
+ * error this admits, 1e-9 h |f|, is far below the tolerances. */
+#define SAME_H_REL 1e-9
+#define TAYLOR_DEGREE 12
+#define TAYLOR_NORM 0.5 /* ||X|| after scaling: truncation 0.5^13 / 13! ~ 2e-14 */
+#define ROOT_TOL_S 1e-7
+#define MAX_HALVINGS 60
+
+typedef struct slot {
+  double h;
+  unsigned long version, used;
+  double *hphi1, *hphi2; /* n x n row-major */
+} slot;
+
+struct sits_expint {
+  sits_expint_opts o;
+  size_t n;
+  double *atol;
+  double t, t_prev;
+  double *y, *y_prev, *f, *f_prev, *a, *fa, *d, *corr, *tmp, *jac_values;
+  double *g, *g_new, *g_try, *y_try;
+  double *ymax; /* per component, the largest value inside the last step */
+  bool f_valid;  /* f = f(y) at the current inputs */
+  double *amat;  /* A, n x n row-major */
+  unsigned long a_version, clock;
+  long a_step; /* the step count at which A was taken */
+  double h_pref;
+  double plan_tstop, plan_h; /* the current interval's stop and step */
+  slot cache[CACHE_SLOTS];
+  /* workspace of the phi computation */
+  gsl_matrix *w_pow, *w_next, *w_e, *w_p1, *w_p2, *w_t1, *w_t2;
+  double *phi_scratch1, *phi_scratch2; /* for partial steps (interpolation, roots) */
+  sits_ode_stats st;
+};
+
+/* ---- phi functions ------------------------------------------------------------------ */
+
+static double norm1(const gsl_matrix *m) {
+  double best = 0;
+  for (size_t j = 0; j < m->size2; j++) {
+    double s = 0;
+    for (size_t i = 0; i < m->size1; i++)
+      s += fabs(gsl_matrix_get(m, i, j));
+    if (s > best)
+      best = s;
+  }
+  return best;
+}
+
+/* E = e^X, P1 = phi1(X), P2 = phi2(X) with X = h A; outputs scaled by h into hphi1/hphi2. */
+static int phi_compute(sits_expint *e, const double *a, double h, double *hphi1, double *hphi2,
+                       sits_err *err) {
+  size_t n = e->n;
+  gsl_matrix *x = e->w_pow, *pw = e->w_next, *em = e->w_e, *p1 = e->w_p1, *p2 = e->w_p2;
+  gsl_matrix *t1 = e->w_t1, *t2 = e->w_t2;
+  for (size_t i = 0; i < n * n; i++)
+    x->data[i] = h * a[i];
+  double nx = norm1(x);
+  if (!isfinite(nx))
+    return sits__fail(err, SITS_ESOLVER, "the exponential integrator's matrix is not finite");
+  int s = 0;
+  if (nx > TAYLOR_NORM) {
+    s = (int)ceil(log2(nx / TAYLOR_NORM));
+    if (s > 1000)
+      return sits__fail(err, SITS_ESOLVER, "the exponential integrator's matrix is too large");
+    gsl_matrix_scale(x, ldexp(1.0, -s));
+  }
+  /* Taylor: E = sum X^k/k!, P1 = sum X^k/(k+1)!, P2 = sum X^k/(k+2)!, from the powers X^k */
+  gsl_matrix_set_identity(em);
+  gsl_matrix_set_identity(p1);
+  gsl_matrix_set_identity(p2);
+  gsl_matrix_scale(p2, 0.5);
+  gsl_matrix_memcpy(pw, x);
+  double fk = 1.0; /* k! */
+  for (int k = 1; k <= TAYLOR_DEGREE; k++) {
+    fk *= k;
+    double c0 = 1.0 / fk, c1 = c0 / (k + 1), c2 = c1 / (k + 2);
+    for (size_t i = 0; i < n * n; i++) {
+      double v = pw->data[i];
+      em->data[i] += c0 * v;
+      p1->data[i] += c1 * v;
+      p2->data[i] += c2 * v;
+    }
+    if (k < TAYLOR_DEGREE) {
+      gsl_blas_dgemm(CblasNoTrans, CblasNoTrans, 1.0, pw, x, 0.0, t1);
+      gsl_matrix_memcpy(pw, t1);
+    }
+  }
+  /* squaring: P2 <- (P1^2 + 2 P2)/4, P1 <- (E P1 + P1)/2, E <- E^2 */
+  for (int k = 0; k < s; k++) {
+    gsl_blas_dgemm(CblasNoTrans, CblasNoTrans, 0.25, p1, p1, 0.5, p2);
+    gsl_blas_dgemm(CblasNoTrans, CblasNoTrans, 0.5, em, p1, 0.0, t1);
+    gsl_matrix_scale(p1, 0.5);
+    gsl_matrix_add(p1, t1);
+    gsl_blas_dgemm(CblasNoTrans, CblasNoTrans, 1.0, em, em, 0.0, t2);
+    gsl_matrix_memcpy(em, t2);
+  }
+  for (size_t i = 0; i < n * n; i++) {
+    if (hphi1)
+      hphi1[i] = h * p1->data[i];
+    if (hphi2)
+      hphi2[i] = h * p2->data[i];
+    if (!isfinite(p1->data[i]) || !isfinite(p2->data[i]))
+      return sits__fail(err, SITS_ESOLVER, "the exponential integrator's phi functions overflowed");
+  }
+  e->st.lin_setups++;
+  return SITS_OK;
+}
+
+static void free_work(sits_expint *e) {
+  gsl_matrix *m[] = {e->w_pow, e->w_next, e->w_e, e->w_p1, e->w_p2, e->w_t1, e->w_t2};
+  for (size_t k = 0; k < sizeof m / sizeof m[0]; k++)
+    if (m[k])
+      gsl_matrix_free(m[k]);
+}
+
+static int alloc_work(sits_expint *e) {
+  size_t n = e->n;
+  gsl_matrix **m[] = {&e->w_pow, &e->w_next, &e->w_e, &e->w_p1, &e->w_p2, &e->w_t1, &e->w_t2};
+  for (size_t k = 0; k < sizeof m / sizeof m[0]; k++)
+    if (!(*m[k] = gsl_matrix_alloc(n, n)))
+      return -1;
+  return 0;
+}
+
+int sits_expint_phi(size_t n, const double *a, double h, double *hphi1, double *hphi2,
+                    sits_err *err) {
+  sits_expint e = {.n = n};
+  int rc = n && !alloc_work(&e) ? phi_compute(&e, a, h, hphi1, hphi2, err)
+                                : sits__fail(err, SITS_ENOMEM, "out of memory");
+  free_work(&e);
+  return rc;
+}
+
+/* ---- the frozen Jacobian and the cache --------------------------------------------------- */
+
+static int refresh_a(sits_expint *e, const double *y, sits_err *err) {
+  const gsl_spmatrix *p = e->o.pattern;
+  if (e->o.jac(e->t, y, e->jac_values, e->o.user))
+    return sits__fail(err, SITS_ESOLVER, "the Jacobian could not be evaluated");
+  memset(e->amat, 0, e->n * e->n * sizeof(double));
+  for (size_t j = 0; j < e->n; j++)
+    for (int q = p->p[j]; q < p->p[j + 1]; q++)
+      e->amat[(size_t)p->i[q] * e->n + j] = e->jac_values[q];
+  e->a_version++;
+  e->a_step = e->st.steps;
+  e->st.jac_evals++;
+  return SITS_OK;
+}
+
+static const slot *phi_for(sits_expint *e, double h, sits_err *err) {
+  slot *lru = &e->cache[0];
+  for (int k = 0; k < CACHE_SLOTS; k++) {
+    slot *s = &e->cache[k];
+    if (s->version == e->a_version && fabs(s->h - h) <= SAME_H_REL * h) {
+      s->used = ++e->clock;
+      return s;
+    }
+    if (s->used < lru->used)
+      lru = s;
+  }
+  if (phi_compute(e, e->amat, h, lru->hphi1, lru->hphi2, err))
+    return NULL;
+  lru->h = h;
+  lru->version = e->a_version;
+  lru->used = ++e->clock;
+  return lru;
+}
+
+/* ---- stepping ----------------------------------------------------------------------------- */
+
+static void matvec(size_t n, const double *m, const double *x, double *out) {
+  for (size_t i = 0; i < n; i++) {
+    const double *row = m + i * n;
+    double s = 0;
+    for (size_t j = 0; j < n; j++)
+      s += row[j] * x[j];
+    out[i] = s;
+  }
+}
+
+static int rhs(sits_expint *e, const double *y, double *out, sits_err *err) {
+  e->st.rhs_evals++;
+  int rc = e->o.rhs(e->t, y, out, e->o.user);
+  if (rc)
+    return sits__fail(err, SITS_ESOLVER, "the right-hand side failed (%d)", rc);
+  return SITS_OK;
+}
+
+static int ensure_f(sits_expint *e, sits_err *err) {
+  if (e->f_valid)
+    return SITS_OK;
+  int rc = rhs(e, e->y, e->f, err);
+  e->f_valid = rc == SITS_OK;
+  return rc;
+}
+
+/* One ETD2RK step of length h from (y, f) into out; the error estimate into *est (may be
+ * NULL). hphi1/hphi2: the phi matrices for h. */
+static int etd2(sits_expint *e, const double *y, const double *f, const double *hphi1,
+                const double *hphi2, double *out, double *est, sits_err *err) {
+  size_t n = e->n;
+  matvec(n, hphi1, f, e->tmp);
+  for (size_t i = 0; i < n; i++)
+    e->a[i] = y[i] + e->tmp[i];
+  int rc = rhs(e, e->a, e->fa, err);
+  if (rc)
+    return rc;
+  /* F(a) - F(y) = f(a) - f(y) - A (a - y) */
+  for (size_t i = 0; i < n; i++)
+    e->tmp[i] = e->a[i] - y[i];
+  matvec(n, e->amat, e->tmp, e->d);
+  for (size_t i = 0; i < n; i++)
+    e->d[i] = e->fa[i] - f[i] - e->d[i];
+  matvec(n, hphi2, e->d, e->corr);
+  double sum = 0;
+  for (size_t i = 0; i < n; i++) {
+    out[i] = e->a[i] + e->corr[i];
+    double w = e->o.rtol * fmax(fabs(y[i]), fabs(out[i])) + e->atol[i];
+    double r = e->corr[i] / w;
+    sum += r * r;
+  }
+  if (est)
+    *est = sqrt(sum / (double)n);
+  return SITS_OK;
+}
+
+static int eval_roots(sits_expint *e, const double *y, double *g) {
+  return e->o.n_roots ? e->o.roots(e->t, y, g, e->o.user) : 0;
+}
+
+typedef struct partial_ctx {
+  sits_expint *e;
+  int k;
+  sits_err *err;
+  int rc;
+} partial_ctx;
+
+/* The state a partial step of length s from the last step's start reaches (into y_try). */
+static int partial(sits_expint *e, double s, sits_err *err) {
+  if (s <= 0) {
+    memcpy(e->y_try, e->y_prev, e->n * sizeof(double));
+    return SITS_OK;
+  }
+  int rc = phi_compute(e, e->amat, s, e->phi_scratch1, e->phi_scratch2, err);
+  return rc ? rc : etd2(e, e->y_prev, e->f_prev, e->phi_scratch1, e->phi_scratch2, e->y_try, NULL, err);
+}
+
+static double root_fn(double s, void *user) {
+  partial_ctx *c = user;
+  if (c->rc)
+    return 0;
+  if ((c->rc = partial(c->e, s, c->err)) || eval_roots(c->e, c->e->y_try, c->e->g_try)) {
+    if (!c->rc)
+      c->rc = sits__fail(c->err, SITS_ESOLVER, "the root functions failed");
+    return 0;
+  }
+  return c->e->g_try[c->k];
+}
+
+/* The earliest crossing inside the last step [t_prev, t] into *s_root (h when none). */
+static int locate_root(sits_expint *e, double h, double *s_root, sits_err *err) {
+  *s_root = h;
+  gsl_root_fsolver *sol = NULL;
+  int rc = SITS_OK;
+  for (int k = 0; k < e->o.n_roots && rc == SITS_OK; k++) {
+    double g0 = e->g[k], g1 = e->g_new[k];
+    if (!((g0 < 0 && g1 > 0) || (g0 > 0 && g1 < 0)))
+      continue; /* no crossing, or one exactly at the step's end (s = h) */
+    if (!sol && !(sol = gsl_root_fsolver_alloc(gsl_root_fsolver_brent))) {
+      rc = sits__fail(err, SITS_ENOMEM, "out of memory");
+      break;
+    }
+    partial_ctx c = {e, k, err, SITS_OK};
+    gsl_function fn = {root_fn, &c};
+    gsl_error_handler_t *old = gsl_set_error_handler_off();
+    int status = gsl_root_fsolver_set(sol, &fn, 0.0, h);
+    double up = h;
+    for (int it = 0; status == GSL_SUCCESS && it < 200 && c.rc == SITS_OK; it++) {
+      status = gsl_root_fsolver_iterate(sol);
+      double lo = gsl_root_fsolver_x_lower(sol);
+      up = gsl_root_fsolver_x_upper(sol);
+      if (gsl_root_test_interval(lo, up, ROOT_TOL_S, 0) == GSL_SUCCESS)
+        break;
+    }
+    gsl_set_error_handler(old);
+    rc = c.rc;
+    if (up < *s_root)
+      *s_root = up; /* just past the crossing: the event's condition holds there */
+  }
+  if (sol)
+    gsl_root_fsolver_free(sol);
+  return rc;
+}
+
+/* The maximum of the cubic Hermite interpolant on [0, 1] with values y0, y1 and scaled
+ * slopes d0 > 0 > d1 (so it has an interior maximum where its derivative vanishes). */
+static double hermite_max(double y0, double y1, double d0, double d1) {
+  double a = 6 * (y0 - y1) + 3 * (d0 + d1), b = -6 * (y0 - y1) - 4 * d0 - 2 * d1, c = d0;
+  double best = fmax(y0, y1), th[2];
+  int k = 0;
+  if (fabs(a) < 1e-300) {
+    if (b != 0)
+      th[k++] = -c / b;
+  } else {
+    double disc = b * b - 4 * a * c;
+    if (disc >= 0) {
+      double q = -0.5 * (b + copysign(sqrt(disc), b));
+      th[k++] = q / a;
+      if (q != 0)
+        th[k++] = c / q;
+    }
+  }
+  for (int j = 0; j < k; j++) {
+    double x = th[j];
+    if (!(x > 0 && x < 1))
+      continue;
+    double x2 = x * x, x3 = x2 * x;
+    double p = (2 * x3 - 3 * x2 + 1) * y0 + (x3 - 2 * x2 + x) * d0 + (3 * x2 - 2 * x3) * y1 +
+               (x3 - x2) * d1;
+    best = fmax(best, p);
+  }
+  return best;
+}
+
+int sits_expint_step(sits_expint *e, double tstop, double *t_out, sits_ode_event *event,
+                     sits_err *err) {
+  *t_out = e->t;
+  *event = SITS_ODE_STOP;
+  double len = tstop - e->t;
+  if (!(len > 0))
+    return SITS_OK;
+  int rc = ensure_f(e, err);
+  if (rc)
+    return rc;
+  size_t n = e->n;
+  /* equal steps across an interval (so that one phi pair serves them all): the plan made at
+   * the interval's first step, halved on a rejection; a longer step waits for the next one */
+  if (tstop != e->plan_tstop || !(e->plan_h > 0)) {
+    double m = 1;
+    if (len > e->h_pref * (1 + SAME_H_REL))
+      m = ldexp(1.0, (int)ceil(log2(len / e->h_pref) - 1e-12));
+    e->plan_tstop = tstop;
+    e->plan_h = len / m;
+  }
+  double h = len <= e->plan_h * (1 + SAME_H_REL) ? len : e->plan_h;
+  bool refreshed = false;
+  for (int tries = 0;; tries++) {
+    if (tries > MAX_HALVINGS + 4 || (h < len && h < 1e-12 * fmax(1.0, fabs(e->t))))
+      return sits__fail(err, SITS_ESOLVER,
+                        "exponential integrator: step size %.3g s too small at t = %.9g s "
+                        "(error test failed %d times)",
+                        h, e->t, tries);
+    const slot *s = phi_for(e, h, err);
+    if (!s)
+      return err->code;
+    double est;
+    if ((rc = etd2(e, e->y, e->f, s->hphi1, s->hphi2, e->y_try, &est, err)))
+      return rc;
+    if (est <= 1.0) {
+      /* a short step because the interval is short says nothing against longer ones */
+      if (est < 0.25 && !(e->h_pref >= 2 * h))
+        e->h_pref = 2 * h;
+      break;
+    }
+    e->st.err_test_fails++;
+    if (!refreshed && e->a_step != e->st.steps) {
+      if ((rc = refresh_a(e, e->y, err)))
+        return rc;
+      refreshed = true;
+      continue;
+    }
+    h *= 0.5;
+    e->h_pref = e->plan_h = h;
+  }
+  /* accept: the largest values inside the step from the cubic Hermite interpolant with the
+   * end slopes f(y_n) and f(a) + A (y_n+1 - a) (= f(y_n+1) up to the remainder's change) */
+  matvec(n, e->amat, e->corr, e->tmp);
+  for (size_t i = 0; i < n; i++) {
+    double y0 = e->y[i], y1 = e->y_try[i], d0 = h * e->f[i], d1 = h * (e->fa[i] + e->tmp[i]);
+    e->ymax[i] = fmax(y0, y1);
+    if (d0 > 0 && d1 < 0)
+      e->ymax[i] = fmax(e->ymax[i], hermite_max(y0, y1, d0, d1));
+  }
+  memcpy(e->y_prev, e->y, n * sizeof(double));
+  memcpy(e->f_prev, e->f, n * sizeof(double));
+  e->t_prev = e->t;
+  memcpy(e->y, e->y_try, n * sizeof(double));
+  e->t = h >= len * (1 - SAME_H_REL) ? tstop : e->t + h;
+  e->st.steps++;
+  e->f_valid = false;
+  *event = e->t == tstop ? SITS_ODE_STOP : SITS_ODE_STEPPED;
+  if (e->o.n_roots) {
+    if (eval_roots(e, e->y, e->g_new))
+      return sits__fail(err, SITS_ESOLVER, "the root functions failed");
+    double s_root;
+    if ((rc = locate_root(e, e->t - e->t_prev, &s_root, err)))
+      return rc;
+    if (s_root < e->t - e->t_prev) {
+      if ((rc = partial(e, s_root, err)))
+        return rc;
+      memcpy(e->y, e->y_try, n * sizeof(double));
+      for (size_t i = 0; i < n; i++)
+        e->ymax[i] = fmax(e->y_prev[i], e->y[i]);
+      e->t = e->t_prev + s_root;
+      if (eval_roots(e, e->y, e->g_new))
+        return sits__fail(err, SITS_ESOLVER, "the root functions failed");
+      *event = SITS_ODE_ROOT;
+    } else {
+      for (int k = 0; k < e->o.n_roots; k++)
+        if ((e->g[k] < 0 && e->g_new[k] >= 0) || (e->g[k] > 0 && e->g_new[k] <= 0))
+          *event = SITS_ODE_ROOT;
+    }
+    memcpy(e->g, e->g_new, (size_t)e->o.n_roots * sizeof(double));
+  }
+  *t_out = e->t;
+  return SITS_OK;
+}
+
+int sits_expint_interpolate(sits_expint *e, double t, double *y, sits_err *err) {
+  if (t == e->t) {
+    memcpy(y, e->y, e->n * sizeof(double));
+    return SITS_OK;
+  }
+  if (!(t >= e->t_prev && t <= e->t) || e->st.steps == 0)
+    return sits__fail(err, SITS_ESOLVER,
+                      "exponential integrator: cannot interpolate at t = %.9g s outside the "
+                      "last step [%.9g, %.9g]",
+                      t, e->t_prev, e->t);
+  int rc = partial(e, t - e->t_prev, err);
+  if (rc == SITS_OK)
+    memcpy(y, e->y_try, e->n * sizeof(double));
+  return rc;
+}
+
+/* ---- life cycle ----------------------------------------------------------------------------- */
+
+int sits_expint_reinit(sits_expint *e, double t0, const double *y0, sits_err *err) {
+  e->t = e->t_prev = t0;
+  if (y0 != e->y)
+    memcpy(e->y, y0, e->n * sizeof(double));
+  if (e->st.steps == 0)
+    memcpy(e->ymax, e->y, e->n * sizeof(double));
+  e->f_valid = false;
+  e->st.reinits++;
+  if (e->o.n_roots && eval_roots(e, e->y, e->g))
+    return sits__fail(err, SITS_ESOLVER, "the root functions failed");
+  return SITS_OK;
+}
+
+sits_expint *sits_expint_new(const sits_expint_opts *o, double t0, const double *y0,
+                             sits_err *err) {
+  if (!o || !o->n || !o->pattern || !o->rhs || !o->jac || !o->atol || (o->n_roots && !o->roots)) {
+    sits__fail(err, SITS_EINTERNAL, "sits_expint_new: incomplete options");
+    return NULL;
+  }
+  if (o->n > SITS_EXPINT_MAX_STATES) {
+    sits__fail(err, SITS_EINPUT,
+               "the exponential path takes at most %d states (this system has %zu): use "
+               "solver.method = \"cvode\" or \"auto\"",
+               SITS_EXPINT_MAX_STATES, o->n);
+    return NULL;
+  }
+  sits_expint *e = calloc(1, sizeof *e);
+  size_t n = o->n, nr = o->n_roots > 0 ? (size_t)o->n_roots : 1;
+  bool ok = e != NULL;
+  if (ok) {
+    e->o = *o;
+    e->n = n;
+    e->h_pref = INFINITY;
+    e->a_step = -1;
+    double **vec[] = {&e->atol, &e->y,   &e->y_prev, &e->f,    &e->f_prev,
+                      &e->a,    &e->fa,  &e->d,      &e->corr, &e->tmp, &e->y_try, &e->ymax};
+    for (size_t k = 0; ok && k < sizeof vec / sizeof vec[0]; k++)
+      ok = (*vec[k] = calloc(n, sizeof(double))) != NULL;
+    ok = ok && (e->g = calloc(nr, sizeof(double))) && (e->g_new = calloc(nr, sizeof(double))) &&
+         (e->g_try = calloc(nr, sizeof(double))) &&
+         (e->jac_values = calloc(o->pattern->nz ? o->pattern->nz : 1, sizeof(double))) &&
+         (e->amat = calloc(n * n, sizeof(double))) &&
+         (e->phi_scratch1 = malloc(n * n * sizeof(double))) &&
+         (e->phi_scratch2 = malloc(n * n * sizeof(double))) && !alloc_work(e);
+    for (int k = 0; ok && k < CACHE_SLOTS; k++)
+      ok = (e->cache[k].hphi1 = malloc(n * n * sizeof(double))) &&
+           (e->cache[k].hphi2 = malloc(n * n * sizeof(double)));
+  }
+  if (!ok) {
+    sits_expint_free(e);
+    sits__fail(err, SITS_ENOMEM, "out of memory");
+    return NULL;
+  }
+  memcpy(e->atol, o->atol, n * sizeof(double));
+  if (refresh_a(e, y0, err) || sits_expint_reinit(e, t0, y0, err)) {
+    sits_expint_free(e);
+    return NULL;
+  }
+  e->st.reinits = 0;
+  return e;
+}
+
+void sits_expint_free(sits_expint *e) {
+  if (!e)
+    return;
+  double *vec[] = {e->atol, e->y,   e->y_prev, e->f,    e->f_prev, e->a,
+                   e->fa,   e->d,   e->corr,   e->tmp,  e->y_try,  e->g,
+                   e->g_new, e->g_try, e->jac_values, e->ymax, e->amat, e->phi_scratch1, e->phi_scratch2};
+  for (size_t k = 0; k < sizeof vec / sizeof vec[0]; k++)
+    free(vec[k]);
+  for (int k = 0; k < CACHE_SLOTS; k++) {
+    free(e->cache[k].hphi1);
+    free(e->cache[k].hphi2);
+  }
+  free_work(e);
+  free(e);
+}
+
+const double *sits_expint_state(const sits_expint *e) {
+  return e->y;
+}
+
+const double *sits_expint_step_max(const sits_expint *e) {
+  return e->ymax;
+}
+
+void sits_expint_get_stats(const sits_expint *e, sits_ode_stats *st) {
+  *st = e->st;
+  st->sparse = false;
+}

@@ -1,0 +1,89 @@
+/*
+ * sits_expint.h - an exponential integrator for small stiff systems whose stiffness is in a
+ * (nearly) linear part: y' = f(y) = A y + F(y), A a frozen Jacobian of f, F the remainder
+ * (the constant inputs and what A does not capture: leakage curvature, the battery).
+ *
+ * Scheme: the second-order exponential Runge-Kutta method ETD2RK (Cox and Matthews 2002),
+ *   a       = y_n + h phi1(hA) f(y_n)                          (exponential Euler)
+ *   y_n+1   = a + h phi2(hA) (F(a) - F(y_n))
+ * with phi1(z) = (e^z - 1)/z and phi2(z) = (e^z - 1 - z)/z^2. When f is linear with constant
+ * input and A is its Jacobian, F is constant and the step is the exact zero-order-hold update
+ * for any h (no stability or accuracy limit from the stiff part). Otherwise the method is of
+ * order 2 (local error O(h^3)); the correction h phi2 (F(a) - F(y_n)) is the difference
+ * between the first- and second-order solutions, so it bounds the local error of the first
+ * and is taken as the error estimate of the step (weighted RMS with rtol and atol as CVODE's,
+ * the step accepted when <= 1), while the second-order solution is carried on (local
+ * extrapolation: the error actually committed is smaller than the one controlled).
+ *
+ * Step control keeps the step lengths few so that phi1 and phi2 can be cached: an interval
+ * of length L (from the current time to the stop time) is cut into 2^k equal steps; a
+ * rejected step first refreshes A at the current state (when A is older than that state),
+ * then halves. The matrices h phi1(hA) and h phi2(hA) are cached per (A, h) in a small
+ * least-recently-used table; they are computed by scaling and squaring of their Taylor
+ * series (Skaflestad and Wright 2009: phi1(2X) = (e^X + I) phi1(X) / 2,
+ * phi2(2X) = (phi1(X)^2 + 2 phi2(X)) / 4) with GSL's BLAS. Cost: O(n^3) per new (A, h),
+ * three O(n^2) products and two right-hand sides per step. Meant for up to a few hundred
+ * states (SITS_EXPINT_MAX_STATES).
+ *
+ * Roots: after every step the root functions are compared with those at its start; on a
+ * sign change the crossing is located by GSL's Brent solver on the dense output (an ETD2RK
+ * step of the partial length from the step's start) to 1e-7 s, and the step ends just past
+ * the crossing.
+ */
+#ifndef SITS_EXPINT_H
+#define SITS_EXPINT_H
+
+#include <stddef.h>
+
+#include "sits_ode.h"
+
+SITS_BEGIN_DECLS
+
+/** The largest system the exponential path takes (dense n x n phi matrices). */
+#define SITS_EXPINT_MAX_STATES 400
+/** The largest system solver.method = "auto" gives the exponential path; CVODE (with KLU)
+ *  above. Its O(n^2) steps and O(n^3) phi computations lose to CVODE's sparse algebra on
+ *  large sparse networks: see `bench/run.sh threshold` and the README's benchmark table. */
+#define SITS_EXPINT_AUTO_MAX_STATES 64
+
+typedef struct sits_expint sits_expint;
+
+typedef struct sits_expint_opts {
+  size_t n;
+  const gsl_spmatrix *pattern; /**< CSC pattern of the Jacobian */
+  sits_ode_rhs_fn rhs;
+  sits_ode_jac_fn jac; /**< values on the pattern: A is taken from it */
+  void *user;
+  double rtol;
+  const double *atol; /**< n values (copied) */
+  int n_roots;
+  sits_ode_root_fn roots;
+} sits_expint_opts;
+
+SITS_API sits_expint *sits_expint_new(const sits_expint_opts *o, double t0, const double *y0,
+                                      sits_err *err);
+SITS_API void sits_expint_free(sits_expint *e);
+/** The inputs changed at (@p t0, @p y0): f is evaluated afresh; A and the cache are kept. */
+SITS_API int sits_expint_reinit(sits_expint *e, double t0, const double *y0, sits_err *err);
+/** As sits_ode_step(): one step towards @p tstop, never past it. */
+SITS_API int sits_expint_step(sits_expint *e, double tstop, double *t_out, sits_ode_event *event,
+                              sits_err *err);
+SITS_API const double *sits_expint_state(const sits_expint *e);
+/** Per component, the largest value inside the last step (n values, borrowed): the ends, or
+ *  an interior maximum of the cubic Hermite interpolant when the slope turns from rising to
+ *  falling. For peak temperatures between step ends. */
+SITS_API const double *sits_expint_step_max(const sits_expint *e);
+/** The state at @p t inside the last step (an ETD2RK step of the partial length). */
+SITS_API int sits_expint_interpolate(sits_expint *e, double t, double *y, sits_err *err);
+/** steps, rhs_evals, jac_evals (refreshes of A), lin_setups (phi computations),
+ *  err_test_fails, reinits. */
+SITS_API void sits_expint_get_stats(const sits_expint *e, sits_ode_stats *st);
+
+/** h phi1(hA) and h phi2(hA) for a dense n x n row-major A (either output may be NULL).
+ *  For tests and for callers with their own stepping. */
+SITS_API int sits_expint_phi(size_t n, const double *a, double h, double *hphi1, double *hphi2,
+                             sits_err *err);
+
+SITS_END_DECLS
+
+#endif
