@@ -5,6 +5,9 @@
 #   bench/run.sh video      only video_enc_8h (8-hour video_enc on the Orin NX, 50 ms governor)
 #   bench/run.sh threshold  dense vs KLU on growing grids (picks SITS_KLU_THRESHOLD_DEFAULT)
 #   bench/run.sh quick      chain10 for 6 minutes and grid64 for 10 s (a fast look)
+#   bench/run.sh paths      the fast-path table: each case on CVODE (before) and on
+#                           solver.method "auto" (after), and the exact-discretisation limit
+#                           (as many N x N mat-vecs as the run took steps; bench/limit.c)
 #
 # Builds a Release binary in build-bench, writes generated inputs to bench/out.
 # Timings on shared machines are noisy: compare ratios from one run.
@@ -32,8 +35,52 @@ print(f"{label:<22} wall {wall:8.2f} s  rss {rss/1024:6.1f} MB  sim/wall {d['sim
 PY
 }
 
+# one row of the paths table: label, scenario, extra run arguments
+path_row() {
+  local label=$1 cfg=$2
+  shift 2
+  local row=()
+  for m in cvode auto; do
+    /usr/bin/time -f "%e %M" -o "$out/time.txt" "$bin" run "$cfg" --quiet --summary json \
+      --set "solver.method=\"$m\"" "$@" > "$out/summary_$m.json"
+    row+=("$(cat "$out/time.txt")")
+  done
+  python3 - "$label" "${row[0]}" "${row[1]}" "$out/summary_cvode.json" "$out/summary_auto.json" \
+    "$limit" <<'PY'
+import json, subprocess, sys
+label, before, after, pa, pb, limit = sys.argv[1:7]
+a, b = json.load(open(pa)), json.load(open(pb))
+wa, wb = float(before.split()[0]), float(after.split()[0])
+ny = len(b["peak_temp_c"]) + 2 + (0 if b.get("battery") is None else 0)
+steps = b["solver"]["steps"]
+lim = float(subprocess.run([limit, str(ny), str(steps)], capture_output=True, text=True).stdout)
+sim = b["simulated_s"]
+print(f"| {label} | {b['solver']['method']} | {wa:.2f} s ({sim/max(wa,1e-3):,.0f}x) | "
+      f"{wb:.2f} s ({sim/max(wb,1e-3):,.0f}x) | {wa/max(wb,1e-3):.1f}x | "
+      f"{a['solver']['steps']:,} / {steps:,} | {lim:.3f} s ({ny} states) |")
+PY
+}
+
 OUT=$out "$here/gen.sh" all
 case ${1:-all} in
+  paths)
+    limit=$root/build-bench/limit
+    cc -O2 -o "$limit" "$here/limit.c"
+    echo "| case | after: method | before: CVODE | after: auto | ratio | steps before / after | limit: N x N mat-vecs |"
+    echo "|---|---|---|---|---|---|---|"
+    path_row chain10_1h "$out/chain10_1h.cfg"
+    path_row video_enc_8h "$root/configs/scenarios/orin_nx_video_enc.cfg" --set duration_s=28800
+    path_row "ev6 block, 20 s" "$root/configs/scenarios/ev6_floorplan_throttle.cfg" --set duration_s=20
+    path_row "ev6 grid 32x32, 20 s" "$root/configs/scenarios/ev6_floorplan_throttle.cfg" \
+      --set duration_s=20 --set 'platform.thermal.hotspot.model="grid"' \
+      --set platform.thermal.hotspot.rows=32 --set platform.thermal.hotspot.cols=32
+    for m in cvode auto; do
+      /usr/bin/time -f "calibrate orin_nano_jp6 --fit thermal,ambient, $m: %e s" "$bin" calibrate \
+        "$root/validation/cases/orin_nano_jp6.cfg" --trace "$root/validation/data/orin_nano_jp6_tegrastats.raw" \
+        --fit thermal,ambient --set "solver.method=\"$m\"" -o "$out/calibrated_$m.cfg" > /dev/null 2>"$out/cal.txt" || true
+      tail -1 "$out/cal.txt"
+    done
+    ;;
   all)
     measure chain10_1h "$out/chain10_1h.cfg"
     measure grid64_10m "$out/grid64_10m.cfg"

@@ -29,7 +29,7 @@
 
 static const char sweep_usage[] =
     "usage: sitsenergy sweep SCENARIO.cfg --vary KEY=V1,V2,... | --vary KEY=START:STOP:COUNT ...\n"
-    "                        [-j JOBS] [--shard K/N|slurm] [--set KEY=VALUE]... [--check] -o "
+    "                        [-j JOBS] [--shard K/N|slurm | --shard0 K/N] [--set KEY=VALUE]... [--check] -o "
     "OUT.csv|OUT.h5\n\n"
     "Runs the scenario for every combination of the --vary values (the last varies fastest)\n"
     "and writes one row per combination: index (0-based) and config_hash (of the merged\n"
@@ -45,7 +45,9 @@ static const char sweep_usage[] =
     "  --summary F    text or json: per column mean, std, 5/50/95/99 % quantiles, and per\n"
     "                 constraint P(violated) with a 95 % interval (stdout; stderr with -o -)\n"
     "  -j JOBS        processes in parallel (default 1)\n"
-    "  --shard K/N    only combinations K-1, K-1+N, ... (K from 1 to N)\n"
+    "  --shard K/N    only combinations K-1, K-1+N, ... (K from 1 to N: 1-based)\n"
+    "  --shard0 K/N   the same 0-based: combinations K, K+N, ... (K from 0 to N-1), as\n"
+    "                 --shard0 $SLURM_ARRAY_TASK_ID/N with --array=0-(N-1)\n"
     "  --shard slurm  this task's share of a Slurm job array (SLURM_ARRAY_TASK_ID - _MIN of\n"
     "                 SLURM_ARRAY_TASK_COUNT; --array=0-N or 1-N alike)\n"
     "  --plot OUT.png one --vary key: the outputs against it; two: a heat map of the first\n"
@@ -79,6 +81,7 @@ typedef struct args {
 
 static const struct option sweep_opts[] = {
     {"vary", required_argument, NULL, 'v'}, {"shard", required_argument, NULL, 's'},
+    {"shard0", required_argument, NULL, 'z'},
     {"check", no_argument, NULL, 'k'},      {"output", required_argument, NULL, 'o'},
     {"jobs", required_argument, NULL, 'j'}, {"dist", required_argument, NULL, 'd'},
     {"sample", required_argument, NULL, 'n'}, {"method", required_argument, NULL, 'm'},
@@ -140,10 +143,21 @@ static int option(void *p, int c, const char *arg) {
       return slurm_shard(a);
     if (sscanf(arg, "%ld/%ld", &a->shard_k, &a->shard_n) != 2 || a->shard_n < 1 || a->shard_k < 1 ||
         a->shard_k > a->shard_n) {
-      cli_error("--shard '%s': expected K/N with 1 <= K <= N", arg);
+      cli_error("--shard '%s': expected K/N with 1 <= K <= N (1-based; --shard0 is 0-based)",
+                arg);
       return EXIT_INPUT;
     }
     break;
+  case 'z': {
+    int used = 0;
+    if (sscanf(arg, "%ld/%ld%n", &a->shard_k, &a->shard_n, &used) != 2 || arg[used] ||
+        a->shard_n < 1 || a->shard_k < 0 || a->shard_k >= a->shard_n) {
+      cli_error("--shard0 '%s': expected K/N with 0 <= K < N (0-based; --shard is 1-based)", arg);
+      return EXIT_INPUT;
+    }
+    a->shard_k++; /* kept 1-based inside */
+    break;
+  }
   case 'j':
     a->jobs = strtol(arg, NULL, 10);
     if (a->jobs < 1 || a->jobs > 256) {

@@ -31,6 +31,7 @@
 #include "sits_sweep.h"
 #include "sits_table.h"
 #include "sits_chol.h"
+#include "sits_expint.h"
 #include "sits_fit.h"
 #include "sits_layergrid.h"
 #include "sits_lti.h"
