@@ -83,6 +83,10 @@ int sits_write_summary_text(const sits_scenario *sc, const sits_result *r, FILE 
     fprintf(f, "solver                exponential (ETD2RK), %ld steps, %ld RHS evaluations, %ld "
                "Jacobians, %ld phi computations\n",
             r->stats.steps, r->stats.rhs_evals, r->stats.jac_evals, r->stats.lin_setups);
+  else if (r->stats.method && strcmp(r->stats.method, "grid-imex") == 0)
+    fprintf(f, "solver                grid IMEX (ARK4, layered-grid solves), %ld steps, %ld RHS "
+               "evaluations, %ld grid setups\n",
+            r->stats.steps, r->stats.rhs_evals, r->stats.lin_setups);
   else
     fprintf(f, "solver                CVODE, %ld steps, %ld RHS evaluations, %ld Jacobians, %s\n",
             r->stats.steps, r->stats.rhs_evals, r->stats.jac_evals,

@@ -53,7 +53,8 @@ typedef struct run {
   struct sits__batt_eval *memo_b;
   double eps_s, last_report_s;
   sits_ode *ode;     /* the CVODE path, or */
-  sits_expint *ex;   /* the exponential path (solver.method) */
+  sits_expint *ex;   /* the exponential path (solver.method), or */
+  struct sits__grid *grid; /* the layered-grid path */
   sits_result *res;
 } run;
 
@@ -61,6 +62,8 @@ typedef struct run {
 void sits__run_set_segment(run *rn, size_t seg);
 /** Re-derives each domain's utilisation from its OPP and demand. */
 void sits__run_update_util(run *rn);
+/** Node powers at state @p y into rn->node_power_w (no battery heat); returns their sum. */
+double sits__run_node_power(run *rn, const double *y);
 /** Total power [W] and, optionally, per-domain power at state @p y. */
 double sits__run_power_w(const run *rn, const double *y, double *domain_w);
 /** The battery at state y with system power p_sys_w. */
@@ -71,6 +74,17 @@ typedef struct sits__batt_eval {
 void sits__run_battery(const run *rn, const double *y, double p_sys_w, sits__batt_eval *b);
 /** Builds the Jacobian pattern and its constant part. */
 int sits__run_build_jacobian(run *rn, sits_err *err);
+/** The layered-grid path (grid_path.c): SITS_EUNSUPPORTED when the network is not one. */
+typedef struct sits__grid sits__grid;
+int sits__grid_new(run *rn, const double *y0, sits__grid **out, sits_err *err);
+void sits__grid_free(sits__grid *gp);
+/** The inputs changed: the next steps ramp up from short ones. */
+void sits__grid_reinit(sits__grid *gp);
+int sits__grid_step(sits__grid *gp, double tstop, double *t_out, sits_ode_event *ev,
+                    sits_err *err);
+const double *sits__grid_state(const sits__grid *gp);
+int sits__grid_interpolate(sits__grid *gp, double t, double *y, sits_err *err);
+void sits__grid_stats(const sits__grid *gp, sits_ode_stats *st);
 /** CVODE callbacks. */
 int sits__run_rhs(double t, const double *y, double *ydot, void *user);
 int sits__run_jac(double t, const double *y, double *values, void *user);

@@ -142,20 +142,30 @@ static int record(run *rn, double t, const double *y, sits_err *err) {
 
 /* The integrator of the run: CVODE or the exponential path. */
 static const double *state(const run *rn) {
-  return rn->ex ? sits_expint_state(rn->ex) : sits_ode_state(rn->ode);
+  return rn->ex     ? sits_expint_state(rn->ex)
+         : rn->grid ? sits__grid_state(rn->grid)
+                    : sits_ode_state(rn->ode);
 }
 
 static int step(run *rn, double tstop, double *t, sits_ode_event *ev, sits_err *err) {
-  return rn->ex ? sits_expint_step(rn->ex, tstop, t, ev, err)
-                : sits_ode_step(rn->ode, tstop, t, ev, err);
+  return rn->ex     ? sits_expint_step(rn->ex, tstop, t, ev, err)
+         : rn->grid ? sits__grid_step(rn->grid, tstop, t, ev, err)
+                    : sits_ode_step(rn->ode, tstop, t, ev, err);
 }
 
 static int interpolate(run *rn, double t, double *y, sits_err *err) {
-  return rn->ex ? sits_expint_interpolate(rn->ex, t, y, err)
-                : sits_ode_interpolate(rn->ode, t, y, err);
+  return rn->ex     ? sits_expint_interpolate(rn->ex, t, y, err)
+         : rn->grid ? sits__grid_interpolate(rn->grid, t, y, err)
+                    : sits_ode_interpolate(rn->ode, t, y, err);
 }
 
+/* The inputs changed at t (the grid path's one-step method reads them as they are and only
+ * shortens its next steps). */
 static int reinit(run *rn, double t, sits_err *err) {
+  if (rn->grid) {
+    sits__grid_reinit(rn->grid);
+    return SITS_OK;
+  }
   return rn->ex ? sits_expint_reinit(rn->ex, t, sits_expint_state(rn->ex), err)
                 : sits_ode_reinit(rn->ode, t, sits_ode_state(rn->ode), err);
 }
@@ -213,7 +223,7 @@ static int integrate_interval(run *rn, double t_stop, double *t, bool *root,
     /* the exponential path stops at every sample time: samples are then exact states, and
      * the step lengths (tick period, sample period) repeat, so their phi matrices are cached */
     double target = t_stop;
-    if (rn->ex) {
+    if (rn->ex || rn->grid) {
       double ts = sample_time(rn, rn->res->n_recorded);
       if (ts > *t + rn->eps_s && ts < t_stop - rn->eps_s)
         target = ts;
@@ -534,9 +544,22 @@ static int make_ode(run *rn, sits_err *err) {
                      .n_roots = rn->n_crit + (rn->batt ? 3 : 0),
                      .roots = rn->n_crit || rn->batt ? roots : NULL};
   sits_solver_method m = s->method;
-  if (m == SITS_METHOD_AUTO)
+  const sits_governor_cfg *gov = sits_scenario_governor(rn->sc);
+  bool ticking = rn->gov && gov && gov->period_s <= 0.1;
+  /* a layered grid: its own fast path (by "auto" under a governor ticking at least every
+   * 0.1 s: the path's fixed steps lose to CVODE's growing ones on long constant intervals) */
+  if (m == SITS_METHOD_EXPONENTIAL || (m == SITS_METHOD_AUTO && ticking)) {
+    sits_err quiet = {0};
+    int rc = sits__grid_new(rn, rn->y_start, &rn->grid, &quiet);
+    if (rc && rc != SITS_EUNSUPPORTED) {
+      free(atol);
+      *err = quiet;
+      return rc;
+    }
+  }
+  if (m == SITS_METHOD_AUTO && !rn->grid)
     m = rn->lay.ny <= SITS_EXPINT_AUTO_MAX_STATES ? SITS_METHOD_EXPONENTIAL : SITS_METHOD_CVODE;
-  if (m == SITS_METHOD_EXPONENTIAL) {
+  if (!rn->grid && m == SITS_METHOD_EXPONENTIAL) {
     sits_expint_opts eo = {.n = o.n,
                            .pattern = o.pattern,
                            .rhs = o.rhs,
@@ -547,16 +570,17 @@ static int make_ode(run *rn, sits_err *err) {
                            .n_roots = o.n_roots,
                            .roots = o.roots};
     rn->ex = sits_expint_new(&eo, 0.0, rn->y_start, err);
-  } else {
+  } else if (!rn->grid) {
     rn->ode = sits_ode_new(&o, 0.0, rn->y_start, err);
   }
   free(atol);
-  return rn->ode || rn->ex ? SITS_OK : err->code;
+  return rn->ode || rn->ex || rn->grid ? SITS_OK : err->code;
 }
 
 static void release_run(run *rn) {
   sits_ode_free(rn->ode);
   sits_expint_free(rn->ex);
+  sits__grid_free(rn->grid);
   sits_governor_free(rn->gov);
   gsl_spmatrix_free(rn->jac);
   free(rn->jac_const);
@@ -587,9 +611,11 @@ int sits_run(const sits_scenario *sc, const sits_run_opts *opts, sits_result **o
   if (rc == SITS_OK) {
     if (rn.ex)
       sits_expint_get_stats(rn.ex, &rn.res->stats);
+    else if (rn.grid)
+      sits__grid_stats(rn.grid, &rn.res->stats);
     else
       sits_ode_get_stats(rn.ode, &rn.res->stats);
-    rn.res->stats.method = rn.ex ? "exponential" : "cvode";
+    rn.res->stats.method = rn.ex ? "exponential" : rn.grid ? "grid-imex" : "cvode";
     sits__tally tally = {
         .lay = rn.lay,
         .why = why,

@@ -76,10 +76,8 @@ void sits__run_battery(const run *rn, const double *y, double p_sys_w, sits__bat
   sits_battery_derivative(rn->batt, v_rc, temp_c, b->i_cell_a, &b->dsoc, b->dv);
 }
 
-int sits__run_rhs(double t, const double *y, double *ydot, void *user) {
-  (void)t;
-  run *rn = user;
-  double q_amb, total = rn->base_total_w;
+double sits__run_node_power(run *rn, const double *y) {
+  double total = rn->base_total_w;
   memcpy(rn->node_power_w, rn->base_power_w, rn->n * sizeof(double));
   for (size_t d = 0; d < rn->nd; d++)
     for (size_t k = 0; k < rn->dom[d].n_nodes; k++) {
@@ -88,6 +86,13 @@ int sits__run_rhs(double t, const double *y, double *ydot, void *user) {
       rn->node_power_w[i] += p;
       total += p;
     }
+  return total;
+}
+
+int sits__run_rhs(double t, const double *y, double *ydot, void *user) {
+  (void)t;
+  run *rn = user;
+  double q_amb, total = sits__run_node_power(rn, y);
   sits__batt_eval b;
   if (rn->batt) {
     sits__run_battery(rn, y, total, &b);

@@ -198,6 +198,11 @@ static int rhs(realtype t, N_Vector y, N_Vector ydot, void *data) {
   return l->o.rhs(t, N_VGetArrayPointer(y), N_VGetArrayPointer(ydot), l->o.user);
 }
 
+static int rhs_explicit(realtype t, N_Vector y, N_Vector ydot, void *data) {
+  sits_lti *l = data;
+  return l->o.rhs_explicit(t, N_VGetArrayPointer(y), N_VGetArrayPointer(ydot), l->o.user);
+}
+
 static int jac(realtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *data, N_Vector t1,
                N_Vector t2, N_Vector t3) {
   (void)fy, (void)t1, (void)t2, (void)t3;
@@ -248,7 +253,7 @@ sits_lti *sits_lti_new(const sits_lti_opts *o, double t0, const double *y0, sits
   }
   if (ok) {
     memcpy(N_VGetArrayPointer(l->y), y0, n * sizeof(double));
-    l->ark = ARKStepCreate(NULL, rhs, t0, l->y, l->ctx);
+    l->ark = ARKStepCreate(o->rhs_explicit ? rhs_explicit : NULL, rhs, t0, l->y, l->ctx);
     l->jac = own ? NULL
                  : SUNSparseMatrix((sunindextype)n, (sunindextype)n, (sunindextype)l->nnz, CSC_MAT,
                                    l->ctx);
@@ -265,9 +270,16 @@ sits_lti *sits_lti_new(const sits_lti_opts *o, double t0, const double *y0, sits
     ok = ARKStepSetUserData(l->ark, l) == ARK_SUCCESS &&
          ARKStepSetLinearSolver(l->ark, l->ls, l->jac) == ARK_SUCCESS &&
          (own || ARKStepSetJacFn(l->ark, jac) == ARK_SUCCESS) &&
-         ARKStepSetTableNum(l->ark,
-                            o->order == 3 ? ARKODE_ESDIRK324L2SA_4_2_3 : ARKODE_ESDIRK436L2SA_6_3_4,
-                            ARKODE_ERK_NONE) == ARK_SUCCESS &&
+         (o->rhs_explicit
+              ? ARKStepSetTableNum(l->ark,
+                                   o->order == 3 ? ARKODE_ARK324L2SA_DIRK_4_2_3
+                                                 : ARKODE_ARK436L2SA_DIRK_6_3_4,
+                                   o->order == 3 ? ARKODE_ARK324L2SA_ERK_4_2_3
+                                                 : ARKODE_ARK436L2SA_ERK_6_3_4)
+              : ARKStepSetTableNum(l->ark,
+                                   o->order == 3 ? ARKODE_ESDIRK324L2SA_4_2_3
+                                                 : ARKODE_ESDIRK436L2SA_6_3_4,
+                                   ARKODE_ERK_NONE)) == ARK_SUCCESS &&
          ARKStepSetLinear(l->ark, 0) == ARK_SUCCESS && /* one Newton iteration per stage */
          /* a stage's f from its solve, (z - a) / (h gamma), not a new evaluation: exact to
           * the direct solve's rounding for a linear f (4 evaluations a step instead of 7) */
@@ -319,6 +331,13 @@ int sits_lti_advance(sits_lti *l, double tout, double *y, sits_err *err) {
   }
   l->t = tout;
   memcpy(y, N_VGetArrayPointer(l->y), l->o.n * sizeof(double));
+  return SITS_OK;
+}
+
+int sits_lti_set_step(sits_lti *l, double h_s, sits_err *err) {
+  if (!(h_s > 0) || ARKStepSetFixedStep(l->ark, h_s) != ARK_SUCCESS)
+    return sits__fail(err, SITS_EINTERNAL, "arkode: cannot set the step to %g s", h_s);
+  l->o.h_s = h_s;
   return SITS_OK;
 }
 

@@ -40,6 +40,11 @@ typedef struct sits_lti_opts {
    *  pattern, jac and spd_scale are not used; lsetup is called with ARKODE's gamma (= h times
    *  the table's diagonal coefficient) before the first solve, and again if gamma changes. */
   int (*lsetup)(void *luser, double gamma, sits_err *err);
+  /** Optional: an explicit part. With it the system is y' = fe(y) + rhs(y), rhs the linear
+   *  constant-Jacobian (implicit) part and fe the rest, integrated by ARKODE's additive
+   *  Runge-Kutta pair of the same order (ARK3(2)4L[2]SA / ARK4(3)6L[2]SA, Kennedy and
+   *  Carpenter): fe non-stiff (leakage, traced powers), one linear solve per implicit stage. */
+  sits_ode_rhs_fn rhs_explicit;
   int (*lsolve)(void *luser, const double *b, double *x, sits_err *err);
   void *luser;
 } sits_lti_opts;
@@ -48,6 +53,8 @@ SITS_API sits_lti *sits_lti_new(const sits_lti_opts *o, double t0, const double 
 SITS_API void sits_lti_free(sits_lti *l);
 /** Integrates to @p tout (a whole number of steps from the current time) into @p y. */
 SITS_API int sits_lti_advance(sits_lti *l, double tout, double *y, sits_err *err);
+/** Changes the fixed step (the next sits_lti_advance() counts whole steps of it). */
+SITS_API int sits_lti_set_step(sits_lti *l, double h_s, sits_err *err);
 /** Counters: steps, RHS evaluations, Jacobian evaluations and linear setups (as sits_ode). */
 SITS_API void sits_lti_get_stats(const sits_lti *l, sits_ode_stats *st);
 

@@ -7,7 +7,8 @@
  * decision taken on a sensor reading at a tick legitimately flips between paths (the two
  * paths carry different errors, ~1e-5 K each, and a reading that close to a trip is a tie).
  * Measured on the shipped scenarios (2026-12-03): worst |dT| 6e-4 K (orin_nx_vlm_burst),
- * energy 9e-9 relative, identical end and event times.
+ * energy 9e-9 relative, identical end and event times. Grid floorplans take the layered-grid
+ * path (sim/grid_path.c) under "exponential" and under "auto" with a ticking governor.
  */
 #include "test_util.h"
 
@@ -81,7 +82,7 @@ Test(paths, phi_scalar_closed_form) {
 /* ---- the two paths on the shipped scenarios ---------------------------------------------- */
 
 static sits_result *run_path(const char *path, const char *const *extra, size_t n_extra,
-                             const char *method, sits_scenario **sc_out) {
+                             const char *method, const char *ran_as, sits_scenario **sc_out) {
   const char *sets[8];
   char m[64];
   snprintf(m, sizeof m, "solver.method=\"%s\"", method);
@@ -96,15 +97,17 @@ static sits_result *run_path(const char *path, const char *const *extra, size_t 
   cr_assert_eq(sits_run(sc, NULL, &r, &err), SITS_OK, "%s (%s): %s", path, method, err.msg);
   sits_ode_stats st;
   sits_result_solver_stats(r, &st);
-  cr_assert_str_eq(st.method, method);
+  cr_assert_str_eq(st.method, ran_as);
   *sc_out = sc;
   return r;
 }
 
-static void agree(const char *path, const char *const *extra, size_t n_extra) {
+/* CVODE against "exponential", which ran as @p fast ("exponential" or "grid-imex"). */
+static void agree_as(const char *path, const char *const *extra, size_t n_extra,
+                     const char *fast) {
   sits_scenario *sa, *sb;
-  sits_result *a = run_path(path, extra, n_extra, "cvode", &sa);
-  sits_result *b = run_path(path, extra, n_extra, "exponential", &sb);
+  sits_result *a = run_path(path, extra, n_extra, "cvode", "cvode", &sa);
+  sits_result *b = run_path(path, extra, n_extra, "exponential", fast, &sb);
   const sits_summary *x = sits_result_summary(a), *y = sits_result_summary(b);
   size_t ns = sits_result_sample_count(a), nn = sits_thermal_node_count(sits_scenario_thermal(sa));
   cr_assert_eq(sits_result_sample_count(b), ns, "%s: sample counts", path);
@@ -138,6 +141,10 @@ static void agree(const char *path, const char *const *extra, size_t n_extra) {
   }
   sits_result_free(a), sits_result_free(b);
   sits_scenario_free(sa), sits_scenario_free(sb);
+}
+
+static void agree(const char *path, const char *const *extra, size_t n_extra) {
+  agree_as(path, extra, n_extra, "exponential");
 }
 
 Test(paths, every_shipped_scenario, .timeout = 600) {
@@ -180,24 +187,59 @@ Test(paths, end_events_at_the_same_time) {
   agree(ex, crit, 1);
 }
 
-/* Above its size limit the exponential path is refused with the way out, "auto" takes CVODE. */
+/* A HotSpot grid floorplan under a 10-ms governor takes the layered-grid path (IMEX ARK4 over
+ * the grid solver) and agrees with CVODE; 12 x 12 cells (588 states), 2 s, throttling from
+ * ~0.6 s. Measured: 1.7e-5 K on 32 x 32 against CVODE at rtol 1e-9. */
+Test(paths, grid_platform, .timeout = 300) {
+  char ev6[512];
+  snprintf(ev6, sizeof ev6, "%s/scenarios/ev6_floorplan_throttle.cfg", SITS_CONFIGS);
+  const char *sets[] = {"platform.thermal.hotspot.model=\"grid\"",
+                        "platform.thermal.hotspot.rows=12", "platform.thermal.hotspot.cols=12",
+                        "duration_s=2"};
+  sits_scenario *sc = NULL;
+  sits_err err = {0};
+  cr_assert_eq(sits_scenario_load(ev6, sets, 4, &sc, &err), SITS_OK, "%s", err.msg);
+  sits_result *r = tu_run(sc); /* auto */
+  sits_ode_stats st;
+  sits_result_solver_stats(r, &st);
+  cr_assert_str_eq(st.method, "grid-imex");
+  /* the grid solver is set up once per step length (the ramp after an input change and the
+   * 10-ms step), not per tick: 200 ticks here */
+  cr_assert_leq(st.lin_setups, 8, "grid setups: %ld", st.lin_setups);
+  sits_result_free(r);
+  sits_scenario_free(sc);
+  /* "exponential" on a grid is the same path */
+  const char *forced[] = {"platform.thermal.hotspot.model=\"grid\"",
+                          "platform.thermal.hotspot.rows=12", "platform.thermal.hotspot.cols=12",
+                          "duration_s=2", "solver.method=\"exponential\""};
+  cr_assert_eq(sits_scenario_load(ev6, forced, 5, &sc, &err), SITS_OK, "%s", err.msg);
+  r = tu_run(sc);
+  sits_result_solver_stats(r, &st);
+  cr_assert_str_eq(st.method, "grid-imex");
+  sits_result_free(r);
+  sits_scenario_free(sc);
+  agree_as(ev6, sets, 4, "grid-imex");
+}
+
+/* Above its size limit the exponential path is refused with the way out, "auto" takes CVODE:
+ * a 16 x 16 grid with a battery (which the grid path does not take). */
 Test(paths, size_limit) {
   char ev6[512];
   snprintf(ev6, sizeof ev6, "%s/scenarios/ev6_floorplan_throttle.cfg", SITS_CONFIGS);
   const char *sets[] = {"platform.thermal.hotspot.model=\"grid\"", "platform.thermal.hotspot.rows=16",
                         "platform.thermal.hotspot.cols=16", "duration_s=0.02",
-                        "solver.method=\"exponential\""};
+                        "platform.battery=\"nmc_3s1p_56wh\"", "solver.method=\"exponential\""};
   sits_scenario *sc = NULL;
   sits_err err = {0};
-  cr_assert_eq(sits_scenario_load(ev6, sets, 5, &sc, &err), SITS_OK, "%s", err.msg);
+  cr_assert_eq(sits_scenario_load(ev6, sets, 6, &sc, &err), SITS_OK, "%s", err.msg);
   sits_result *r = NULL;
   cr_assert_neq(sits_run(sc, NULL, &r, &err), SITS_OK);
   cr_assert(strstr(err.msg, "at most 400 states"), "%s", err.msg);
   cr_assert(strstr(err.msg, "solver.method"), "%s", err.msg);
   cr_assert_null(r);
   sits_scenario_free(sc);
-  sets[4] = "solver.method=\"auto\"";
-  cr_assert_eq(sits_scenario_load(ev6, sets, 5, &sc, &err), SITS_OK, "%s", err.msg);
+  sets[5] = "solver.method=\"auto\"";
+  cr_assert_eq(sits_scenario_load(ev6, sets, 6, &sc, &err), SITS_OK, "%s", err.msg);
   r = tu_run(sc);
   sits_ode_stats st;
   sits_result_solver_stats(r, &st);
