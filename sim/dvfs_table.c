@@ -59,8 +59,11 @@ static int time_to_trip(const sits_scenario *sc, const size_t *opp, const double
   for (size_t i = 0; i < rn->n; i++)
     rn->base_total_w += base_w[i];
   rn->node_power_w = malloc(rn->n * sizeof(double));
+  rn->memo.y = malloc(rn->lay.ny * sizeof(double));
+  rn->memo.ydot = malloc(rn->lay.ny * sizeof(double));
   double *y0 = calloc(rn->lay.ny, sizeof(double)), *atol = malloc(rn->lay.ny * sizeof(double));
-  int rc = !rn->node_power_w || !y0 || !atol ? sits__fail(err, SITS_ENOMEM, "out of memory")
+  int rc = !rn->node_power_w || !rn->memo.y || !rn->memo.ydot || !y0 || !atol
+               ? sits__fail(err, SITS_ENOMEM, "out of memory")
                                              : sits__run_build_jacobian(rn, err);
   *t_trip = INFINITY;
   if (rc == SITS_OK) {
@@ -88,6 +91,8 @@ static int time_to_trip(const sits_scenario *sc, const size_t *opp, const double
     sits_ode_free(ode);
   }
   free(rn->node_power_w);
+  free(rn->memo.y);
+  free(rn->memo.ydot);
   gsl_spmatrix_free(rn->jac);
   free(rn->jac_const);
   free(rn->leak_diag);

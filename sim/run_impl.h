@@ -9,6 +9,21 @@
 #include "scenario_impl.h"
 #include "sits_expint.h"
 
+/** The battery at a state. */
+typedef struct sits__batt_eval {
+  double i_cell_a, v_cell_v, heat_w, dsoc, dv[SITS_BATTERY_MAX_RC], p_pack_w, disc;
+  bool ok; /* false: brown-out */
+} sits__batt_eval;
+
+/** Everything at one state under the current inputs (void when they change). */
+typedef struct run_memo {
+  bool ok;
+  double *y, *ydot; /* lay.ny each */
+  double p_w, dom_w[SITS_MAX_DOMAINS];
+  size_t opp[SITS_MAX_DOMAINS]; /* the OPPs the utilisations were taken at */
+  sits__batt_eval batt;
+} run_memo;
+
 typedef struct run {
   const sits_scenario *sc;
   const sits_run_opts *opts; /* may be NULL */
@@ -46,11 +61,7 @@ typedef struct run {
   int *crit_node;
   int n_crit;
   double *y_start, *y_buf;
-  /* power and battery at the last state asked for (roots, peaks and samples read the same
-   * step end); void when the inputs change (sits__run_update_util) */
-  double *memo_y, memo_p_w, memo_dom_w[SITS_MAX_DOMAINS];
-  bool memo_ok;
-  struct sits__batt_eval *memo_b;
+  run_memo memo; /* the last state evaluated (sim_model.c) */
   double eps_s, last_report_s;
   sits_ode *ode;     /* the CVODE path, or */
   sits_expint *ex;   /* the exponential path (solver.method), or */
@@ -66,12 +77,12 @@ void sits__run_update_util(run *rn);
 double sits__run_node_power(run *rn, const double *y);
 /** Total power [W] and, optionally, per-domain power at state @p y. */
 double sits__run_power_w(const run *rn, const double *y, double *domain_w);
+
 /** The battery at state y with system power p_sys_w. */
-typedef struct sits__batt_eval {
-  double i_cell_a, v_cell_v, heat_w, dsoc, dv[SITS_BATTERY_MAX_RC], p_pack_w, disc;
-  bool ok; /* false: brown-out */
-} sits__batt_eval;
 void sits__run_battery(const run *rn, const double *y, double p_sys_w, sits__batt_eval *b);
+/** Total power (per domain into dom_w, may be NULL) and the battery (b, with one) at state y,
+ *  remembered with the right-hand side for the last state. */
+double sits__run_at_state(run *rn, const double *y, double *dom_w, sits__batt_eval *b);
 /** Builds the Jacobian pattern and its constant part. */
 int sits__run_build_jacobian(run *rn, sits_err *err);
 /** The layered-grid path (grid_path.c): SITS_EUNSUPPORTED when the network is not one. */

@@ -15,22 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Total power (per domain into dom_w, may be NULL) and the battery (b, with one) at state y
- * under the current inputs; the last state's are remembered. */
 static double at_state(run *rn, const double *y, double *dom_w, sits__batt_eval *b) {
-  size_t ny = rn->lay.ny;
-  if (!rn->memo_ok || memcmp(rn->memo_y, y, ny * sizeof(double)) != 0) {
-    rn->memo_p_w = sits__run_power_w(rn, y, rn->memo_dom_w);
-    if (rn->batt)
-      sits__run_battery(rn, y, rn->memo_p_w, rn->memo_b);
-    memcpy(rn->memo_y, y, ny * sizeof(double));
-    rn->memo_ok = true;
-  }
-  if (dom_w)
-    memcpy(dom_w, rn->memo_dom_w, rn->nd * sizeof(double));
-  if (b && rn->batt)
-    *b = *rn->memo_b;
-  return rn->memo_p_w;
+  return sits__run_at_state(rn, y, dom_w, b);
 }
 
 /* Roots: critical temperatures, then (with a battery) the cell cutoff, the brown-out and an
@@ -478,12 +464,12 @@ static int init_run(run *rn, const sits_scenario *sc, sits_err *err) {
   rn->node_power_w = calloc(rn->n, sizeof(double));
   rn->y_start = calloc(rn->lay.ny, sizeof(double));
   rn->y_buf = calloc(rn->lay.ny, sizeof(double));
-  rn->memo_y = calloc(rn->lay.ny, sizeof(double));
-  rn->memo_b = calloc(1, sizeof *rn->memo_b);
+  rn->memo.y = calloc(rn->lay.ny, sizeof(double));
+  rn->memo.ydot = calloc(rn->lay.ny, sizeof(double));
   rn->crit_node = calloc(rn->n, sizeof(int));
   rn->res = calloc(1, sizeof *rn->res);
   if (!rn->base_power_w || !rn->node_power_w || !rn->y_start || !rn->y_buf || !rn->crit_node ||
-      !rn->memo_y || !rn->memo_b ||
+      !rn->memo.y || !rn->memo.ydot ||
       !rn->res || !(rn->res->peak_temp_c = malloc(rn->n * sizeof(double))))
     return sits__fail(err, SITS_ENOMEM, "out of memory");
   if (rn->nd && !(rn->gov = sits_governor_new(sits_scenario_governor(sc), rn->dom, rn->nd)))
@@ -593,8 +579,8 @@ static void release_run(run *rn) {
   free(rn->node_power_w);
   free(rn->y_start);
   free(rn->y_buf);
-  free(rn->memo_y);
-  free(rn->memo_b);
+  free(rn->memo.y);
+  free(rn->memo.ydot);
   free(rn->crit_node);
 }
 

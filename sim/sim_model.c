@@ -25,6 +25,7 @@
 
 void sits__run_set_segment(run *rn, size_t seg) {
   rn->seg = seg;
+  rn->memo.ok = false; /* powers and ambient */
   memcpy(rn->base_power_w, sits_scenario_static_power_w(rn->sc), rn->n * sizeof(double));
   sits_schedule_add_node_power(rn->sched, seg, rn->base_power_w);
   rn->ambient_c = sits_schedule_ambient_c(rn->sched, seg);
@@ -38,9 +39,13 @@ void sits__run_set_segment(run *rn, size_t seg) {
 }
 
 void sits__run_update_util(run *rn) {
-  rn->memo_ok = false;
-  for (size_t d = 0; d < rn->nd; d++)
-    rn->util[d] = sits_domain_utilisation(&rn->dom[d], rn->opp[d], rn->demand[d]);
+  for (size_t d = 0; d < rn->nd; d++) {
+    double u = sits_domain_utilisation(&rn->dom[d], rn->opp[d], rn->demand[d]);
+    if (u != rn->util[d] || rn->opp[d] != rn->memo.opp[d]) /* the powers change */
+      rn->memo.ok = false;
+    rn->util[d] = u;
+    rn->memo.opp[d] = rn->opp[d];
+  }
 }
 
 /* Power of domain d's share on its node k at temperature temp_c; slope into *dp. */
@@ -76,38 +81,73 @@ void sits__run_battery(const run *rn, const double *y, double p_sys_w, sits__bat
   sits_battery_derivative(rn->batt, v_rc, temp_c, b->i_cell_a, &b->dsoc, b->dv);
 }
 
-double sits__run_node_power(run *rn, const double *y) {
+/* Node powers into rn->node_power_w, per-domain powers into dom_w (may be NULL); the sum. */
+static double node_power(run *rn, const double *y, double *dom_w) {
   double total = rn->base_total_w;
   memcpy(rn->node_power_w, rn->base_power_w, rn->n * sizeof(double));
-  for (size_t d = 0; d < rn->nd; d++)
+  for (size_t d = 0; d < rn->nd; d++) {
+    double pd = 0;
     for (size_t k = 0; k < rn->dom[d].n_nodes; k++) {
       int i = rn->dom[d].nodes[k];
       double p = share_w(rn, d, k, y[i], NULL);
       rn->node_power_w[i] += p;
-      total += p;
+      pd += p;
     }
+    if (dom_w)
+      dom_w[d] = pd;
+    total += pd;
+  }
   return total;
+}
+
+double sits__run_node_power(run *rn, const double *y) {
+  return node_power(rn, y, NULL);
+}
+
+/* Everything at state y under the current inputs, remembered for the last state: the
+ * right-hand side, the total and per-domain powers and the battery (an integrator's step
+ * start, the root functions, the peaks and the samples all read the same step end). */
+static const run_memo *evaluate(run *rn, const double *y) {
+  run_memo *m = &rn->memo;
+  size_t ny = rn->lay.ny;
+  if (m->ok && memcmp(m->y, y, ny * sizeof(double)) == 0)
+    return m;
+  double q_amb, total = node_power(rn, y, m->dom_w);
+  sits__batt_eval *b = &m->batt;
+  if (rn->batt) {
+    sits__run_battery(rn, y, total, b);
+    if (rn->batt_node >= 0)
+      rn->node_power_w[rn->batt_node] += b->heat_w;
+  }
+  double *ydot = m->ydot;
+  sits_thermal_derivative(rn->th, y, rn->node_power_w, rn->ambient_c, ydot, &q_amb);
+  ydot[rn->lay.i_e_in] = total + (rn->batt && rn->batt_node >= 0 ? b->heat_w : 0);
+  ydot[rn->lay.i_e_out] = q_amb;
+  if (rn->batt) {
+    ydot[rn->lay.i_soc] = b->dsoc;
+    for (size_t k = 0; k < rn->lay.nrc; k++)
+      ydot[rn->lay.i_soc + 1 + k] = b->dv[k];
+    ydot[rn->lay.i_drawn] = b->p_pack_w;
+  }
+  m->p_w = total;
+  memcpy(m->y, y, ny * sizeof(double));
+  m->ok = true;
+  return m;
+}
+
+double sits__run_at_state(run *rn, const double *y, double *dom_w, sits__batt_eval *b) {
+  const run_memo *m = evaluate(rn, y);
+  if (dom_w)
+    memcpy(dom_w, m->dom_w, rn->nd * sizeof(double));
+  if (b && rn->batt)
+    *b = m->batt;
+  return m->p_w;
 }
 
 int sits__run_rhs(double t, const double *y, double *ydot, void *user) {
   (void)t;
   run *rn = user;
-  double q_amb, total = sits__run_node_power(rn, y);
-  sits__batt_eval b;
-  if (rn->batt) {
-    sits__run_battery(rn, y, total, &b);
-    if (rn->batt_node >= 0)
-      rn->node_power_w[rn->batt_node] += b.heat_w;
-  }
-  sits_thermal_derivative(rn->th, y, rn->node_power_w, rn->ambient_c, ydot, &q_amb);
-  ydot[rn->lay.i_e_in] = total + (rn->batt && rn->batt_node >= 0 ? b.heat_w : 0);
-  ydot[rn->lay.i_e_out] = q_amb;
-  if (rn->batt) {
-    ydot[rn->lay.i_soc] = b.dsoc;
-    for (size_t k = 0; k < rn->lay.nrc; k++)
-      ydot[rn->lay.i_soc + 1 + k] = b.dv[k];
-    ydot[rn->lay.i_drawn] = b.p_pack_w;
-  }
+  memcpy(ydot, evaluate(rn, y)->ydot, rn->lay.ny * sizeof(double));
   return 0;
 }
 

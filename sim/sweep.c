@@ -126,8 +126,8 @@ int sits_sweep_vary(sits_sweep *s, const char *spec, sits_err *err) {
   if (!ok)
     return sits__fail(err, SITS_EINPUT,
                       "--vary '%s': expected KEY=V1,V2,... (no empty value) or "
-                      "KEY=START:STOP:COUNT, at most %d axes",
-                      spec, MAX_VARY);
+                      "KEY=START:STOP:COUNT, at most %d values an axis and %d axes",
+                      spec, MAX_VALUES, MAX_VARY);
   for (size_t i = 0; i + 1 < s->n_vary; i++)
     if (strcmp(s->v[i].key, v->key) == 0)
       return sits__fail(err, SITS_EINPUT, "--vary '%s': '%s' is varied twice", spec, v->key);
