@@ -378,16 +378,28 @@ static int prefixed(const char *path, int rc, sits_err *err) {
   return sits__fail(err, rc, "%s: %s", path, msg);
 }
 
-int sits_scenario_set_number(sits_scenario *sc, const char *path, double value, sits_err *err) {
+/* Whether the model part of sits_scenario_set_number takes @p path in this scenario. */
+static bool settable(const sits_scenario *sc, const char *path) {
+  size_t k;
+  bool net = indexed(path, "platform.thermal.links.", "r_k_per_w", &k) ||
+             indexed(path, "platform.thermal.nodes.", "c_j_per_k", &k) ||
+             indexed(path, "platform.thermal.nodes.", "initial_c", &k);
+  return strcmp(path, "ambient_c") == 0 || (net && !sc->hotspot);
+}
+
+/* The model part of a changed number (the configuration is the caller's). */
+static int model_set(sits_scenario *sc, const char *path, double value, sits_err *err) {
   size_t k;
   int rc;
   if (!isfinite(value))
     return sits__fail(err, SITS_EINPUT, "%s: the value must be finite", path);
-  bool net = indexed(path, "platform.thermal.links.", "r_k_per_w", &k) ||
-             indexed(path, "platform.thermal.nodes.", "c_j_per_k", &k) ||
-             indexed(path, "platform.thermal.nodes.", "initial_c", &k);
-  if (net && sc->hotspot)
-    return sits__fail(err, SITS_EUNSUPPORTED, "%s: a floorplan network has no such value", path);
+  if (!settable(sc, path)) {
+    if (sc->hotspot && strncmp(path, "platform.thermal.", 17) == 0)
+      return sits__fail(err, SITS_EUNSUPPORTED, "%s: a floorplan network has no such value", path);
+    return sits__fail(err, SITS_EUNSUPPORTED,
+                      "%s cannot be changed in a loaded scenario (give it with --set when loading)",
+                      path);
+  }
   if (strcmp(path, "ambient_c") == 0) {
     sc->ambient_c = value;
     for (size_t j = 0; j < sc->n_amb_rows; j++)
@@ -402,17 +414,57 @@ int sits_scenario_set_number(sits_scenario *sc, const char *path, double value, 
     if (k >= sits_thermal_node_count(sc->thermal))
       return sits__fail(err, SITS_EINPUT, "%s: no such node", path);
     sits_thermal_set_initial_c(sc->thermal, (int)k, value);
-  } else {
-    return sits__fail(err, SITS_EUNSUPPORTED,
-                      "%s cannot be changed in a loaded scenario (give it with --set when loading)",
-                      path);
   }
+  return SITS_OK;
+}
+
+int sits_scenario_set_number(sits_scenario *sc, const char *path, double value, sits_err *err) {
+  int rc = model_set(sc, path, value, err);
+  if (rc)
+    return rc;
   if (sits__config_set_number(&sc->config, path, value))
     return sits__fail(err, SITS_ENOMEM, "%s: cannot record the value in the configuration", path);
   free(sc->config_text);
   sc->config_text = NULL;
   return SITS_OK;
 }
+
+int sits__scenario_apply_sets(sits_scenario *sc, const char *const *sets, size_t n,
+                              sits_err *err) {
+  double x[64];
+  char path[256];
+  if (n > 64)
+    return SITS_EUNSUPPORTED;
+  for (size_t i = 0; i < n; i++) { /* all checked before anything changes */
+    const char *eq = strchr(sets[i], '=');
+    char *end;
+    if (!eq || (size_t)(eq - sets[i]) >= sizeof path)
+      return SITS_EUNSUPPORTED;
+    snprintf(path, sizeof path, "%.*s", (int)(eq - sets[i]), sets[i]);
+    x[i] = strtod(eq + 1, &end);
+    const sits_key *k = sits_config_key(path);
+    if (end == eq + 1 || *end || !isfinite(x[i]) || !k || k->type != SITS_KEY_NUMBER ||
+        !settable(sc, path))
+      return SITS_EUNSUPPORTED;
+    bool lo_open = k->flags & SITS_KEY_LO_OPEN, hi_open = k->flags & SITS_KEY_HI_OPEN;
+    if (x[i] < k->lo || (lo_open && x[i] == k->lo) || x[i] > k->hi ||
+        (hi_open && x[i] == k->hi) || ((k->flags & SITS_KEY_WHOLE) && x[i] != floor(x[i])))
+      return SITS_EUNSUPPORTED; /* out of range: the loader's message */
+  }
+  for (size_t i = 0; i < n; i++) {
+    const char *eq = strchr(sets[i], '=');
+    snprintf(path, sizeof path, "%.*s", (int)(eq - sets[i]), sets[i]);
+    int rc = model_set(sc, path, x[i], err);
+    if (rc == SITS_OK) /* the text as a --set load records it: the same config_hash */
+      rc = sits__config_apply_set(&sc->config, sets[i], err);
+    if (rc)
+      return rc;
+  }
+  free(sc->config_text);
+  sc->config_text = NULL;
+  return SITS_OK;
+}
+
 const sits_limits *sits_scenario_limits(const sits_scenario *sc) {
   return &sc->limits;
 }

@@ -103,4 +103,14 @@ int sits__unknown_node(const sits_thermal *th, const config_setting_t *s, const 
 int sits__scenario_note(sits_scenario *sc, sits_err *err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/**
+ * Applies "KEY=VALUE" overrides to a loaded scenario in memory, exactly as a load with them
+ * as --set would have (the same model values and the same configuration text, so the same
+ * config_hash, when the scenario was loaded with the same keys set last): numbers only, keys
+ * sits_scenario_set_number takes, within the key table's ranges. SITS_EUNSUPPORTED, with
+ * nothing changed, when one is not such (load with --set instead); a value the model refuses
+ * fails with its message (the scenario is then partly changed: apply again or reload).
+ */
+int sits__scenario_apply_sets(sits_scenario *sc, const char *const *sets, size_t n, sits_err *err);
+
 #endif

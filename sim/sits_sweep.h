@@ -58,10 +58,14 @@ SITS_API int sits_sweep_write_stats(const sits_sweep *s, const char *const *rows
 /** The CSV header line: the varied keys, then the summary columns. */
 SITS_API int sits_sweep_write_header(const sits_sweep *s, FILE *f);
 
-/** Loads and runs combination @p idx (the last axis varies fastest) and writes its row.
+/** Runs combination @p idx (the last axis varies fastest) and writes its row. When every
+ *  varied value is a number that sits_scenario_set_number() takes (ambient_c, a thermal
+ *  link's resistance, a node's capacity or initial temperature), the scenario is loaded once
+ *  (kept in @p s) and each row sets its values in memory; otherwise each row loads it with
+ *  its values as --set. The rows are the same either way.
  *  SITS_OK with *violated set when a constraint failed; the failure's status when the
  *  combination could not run (the row then carries the message); SITS_EIO when writing fails. */
-SITS_API int sits_sweep_run_row(const sits_sweep *s, size_t idx, FILE *f, bool *violated);
+SITS_API int sits_sweep_run_row(sits_sweep *s, size_t idx, FILE *f, bool *violated);
 
 SITS_END_DECLS
 

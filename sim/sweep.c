@@ -2,12 +2,14 @@
 #define _POSIX_C_SOURCE 200809L
 #include "sits_sweep.h"
 #include "sampling_impl.h"
+#include "scenario_impl.h"
 #include "status_impl.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "sits_config.h"
 #include "sits_sim.h"
 
 #define MAX_VARY 8
@@ -27,6 +29,7 @@ struct sits_sweep {
   size_t n_vary;
   sits__sampler *sampler; /* --dist keys and their drawn samples (NULL: none) */
   const char *series_dir; /* each combination's time series to DIR/<index>.h5 (NULL: none) */
+  sits_scenario *base;    /* the first row's scenario, reused by the next rows in memory */
 };
 
 /* After index, config_hash and the varied keys: every summary field, a battery's figures
@@ -65,6 +68,7 @@ void sits_sweep_free(sits_sweep *s) {
     free(s->v[i].values);
   }
   sits__sampler_free(s->sampler);
+  sits_scenario_free(s->base);
   free(s);
 }
 
@@ -276,7 +280,7 @@ int sits_sweep_row_values(const sits_sweep *s, size_t idx, char *out, size_t siz
   return rc;
 }
 
-int sits_sweep_run_row(const sits_sweep *s, size_t idx, FILE *f, bool *violated) {
+int sits_sweep_run_row(sits_sweep *s, size_t idx, FILE *f, bool *violated) {
   const char *vals[MAX_VARY + SITS__MAX_DISTS], *sets[256 + MAX_VARY + SITS__MAX_DISTS];
   char buf[MAX_VARY + SITS__MAX_DISTS][600], drawn[SITS__MAX_DISTS][64];
   size_t n = 0, index = idx, nd = sits__sampler_dims(s->sampler), nv = s->n_vary + nd;
@@ -294,15 +298,29 @@ int sits_sweep_run_row(const sits_sweep *s, size_t idx, FILE *f, bool *violated)
   }
   for (size_t i = 0; i < s->n_sets && n < 256; i++)
     sets[n++] = s->sets[i];
+  const char *keys[MAX_VARY + SITS__MAX_DISTS];
   for (size_t i = 0; i < nv; i++) {
-    snprintf(buf[i], sizeof buf[i], "%s=%s",
-             i < s->n_vary ? s->v[i].key : sits__sampler_key(s->sampler, i - s->n_vary), vals[i]);
+    keys[i] = i < s->n_vary ? s->v[i].key : sits__sampler_key(s->sampler, i - s->n_vary);
+    snprintf(buf[i], sizeof buf[i], "%s=%s", keys[i], vals[i]);
     sets[n++] = buf[i];
   }
   sits_err err = {0};
-  sits_scenario *sc = NULL;
+  sits_scenario *sc = NULL, *own = NULL;
   sits_result *r = NULL;
-  int rc = sits_scenario_load(s->scenario, sets, n, &sc, &err);
+  int rc = SITS_EUNSUPPORTED;
+  /* in memory: the first loaded row's scenario with this row's values applied as that load
+   * applied its own (the same model, text and config_hash); a row whose values cannot be
+   * (not numbers, keys held elsewhere, out of range, refused) loads its own. A partly applied
+   * row leaves the base for the next row to set again, key by key as always. */
+  if (s->base && (rc = sits__scenario_apply_sets(s->base, sets + n - nv, nv, &err)) == SITS_OK)
+    sc = s->base;
+  else {
+    err = (sits_err){0};
+    rc = sits_scenario_load(s->scenario, sets, n, &own, &err);
+    sc = own;
+    if (rc == SITS_OK && !s->base)
+      s->base = own, own = NULL;
+  }
   fprintf(f, "%zu,", index);
   if (rc == SITS_OK)
     fprintf(f, "%016llx", sits_scenario_config_hash(sc));
@@ -331,6 +349,6 @@ int sits_sweep_run_row(const sits_sweep *s, size_t idx, FILE *f, bool *violated)
   }
   fputc('\n', f);
   sits_result_free(r);
-  sits_scenario_free(sc);
+  sits_scenario_free(own);
   return ferror(f) ? SITS_EIO : rc;
 }
