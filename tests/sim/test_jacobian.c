@@ -38,6 +38,8 @@ Test(jacobian, matches_finite_differences_with_leakage) {
   rn.opp[0] = 1;
   rn.base_power_w = calloc(3, sizeof(double));
   rn.node_power_w = calloc(3, sizeof(double));
+  rn.memo.y = calloc(5, sizeof(double)); /* the run's evaluation memo (run_impl.h) */
+  rn.memo.ydot = calloc(5, sizeof(double));
   sits__run_set_segment(&rn, 0);
   sits_err err = {0};
   cr_assert_eq(sits__run_build_jacobian(&rn, &err), SITS_OK, "%s", err.msg);
@@ -63,6 +65,6 @@ Test(jacobian, matches_finite_differences_with_leakage) {
   cr_assert_lt(worst, 1e-6 * scale, "worst %g", worst);
   gsl_spmatrix_free(rn.jac);
   free(rn.jac_const), free(rn.leak_diag), free(rn.leak_ein), free(rn.boff);
-  free(rn.base_power_w), free(rn.node_power_w);
+  free(rn.base_power_w), free(rn.node_power_w), free(rn.memo.y), free(rn.memo.ydot);
   sits_scenario_free(sc);
 }
