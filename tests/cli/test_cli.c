@@ -632,6 +632,69 @@ Test(cli, replay_orin_nano_log) {
 }
 
 /* sweep -o x.h5: one dataset per column, numbers as doubles, text as strings, rows in order. */
+/* Rows after the first run in memory (the first row's scenario with the next row's values
+ * applied); each row equals a full load with its values as --set: the same config_hash as
+ * `run --summary json` with those --set, the same peak temperature. Then a sweep whose rows
+ * all load (a string key varied too) gives the same figures. */
+Test(cli, sweep_rows_in_memory_equal_loaded_ones, .timeout = 120) {
+  char args[2048], *out, *err, path[512];
+  char *sc = shipped("scenarios/orin_nx_video_enc.cfg");
+  snprintf(args, sizeof args,
+           "sweep %s --set duration_s=30 --vary ambient_c=20,31.5 "
+           "--vary 'platform.thermal.links.[2].r_k_per_w=3,3.4' -o %s/mem.csv",
+           sc, tu_dir());
+  cr_assert_eq(tu_cli(args, &out, &err), 0, "%s", err);
+  free(out), free(err);
+  snprintf(path, sizeof path, "%s/mem.csv", tu_dir());
+  char *table = tu_slurp(path);
+  const double amb[] = {20, 20, 31.5, 31.5}, r[] = {3, 3.4, 3, 3.4};
+  const char *row = strchr(table, '\n') + 1;
+  for (int k = 0; k < 4; k++, row = strchr(row, '\n') + 1) {
+    char hash[17], cell[64];
+    int index;
+    double tj;
+    cr_assert_eq(sscanf(row, "%d,%16[0-9a-f],%*[^,],%*[^,],%63[^,],%*[^,],%lf", &index, hash,
+                        cell, &tj),
+                 4, "%.80s", row);
+    snprintf(args, sizeof args,
+             "run %s --set duration_s=30 --set ambient_c=%g "
+             "--set 'platform.thermal.links.[2].r_k_per_w=%g' --summary json --quiet",
+             sc, amb[k], r[k]);
+    cr_assert_eq(tu_cli(args, &out, &err), 0, "%s", err);
+    char want[64];
+    snprintf(want, sizeof want, "\"config_hash\":\"%s\"", hash);
+    cr_assert(strstr(out, want), "row %d: %s not in %.300s", k, want, strstr(out, "config_hash"));
+    char tj_text[64];
+    snprintf(tj_text, sizeof tj_text, "\"max_junction_temp_c\":%.10g", tj);
+    cr_assert(strstr(out, tj_text), "row %d: %s", k, tj_text);
+    free(out), free(err);
+  }
+  /* every row loading (the battery name varied as a string) */
+  snprintf(args, sizeof args,
+           "sweep %s --set duration_s=30 --vary ambient_c=20,31.5 "
+           "--vary 'platform.thermal.links.[2].r_k_per_w=3,3.4' "
+           "--vary 'platform.battery=nmc_3s1p_56wh' -o %s/load.csv",
+           sc, tu_dir());
+  cr_assert_eq(tu_cli(args, &out, &err), 0, "%s", err);
+  free(out), free(err);
+  snprintf(path, sizeof path, "%s/load.csv", tu_dir());
+  char *loaded = tu_slurp(path);
+  /* the figures after the varied columns are the same */
+  const char *a = strchr(table, '\n') + 1, *b = strchr(loaded, '\n') + 1;
+  for (int k = 0; k < 4; k++) {
+    const char *fa = a, *fb = b;
+    for (int c = 0; c < 4; c++)
+      fa = strchr(fa, ',') + 1;
+    for (int c = 0; c < 5; c++)
+      fb = strchr(fb, ',') + 1;
+    size_t la = (size_t)(strchr(fa, '\n') - fa), lb = (size_t)(strchr(fb, '\n') - fb);
+    cr_assert(la == lb && memcmp(fa, fb, la) == 0, "row %d: %.*s vs %.*s", k, (int)la, fa,
+              (int)lb, fb);
+    a = strchr(a, '\n') + 1, b = strchr(b, '\n') + 1;
+  }
+  free(table), free(loaded), free(sc);
+}
+
 Test(cli, sweep_writes_hdf5) {
   char args[2048], *out, *err, h5[600];
   snprintf(h5, sizeof h5, "%s/sweep.h5", tu_dir());
