@@ -32,6 +32,13 @@ int sits_write_summary_text(const sits_scenario *sc, const sits_result *r, FILE 
           "energy                %.3f J in = %.3f J stored + %.3f J to ambient "
           "(balance error %.1e)\n",
           s->energy_j, s->energy_stored_j, s->energy_to_ambient_j, s->energy_balance_rel);
+  size_t nd;
+  const sits_domain *dom = sits_scenario_domains(sc, &nd);
+  if (nd) {
+    fprintf(f, "energy by domain     ");
+    for (size_t d = 0; d < nd; d++)
+      fprintf(f, " %s %.3f J%s", dom[d].name, s->domain_energy_j[d], d + 1 < nd ? "," : "\n");
+  }
   /* every node up to 24; beyond (floorplans), the 12 hottest: all of them are in the JSON */
   size_t shown = r->n_nodes <= 24 ? r->n_nodes : 12;
   if (shown == r->n_nodes)

@@ -91,6 +91,14 @@ static int put_attributes(hid_t file, const sits_scenario *sc, const sits_result
   rc |= H5LTset_attribute_string(file, "/", "solver_method",
                                  r->stats.method ? r->stats.method : "cvode") < 0;
   rc |= H5LTset_attribute_double(file, "/", "energy_balance_rel_err", &bal, 1) < 0;
+  size_t nd;
+  const sits_domain *dom = sits_scenario_domains(sc, &nd);
+  for (size_t d = 0; d < nd && !rc; d++) { /* each domain's energy on its power series */
+    char path[128];
+    snprintf(path, sizeof path, "/power_w/%s", dom[d].name);
+    if (H5Lexists(file, path, H5P_DEFAULT) > 0)
+      rc |= H5LTset_attribute_double(file, path, "energy_j", &s->domain_energy_j[d], 1) < 0;
+  }
   return rc ? -1 : 0;
 }
 

@@ -84,6 +84,16 @@ int sits_write_summary_json(const sits_scenario *sc, const sits_result *r, FILE 
   json_kv(f, "avg_power_w", s->avg_power_w);
   json_kv(f, "peak_power_w", s->peak_power_w);
   json_kv(f, "energy_j", s->energy_j);
+  size_t nd;
+  const sits_domain *dom = sits_scenario_domains(sc, &nd);
+  fputs(",\"domain_energy_j\":{", f);
+  for (size_t d = 0; d < nd; d++) {
+    fputs(d ? "," : "", f);
+    sits__json_str(f, dom[d].name);
+    fputc(':', f);
+    sits__json_num(f, s->domain_energy_j[d]);
+  }
+  fputc('}', f);
   json_kv(f, "tdp_w", s->tdp_w);
   json_kv(f, "time_to_throttle_s", s->time_to_throttle_s);
   json_kv(f, "throttled_fraction", s->throttled_fraction);

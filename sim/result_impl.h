@@ -52,6 +52,7 @@ typedef struct sits__tally {
   double peak_power_w, throttled_s, time_to_throttle_s;
   double min_pack_v;                               /* battery */
   const double *items, *demanded, *latency_ms_sum; /* per domain */
+  const double *domain_energy_j;                   /* per domain */
 } sits__tally;
 
 /** The value at @p at of a history (ts ascending, n points), linear between points and

@@ -52,6 +52,7 @@ typedef struct run {
   size_t n_hist, cap_hist, cap_hint;
   /* accounting */
   double items[SITS_MAX_DOMAINS], demanded[SITS_MAX_DOMAINS], latency_ms_sum[SITS_MAX_DOMAINS];
+  double dom_e_j[SITS_MAX_DOMAINS], dom_w_left[SITS_MAX_DOMAINS]; /* per-domain energy */
   double throttled_s, time_to_throttle_s, peak_power_w;
   /* battery: its states are in lay */
   const sits_battery *batt;

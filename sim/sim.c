@@ -204,7 +204,12 @@ static int integrate_interval(run *rn, double t_stop, double *t, bool *root,
                               const sits_run_opts *opts, sits_err *err) {
   double end_s = sits_scenario_duration_s(rn->sc);
   bool final = t_stop >= end_s - rn->eps_s;
+  /* per-domain energy: the trapezoid rule over the steps, from the interval's own start (its
+   * inputs: a breakpoint is a jump) */
+  double right[SITS_MAX_DOMAINS];
+  at_state(rn, state(rn), rn->dom_w_left, NULL);
   for (;;) {
+    double t_before = *t;
     sits_ode_event ev;
     /* the exponential path stops at every sample time: samples are then exact states, and
      * the step lengths (tick period, sample period) repeat, so their phi matrices are cached */
@@ -220,6 +225,11 @@ static int integrate_interval(run *rn, double t_stop, double *t, bool *root,
     if (ev == SITS_ODE_STOP && target < t_stop)
       ev = SITS_ODE_STEPPED;
     track_peaks(rn, state(rn));
+    at_state(rn, state(rn), right, NULL);
+    for (size_t d = 0; d < rn->nd; d++) {
+      rn->dom_e_j[d] += 0.5 * (rn->dom_w_left[d] + right[d]) * (*t - t_before);
+      rn->dom_w_left[d] = right[d];
+    }
     /* samples at a breakpoint belong to the next interval; at the end, to this one */
     double upto = ev == SITS_ODE_STEPPED || ev == SITS_ODE_ROOT || final ? *t : *t - rn->eps_s;
     if ((rc = record_due(rn, fmin(upto, end_s - rn->eps_s), *t, err)))
@@ -617,7 +627,8 @@ int sits_run(const sits_scenario *sc, const sits_run_opts *opts, sits_result **o
         .min_pack_v = rn.min_pack_v,
         .items = rn.items,
         .demanded = rn.demanded,
-        .latency_ms_sum = rn.latency_ms_sum};
+        .latency_ms_sum = rn.latency_ms_sum,
+        .domain_energy_j = rn.dom_e_j};
     sits__summarise(sc, rn.res, &tally);
     *out = rn.res;
     rn.res = NULL;

@@ -66,6 +66,10 @@ typedef struct sits_summary {
   /** battery (has_battery false for a wall-powered platform) */
   bool has_battery, runtime_estimated;
   double final_soc, runtime_s, min_voltage_v, energy_drawn_wh;
+  /** Energy of each DVFS domain [J] (idle, dynamic and leakage; the scenario's domain order),
+   *  integrated by the trapezoid rule over the integrator's steps inside each interval of
+   *  constant inputs; the rest of energy_j is static and traced power and battery heat. */
+  double domain_energy_j[SITS_MAX_DOMAINS];
   bool ok; /**< every constraint that is set holds */
 } sits_summary;
 

@@ -180,6 +180,10 @@ void sits__summarise(const sits_scenario *sc, sits_result *r, const sits__tally 
     if (!any_junction || sits_thermal_is_junction(th, (int)i))
       sum->max_junction_temp_c = fmax(sum->max_junction_temp_c, r->peak_temp_c[i]);
   sum->energy_j = t->y_end[t->lay.i_e_in];
+  size_t n_dom;
+  sits_scenario_domains(sc, &n_dom);
+  for (size_t d = 0; d < SITS_MAX_DOMAINS; d++)
+    sum->domain_energy_j[d] = d < n_dom && t->domain_energy_j ? t->domain_energy_j[d] : NAN;
   sum->energy_to_ambient_j = t->y_end[t->lay.i_e_out];
   sum->energy_stored_j = 0;
   for (size_t i = 0; i < n; i++)

@@ -30,6 +30,8 @@ struct sits_sweep {
   sits__sampler *sampler; /* --dist keys and their drawn samples (NULL: none) */
   const char *series_dir; /* each combination's time series to DIR/<index>.h5 (NULL: none) */
   sits_scenario *base;    /* the first row's scenario, reused by the next rows in memory */
+  char *dom[SITS_MAX_DOMAINS]; /* the energy_j.<domain> columns' domains */
+  size_t n_dom;
 };
 
 /* After index, config_hash and the varied keys: every summary field, a battery's figures
@@ -44,9 +46,11 @@ static const char columns[] =
     "max_junction_temp_c.value,max_junction_temp_c.limit,max_junction_temp_c.ok,"
     "max_latency_ms.value,max_latency_ms.limit,max_latency_ms.ok,"
     "max_energy_per_item_mj.value,max_energy_per_item_mj.limit,max_energy_per_item_mj.ok,"
-    "min_battery_life_s.value,min_battery_life_s.limit,min_battery_life_s.ok,"
-    "verdict_ok,error";
-#define N_RESULT_COLUMNS 37 /* end_reason .. verdict_ok: empty on a failed row */
+    "min_battery_life_s.value,min_battery_life_s.limit,min_battery_life_s.ok";
+/* then energy_j.<domain> per domain of the scenario as loaded without the varied keys, then */
+static const char last_columns[] = "verdict_ok,error";
+#define N_RESULT_COLUMNS 37 /* end_reason .. verdict_ok, besides the domains: empty on a
+                               failed row */
 
 sits_sweep *sits_sweep_new(const char *scenario_path, const char *const *sets, size_t n_sets,
                            sits_err *err) {
@@ -56,6 +60,21 @@ sits_sweep *sits_sweep_new(const char *scenario_path, const char *const *sets, s
     return NULL;
   }
   s->scenario = scenario_path, s->sets = sets, s->n_sets = n_sets;
+  /* the per-domain columns: the scenario's domains as given (a row that varies the platform
+   * fills the columns of the domains it has by name) */
+  sits_scenario *sc = NULL;
+  sits_err quiet = {0};
+  if (sits_scenario_load(scenario_path, sets, n_sets, &sc, &quiet) == SITS_OK) {
+    const sits_domain *dom = sits_scenario_domains(sc, &s->n_dom);
+    for (size_t d = 0; d < s->n_dom; d++)
+      if (!(s->dom[d] = strdup(dom[d].name))) {
+        sits_scenario_free(sc);
+        sits_sweep_free(s);
+        sits__fail(err, SITS_ENOMEM, "out of memory");
+        return NULL;
+      }
+  }
+  sits_scenario_free(sc);
   return s;
 }
 
@@ -69,6 +88,8 @@ void sits_sweep_free(sits_sweep *s) {
   }
   sits__sampler_free(s->sampler);
   sits_scenario_free(s->base);
+  for (size_t d = 0; d < s->n_dom; d++)
+    free(s->dom[d]);
   free(s);
 }
 
@@ -190,7 +211,10 @@ int sits_sweep_write_header(const sits_sweep *s, FILE *f) {
     fprintf(f, ",%s", s->v[i].key);
   for (size_t j = 0; j < sits__sampler_dims(s->sampler); j++)
     fprintf(f, ",%s", sits__sampler_key(s->sampler, j));
-  fprintf(f, ",%s\n", columns);
+  fprintf(f, ",%s", columns);
+  for (size_t d = 0; d < s->n_dom; d++)
+    fprintf(f, ",energy_j.%s", s->dom[d]);
+  fprintf(f, ",%s\n", last_columns);
   return ferror(f) ? SITS_EIO : SITS_OK;
 }
 
@@ -223,7 +247,8 @@ static void constraint(FILE *f, const sits_constraint *c) {
   fprintf(f, ",%d", c->ok);
 }
 
-static void summary_fields(FILE *f, const sits_summary *s) {
+static void summary_fields(FILE *f, const sits_sweep *sw, const sits_scenario *sc,
+                           const sits_summary *s) {
   fprintf(f, ",%s", sits_end_reason_name(s->end_reason));
   const double v[] = {s->simulated_s,        s->max_junction_temp_c,
                       s->avg_power_w,        s->peak_power_w,
@@ -247,6 +272,17 @@ static void summary_fields(FILE *f, const sits_summary *s) {
                                 &s->battery_life};
   for (size_t i = 0; i < 5; i++)
     constraint(f, c[i]);
+  size_t nd;
+  const sits_domain *dom = sits_scenario_domains(sc, &nd);
+  for (size_t k = 0; k < sw->n_dom; k++) {
+    size_t d = 0;
+    while (d < nd && strcmp(dom[d].name, sw->dom[k]) != 0)
+      d++;
+    if (d < nd)
+      num(f, s->domain_energy_j[d]);
+    else
+      fputc(',', f);
+  }
   fprintf(f, ",%d,", s->ok);
 }
 
@@ -340,10 +376,10 @@ int sits_sweep_run_row(sits_sweep *s, size_t idx, FILE *f, bool *violated) {
     rc = sits_run(sc, NULL, &r, &err);
   *violated = false;
   if (rc == SITS_OK) {
-    summary_fields(f, sits_result_summary(r));
+    summary_fields(f, s, sc, sits_result_summary(r));
     *violated = !sits_result_summary(r)->ok;
   } else {
-    for (int k = 0; k < N_RESULT_COLUMNS + 1; k++) /* end_reason .. verdict_ok empty */
+    for (size_t k = 0; k < N_RESULT_COLUMNS + s->n_dom + 1; k++) /* end_reason .. verdict_ok */
       fputc(',', f);
     csv_field(f, err.msg);
   }

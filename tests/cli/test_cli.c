@@ -647,6 +647,9 @@ Test(cli, sweep_rows_in_memory_equal_loaded_ones, .timeout = 120) {
   free(out), free(err);
   snprintf(path, sizeof path, "%s/mem.csv", tu_dir());
   char *table = tu_slurp(path);
+  /* every summary field as a column, the per-domain energies among them */
+  cr_assert(strstr(table, ",energy_j.cpu,energy_j.gpu,energy_j.dla,energy_j.enc,verdict_ok,error\n"),
+            "%.400s", table);
   const double amb[] = {20, 20, 31.5, 31.5}, r[] = {3, 3.4, 3, 3.4};
   const char *row = strchr(table, '\n') + 1;
   for (int k = 0; k < 4; k++, row = strchr(row, '\n') + 1) {
