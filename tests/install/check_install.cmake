@@ -33,6 +33,14 @@ execute_process(COMMAND env PKG_CONFIG_PATH=${pcdir} pkg-config --libs --cflags 
 if(rc OR NOT flags MATCHES "-lsits")
   message(FATAL_ERROR "pkg-config sitsenergy failed: ${flags}")
 endif()
+# programs built from nothing but pkg-config, on a copy of the prefix moved elsewhere
+execute_process(COMMAND sh ${SOURCE_DIR}/tests/install/check_pkgconfig.sh ${SOURCE_DIR} ${prefix}
+                        ${WORK_DIR}/pkgconfig
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE e)
+message(STATUS "${out}")
+if(rc)
+  message(FATAL_ERROR "pkg-config programs: ${e}")
+endif()
 execute_process(COMMAND ${prefix}/bin/sitsenergy --version RESULT_VARIABLE rc OUTPUT_VARIABLE v)
 if(rc)
   message(FATAL_ERROR "installed sitsenergy does not run: ${v}")

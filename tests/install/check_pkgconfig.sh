@@ -1,0 +1,36 @@
+#!/bin/sh
+# check_pkgconfig.sh SOURCE_DIR PREFIX WORK_DIR - an installed prefix, copied elsewhere, still
+# builds programs from nothing but `pkg-config --cflags --libs` (the .pc files locate the
+# prefix from their own place): a C and a C++ program on libsits, a C program on libsits_rt.
+set -eu
+src=$1
+prefix=$2
+work=$3
+fail() { echo "check_pkgconfig: $*" >&2; exit 1; }
+rm -rf "$work"
+mkdir -p "$work"
+cp -r "$prefix" "$work/moved"
+pc=$(dirname "$(ls "$work"/moved/lib*/pkgconfig/sitsenergy.pc)")
+libdir=$(dirname "$pc")
+export PKG_CONFIG_PATH="$pc"
+[ "$(pkg-config --variable=libdir sitsenergy)" -ef "$libdir" ] ||
+  fail "sitsenergy.pc points at $(pkg-config --variable=libdir sitsenergy), not $libdir"
+[ "$(pkg-config --variable=libdir sitsenergy-rt)" -ef "$libdir" ] ||
+  fail "sitsenergy-rt.pc points at $(pkg-config --variable=libdir sitsenergy-rt)"
+# shellcheck disable=SC2046
+cc -std=c11 -Wall -o "$work/c" "$src/tests/install/downstream/main.c" \
+  $(pkg-config --cflags --libs sitsenergy) || fail "C build on libsits failed"
+# shellcheck disable=SC2046
+c++ -std=c++17 -Wall -o "$work/cxx" "$src/tests/install/downstream/main.cpp" \
+  $(pkg-config --cflags --libs sitsenergy) || fail "C++ build on libsits failed"
+# shellcheck disable=SC2046
+cc -std=c11 -Wall -o "$work/rt" "$src/tests/install/rt/probe.c" \
+  $(pkg-config --cflags --libs sitsenergy-rt) || fail "C build on libsits_rt failed"
+for p in c cxx; do
+  LD_LIBRARY_PATH=$libdir "$work/$p" | grep -q "dT/dt = 2.500" || fail "$p did not run"
+done
+mkdir -p "$work/sys/class/thermal/thermal_zone0"
+echo soc-thermal > "$work/sys/class/thermal/thermal_zone0/type"
+echo 51250 > "$work/sys/class/thermal/thermal_zone0/temp"
+LD_LIBRARY_PATH=$libdir "$work/rt" "$work/sys" | grep -q "^0[.0-9]*,51.25" || fail "rt did not run"
+echo "pkg-config from a moved prefix: C and C++ on libsits, C on libsits_rt ran"
