@@ -19,6 +19,7 @@
 #include "sits_calibrate.h"
 #include "sits_output.h"
 #include "sits_replay.h"
+#include "sits_trace.h"
 #include "sits_sim.h"
 
 static void gp_quote(FILE *gp, const char *s) { /* gnuplot single-quoted string */
@@ -134,10 +135,44 @@ static int replay_csv(const void *r, const char *csv, sits_err *err) {
   return sits_replay_write_csv(r, csv, err);
 }
 
+/* Each phase's row runs shaded behind the curves, labelled once, a colour per phase. */
+static void replay_phases(FILE *gp, const sits_replay *r) {
+  static const char *fill[] = {"#dde6ff", "#ffe2cc", "#dff3dd", "#f3dcf0", "#f6f2c8"};
+  const sits_trace *t = r->trace;
+  int c = -1, obj = 1;
+  for (size_t p = 0; p < r->n_phases; p++) {
+    char name[80];
+    snprintf(name, sizeof name, "phase.%s", r->phases[p].label);
+    if ((c = sits_trace_column(t, name)) < 0)
+      continue;
+    bool labelled = false;
+    for (size_t row = 0; row < t->n_rows; row++) {
+      if (sits_trace_at(t, row, (size_t)c) < 0.5)
+        continue;
+      size_t end = row;
+      while (end + 1 < t->n_rows && sits_trace_at(t, end + 1, (size_t)c) >= 0.5)
+        end++;
+      double t0 = sits_trace_at(t, row, 0);
+      double t1 = end + 1 < t->n_rows ? sits_trace_at(t, end + 1, 0) : r->duration_s;
+      fprintf(gp, "set object %d rect from %.9g, graph 0 to %.9g, graph 1 fc rgb '%s' "
+                  "fs solid 0.6 noborder behind\n",
+              obj++, t0, t1, fill[p % 5]);
+      if (!labelled) {
+        fprintf(gp, "set label %d ", obj);
+        gp_quote(gp, r->phases[p].label);
+        fprintf(gp, " at %.9g, graph %.2f font ',8'\n", t0, 0.97 - 0.05 * (double)(p % 5));
+        labelled = true;
+      }
+      row = end;
+    }
+  }
+}
+
 static void replay_script(FILE *gp, const void *p, const char *csv) {
   const sits_replay *r = p;
   fprintf(gp, "set multiplot layout %zu,1\nset ylabel 'temperature (C)'\nset y2label 'power (W)'\n",
           r->n_sensors);
+  replay_phases(gp, r);
   for (size_t k = 0; k < r->n_sensors; k++) {
     fputs("plot ", gp);
     gp_quote(gp, csv);

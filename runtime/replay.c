@@ -262,6 +262,69 @@ static int compare(sits_replay *r, sits_err *err) {
   return SITS_OK;
 }
 
+/* The row intervals: each row to the next, the last one the trace's spacing. */
+static double row_dt(const sits_replay *r, size_t row) {
+  const sits_trace *t = r->trace;
+  if (row + 1 < t->n_rows)
+    return sits_trace_at(t, row + 1, 0) - sits_trace_at(t, row, 0);
+  return r->duration_s - sits_trace_at(t, row, 0);
+}
+
+/* Per phase.<label> column: its rows' instances, time, energy, metrics and peaks. */
+static int phase_figures(sits_replay *r, sits_err *err) {
+  const sits_trace *t = r->trace;
+  size_t rows = t->n_rows, np = 0;
+  for (size_t c = 0; c < t->n_cols; c++)
+    np += strncmp(t->names[c], "phase.", 6) == 0 && t->names[c][6];
+  if (!np)
+    return SITS_OK;
+  size_t ns = r->n_sensors ? r->n_sensors : 1;
+  r->phases = calloc(np, sizeof *r->phases);
+  double *model = malloc(rows * sizeof *model), *meas = malloc(rows * sizeof *meas);
+  int rc = r->phases && model && meas ? SITS_OK : sits__fail(err, SITS_ENOMEM, "out of memory");
+  for (size_t c = 0; rc == SITS_OK && c < t->n_cols; c++) {
+    if (strncmp(t->names[c], "phase.", 6) != 0 || !t->names[c][6])
+      continue;
+    sits_replay_phase *ph = &r->phases[r->n_phases++];
+    snprintf(ph->label, sizeof ph->label, "%s", t->names[c] + 6);
+    ph->m = calloc(ns, sizeof *ph->m);
+    ph->peak_measured_c = malloc(ns * sizeof(double));
+    ph->peak_simulated_c = malloc(ns * sizeof(double));
+    if (!ph->m || !ph->peak_measured_c || !ph->peak_simulated_c) {
+      rc = sits__fail(err, SITS_ENOMEM, "out of memory");
+      break;
+    }
+    bool was = false;
+    for (size_t row = 0; row < rows; row++) {
+      bool in = sits_trace_at(t, row, c) >= 0.5;
+      if (in && !was)
+        ph->instances++;
+      if (in) {
+        ph->duration_s += row_dt(r, row);
+        ph->energy_j += r->power_w[row] * row_dt(r, row);
+      }
+      was = in;
+    }
+    for (size_t k = 0; k < r->n_sensors; k++) {
+      int col = sits_trace_column(t, r->sensors[k].column);
+      ph->peak_measured_c[k] = ph->peak_simulated_c[k] = NAN;
+      for (size_t row = 0; row < rows; row++) {
+        bool in = sits_trace_at(t, row, c) >= 0.5;
+        double s = r->sim_c[k * rows + row], m = sits_trace_at(t, row, (size_t)col);
+        model[row] = in ? s : NAN;
+        meas[row] = in ? m : NAN;
+        if (in && !(m <= ph->peak_measured_c[k]))
+          ph->peak_measured_c[k] = isnan(m) ? ph->peak_measured_c[k] : m;
+        if (in && !(s <= ph->peak_simulated_c[k]))
+          ph->peak_simulated_c[k] = s;
+      }
+      sits_fit_metrics_compute(model, meas, 0, rows, &ph->m[k]);
+    }
+  }
+  free(model), free(meas);
+  return rc;
+}
+
 int sits_replay_run_trace(sits_scenario *sc, const sits_trace *trace, const char *path,
                           const double *initial_c, sits_replay **out, sits_err *err) {
   *out = NULL;
@@ -295,6 +358,8 @@ int sits_replay_run_trace(sits_scenario *sc, const sits_trace *trace, const char
   sits_schedule_free(sched);
   if (rc == SITS_OK && (rc = sits_run(sc, NULL, &r->result, err)) == SITS_OK)
     rc = compare(r, err);
+  if (rc == SITS_OK)
+    rc = phase_figures(r, err);
   free(pm), free(p0);
   if (rc) {
     sits_replay_free(r);
@@ -311,6 +376,9 @@ void sits_replay_free(sits_replay *r) {
     sits_trace_free(r->trace);
   sits_result_free(r->result);
   free(r->sensors), free(r->sim_c), free(r->power_w), free(r->initial_c), free(r->sensed);
+  for (size_t p = 0; r->phases && p < r->n_phases; p++)
+    free(r->phases[p].m), free(r->phases[p].peak_measured_c), free(r->phases[p].peak_simulated_c);
+  free(r->phases);
   free(r);
 }
 
@@ -355,8 +423,32 @@ int sits_replay_write_json(const sits_replay *r, const sits_scenario *sc, FILE *
       sits__json_num(f, r->initial_c[i]);
     }
   fputs("},\"estimate\":\"the steady state of the first sample's power with the measured nodes "
-        "held at their readings\"}}\n",
+        "held at their readings\"},\"phases\":{",
         f);
+  for (size_t p = 0; p < r->n_phases; p++) {
+    const sits_replay_phase *ph = &r->phases[p];
+    fputs(p ? "," : "", f);
+    sits__json_str(f, ph->label);
+    fprintf(f, ":{\"instances\":%zu,\"duration_s\":", ph->instances);
+    sits__json_num(f, ph->duration_s);
+    fputs(",\"energy_j\":", f);
+    sits__json_num(f, ph->energy_j);
+    fputs(",\"sensors\":{", f);
+    for (size_t k = 0; k < r->n_sensors; k++) {
+      fputs(k ? "," : "", f);
+      sits__json_str(f, r->sensors[k].column);
+      fputc(':', f);
+      fputc('{', f);
+      sits__json_metrics(f, &ph->m[k], "c");
+      fputs(",\"peak_measured_c\":", f);
+      sits__json_num(f, ph->peak_measured_c[k]);
+      fputs(",\"peak_simulated_c\":", f);
+      sits__json_num(f, ph->peak_simulated_c[k]);
+      fputc('}', f);
+    }
+    fputs("}}", f);
+  }
+  fputs("}}\n", f);
   return ferror(f) ? SITS_EIO : SITS_OK;
 }
 

@@ -44,8 +44,11 @@ struct sits_rt {
   char root[400];
   source src[MAX_SOURCES];
   size_t n;
-  char marks[SITS_RT_MAX_MARKS][64];
-  int pending[SITS_RT_MAX_MARKS];
+  char marks[SITS_RT_MAX_MARKS][64]; /* "mark.<label>" or "phase.<label>" columns */
+  int pending[SITS_RT_MAX_MARKS];    /* mark: set since the last sample; phase: open during
+                                        the interval since the last sample */
+  bool open[SITS_RT_MAX_MARKS];      /* phase: open now */
+  size_t stack[SITS_RT_MAX_MARKS], depth; /* the open phases, innermost last */
   size_t n_marks;
   bool sampled;
   double t0;
@@ -293,34 +296,76 @@ const char *sits_rt_column_name(const sits_rt *rt, size_t k) {
   return k < rt->n ? rt->src[k].name : rt->marks[k - rt->n];
 }
 
-static int find_mark(const sits_rt *rt, const char *label) {
+/* The column "<kind>.<label>", or -1. */
+static int find_col(const sits_rt *rt, const char *kind, const char *label) {
+  size_t lk = strlen(kind);
   for (size_t k = 0; k < rt->n_marks; k++)
-    if (strcmp(rt->marks[k] + 5, label) == 0)
+    if (strncmp(rt->marks[k], kind, lk) == 0 && rt->marks[k][lk] == '.' &&
+        strcmp(rt->marks[k] + lk + 1, label) == 0)
       return (int)k;
   return -1;
 }
 
-int sits_rt_add_mark(sits_rt *rt, const char *label, sits_err *err) {
-  if (find_mark(rt, label) >= 0)
+static int add_col(sits_rt *rt, const char *kind, const char *label, sits_err *err) {
+  if (find_col(rt, kind, label) >= 0)
     return SITS_OK;
   if (rt->sampled)
-    return sits__fail(err, SITS_EINPUT, "mark '%s': declare marks before the first sample", label);
+    return sits__fail(err, SITS_EINPUT, "%s '%s': declare %ss before the first sample", kind,
+                      label, kind);
   if (rt->n_marks == SITS_RT_MAX_MARKS || !*label || strlen(label) > 50 || strchr(label, ','))
-    return sits__fail(err, SITS_EINPUT, "mark '%s': at most %d marks of 1-50 characters, no comma",
+    return sits__fail(err, SITS_EINPUT,
+                      "%s '%s': at most %d marks and phases of 1-50 characters, no comma", kind,
                       label, SITS_RT_MAX_MARKS);
-  snprintf(rt->marks[rt->n_marks++], sizeof rt->marks[0], "mark.%s", label);
+  snprintf(rt->marks[rt->n_marks++], sizeof rt->marks[0], "%s.%s", kind, label);
   return SITS_OK;
 }
 
+/* The column of <kind>.<label>, declared now when nothing was sampled yet; -1 with err. */
+static int col_of(sits_rt *rt, const char *kind, const char *label, sits_err *err) {
+  int k = find_col(rt, kind, label);
+  if (k >= 0)
+    return k;
+  return add_col(rt, kind, label, err) ? -1 : (int)rt->n_marks - 1;
+}
+
+int sits_rt_add_mark(sits_rt *rt, const char *label, sits_err *err) {
+  return add_col(rt, "mark", label, err);
+}
+
 int sits_rt_mark(sits_rt *rt, const char *label, sits_err *err) {
-  int k = find_mark(rt, label);
-  if (k < 0) {
-    int rc = sits_rt_add_mark(rt, label, err);
-    if (rc)
-      return rc;
-    k = (int)rt->n_marks - 1;
-  }
+  int k = col_of(rt, "mark", label, err);
+  if (k < 0)
+    return err ? err->code : SITS_EINPUT;
   rt->pending[k] = 1;
+  return SITS_OK;
+}
+
+int sits_rt_add_phase(sits_rt *rt, const char *label, sits_err *err) {
+  return add_col(rt, "phase", label, err);
+}
+
+int sits_rt_phase_begin(sits_rt *rt, const char *label, sits_err *err) {
+  int k = col_of(rt, "phase", label, err);
+  if (k < 0)
+    return err ? err->code : SITS_EINPUT;
+  if (rt->open[k])
+    return sits__fail(err, SITS_EINPUT, "phase '%s' begins while it is open", label);
+  rt->open[k] = true;
+  rt->pending[k] = 1;
+  rt->stack[rt->depth++] = (size_t)k;
+  return SITS_OK;
+}
+
+int sits_rt_phase_end(sits_rt *rt, const char *label, sits_err *err) {
+  int k = find_col(rt, "phase", label);
+  if (k < 0 || !rt->open[k])
+    return sits__fail(err, SITS_EINPUT, "phase '%s' ends but is not open", label);
+  size_t inner = rt->stack[rt->depth - 1];
+  if (inner != (size_t)k)
+    return sits__fail(err, SITS_EINPUT, "phase '%s' ends while '%s', begun inside it, is open",
+                      label, rt->marks[inner] + 6);
+  rt->open[k] = false;
+  rt->depth--;
   return SITS_OK;
 }
 
@@ -364,7 +409,7 @@ int sits_rt_sample_at(sits_rt *rt, double t_s, double *values, sits_err *err) {
     values[k] = read_source(&rt->src[k], t_s);
   for (size_t k = 0; k < rt->n_marks; k++) {
     values[rt->n + k] = rt->pending[k];
-    rt->pending[k] = 0;
+    rt->pending[k] = rt->open[k]; /* a phase: 1 again while it stays open */
   }
   rt->sampled = true;
   return SITS_OK;

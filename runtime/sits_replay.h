@@ -29,6 +29,17 @@ typedef struct sits_replay_sensor {
   sits_fit_metrics m; /**< in kelvin (sim - measured) */
 } sits_replay_sensor;
 
+/** A phase of the trace (a column phase.<label>, 1 in the rows sampled while it was open:
+ *  sits_rt_phase_begin/end) and the replay's figures over its rows. */
+typedef struct sits_replay_phase {
+  char label[64];
+  size_t instances;   /**< runs of consecutive phase rows */
+  double duration_s;  /**< the rows' intervals (each row to the next) */
+  double energy_j;    /**< the mapped measured power over those intervals (as replayed) */
+  sits_fit_metrics *m; /**< per sensor, over the phase rows */
+  double *peak_measured_c, *peak_simulated_c; /**< per sensor */
+} sits_replay_phase;
+
 typedef struct sits_replay {
   sits_trace *trace;
   bool owns_trace;
@@ -40,6 +51,8 @@ typedef struct sits_replay {
   double *power_w;   /**< trace rows: the total mapped power */
   double *initial_c; /**< per node */
   bool *sensed;      /**< per node: started at a reading */
+  size_t n_phases;
+  sits_replay_phase *phases; /**< per phase.<label> column of the trace */
 } sits_replay;
 
 /**
@@ -55,7 +68,9 @@ SITS_API int sits_replay_run_trace(sits_scenario *sc, const sits_trace *trace, c
                                    const double *initial_c, sits_replay **out, sits_err *err);
 SITS_API void sits_replay_free(sits_replay *r);
 
-/** The Replay summary JSON of the contract (sensors, duration_s) plus the initial state. */
+/** The Replay summary JSON of the contract (sensors, duration_s) plus the initial state and
+ *  `phases` (by label: instances, duration_s, energy_j, sensors with the metrics and the
+ *  measured and simulated peaks over the phase's rows). */
 SITS_API int sits_replay_write_json(const sits_replay *r, const sits_scenario *sc, FILE *f);
 /** HDF5: /time_s (the trace rows), /measured_c/<column>, /simulated_c/<column>, /power_w/total. */
 SITS_API int sits_replay_write_h5(const sits_replay *r, const char *path, sits_err *err);

@@ -1,6 +1,7 @@
 /*
  * sits_rt.h - the runtime hook library: samples Linux sysfs on a board and writes the
- * normalised trace CSV (sits_trace.h), with phase marks from an inference runtime. It depends
+ * normalised trace CSV (sits_trace.h), with marks (one-sample pulses) and phases (begin/end,
+ * nested; `replay` reports its metrics per phase) from an inference runtime. It depends
  * on libc only (libsits_rt: no HDF5, CVODE or GSL), so it builds and runs on the board.
  *
  * Sources found under the sysfs root (a fake tree in tests, "/" on a board):
@@ -46,6 +47,15 @@ SITS_API const char *sits_rt_column_name(const sits_rt *rt, size_t k);
 SITS_API int sits_rt_add_mark(sits_rt *rt, const char *label, sits_err *err);
 /** Marks the next sample with @p label (declared, or declared now if nothing was sampled). */
 SITS_API int sits_rt_mark(sits_rt *rt, const char *label, sits_err *err);
+
+/** Declares a phase before the first sample: a column phase.<label>, 1 in every row whose
+ *  interval (from the previous sample to this one) the phase was open in, else 0. */
+SITS_API int sits_rt_add_phase(sits_rt *rt, const char *label, sits_err *err);
+/** Opens phase @p label (declared now if nothing was sampled). Phases nest: one may begin
+ *  inside another; a phase already open is an error. */
+SITS_API int sits_rt_phase_begin(sits_rt *rt, const char *label, sits_err *err);
+/** Closes phase @p label, which must be the innermost open one (else an error naming it). */
+SITS_API int sits_rt_phase_end(sits_rt *rt, const char *label, sits_err *err);
 
 /** Reads every source now (CLOCK_MONOTONIC) into @p values (column_count values, NAN when a
  *  source could not be read) and the time since the first sample into *t_s. */

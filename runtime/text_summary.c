@@ -109,5 +109,14 @@ int sits_replay_write_text(const sits_replay *r, FILE *f) {
     fprintf(f, "%-22s rmse %.3f C, mae %.3f C, max %.3f C, bias %+.3f C, r2 %.3f, n %zu\n",
             r->sensors[k].column, m->rmse, m->mae, m->max_abs_err, m->bias, m->r2, m->n);
   }
+  for (size_t p = 0; p < r->n_phases; p++) {
+    const sits_replay_phase *ph = &r->phases[p];
+    fprintf(f, "phase %-16s %zu times, %.3f s, %.3f J measured in\n", ph->label, ph->instances,
+            ph->duration_s, ph->energy_j);
+    for (size_t k = 0; k < r->n_sensors; k++)
+      fprintf(f, "  %-20s rmse %.3f C, bias %+.3f C, peak %.3f C measured, %.3f C simulated\n",
+              r->sensors[k].column, ph->m[k].rmse, ph->m[k].bias, ph->peak_measured_c[k],
+              ph->peak_simulated_c[k]);
+  }
   return ferror(f) ? SITS_EIO : SITS_OK;
 }

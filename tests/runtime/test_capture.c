@@ -219,3 +219,42 @@ Test(capture, odd_zone_type_quoted_in_the_header) {
   cr_assert_float_eq(sits_trace_at(t, 1, (size_t)c), 50.0, 1e-12);
   sits_trace_free(t);
 }
+
+/* Phases: nested begin/end, a column each, 1 in every row whose interval the phase was open
+ * in (one opened and closed between two samples still shows); an end that is not the
+ * innermost open phase, a phase begun twice and an end of a closed phase are errors. */
+Test(capture, phases_nest_and_cover_their_intervals) {
+  sits_err err = {0};
+  sits_rt *rt = sits_rt_new(jetson(), &err);
+  cr_assert_not_null(rt, "%s", err.msg);
+  cr_assert_eq(sits_rt_phase_begin(rt, "inference", &err), SITS_OK, "%s", err.msg);
+  cr_assert_eq(sits_rt_add_phase(rt, "preprocess", &err), SITS_OK, "%s", err.msg);
+  size_t n = sits_rt_column_count(rt), a = n - 2, b = n - 1;
+  cr_assert_str_eq(sits_rt_column_name(rt, a), "phase.inference");
+  cr_assert_str_eq(sits_rt_column_name(rt, b), "phase.preprocess");
+  double v[64];
+  cr_assert_eq(sits_rt_sample_at(rt, 0.0, v, &err), SITS_OK);
+  cr_assert(v[a] == 1 && v[b] == 0);
+  cr_assert_eq(sits_rt_phase_begin(rt, "preprocess", &err), SITS_OK, "%s", err.msg);
+  /* inference ends while preprocess, begun inside it, is open */
+  cr_assert_eq(sits_rt_phase_end(rt, "inference", &err), SITS_EINPUT);
+  cr_assert(strstr(err.msg, "phase 'inference' ends while 'preprocess', begun inside it, is open"),
+            "%s", err.msg);
+  cr_assert_eq(sits_rt_phase_begin(rt, "preprocess", &err), SITS_EINPUT);
+  cr_assert_eq(sits_rt_phase_end(rt, "preprocess", &err), SITS_OK, "%s", err.msg);
+  cr_assert_eq(sits_rt_sample_at(rt, 0.1, v, &err), SITS_OK);
+  cr_assert(v[a] == 1 && v[b] == 1, "preprocess opened and closed in the interval: %g", v[b]);
+  cr_assert_eq(sits_rt_sample_at(rt, 0.2, v, &err), SITS_OK);
+  cr_assert(v[a] == 1 && v[b] == 0);
+  cr_assert_eq(sits_rt_phase_end(rt, "inference", &err), SITS_OK, "%s", err.msg);
+  cr_assert_eq(sits_rt_sample_at(rt, 0.3, v, &err), SITS_OK);
+  cr_assert(v[a] == 1, "closed during the interval: still shown");
+  cr_assert_eq(sits_rt_sample_at(rt, 0.4, v, &err), SITS_OK);
+  cr_assert(v[a] == 0 && v[b] == 0);
+  cr_assert_eq(sits_rt_phase_end(rt, "inference", &err), SITS_EINPUT);
+  cr_assert(strstr(err.msg, "is not open"), "%s", err.msg);
+  /* after the first sample a new phase cannot get a column */
+  cr_assert_eq(sits_rt_phase_begin(rt, "late", &err), SITS_EINPUT);
+  cr_assert(strstr(err.msg, "declare phases before the first sample"), "%s", err.msg);
+  sits_rt_free(rt);
+}

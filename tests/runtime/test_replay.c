@@ -115,3 +115,62 @@ Test(replay, mapping_errors_name_where) {
   }
   free(trace);
 }
+
+/* Phases: the step trace with phase.idle (before the step), phase.load (after it) and
+ * phase.burst (two runs inside load, 20-22 s and 30-32 s). Each row stands for its interval to
+ * the next (the last: to the end, 60.5 s); energies are the measured power held over them. */
+Test(replay, figures_per_phase) {
+  char *text = malloc(65536);
+  size_t n = (size_t)snprintf(text, 65536,
+                              "time_s,power_w.in,temp_c.exact,temp_c.biased,phase.idle,"
+                              "phase.load,phase.burst\n");
+  for (int k = 0; k <= 120; k++) {
+    double t = 0.5 * k, p = t >= 10 ? 5.0 : 0.0;
+    double temp = 25.0 + (t > 10 ? 10.0 * (1 - exp(-(t - 10) / 20.0)) : 0.0);
+    int burst = (t >= 20 && t < 22) || (t >= 30 && t < 32);
+    n += (size_t)snprintf(text + n, 65536 - n, "%.1f,%.1f,%.9f,%.9f,%d,%d,%d\n", t, p, temp,
+                          temp + 0.2, t < 10, t >= 10, burst);
+  }
+  char *trace = tu_write("phases.csv", text);
+  free(text);
+  sits_scenario *sc = one_node("");
+  sits_replay *r = NULL;
+  sits_err err = {0};
+  cr_assert_eq(sits_replay_run(sc, trace, NULL, &r, &err), SITS_OK, "%s", err.msg);
+  cr_assert_eq(r->n_phases, 3);
+  const sits_replay_phase *idle = &r->phases[0], *load = &r->phases[1], *burst = &r->phases[2];
+  cr_assert_str_eq(idle->label, "idle");
+  cr_assert_str_eq(burst->label, "burst");
+  cr_assert_eq(idle->instances, 1);
+  cr_assert_eq(load->instances, 1);
+  cr_assert_eq(burst->instances, 2);
+  cr_assert_float_eq(idle->duration_s, 10.0, 1e-9);
+  cr_assert_float_eq(load->duration_s, 50.5, 1e-9);
+  cr_assert_float_eq(burst->duration_s, 4.0, 1e-9);
+  cr_assert_float_eq(idle->energy_j, 0.0, 1e-12);
+  cr_assert_float_eq(load->energy_j, 5.0 * 50.5, 1e-9);
+  cr_assert_float_eq(burst->energy_j, 20.0, 1e-9);
+  /* the biased sensor: -0.2 K in every phase; the peaks of the load are at its last row */
+  cr_assert_eq(idle->m[1].n, 20);
+  cr_assert_eq(load->m[1].n, 101);
+  cr_assert_float_eq(idle->m[1].bias, -0.2, 1e-3);
+  cr_assert_float_eq(load->m[1].bias, -0.2, 1e-3);
+  double peak = 25.0 + 10.0 * (1 - exp(-50.0 / 20.0));
+  cr_assert_float_eq(load->peak_measured_c[0], peak, 1e-8);
+  cr_assert_float_eq(load->peak_simulated_c[0], peak, 1e-3);
+  cr_assert_float_eq(idle->peak_measured_c[1], 25.2, 1e-8);
+  /* in the JSON */
+  char *path = malloc(512);
+  snprintf(path, 512, "%s/phases.json", tu_dir());
+  FILE *f = fopen(path, "w");
+  cr_assert_eq(sits_replay_write_json(r, sc, f), SITS_OK);
+  fclose(f);
+  char *json = tu_slurp(path);
+  cr_assert(strstr(json, "\"phases\":{\"idle\":{\"instances\":1,\"duration_s\":10,"), "%s",
+            strstr(json, "\"phases\""));
+  cr_assert(strstr(json, "\"burst\":{\"instances\":2,\"duration_s\":4,\"energy_j\":20,"), "%s",
+            strstr(json, "\"phases\""));
+  free(json), free(path), free(trace);
+  sits_replay_free(r);
+  sits_scenario_free(sc);
+}
