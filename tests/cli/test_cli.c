@@ -155,6 +155,10 @@ Test(cli, usage_errors_exit_2_and_help_exits_0) {
   }
   cr_assert_eq(tu_cli("--version", &out, &err), 0);
   cr_assert(strncmp(out, "sitsenergy ", 11) == 0, "%s", out);
+  /* the commit it was built from (this test runs in a git checkout) */
+  char hash[64] = "";
+  cr_assert_eq(sscanf(out, "sitsenergy %*[0-9.] (git %63[0-9a-f-dirty])", hash), 1, "%s", out);
+  cr_assert_geq(strlen(hash), 12, "%s", out);
   free(out), free(err);
 }
 
