@@ -383,7 +383,7 @@ void sits_replay_free(sits_replay *r) {
 }
 
 int sits_replay_write_json(const sits_replay *r, const sits_scenario *sc, FILE *f) {
-  fputs("{\"sensors\":{", f);
+  fputs("{\"schema_version\":1,\"sensors\":{", f);
   for (size_t k = 0; k < r->n_sensors; k++) {
     const sits_fit_metrics *m = &r->sensors[k].m;
     fprintf(f, "%s", k ? "," : "");

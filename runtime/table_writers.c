@@ -54,7 +54,8 @@ static void jnum(FILE *f, const char *key, double v, int comma) {
 
 static int write_json(const sits_dvfs_table *t, size_t n, FILE *f) {
   (void)n;
-  fprintf(f, "{\"domain\":\"%s\",\"item\":\"%s\"", t->domain, t->item);
+  fprintf(f, "{\"schema_version\":1,\"domain\":\"%s\",\"item\":\"%s\"", t->domain,
+          t->item);
   jnum(f, "ambient_c", t->ambient_c, 1);
   jnum(f, "trip_c", t->trip_c, 1);
   fputs(",\"opps\":[", f);

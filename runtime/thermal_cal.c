@@ -323,7 +323,7 @@ static void metrics_json(FILE *f, const sits_thermal_cal *c, const sits_fit_metr
 }
 
 int sits_thermal_cal_write_json(const sits_thermal_cal *c, FILE *f) {
-  fprintf(f, "{\"fit\":[\"thermal\"%s%s],\"parameters\":{", c->fit_ambient ? ",\"ambient\"" : "",
+  fprintf(f, "{\"schema_version\":1,\"fit\":[\"thermal\"%s%s],\"parameters\":{", c->fit_ambient ? ",\"ambient\"" : "",
           c->fit_initial ? ",\"initial\"" : "");
   for (size_t k = 0; k < c->n_params; k++) {
     fprintf(f, "%s", k ? "," : "");

@@ -163,13 +163,13 @@ static void ocv_json(FILE *f, const sits_ocv_test *o) {
 int sits_write_calibration_json(const sits_calibration *c, FILE *f) {
   const sits_battery_fit *b = &c->fit;
   if (!c->has_fit) { /* an OCV test alone */
-    fprintf(f, "{\"fit\":[\"ocv\"],\"parameters\":{\"platform.battery.capacity_ah\":%.10g},",
+    fprintf(f, "{\"schema_version\":1,\"fit\":[\"ocv\"],\"parameters\":{\"platform.battery.capacity_ah\":%.10g},",
             c->ocv.capacity_ah);
     ocv_json(f, &c->ocv);
     fputs("}\n", f);
     return ferror(f) ? SITS_EIO : SITS_OK;
   }
-  fprintf(f, "{\"fit\":[\"battery\"%s],\"parameters\":{\"platform.battery.r0_ohm\":%.10g",
+  fprintf(f, "{\"schema_version\":1,\"fit\":[\"battery\"%s],\"parameters\":{\"platform.battery.r0_ohm\":%.10g",
           c->has_ocv ? ",\"ocv\"" : "", b->r0_ohm);
   for (size_t k = 0; k < b->n_rc; k++)
     fprintf(f, ",\"platform.battery.rc.[%zu].r_ohm\":%.10g,\"platform.battery.rc.[%zu].c_f\":%.10g",

@@ -77,7 +77,7 @@ static void json_constraint(FILE *f, const char *key, const sits_constraint *c, 
 
 int sits_write_summary_json(const sits_scenario *sc, const sits_result *r, FILE *f) {
   const sits_summary *s = &r->summary;
-  fprintf(f, "{\"end_reason\":\"%s\"", sits_end_reason_name(s->end_reason));
+  fprintf(f, "{\"schema_version\":1,\"end_reason\":\"%s\"", sits_end_reason_name(s->end_reason));
   json_kv(f, "simulated_s", s->simulated_s);
   json_kv(f, "max_junction_temp_c", s->max_junction_temp_c);
   json_by_node(f, "peak_temp_c", sits_scenario_thermal(sc), r->peak_temp_c, r->n_nodes);
@@ -150,7 +150,7 @@ int sits_write_summary_json(const sits_scenario *sc, const sits_result *r, FILE 
 }
 
 int sits_write_steady_json(const sits_scenario *sc, const sits_steady_state *st, FILE *f) {
-  fprintf(f, "{\"runaway\":%s", st->runaway ? "true" : "false");
+  fprintf(f, "{\"schema_version\":1,\"runaway\":%s", st->runaway ? "true" : "false");
   json_by_node(f, "temp_c", sits_scenario_thermal(sc), st->temp_c, st->n);
   json_kv(f, "max_junction_temp_c", st->max_junction_temp_c);
   size_t nd;

@@ -81,7 +81,7 @@ int sits_sweep_write_stats(const sits_sweep *s, const char *const *rows, size_t 
     used += ok;
     free(copy);
   }
-  fputs(json ? "{\"rows\":" : "", f);
+  fputs(json ? "{\"schema_version\":1,\"rows\":" : "", f);
   fprintf(f, json ? "%zu,\"failed\":%zu,\"columns\":{" : "sweep of %zu rows (%zu failed)\n", used,
           failed);
   if (!json)

@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""check_schemas.py CLI ROOT WORK - every JSON output kind validated against its schema in
+docs/schemas/ (jsonschema, Draft 2020-12), on several scenarios each; and each schema rejects
+its output with a required field taken out (the schemas are not vacuous)."""
+import copy
+import json
+import os
+import subprocess
+import sys
+
+import jsonschema
+
+cli, root, work = sys.argv[1], sys.argv[2], sys.argv[3]
+os.makedirs(work, exist_ok=True)
+cfg = lambda rel: os.path.join(root, "configs", rel)
+schemas = {}
+for name in os.listdir(os.path.join(root, "docs", "schemas")):
+    with open(os.path.join(root, "docs", "schemas", name)) as f:
+        s = json.load(f)
+    jsonschema.Draft202012Validator.check_schema(s)
+    schemas[name.replace(".schema.json", "")] = s
+
+
+def out(*args, ok=(0, 3)):
+    p = subprocess.run([cli, *args], capture_output=True, text=True, cwd=work)
+    if p.returncode not in ok:
+        sys.exit(f"{' '.join(args)}: exit {p.returncode}: {p.stderr[-400:]}")
+    return json.loads(p.stdout)
+
+
+def check(kind, doc, what):
+    v = jsonschema.Draft202012Validator(schemas[kind])
+    errors = sorted(v.iter_errors(doc), key=str)
+    if errors:
+        sys.exit(f"{kind} ({what}): {errors[0].message} at {list(errors[0].path)}")
+    if doc.get("schema_version") != 1:
+        sys.exit(f"{kind} ({what}): schema_version {doc.get('schema_version')}")
+    for key in schemas[kind]["required"]:  # each required field is needed
+        broken = copy.deepcopy(doc)
+        del broken[key]
+        if v.is_valid(broken):
+            sys.exit(f"{kind}: valid without '{key}'")
+    counts[kind] = counts.get(kind, 0) + 1
+
+
+counts = {}
+ex = cfg("examples/video_enc.cfg")
+check("run-summary", out("run", ex, "--set", "duration_s=60", "--summary", "json", "--quiet"),
+      "example")
+check("run-summary", out("run", ex, "--set", "platform.thermal.nodes.[0].critical_c=40",
+                         "--summary", "json", "--quiet"), "critical end")
+check("run-summary", out("run", cfg("scenarios/orin_nx_vlm_burst.cfg"), "--summary", "json",
+                         "--quiet"), "power cap, no battery")
+check("run-summary", out("run", cfg("scenarios/ev6_floorplan_throttle.cfg"), "--set",
+                         "duration_s=0.2", "--set", 'platform.thermal.hotspot.model="grid"',
+                         "--set", "platform.thermal.hotspot.rows=8", "--set",
+                         "platform.thermal.hotspot.cols=8", "--summary", "json", "--quiet"),
+      "grid path")
+check("run-summary", out("run", cfg("scenarios/hotspot_3node_step.cfg"), "--set",
+                         'solver.method="cvode"', "--summary", "json", "--quiet"), "cvode")
+check("steady", out("steady", ex), "example")
+check("steady", out("steady", ex, "--set", "platform.domains.[0].leak_per_k=0.2"), "runaway")
+check("dvfs-table", out("dvfs-table", ex, "--format", "json"), "example cpu")
+check("dvfs-table", out("dvfs-table", cfg("scenarios/mlu370_resnet50.cfg"), "--format", "json"),
+      "mlu370")
+check("replay", out("replay", cfg("scenarios/orin_nano_replay.cfg"), "--trace",
+                    os.path.join(root, "tests/data/tegrastats/orin_nano_jp6_real.raw"),
+                    "--summary", "json"), "orin nano")
+check("calibrate", out("calibrate", os.path.join(root, "validation/cases/orin_nano_jp6.cfg"),
+                       "--trace", os.path.join(root, "validation/data/orin_nano_jp6_tegrastats.raw"),
+                       "--fit", "thermal,ambient", "-o", "thermal.cfg"), "thermal")
+check("calibrate", out("calibrate", cfg("scenarios/leaf_cell_calibrate.cfg"), "--trace",
+                       os.path.join(root, "validation/data/leaf_c15_discharge_cycle2.csv"),
+                       "--fit", "battery", "-o", "battery.cfg"), "battery")
+check("sweep-summary", out("sweep", cfg("scenarios/orin_nx_video_enc.cfg"), "--set",
+                           "duration_s=30", "--dist", "ambient_c=uniform(20,45)", "--sample", "6",
+                           "--summary", "json", "-o", "s.csv"), "sampled")
+print("validated: " + ", ".join(f"{k} x{n}" for k, n in sorted(counts.items())))
