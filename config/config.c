@@ -114,8 +114,9 @@ static int merge_named(sits__config *c, config_setting_t *root, const char *key,
     else {
       const char *name_copy = sits__config_intern(c, name);
       config_setting_t *merged = root;
-      if (strcmp(key, group) == 0)
-        config_setting_remove(root, key);
+      /* the name goes: the merged text (outputs' config attribute) re-runs as it is, and the
+       * group it picked keeps its own name member */
+      config_setting_remove(root, key);
       merged = sits__config_copy(c, root, group, g);
       if (!merged || !name_copy)
         rc = sits__fail(err, SITS_ENOMEM, "out of memory");
