@@ -4,7 +4,9 @@
  * argument, loading the scenario with the overrides, the body, and releasing it all.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,13 +70,44 @@ static int parse(const cli_cmd *cmd, int argc, char **argv, void *args, cli_ctx 
   return EXIT_OK;
 }
 
+/* The command line as a shell would take it back ("sitsenergy run 'a b.cfg' ..."), malloc'ed;
+ * taken before getopt reorders argv. NULL when out of memory. */
+static char *command_line(int argc, char **argv) {
+  size_t len = 16;
+  for (int i = 0; i < argc; i++)
+    len += 4 * strlen(argv[i]) + 3;
+  char *s = malloc(len), *p = s;
+  if (!s)
+    return NULL;
+  p += sprintf(p, "sitsenergy");
+  for (int i = 0; i < argc; i++) {
+    const char *a = argv[i];
+    bool plain = *a != '\0';
+    for (const char *c = a; *c && plain; c++)
+      plain = isalnum((unsigned char)*c) || strchr("-_./=:,+@%", *c);
+    *p++ = ' ';
+    if (plain) {
+      p += sprintf(p, "%s", a);
+      continue;
+    }
+    *p++ = '\'';
+    for (const char *c = a; *c; c++)
+      p += *c == '\'' ? sprintf(p, "'\\''") : sprintf(p, "%c", *c);
+    *p++ = '\'';
+    *p = '\0';
+  }
+  return s;
+}
+
 int cli_dispatch(const cli_cmd *cmd, int argc, char **argv) {
   if (cmd->raw)
     return cmd->raw(argc, argv);
   cli_ctx ctx = {0};
+  char *cmdline = command_line(argc, argv);
   void *args = calloc(1, cmd->args_size ? cmd->args_size : 1);
   if (!args) {
     cli_error("out of memory");
+    free(cmdline);
     return EXIT_INPUT;
   }
   if (cmd->init)
@@ -89,6 +122,10 @@ int cli_dispatch(const cli_cmd *cmd, int argc, char **argv) {
       code = cli_fail(rc, &err);
     else
       code = cli_check_scenario_inputs(ctx.sc);
+    if (code == EXIT_OK && sits_scenario_set_origin(ctx.sc, cmdline)) {
+      cli_error("out of memory");
+      code = EXIT_INPUT;
+    }
   }
   if (code == EXIT_OK)
     code = cmd->body(args, &ctx);
@@ -97,6 +134,7 @@ int cli_dispatch(const cli_cmd *cmd, int argc, char **argv) {
   sits_scenario_free(ctx.sc);
   cli_sets_release(&ctx.sets);
   free(args);
+  free(cmdline);
   return code < 0 ? EXIT_OK : code;
 }
 

@@ -6,26 +6,57 @@
  * The result file of the contract:
  *   /time_s, /temp_c/<node>, /power_w/total, /power_w/<domain>, /freq_mhz/<domain>,
  *   /node_power_w/<node>, /battery/{soc,voltage_v,current_a} (with a battery), /events,
- *   root attributes sitsenergy_version, config (merged config text), solver counters.
- * Every dataset carries a `units` attribute. Written under a temporary name, then renamed.
+ *   root attributes sitsenergy_version (with the git commit), config (merged config text:
+ *   it re-runs as it is), command_line (when the scenario records one), library_versions,
+ *   summary_json (as --summary json), end_reason, solver counters.
+ * Every dataset carries a `units` attribute. String attributes are variable-length UTF-8.
+ * Written under a temporary name, then renamed.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "result_impl.h"
 #include "scenario_impl.h"
 #include "writer_impl.h"
 
 #include <math.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_version.h>
 #include <hdf5.h>
 #include <hdf5_hl.h>
+#include <libconfig.h>
+#include <sundials/sundials_config.h>
+
+/* A string attribute as h5py and h5dump read text naturally: variable-length, UTF-8 (h5py
+ * gives a str, not bytes). Replaces one of the same name. Negative on failure, as H5LT's. */
+static herr_t str_attr(hid_t loc, const char *obj, const char *name, const char *value) {
+  hid_t t = H5Tcopy(H5T_C_S1), space = H5Screate(H5S_SCALAR), a = -1;
+  herr_t rc = t < 0 || space < 0 || H5Tset_size(t, H5T_VARIABLE) < 0 ||
+                      H5Tset_cset(t, H5T_CSET_UTF8) < 0
+                  ? -1
+                  : 0;
+  if (rc == 0 && H5Aexists_by_name(loc, obj, name, H5P_DEFAULT) > 0)
+    rc = H5Adelete_by_name(loc, obj, name, H5P_DEFAULT);
+  if (rc == 0)
+    a = H5Acreate_by_name(loc, obj, name, t, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (rc == 0 && (a < 0 || H5Awrite(a, t, &value) < 0))
+    rc = -1;
+  if (a >= 0)
+    H5Aclose(a);
+  if (space >= 0)
+    H5Sclose(space);
+  if (t >= 0)
+    H5Tclose(t);
+  return rc;
+}
 
 static int put_series(hid_t loc, const char *name, const double *v, size_t n, const char *units) {
   hsize_t dims[1] = {n};
   if (H5LTmake_dataset_double(loc, name, 1, dims, v) < 0)
     return -1;
-  return H5LTset_attribute_string(loc, name, "units", units) < 0 ? -1 : 0;
+  return str_attr(loc, name, "units", units) < 0 ? -1 : 0;
 }
 
 /* One dataset per column of a samples x n_cols row-major block, named names[j], in g. */
@@ -79,18 +110,37 @@ static int put_attributes(hid_t file, const sits_scenario *sc, const sits_result
        reinits = r->stats.reinits;
   double bal = s->energy_balance_rel;
   int rc = 0;
-  rc |= H5LTset_attribute_string(file, "/", "sitsenergy_version", sits_version()) < 0;
-  rc |= H5LTset_attribute_string(file, "/", "config", sits_scenario_config_text(sc)) < 0;
-  rc |= H5LTset_attribute_string(file, "/", "end_reason", sits_end_reason_name(s->end_reason)) < 0;
+  rc |= str_attr(file, "/", "sitsenergy_version", sits_version()) < 0;
+  rc |= str_attr(file, "/", "config", sits_scenario_config_text(sc)) < 0;
+  rc |= str_attr(file, "/", "end_reason", sits_end_reason_name(s->end_reason)) < 0;
   rc |= H5LTset_attribute_long(file, "/", "solver_steps", &steps, 1) < 0;
   rc |= H5LTset_attribute_long(file, "/", "solver_rhs_evals", &rhs, 1) < 0;
   rc |= H5LTset_attribute_long(file, "/", "solver_jac_evals", &jac, 1) < 0;
   rc |= H5LTset_attribute_long(file, "/", "solver_reinits", &reinits, 1) < 0;
-  rc |= H5LTset_attribute_string(file, "/", "solver_linear_solver",
+  rc |= str_attr(file, "/", "solver_linear_solver",
                                  r->stats.sparse ? "klu" : "dense") < 0;
-  rc |= H5LTset_attribute_string(file, "/", "solver_method",
+  rc |= str_attr(file, "/", "solver_method",
                                  r->stats.method ? r->stats.method : "cvode") < 0;
   rc |= H5LTset_attribute_double(file, "/", "energy_balance_rel_err", &bal, 1) < 0;
+  /* provenance: how it was made, with what, and the summary as --summary json gives it */
+  if (sits_scenario_origin(sc))
+    rc |= str_attr(file, "/", "command_line", sits_scenario_origin(sc)) < 0;
+  unsigned maj, min, rel;
+  char libs[256];
+  H5get_libversion(&maj, &min, &rel);
+  snprintf(libs, sizeof libs, "HDF5 %u.%u.%u, SUNDIALS %s, GSL %s, libconfig %d.%d.%d", maj, min,
+           rel, SUNDIALS_VERSION, GSL_VERSION, LIBCONFIG_VER_MAJOR, LIBCONFIG_VER_MINOR,
+           LIBCONFIG_VER_REVISION);
+  rc |= str_attr(file, "/", "library_versions", libs) < 0;
+  char *json = NULL;
+  size_t json_len = 0;
+  FILE *m = open_memstream(&json, &json_len);
+  if (m) {
+    int jrc = sits_write_summary_json(sc, r, m);
+    if (fclose(m) == 0 && jrc == SITS_OK && json)
+      rc |= str_attr(file, "/", "summary_json", json) < 0;
+  }
+  free(json);
   size_t nd;
   const sits_domain *dom = sits_scenario_domains(sc, &nd);
   for (size_t d = 0; d < nd && !rc; d++) { /* each domain's energy on its power series */
@@ -172,7 +222,7 @@ static int columns_fn(const char *tmp, const void *p) {
   double *col = malloc((c->n_rows ? c->n_rows : 1) * sizeof *col);
   hsize_t dims[1] = {c->n_rows};
   int bad = !col || H5LTmake_dataset_double(file, "/time_s", 1, dims, c->time_s) < 0 ||
-            H5LTset_attribute_string(file, "/time_s", "units", "s") < 0;
+            str_attr(file, "/time_s", "units", "s") < 0;
   for (size_t g = 0; g < c->n_groups && !bad; g++) {
     hid_t grp = H5Gcreate2(file, c->group[g], H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     bad = grp < 0;
@@ -180,13 +230,13 @@ static int columns_fn(const char *tmp, const void *p) {
       for (size_t k = 0; k < c->n_rows; k++)
         col[k] = c->values[g][k * c->n_cols + j];
       bad = H5LTmake_dataset_double(grp, c->names[j], 1, dims, col) < 0 ||
-            H5LTset_attribute_string(grp, c->names[j], "units", c->units[g]) < 0;
+            str_attr(grp, c->names[j], "units", c->units[g]) < 0;
     }
     if (grp >= 0)
       H5Gclose(grp);
   }
   for (size_t k = 0; k < c->n_attrs && !bad; k++)
-    bad = H5LTset_attribute_string(file, "/", c->attr_name[k], c->attr_value[k]) < 0;
+    bad = str_attr(file, "/", c->attr_name[k], c->attr_value[k]) < 0;
   free(col);
   if (H5Fclose(file) < 0)
     bad = 1;
@@ -295,7 +345,7 @@ static hid_t growing(hid_t loc, const char *name, const char *units) {
     H5Sclose(space);
   if (plist >= 0)
     H5Pclose(plist);
-  if (d >= 0 && H5LTset_attribute_string(loc, name, "units", units) < 0) {
+  if (d >= 0 && str_attr(loc, name, "units", units) < 0) {
     H5Dclose(d);
     d = -1;
   }

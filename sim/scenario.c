@@ -257,9 +257,23 @@ int sits_scenario_load(const char *path, const char *const *sets, size_t n_sets,
   return SITS_OK;
 }
 
+int sits_scenario_set_origin(sits_scenario *sc, const char *text) {
+  char *copy = text ? strdup(text) : NULL;
+  if (text && !copy)
+    return SITS_ENOMEM;
+  free(sc->origin);
+  sc->origin = copy;
+  return SITS_OK;
+}
+
+const char *sits_scenario_origin(const sits_scenario *sc) {
+  return sc->origin;
+}
+
 void sits_scenario_free(sits_scenario *sc) {
   if (!sc)
     return;
+  free(sc->origin);
   sits__config_release(&sc->config);
   for (size_t k = 0; k < sc->n_notes; k++)
     free(sc->notes[k]);

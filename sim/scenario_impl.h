@@ -52,6 +52,7 @@ struct sits_scenario {
   bool hotspot; /* the network is a floorplan's (its links are not the config's) */
   char **notes; /* what the loader wants the user to know (sits_scenario_note) */
   size_t n_notes;
+  char *origin; /* how it was made (the command line), or NULL */
 };
 
 /** Appends a segment to sc->schedule (sits_schedule_append); @p scenario_ambient: its ambient

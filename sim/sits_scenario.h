@@ -69,6 +69,11 @@ SITS_API unsigned long long sits_scenario_config_hash(const sits_scenario *sc);
 SITS_API size_t sits_scenario_input_count(const sits_scenario *sc);
 /** Input file @p k (borrowed), NULL past the end. */
 SITS_API const char *sits_scenario_input(const sits_scenario *sc, size_t k);
+/** Records how the scenario was made (e.g. the command line; copied, NULL clears): HDF5
+ *  outputs store it as the root attribute `command_line`. SITS_ENOMEM on failure. */
+SITS_API int sits_scenario_set_origin(sits_scenario *sc, const char *text);
+/** The text given to sits_scenario_set_origin(), or NULL (borrowed). */
+SITS_API const char *sits_scenario_origin(const sits_scenario *sc);
 /** The merged configuration as libconfig text (borrowed). */
 SITS_API const char *sits_scenario_config_text(const sits_scenario *sc);
 

@@ -7,6 +7,36 @@
 #include <hdf5.h>
 #include <hdf5_hl.h>
 
+
+/* A string attribute as sits writes them: variable-length UTF-8 (asserted), copied into buf. */
+static char *dup_str_attr(hid_t f, const char *obj, const char *name) {
+  hid_t a = H5Aopen_by_name(f, obj, name, H5P_DEFAULT, H5P_DEFAULT);
+  cr_assert_geq(a, 0, "no attribute %s of %s", name, obj);
+  hid_t t = H5Aget_type(a);
+  cr_assert_gt(H5Tis_variable_str(t), 0, "%s: not a variable-length string", name);
+  char *v = NULL;
+  cr_assert_geq(H5Aread(a, t, &v), 0);
+  char *copy = strdup(v ? v : "");
+  H5free_memory(v);
+  H5Tclose(t);
+  H5Aclose(a);
+  return copy;
+}
+
+static void get_str_attr(hid_t f, const char *obj, const char *name, char *buf, size_t size) {
+  hid_t a = H5Aopen_by_name(f, obj, name, H5P_DEFAULT, H5P_DEFAULT);
+  cr_assert_geq(a, 0, "no attribute %s of %s", name, obj);
+  hid_t t = H5Aget_type(a);
+  cr_assert_gt(H5Tis_variable_str(t), 0, "%s: not a variable-length string", name);
+  cr_assert_eq(H5Tget_cset(t), H5T_CSET_UTF8, "%s: not UTF-8", name);
+  char *v = NULL;
+  cr_assert_geq(H5Aread(a, t, &v), 0);
+  snprintf(buf, size, "%s", v ? v : "");
+  H5free_memory(v);
+  H5Tclose(t);
+  H5Aclose(a);
+}
+
 static void read_series(hid_t f, const char *name, double *out, size_t n) {
   int rank = 0;
   hsize_t dims[1];
@@ -45,11 +75,11 @@ Test(outputs, hdf5_layout_and_values) {
   read_series(f, "/node_power_w/chip", v, n);
   cr_assert_eq(v[0], 40.0);
   char units[16], version[96], linsol[16];
-  cr_assert_geq(H5LTget_attribute_string(f, "/temp_c/chip", "units", units), 0);
+  cr_assert_geq((get_str_attr(f, "/temp_c/chip", "units", units, sizeof units), 0), 0);
   cr_assert_str_eq(units, "degC");
-  cr_assert_geq(H5LTget_attribute_string(f, "/", "sitsenergy_version", version), 0);
+  cr_assert_geq((get_str_attr(f, "/", "sitsenergy_version", version, sizeof version), 0), 0);
   cr_assert_str_eq(version, sits_version());
-  cr_assert_geq(H5LTget_attribute_string(f, "/", "solver_linear_solver", linsol), 0);
+  cr_assert_geq((get_str_attr(f, "/", "solver_linear_solver", linsol, sizeof linsol), 0), 0);
   cr_assert_str_eq(linsol, "dense");
   long steps = 0;
   cr_assert_geq(H5LTget_attribute_long(f, "/", "solver_steps", &steps), 0);
@@ -57,12 +87,7 @@ Test(outputs, hdf5_layout_and_values) {
   sits_result_solver_stats(r, &st);
   cr_assert_eq(steps, st.steps);
   cr_assert_gt(steps, 0);
-  hsize_t dims[1];
-  H5T_class_t cls;
-  size_t size;
-  cr_assert_geq(H5LTget_attribute_info(f, "/", "config", dims, &cls, &size), 0);
-  char *config = malloc(size + 1);
-  cr_assert_geq(H5LTget_attribute_string(f, "/", "config", config), 0);
+  char *config = dup_str_attr(f, "/", "config");
   cr_assert(strstr(config, "spreader") && strstr(config, "duration_s"), "%s", config);
   hid_t ev = H5Dopen2(f, "/events", H5P_DEFAULT);
   cr_assert_geq(ev, 0, "no /events dataset");
@@ -271,7 +296,7 @@ Test(outputs, streamed_equals_kept) {
   H5LTget_dataset_info(fb, "/events", &ne, NULL, NULL);
   cr_assert_eq(ne, sits_result_event_count(kept));
   char version[64] = "";
-  cr_assert_geq(H5LTget_attribute_string(fb, "/", "sitsenergy_version", version), 0);
+  cr_assert_geq((get_str_attr(fb, "/", "sitsenergy_version", version, sizeof version), 0), 0);
   free(va), free(vb);
   H5Fclose(fa), H5Fclose(fb);
   /* a failing sink stops the run, says why, and a stream closed without a result leaves
@@ -302,17 +327,21 @@ Test(outputs, config_attribute_reruns) {
   sits_scenario *sc = NULL;
   sits_err err = {0};
   cr_assert_eq(sits_scenario_load(ex, sets, 1, &sc, &err), SITS_OK, "%s", err.msg);
+  cr_assert_eq(sits_scenario_set_origin(sc, "sitsenergy run video_enc.cfg --set duration_s=30"),
+               SITS_OK);
   sits_result *r = tu_run(sc);
   char path[512];
   snprintf(path, sizeof path, "%s/rerun.h5", tu_dir());
   cr_assert_eq(sits_write_h5(sc, r, path, &err), SITS_OK, "%s", err.msg);
   hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-  hsize_t dims[1];
-  H5T_class_t cls;
-  size_t size;
-  cr_assert_geq(H5LTget_attribute_info(f, "/", "config", dims, &cls, &size), 0);
-  char *config = malloc(size + 1);
-  cr_assert_geq(H5LTget_attribute_string(f, "/", "config", config), 0);
+  char *config = dup_str_attr(f, "/", "config");
+  char *libs = dup_str_attr(f, "/", "library_versions"), *summary = dup_str_attr(f, "/", "summary_json");
+  char *origin = dup_str_attr(f, "/", "command_line");
+  cr_assert(strstr(libs, "HDF5 1.") && strstr(libs, "SUNDIALS ") && strstr(libs, "GSL "), "%s", libs);
+  cr_assert(strncmp(summary, "{\"schema_version\":1,\"end_reason\":\"duration\"", 40) == 0, "%s",
+            summary);
+  cr_assert_str_eq(origin, "sitsenergy run video_enc.cfg --set duration_s=30");
+  free(libs), free(summary), free(origin);
   H5Fclose(f);
   sits_scenario *again = tu_load("rerun.cfg", config);
   sits_result *r2 = tu_run(again);
