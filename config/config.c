@@ -8,6 +8,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "config_impl.h"
+#include "module_impl.h"
 #include "status_impl.h"
 
 #include <libgen.h>
@@ -57,9 +58,19 @@ int sits__find_config(const char *kind, const char *name, const char *base_dir, 
   }
   char up[4096];
   snprintf(up, sizeof up, "%s/..", base_dir);
-  return try_root(base_dir, kind, name, out, size) || try_root(up, kind, name, out, size) ||
-         try_root(SITS_SOURCE_CONFIG_DIR, kind, name, out, size) ||
-         try_root(SITS_INSTALL_CONFIG_DIR, kind, name, out, size);
+  if (try_root(base_dir, kind, name, out, size) || try_root(up, kind, name, out, size))
+    return 1;
+  /* the shipped configs: the source tree's for a library still in the build tree, else the
+   * ones installed relative to the library (then the configured install folder) */
+  char lib[4096], shipped[4300];
+  if (sits__library_dir(lib, sizeof lib) == 0) {
+    if (strcmp(lib, SITS_BUILD_LIB_DIR) == 0)
+      return try_root(SITS_SOURCE_CONFIG_DIR, kind, name, out, size);
+    snprintf(shipped, sizeof shipped, "%s/%s", lib, SITS_LIB_TO_CONFIGS);
+    if (try_root(shipped, kind, name, out, size))
+      return 1;
+  }
+  return try_root(SITS_INSTALL_CONFIG_DIR, kind, name, out, size);
 }
 
 static int read_file(config_t *cfg, const char *path, sits_err *err) {

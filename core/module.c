@@ -11,6 +11,16 @@
 /* An object of this library, to ask the loader where the library is. */
 static const char anchor = 0;
 
+int sits__library_dir(char *out, size_t size) {
+  Dl_info info;
+  char dir[4096];
+  if (!dladdr(&anchor, &info) || !info.dli_fname)
+    return -1;
+  snprintf(dir, sizeof dir, "%s", info.dli_fname);
+  snprintf(out, size, "%s", dirname(dir));
+  return 0;
+}
+
 void *sits__module_open(const char *file, sits_err *err) {
   Dl_info info;
   char dir[4096], path[4200];

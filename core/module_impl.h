@@ -16,6 +16,8 @@
 /** Opens the module @p file ("libsits_h5.so") from the directory of the library that holds
  *  this code; NULL with the loader's message in @p err. Close with sits__module_close(). */
 void *sits__module_open(const char *file, sits_err *err);
+/** The folder libsits was loaded from into @p out; -1 when the loader cannot say. */
+int sits__library_dir(char *out, size_t size);
 /**
  * Opens module @p file and returns its entry points: the one object @p symbol that the module
  * exports, an ops struct whose type a private header declares for both the module and its

@@ -33,4 +33,17 @@ mkdir -p "$work/sys/class/thermal/thermal_zone0"
 echo soc-thermal > "$work/sys/class/thermal/thermal_zone0/type"
 echo 51250 > "$work/sys/class/thermal/thermal_zone0/temp"
 LD_LIBRARY_PATH=$libdir "$work/rt" "$work/sys" | grep -q "^0[.0-9]*,51.25" || fail "rt did not run"
-echo "pkg-config from a moved prefix: C and C++ on libsits, C on libsits_rt ran"
+# the moved program finds the shipped configs beside its library, not in the source tree:
+# with them, a scenario naming a platform and a workload by name runs; without, it is refused
+printf 'platform = "rk3588";\nworkload_profile = "video_enc";\nduration_s = 2.0;\n' > "$work/named.cfg"
+"$work/moved/bin/sitsenergy" run "$work/named.cfg" --quiet --summary json > "$work/named.json" ||
+  fail "the moved program does not find its configs"
+grep -q '"end_reason":"duration"' "$work/named.json" || fail "named run: $(cat "$work/named.json")"
+configs=$(dirname "$(dirname "$(find "$work/moved" -path '*/sitsenergy/configs/platforms/rk3588.cfg')")")
+mv "$configs" "$work/hidden"
+if "$work/moved/bin/sitsenergy" run "$work/named.cfg" --quiet > /dev/null 2> "$work/named.err"; then
+  fail "with its configs hidden, the moved program still found rk3588 (the source tree's?)"
+fi
+grep -q "platform 'rk3588' not found" "$work/named.err" || fail "$(cat "$work/named.err")"
+mv "$work/hidden" "$configs"
+echo "pkg-config from a moved prefix: C and C++ on libsits, C on libsits_rt ran; configs found beside the library"
