@@ -22,15 +22,18 @@ int sits__library_dir(char *out, size_t size) {
 }
 
 void *sits__module_open(const char *file, sits_err *err) {
-  Dl_info info;
   char dir[4096], path[4200];
-  if (!dladdr(&anchor, &info) || !info.dli_fname) {
+  if (sits__library_dir(dir, sizeof dir)) {
     sits__fail(err, SITS_EIO, "cannot locate libsits to find its module %s", file);
     return NULL;
   }
-  snprintf(dir, sizeof dir, "%s", info.dli_fname);
-  snprintf(path, sizeof path, "%s/%s", dirname(dir), file);
+  /* installed: the private folder lib/sitsenergy/; in the build tree: beside the library */
+  snprintf(path, sizeof path, "%s/sitsenergy/%s", dir, file);
   void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+  if (!h) {
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+  }
   if (!h)
     sits__fail(err, SITS_EIO, "cannot load the module %s: %s", path, dlerror());
   return h;

@@ -41,6 +41,18 @@ message(STATUS "${out}")
 if(rc)
   message(FATAL_ERROR "pkg-config programs: ${e}")
 endif()
+# the modules libsits loads live in the private lib/sitsenergy/, not beside the libraries
+file(GLOB_RECURSE modules ${prefix}/libsits_h5.so ${prefix}/libsits_cholmod.so
+     ${prefix}/libsits_layergrid.so)
+foreach(m ${modules})
+  if(NOT m MATCHES "/sitsenergy/libsits_[a-z0-9]+\\.so$")
+    message(FATAL_ERROR "a module outside lib/sitsenergy/: ${m}")
+  endif()
+endforeach()
+list(LENGTH modules n_modules)
+if(NOT n_modules EQUAL 3)
+  message(FATAL_ERROR "expected 3 modules, found: ${modules}")
+endif()
 # the man page (help2man from --help), the bash completion and the licence are installed
 file(GLOB_RECURSE man ${prefix}/sitsenergy.1)
 file(GLOB_RECURSE completion ${prefix}/sitsenergy)
