@@ -82,13 +82,22 @@ static int put_group(hid_t file, const char *group, const char *const *names, si
 }
 
 static int put_events(hid_t file, const sits_result *r) {
-  hid_t kind = H5Tcopy(H5T_C_S1), detail = H5Tcopy(H5T_C_S1);
+  hid_t kind = H5Tcopy(H5T_C_S1), detail = H5Tcopy(H5T_C_S1), subject = H5Tcopy(H5T_C_S1),
+        unit = H5Tcopy(H5T_C_S1);
   H5Tset_size(kind, sizeof r->events[0].kind);
   H5Tset_size(detail, sizeof r->events[0].detail);
+  H5Tset_size(subject, sizeof r->events[0].subject);
+  H5Tset_size(unit, sizeof r->events[0].unit);
   hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(sits_event));
   H5Tinsert(t, "time_s", HOFFSET(sits_event, time_s), H5T_NATIVE_DOUBLE);
   H5Tinsert(t, "kind", HOFFSET(sits_event, kind), kind);
   H5Tinsert(t, "detail", HOFFSET(sits_event, detail), detail);
+  H5Tinsert(t, "subject", HOFFSET(sits_event, subject), subject);
+  H5Tinsert(t, "unit", HOFFSET(sits_event, unit), unit);
+  H5Tinsert(t, "value", HOFFSET(sits_event, value), H5T_NATIVE_DOUBLE);
+  H5Tinsert(t, "from", HOFFSET(sits_event, from), H5T_NATIVE_DOUBLE);
+  H5Tinsert(t, "limit", HOFFSET(sits_event, limit), H5T_NATIVE_DOUBLE);
+  H5Tinsert(t, "soc", HOFFSET(sits_event, soc), H5T_NATIVE_DOUBLE);
   hsize_t dims[1] = {r->n_events};
   hid_t space = H5Screate_simple(1, dims, NULL);
   hid_t d = H5Dcreate2(file, "/events", t, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
@@ -101,6 +110,8 @@ static int put_events(hid_t file, const sits_result *r) {
   H5Tclose(t);
   H5Tclose(kind);
   H5Tclose(detail);
+  H5Tclose(subject);
+  H5Tclose(unit);
   return rc;
 }
 

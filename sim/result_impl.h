@@ -28,6 +28,10 @@ struct sits_result {
 
 /** Adds an event row; SITS_ENOMEM when it cannot. */
 int sits__result_add_event(sits_result *r, double t_s, const char *kind, const char *detail);
+/** The same with the fields of sits_event (NAN where one does not apply). */
+int sits__result_add_event_fields(sits_result *r, double t_s, const char *kind, const char *detail,
+                                  const char *subject, const char *unit, double value, double from,
+                                  double limit, double soc);
 /** The state vector of a run, defined once: temperatures [0, n), the energy into the network
  *  and the energy out to the ambient, then with a battery SOC, the RC pairs' voltages and the
  *  energy drawn from the pack. */

@@ -245,8 +245,11 @@ static int integrate_interval(run *rn, double t_stop, double *t, bool *root,
   }
 }
 
-static int add_event(run *rn, double t, const char *kind, const char *detail, sits_err *err) {
-  return sits__result_add_event(rn->res, t, kind, detail)
+static int add_event(run *rn, double t, const char *kind, const char *detail, const char *subject,
+                     const char *unit, double value, double from, double limit, double soc,
+                     sits_err *err) {
+  return sits__result_add_event_fields(rn->res, t, kind, detail, subject, unit, value, from, limit,
+                                       soc)
              ? sits__fail(err, SITS_ENOMEM, "out of memory")
              : SITS_OK;
 }
@@ -262,19 +265,22 @@ static int battery_event(run *rn, double t, const double *y, sits_err *err) {
   if (b.disc <= 1e-9 * b.v_cell_v * b.v_cell_v) {
     snprintf(detail, sizeof detail, "the pack cannot deliver %.3f W (SOC %.4f)", b.p_pack_w,
              y[rn->lay.i_soc]);
-    int rc = add_event(rn, t, "brownout", detail, err);
+    int rc = add_event(rn, t, "brownout", detail, "pack", "W", b.p_pack_w, NAN, NAN,
+                       y[rn->lay.i_soc], err);
     return rc ? rc : 1 + SITS_END_BROWNOUT;
   }
   if (b.v_cell_v <= rn->cutoff_v + 1e-6) {
     snprintf(detail, sizeof detail, "cell voltage %.4f V reached cutoff_v (SOC %.4f)", b.v_cell_v,
              y[rn->lay.i_soc]);
-    int rc = add_event(rn, t, "battery_cutoff", detail, err);
+    int rc = add_event(rn, t, "battery_cutoff", detail, "pack", "V", b.v_cell_v, NAN, rn->cutoff_v,
+                       y[rn->lay.i_soc], err);
     return rc ? rc : 1 + SITS_END_BATTERY_CUTOFF;
   }
   if (y[rn->lay.i_soc] <= 1e-9) {
     snprintf(detail, sizeof detail, "SOC reached 0 at cell voltage %.4f V (cutoff_v %.4f V)",
              b.v_cell_v, rn->cutoff_v);
-    int rc = add_event(rn, t, "battery_empty", detail, err);
+    int rc = add_event(rn, t, "battery_empty", detail, "pack", "V", b.v_cell_v, NAN, rn->cutoff_v,
+                       y[rn->lay.i_soc], err);
     return rc ? rc : 1 + SITS_END_BATTERY_EMPTY;
   }
   return 0;
@@ -287,7 +293,8 @@ static int critical_event(run *rn, double t, const double *y, sits_err *err) {
       char detail[128];
       snprintf(detail, sizeof detail, "node '%s' reached %.3f C (critical_c %.3f C)",
                sits_thermal_name(rn->th, i), y[i], sits_thermal_critical_c(rn->th, i));
-      int rc = add_event(rn, t, "critical_temp", detail, err);
+      int rc = add_event(rn, t, "critical_temp", detail, sits_thermal_name(rn->th, i), "degC", y[i],
+                         NAN, sits_thermal_critical_c(rn->th, i), NAN, err);
       return rc ? rc : 1 + SITS_END_CRITICAL_TEMP;
     }
   }
@@ -330,12 +337,16 @@ static int governor_events(run *rn, double t, const sits_governor_out *out, sits
     if (out->opp[d] != rn->opp[d]) {
       snprintf(detail, sizeof detail, "%s %.0f -> %.0f MHz", rn->dom[d].name,
                rn->dom[d].opp[rn->opp[d]].freq_mhz, rn->dom[d].opp[out->opp[d]].freq_mhz);
-      rc = add_event(rn, t, "opp_change", detail, err);
+      rc = add_event(rn, t, "opp_change", detail, rn->dom[d].name, "MHz",
+                     rn->dom[d].opp[out->opp[d]].freq_mhz, rn->dom[d].opp[rn->opp[d]].freq_mhz, NAN,
+                     NAN, err);
     }
   if (rc == SITS_OK && out->thermal_limited != rn->throttled)
-    rc = add_event(rn, t, out->thermal_limited ? "throttle_start" : "throttle_end", "thermal", err);
+    rc = add_event(rn, t, out->thermal_limited ? "throttle_start" : "throttle_end", "thermal",
+                   "thermal", "", NAN, NAN, NAN, NAN, err);
   if (rc == SITS_OK && out->cap_limited != rn->cap_active)
-    rc = add_event(rn, t, out->cap_limited ? "cap_active" : "cap_released", "power cap", err);
+    rc = add_event(rn, t, out->cap_limited ? "cap_active" : "cap_released", "power cap",
+                   "power_cap", "", NAN, NAN, NAN, NAN, err);
   return rc;
 }
 
@@ -638,7 +649,9 @@ int sits_run(const sits_scenario *sc, const sits_run_opts *opts, sits_result **o
   return rc;
 }
 
-int sits__result_add_event(sits_result *r, double t_s, const char *kind, const char *detail) {
+int sits__result_add_event_fields(sits_result *r, double t_s, const char *kind, const char *detail,
+                                  const char *subject, const char *unit, double value, double from,
+                                  double limit, double soc) {
   if (r->n_events == r->cap_events) {
     size_t cap = r->cap_events ? 2 * r->cap_events : 16;
     sits_event *e = realloc(r->events, cap * sizeof *e);
@@ -652,7 +665,14 @@ int sits__result_add_event(sits_result *r, double t_s, const char *kind, const c
   e->time_s = t_s;
   snprintf(e->kind, sizeof e->kind, "%s", kind);
   snprintf(e->detail, sizeof e->detail, "%s", detail);
+  snprintf(e->subject, sizeof e->subject, "%s", subject ? subject : "");
+  snprintf(e->unit, sizeof e->unit, "%s", unit ? unit : "");
+  e->value = value, e->from = from, e->limit = limit, e->soc = soc;
   return 0;
+}
+
+int sits__result_add_event(sits_result *r, double t_s, const char *kind, const char *detail) {
+  return sits__result_add_event_fields(r, t_s, kind, detail, NULL, NULL, NAN, NAN, NAN, NAN);
 }
 
 void sits_result_free(sits_result *r) {

@@ -77,7 +77,14 @@ typedef struct sits_summary {
 typedef struct sits_event {
   double time_s;
   char kind[32];
-  char detail[128];
+  char detail[128]; /**< the event in words */
+  /** The same as fields (NAN / "" where they do not apply): what it is about (a domain for
+   *  opp_change, a node for critical_temp, "pack" for the battery's, "thermal" or "power_cap"
+   *  for throttling), the unit of value/from/limit, the new value (MHz, degC, V or W), the
+   *  value before (opp_change), the limit reached (critical_c, cutoff_v) and the pack's SOC. */
+  char subject[48];
+  char unit[8];
+  double value, from, limit, soc;
 } sits_event;
 
 typedef struct sits_result sits_result;

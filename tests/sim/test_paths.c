@@ -276,3 +276,51 @@ Test(paths, domain_energy_closes_the_account) {
     sits_scenario_free(sc);
   }
 }
+
+/* Events carry their facts as fields (subject, unit, value, from, limit, soc), not only in
+ * words: the critical temperature, the battery cutoff and OPP changes, checked against the
+ * scenario's own numbers. */
+Test(paths, event_fields) {
+  char ex[512], ev6[512];
+  snprintf(ex, sizeof ex, "%s/examples/video_enc.cfg", SITS_CONFIGS);
+  snprintf(ev6, sizeof ev6, "%s/scenarios/ev6_floorplan_throttle.cfg", SITS_CONFIGS);
+  sits_scenario *sc;
+  const char *crit[] = {"platform.thermal.nodes.[0].critical_c=40"};
+  sits_result *r = run_path(ex, crit, 1, "exponential", "exponential", &sc);
+  const sits_event *e = sits_result_event(r, sits_result_event_count(r) - 1);
+  cr_assert_str_eq(e->kind, "critical_temp");
+  cr_assert_str_eq(e->subject, "die");
+  cr_assert_str_eq(e->unit, "degC");
+  cr_assert_float_eq(e->value, 40.0, 1e-5);
+  cr_assert_eq(e->limit, 40.0);
+  cr_assert(isnan(e->from) && isnan(e->soc));
+  sits_result_free(r), sits_scenario_free(sc);
+  const char *cutoff[] = {"platform.battery.initial_soc=0.05", "platform.battery.cutoff_v=3.45"};
+  r = run_path(ex, cutoff, 2, "exponential", "exponential", &sc);
+  e = sits_result_event(r, sits_result_event_count(r) - 1);
+  cr_assert_str_eq(e->kind, "battery_cutoff");
+  cr_assert_str_eq(e->subject, "pack");
+  cr_assert_str_eq(e->unit, "V");
+  cr_assert_float_eq(e->value, 3.45, 1e-5);
+  cr_assert_eq(e->limit, 3.45);
+  cr_assert(e->soc > 0 && e->soc < 0.05, "soc %g", e->soc);
+  sits_result_free(r), sits_scenario_free(sc);
+  const char *two[] = {"duration_s=2"};
+  r = run_path(ev6, two, 1, "cvode", "cvode", &sc);
+  size_t changes = 0;
+  for (size_t k = 0; k < sits_result_event_count(r); k++) {
+    e = sits_result_event(r, k);
+    if (strcmp(e->kind, "opp_change") != 0)
+      continue;
+    changes++;
+    cr_assert(strcmp(e->subject, "int") == 0 || strcmp(e->subject, "fp") == 0 ||
+                  strcmp(e->subject, "mem") == 0,
+              "%s", e->subject);
+    cr_assert_str_eq(e->unit, "MHz");
+    cr_assert(e->value != e->from);
+    cr_assert(e->value == 1000 || e->value == 1500 || e->value == 2000, "%g", e->value);
+    cr_assert(e->from == 1000 || e->from == 1500 || e->from == 2000, "%g", e->from);
+  }
+  cr_assert_gt(changes, 0, "ev6 throttles within 2 s");
+  sits_result_free(r), sits_scenario_free(sc);
+}
