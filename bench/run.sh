@@ -54,7 +54,7 @@ import json, subprocess, sys
 label, before, after, pa, pb, limit = sys.argv[1:7]
 a, b = json.load(open(pa)), json.load(open(pb))
 wa, wb = float(before.split()[0]), float(after.split()[0])
-ny = len(b["peak_temp_c"]) + 2 + (0 if b.get("battery") is None else 0)
+ny = len(b["peak_temp_c"]) + 2  # nodes + the two energy states (a battery's not counted)
 steps = b["solver"]["steps"]
 lim = float(subprocess.run([limit, str(ny), str(steps)], capture_output=True, text=True).stdout)
 sim = b["simulated_s"]

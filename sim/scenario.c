@@ -443,8 +443,7 @@ int sits_scenario_set_number(sits_scenario *sc, const char *path, double value, 
   return SITS_OK;
 }
 
-int sits__scenario_apply_sets(sits_scenario *sc, const char *const *sets, size_t n,
-                              sits_err *err) {
+int sits__scenario_apply_sets(sits_scenario *sc, const char *const *sets, size_t n, sits_err *err) {
   double x[64];
   char path[256];
   if (n > 64)
@@ -460,9 +459,7 @@ int sits__scenario_apply_sets(sits_scenario *sc, const char *const *sets, size_t
     if (end == eq + 1 || *end || !isfinite(x[i]) || !k || k->type != SITS_KEY_NUMBER ||
         !settable(sc, path))
       return SITS_EUNSUPPORTED;
-    bool lo_open = k->flags & SITS_KEY_LO_OPEN, hi_open = k->flags & SITS_KEY_HI_OPEN;
-    if (x[i] < k->lo || (lo_open && x[i] == k->lo) || x[i] > k->hi ||
-        (hi_open && x[i] == k->hi) || ((k->flags & SITS_KEY_WHOLE) && x[i] != floor(x[i])))
+    if (!sits__key_in_range(k, x[i]))
       return SITS_EUNSUPPORTED; /* out of range: the loader's message */
   }
   for (size_t i = 0; i < n; i++) {

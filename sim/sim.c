@@ -15,10 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static double at_state(run *rn, const double *y, double *dom_w, sits__batt_eval *b) {
-  return sits__run_at_state(rn, y, dom_w, b);
-}
-
 /* Roots: critical temperatures, then (with a battery) the cell cutoff, the brown-out and an
  * empty pack (SOC 0: an OCV table may stay above the cutoff down to SOC 0). */
 static int roots(double t, const double *y, double *g, void *user) {
@@ -28,7 +24,7 @@ static int roots(double t, const double *y, double *g, void *user) {
     g[k] = y[rn->crit_node[k]] - sits_thermal_critical_c(rn->th, rn->crit_node[k]);
   if (rn->batt) {
     sits__batt_eval b;
-    at_state(rn, y, NULL, &b);
+    sits__run_at_state(rn, y, NULL, &b);
     g[rn->n_crit] = b.v_cell_v - rn->cutoff_v;
     g[rn->n_crit + 1] = b.disc;
     g[rn->n_crit + 2] = y[rn->lay.i_soc];
@@ -65,7 +61,7 @@ static void track_peaks(run *rn, const double *y) {
     if (top[i] > rn->res->peak_temp_c[i])
       rn->res->peak_temp_c[i] = top[i];
   sits__batt_eval b = {0};
-  double p = at_state(rn, y, NULL, &b);
+  double p = sits__run_at_state(rn, y, NULL, &b);
   if (rn->batt) {
     double v = (double)sits_battery_config(rn->batt)->series * b.v_cell_v;
     if (v < rn->min_pack_v)
@@ -104,7 +100,7 @@ static int record(run *rn, double t, const double *y, sits_err *err) {
   double *node_w = r->node_power_w + k * n, *dom_w = r->domain_power_w + k * nd;
   memcpy(node_w, rn->base_power_w, n * sizeof(double));
   sits__batt_eval b = {0};
-  r->total_power_w[k] = at_state(rn, y, dom_w, &b);
+  r->total_power_w[k] = sits__run_at_state(rn, y, dom_w, &b);
   for (size_t d = 0; d < nd; d++) {
     r->freq_mhz[k * nd + d] = rn->dom[d].opp[rn->opp[d]].freq_mhz;
     for (size_t j = 0; j < rn->dom[d].n_nodes; j++)
@@ -207,7 +203,7 @@ static int integrate_interval(run *rn, double t_stop, double *t, bool *root,
   /* per-domain energy: the trapezoid rule over the steps, from the interval's own start (its
    * inputs: a breakpoint is a jump) */
   double right[SITS_MAX_DOMAINS];
-  at_state(rn, state(rn), rn->dom_w_left, NULL);
+  sits__run_at_state(rn, state(rn), rn->dom_w_left, NULL);
   for (;;) {
     double t_before = *t;
     sits_ode_event ev;
@@ -225,7 +221,7 @@ static int integrate_interval(run *rn, double t_stop, double *t, bool *root,
     if (ev == SITS_ODE_STOP && target < t_stop)
       ev = SITS_ODE_STEPPED;
     track_peaks(rn, state(rn));
-    at_state(rn, state(rn), right, NULL);
+    sits__run_at_state(rn, state(rn), right, NULL);
     for (size_t d = 0; d < rn->nd; d++) {
       rn->dom_e_j[d] += 0.5 * (rn->dom_w_left[d] + right[d]) * (*t - t_before);
       rn->dom_w_left[d] = right[d];
@@ -260,7 +256,7 @@ static int battery_event(run *rn, double t, const double *y, sits_err *err) {
   if (!rn->batt)
     return 0;
   sits__batt_eval b = {0};
-  at_state(rn, y, NULL, &b);
+  sits__run_at_state(rn, y, NULL, &b);
   char detail[128];
   if (b.disc <= 1e-9 * b.v_cell_v * b.v_cell_v) {
     snprintf(detail, sizeof detail, "the pack cannot deliver %.3f W (SOC %.4f)", b.p_pack_w,
@@ -358,8 +354,7 @@ typedef struct since_ctx {
 
 static double energy_since(double t0_s, void *user) {
   since_ctx *c = user;
-  return c->e_j - sits__history_at_hint(c->rn->hist_t, c->rn->hist_e, c->rn->n_hist, t0_s,
-                                        c->hint);
+  return c->e_j - sits__history_at_hint(c->rn->hist_t, c->rn->hist_e, c->rn->n_hist, t0_s, c->hint);
 }
 
 /* A governor tick at time t on state y. Returns 1 when an OPP changed. */
@@ -464,8 +459,7 @@ static int loop(run *rn, const sits_run_opts *opts, sits_end_reason *why, double
     rc = record_due(rn, t + rn->eps_s, t, err);
   }
   *t_end = t;
-  if (rc == SITS_OK &&
-      (rn->res->n_recorded == 0 || rn->res->last_time_s < t - rn->eps_s))
+  if (rc == SITS_OK && (rn->res->n_recorded == 0 || rn->res->last_time_s < t - rn->eps_s))
     rc = record(rn, t, state(rn), err);
   return rc == SITS_OK ? flush_samples(rn, err) : rc;
 }
@@ -490,8 +484,8 @@ static int init_run(run *rn, const sits_scenario *sc, sits_err *err) {
   rn->crit_node = calloc(rn->n, sizeof(int));
   rn->res = calloc(1, sizeof *rn->res);
   if (!rn->base_power_w || !rn->node_power_w || !rn->y_start || !rn->y_buf || !rn->crit_node ||
-      !rn->memo.y || !rn->memo.ydot ||
-      !rn->res || !(rn->res->peak_temp_c = malloc(rn->n * sizeof(double))))
+      !rn->memo.y || !rn->memo.ydot || !rn->res ||
+      !(rn->res->peak_temp_c = malloc(rn->n * sizeof(double))))
     return sits__fail(err, SITS_ENOMEM, "out of memory");
   if (rn->nd && !(rn->gov = sits_governor_new(sits_scenario_governor(sc), rn->dom, rn->nd)))
     return sits__fail(err, SITS_ENOMEM, "out of memory");
@@ -623,23 +617,23 @@ int sits_run(const sits_scenario *sc, const sits_run_opts *opts, sits_result **o
     else
       sits_ode_get_stats(rn.ode, &rn.res->stats);
     rn.res->stats.method = rn.ex ? "exponential" : rn.grid ? "grid-imex" : "cvode";
-    sits__tally tally = {
-        .lay = rn.lay,
-        .why = why,
-        .end_s = t_end,
-        .y_end = why == SITS_END_CRITICAL_TEMP && t_end == 0 ? rn.y_start : state(&rn),
-        .y_start = rn.y_start,
-        .hist_t = rn.hist_t,
-        .hist_e = rn.hist_e,
-        .n_hist = rn.n_hist,
-        .peak_power_w = rn.peak_power_w,
-        .throttled_s = rn.throttled_s,
-        .time_to_throttle_s = rn.time_to_throttle_s,
-        .min_pack_v = rn.min_pack_v,
-        .items = rn.items,
-        .demanded = rn.demanded,
-        .latency_ms_sum = rn.latency_ms_sum,
-        .domain_energy_j = rn.dom_e_j};
+    sits__tally tally = {.lay = rn.lay,
+                         .why = why,
+                         .end_s = t_end,
+                         .y_end =
+                             why == SITS_END_CRITICAL_TEMP && t_end == 0 ? rn.y_start : state(&rn),
+                         .y_start = rn.y_start,
+                         .hist_t = rn.hist_t,
+                         .hist_e = rn.hist_e,
+                         .n_hist = rn.n_hist,
+                         .peak_power_w = rn.peak_power_w,
+                         .throttled_s = rn.throttled_s,
+                         .time_to_throttle_s = rn.time_to_throttle_s,
+                         .min_pack_v = rn.min_pack_v,
+                         .items = rn.items,
+                         .demanded = rn.demanded,
+                         .latency_ms_sum = rn.latency_ms_sum,
+                         .domain_energy_j = rn.dom_e_j};
     sits__summarise(sc, rn.res, &tally);
     *out = rn.res;
     rn.res = NULL;

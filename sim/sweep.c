@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sits_config.h"
 #include "sits_sim.h"
 
 #define MAX_VARY 8

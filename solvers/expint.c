@@ -39,8 +39,8 @@ struct sits_expint {
   double *y, *y_prev, *f, *f_prev, *a, *fa, *d, *corr, *tmp, *jac_values;
   double *g, *g_new, *g_try, *y_try;
   double *ymax; /* per component, the largest value inside the last step */
-  bool f_valid;  /* f = f(y) at the current inputs */
-  double *amat;  /* A, n x n row-major */
+  bool f_valid; /* f = f(y) at the current inputs */
+  double *amat; /* A, n x n row-major */
   unsigned long a_version, clock;
   long a_step; /* the step count at which A was taken */
   double h_pref;
@@ -244,6 +244,13 @@ static int etd2(sits_expint *e, const double *y, const double *f, const double *
   return SITS_OK;
 }
 
+/* A root function's sign change from g0 to g1; with @p at_end, one that reaches 0 at the end
+ * counts too. */
+static bool crossed(double g0, double g1, bool at_end) {
+  return at_end ? (g0 < 0 && g1 >= 0) || (g0 > 0 && g1 <= 0)
+                : (g0 < 0 && g1 > 0) || (g0 > 0 && g1 < 0);
+}
+
 static int eval_roots(sits_expint *e, const double *y, double *g) {
   return e->o.n_roots ? e->o.roots(e->t, y, g, e->o.user) : 0;
 }
@@ -262,7 +269,8 @@ static int partial(sits_expint *e, double s, sits_err *err) {
     return SITS_OK;
   }
   int rc = phi_compute(e, e->amat, s, e->phi_scratch1, e->phi_scratch2, err);
-  return rc ? rc : etd2(e, e->y_prev, e->f_prev, e->phi_scratch1, e->phi_scratch2, e->y_try, NULL, err);
+  return rc ? rc
+            : etd2(e, e->y_prev, e->f_prev, e->phi_scratch1, e->phi_scratch2, e->y_try, NULL, err);
 }
 
 static double root_fn(double s, void *user) {
@@ -283,8 +291,7 @@ static int locate_root(sits_expint *e, double h, double *s_root, sits_err *err) 
   gsl_root_fsolver *sol = NULL;
   int rc = SITS_OK;
   for (int k = 0; k < e->o.n_roots && rc == SITS_OK; k++) {
-    double g0 = e->g[k], g1 = e->g_new[k];
-    if (!((g0 < 0 && g1 > 0) || (g0 > 0 && g1 < 0)))
+    if (!crossed(e->g[k], e->g_new[k], false))
       continue; /* no crossing, or one exactly at the step's end (s = h) */
     if (!sol && !(sol = gsl_root_fsolver_alloc(gsl_root_fsolver_brent))) {
       rc = sits__fail(err, SITS_ENOMEM, "out of memory");
@@ -393,12 +400,19 @@ int sits_expint_step(sits_expint *e, double tstop, double *t_out, sits_ode_event
     e->h_pref = e->plan_h = h;
   }
   /* accept: the largest values inside the step from the cubic Hermite interpolant with the
-   * end slopes f(y_n) and f(a) + A (y_n+1 - a) (= f(y_n+1) up to the remainder's change) */
-  matvec(n, e->amat, e->corr, e->tmp);
+   * end slopes f(y_n) and f(a) + A (y_n+1 - a) (= f(y_n+1) up to the remainder's change;
+   * its row of A only where the start slope rises) */
   for (size_t i = 0; i < n; i++) {
-    double y0 = e->y[i], y1 = e->y_try[i], d0 = h * e->f[i], d1 = h * (e->fa[i] + e->tmp[i]);
+    double y0 = e->y[i], y1 = e->y_try[i], d0 = h * e->f[i];
     e->ymax[i] = fmax(y0, y1);
-    if (d0 > 0 && d1 < 0)
+    if (!(d0 > 0))
+      continue;
+    const double *row = e->amat + i * n;
+    double acorr = 0;
+    for (size_t j = 0; j < n; j++)
+      acorr += row[j] * e->corr[j];
+    double d1 = h * (e->fa[i] + acorr);
+    if (d1 < 0)
       e->ymax[i] = fmax(e->ymax[i], hermite_max(y0, y1, d0, d1));
   }
   memcpy(e->y_prev, e->y, n * sizeof(double));
@@ -427,7 +441,7 @@ int sits_expint_step(sits_expint *e, double tstop, double *t_out, sits_ode_event
       *event = SITS_ODE_ROOT;
     } else {
       for (int k = 0; k < e->o.n_roots; k++)
-        if ((e->g[k] < 0 && e->g_new[k] >= 0) || (e->g[k] > 0 && e->g_new[k] <= 0))
+        if (crossed(e->g[k], e->g_new[k], true))
           *event = SITS_ODE_ROOT;
     }
     memcpy(e->g, e->g_new, (size_t)e->o.n_roots * sizeof(double));
@@ -488,8 +502,8 @@ sits_expint *sits_expint_new(const sits_expint_opts *o, double t0, const double 
     e->n = n;
     e->h_pref = INFINITY;
     e->a_step = -1;
-    double **vec[] = {&e->atol, &e->y,   &e->y_prev, &e->f,    &e->f_prev,
-                      &e->a,    &e->fa,  &e->d,      &e->corr, &e->tmp, &e->y_try, &e->ymax};
+    double **vec[] = {&e->atol, &e->y, &e->y_prev, &e->f,   &e->f_prev, &e->a,
+                      &e->fa,   &e->d, &e->corr,   &e->tmp, &e->y_try,  &e->ymax};
     for (size_t k = 0; ok && k < sizeof vec / sizeof vec[0]; k++)
       ok = (*vec[k] = calloc(n, sizeof(double))) != NULL;
     ok = ok && (e->g = calloc(nr, sizeof(double))) && (e->g_new = calloc(nr, sizeof(double))) &&
@@ -519,9 +533,10 @@ sits_expint *sits_expint_new(const sits_expint_opts *o, double t0, const double 
 void sits_expint_free(sits_expint *e) {
   if (!e)
     return;
-  double *vec[] = {e->atol, e->y,   e->y_prev, e->f,    e->f_prev, e->a,
-                   e->fa,   e->d,   e->corr,   e->tmp,  e->y_try,  e->g,
-                   e->g_new, e->g_try, e->jac_values, e->ymax, e->amat, e->phi_scratch1, e->phi_scratch2};
+  double *vec[] = {e->atol,        e->y,     e->y_prev,     e->f,    e->f_prev, e->a,
+                   e->fa,          e->d,     e->corr,       e->tmp,  e->y_try,  e->g,
+                   e->g_new,       e->g_try, e->jac_values, e->ymax, e->amat,   e->phi_scratch1,
+                   e->phi_scratch2};
   for (size_t k = 0; k < sizeof vec / sizeof vec[0]; k++)
     free(vec[k]);
   for (int k = 0; k < CACHE_SLOTS; k++) {

@@ -57,7 +57,8 @@ libdir=$(dirname "$(ls "$work"/moved/lib*/libsits_rt.so)")
 # shellcheck disable=SC2086
 cc -std=c11 -Wall -o "$work/probe_c" "$src/tests/install/rt/probe.c" $flags || fail "C build failed"
 # shellcheck disable=SC2086
-c++ -Wall -o "$work/probe_cxx" "$src/tests/install/rt/probe.cpp" $flags || fail "C++ build failed"
+c++ -Wall -x c++ -o "$work/probe_cxx" "$src/tests/install/rt/probe.c" -x none $flags ||
+  fail "C++ build failed"
 for p in probe_c probe_cxx; do
   out=$(LD_LIBRARY_PATH=$libdir "$work/$p" "$root") || fail "$p failed"
   echo "$out" | grep -q "^time_s,temp_c.cpu-thermal" || fail "$p header: $out"
