@@ -237,7 +237,7 @@ static char *calibrated_text(const problem *pb) {
     const sits_thermal_param *p = &pb->c->params[k];
     config_setting_t *s = config_lookup(&cfg, p->path), *parent;
     const char *dot = strrchr(p->path, '.');
-    char parent_path[160], name[64];
+    char parent_path[160], name[160];
     snprintf(name, sizeof name, "%s", dot ? dot + 1 : p->path);
     snprintf(parent_path, sizeof parent_path, "%.*s", dot ? (int)(dot - p->path) : 0, p->path);
     parent = s     ? config_setting_parent(s)
