@@ -1,5 +1,6 @@
 /* cmd_dvfs_table.c - `sitsenergy dvfs-table`: the DVFS table of a domain for runtimes. */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,27 +13,37 @@
 static const char table_usage[] =
     "usage: sitsenergy dvfs-table SCENARIO.cfg [--domain NAME] [--format "
     "csv|json|dts|header|nvpmodel]\n"
-    "                             [--set KEY=VALUE]... [-o FILE]\n\n"
+    "                             [--mode-id N] [--mode-name NAME] [--set KEY=VALUE]... [-o FILE]\n\n"
     "For each OPP of a domain (default: the platform's first), at the scenario's ambient:\n"
     "power at full load at the steady temperature, the steady junction temperature or\n"
     "runaway, throughput, energy per item, time to the trip from ambient, and whether it is\n"
     "sustainable; the efficiency knee, the highest sustainable OPP and inefficient OPPs.\n"
-    "  --format FORMAT   csv (default), json, dts (Linux operating-points-v2 with\n"
-    "                    dynamic-power-coefficient and sustainable-power), header (C),\n"
-    "                    nvpmodel (a POWER_MODEL block over every domain)\n"
+    "  --format FORMAT   csv (default), json, header (C), dts, nvpmodel:\n"
+    "                    dts: a device-tree overlay (dtc -@) for the board the platform's\n"
+    "                    device_tree names: OPP tables, per-CPU dynamic-power-coefficient,\n"
+    "                    thermal zones with trips, cooling maps and the IPA's\n"
+    "                    sustainable-power (every domain, or --domain's);\n"
+    "                    nvpmodel: an L4T POWER_MODEL whose per-domain caps serve most of\n"
+    "                    the workload within tdp_budget_w and the junction limit\n"
+    "  --mode-id N       nvpmodel: the mode's ID (default: the first after the stock modes)\n"
+    "  --mode-name NAME  nvpmodel: its NAME (default SITS_<budget>W)\n"
     "  -o FILE           write there (under a temporary name, renamed when complete)\n";
 
 typedef struct args {
-  const char *domain, *format, *out;
+  const char *domain, *format, *out, *mode_name;
+  long mode_id;
 } args;
 
 static const struct option table_opts[] = {{"domain", required_argument, NULL, 'd'},
                                            {"format", required_argument, NULL, 'f'},
                                            {"output", required_argument, NULL, 'o'},
+                                           {"mode-id", required_argument, NULL, 'i'},
+                                           {"mode-name", required_argument, NULL, 'n'},
                                            {NULL, 0, NULL, 0}};
 
 static void init(void *p) {
   ((args *)p)->format = "csv";
+  ((args *)p)->mode_id = -1;
 }
 
 static int option(void *p, int c, const char *arg) {
@@ -41,6 +52,18 @@ static int option(void *p, int c, const char *arg) {
     a->domain = arg;
   else if (c == 'f')
     a->format = arg;
+  else if (c == 'n')
+    a->mode_name = arg;
+  else if (c == 'i') {
+    char *end;
+    errno = 0;
+    long v = strtol(arg, &end, 10);
+    if (errno || end == arg || *end || v < 0 || v > 255) {
+      cli_error("--mode-id '%s': expected an integer 0-255", arg);
+      return EXIT_INPUT;
+    }
+    a->mode_id = v;
+  }
   else
     a->out = arg;
   return EXIT_OK;
@@ -50,6 +73,20 @@ static int check(void *p, cli_ctx *ctx) {
   const args *a = p;
   if (!sits_dvfs_format_known(a->format)) {
     cli_error("--format must be csv, json, dts, header or nvpmodel, not '%s'", a->format);
+    return EXIT_INPUT;
+  }
+  if ((a->mode_name || a->mode_id >= 0) && strcmp(a->format, "nvpmodel") != 0) {
+    cli_error("--mode-id and --mode-name go with --format nvpmodel");
+    return EXIT_USAGE;
+  }
+  for (const char *c = a->mode_name; c && *c; c++)
+    if (!(*c >= 'A' && *c <= 'Z') && !(*c >= 'a' && *c <= 'z') && !(*c >= '0' && *c <= '9') &&
+        *c != '_') {
+      cli_error("--mode-name '%s': nvpmodel names hold only [A-Za-z0-9_]", a->mode_name);
+      return EXIT_INPUT;
+    }
+  if (a->mode_name && (!*a->mode_name || strlen(a->mode_name) > 31)) {
+    cli_error("--mode-name '%s': 1 to 31 characters", a->mode_name);
     return EXIT_INPUT;
   }
   const char *in[] = {ctx->scenario}, *out[] = {a->out};
@@ -63,18 +100,23 @@ static int emit(const args *a, const sits_dvfs_table *tables, size_t n) {
   return rc ? cli_fail(rc, &err) : EXIT_OK;
 }
 
+static int board(const args *a, cli_ctx *ctx) {
+  sits_err err = {0};
+  sits_board_opts o = {a->domain, a->mode_id, a->mode_name};
+  int rc = a->out ? sits_board_write_file(ctx->sc, a->format, &o, a->out, &err)
+                  : sits_board_write(ctx->sc, a->format, &o, stdout, &err);
+  return rc ? cli_fail(rc, &err) : EXIT_OK;
+}
+
 static int body(void *p, cli_ctx *ctx) {
   const args *a = p;
+  if (strcmp(a->format, "dts") == 0 || strcmp(a->format, "nvpmodel") == 0)
+    return board(a, ctx);
   sits_err err = {0};
   sits_dvfs_table *tables = calloc(SITS_MAX_DOMAINS, sizeof *tables);
   size_t n = 0;
   int rc = tables ? SITS_OK : SITS_ENOMEM;
-  if (rc == SITS_OK && strcmp(a->format, "nvpmodel") == 0 && !a->domain) {
-    size_t nd;
-    const sits_domain *dom = sits_scenario_domains(ctx->sc, &nd);
-    for (; rc == SITS_OK && n < nd; n++)
-      rc = sits_dvfs_table_compute(ctx->sc, dom[n].name, &tables[n], &err);
-  } else if (rc == SITS_OK) {
+  if (rc == SITS_OK) {
     rc = sits_dvfs_table_compute(ctx->sc, a->domain, &tables[0], &err);
     n = 1;
   }

@@ -3,14 +3,10 @@
  * format:
  *   csv       one row per OPP, the columns of sits_dvfs_row plus knee / max_sustainable;
  *   json      the DVFS table JSON of the interface contract;
- *   dts       a Linux operating-points-v2 table (opp-hz as /bits/ 64, opp-microvolt,
- *             opp-microwatt at full load), the fitted dynamic-power-coefficient
- *             (P[uW] = C V^2 f[MHz], the Energy Model's formula) and a thermal zone with
- *             sustainable-power in mW;
- *   header    a C header with a static const table;
- *   nvpmodel  a POWER_MODEL block capping every domain at its highest sustainable OPP
- *             (CPU limits in kHz, others in Hz).
- * csv, json, dts and header write the first table; nvpmodel all of them.
+ *   header    a C header with a static const table.
+ * They write the first table. The board formats dts (a device-tree overlay) and nvpmodel (an
+ * L4T power mode) need the scenario's board names and model: sits_board_write (sits_dvfs.h),
+ * or sits_board_write_file here.
  */
 #ifndef SITS_TABLE_WRITER_H
 #define SITS_TABLE_WRITER_H
@@ -32,6 +28,10 @@ SITS_API int sits_dvfs_write(const char *format, const sits_dvfs_table *tables, 
 /** The same into the file @p path, written under a temporary name and renamed when complete. */
 SITS_API int sits_dvfs_write_file(const char *format, const sits_dvfs_table *tables, size_t n,
                                   const char *path, sits_err *err);
+
+/** sits_board_write into the file @p path (temporary name, renamed when complete). */
+SITS_API int sits_board_write_file(const sits_scenario *sc, const char *format,
+                                   const sits_board_opts *o, const char *path, sits_err *err);
 
 SITS_END_DECLS
 

@@ -5,6 +5,7 @@
 #include "writer_impl.h"
 
 #include <ctype.h>
+#include <stdbool.h>
 #include <math.h>
 #include <string.h>
 
@@ -84,43 +85,6 @@ static int write_json(const sits_dvfs_table *t, size_t n, FILE *f) {
   return SITS_OK;
 }
 
-static int write_dts(const sits_dvfs_table *t, size_t n, FILE *f) {
-  (void)n;
-  char id[64];
-  ident(t->domain, id, sizeof id);
-  fprintf(f,
-          "// DVFS table of '%s' at %.1f C ambient, written by sitsenergy dvfs-table.\n"
-          "// opp-microwatt: full-load power at the steady temperature (Energy Model).\n"
-          "/dts-v1/;\n\n/ {\n\t%s_opp_table: opp-table-%s {\n"
-          "\t\tcompatible = \"operating-points-v2\";\n\t\topp-shared;\n",
-          t->domain, t->ambient_c, id, id);
-  for (size_t k = 0; k < t->n; k++) {
-    const sits_dvfs_row *r = &t->rows[k];
-    unsigned long long hz = (unsigned long long)llround(r->freq_mhz * 1e6);
-    fprintf(f,
-            "\n\t\topp-%llu {\n\t\t\topp-hz = /bits/ 64 <%llu>;\n"
-            "\t\t\topp-microvolt = <%lld>;\n",
-            hz, hz, llround(r->volt_v * 1e6));
-    if (isfinite(r->power_w))
-      fprintf(f, "\t\t\topp-microwatt = <%lld>;\n", llround(r->power_w * 1e6));
-    if (r->inefficient)
-      fputs("\t\t\t/* inefficient: a faster OPP costs no more per unit of work */\n", f);
-    fputs("\t\t};\n", f);
-  }
-  fprintf(f,
-          "\t};\n\n\t%s: %s {\n\t\toperating-points-v2 = <&%s_opp_table>;\n"
-          "\t\t#cooling-cells = <2>;\n\t\tdynamic-power-coefficient = <%lld>;\n\t};\n",
-          id, id, id, llround(t->dynamic_power_coefficient_uw_per_mhz_v2));
-  if (isfinite(t->sustainable_power_mw))
-    fprintf(f,
-            "\n\tthermal-zones {\n\t\t%s-thermal {\n\t\t\tpolling-delay = <1000>;\n"
-            "\t\t\tpolling-delay-passive = <100>;\n\t\t\tsustainable-power = <%lld>;\n"
-            "\t\t};\n\t};\n",
-            id, llround(t->sustainable_power_mw));
-  fputs("};\n", f);
-  return SITS_OK;
-}
-
 static int write_header(const sits_dvfs_table *t, size_t n, FILE *f) {
   (void)n;
   char id[64];
@@ -150,36 +114,21 @@ static int write_header(const sits_dvfs_table *t, size_t n, FILE *f) {
   return SITS_OK;
 }
 
-static int write_nvpmodel(const sits_dvfs_table *t, size_t n, FILE *f) {
-  fprintf(f, "< POWER_MODEL ID=0 NAME=SITS_SUSTAINABLE >\n");
-  for (size_t i = 0; i < n; i++) {
-    const sits_dvfs_table *d = &t[i];
-    double max_mhz =
-        isfinite(d->max_sustainable_freq_mhz) ? d->max_sustainable_freq_mhz : d->rows[0].freq_mhz;
-    char id[64];
-    ident(d->domain, id, sizeof id);
-    for (char *p = id; *p; p++)
-      *p = (char)toupper((unsigned char)*p);
-    if (strncmp(id, "CPU", 3) == 0) /* nvpmodel takes CPU limits in kHz */
-      fprintf(f, "%s MIN_FREQ %lld\n%s MAX_FREQ %lld\n", id, llround(d->rows[0].freq_mhz * 1e3), id,
-              llround(max_mhz * 1e3));
-    else
-      fprintf(f, "%s MIN_FREQ %lld\n%s MAX_FREQ %lld\n", id, llround(d->rows[0].freq_mhz * 1e6), id,
-              llround(max_mhz * 1e6));
-  }
-  return SITS_OK;
-}
-
 static const struct {
   const char *name;
   int (*write)(const sits_dvfs_table *t, size_t n, FILE *f);
 } writers[] = {{"csv", write_csv},
                {"json", write_json},
-               {"dts", write_dts},
-               {"header", write_header},
-               {"nvpmodel", write_nvpmodel}};
+               {"header", write_header}};
+
+/* The board formats: the scenario's names and model besides the tables (sits_board_write). */
+static bool board_format(const char *format) {
+  return strcmp(format, "dts") == 0 || strcmp(format, "nvpmodel") == 0;
+}
 
 int sits_dvfs_format_known(const char *format) {
+  if (board_format(format))
+    return 1;
   for (size_t i = 0; i < sizeof writers / sizeof writers[0]; i++)
     if (strcmp(writers[i].name, format) == 0)
       return 1;
@@ -188,6 +137,10 @@ int sits_dvfs_format_known(const char *format) {
 
 int sits_dvfs_write(const char *format, const sits_dvfs_table *tables, size_t n, FILE *f,
                     sits_err *err) {
+  if (board_format(format))
+    return sits__fail(err, SITS_EINPUT,
+                      "format '%s' needs the scenario, not only its tables: sits_board_write",
+                      format);
   for (size_t i = 0; i < sizeof writers / sizeof writers[0]; i++)
     if (strcmp(writers[i].name, format) == 0) {
       int rc = writers[i].write(tables, n, f);
@@ -195,6 +148,19 @@ int sits_dvfs_write(const char *format, const sits_dvfs_table *tables, size_t n,
     }
   return sits__fail(err, SITS_EINPUT, "unknown format '%s' (csv, json, dts, header, nvpmodel)",
                     format);
+}
+
+int sits_board_write_file(const sits_scenario *sc, const char *format, const sits_board_opts *o,
+                          const char *path, sits_err *err) {
+  sits_output *o_file = sits_output_open(path, err);
+  if (!o_file)
+    return SITS_EIO;
+  FILE *f = sits_output_file(o_file);
+  int rc = sits_board_write(sc, format, o, f, err);
+  if (rc == SITS_OK && ferror(f))
+    rc = sits__fail(err, SITS_EIO, "write error");
+  int end = sits_output_close(o_file, rc == SITS_OK, err);
+  return rc ? rc : end;
 }
 
 int sits_dvfs_write_file(const char *format, const sits_dvfs_table *tables, size_t n,

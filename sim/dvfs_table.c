@@ -159,30 +159,80 @@ static int row(const sits_scenario *sc, size_t dsel, size_t k, const double *bas
   return rc;
 }
 
-/* Power into the domain's nodes that holds the junction at the trip (linear network). */
-static int sustainable_power(const sits_scenario *sc, const sits_domain *d, const double *base_w,
-                             double ambient_c, double trip_c, double *p_w, sits_err *err) {
+/* Zone power into the zone's nodes per watt (the zone's domains in proportion to their
+ * full-load power at the top OPP): e (per node, summing to 1). */
+static void zone_injection(const sits_scenario *sc, const double *share, double temp_c, double *e,
+                           size_t n) {
+  size_t nd;
+  const sits_domain *dom = sits_scenario_domains(sc, &nd);
+  double w[SITS_MAX_DOMAINS] = {0}, sum = 0;
+  for (size_t d = 0; d < nd; d++)
+    sum += w[d] = share[d] * sits_domain_power_w(&dom[d], dom[d].n_opp - 1, 1.0, temp_c, NULL);
+  memset(e, 0, n * sizeof *e);
+  for (size_t d = 0; d < nd; d++)
+    for (size_t j = 0; sum > 0 && j < dom[d].n_nodes; j++)
+      e[dom[d].nodes[j]] += w[d] / sum * dom[d].fractions[j];
+}
+
+int sits__zone_sustainable_w(const sits_scenario *sc, const double *share, double ambient_c,
+                             double control_c, double *p_w, double *p_max_w, sits_err *err) {
   const sits_thermal *th = sits_scenario_thermal(sc);
-  size_t n = sits_thermal_node_count(th);
+  const double *base_w = sits_scenario_static_power_w(sc);
+  size_t n = sits_thermal_node_count(th), nd;
+  const sits_domain *dom = sits_scenario_domains(sc, &nd);
+  bool any = sits_thermal_has_junctions(th);
   sits_net_steady *lin = sits_net_steady_new(th, NULL, err);
-  double *b = malloc(n * sizeof *b), *t0 = malloc(n * sizeof *t0), *t1 = malloc(n * sizeof *t1);
-  int rc = !lin               ? err->code
-           : !b || !t0 || !t1 ? sits__fail(err, SITS_ENOMEM, "out of memory")
-                              : SITS_OK;
+  double *e = calloc(n, sizeof *e), *z = calloc(n, sizeof *z), *b = calloc(n, sizeof *b),
+         *t0 = calloc(n, sizeof *t0), *t = calloc(n, sizeof *t);
+  int rc = !lin                           ? err->code
+           : !e || !z || !b || !t0 || !t ? sits__fail(err, SITS_ENOMEM, "out of memory")
+                                         : SITS_OK;
+  *p_w = *p_max_w = NAN;
   if (rc == SITS_OK) {
-    memcpy(b, base_w, n * sizeof *b);
-    rc = sits_net_steady_solve(lin, b, ambient_c, t0, err);
+    zone_injection(sc, share, control_c, e, n);
+    rc = sits_net_steady_solve(lin, e, 0.0, z, err); /* K per zone watt (linear network) */
   }
-  for (size_t k = 0; rc == SITS_OK && k < d->n_nodes; k++)
-    b[d->nodes[k]] += d->fractions[k]; /* one more watt into the domain */
-  if (rc == SITS_OK)
-    rc = sits_net_steady_solve(lin, b, ambient_c, t1, err);
-  if (rc == SITS_OK) {
-    double z = junction_max(th, t1) - junction_max(th, t0); /* K per W */
-    *p_w = fmax(0, (trip_c - junction_max(th, t0)) / z);
+  for (size_t i = 0; i < n; i++)
+    t[i] = control_c;
+  double p = NAN;
+  for (int it = 0; rc == SITS_OK && it < 200; it++) {
+    memcpy(b, base_w, n * sizeof *b); /* static power, the rest at its minimum at t */
+    for (size_t d = 0; d < nd; d++)
+      for (size_t j = 0; share[d] < 1 && j < dom[d].n_nodes; j++) {
+        int i = dom[d].nodes[j];
+        b[i] += (1 - share[d]) * dom[d].fractions[j] * sits_domain_power_w(&dom[d], 0, 1.0, t[i], NULL);
+      }
+    for (size_t i = 0; i < n; i++)
+      t0[i] = ambient_c;
+    if ((rc = sits_net_steady_solve(lin, b, ambient_c, t0, err)))
+      break;
+    p = INFINITY; /* the first junction to reach control_c sets the zone's power */
+    for (size_t i = 0; i < n; i++)
+      if ((!any || sits_thermal_is_junction(th, (int)i)) && z[i] > 0)
+        p = fmin(p, (control_c - t0[i]) / z[i]);
+    p = fmax(p, 0);
+    double moved = 0;
+    for (size_t i = 0; isfinite(p) && i < n; i++) {
+      double ti = t0[i] + p * z[i];
+      moved = fmax(moved, fabs(ti - t[i]));
+      t[i] = ti;
+    }
+    if (!isfinite(p) || moved < 1e-9)
+      break;
+    if (it == 199 || moved > 1e6)
+      p = NAN; /* the others' leakage alone runs away */
+  }
+  if (rc == SITS_OK && isfinite(p)) {
+    *p_w = p;
+    double pmax = 0;
+    for (size_t d = 0; d < nd; d++)
+      for (size_t j = 0; share[d] > 0 && j < dom[d].n_nodes; j++)
+        pmax += share[d] * dom[d].fractions[j] *
+                sits_domain_power_w(&dom[d], dom[d].n_opp - 1, 1.0, t[dom[d].nodes[j]], NULL);
+    *p_max_w = pmax;
   }
   sits_net_steady_free(lin);
-  free(b), free(t0), free(t1);
+  free(e), free(z), free(b), free(t0), free(t);
   return rc;
 }
 
@@ -245,8 +295,9 @@ int sits_dvfs_table_compute(const sits_scenario *sc, const char *domain, sits_dv
   fit_coefficient(d, tb);
   tb->sustainable_power_mw = NAN;
   if (!isnan(tb->trip_c)) {
-    double p_w = NAN;
-    rc = sustainable_power(sc, d, base_w, ambient_c, tb->trip_c, &p_w, err);
+    double share[SITS_MAX_DOMAINS] = {0}, p_w, p_max_w;
+    share[dsel] = 1;
+    rc = sits__zone_sustainable_w(sc, share, ambient_c, tb->trip_c, &p_w, &p_max_w, err);
     tb->sustainable_power_mw = 1000.0 * p_w;
   }
   return rc;

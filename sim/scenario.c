@@ -244,6 +244,7 @@ int sits_scenario_load(const char *path, const char *const *sets, size_t n_sets,
       (rc = load_platform(sc, root, err)) == SITS_OK &&
       (rc = check_item_limits(sc, root, err)) == SITS_OK &&
       (rc = sits__load_governor(sc, config_setting_get_member(root, "platform"), err)) == SITS_OK &&
+      (rc = sits__load_board(sc, config_setting_get_member(root, "platform"), err)) == SITS_OK &&
       (rc = sits__load_battery(sc, root, err)) == SITS_OK &&
       (rc = sits__load_workload(sc, root, err)) == SITS_OK)
     rc = check_work(sc, err);

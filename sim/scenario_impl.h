@@ -26,6 +26,43 @@ typedef struct sits__dom_caps {
   double mpix_per_s;         /* a video unit's Mpixel/s; NAN where not stated */
 } sits__dom_caps;
 
+/* The board's device-tree and nvpmodel names (platform.device_tree, platform.nvpmodel and the
+ * domains' dt_* keys; board_cfg.c). Labels are [A-Za-z0-9_], checked on load. */
+#define SITS__DT_LABELS 16
+#define SITS__DT_ZONES 16
+typedef char sits__label[32];
+typedef struct sits__dt_zone {
+  char name[14];            /* without "-thermal" */
+  double sensor_id;         /* NAN: no cell */
+  sits__label cooling[SITS__DT_LABELS];
+  size_t n_cooling;
+} sits__dt_zone;
+typedef struct sits__dt_domain {
+  sits__label cpus[SITS__DT_LABELS], node;
+  size_t n_cpus, cluster_size;
+  bool opp_table;
+} sits__dt_domain;
+typedef struct sits__nvp_clock {
+  int domain;
+  char params[4][32];
+  size_t n_params;
+  double unit_hz;
+  bool min_freq, power_control;
+} sits__nvp_clock;
+typedef struct sits__board {
+  bool dt;                   /* platform.device_tree given */
+  sits__label sensor;        /* thermal_sensor */
+  double critical_c, hysteresis_c, polling_ms, polling_passive_ms; /* NAN: not given */
+  sits__dt_zone zones[SITS__DT_ZONES];
+  size_t n_zones;
+  sits__dt_domain dom[SITS_MAX_DOMAINS];
+  bool nvp; /* platform.nvpmodel given */
+  char stock[16][32];
+  size_t n_stock;
+  sits__nvp_clock clocks[SITS_MAX_DOMAINS];
+  size_t n_clocks;
+} sits__board;
+
 struct sits_scenario {
   sits__config config;
   char *config_text; /* the merged config as text; NULL after a change (made again on demand) */
@@ -53,6 +90,7 @@ struct sits_scenario {
   char **notes; /* what the loader wants the user to know (sits_scenario_note) */
   size_t n_notes;
   char *origin; /* how it was made (the command line), or NULL */
+  sits__board board;
 };
 
 /** Appends a segment to sc->schedule (sits_schedule_append); @p scenario_ambient: its ambient
@@ -73,6 +111,8 @@ int sits__load_battery(sits_scenario *sc, const config_setting_t *root, sits_err
 
 /** Reads the platform's `domains` list. */
 int sits__load_domains(sits_scenario *sc, const config_setting_t *platform, sits_err *err);
+/** Reads the platform's `device_tree` and `nvpmodel` groups and the domains' dt_* keys. */
+int sits__load_board(sits_scenario *sc, const config_setting_t *platform, sits_err *err);
 /** Reads the platform's `governor` group (defaults: performance, 0.1 s). */
 int sits__load_governor(sits_scenario *sc, const config_setting_t *platform, sits_err *err);
 /**
@@ -83,6 +123,16 @@ int sits__load_governor(sits_scenario *sc, const config_setting_t *platform, sit
 int sits__steady_at(const sits_scenario *sc, const size_t *opp, const double *util,
                     const double *base_w, double ambient_c, double *t, double *total_w,
                     bool *runaway, sits_err *err);
+/**
+ * The kernel IPA's sustainable power of a thermal zone: the power its actors (share[d] of
+ * domain d; 1: all of it) dissipate in steady state with the hottest junction at
+ * @p control_c, static power on and every other actor at its minimum (its lowest OPP at full
+ * load, the least power the IPA can grant), leakage at the resulting temperatures. *p_max_w:
+ * the actors' full-load power at their top OPP at those temperatures. NAN when the rest
+ * runs away; 0 when the junction is at control_c without the zone.
+ */
+int sits__zone_sustainable_w(const sits_scenario *sc, const double *share, double ambient_c,
+                             double control_c, double *p_w, double *p_max_w, sits_err *err);
 /** Index of the domain named @p name, or -1. */
 int sits__find_domain(const sits_scenario *sc, const char *name);
 

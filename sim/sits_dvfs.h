@@ -12,14 +12,18 @@
  *   the cost is total power / capacity.
  * dynamic_power_coefficient: C in P_dyn[uW] = C V^2 f[MHz], a least-squares fit (GSL,
  *   through the origin) of the OPPs' full-load dynamic power.
- * sustainable_power: the power into the domain's nodes that holds the junction at the
- *   trip in steady state with static power on (the kernel's thermal-zone property).
+ * sustainable_power: the kernel IPA's thermal-zone property for a zone whose actors are the
+ *   domain: the power the domain dissipates in steady state with the hottest junction at the
+ *   trip (control temperature), static power on and every other domain at its minimum (its
+ *   lowest OPP at full load), leakage at those temperatures. It can exceed what the domain
+ *   draws at its top OPP: then the domain alone cannot reach the trip at this ambient.
  */
 #ifndef SITS_DVFS_H
 #define SITS_DVFS_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "sits_scenario.h"
 #include "sits_export.h"
@@ -51,6 +55,59 @@ typedef struct sits_dvfs_table {
 /** Computes the table of domain @p domain (NULL: the first) of @p sc into @p out. */
 SITS_API int sits_dvfs_table_compute(const sits_scenario *sc, const char *domain,
                                      sits_dvfs_table *out, sits_err *err);
+
+/**
+ * A power mode (nvpmodel): a maximum OPP per domain such that every domain at full load at
+ * its cap (the worst case a mode must hold) keeps the steady total power within the
+ * scenario's tdp_budget_w and the hottest junction below its limit (the thermal governor's
+ * trip or control temperature and max_junction_temp_c) at the scenario's ambient. Among
+ * such caps (every combination of the capped domains' OPPs: the domains of the platform's
+ * nvpmodel clocks, else all; a greedy search above 200,000 combinations):
+ *  1. the largest throughput: the share x of the workload's peak demand served,
+ *     min(1, capacity_d(cap_d) / demand_d) over the domains it loads (demand_d: its peak
+ *     demand on d over its segments; a workload without demand columns loads every domain
+ *     fully);
+ *  2. then the most capacity kept, sum of capacity_d(cap_d) (headroom for other loads);
+ *  3. then the least power.
+ */
+typedef struct sits_nvp_mode {
+  size_t cap[SITS_MAX_DOMAINS]; /**< OPP index per domain (the top for domains not capped) */
+  bool capped[SITS_MAX_DOMAINS];
+  double demand[SITS_MAX_DOMAINS];
+  double throughput, total_power_w, junction_c; /**< at the chosen caps, full load */
+  double capacity; /**< sum over domains of capacity(cap) / capacity(top) */
+  double budget_w, limit_c, ambient_c;          /**< NAN: no such constraint */
+  bool feasible;    /**< false: even the lowest caps break the budget or the limit */
+  size_t evaluated; /**< combinations tried */
+} sits_nvp_mode;
+
+/** Chooses the mode of @p sc into @p m (see sits_nvp_mode). */
+SITS_API int sits_nvp_mode_choose(const sits_scenario *sc, sits_nvp_mode *m, sits_err *err);
+
+/** Evaluates caps @p cap (an OPP index per domain) into @p m: throughput, power, junction. */
+SITS_API int sits_nvp_mode_eval(const sits_scenario *sc, const size_t *cap, sits_nvp_mode *m,
+                                sits_err *err);
+
+/** What the board outputs take besides the scenario. */
+typedef struct sits_board_opts {
+  const char *domain;    /**< dts: only this domain's devices and zones (NULL: all) */
+  long mode_id;          /**< nvpmodel: the mode's ID; < 0: the first after the stock modes */
+  const char *mode_name; /**< nvpmodel: its NAME ([A-Za-z0-9_]); NULL: SITS_<budget>W */
+} sits_board_opts;
+
+/**
+ * Writes the board output @p format of @p sc to @p f:
+ *  - "dts": a device-tree overlay (dtc -@) for the board the platform's device_tree names:
+ *    an opp-table per clock domain (opp-shared, opp-microwatt per CPU), per-CPU
+ *    dynamic-power-coefficient and #cooling-cells, and thermal-zones with polling delays,
+ *    thermal-sensors, passive trips from the thermal governor, a critical trip, cooling maps
+ *    to the sustainable OPPs' cooling states and the IPA sustainable-power;
+ *  - "nvpmodel": a POWER_MODEL block for L4T's nvpmodel.conf (sits_nvp_mode_choose) with the
+ *    platform's nvpmodel parameter names.
+ * SITS_EINPUT for a bad option (a mode ID of a stock mode, a bad name, no nvpmodel names).
+ */
+SITS_API int sits_board_write(const sits_scenario *sc, const char *format,
+                              const sits_board_opts *o, FILE *f, sits_err *err);
 
 SITS_END_DECLS
 
