@@ -554,6 +554,11 @@ static int write_dts(const sits_scenario *sc, const sits_board_opts *o, FILE *f,
       size_t clusters = x->n_cpus ? x->n_cpus / x->cluster_size : 1;
       for (size_t c = 0; c < clusters; c++)
         opp_table(f, &dom[d], x, &tables[d], c, x->n_cpus ? x->n_cpus : 1);
+      if (!x->n_cpus && !x->node[0])
+        fprintf(f,
+                "\t/* %s: dynamic-power-coefficient = <%lld> for the whole domain (the platform\n"
+                "\t * names no device: dt_cpus or dt_node put it on the board's nodes) */\n\n",
+                dom[d].name, llround(tables[d].dynamic_power_coefficient_uw_per_mhz_v2));
     }
     fputs("\tthermal-zones {\n", f);
     for (size_t k = 0; rc == SITS_OK && k < nz; k++) {
