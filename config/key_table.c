@@ -247,7 +247,7 @@ static const sits_key keys[] = {
     K("platform.device_tree.critical_c", NUMBER, "degC", NONE, "the junction node's critical_c",
       TEMP, "the critical (shutdown) trip of every zone", "critical trips"),
     K("platform.device_tree.hysteresis_c", NUMBER, "K", NONE, "step_wise: its hysteresis_c; else 0",
-      0, 100, 0, "hysteresis of the passive trips", "passive trips"),
+      0, 100, 0, "hysteresis of the passive trips: they clear this far below", "passive trips"),
     K("platform.device_tree.polling_delay_ms", NUMBER, "ms", 1000.0, NULL, 0, 1e7,
       SITS_KEY_WHOLE, "polling-delay (0: the sensor interrupts)", "polling-delay"),
     K("platform.device_tree.polling_delay_passive_ms", NUMBER, "ms", NONE,
