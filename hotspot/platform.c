@@ -58,6 +58,7 @@ static int grid_groups(sits__hs_platform *sc, const sits_floorplan *f, const sit
     sits_thermal_set_junction(sc->thermal, (int)i, true);
   static const char *prefix[4] = {"", "iface_", "hsp_", "hsink_"};
   double ch_m = f->height_m / (double)R, cw_m = f->width_m / (double)C; /* a cell */
+  sc->grid_rows = R, sc->grid_cols = C, sc->width_m = f->width_m, sc->height_m = f->height_m;
   for (size_t b = 0; rc == SITS_OK && b < nb; b++) {
     const sits_flp_block *k = &f->b[b];
     double ci = floor((f->height_m - (k->y_m + k->h_m / 2)) / ch_m),

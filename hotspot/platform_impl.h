@@ -21,6 +21,8 @@ typedef struct sits__hs_platform {
   sits_thermal *thermal;
   sits__group *groups; /* grid floorplan blocks */
   size_t n_groups;
+  size_t grid_rows, grid_cols; /* a grid: cells L<layer>_<row>_<col> are nodes 0..4RC-1 */
+  double width_m, height_m;    /* the floorplan's extent (row 0 is its top edge) */
 } sits__hs_platform;
 
 /** Builds the network of a platform's thermal.hotspot group @p hs (file:line errors). */

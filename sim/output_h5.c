@@ -6,6 +6,9 @@
  * The result file of the contract:
  *   /time_s, /temp_c/<node>, /power_w/total, /power_w/<domain>, /freq_mhz/<domain>,
  *   /node_power_w/<node>, /battery/{soc,voltage_v,current_a} (with a battery), /events,
+ *   for grid floorplans /temp_c/<layer> and /node_power_w/<layer> (time x rows x cols),
+ *   /grid/{y_m,x_m} and /blocks/<block>/{max_c,avg_c,center_c} instead of one dataset per
+ *   cell (see the streaming section); /time_s is every series' dimension scale;
  *   root attributes sitsenergy_version (with the git commit), config (merged config text:
  *   it re-runs as it is), command_line (when the scenario records one), library_versions,
  *   summary_json (as --summary json), end_reason, solver counters.
@@ -49,35 +52,6 @@ static herr_t str_attr(hid_t loc, const char *obj, const char *name, const char 
     H5Sclose(space);
   if (t >= 0)
     H5Tclose(t);
-  return rc;
-}
-
-static int put_series(hid_t loc, const char *name, const double *v, size_t n, const char *units) {
-  hsize_t dims[1] = {n};
-  if (H5LTmake_dataset_double(loc, name, 1, dims, v) < 0)
-    return -1;
-  return str_attr(loc, name, "units", units) < 0 ? -1 : 0;
-}
-
-/* One dataset per column of a samples x n_cols row-major block, named names[j], in g. */
-static int put_columns(hid_t g, const char *const *names, size_t n_cols, const sits_result *r,
-                       const double *block, const char *units, double *col) {
-  int rc = 0;
-  for (size_t j = 0; j < n_cols && !rc; j++) {
-    for (size_t k = 0; k < r->n_samples; k++)
-      col[k] = block[k * n_cols + j];
-    rc = put_series(g, names[j], col, r->n_samples, units);
-  }
-  return rc;
-}
-
-static int put_group(hid_t file, const char *group, const char *const *names, size_t n_cols,
-                     const sits_result *r, const double *block, const char *units, double *col) {
-  hid_t g = H5Gcreate2(file, group, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  if (g < 0)
-    return -1;
-  int rc = put_columns(g, names, n_cols, r, block, units, col);
-  H5Gclose(g);
   return rc;
 }
 
@@ -163,48 +137,6 @@ static int put_attributes(hid_t file, const sits_scenario *sc, const sits_result
   return rc ? -1 : 0;
 }
 
-static int write_file(const char *tmp, const sits_scenario *sc, const sits_result *r) {
-  hid_t file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-  if (file < 0)
-    return -1;
-  const sits_thermal *th = sits_scenario_thermal(sc);
-  size_t nd;
-  const sits_domain *dom = sits_scenario_domains(sc, &nd);
-  double *col = malloc((r->n_samples ? r->n_samples : 1) * sizeof *col);
-  const char **nodes = malloc((r->n_nodes ? r->n_nodes : 1) * sizeof *nodes);
-  const char *domains[SITS_MAX_DOMAINS];
-  for (size_t i = 0; nodes && i < r->n_nodes; i++)
-    nodes[i] = sits_thermal_name(th, (int)i);
-  for (size_t d = 0; d < nd; d++)
-    domains[d] = dom[d].name;
-  hid_t pw = -1;
-  int rc = !col || !nodes;
-  rc = rc || put_series(file, "/time_s", r->time_s, r->n_samples, "s");
-  rc = rc || put_group(file, "/temp_c", nodes, r->n_nodes, r, r->temp_c, "degC", col);
-  rc = rc || put_group(file, "/node_power_w", nodes, r->n_nodes, r, r->node_power_w, "W", col);
-  rc = rc || (pw = H5Gcreate2(file, "/power_w", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) < 0;
-  rc = rc || put_series(pw, "total", r->total_power_w, r->n_samples, "W");
-  rc = rc || put_columns(pw, domains, nd, r, r->domain_power_w, "W", col);
-  rc = rc || put_group(file, "/freq_mhz", domains, nd, r, r->freq_mhz, "MHz", col);
-  if (!rc && r->has_battery) {
-    hid_t bg = H5Gcreate2(file, "/battery", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    rc = bg < 0 || put_series(bg, "soc", r->batt_soc, r->n_samples, "1") ||
-         put_series(bg, "voltage_v", r->batt_voltage_v, r->n_samples, "V") ||
-         put_series(bg, "current_a", r->batt_current_a, r->n_samples, "A");
-    if (bg >= 0)
-      H5Gclose(bg);
-  }
-  rc = rc || put_events(file, r);
-  rc = rc || put_attributes(file, sc, r);
-  if (pw >= 0)
-    H5Gclose(pw);
-  free(col);
-  free(nodes);
-  if (H5Fclose(file) < 0)
-    rc = 1;
-  return rc ? -1 : 0;
-}
-
 /* HDF5 prints its error stack by default; the library reports through its status instead. */
 static int quietly(int (*fn)(const char *, const void *), const char *tmp, const void *args) {
   H5E_auto2_t saved_fn;
@@ -215,6 +147,8 @@ static int quietly(int (*fn)(const char *, const void *), const char *tmp, const
   H5Eset_auto2(H5E_DEFAULT, saved_fn, saved_data);
   return rc;
 }
+
+static int write_file(const char *tmp, const sits_scenario *sc, const sits_result *r);
 
 static int result_fn(const char *tmp, const void *p) {
   const sits__h5_result *a = p;
@@ -314,16 +248,35 @@ static int write_table(const char *tmp_path, const sits__h5_table *args) {
   return quietly(table_fn, tmp_path, args);
 }
 
-/* ---- streaming: the result file grown by blocks of rows as the run goes ---- */
+/* ---- streaming: the result file grown by blocks of rows as the run goes ----
+ *
+ * A grid floorplan's cells (4 layers of R x C, nodes 0..4RC-1) are not one dataset each: per
+ * layer, /temp_c/<layer> and /node_power_w/<layer> are time x rows x cols, with dimension
+ * scales /time_s, /grid/y_m (cell centres, row 0 at the top edge) and /grid/x_m; per
+ * floorplan block, /blocks/<block>/{max_c,avg_c,center_c} are HotSpot's reductions over the
+ * block's silicon cells (the maximum, the area-weighted mean, the cell under its centre).
+ * Other nodes (the package's) keep /temp_c/<node>. */
 
 #define STREAM_CHUNK 4096
+#define GRID_LAYERS 4
+#define GRID_CHUNK_VALUES 65536 /* values per chunk of a layer dataset (512 KiB) */
+
+static const char *const layer_name[GRID_LAYERS] = {"silicon", "interface", "spreader", "sink"};
 
 typedef struct h5_stream {
   hid_t file;
   size_t n, nd, n_cols, rows;
   bool battery;
-  hid_t *ds;   /* one growing dataset per column, in the CSV's order */
+  hid_t *ds;   /* one growing dataset per column, in the CSV's order (-2: a grid cell) */
   double *col; /* one block of one column */
+  size_t R, C; /* a grid: R x C cells per layer; 0 otherwise */
+  hid_t layer_t[GRID_LAYERS], layer_p[GRID_LAYERS];
+  double *plane; /* rows of one layer */
+  size_t nb;
+  const sits__group *blocks;
+  int *center;
+  hid_t *block_ds; /* max, avg, center per block */
+  hid_t time;
 } h5_stream;
 
 /* Row k's value of column j (time, temperatures, node powers, total, domain powers,
@@ -346,10 +299,13 @@ static double cell(const h5_stream *h, const sits_result *r, size_t k, size_t j)
   return j == 0 ? r->batt_soc[k] : j == 1 ? r->batt_voltage_v[k] : r->batt_current_a[k];
 }
 
-static hid_t growing(hid_t loc, const char *name, const char *units) {
-  hsize_t dims[1] = {0}, max[1] = {H5S_UNLIMITED}, chunk[1] = {STREAM_CHUNK};
-  hid_t space = H5Screate_simple(1, dims, max), plist = H5Pcreate(H5P_DATASET_CREATE);
-  hid_t d = space < 0 || plist < 0 || H5Pset_chunk(plist, 1, chunk) < 0
+/* A dataset growing along time: rank 1, or 3 (time x rows x cols). */
+static hid_t growing_nd(hid_t loc, const char *name, const char *units, size_t R, size_t C) {
+  int rank = R ? 3 : 1;
+  hsize_t tc = R ? (GRID_CHUNK_VALUES / (R * C) ? GRID_CHUNK_VALUES / (R * C) : 1) : STREAM_CHUNK;
+  hsize_t dims[3] = {0, R, C}, max[3] = {H5S_UNLIMITED, R, C}, chunk[3] = {tc, R, C};
+  hid_t space = H5Screate_simple(rank, dims, max), plist = H5Pcreate(H5P_DATASET_CREATE);
+  hid_t d = space < 0 || plist < 0 || H5Pset_chunk(plist, rank, chunk) < 0
                 ? -1
                 : H5Dcreate2(loc, name, H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, plist, H5P_DEFAULT);
   if (space >= 0)
@@ -363,14 +319,105 @@ static hid_t growing(hid_t loc, const char *name, const char *units) {
   return d;
 }
 
+static hid_t growing(hid_t loc, const char *name, const char *units) {
+  return growing_nd(loc, name, units, 0, 0);
+}
+
+/* Appends m rows (rank 1: m values; rank 3: m x R x C) to @p d holding @p rows. */
+static int append(hid_t d, size_t rows, size_t m, size_t R, size_t C, const double *v) {
+  int rank = R ? 3 : 1;
+  hsize_t size[3] = {rows + m, R, C}, start[3] = {rows, 0, 0}, len[3] = {m, R, C};
+  hid_t file_space = -1, mem = H5Screate_simple(rank, len, NULL);
+  int bad = mem < 0 || H5Dset_extent(d, size) < 0 || (file_space = H5Dget_space(d)) < 0 ||
+            H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, NULL, len, NULL) < 0 ||
+            H5Dwrite(d, H5T_NATIVE_DOUBLE, mem, file_space, H5P_DEFAULT, v) < 0;
+  if (file_space >= 0)
+    H5Sclose(file_space);
+  if (mem >= 0)
+    H5Sclose(mem);
+  return bad ? -1 : 0;
+}
+
 static int stream_free(h5_stream *h) {
   int bad = 0;
   for (size_t j = 0; h->ds && j < h->n_cols; j++)
     if (h->ds[j] >= 0)
       H5Dclose(h->ds[j]);
+  for (int L = 0; L < GRID_LAYERS; L++) {
+    if (h->layer_t[L] >= 0)
+      H5Dclose(h->layer_t[L]);
+    if (h->layer_p[L] >= 0)
+      H5Dclose(h->layer_p[L]);
+  }
+  for (size_t b = 0; h->block_ds && b < 3 * h->nb; b++)
+    if (h->block_ds[b] >= 0)
+      H5Dclose(h->block_ds[b]);
   if (h->file >= 0 && H5Fclose(h->file) < 0)
     bad = 1;
-  free(h->ds), free(h->col), free(h);
+  free(h->ds), free(h->col), free(h->plane), free(h->center), free(h->block_ds), free(h);
+  return bad ? -1 : 0;
+}
+
+/* /grid/y_m and /grid/x_m (cell centres) as dimension scales. */
+static int grid_scales(h5_stream *h, const sits_scenario *sc, hid_t *y, hid_t *x) {
+  hid_t g = H5Gcreate2(h->file, "/grid", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  double *v = malloc((h->R > h->C ? h->R : h->C) * sizeof *v);
+  int bad = g < 0 || !v;
+  hsize_t nr[1] = {h->R}, nc[1] = {h->C};
+  for (size_t i = 0; !bad && i < h->R; i++)
+    v[i] = sc->grid_height_m - ((double)i + 0.5) * sc->grid_height_m / (double)h->R;
+  bad = bad || H5LTmake_dataset_double(g, "y_m", 1, nr, v) < 0;
+  for (size_t j = 0; !bad && j < h->C; j++)
+    v[j] = ((double)j + 0.5) * sc->grid_width_m / (double)h->C;
+  bad = bad || H5LTmake_dataset_double(g, "x_m", 1, nc, v) < 0;
+  free(v);
+  *y = bad ? -1 : H5Dopen2(g, "y_m", H5P_DEFAULT);
+  *x = bad ? -1 : H5Dopen2(g, "x_m", H5P_DEFAULT);
+  bad = bad || *y < 0 || *x < 0 || str_attr(g, "y_m", "units", "m") < 0 ||
+        str_attr(g, "x_m", "units", "m") < 0 || H5DSset_scale(*y, "y_m") < 0 ||
+        H5DSset_scale(*x, "x_m") < 0;
+  if (g >= 0)
+    H5Gclose(g);
+  return bad ? -1 : 0;
+}
+
+static int grid_open(h5_stream *h, const sits_scenario *sc, hid_t gt, hid_t gp) {
+  hid_t y = -1, x = -1;
+  int bad = grid_scales(h, sc, &y, &x);
+  for (int L = 0; L < GRID_LAYERS && !bad; L++) {
+    bad = (h->layer_t[L] = growing_nd(gt, layer_name[L], "degC", h->R, h->C)) < 0 ||
+          (h->layer_p[L] = growing_nd(gp, layer_name[L], "W", h->R, h->C)) < 0;
+    for (int k = 0; k < 2 && !bad; k++) {
+      hid_t d = k ? h->layer_p[L] : h->layer_t[L];
+      bad = H5DSattach_scale(d, h->time, 0) < 0 || H5DSattach_scale(d, y, 1) < 0 ||
+            H5DSattach_scale(d, x, 2) < 0;
+    }
+  }
+  if (y >= 0)
+    H5Dclose(y);
+  if (x >= 0)
+    H5Dclose(x);
+  h->nb = sc->n_groups, h->blocks = sc->groups;
+  h->center = malloc((h->nb ? h->nb : 1) * sizeof *h->center);
+  h->block_ds = malloc((h->nb ? 3 * h->nb : 1) * sizeof *h->block_ds);
+  bad = bad || !h->center || !h->block_ds;
+  for (size_t b = 0; h->block_ds && b < 3 * h->nb; b++)
+    h->block_ds[b] = -1;
+  hid_t blocks = bad ? -1 : H5Gcreate2(h->file, "/blocks", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  bad = bad || blocks < 0;
+  static const char *const what[3] = {"max_c", "avg_c", "center_c"};
+  for (size_t b = 0; b < h->nb && !bad; b++) {
+    h->center[b] = sits_thermal_find(sits_scenario_thermal(sc), h->blocks[b].name);
+    hid_t g = H5Gcreate2(blocks, h->blocks[b].name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    bad = g < 0 || h->center[b] < 0;
+    for (int k = 0; k < 3 && !bad; k++)
+      bad = (h->block_ds[3 * b + k] = growing(g, what[k], "degC")) < 0 ||
+            H5DSattach_scale(h->block_ds[3 * b + k], h->time, 0) < 0;
+    if (g >= 0)
+      H5Gclose(g);
+  }
+  if (blocks >= 0)
+    H5Gclose(blocks);
   return bad ? -1 : 0;
 }
 
@@ -381,6 +428,12 @@ static void *stream_open_fn(const char *tmp, const sits_scenario *sc) {
   const sits_thermal *th = sits_scenario_thermal(sc);
   const sits_domain *dom = sits_scenario_domains(sc, &h->nd);
   h->n = sits_thermal_node_count(th);
+  h->R = sc->grid_rows, h->C = sc->grid_cols;
+  if (h->R * h->C * GRID_LAYERS > h->n)
+    h->R = h->C = 0;
+  for (int L = 0; L < GRID_LAYERS; L++)
+    h->layer_t[L] = h->layer_p[L] = -1;
+  h->time = -1;
   h->battery = sits_scenario_battery(sc) != NULL;
   h->n_cols = 1 + 2 * h->n + 1 + 2 * h->nd + (h->battery ? 3 : 0);
   h->ds = malloc(h->n_cols * sizeof *h->ds);
@@ -394,13 +447,16 @@ static void *stream_open_fn(const char *tmp, const sits_scenario *sc) {
   for (int k = 0; k < 5 && !bad; k++)
     if (k < 4 || h->battery)
       bad = (g[k] = H5Gcreate2(h->file, groups[k], H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) < 0;
-  size_t j = 0;
+  size_t j = 0, cells = GRID_LAYERS * h->R * h->C;
   if (!bad)
-    bad = (h->ds[j++] = growing(h->file, "/time_s", "s")) < 0;
-  for (size_t i = 0; i < h->n && !bad; i++)
-    bad = (h->ds[j++] = growing(g[0], sits_thermal_name(th, (int)i), "degC")) < 0;
-  for (size_t i = 0; i < h->n && !bad; i++)
-    bad = (h->ds[j++] = growing(g[1], sits_thermal_name(th, (int)i), "W")) < 0;
+    bad = (h->ds[j++] = h->time = growing(h->file, "/time_s", "s")) < 0 ||
+          H5DSset_scale(h->time, "time_s") < 0;
+  for (size_t i = 0; i < h->n && !bad; i++, j++)
+    bad = i < cells ? (h->ds[j] = -2, false)
+                    : (h->ds[j] = growing(g[0], sits_thermal_name(th, (int)i), "degC")) < 0;
+  for (size_t i = 0; i < h->n && !bad; i++, j++)
+    bad = i < cells ? (h->ds[j] = -2, false)
+                    : (h->ds[j] = growing(g[1], sits_thermal_name(th, (int)i), "W")) < 0;
   if (!bad)
     bad = (h->ds[j++] = growing(g[2], "total", "W")) < 0;
   for (size_t d = 0; d < h->nd && !bad; d++)
@@ -411,6 +467,12 @@ static void *stream_open_fn(const char *tmp, const sits_scenario *sc) {
     bad = (h->ds[j++] = growing(g[4], "soc", "1")) < 0 ||
           (h->ds[j++] = growing(g[4], "voltage_v", "V")) < 0 ||
           (h->ds[j++] = growing(g[4], "current_a", "A")) < 0;
+  for (size_t k = 1; k < h->n_cols && !bad; k++) /* time is every series' dimension scale */
+    bad = h->ds[k] >= 0 && H5DSattach_scale(h->ds[k], h->time, 0) < 0;
+  if (h->R && !bad)
+    bad = (h->plane = malloc((GRID_CHUNK_VALUES > h->R * h->C ? GRID_CHUNK_VALUES : h->R * h->C) *
+                             sizeof *h->plane)) == NULL ||
+          grid_open(h, sc, g[0], g[1]) < 0;
   for (int k = 0; k < 5; k++)
     if (g[k] >= 0)
       H5Gclose(g[k]);
@@ -421,28 +483,64 @@ static void *stream_open_fn(const char *tmp, const sits_scenario *sc) {
   return h;
 }
 
+/* The grid's layers and blocks for rows first..first+m-1. */
+static int grid_rows(h5_stream *h, const sits_result *r, size_t first, size_t m) {
+  size_t rc = h->R * h->C, per = GRID_CHUNK_VALUES / rc ? GRID_CHUNK_VALUES / rc : 1;
+  for (size_t at = 0; at < m; at += per) {
+    size_t q = m - at < per ? m - at : per;
+    for (int L = 0; L < GRID_LAYERS; L++)
+      for (int k = 0; k < 2; k++) {
+        const double *src = k ? r->node_power_w : r->temp_c;
+        for (size_t t = 0; t < q; t++)
+          memcpy(h->plane + t * rc, src + (first + at + t) * h->n + (size_t)L * rc,
+                 rc * sizeof *h->plane);
+        if (append(k ? h->layer_p[L] : h->layer_t[L], h->rows + at, q, h->R, h->C, h->plane))
+          return -1;
+      }
+  }
+  for (size_t b = 0; b < h->nb; b++) {
+    const sits__group *g = &h->blocks[b];
+    for (int k = 0; k < 3; k++) {
+      for (size_t t = 0; t < m; t++) {
+        const double *row = r->temp_c + (first + t) * h->n;
+        double v = k == 2 ? row[h->center[b]] : k == 0 ? -INFINITY : 0;
+        for (size_t c = 0; k < 2 && c < g->n; c++)
+          v = k == 0 ? fmax(v, row[g->nodes[c]]) : v + g->w[c] * row[g->nodes[c]];
+        h->col[t] = v;
+      }
+      if (append(h->block_ds[3 * b + k], h->rows, m, 0, 0, h->col))
+        return -1;
+    }
+  }
+  return 0;
+}
+
 static int stream_rows_fn(h5_stream *h, const sits_result *r, size_t first, size_t count) {
   for (size_t at = 0; at < count; at += STREAM_CHUNK) {
     size_t m = count - at < STREAM_CHUNK ? count - at : STREAM_CHUNK;
-    hsize_t size[1] = {h->rows + m}, start[1] = {h->rows}, len[1] = {m};
     for (size_t j = 0; j < h->n_cols; j++) {
+      if (h->ds[j] == -2) /* a grid cell: in its layer's dataset */
+        continue;
       for (size_t k = 0; k < m; k++)
         h->col[k] = cell(h, r, first + at + k, j);
-      hid_t file_space = -1, mem = H5Screate_simple(1, len, NULL);
-      int bad = mem < 0 || H5Dset_extent(h->ds[j], size) < 0 ||
-                (file_space = H5Dget_space(h->ds[j])) < 0 ||
-                H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, NULL, len, NULL) < 0 ||
-                H5Dwrite(h->ds[j], H5T_NATIVE_DOUBLE, mem, file_space, H5P_DEFAULT, h->col) < 0;
-      if (file_space >= 0)
-        H5Sclose(file_space);
-      if (mem >= 0)
-        H5Sclose(mem);
-      if (bad)
+      if (append(h->ds[j], h->rows, m, 0, 0, h->col))
         return -1;
     }
+    if (h->R && grid_rows(h, r, first + at, m))
+      return -1;
     h->rows += m;
   }
   return 0;
+}
+
+/* A whole result at once: the stream's layout in one go. */
+static int write_file(const char *tmp, const sits_scenario *sc, const sits_result *r) {
+  h5_stream *h = stream_open_fn(tmp, sc);
+  if (!h)
+    return -1;
+  int rc = stream_rows_fn(h, r, 0, r->n_samples) || put_events(h->file, r) ||
+           put_attributes(h->file, sc, r);
+  return stream_free(h) || rc ? -1 : 0;
 }
 
 /* The stream's entry points with HDF5's error printing off, as quietly() does. */

@@ -108,6 +108,8 @@ static int load_platform(sits_scenario *sc, const config_setting_t *root, sits_e
     sits__hs_platform fp = {0};
     rc = sits__hs_platform_load(hs, &fp, err);
     sc->thermal = fp.thermal, sc->groups = fp.groups, sc->n_groups = fp.n_groups;
+    sc->grid_rows = fp.grid_rows, sc->grid_cols = fp.grid_cols;
+    sc->grid_width_m = fp.width_m, sc->grid_height_m = fp.height_m;
     if (rc)
       return rc;
     return (rc = sits__load_domains(sc, p, err)) ? rc : sits__load_static_power(sc, p, err);

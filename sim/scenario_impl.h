@@ -87,6 +87,8 @@ struct sits_scenario {
   size_t *amb_rows; /* schedule segments whose ambient is ambient_c (no value of their own) */
   size_t n_amb_rows, cap_amb_rows;
   bool hotspot; /* the network is a floorplan's (its links are not the config's) */
+  size_t grid_rows, grid_cols; /* a grid floorplan: 4 layers of cells are nodes 0..4RC-1 */
+  double grid_width_m, grid_height_m;
   char **notes; /* what the loader wants the user to know (sits_scenario_note) */
   size_t n_notes;
   char *origin; /* how it was made (the command line), or NULL */

@@ -7,6 +7,8 @@
 #include <hdf5.h>
 #include <hdf5_hl.h>
 
+#include "sits_hotspot.h"
+
 
 /* A string attribute as sits writes them: variable-length UTF-8 (asserted), copied into buf. */
 static char *dup_str_attr(hid_t f, const char *obj, const char *name) {
@@ -353,4 +355,96 @@ Test(outputs, config_attribute_reruns) {
   free(config);
   sits_result_free(r), sits_result_free(r2);
   sits_scenario_free(sc), sits_scenario_free(again);
+}
+
+/* A grid floorplan: per layer one time x rows x cols dataset with dimension scales (not one
+ * dataset per cell), and per block HotSpot's reductions, against the result's node values. */
+Test(outputs, hdf5_grid_layers_and_block_reductions) {
+  const char *sets[] = {"platform.thermal.hotspot.model=\"grid\"", "platform.thermal.hotspot.rows=8",
+                        "platform.thermal.hotspot.cols=6", "duration_s=0.5"};
+  sits_scenario *sc = tu_shipped("scenarios/ev6_floorplan_throttle.cfg", sets, 4);
+  sits_result *r = tu_run(sc);
+  char path[512];
+  snprintf(path, sizeof path, "%s/grid.h5", tu_dir());
+  sits_err err = {0};
+  cr_assert_eq(sits_write_h5(sc, r, path, &err), SITS_OK, "%s", err.msg);
+  size_t n = sits_result_sample_count(r), R = 8, C = 6;
+  const sits_thermal *th = sits_scenario_thermal(sc);
+  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  cr_assert_geq(f, 0);
+  cr_assert_eq(H5Lexists(f, "/temp_c/L0_0_0", H5P_DEFAULT), 0, "no per-cell datasets");
+  static const char *const layers[] = {"silicon", "interface", "spreader", "sink"};
+  double *grid = malloc(n * R * C * sizeof *grid);
+  for (size_t L = 0; L < 4; L++)
+    for (int k = 0; k < 2; k++) {
+      char name[64];
+      snprintf(name, sizeof name, "/%s/%s", k ? "node_power_w" : "temp_c", layers[L]);
+      hsize_t dims[3];
+      int rank = 0;
+      cr_assert_geq(H5LTget_dataset_ndims(f, name, &rank), 0, "no %s", name);
+      cr_assert_eq(rank, 3);
+      H5LTget_dataset_info(f, name, dims, NULL, NULL);
+      cr_assert(dims[0] == n && dims[1] == R && dims[2] == C, "%s shape", name);
+      cr_assert_geq(H5LTread_dataset_double(f, name, grid), 0);
+      for (size_t t = 0; t < n; t += n / 7 + 1)
+        for (size_t i = 0; i < R; i++)
+          for (size_t j = 0; j < C; j++) {
+            char cell[64];
+            snprintf(cell, sizeof cell, "L%zu_%zu_%zu", L, i, j);
+            int node = sits_thermal_find(th, cell);
+            double want = k ? sits_result_node_power_w(r, t, (size_t)node)
+                            : sits_result_temp_c(r, t, (size_t)node);
+            cr_assert_eq(grid[(t * R + i) * C + j], want, "%s[%zu][%zu][%zu]", name, t, i, j);
+          }
+      hid_t d = H5Dopen2(f, name, H5P_DEFAULT), y = H5Dopen2(f, "/grid/y_m", H5P_DEFAULT),
+            x = H5Dopen2(f, "/grid/x_m", H5P_DEFAULT), ts = H5Dopen2(f, "/time_s", H5P_DEFAULT);
+      cr_assert_gt(H5DSis_attached(d, ts, 0), 0);
+      cr_assert_gt(H5DSis_attached(d, y, 1), 0);
+      cr_assert_gt(H5DSis_attached(d, x, 2), 0);
+      H5Dclose(d), H5Dclose(y), H5Dclose(x), H5Dclose(ts);
+    }
+  /* cell centres: ev6's 16 x 16 mm die, row 0 at the top */
+  double y[8], x[6];
+  cr_assert_geq(H5LTread_dataset_double(f, "/grid/y_m", y), 0);
+  cr_assert_geq(H5LTread_dataset_double(f, "/grid/x_m", x), 0);
+  cr_assert_float_eq(x[0], 0.016 / 6 / 2, 1e-12);
+  cr_assert_float_eq(y[0], 0.016 - 0.016 / 8 / 2, 1e-12);
+  /* IntExec: max over its silicon cells, the mean weighted by the share of the block each
+   * cell holds, the cell under its centre (the name's alias) */
+  double *mx = malloc(n * sizeof *mx), *avg = malloc(n * sizeof *avg), *ctr = malloc(n * sizeof *ctr);
+  read_series(f, "/blocks/IntExec/max_c", mx, n);
+  read_series(f, "/blocks/IntExec/avg_c", avg, n);
+  read_series(f, "/blocks/IntExec/center_c", ctr, n);
+  int centre = sits_thermal_find(th, "IntExec");
+  cr_assert_geq(centre, 0);
+  /* the block's overlap with each cell, from the floorplan file */
+  char flp[600];
+  snprintf(flp, sizeof flp, "%s/platforms/floorplans/ev6.flp", SITS_CONFIGS);
+  sits_floorplan *fp = NULL;
+  cr_assert_eq(sits_hs_read_flp(flp, &fp, &err), SITS_OK, "%s", err.msg);
+  const sits_flp_block *b = &fp->b[sits_floorplan_find(fp, "IntExec")];
+  double cw = fp->width_m / (double)C, ch = fp->height_m / (double)R, area[8 * 6];
+  for (size_t i = 0; i < R; i++)
+    for (size_t j = 0; j < C; j++) {
+      double x0 = (double)j * cw, y0 = fp->height_m - (double)(i + 1) * ch;
+      double ox = fmin(x0 + cw, b->x_m + b->w_m) - fmax(x0, b->x_m);
+      double oy = fmin(y0 + ch, b->y_m + b->h_m) - fmax(y0, b->y_m);
+      area[i * C + j] = ox > 0 && oy > 0 ? ox * oy : 0;
+    }
+  for (size_t t = 0; t < n; t++) {
+    cr_assert_eq(ctr[t], sits_result_temp_c(r, t, (size_t)centre));
+    double want_max = -INFINITY, sum = 0, wsum = 0;
+    for (size_t c = 0; c < R * C; c++)
+      if (area[c] > 0) {
+        double temp = sits_result_temp_c(r, t, c); /* layer 0 cells are nodes 0..RC-1 */
+        want_max = fmax(want_max, temp), sum += area[c] * temp, wsum += area[c];
+      }
+    cr_assert_float_eq(mx[t], want_max, 1e-12, "max at sample %zu", t);
+    cr_assert_float_eq(avg[t], sum / wsum, 1e-9, "area-weighted mean at sample %zu", t);
+  }
+  sits_floorplan_free(fp);
+  H5Fclose(f);
+  free(grid), free(mx), free(avg), free(ctr);
+  sits_result_free(r);
+  sits_scenario_free(sc);
 }
