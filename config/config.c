@@ -6,13 +6,14 @@
  * scenario tree, so the tree is the complete merged configuration that `--set` paths
  * address and that outputs store.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "config_impl.h"
 #include "module_impl.h"
 #include "status_impl.h"
 
 #include <libgen.h>
 #include <stdarg.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -205,12 +206,19 @@ static int list_inputs(sits__config *c, const config_setting_t *s, const char *p
   if (rc == SITS_OK && k && (k->flags & SITS_KEY_FILE) &&
       config_setting_type(s) == CONFIG_TYPE_STRING) {
     const char *name = config_setting_get_string(s);
-    char dir[4096], full[8200];
+    char dir[4096], abs_dir[PATH_MAX], full[8200];
     if (name[0] == '/')
       snprintf(full, sizeof full, "%s", name);
-    else
-      snprintf(full, sizeof full, "%s/%s", sits__setting_dir(s, dir, sizeof dir), name);
-    rc = add_input(c, full, err);
+    else {
+      const char *d = sits__setting_dir(s, dir, sizeof dir);
+      snprintf(full, sizeof full, "%s/%s", realpath(d, abs_dir) ? abs_dir : d, name);
+      /* the merged text names the file absolutely, so that it re-runs from anywhere (the
+       * text of an output, a sweep row); the setting keeps its file and line for messages */
+      if (full[0] == '/' && config_setting_set_string((config_setting_t *)s, full) != CONFIG_TRUE)
+        rc = sits__fail(err, SITS_ENOMEM, "out of memory");
+    }
+    if (rc == SITS_OK)
+      rc = add_input(c, full, err);
   }
   for (int i = 0; rc == SITS_OK && config_setting_is_aggregate(s) && i < config_setting_length(s);
        i++) {

@@ -448,3 +448,18 @@ Test(outputs, hdf5_grid_layers_and_block_reductions) {
   sits_result_free(r);
   sits_scenario_free(sc);
 }
+
+/* Stored config texts re-run from another directory when the scenario names files by relative
+ * paths (a floorplan next to its platform, a trace next to its scenario). */
+Test(outputs, config_attribute_reruns_with_file_paths) {
+  static const char *const cases[][2] = {{"scenarios/ev6_floorplan_throttle.cfg", "duration_s=1"},
+                                         {"scenarios/orin_nano_replay.cfg", "duration_s=20"}};
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    const char *sets[] = {cases[k][1]};
+    sits_scenario *sc = tu_shipped(cases[k][0], sets, 1);
+    sits_scenario *again = tu_load("elsewhere.cfg", sits_scenario_config_text(sc));
+    cr_assert_eq(sits_scenario_config_hash(sc), sits_scenario_config_hash(again), "%s",
+                 cases[k][0]);
+    sits_scenario_free(sc), sits_scenario_free(again);
+  }
+}
