@@ -1,7 +1,7 @@
 #!/bin/sh
 # check_pkgconfig.sh SOURCE_DIR PREFIX WORK_DIR - an installed prefix, copied elsewhere, still
 # builds programs from nothing but `pkg-config --cflags --libs` (the .pc files locate the
-# prefix from their own place): a C and a C++ program on libsits, a C program on libsits_rt.
+# prefix from their own place): a C and a C++ program on libsits and on libsits_rt.
 set -eu
 src=$1
 prefix=$2
@@ -26,13 +26,18 @@ c++ -std=c++17 -Wall -o "$work/cxx" "$src/tests/install/downstream/main.cpp" \
 # shellcheck disable=SC2046
 cc -std=c11 -Wall -o "$work/rt" "$src/tests/install/rt/probe.c" \
   $(pkg-config --cflags --libs sitsenergy-rt) || fail "C build on libsits_rt failed"
+# shellcheck disable=SC2046
+c++ -x c++ -std=c++17 -Wall -o "$work/rtxx" "$src/tests/install/rt/probe.c" \
+  $(pkg-config --cflags --libs sitsenergy-rt) || fail "C++ build on libsits_rt failed"
 for p in c cxx; do
   LD_LIBRARY_PATH=$libdir "$work/$p" | grep -q "dT/dt = 2.500" || fail "$p did not run"
 done
 mkdir -p "$work/sys/class/thermal/thermal_zone0"
 echo soc-thermal > "$work/sys/class/thermal/thermal_zone0/type"
 echo 51250 > "$work/sys/class/thermal/thermal_zone0/temp"
-LD_LIBRARY_PATH=$libdir "$work/rt" "$work/sys" | grep -q "^0[.0-9]*,51.25" || fail "rt did not run"
+for p in rt rtxx; do
+  LD_LIBRARY_PATH=$libdir "$work/$p" "$work/sys" | grep -q "^0[.0-9]*,51.25" || fail "$p did not run"
+done
 # the moved program finds the shipped configs beside its library, not in the source tree:
 # with them, a scenario naming a platform and a workload by name runs; without, it is refused
 printf 'platform = "rk3588";\nworkload_profile = "video_enc";\nduration_s = 2.0;\n' > "$work/named.cfg"
@@ -46,4 +51,4 @@ if "$work/moved/bin/sitsenergy" run "$work/named.cfg" --quiet > /dev/null 2> "$w
 fi
 grep -q "platform 'rk3588' not found" "$work/named.err" || fail "$(cat "$work/named.err")"
 mv "$work/hidden" "$configs"
-echo "pkg-config from a moved prefix: C and C++ on libsits, C on libsits_rt ran; configs found beside the library"
+echo "pkg-config from a moved prefix: C and C++ on libsits and on libsits_rt ran; configs found beside the library"
