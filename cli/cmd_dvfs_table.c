@@ -75,6 +75,10 @@ static int check(void *p, cli_ctx *ctx) {
     cli_error("--format must be csv, json, dts, header or nvpmodel, not '%s'", a->format);
     return EXIT_INPUT;
   }
+  if (a->domain && strcmp(a->format, "nvpmodel") == 0) {
+    cli_error("--domain does not go with --format nvpmodel (a mode sets every domain's cap)");
+    return EXIT_USAGE;
+  }
   if ((a->mode_name || a->mode_id >= 0) && strcmp(a->format, "nvpmodel") != 0) {
     cli_error("--mode-id and --mode-name go with --format nvpmodel");
     return EXIT_USAGE;
