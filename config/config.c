@@ -74,9 +74,17 @@ int sits__find_config(const char *kind, const char *name, const char *base_dir, 
   return try_root(SITS_INSTALL_CONFIG_DIR, kind, name, out, size);
 }
 
-static int read_file(config_t *cfg, const char *path, sits_err *err) {
+static int read_file(config_t *cfg, const char *path, const char *text, sits_err *err) {
   config_init(cfg);
   config_set_options(cfg, CONFIG_OPTION_AUTOCONVERT);
+  if (text) { /* a string: its includes and file names from the working folder */
+    config_set_include_dir(cfg, ".");
+    if (config_read_string(cfg, text) == CONFIG_TRUE)
+      return SITS_OK;
+    return sits__fail(err, SITS_EINPUT, "%s:%d: %s",
+                      config_error_file(cfg) ? config_error_file(cfg) : path,
+                      config_error_line(cfg), config_error_text(cfg));
+  }
   char dir[4096], tmp[4096];
   snprintf(tmp, sizeof tmp, "%s", path);
   snprintf(dir, sizeof dir, "%s", strcmp(path, "/dev/stdin") ? dirname(tmp) : ".");
@@ -110,7 +118,8 @@ static int merge_named(sits__config *c, config_setting_t *root, const char *key,
     char tmp[4096];                         /* around the scenario file */
     snprintf(tmp, sizeof tmp, "%s", c->scenario_path);
     if (!sits__find_config(kind, name, dir, path, sizeof path))
-      snprintf(dir, sizeof dir, "%s", strcmp(tmp, "/dev/stdin") ? dirname(tmp) : ".");
+      snprintf(dir, sizeof dir, "%s",
+               strcmp(tmp, "/dev/stdin") && !c->from_text ? dirname(tmp) : ".");
   }
   if (!sits__find_config(kind, name, dir, path, sizeof path))
     return sits__fail(err, SITS_EINPUT,
@@ -118,7 +127,7 @@ static int merge_named(sits__config *c, config_setting_t *root, const char *key,
                       "folder, $SITS_CONFIG_PATH and the shipped configs)",
                       where, key, name, kind, name);
   config_t other;
-  int rc = read_file(&other, path, err);
+  int rc = read_file(&other, path, NULL, err);
   if (rc == SITS_OK) {
     config_setting_t *g = config_lookup(&other, group);
     if (!g || !config_setting_is_group(g))
@@ -233,9 +242,10 @@ static int list_inputs(sits__config *c, const config_setting_t *s, const char *p
   return rc;
 }
 
-int sits__config_load(sits__config *c, const char *path, const char *const *sets, size_t n_sets,
-                      sits_err *err) {
+static int load(sits__config *c, const char *path, const char *text, const char *const *sets,
+                size_t n_sets, sits_err *err) {
   memset(c, 0, sizeof *c);
+  c->from_text = text != NULL;
   c->scenario_path = strdup(path);
   if (c->scenario_path && n_sets && (c->sets = calloc(n_sets, sizeof *c->sets)) != NULL)
     for (size_t i = 0; i < n_sets; i++)
@@ -243,7 +253,7 @@ int sits__config_load(sits__config *c, const char *path, const char *const *sets
         c->n_sets++;
   if (!c->scenario_path)
     return sits__fail(err, SITS_ENOMEM, "out of memory");
-  int rc = read_file(&c->cfg, path, err);
+  int rc = read_file(&c->cfg, path, text, err);
   if (rc)
     return rc;
   if ((rc = apply_sets(c, sets, n_sets, 0, err)) ||
@@ -259,6 +269,16 @@ int sits__config_load(sits__config *c, const char *path, const char *const *sets
   if ((rc = sits__config_check_keys(c, err)))
     return rc;
   return list_inputs(c, config_root_setting(&c->cfg), "", err);
+}
+
+int sits__config_load(sits__config *c, const char *path, const char *const *sets, size_t n_sets,
+                      sits_err *err) {
+  return load(c, path, NULL, sets, n_sets, err);
+}
+
+int sits__config_load_text(sits__config *c, const char *name, const char *text,
+                           const char *const *sets, size_t n_sets, sits_err *err) {
+  return load(c, name, text, sets, n_sets, err);
 }
 
 void sits__config_release(sits__config *c) {

@@ -25,11 +25,15 @@ typedef struct sits__config {
   const char *default_battery; /* the pack battery_default gave a platform without one */
   const char **sets;           /* the --set overrides it was loaded with (interned) */
   size_t n_sets;
+  bool from_text; /* read from a string: file names resolve against the working folder */
 } sits__config;
 
 /** Loads @p path, merges platform/workload files and applies @p sets (KEY=VALUE). */
 int sits__config_load(sits__config *c, const char *path, const char *const *sets, size_t n_sets,
                       sits_err *err);
+/** sits__config_load from the text @p text; @p name stands for the file in messages. */
+int sits__config_load_text(sits__config *c, const char *name, const char *text,
+                           const char *const *sets, size_t n_sets, sits_err *err);
 /** Releases what sits__config_load() built (safe on a zeroed struct). */
 void sits__config_release(sits__config *c);
 /** The merged configuration as libconfig text (malloc'ed), or NULL when out of memory. */

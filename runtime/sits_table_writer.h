@@ -33,6 +33,11 @@ SITS_API int sits_dvfs_write_file(const char *format, const sits_dvfs_table *tab
 SITS_API int sits_board_write_file(const sits_scenario *sc, const char *format,
                                    const sits_board_opts *o, const char *path, sits_err *err);
 
+/** The DVFS table of @p domain (NULL: the first) as the JSON of --format json, malloc'ed
+ *  (free with sits_free); NULL with @p err. */
+SITS_API char *sits_dvfs_table_json_text(const sits_scenario *sc, const char *domain,
+                                         sits_err *err);
+
 SITS_END_DECLS
 
 #endif

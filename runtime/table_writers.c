@@ -1,4 +1,5 @@
 /* table_writers.c - DVFS table writers (see sits_table_writer.h). */
+#define _POSIX_C_SOURCE 200809L
 #include "sits_output.h"
 #include "sits_table_writer.h"
 #include "status_impl.h"
@@ -7,6 +8,7 @@
 #include <ctype.h>
 #include <stdbool.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* A C / device-tree identifier from a domain name: [a-z0-9_]. */
@@ -173,4 +175,29 @@ int sits_dvfs_write_file(const char *format, const sits_dvfs_table *tables, size
   int rc = sits_dvfs_write(format, tables, n, sits_output_file(o), err);
   int end = sits_output_close(o, rc == SITS_OK, err);
   return rc ? rc : end;
+}
+
+char *sits_dvfs_table_json_text(const sits_scenario *sc, const char *domain, sits_err *err) {
+  sits_dvfs_table *t = malloc(sizeof *t);
+  if (!t) {
+    sits__fail(err, SITS_ENOMEM, "out of memory");
+    return NULL;
+  }
+  char *text = NULL;
+  size_t len = 0;
+  int rc = sits_dvfs_table_compute(sc, domain, t, err);
+  FILE *m = rc ? NULL : open_memstream(&text, &len);
+  if (rc == SITS_OK && !m)
+    rc = sits__fail(err, SITS_ENOMEM, "out of memory");
+  if (m) {
+    rc = sits_dvfs_write("json", t, 1, m, err);
+    if (fclose(m) != 0 && rc == SITS_OK)
+      rc = sits__fail(err, SITS_ENOMEM, "out of memory");
+  }
+  free(t);
+  if (rc) {
+    free(text);
+    return NULL;
+  }
+  return text;
 }

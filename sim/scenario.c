@@ -233,13 +233,14 @@ static int check_work(const sits_scenario *sc, sits_err *err) {
   return SITS_OK;
 }
 
-int sits_scenario_load(const char *path, const char *const *sets, size_t n_sets,
-                       sits_scenario **out, sits_err *err) {
+static int load(const char *path, const char *text, const char *const *sets, size_t n_sets,
+                sits_scenario **out, sits_err *err) {
   *out = NULL;
   sits_scenario *sc = calloc(1, sizeof *sc);
   if (!sc)
     return sits__fail(err, SITS_ENOMEM, "out of memory");
-  int rc = sits__config_load(&sc->config, path, sets, n_sets, err);
+  int rc = text ? sits__config_load_text(&sc->config, path, text, sets, n_sets, err)
+                : sits__config_load(&sc->config, path, sets, n_sets, err);
   const config_setting_t *root = config_root_setting(&sc->config.cfg);
   if (rc == SITS_OK && (rc = load_values(sc, root, err)) == SITS_OK &&
       (rc = load_solver(sc, root, err)) == SITS_OK &&
@@ -258,6 +259,20 @@ int sits_scenario_load(const char *path, const char *const *sets, size_t n_sets,
   }
   *out = sc;
   return SITS_OK;
+}
+
+int sits_scenario_load(const char *path, const char *const *sets, size_t n_sets,
+                       sits_scenario **out, sits_err *err) {
+  return load(path, NULL, sets, n_sets, out, err);
+}
+
+int sits_scenario_load_text(const char *text, const char *name, const char *const *sets,
+                            size_t n_sets, sits_scenario **out, sits_err *err) {
+  if (!text) {
+    *out = NULL;
+    return sits__fail(err, SITS_EINPUT, "no scenario text");
+  }
+  return load(name ? name : "<text>", text, sets, n_sets, out, err);
 }
 
 int sits_scenario_set_origin(sits_scenario *sc, const char *text) {

@@ -32,6 +32,12 @@ typedef struct sits_scenario sits_scenario;
 SITS_API int sits_scenario_load(const char *path, const char *const *sets, size_t n_sets,
                                 sits_scenario **out, sits_err *err);
 
+/** sits_scenario_load from the text @p text (a scenario file's contents); @p name (NULL:
+ *  "<text>") stands for the file in messages; file names, platform and workload names and
+ *  @include resolve against the working folder. */
+SITS_API int sits_scenario_load_text(const char *text, const char *name, const char *const *sets,
+                                     size_t n_sets, sits_scenario **out, sits_err *err);
+
 /** Frees @p sc; NULL is a no-op. */
 SITS_API void sits_scenario_free(sits_scenario *sc);
 

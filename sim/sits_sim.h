@@ -196,6 +196,23 @@ SITS_API int sits_write_summary_json(const sits_scenario *sc, const sits_result 
 /** Steady JSON object onto @p f. */
 SITS_API int sits_write_steady_json(const sits_scenario *sc, const sits_steady_state *st, FILE *f);
 
+/* For language bindings (the Python package): texts instead of streams. */
+
+/** The summary JSON of @p r (as --summary json), malloc'ed (free with sits_free); NULL when
+ *  out of memory. */
+SITS_API char *sits_summary_json_text(const sits_scenario *sc, const sits_result *r);
+/** The steady state of @p sc as the `steady` command's JSON, malloc'ed; NULL with @p err. */
+SITS_API char *sits_steady_json_text(const sits_scenario *sc, sits_err *err);
+/** Frees what the *_text functions return. */
+SITS_API void sits_free(void *p);
+/**
+ * The samples x *cols row-major block of the series @p what (borrowed, valid until the
+ * result is freed): "temp_c" and "node_power_w" (a column per node), "domain_power_w" and
+ * "freq_mhz" (per domain), "time_s", "total_power_w", "battery_soc", "battery_voltage_v",
+ * "battery_current_a" (one column). NULL (and *cols 0) for an unknown name or no battery.
+ */
+SITS_API const double *sits_result_series(const sits_result *r, const char *what, size_t *cols);
+
 SITS_END_DECLS
 
 #endif

@@ -1,0 +1,83 @@
+/*
+ * bindings.c - the library as a language binding (the Python package, python/) takes it:
+ * texts instead of FILE streams, series as contiguous blocks. Nothing here computes; each
+ * call wraps one of the C API's writers or accessors.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "result_impl.h"
+#include "sits_sim.h"
+#include "status_impl.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void sits_free(void *p) {
+  free(p);
+}
+
+/* What @p write puts on a stream, as a string. */
+typedef int (*writer)(const void *a, const void *b, FILE *f);
+
+static char *capture(writer write, const void *a, const void *b) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream(&text, &len);
+  if (!m)
+    return NULL;
+  int rc = write(a, b, m);
+  if (fclose(m) != 0 || rc != SITS_OK) {
+    free(text);
+    return NULL;
+  }
+  return text;
+}
+
+static int summary_writer(const void *a, const void *b, FILE *f) {
+  return sits_write_summary_json(a, b, f);
+}
+
+static int steady_writer(const void *a, const void *b, FILE *f) {
+  return sits_write_steady_json(a, b, f);
+}
+
+char *sits_summary_json_text(const sits_scenario *sc, const sits_result *r) {
+  return capture(summary_writer, sc, r);
+}
+
+char *sits_steady_json_text(const sits_scenario *sc, sits_err *err) {
+  sits_steady_state st;
+  memset(&st, 0, sizeof st);
+  int rc = sits_steady(sc, &st, err);
+  char *text = rc ? NULL : capture(steady_writer, sc, &st);
+  if (rc == SITS_OK && !text)
+    sits__fail(err, SITS_ENOMEM, "out of memory");
+  sits_steady_release(&st);
+  return text;
+}
+
+const double *sits_result_series(const sits_result *r, const char *what, size_t *cols) {
+  static const struct {
+    const char *name;
+    size_t off;
+    int width; /* 0: nodes, 1: domains, 2: one column */
+  } s[] = {{"temp_c", offsetof(sits_result, temp_c), 0},
+           {"node_power_w", offsetof(sits_result, node_power_w), 0},
+           {"domain_power_w", offsetof(sits_result, domain_power_w), 1},
+           {"freq_mhz", offsetof(sits_result, freq_mhz), 1},
+           {"total_power_w", offsetof(sits_result, total_power_w), 2},
+           {"time_s", offsetof(sits_result, time_s), 2},
+           {"battery_soc", offsetof(sits_result, batt_soc), 2},
+           {"battery_voltage_v", offsetof(sits_result, batt_voltage_v), 2},
+           {"battery_current_a", offsetof(sits_result, batt_current_a), 2}};
+  *cols = 0;
+  for (size_t k = 0; r && what && k < sizeof s / sizeof s[0]; k++)
+    if (strcmp(s[k].name, what) == 0) {
+      if (strncmp(what, "battery_", 8) == 0 && !r->has_battery)
+        return NULL;
+      *cols = s[k].width == 0 ? r->n_nodes : s[k].width == 1 ? r->n_domains : 1;
+      return *(double *const *)((const char *)r + s[k].off);
+    }
+  return NULL;
+}
