@@ -13,7 +13,7 @@
 
 static const char calibrate_usage[] =
     "usage: sitsenergy calibrate SCENARIO.cfg --trace FILE --fit thermal[,ambient,initial]\n"
-    "                            [--format auto|tegrastats|jtop|nvsmi|csv] [--interval-ms MS]\n"
+    "                            [--format auto|tegrastats|jtop|nvsmi|csv|ttrace] [--interval-ms MS]\n"
     "                            [--fields LIST] [--strict] [--train-fraction 0.7]\n"
     "                            [--plot OUT.png] [--set KEY=VALUE]... -o CALIBRATED.cfg\n"
     "       sitsenergy calibrate SCENARIO.cfg --trace FILE --fit battery[,capacity]\n"

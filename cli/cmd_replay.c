@@ -11,7 +11,7 @@
 #include "sits_text.h"
 
 static const char replay_usage[] =
-    "usage: sitsenergy replay SCENARIO.cfg --trace FILE [--format auto|tegrastats|jtop|nvsmi|csv]\n"
+    "usage: sitsenergy replay SCENARIO.cfg --trace FILE [--format auto|tegrastats|jtop|nvsmi|csv|ttrace]\n"
     "                         [--interval-ms MS] [--fields LIST] [--strict] [-o OUT.h5]\n"
     "                         [--plot OUT.png] [--summary text|json] [--set KEY=VALUE]...\n\n"
     "Drives the scenario's thermal network with the trace's measured power (the scenario's\n"
@@ -20,7 +20,9 @@ static const char replay_usage[] =
     "others at the steady state of the first sample's power with the sensed nodes held. The\n"
     "platform's domains, static power and battery are left out: the measured power holds them.\n"
     "Prints the Replay summary JSON (per sensor rmse_c, mae_c, max_abs_err_c, bias_c, r2, n).\n"
-    "--interval-ms: the tegrastats/jtop sample interval (default: what the timestamps imply).\n"
+    "--interval-ms: the tegrastats/jtop sample interval (default: what the timestamps imply);\n"
+    "a HotSpot .ttrace's sampling_intvl (required: the file has no times; a .ptrace of the\n"
+    "same name beside it gives the block powers).\n"
     "--fields: the --query-gpu list of a noheader nvidia-smi log; with --format csv, the\n"
     "column names of any CSV (time_ms,temp_mc.cpu,power_mw.board...: names with units,\n"
     "converted on reading; a non-numeric first line is the file's header and is passed over).\n"

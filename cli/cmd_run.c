@@ -12,12 +12,15 @@
 
 static const char run_usage[] =
     "usage: sitsenergy run SCENARIO.cfg [-o OUT.h5] [--csv OUT.csv] [--summary text|json]\n"
-    "                      [--plot OUT.png] [--set KEY=VALUE]... [--check] [--quiet]\n\n"
+    "                      [--plot OUT.png] [--ptrace OUT.ptrace] [--set KEY=VALUE]...\n"
+    "                      [--check] [--quiet]\n\n"
     "Simulates the scenario over duration_s and prints a summary on stdout.\n"
     "  -o OUT.h5          write the time series to HDF5 (/time_s, /temp_c/<node>, ...)\n"
     "  --csv OUT.csv      write the time series to CSV (one row per sample); '-' for stdout,\n"
     "                     and the summary goes to stderr\n"
     "  --plot OUT.png     plot node temperatures and total power (needs gnuplot)\n"
+    "  --ptrace OUT       a floorplan platform's block powers as a HotSpot .ptrace (one row\n"
+    "                     per sample: run hotspot with -sampling_intvl = sample_period_s)\n"
     "  --summary FORMAT   text (default) or json\n"
     "  --set KEY=VALUE    override a config value, e.g. ambient_c=35 or\n"
     "                     platform.thermal.links.[2].r_k_per_w=1.5 (repeatable)\n"
@@ -47,13 +50,14 @@ static void on_progress(double t_s, double end_s, void *user) {
 }
 
 typedef struct run_args {
-  const char *h5, *csv, *png, *summary;
+  const char *h5, *csv, *png, *summary, *ptrace;
   int check, quiet;
 } run_args;
 
 static const struct option run_opts[] = {{"output", required_argument, NULL, 'o'},
                                          {"csv", required_argument, NULL, 'c'},
                                          {"plot", required_argument, NULL, 'p'},
+                                         {"ptrace", required_argument, NULL, 't'},
                                          {"summary", required_argument, NULL, 's'},
                                          {"check", no_argument, NULL, 'k'},
                                          {"quiet", no_argument, NULL, 'q'},
@@ -69,6 +73,7 @@ static int option(void *p, int c, const char *arg) {
   case 'o': a->h5 = arg; break;
   case 'c': a->csv = arg; break;
   case 'p': a->png = arg; break;
+  case 't': a->ptrace = arg; break;
   case 's': a->summary = arg; break;
   case 'k': a->check = 1; break;
   case 'q': a->quiet = 1; break;
@@ -82,22 +87,24 @@ static int check(void *p, cli_ctx *ctx) {
     cli_error("--summary must be 'text' or 'json', not '%s'", a->summary);
     return EXIT_INPUT;
   }
-  const char *in[] = {ctx->scenario}, *out[] = {a->h5, a->csv, a->png};
-  if (cli_no_stdout("-o", a->h5) || cli_no_stdout("--plot", a->png))
+  const char *in[] = {ctx->scenario}, *out[] = {a->h5, a->csv, a->png, a->ptrace};
+  if (cli_no_stdout("-o", a->h5) || cli_no_stdout("--plot", a->png) ||
+      cli_no_stdout("--ptrace", a->ptrace))
     return EXIT_INPUT;
-  return cli_check_paths(in, 1, out, 3);
+  return cli_check_paths(in, 1, out, 4);
 }
 
 /* The HDF5 and CSV outputs, written as the run goes. */
 typedef struct streams {
-  sits_stream *h5, *csv;
+  sits_stream *h5, *csv, *ptrace;
 } streams;
 
 static int to_streams(const sits_result *r, size_t first, size_t count, void *user,
                       sits_err *err) {
   streams *s = user;
   int rc = s->h5 ? sits_stream_write(s->h5, r, first, count, err) : SITS_OK;
-  return rc || !s->csv ? rc : sits_stream_write(s->csv, r, first, count, err);
+  rc = rc || !s->csv ? rc : sits_stream_write(s->csv, r, first, count, err);
+  return rc || !s->ptrace ? rc : sits_stream_write(s->ptrace, r, first, count, err);
 }
 
 static int write_outputs(const run_args *a, const char *scenario, const sits_scenario *sc,
@@ -116,6 +123,8 @@ static int write_outputs(const run_args *a, const char *scenario, const sits_sce
     cli_error("wrote %s", a->csv);
   if (!a->quiet && a->png)
     cli_error("wrote %s", a->png);
+  if (!a->quiet && a->ptrace)
+    cli_error("wrote %s", a->ptrace);
   return EXIT_OK;
 }
 
@@ -127,7 +136,7 @@ static int body(void *p, cli_ctx *ctx) {
   clock_gettime(CLOCK_MONOTONIC, &prog.start);
   /* the series stream to their files as the run goes (memory does not grow with the run);
    * the plot needs them all in memory */
-  streams st = {NULL, NULL};
+  streams st = {NULL, NULL, NULL};
   sits_run_opts ro = {.progress_user = &prog, .sink_user = &st, .keep_samples = a->png != NULL};
   if (!a->quiet && isatty(STDERR_FILENO))
     ro.progress = on_progress;
@@ -138,7 +147,10 @@ static int body(void *p, cli_ctx *ctx) {
     rc = err.code ? err.code : SITS_EIO;
   if (rc == SITS_OK && a->csv && !(st.csv = sits_stream_open(ctx->sc, a->csv, SITS_STREAM_CSV, &err)))
     rc = err.code ? err.code : SITS_EIO;
-  if (rc == SITS_OK && (st.h5 || st.csv))
+  if (rc == SITS_OK && a->ptrace &&
+      !(st.ptrace = sits_stream_open(ctx->sc, a->ptrace, SITS_STREAM_PTRACE, &err)))
+    rc = err.code ? err.code : SITS_EIO;
+  if (rc == SITS_OK && (st.h5 || st.csv || st.ptrace))
     ro.sink = to_streams;
   if (rc == SITS_OK)
     rc = sits_run(ctx->sc, &ro, &res, &err);
@@ -146,7 +158,9 @@ static int body(void *p, cli_ctx *ctx) {
     fputs("\r\033[K", stderr);
   int c1 = sits_stream_close(st.h5, rc ? NULL : res, &err);
   int c2 = rc || c1 ? sits_stream_close(st.csv, NULL, NULL) : sits_stream_close(st.csv, res, &err);
-  rc = rc ? rc : c1 ? c1 : c2;
+  int c3 = rc || c1 || c2 ? sits_stream_close(st.ptrace, NULL, NULL)
+                          : sits_stream_close(st.ptrace, res, &err);
+  rc = rc ? rc : c1 ? c1 : c2 ? c2 : c3;
   int code = rc ? cli_fail(rc, &err) : write_outputs(a, ctx->scenario, ctx->sc, res);
   if (code == EXIT_OK && a->check && !sits_result_summary(res)->ok)
     code = EXIT_VIOLATED;

@@ -181,6 +181,8 @@ int sits__hs_platform_load(const config_setting_t *hs, sits__hs_platform *sc, si
   }
   if (rc == SITS_OK && kind == SITS_HS_GRID)
     rc = grid_groups(sc, f, &prm, net, sits__where(hs, where, sizeof where), flp, err);
+  if (rc == SITS_OK)
+    sc->n_blocks = f->n;
   if (rc == SITS_OK && kind == SITS_HS_BLOCK) {
     sc->thermal = sits_hs_take_thermal(net);
     for (size_t b = 0; b < f->n; b++)

@@ -22,6 +22,7 @@ typedef struct sits__hs_platform {
   sits__group *groups; /* grid floorplan blocks */
   size_t n_groups;
   size_t grid_rows, grid_cols; /* a grid: cells L<layer>_<row>_<col> are nodes 0..4RC-1 */
+  size_t n_blocks;             /* the floorplan's blocks (block model: nodes 0..n_blocks-1) */
   double width_m, height_m;    /* the floorplan's extent (row 0 is its top edge) */
 } sits__hs_platform;
 

@@ -57,14 +57,44 @@ static int node_of(const sits_scenario *sc, const config_setting_t *g, bool powe
   return SITS_OK;
 }
 
+/* Without a replay group: every power_w.<X> column into node X and every temp_c.<X> column
+ * against node X, where X is a node of the network (a HotSpot .ttrace/.ptrace pair on its
+ * floorplan platform, block by block). SITS_EINPUT when that finds no power or no sensor. */
+static int auto_mapping(const sits_scenario *sc, const sits_trace *t, power_map *pm, size_t *n_pm,
+                        sits_replay_sensor *sens, size_t *n_sens) {
+  *n_pm = *n_sens = 0;
+  for (size_t c = 1; c < t->n_cols; c++) {
+    const char *name = t->names[c];
+    bool power = strncmp(name, "power_w.", 8) == 0, temp = strncmp(name, "temp_c.", 7) == 0;
+    const char *node = name + (power ? 8 : 7);
+    int idx = power || temp ? sits_thermal_find(sc->thermal, node) : -1;
+    if (idx < 0 || (power && sits__scenario_group(sc, node)))
+      continue;
+    if (power && *n_pm < MAX_MAP)
+      pm[*n_pm].column = (int)c, pm[*n_pm].node = idx, pm[*n_pm].fraction = 1.0, (*n_pm)++;
+    if (temp && *n_sens < MAX_MAP) {
+      sens[*n_sens].node = idx;
+      snprintf(sens[*n_sens].column, sizeof sens[*n_sens].column, "%s", name);
+      (*n_sens)++;
+    }
+  }
+  return *n_pm && *n_sens ? SITS_OK : SITS_EINPUT;
+}
+
 /* replay.power and replay.sensors */
 static int read_mapping(const sits_scenario *sc, const sits_trace *t, const char *path,
                         power_map *pm, size_t *n_pm, sits_replay_sensor *sens, size_t *n_sens,
                         int *amb_col, sits_err *err) {
   const config_setting_t *root = config_root_setting(&sc->config.cfg);
   const config_setting_t *rp = config_setting_get_member(root, "replay");
+  if (!rp && auto_mapping(sc, t, pm, n_pm, sens, n_sens) == SITS_OK) {
+    *amb_col = -1;
+    return SITS_OK;
+  }
   if (!rp || !config_setting_is_group(rp))
-    return sits__fail(err, SITS_EINPUT, "%s: replay needs a 'replay' group with power and sensors",
+    return sits__fail(err, SITS_EINPUT,
+                      "%s: replay needs a 'replay' group with power and sensors (or a trace "
+                      "whose power_w.<node> and temp_c.<node> columns name the network's nodes)",
                       sc->config.scenario_path);
   const config_setting_t *pw = config_setting_get_member(rp, "power");
   const config_setting_t *se = config_setting_get_member(rp, "sensors");

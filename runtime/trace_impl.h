@@ -40,6 +40,8 @@ int sits__jtop_sniff(const char *line);
 int sits__jtop_read(const char *path, const sits_trace_opts *o, sits_trace *t, sits_err *err);
 int sits__nvsmi_sniff(const char *line);
 int sits__nvsmi_read(const char *path, const sits_trace_opts *o, sits_trace *t, sits_err *err);
+int sits__ttrace_sniff(const char *line);
+int sits__ttrace_read(const char *path, const sits_trace_opts *o, sits_trace *t, sits_err *err);
 int sits__csv_trace_sniff(const char *line);
 int sits__csv_trace_read(const char *path, const sits_trace_opts *o, sits_trace *t, sits_err *err);
 

@@ -15,6 +15,7 @@ static const sits_trace_reader readers[] = {
     {"jtop", sits__jtop_sniff, sits__jtop_read},
     {"nvsmi", sits__nvsmi_sniff, sits__nvsmi_read},
     {"csv", sits__csv_trace_sniff, sits__csv_trace_read},
+    {"ttrace", sits__ttrace_sniff, sits__ttrace_read},
     {NULL, NULL, NULL},
 };
 
@@ -57,7 +58,7 @@ int sits_trace_read(const char *path, const sits_trace_opts *o, sits_trace **out
         r = k;
     if (!r)
       return sits__fail(err, SITS_EINPUT,
-                        "unknown trace format '%s' (tegrastats, jtop, nvsmi, csv)", o->format);
+                        "unknown trace format '%s' (tegrastats, jtop, nvsmi, csv, ttrace)", o->format);
   } else {
     char line[8192];
     int rc = first_line(path, line, sizeof line, err), best = 0;
@@ -71,7 +72,7 @@ int sits_trace_read(const char *path, const sits_trace_opts *o, sits_trace **out
     if (!r)
       return sits__fail(err, SITS_EINPUT,
                         "%s:1: not a trace format this version reads "
-                        "(tegrastats, jtop, nvsmi, csv)",
+                        "(tegrastats, jtop, nvsmi, csv, ttrace)",
                         path);
   }
   sits_trace *t = calloc(1, sizeof *t);

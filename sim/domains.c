@@ -78,6 +78,9 @@ static int read_nodes(sits_scenario *sc, sits_domain *d, const config_setting_t 
       d->nodes[d->n_nodes] = grp->nodes[c];
       d->fractions[d->n_nodes++] = share * grp->w[c];
     }
+    int rc2 = grp ? sits__scenario_block_share(sc, (size_t)(d - sc->domains), grp, share, err) : 0;
+    if (rc2)
+      return rc2;
     if (grp)
       continue;
     if ((d->nodes[d->n_nodes] = sits_thermal_find(sc->thermal, name)) < 0)

@@ -67,7 +67,50 @@ int sits_write_csv(const sits_scenario *sc, const sits_result *r, const char *pa
 struct sits_stream {
   sits_output *csv;
   sits__h5_stream *h5;
+  const sits_scenario *ptrace; /* a HotSpot power trace of this scenario's blocks */
 };
+
+/* ---- HotSpot .ptrace: block names, then each sample's block powers [W] ---- */
+
+static int ptrace_check(const sits_scenario *sc, sits_err *err) {
+  if (!sc->hotspot || sc->n_blocks == 0)
+    return sits__fail(err, SITS_EINPUT,
+                      "--ptrace needs a floorplan platform (platform.thermal.hotspot)");
+  if (!sc->grid_rows)
+    return SITS_OK;
+  const sits_schedule *s = sits_scenario_schedule(sc);
+  for (size_t j = 0; s && j < sits_schedule_column_count(s); j++)
+    if (sits_schedule_column(s, j).kind == SITS_COLUMN_POWER_W)
+      return sits__fail(err, SITS_EINPUT,
+                        "--ptrace on a grid floorplan takes block power from the domains and "
+                        "static power; this workload injects power into cells directly");
+  return SITS_OK;
+}
+
+static void ptrace_header(FILE *f, const sits_scenario *sc) {
+  for (size_t b = 0; b < sc->n_blocks; b++)
+    fprintf(f, "%s%s", b ? "\t" : "",
+            sc->grid_rows ? sc->groups[b].name : sits_thermal_name(sc->thermal, (int)b));
+  fputc('\n', f);
+}
+
+static int ptrace_rows(FILE *f, const sits_scenario *sc, const sits_result *r, size_t first,
+                       size_t count) {
+  size_t n = r->n_nodes, nd = r->n_domains, nb = sc->n_blocks;
+  for (size_t k = first; k < first + count; k++)
+    for (size_t b = 0; b < nb; b++) {
+      double p = 0;
+      if (!sc->grid_rows)
+        p = r->node_power_w[k * n + b];
+      else if (sc->block_share) {
+        for (size_t d = 0; d < nd; d++)
+          p += sc->block_share[d * nb + b] * r->domain_power_w[k * nd + d];
+        p += sc->block_share[SITS_MAX_DOMAINS * nb + b]; /* static watts given to b */
+      }
+      fprintf(f, "%.9g%c", p, b + 1 < nb ? '\t' : '\n');
+    }
+  return ferror(f) ? -1 : 0;
+}
 
 sits_stream *sits_stream_open(const sits_scenario *sc, const char *path, sits_stream_format format,
                               sits_err *err) {
@@ -76,7 +119,12 @@ sits_stream *sits_stream_open(const sits_scenario *sc, const char *path, sits_st
     sits__fail(err, SITS_ENOMEM, "out of memory");
     return NULL;
   }
-  if (format == SITS_STREAM_H5)
+  if (format == SITS_STREAM_PTRACE) {
+    if (ptrace_check(sc, err) == SITS_OK && (s->csv = sits_output_open(path, err)) != NULL) {
+      s->ptrace = sc;
+      ptrace_header(sits_output_file(s->csv), sc);
+    }
+  } else if (format == SITS_STREAM_H5)
     s->h5 = sits__h5_stream_open(path, sc, err);
   else if ((s->csv = sits_output_open(path, err)) != NULL)
     write_header(sits_output_file(s->csv), sc);
@@ -91,7 +139,8 @@ int sits_stream_write(sits_stream *s, const sits_result *r, size_t first, size_t
                       sits_err *err) {
   if (s->h5)
     return sits__h5_stream_rows(s->h5, r, first, count, err);
-  if (write_rows(sits_output_file(s->csv), r, first, count) == 0)
+  if (s->ptrace ? ptrace_rows(sits_output_file(s->csv), s->ptrace, r, first, count) == 0
+                : write_rows(sits_output_file(s->csv), r, first, count) == 0)
     return SITS_OK;
   return sits__fail(err, SITS_EIO, "writing the CSV file failed: %s", strerror(errno));
 }

@@ -108,7 +108,7 @@ static int load_platform(sits_scenario *sc, const config_setting_t *root, sits_e
     sits__hs_platform fp = {0};
     rc = sits__hs_platform_load(hs, &fp, err);
     sc->thermal = fp.thermal, sc->groups = fp.groups, sc->n_groups = fp.n_groups;
-    sc->grid_rows = fp.grid_rows, sc->grid_cols = fp.grid_cols;
+    sc->grid_rows = fp.grid_rows, sc->grid_cols = fp.grid_cols, sc->n_blocks = fp.n_blocks;
     sc->grid_width_m = fp.width_m, sc->grid_height_m = fp.height_m;
     if (rc)
       return rc;
@@ -124,6 +124,15 @@ static int load_platform(sits_scenario *sc, const config_setting_t *root, sits_e
   if ((rc = add_links(sc, links, err)) || (rc = sits__load_domains(sc, p, err)))
     return rc;
   return sits__load_static_power(sc, p, err);
+}
+
+int sits__scenario_block_share(sits_scenario *sc, size_t d, const sits__group *grp, double share,
+                               sits_err *err) {
+  if (!sc->block_share &&
+      !(sc->block_share = calloc((SITS_MAX_DOMAINS + 1) * sc->n_groups, sizeof(double))))
+    return sits__fail(err, SITS_ENOMEM, "out of memory");
+  sc->block_share[d * sc->n_groups + (size_t)(grp - sc->groups)] += share;
+  return SITS_OK;
 }
 
 int sits__load_static_power(sits_scenario *sc, const config_setting_t *p, sits_err *err) {
@@ -145,7 +154,7 @@ int sits__load_static_power(sits_scenario *sc, const config_setting_t *p, sits_e
   for (size_t k = 0; grp && k < grp->n; k++) /* a grid block: over its cells */
     sc->static_power_w[grp->nodes[k]] += static_w * grp->w[k];
   if (grp)
-    return SITS_OK;
+    return sits__scenario_block_share(sc, SITS_MAX_DOMAINS, grp, static_w, err);
   int idx = sits_thermal_find(sc->thermal, node_name);
   if (idx < 0)
     return sits__unknown_node(sc->thermal, config_setting_get_member(p, "static_node"),
@@ -300,6 +309,7 @@ void sits_scenario_free(sits_scenario *sc) {
     free(sc->domains[d].nodes), free(sc->domains[d].fractions);
   for (size_t g = 0; g < sc->n_groups; g++)
     free(sc->groups[g].name), free(sc->groups[g].nodes), free(sc->groups[g].w);
+  free(sc->block_share);
   free(sc->groups);
   sits_thermal_free(sc->thermal);
   sits_schedule_free(sc->schedule);

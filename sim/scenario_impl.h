@@ -84,10 +84,13 @@ struct sits_scenario {
   double batt_initial_soc, batt_efficiency;
   sits__group *groups; /* grid floorplan blocks */
   size_t n_groups;
+  double *block_share; /* (SITS_MAX_DOMAINS + 1) x n_groups: domain d's share of its power into
+                        * block g (row SITS_MAX_DOMAINS: static power's); NULL: no grid */
   size_t *amb_rows; /* schedule segments whose ambient is ambient_c (no value of their own) */
   size_t n_amb_rows, cap_amb_rows;
   bool hotspot; /* the network is a floorplan's (its links are not the config's) */
   size_t grid_rows, grid_cols; /* a grid floorplan: 4 layers of cells are nodes 0..4RC-1 */
+  size_t n_blocks;             /* a floorplan's blocks (block model: nodes 0..n_blocks-1) */
   double grid_width_m, grid_height_m;
   char **notes; /* what the loader wants the user to know (sits_scenario_note) */
   size_t n_notes;
@@ -105,6 +108,10 @@ int sits__scenario_append(sits_scenario *sc, double start_s, const double *value
   "a block of a grid floorplan is many cells; power inputs name nodes (cells L<layer>_<row>_"      \
   "<col>) — a domain over the block spreads its power by area"
 
+/** Records that @p share of row @p d's power (a domain, or SITS_MAX_DOMAINS: static power)
+ *  goes to group @p grp (a grid block). */
+int sits__scenario_block_share(sits_scenario *sc, size_t d, const sits__group *grp, double share,
+                               sits_err *err);
 /** The group named @p name, or NULL. */
 const sits__group *sits__scenario_group(const sits_scenario *sc, const char *name);
 

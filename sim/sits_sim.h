@@ -179,7 +179,10 @@ SITS_API int sits_write_csv_as_h5(const char *csv, const char *h5, sits_err *err
  *  events and attributes and puts the file in place) or NULL (the file is dropped). The file
  *  is the one sits_write_h5 / sits_write_csv would write. */
 typedef struct sits_stream sits_stream;
-typedef enum { SITS_STREAM_CSV, SITS_STREAM_H5 } sits_stream_format;
+/** SITS_STREAM_PTRACE: a floorplan platform's block powers as a HotSpot power trace (block
+ *  names, then one row per sample; block model: the power into each block node; grid model:
+ *  the domains' and static power's shares of each block). */
+typedef enum { SITS_STREAM_CSV, SITS_STREAM_H5, SITS_STREAM_PTRACE } sits_stream_format;
 SITS_API sits_stream *sits_stream_open(const sits_scenario *sc, const char *path,
                                        sits_stream_format format, sits_err *err);
 SITS_API int sits_stream_write(sits_stream *s, const sits_result *r, size_t first, size_t count,

@@ -43,9 +43,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   sits_table_free(t);
   /* the board-trace readers, sniffed and forced, lenient and strict */
-  const char *formats[] = {NULL, "tegrastats", "jtop", "nvsmi", "csv"};
-  for (int k = 0; k < 10; k++) {
-    sits_trace_opts o = {.format = formats[k % 5], .strict = k >= 5};
+  const char *formats[] = {NULL, "tegrastats", "jtop", "nvsmi", "csv", "ttrace"};
+  for (int k = 0; k < 12; k++) {
+    sits_trace_opts o = {.format = formats[k % 6], .strict = k >= 6, .interval_ms = 10};
     sits_trace *tr = NULL;
     err.msg[0] = '\0';
     if (sits_trace_read(path, &o, &tr, &err) == SITS_OK) {
