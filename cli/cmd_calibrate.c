@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "sits_bpx.h"
 #include "sits_calibrate.h"
 #include "sits_replay.h"
 #include "sits_thermal_cal.h"
@@ -22,7 +23,7 @@ static const char calibrate_usage[] =
     "                            [--discharge-positive | --discharge-negative]\n"
     "                            [--ocv-test FILE [--ocv-columns TIME,CURRENT,VOLTAGE]\n"
     "                             [--ocv-points 101] [--ocv-max-c-rate 0.05] [--ocv-r-ohm R]]\n"
-    "                            -o CALIBRATED.cfg\n"
+    "                            [--bpx CELL.json] -o CALIBRATED.cfg\n"
     "       sitsenergy calibrate SCENARIO.cfg --ocv-test FILE [...] -o CALIBRATED.cfg\n\n"
     "--fit thermal fits the thermal network's link resistances and node capacitances (with\n"
     "ambient: the ambient temperature; with initial: the unsensed nodes' initial temperatures)\n"
@@ -35,7 +36,9 @@ static const char calibrate_usage[] =
     "and the current's sign come from the scenario's replay.battery group or the options\n"
     "(default time_s, current_a, voltage_v, negative current discharging). The first\n"
     "--train-fraction of the samples is fitted, the rest held out. Prints the Calibrate JSON\n"
-    "and writes the scenario with the fitted values to -o.\n\n"
+    "and writes the scenario with the fitted values to -o; --bpx also writes the fitted cell\n"
+    "as Battery Parameter eXchange JSON (Model \"Partial\", the ECM under \"User-defined\"\n"
+    "with PyBaMM's names; sitsenergy.bpx in the Python package reads it back).\n\n"
     "--ocv-test FILE builds the OCV-SOC table from a slow (C/20 or slower; --ocv-max-c-rate\n"
     "in C per hour) constant-current discharge from full to the cutoff: the first sustained\n"
     "discharge in the file, whatever the sign of its current, corrected by I R: R is\n"
@@ -50,7 +53,7 @@ static const char calibrate_usage[] =
 typedef struct args {
   bool thermal;             /* --fit thermal[,ambient,initial] */
   sits_thermal_cal_opts th; /* its options */
-  const char *out, *png, *fit;
+  const char *out, *png, *fit, *bpx;
   sits_calibrate_opts opts;
   char ocv_cols[1024];
 } args;
@@ -74,6 +77,7 @@ static const struct option calibrate_opts[] = {{"trace", required_argument, NULL
                                                {"interval-ms", required_argument, NULL, 'z'},
                                                {"fields", required_argument, NULL, 'Q'},
                                                {"strict", no_argument, NULL, 'X'},
+                                               {"bpx", required_argument, NULL, 'B'},
                                                {NULL, 0, NULL, 0}};
 
 static void init(void *p) {
@@ -159,6 +163,7 @@ static int option(void *p, int c, const char *arg) {
   case 'y': a->th.trace.format = arg; break;
   case 'Q': a->th.trace.fields = arg; break;
   case 'X': a->th.trace.strict = true; break;
+  case 'B': a->bpx = arg; break;
   default: return number_option(a, c, arg);
   }
   return EXIT_OK;
@@ -205,8 +210,8 @@ static int check(void *p, cli_ctx *ctx) {
     return EXIT_USAGE;
   }
   const char *in[] = {ctx->scenario, a->opts.trace_path, a->opts.ocv_test_path},
-             *out[] = {a->out, a->png};
-  if (cli_check_paths(in, 3, out, 2) || cli_no_stdout("--plot", a->png) ||
+             *out[] = {a->out, a->png, a->bpx};
+  if (cli_check_paths(in, 3, out, 3) || cli_no_stdout("--plot", a->png) ||
       cli_check_outputs_of(ctx))
     return EXIT_INPUT;
   if (a->out && strcmp(a->out, "-") == 0) {
@@ -217,8 +222,13 @@ static int check(void *p, cli_ctx *ctx) {
   if (ocv_only)
     return EXIT_OK;
   if (strstr(a->fit, "thermal") || strstr(a->fit, "ambient") || strstr(a->fit, "initial") ||
-      strstr(a->fit, "leakage"))
+      strstr(a->fit, "leakage")) {
+    if (a->bpx) {
+      cli_error("--bpx writes a battery cell: it goes with --fit battery or --ocv-test");
+      return EXIT_USAGE;
+    }
     return thermal_fit(a, ctx->scenario);
+  }
   if (strcmp(a->fit, "battery") == 0)
     a->opts.fit_capacity = false;
   else if (strcmp(a->fit, "battery,capacity") == 0 || strcmp(a->fit, "capacity,battery") == 0)
@@ -275,6 +285,16 @@ static int calibrate_battery(args *a, cli_ctx *ctx) {
     rc = sits_calibrate_battery(sc, &a->opts, &cal, &err);
   if (rc == SITS_OK)
     rc = sits_write_calibrated_config(sc, &cal, a->out, &err);
+  if (rc == SITS_OK && a->bpx) {
+    sits_battery_cfg cell;
+    char desc[512];
+    snprintf(desc, sizeof desc, "calibrated by sitsenergy %s from %s%s%s", sits_version(),
+             a->opts.trace_path ? a->opts.trace_path : "", a->opts.trace_path && a->opts.ocv_test_path ? " and " : "",
+             a->opts.ocv_test_path ? a->opts.ocv_test_path : "");
+    rc = sits_calibrated_cell(sc, &cal, &cell, &err);
+    if (rc == SITS_OK)
+      rc = sits_battery_write_bpx_file(&cell, ctx->scenario, desc, a->bpx, &err);
+  }
   if (rc)
     code = cli_fail(rc, &err);
   else {

@@ -19,6 +19,7 @@
 #include "sits_replay.h"
 #include "sits_text.h"
 #include "sits_table_writer.h"
+#include "sits_bpx.h"
 #include "sits_thermal_cal.h"
 #include "sits_trace.h"
 #include "sits_config.h"

@@ -198,6 +198,30 @@ static int set_float(config_setting_t *g, const char *key, double v) {
   return s && config_setting_set_float(s, v) == CONFIG_TRUE ? 0 : -1;
 }
 
+int sits_calibrated_cell(const sits_scenario *sc, const sits_calibration *c,
+                         sits_battery_cfg *out, sits_err *err) {
+  const sits_battery *b = sits_scenario_battery(sc);
+  if (!b)
+    return sits__fail(err, SITS_EINPUT, "the scenario's platform has no battery");
+  *out = *sits_battery_config(b);
+  if (c->has_ocv) { /* the measured table replaces the platform's (1-D), with its Ah */
+    out->n_ocv = c->ocv.n;
+    memcpy(out->ocv_soc, c->ocv.soc, c->ocv.n * sizeof *out->ocv_soc);
+    memcpy(out->ocv_v, c->ocv.ocv_v, c->ocv.n * sizeof *out->ocv_v);
+    out->n_ocv_t = 0;
+    out->capacity_ah = c->ocv.capacity_ah, out->capacity_wh = NAN;
+  }
+  if (c->has_fit) {
+    out->r0_ohm = c->fit.r0_ohm;
+    out->n_rc = c->fit.n_rc;
+    memcpy(out->rc_r_ohm, c->fit.rc_r_ohm, c->fit.n_rc * sizeof *out->rc_r_ohm);
+    memcpy(out->rc_c_f, c->fit.rc_c_f, c->fit.n_rc * sizeof *out->rc_c_f);
+    if (c->fit_capacity)
+      out->capacity_ah = c->fit.capacity_ah, out->capacity_wh = NAN;
+  }
+  return SITS_OK;
+}
+
 int sits_write_calibrated_config(const sits_scenario *sc, const sits_calibration *c,
                                  const char *path, sits_err *err) {
   config_t cfg;

@@ -56,6 +56,10 @@ SITS_API int sits_write_calibration_json(const sits_calibration *c, FILE *f);
 /** The merged scenario with the fitted battery values (temporary file, then renamed). */
 SITS_API int sits_write_calibrated_config(const sits_scenario *sc, const sits_calibration *c,
                                           const char *path, sits_err *err);
+/** The scenario's battery cell with the calibration's values (the OCV test's table and
+ *  capacity, the fitted R0, RC pairs and capacity) into @p out. */
+SITS_API int sits_calibrated_cell(const sits_scenario *sc, const sits_calibration *c,
+                                  sits_battery_cfg *out, sits_err *err);
 /** CSV of time_s, voltage_v (measured), model_voltage_v, current_a, for plots. */
 SITS_API int sits_write_calibration_csv(const sits_calibration *c, const char *path, sits_err *err);
 

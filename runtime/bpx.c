@@ -1,0 +1,97 @@
+/*
+ * bpx.c - an equivalent-circuit cell as Battery Parameter eXchange (BPX) JSON (sits_bpx.h).
+ *
+ * BPX (the Faraday Institution's standard, PyBaMM's and PyBOP's exchange format) describes
+ * physics-based models (SPM, SPMe, DFN) in its fixed sections; it has no equivalent-circuit
+ * section. The cell goes where BPX puts parameters outside its models: Header.Model
+ * "Partial" and Parameterisation."User-defined", whose values are numbers or interpolated
+ * tables {"x": [...], "y": [...]}, under PyBaMM's names for its Thevenin (ECM) model where it
+ * has them. The Python package (python/sitsenergy/bpx.py) reads these files back.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "sits_bpx.h"
+#include "sits_output.h"
+#include "status_impl.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define BPX_VERSION "0.5.0"
+
+static void jstr(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; s && *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\')
+      fprintf(f, "\\%c", c);
+    else if (c < 0x20)
+      fprintf(f, "\\u%04x", c);
+    else
+      fputc(c, f);
+  }
+  fputc('"', f);
+}
+
+static void table(FILE *f, const double *x, const double *y, size_t n) {
+  fputs("{\"x\": [", f);
+  for (size_t k = 0; k < n; k++)
+    fprintf(f, "%s%.12g", k ? ", " : "", x[k]);
+  fputs("], \"y\": [", f);
+  for (size_t k = 0; k < n; k++)
+    fprintf(f, "%s%.12g", k ? ", " : "", y[k]);
+  fputs("]}", f);
+}
+
+int sits_battery_write_bpx(const sits_battery_cfg *c, const char *title, const char *description,
+                           FILE *f, sits_err *err) {
+  sits_battery *b = sits_battery_new(c, err); /* checked, and its capacity in Ah per cell */
+  if (!b)
+    return err->code ? err->code : SITS_EINPUT;
+  fprintf(f, "{\n  \"Header\": {\n    \"BPX\": \"%s\",\n    \"Title\": ", BPX_VERSION);
+  jstr(f, title ? title : "sitsenergy cell");
+  fputs(",\n    \"Description\": ", f);
+  jstr(f, description ? description : "");
+  fputs(",\n    \"Model\": \"Partial\"\n  },\n  \"Parameterisation\": {\n"
+        "    \"User-defined\": {\n      \"description\": \"sitsenergy equivalent-circuit cell "
+        "(Thevenin: OCV(SOC[, T]), R0 and RC pairs with an Arrhenius factor); one cell, x = "
+        "SOC in [0, 1]; PyBaMM's ECM names where it has them\",\n",
+        f);
+  fprintf(f, "      \"Nominal cell capacity [A.h]\": %.12g,\n", sits_battery_capacity_ah(b));
+  fputs("      \"Open-circuit voltage [V]\": ", f);
+  table(f, c->ocv_soc, c->ocv_v, c->n_ocv);
+  fputs(",\n", f);
+  if (c->n_ocv_t >= 2) {
+    fputs("      \"Open-circuit voltage by temperature [V]\": {", f);
+    for (size_t j = 0; j < c->n_ocv_t; j++) {
+      fprintf(f, "%s\n        \"%.6g\": ", j ? "," : "", c->ocv_t_c[j] + 273.15);
+      table(f, c->ocv_soc, c->ocv_v_t[j], c->n_ocv);
+    }
+    fputs("\n      },\n", f);
+  }
+  fprintf(f, "      \"R0 [Ohm]\": %.12g,\n", c->r0_ohm);
+  for (size_t k = 0; k < c->n_rc; k++)
+    fprintf(f, "      \"R%zu [Ohm]\": %.12g,\n      \"C%zu [F]\": %.12g,\n", k + 1, c->rc_r_ohm[k],
+            k + 1, c->rc_c_f[k]);
+  if (c->r_ea_j_per_mol > 0)
+    fprintf(f,
+            "      \"Resistance activation energy [J.mol-1]\": %.12g,\n"
+            "      \"Reference temperature [K]\": %.12g,\n",
+            c->r_ea_j_per_mol, c->r_ref_c + 273.15);
+  if (isfinite(c->cutoff_v))
+    fprintf(f, "      \"Lower voltage cut-off [V]\": %.12g,\n", c->cutoff_v);
+  fprintf(f, "      \"Upper voltage cut-off [V]\": %.12g,\n", c->ocv_v[c->n_ocv - 1]);
+  fprintf(f, "      \"Coulombic efficiency\": %.12g\n    }\n  }\n}\n", c->coulombic_eff);
+  sits_battery_free(b);
+  return ferror(f) ? sits__fail(err, SITS_EIO, "write error") : SITS_OK;
+}
+
+int sits_battery_write_bpx_file(const sits_battery_cfg *c, const char *title,
+                                const char *description, const char *path, sits_err *err) {
+  sits_output *o = sits_output_open(path, err);
+  if (!o)
+    return SITS_EIO;
+  int rc = sits_battery_write_bpx(c, title, description, sits_output_file(o), err);
+  int end = sits_output_close(o, rc == SITS_OK, err);
+  return rc ? rc : end;
+}
