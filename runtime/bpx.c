@@ -11,10 +11,12 @@
 #define _POSIX_C_SOURCE 200809L
 #include "sits_bpx.h"
 #include "sits_output.h"
+#include "sits_scenario.h"
 #include "status_impl.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define BPX_VERSION "0.5.0"
@@ -94,4 +96,27 @@ int sits_battery_write_bpx_file(const sits_battery_cfg *c, const char *title,
   int rc = sits_battery_write_bpx(c, title, description, sits_output_file(o), err);
   int end = sits_output_close(o, rc == SITS_OK, err);
   return rc ? rc : end;
+}
+
+char *sits_scenario_bpx_text(const sits_scenario *sc, const char *title, sits_err *err) {
+  const sits_battery *b = sits_scenario_battery(sc);
+  if (!b) {
+    sits__fail(err, SITS_EINPUT, "the scenario's platform has no battery");
+    return NULL;
+  }
+  char *text = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream(&text, &len);
+  if (!m) {
+    sits__fail(err, SITS_ENOMEM, "out of memory");
+    return NULL;
+  }
+  int rc = sits_battery_write_bpx(sits_battery_config(b), title, "exported by sitsenergy", m, err);
+  if (fclose(m) != 0 && rc == SITS_OK)
+    rc = sits__fail(err, SITS_ENOMEM, "out of memory");
+  if (rc) {
+    free(text);
+    return NULL;
+  }
+  return text;
 }

@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "sits_battery.h"
+#include "sits_scenario.h"
 #include "sits_export.h"
 #include "sits_status.h"
 
@@ -27,6 +28,10 @@ SITS_API int sits_battery_write_bpx(const sits_battery_cfg *c, const char *title
 SITS_API int sits_battery_write_bpx_file(const sits_battery_cfg *c, const char *title,
                                          const char *description, const char *path,
                                          sits_err *err);
+
+/** The scenario's battery cell as BPX JSON, malloc'ed (free with sits_free); NULL with
+ *  @p err (no battery, or a cell the checks refuse). */
+SITS_API char *sits_scenario_bpx_text(const sits_scenario *sc, const char *title, sits_err *err);
 
 SITS_END_DECLS
 

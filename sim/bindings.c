@@ -81,3 +81,24 @@ const double *sits_result_series(const sits_result *r, const char *what, size_t 
     }
   return NULL;
 }
+
+size_t sits_scenario_domain_count(const sits_scenario *sc) {
+  size_t n;
+  sits_scenario_domains(sc, &n);
+  return n;
+}
+
+const char *sits_scenario_domain_name(const sits_scenario *sc, size_t d) {
+  size_t n;
+  const sits_domain *dom = sits_scenario_domains(sc, &n);
+  return d < n ? dom[d].name : NULL;
+}
+
+size_t sits_scenario_node_count(const sits_scenario *sc) {
+  return sits_thermal_node_count(sits_scenario_thermal(sc));
+}
+
+const char *sits_scenario_node_name(const sits_scenario *sc, size_t i) {
+  const sits_thermal *th = sits_scenario_thermal(sc);
+  return i < sits_thermal_node_count(th) ? sits_thermal_name(th, (int)i) : NULL;
+}

@@ -126,15 +126,6 @@ static int load_platform(sits_scenario *sc, const config_setting_t *root, sits_e
   return sits__load_static_power(sc, p, err);
 }
 
-int sits__scenario_block_share(sits_scenario *sc, size_t d, const sits__group *grp, double share,
-                               sits_err *err) {
-  if (!sc->block_share &&
-      !(sc->block_share = calloc((SITS_MAX_DOMAINS + 1) * sc->n_groups, sizeof(double))))
-    return sits__fail(err, SITS_ENOMEM, "out of memory");
-  sc->block_share[d * sc->n_groups + (size_t)(grp - sc->groups)] += share;
-  return SITS_OK;
-}
-
 int sits__load_static_power(sits_scenario *sc, const config_setting_t *p, sits_err *err) {
   size_t n = sits_thermal_node_count(sc->thermal);
   const char *node_name;

@@ -98,3 +98,12 @@ int sits__scenario_note(sits_scenario *sc, sits_err *err, const char *fmt, ...) 
   sc->n_notes++;
   return SITS_OK;
 }
+
+int sits__scenario_block_share(sits_scenario *sc, size_t d, const sits__group *grp, double share,
+                               sits_err *err) {
+  if (!sc->block_share &&
+      !(sc->block_share = calloc((SITS_MAX_DOMAINS + 1) * sc->n_groups, sizeof(double))))
+    return sits__fail(err, SITS_ENOMEM, "out of memory");
+  sc->block_share[d * sc->n_groups + (size_t)(grp - sc->groups)] += share;
+  return SITS_OK;
+}

@@ -215,6 +215,11 @@ SITS_API void sits_free(void *p);
  * "battery_current_a" (one column). NULL (and *cols 0) for an unknown name or no battery.
  */
 SITS_API const double *sits_result_series(const sits_result *r, const char *what, size_t *cols);
+/** The scenario's domains and nodes by index (NULL past the end). */
+SITS_API size_t sits_scenario_domain_count(const sits_scenario *sc);
+SITS_API const char *sits_scenario_domain_name(const sits_scenario *sc, size_t d);
+SITS_API size_t sits_scenario_node_count(const sits_scenario *sc);
+SITS_API const char *sits_scenario_node_name(const sits_scenario *sc, size_t i);
 
 SITS_END_DECLS
 
