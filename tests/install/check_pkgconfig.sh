@@ -51,4 +51,11 @@ if "$work/moved/bin/sitsenergy" run "$work/named.cfg" --quiet > /dev/null 2> "$w
 fi
 grep -q "platform 'rk3588' not found" "$work/named.err" || fail "$(cat "$work/named.err")"
 mv "$work/hidden" "$configs"
+# the Python package finds the moved prefix's library from SITSENERGY_PREFIX alone
+py=/usr/bin/python3
+[ -x "$py" ] || py=python3
+SITSENERGY_PREFIX="$work/moved" PYTHONPATH="$src/python" "$py" -c '
+import sitsenergy, sys
+assert sitsenergy.library_path.startswith(sys.argv[1]), sitsenergy.library_path
+print(sitsenergy.library_version())' "$work/moved" > "$work/py.txt" || fail "python: $(cat "$work/py.txt")"
 echo "pkg-config from a moved prefix: C and C++ on libsits and on libsits_rt ran; configs found beside the library"

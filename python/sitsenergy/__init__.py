@@ -1,0 +1,328 @@
+"""sitsenergy: the SITSEnergy C library (libsits) from Python.
+
+    import sitsenergy as se
+    sc = se.load("configs/scenarios/orin_nx_video_enc.cfg", set={"ambient_c": 40})
+    r = sc.run()
+    r.summary["max_junction_temp_c"], r.series["temp_c.die"], r.events
+    se.sweep(sc, vary={"ambient_c": [25, 35, 45]}, jobs=2)      # a DataFrame, a row each
+    se.read("out.h5")                                          # the same result, from a file
+
+Errors of the library (a bad key at file:line, a solver failure) raise SitsError with the
+library's message; nothing aborts the interpreter (GSL's abort-on-error handler is off).
+"""
+
+import json
+import os
+import tempfile
+
+import numpy as np
+import pandas as pd
+
+from ._lib import LibraryNotFound, ffi, lib
+from ._lib import path as library_path
+
+__all__ = ["load", "read", "sweep", "Scenario", "Result", "SitsError", "LibraryNotFound",
+           "library_version", "library_path", "bpx", "EINPUT", "ENOMEM", "ESOLVER", "EIO",
+           "EUNSUPPORTED", "EINTERNAL"]
+
+# the status codes of sits_status.h
+EINPUT, ENOMEM, ESOLVER, EIO, EUNSUPPORTED, EINTERNAL = -1, -2, -3, -4, -5, -6
+_CODES = {EINPUT: "bad input", ENOMEM: "out of memory", ESOLVER: "solver failure",
+          EIO: "input/output error", EUNSUPPORTED: "not supported yet",
+          EINTERNAL: "internal error"}
+
+
+class SitsError(Exception):
+    """A library error: .code (the sits_status code: EINPUT, ESOLVER, ...) and .message
+    (file:line: what)."""
+
+    def __init__(self, code, message):
+        super().__init__(message)
+        self.code, self.message = code, message
+
+
+def _raise(rc, err):
+    msg = ffi.string(err.msg).decode("utf-8", "replace") or _CODES.get(rc, "error")
+    raise SitsError(rc, msg)
+
+
+def _text(ptr):
+    """A malloc'ed C string as str (freed)."""
+    try:
+        return ffi.string(ptr).decode("utf-8")
+    finally:
+        lib.sits_free(ptr)
+
+
+def library_version():
+    """The library's version with its git hash, as `sitsenergy --version` prints it."""
+    return ffi.string(lib.sits_version()).decode()
+
+
+def _sets(set_):
+    """{key: value} (or "KEY=VALUE" strings) as the --set texts; strings are quoted."""
+    if set_ is None:
+        return []
+    if isinstance(set_, (list, tuple)):
+        return [str(s) for s in set_]
+    out = []
+    for k, v in set_.items():
+        if isinstance(v, bool):
+            v = "true" if v else "false"
+        elif isinstance(v, str):
+            v = json.dumps(v)  # a libconfig string: quoted, escaped
+        out.append(f"{k}={v}")
+    return out
+
+
+def load(path_or_text, set=None, name=None):  # noqa: A002 - `set` is the CLI's word
+    """A scenario from a file path or from the text of one, with overrides `set` ({key:
+    value}, as --set KEY=VALUE). In a text, file, platform and workload names resolve
+    against the working folder. Raises SitsError (file:line: what) on bad input."""
+    sets = _sets(set)
+    c_sets = [ffi.new("char[]", s.encode()) for s in sets]
+    arr = ffi.new("const char *[]", c_sets) if c_sets else ffi.NULL
+    out = ffi.new("sits_scenario **")
+    err = ffi.new("sits_err *")
+    text = str(path_or_text)
+    is_file = "\n" not in text and "=" not in text and os.path.exists(text)
+    if is_file:
+        rc = lib.sits_scenario_load(os.fsencode(text), arr, len(sets), out, err)
+        source = os.path.abspath(text)
+    else:
+        rc = lib.sits_scenario_load_text(text.encode(), (name or "<text>").encode(), arr,
+                                         len(sets), out, err)
+        source = None
+    if rc:
+        _raise(rc, err)
+    return Scenario(out[0], source, sets)
+
+
+class Scenario:
+    """A loaded, checked scenario (sits_scenario)."""
+
+    def __init__(self, ptr, source, sets):
+        self._p = ffi.gc(ptr, lib.sits_scenario_free)
+        self.source, self.sets = source, list(sets)
+        origin = "python: sitsenergy.load(" + repr(source or "<text>") + (
+            f", set={sets!r})" if sets else ")")
+        lib.sits_scenario_set_origin(self._p, origin.encode())
+
+    @property
+    def config_text(self):
+        """The merged configuration (platform, workload, overrides in): it re-runs as it is."""
+        return ffi.string(lib.sits_scenario_config_text(self._p)).decode()
+
+    @property
+    def config_hash(self):
+        return int(lib.sits_scenario_config_hash(self._p))
+
+    @property
+    def domains(self):
+        return [ffi.string(lib.sits_scenario_domain_name(self._p, d)).decode()
+                for d in range(lib.sits_scenario_domain_count(self._p))]
+
+    @property
+    def nodes(self):
+        return [ffi.string(lib.sits_scenario_node_name(self._p, i)).decode()
+                for i in range(lib.sits_scenario_node_count(self._p))]
+
+    def run(self):
+        """Simulates the scenario: a Result (summary, series, events)."""
+        out = ffi.new("sits_result **")
+        err = ffi.new("sits_err *")
+        rc = lib.sits_run(self._p, ffi.NULL, out, err)
+        if rc:
+            _raise(rc, err)
+        return Result._from_run(self, ffi.gc(out[0], lib.sits_result_free))
+
+    def steady(self):
+        """The steady state (the `steady` command's JSON) as a dict."""
+        err = ffi.new("sits_err *")
+        p = lib.sits_steady_json_text(self._p, err)
+        if p == ffi.NULL:
+            _raise(err.code or EINPUT, err)
+        return json.loads(_text(p))
+
+    def dvfs_table(self, domain=None):
+        """The DVFS table of `domain` (default: the first) as a DataFrame indexed by
+        freq_mhz; the table-wide figures (knee, max sustainable OPP, dynamic power
+        coefficient, sustainable power, trip) are in .attrs."""
+        err = ffi.new("sits_err *")
+        p = lib.sits_dvfs_table_json_text(self._p, domain.encode() if domain else ffi.NULL,
+                                          err)
+        if p == ffi.NULL:
+            _raise(err.code or EINPUT, err)
+        d = json.loads(_text(p))
+        df = pd.DataFrame(d.pop("opps")).set_index("freq_mhz")
+        df.attrs.update(d)
+        return df
+
+    def bpx(self, title=None):
+        """The platform's battery cell as a BPX dict (see sitsenergy.bpx)."""
+        err = ffi.new("sits_err *")
+        p = lib.sits_scenario_bpx_text(self._p, (title or "sitsenergy cell").encode(), err)
+        if p == ffi.NULL:
+            _raise(err.code or EINPUT, err)
+        return json.loads(_text(p))
+
+    def __repr__(self):
+        return f"<sitsenergy.Scenario {self.source or '<text>'} hash={self.config_hash:016x}>"
+
+
+def _columns(nodes, domains, battery):
+    cols, units = [], {}
+    for n in nodes:
+        cols.append(f"temp_c.{n}"), units.update({f"temp_c.{n}": "degC"})
+    for n in nodes:
+        cols.append(f"node_power_w.{n}"), units.update({f"node_power_w.{n}": "W"})
+    cols.append("power_w.total"), units.update({"power_w.total": "W"})
+    for d in domains:
+        cols.append(f"power_w.{d}"), units.update({f"power_w.{d}": "W"})
+    for d in domains:
+        cols.append(f"freq_mhz.{d}"), units.update({f"freq_mhz.{d}": "MHz"})
+    if battery:
+        for c, u in (("battery.soc", "1"), ("battery.voltage_v", "V"),
+                     ("battery.current_a", "A")):
+            cols.append(c), units.update({c: u})
+    return cols, units
+
+
+class Result:
+    """A run: .summary (dict, as --summary json), .series (DataFrame indexed by time_s,
+    columns as the CSV's, units in .series.attrs["units"]), .events (DataFrame)."""
+
+    def __init__(self, summary, series, events, scenario=None, handle=None):
+        self.summary, self.series, self.events = summary, series, events
+        self._scenario, self._h = scenario, handle
+
+    @classmethod
+    def _from_run(cls, sc, r):
+        n = lib.sits_result_sample_count(r)
+        blocks = []
+        for what in ("temp_c", "node_power_w", "total_power_w", "domain_power_w", "freq_mhz",
+                     "battery_soc", "battery_voltage_v", "battery_current_a"):
+            cols = ffi.new("size_t *")
+            p = lib.sits_result_series(r, what.encode(), cols)
+            if p == ffi.NULL or cols[0] == 0:
+                continue
+            a = np.frombuffer(ffi.buffer(p, n * cols[0] * 8), dtype=np.float64)
+            blocks.append(a.reshape(n, cols[0]).copy())
+        cols = ffi.new("size_t *")
+        t = np.frombuffer(ffi.buffer(lib.sits_result_series(r, b"time_s", cols), n * 8),
+                          dtype=np.float64).copy()
+        battery = lib.sits_scenario_battery(sc._p) != ffi.NULL
+        names, units = _columns(sc.nodes, sc.domains, battery)
+        data = np.hstack(blocks) if blocks else np.empty((n, 0))
+        series = pd.DataFrame(data, index=pd.Index(t, name="time_s"), columns=names)
+        series.attrs["units"] = units
+        summary = json.loads(_text(lib.sits_summary_json_text(sc._p, r)))
+        ev = []
+        for k in range(lib.sits_result_event_count(r)):
+            e = lib.sits_result_event(r, k)
+            ev.append({"time_s": e.time_s, "kind": ffi.string(e.kind).decode(),
+                       "detail": ffi.string(e.detail).decode(),
+                       "subject": ffi.string(e.subject).decode(),
+                       "unit": ffi.string(e.unit).decode(), "value": e.value,
+                       "from": getattr(e, "from"), "limit": e.limit, "soc": e.soc})
+        events = pd.DataFrame(ev, columns=["time_s", "kind", "detail", "subject", "unit",
+                                           "value", "from", "limit", "soc"])
+        return cls(summary, series, events, sc, r)
+
+    def to_h5(self, path):
+        """Writes the run's HDF5 file (the `run -o` layout) through the library."""
+        if self._h is None:
+            raise SitsError(EINPUT, "this result was read from a file: it is already one")
+        err = ffi.new("sits_err *")
+        rc = lib.sits_write_h5(self._scenario._p, self._h, os.fsencode(path), err)
+        if rc:
+            _raise(rc, err)
+
+    def __repr__(self):
+        return (f"<sitsenergy.Result {len(self.series)} samples, end "
+                f"{self.summary.get('end_reason')}>")
+
+
+def read(path):
+    """A Result from a `run -o` HDF5 file (needs h5py, Debian's python3-h5py): the summary
+    from its summary_json attribute, the series and events from its datasets (a grid
+    floorplan's layers as the cell columns L<layer>_<row>_<col>)."""
+    import h5py  # optional: only files need it
+
+    layers = ("silicon", "interface", "spreader", "sink")
+    with h5py.File(path, "r") as f:
+        t = f["time_s"][:]
+        cols, units = {}, {}
+
+        def take(group, prefix):
+            for name, d in f[group].items():
+                u = d.attrs.get("units", "")
+                u = u.decode() if isinstance(u, bytes) else u
+                if d.ndim == 1:
+                    key = f"{prefix}.{name}" if prefix else name
+                    cols[key], units[key] = d[:], u
+                elif name in layers:  # time x rows x cols
+                    L = layers.index(name)
+                    a = d[:]
+                    for i in range(a.shape[1]):
+                        for j in range(a.shape[2]):
+                            key = f"{prefix}.L{L}_{i}_{j}"
+                            cols[key], units[key] = a[:, i, j], u
+
+        take("temp_c", "temp_c")
+        take("node_power_w", "node_power_w")
+        take("power_w", "power_w")
+        take("freq_mhz", "freq_mhz")
+        if "battery" in f:
+            take("battery", "battery")
+        summary = json.loads(f.attrs["summary_json"])
+        ev = f["events"][:]
+        events = pd.DataFrame({k: (ev[k].astype(str) if ev.dtype[k].kind == "S" else ev[k])
+                               for k in ev.dtype.names},
+                              columns=list(ev.dtype.names))
+    series = pd.DataFrame(cols, index=pd.Index(t, name="time_s"))
+    series.attrs["units"] = units
+    return Result(summary, series, events)
+
+
+def _sweep_rows(config_text, specs, dist, sample, method, seed, job, jobs, out_path):
+    """One job of a sweep (a worker process when jobs > 1): rows idx % jobs == job."""
+    from ._sweep import run_rows
+    return run_rows(config_text, specs, dist, sample, method, seed, job, jobs, out_path)
+
+
+def sweep(scenario, vary=None, sample=None, dist=None, method="lhs", seed=1, jobs=1):
+    """The scenario over the Cartesian product of `vary` ({key: [values]} or {key:
+    "START:STOP:COUNT"}) and, with `sample` = N, N draws of `dist` ({key:
+    "uniform(a,b)"|"normal(mu,sigma)"|...}) by `method` (lhs, sobol, halton, random): a
+    DataFrame with a row per combination, as the `sweep` command's CSV. `jobs` worker
+    processes (concurrent.futures) share the rows. Each row runs the library's sweep engine
+    (sits_sweep), so a row equals the CLI's."""
+    if not isinstance(scenario, Scenario):
+        scenario = load(scenario)
+    specs = []
+    for k, v in (vary or {}).items():
+        vals = v if isinstance(v, str) else ",".join(
+            json.dumps(x) if isinstance(x, str) else repr(x) for x in v)
+        specs.append(f"{k}={vals}")
+    dists = [f"{k}={v}" for k, v in (dist or {}).items()]
+    if dists and not sample:
+        raise SitsError(EINPUT, "dist needs sample = the number of draws")
+    jobs = max(1, int(jobs))
+    with tempfile.TemporaryDirectory(prefix="sitsenergy_sweep_") as tmp:
+        outs = [os.path.join(tmp, f"job{j}.csv") for j in range(jobs)]
+        if jobs == 1:
+            _sweep_rows(scenario.config_text, specs, dists, sample, method, seed, 0, 1, outs[0])
+        else:
+            from concurrent.futures import ProcessPoolExecutor
+            with ProcessPoolExecutor(max_workers=jobs) as ex:
+                futs = [ex.submit(_sweep_rows, scenario.config_text, specs, dists, sample, method,
+                                  seed, j, jobs, outs[j]) for j in range(jobs)]
+                for fu in futs:
+                    fu.result()
+        frames = [pd.read_csv(p) for p in outs]
+    df = pd.concat(frames, ignore_index=True).sort_values("index").set_index("index")
+    return df
+
+
+from . import bpx  # noqa: E402  (uses the names above)

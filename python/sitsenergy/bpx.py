@@ -1,0 +1,172 @@
+"""Battery Parameter eXchange (BPX) JSON for the product's equivalent-circuit cell.
+
+BPX (https://bpxstandard.com, the Faraday Institution's format that PyBaMM and PyBOP read)
+has fixed sections for physics-based models only (SPM, SPMe, DFN: electrodes, electrolyte,
+separator). An equivalent circuit goes where BPX keeps parameters outside those models:
+Header.Model "Partial" and Parameterisation."User-defined", with PyBaMM's names for its
+Thevenin model where it has them:
+
+  "Nominal cell capacity [A.h]"                     capacity_ah
+  "Open-circuit voltage [V]" {"x": SOC, "y": V}     ocv_soc, ocv_v
+  "Open-circuit voltage by temperature [V]"         {"<T in K>": {"x", "y"}} -> ocv_t_c, rows
+  "R0 [Ohm]", "R1 [Ohm]", "C1 [F]", ...             r0_ohm, rc = ({ r_ohm; c_f; }, ...)
+  "Resistance activation energy [J.mol-1]",
+  "Reference temperature [K]"                       r_ea_j_per_mol, r_ref_c
+  "Lower voltage cut-off [V]"                       cutoff_v
+  "Coulombic efficiency"                            coulombic_efficiency
+
+export: `Scenario.bpx()` / `write(scenario, path)` (the C library writes it, as
+`calibrate --fit battery --bpx` does). import: `read(path)` -> dict of the cell's values,
+`to_config(path)` -> the text of a configs/batteries file (a `battery = { ... };` group) that
+a platform takes as `battery = "<file>"`. A physics-based BPX set (SPM/SPMe/DFN sections and
+no equivalent circuit) is refused with BPXPhysicsBased: it describes electrodes, not a
+circuit, and this product does not solve those models.
+"""
+
+import json
+import math
+import re
+
+__all__ = ["read", "to_config", "write", "BPXError", "BPXPhysicsBased"]
+
+
+class BPXError(ValueError):
+    """The file is not BPX, or its equivalent-circuit part is incomplete or inconsistent."""
+
+
+class BPXPhysicsBased(BPXError):
+    """A physics-based (SPM, SPMe, DFN) parameter set: not an equivalent circuit."""
+
+
+_PHYSICS_SECTIONS = ("Negative electrode", "Positive electrode", "Electrolyte", "Separator")
+
+
+def _table(v, what):
+    if not (isinstance(v, dict) and isinstance(v.get("x"), list) and isinstance(v.get("y"), list)
+            and len(v["x"]) == len(v["y"]) and len(v["x"]) >= 3):
+        raise BPXError(f"'{what}' must be a table {{\"x\": [...], \"y\": [...]}} of 3 or more "
+                       "points")
+    x, y = [float(a) for a in v["x"]], [float(a) for a in v["y"]]
+    if any(b <= a for a, b in zip(x, x[1:])) or x[0] < 0 or x[-1] > 1:
+        raise BPXError(f"'{what}': x (SOC) must increase within [0, 1]")
+    return x, y
+
+
+def _number(ud, key, required=True, positive=True):
+    if key not in ud:
+        if required:
+            raise BPXError(f"missing '{key}' in Parameterisation.User-defined")
+        return None
+    v = ud[key]
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or (
+            positive and v <= 0):
+        raise BPXError(f"'{key}' must be a {'positive ' if positive else ''}number, not {v!r}")
+    return float(v)
+
+
+def read(source):
+    """The equivalent-circuit cell of a BPX file (path, JSON text or dict) as a dict with the
+    product's battery keys (capacity_ah, ocv_soc, ocv_v, [ocv_t_c, ocv_v_t], r0_ohm, rc,
+    [r_ea_j_per_mol, r_ref_c], [cutoff_v], [coulombic_efficiency], name, description)."""
+    if isinstance(source, dict):
+        d = source
+    else:
+        text = str(source)
+        if not text.lstrip().startswith("{"):
+            with open(text, encoding="utf-8") as f:
+                text = f.read()
+        try:
+            d = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise BPXError(f"not JSON: line {e.lineno}: {e.msg}") from None
+    if not isinstance(d, dict) or "Header" not in d or "Parameterisation" not in d:
+        raise BPXError("not a BPX file: it needs 'Header' and 'Parameterisation'")
+    head, par = d["Header"], d["Parameterisation"]
+    model = head.get("Model")
+    ud = par.get("User-defined") or {}
+    ecm = "R0 [Ohm]" in ud and "Open-circuit voltage [V]" in ud
+    physics = [s for s in _PHYSICS_SECTIONS if s in par]
+    if not ecm and (model in ("SPM", "SPMe", "DFN") or physics):
+        raise BPXPhysicsBased(
+            f"this BPX file is a physics-based {model or 'partial'} parameter set "
+            f"({', '.join(physics) or 'no equivalent circuit'}): sitsenergy models a cell as an "
+            "equivalent circuit (OCV, R0, RC pairs); fit one to the cell's data with "
+            "`sitsenergy calibrate --fit battery` instead")
+    if not ecm:
+        raise BPXError("no equivalent circuit: Parameterisation.User-defined needs "
+                       "'Open-circuit voltage [V]' and 'R0 [Ohm]'")
+    cell = {"name": re.sub(r"[^A-Za-z0-9_]+", "_", str(head.get("Title") or "bpx_cell")),
+            "description": str(head.get("Description") or "")}
+    cell["capacity_ah"] = _number(ud, "Nominal cell capacity [A.h]")
+    cell["ocv_soc"], cell["ocv_v"] = _table(ud["Open-circuit voltage [V]"],
+                                            "Open-circuit voltage [V]")
+    by_t = ud.get("Open-circuit voltage by temperature [V]")
+    if by_t:
+        if not isinstance(by_t, dict) or len(by_t) < 2:
+            raise BPXError("'Open-circuit voltage by temperature [V]' needs 2 or more "
+                           "temperatures")
+        rows = sorted((float(k), _table(v, f"Open-circuit voltage at {k} K"))
+                      for k, v in by_t.items())
+        if any(r[1][0] != cell["ocv_soc"] for r in rows):
+            raise BPXError("the OCV rows by temperature must share the SOC points of "
+                           "'Open-circuit voltage [V]'")
+        cell["ocv_t_c"] = [round(t - 273.15, 10) for t, _ in rows]
+        cell["ocv_v_t"] = [r[1][1] for r in rows]
+    cell["r0_ohm"] = _number(ud, "R0 [Ohm]")
+    rc, k = [], 1
+    while f"R{k} [Ohm]" in ud or f"C{k} [F]" in ud:
+        rc.append({"r_ohm": _number(ud, f"R{k} [Ohm]"), "c_f": _number(ud, f"C{k} [F]")})
+        k += 1
+    cell["rc"] = rc
+    ea = _number(ud, "Resistance activation energy [J.mol-1]", required=False)
+    if ea is not None:
+        cell["r_ea_j_per_mol"] = ea
+        cell["r_ref_c"] = round(_number(ud, "Reference temperature [K]") - 273.15, 10)
+    for key, name in (("Lower voltage cut-off [V]", "cutoff_v"),
+                      ("Coulombic efficiency", "coulombic_efficiency")):
+        v = _number(ud, key, required=False)
+        if v is not None:
+            cell[name] = v
+    return cell
+
+
+def _arr(v):
+    return "[" + ", ".join(repr(float(x)) for x in v) + "]"
+
+
+def to_config(source, name=None):
+    """The text of a configs/batteries file (`battery = { ... };`, one cell, 1S1P) for the
+    equivalent circuit of BPX `source` (path, text or dict)."""
+    c = read(source)
+    lines = [f"# From BPX: {c['name']}" + (f" ({c['description']})" if c["description"] else ""),
+             "battery = {", f"  name = \"{name or c['name']}\";", "  series = 1;",
+             "  parallel = 1;", f"  capacity_ah = {c['capacity_ah']!r};",
+             f"  ocv_soc = {_arr(c['ocv_soc'])};"]
+    if "ocv_t_c" in c:
+        lines.append(f"  ocv_t_c = {_arr(c['ocv_t_c'])};")
+        lines.append("  ocv_v = ( " + ",\n            ".join(_arr(row) for row in c["ocv_v_t"]) +
+                     " );")
+    else:
+        lines.append(f"  ocv_v = {_arr(c['ocv_v'])};")
+    lines.append(f"  r0_ohm = {c['r0_ohm']!r};")
+    if c["rc"]:
+        lines.append("  rc = ( " + ",\n         ".join(
+            f"{{ r_ohm = {p['r_ohm']!r}; c_f = {p['c_f']!r}; }}" for p in c["rc"]) + " );")
+    if "r_ea_j_per_mol" in c:
+        lines.append(f"  r_ea_j_per_mol = {c['r_ea_j_per_mol']!r};")
+        lines.append(f"  r_ref_c = {c['r_ref_c']!r};")
+    if "cutoff_v" in c:
+        lines.append(f"  cutoff_v = {c['cutoff_v']!r};")
+    if "coulombic_efficiency" in c:
+        lines.append(f"  coulombic_efficiency = {c['coulombic_efficiency']!r};")
+    lines.append("};")
+    return "\n".join(lines) + "\n"
+
+
+def write(scenario, path, title=None):
+    """Writes the scenario's battery cell as BPX JSON to `path` (through the C library)."""
+    d = scenario.bpx(title)
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(d, f, indent=2)
+        f.write("\n")
+    return d

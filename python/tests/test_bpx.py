@@ -1,0 +1,83 @@
+"""BPX: export and import round trip, temperature dependence, refusal of physics-based sets."""
+import json
+
+import pytest
+
+import sitsenergy as se
+from sitsenergy import bpx
+
+
+def _roundtrip(configs, tmp_path, scenario, battery=None):
+    sets = {"platform.battery": battery} if battery else {}
+    sc = se.load(str(configs / scenario), set=sets)
+    d = sc.bpx()
+    assert d["Header"]["Model"] == "Partial"
+    path = tmp_path / "cell.cfg"
+    path.write_text(bpx.to_config(d))
+    again = se.load(str(configs / scenario), set={"platform.battery": str(path)})
+    assert again.bpx() == d  # every value, table and name, exactly
+    return sc, again, d
+
+
+def test_roundtrip_a123_cell(configs, tmp_path):
+    sc, again, d = _roundtrip(configs, tmp_path, "scenarios/a123_cell_calibrate.cfg")
+    ud = d["Parameterisation"]["User-defined"]
+    assert ud["R0 [Ohm]"] == pytest.approx(0.01125)
+    assert ud["R1 [Ohm]"] == pytest.approx(0.1194) and ud["C1 [F]"] == pytest.approx(97675.0)
+    assert ud["Nominal cell capacity [A.h]"] == pytest.approx(2.0726)
+
+
+def test_roundtrip_arrhenius_pack(configs, tmp_path):
+    # the A123 4S2P pack: an Arrhenius resistance (BPX is per cell: the cell is exported)
+    sc, again, d = _roundtrip(configs, tmp_path, "scenarios/orin_nx_video_enc.cfg",
+                              "a123_lfp_4s2p")
+    ud = d["Parameterisation"]["User-defined"]
+    assert ud["Resistance activation energy [J.mol-1]"] == pytest.approx(25000.0)
+    assert ud["Reference temperature [K]"] == pytest.approx(298.15)
+
+
+def test_roundtrip_ocv_by_temperature(configs, tmp_path):
+    soc = [0.0, 0.25, 0.5, 0.75, 1.0]
+    rows = {"273.15": [3.0, 3.2, 3.3, 3.4, 3.6], "298.15": [3.05, 3.25, 3.32, 3.42, 3.62],
+            "318.15": [3.07, 3.27, 3.33, 3.43, 3.63]}
+    d = {"Header": {"BPX": "0.5.0", "Title": "three-T cell", "Model": "Partial"},
+         "Parameterisation": {"User-defined": {
+             "Nominal cell capacity [A.h]": 3.0,
+             "Open-circuit voltage [V]": {"x": soc, "y": rows["298.15"]},
+             "Open-circuit voltage by temperature [V]": {
+                 k: {"x": soc, "y": v} for k, v in rows.items()},
+             "R0 [Ohm]": 0.02, "R1 [Ohm]": 0.01, "C1 [F]": 2000.0, "R2 [Ohm]": 0.02,
+             "C2 [F]": 40000.0, "Lower voltage cut-off [V]": 2.8}}}
+    path = tmp_path / "three.cfg"
+    path.write_text(bpx.to_config(d))
+    sc = se.load(str(configs / "scenarios/orin_nx_video_enc.cfg"),
+                 set={"platform.battery": str(path), "duration_s": 30})
+    out = bpx.read(sc.bpx())
+    assert out["ocv_t_c"] == pytest.approx([0.0, 25.0, 45.0])
+    assert out["ocv_v_t"][2] == pytest.approx(rows["318.15"])
+    assert [p["c_f"] for p in out["rc"]] == pytest.approx([2000.0, 40000.0])
+    assert out["cutoff_v"] == pytest.approx(2.8)
+    assert sc.run().summary["end_reason"] == "duration"
+
+
+def test_file_written_and_read(configs, tmp_path):
+    sc = se.load(str(configs / "scenarios/a123_cell_calibrate.cfg"))
+    bpx.write(sc, tmp_path / "c.json", title="A123 ANR26650")
+    d = json.loads((tmp_path / "c.json").read_text())
+    assert d["Header"]["Title"] == "A123 ANR26650"
+    assert bpx.read(tmp_path / "c.json")["name"] == "A123_ANR26650"
+
+
+def test_physics_based_refused():
+    dfn = {"Header": {"BPX": "0.5.0", "Model": "DFN"},
+           "Parameterisation": {"Cell": {}, "Electrolyte": {}, "Negative electrode": {},
+                                "Positive electrode": {}, "Separator": {}}}
+    with pytest.raises(bpx.BPXPhysicsBased, match="physics-based DFN"):
+        bpx.read(dfn)
+    with pytest.raises(bpx.BPXError, match="not a BPX file"):
+        bpx.read({"x": 1})
+    bad = {"Header": {"Model": "Partial"}, "Parameterisation": {"User-defined": {
+        "R0 [Ohm]": -1, "Open-circuit voltage [V]": {"x": [0, 0.5, 1], "y": [3, 3.3, 3.6]},
+        "Nominal cell capacity [A.h]": 2.0}}}
+    with pytest.raises(bpx.BPXError, match="R0"):
+        bpx.read(bad)

@@ -1,0 +1,76 @@
+"""load / run / steady / dvfs_table against closed forms and the shipped scenarios."""
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import sitsenergy as se
+
+TOL_K = 2e-4  # CVODE's tolerances on a 6-s time constant (as the C tests)
+
+
+def test_one_node_series_closed_form(one_node):
+    r = se.load(one_node).run()
+    t = r.series.index.to_numpy()
+    want = 25 + 15 * (1 - np.exp(-t / 6))
+    assert r.series.index.name == "time_s"
+    assert np.max(np.abs(r.series["temp_c.die"].to_numpy() - want)) < TOL_K
+    assert r.series.attrs["units"]["temp_c.die"] == "degC"
+    assert r.series.attrs["units"]["power_w.total"] == "W"
+    assert np.allclose(r.series["power_w.total"], 5.0)
+    assert r.summary["schema_version"] == 1
+    assert r.summary["end_reason"] == "duration"
+    assert r.summary["max_junction_temp_c"] == pytest.approx(25 + 15 * (1 - math.exp(-5)),
+                                                            abs=TOL_K)
+    assert r.summary["energy_j"] == pytest.approx(150.0, rel=1e-9)  # 5 W x 30 s
+    assert list(r.events.columns)[:2] == ["time_s", "kind"]
+
+
+def test_steady_closed_form(one_node):
+    st = se.load(one_node).steady()
+    assert st["schema_version"] == 1
+    assert st["temp_c"]["die"] == pytest.approx(25 + 5 * 3, abs=1e-9)
+
+
+def test_set_overrides_and_text_vs_file(one_node, tmp_path):
+    p = tmp_path / "one.cfg"
+    p.write_text(one_node)
+    a = se.load(str(p), set={"ambient_c": 35})
+    b = se.load(one_node, set={"ambient_c": 35})
+    assert a.config_hash == b.config_hash
+    assert a.run().summary["max_junction_temp_c"] == pytest.approx(
+        35 + 15 * (1 - math.exp(-5)), abs=TOL_K)
+    assert a.nodes == ["die"] and a.domains == []
+
+
+def test_shipped_scenario_matches_its_own_summary(configs):
+    sc = se.load(str(configs / "scenarios/orin_nx_video_enc.cfg"), set={"duration_s": 60})
+    r = sc.run()
+    assert sc.domains == ["cpu", "gpu", "dla", "enc"]
+    assert {"temp_c.die", "power_w.gpu", "freq_mhz.gpu"} <= set(r.series.columns)
+    assert r.series["temp_c.die"].max() == pytest.approx(r.summary["max_junction_temp_c"],
+                                                         abs=1e-9)
+    # per-domain energy closes on the series (trapezoid over 0.5 s samples: within 1 %)
+    e = np.trapz(r.series["power_w.gpu"], r.series.index)
+    assert e == pytest.approx(r.summary["domain_energy_j"]["gpu"], rel=0.01)
+
+
+def test_dvfs_table_closed_form():
+    # one node R = 3 K/W, a GPU of 2 nF at 200 MHz / 0.6 V with 0.3 W idle: full-load power
+    # 0.3 + 2e-9 * 0.36 * 2e8 = 0.444 W -> 25 + 3 * 0.444 C
+    text = """
+platform = { thermal = {
+  nodes = ( { name = "die"; c_j_per_k = 2.0; junction = true; } );
+  links = ( { a = "die"; b = "ambient"; r_k_per_w = 3.0; } ); };
+  domains = ( { name = "gpu"; node = "die"; ceff_f = 2e-9; idle_w = 0.3; max_rate = 100.0;
+    opp = ( { freq_mhz = 200.0; volt_v = 0.6; }, { freq_mhz = 1000.0; volt_v = 1.0; } ); } );
+  governor = { thermal = { kind = "step_wise"; sensor = "die"; trip_c = 30.0; }; }; };
+workload = { phases = ( { duration_s = 10; demand = { gpu = 1.0; }; } ); };
+"""
+    df = se.load(text).dvfs_table("gpu")
+    assert isinstance(df, pd.DataFrame) and df.index.name == "freq_mhz"
+    assert df.loc[200.0, "steady_temp_c"] == pytest.approx(25 + 3 * 0.444, abs=1e-7)
+    assert bool(df.loc[200.0, "sustainable"]) and not bool(df.loc[1000.0, "sustainable"])
+    assert df.attrs["sustainable_power_mw"] == pytest.approx(5000 / 3, rel=1e-9)
+    assert df.attrs["schema_version"] == 1
