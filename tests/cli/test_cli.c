@@ -358,9 +358,20 @@ Test(cli, calibrate_battery_end_to_end) {
   snprintf(cfg, sizeof cfg, "%s/a123_cal.cfg", tu_dir());
   snprintf(args, sizeof args,
            "calibrate %s/scenarios/a123_cell_calibrate.cfg --trace %s/a123_dyn_25degC_s1.csv "
-           "--fit battery -o %s --plot %s/cal.png",
-           SITS_CONFIGS, SITS_VALIDATION_DATA, cfg, tu_dir());
+           "--fit battery -o %s --plot %s/cal.png --bpx %s/cell.json",
+           SITS_CONFIGS, SITS_VALIDATION_DATA, cfg, tu_dir(), tu_dir());
   cr_assert_eq(tu_cli(args, &out, &err), 0, "%s", err);
+  /* the BPX file carries the fitted R0 (as the Calibrate JSON prints it) */
+  char bpx[600];
+  snprintf(bpx, sizeof bpx, "%s/cell.json", tu_dir());
+  char *cell = tu_slurp(bpx);
+  double r0_bpx = 0, r0_json = 0;
+  cr_assert(strstr(cell, "\"Model\": \"Partial\""), "%s", cell);
+  sscanf(strstr(cell, "\"R0 [Ohm]\": ") + strlen("\"R0 [Ohm]\": "), "%lf", &r0_bpx);
+  sscanf(strstr(out, "\"platform.battery.r0_ohm\":") + strlen("\"platform.battery.r0_ohm\":"),
+         "%lf", &r0_json);
+  cr_assert_float_eq(r0_bpx, r0_json, 1e-9 * r0_json, "%g vs %g", r0_bpx, r0_json);
+  free(cell);
   double rmse = 0, r0 = 0;
   char *h = strstr(out, "\"holdout\":{\"voltage_v\":{\"rmse_v\":");
   cr_assert_not_null(h, "%s", out);
