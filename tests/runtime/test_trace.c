@@ -81,7 +81,8 @@ Test(trace, every_reader_conforms) {
   cr_assert_str_eq(r[1].name, "jtop");
   cr_assert_str_eq(r[2].name, "nvsmi");
   cr_assert_str_eq(r[3].name, "csv");
-  cr_assert_null(r[4].name);
+  cr_assert_str_eq(r[4].name, "ttrace");
+  cr_assert_null(r[5].name);
 }
 
 /* Hand-checked values from each variant's second line (row 1). */
@@ -354,4 +355,37 @@ Test(trace, nvidia_smi_units) {
   cr_assert_float_eq(at(t, 1, "temp_c.gpu"), 26, 1e-9);
   sits_trace_free(t);
   free(path);
+}
+
+/* A HotSpot .ttrace with its .ptrace beside it: kelvin to degC, k x the interval, and the power
+ * of the NEXT interval on each row (the replay's zero-order hold from that row on). */
+Test(trace, hotspot_ttrace_with_ptrace) {
+  char tt[512], pt[512];
+  snprintf(tt, sizeof tt, "%s/run.ttrace", tu_dir());
+  snprintf(pt, sizeof pt, "%s/run.ptrace", tu_dir());
+  FILE *f = fopen(tt, "w");
+  fputs("A\tB\n300.00\t310.00\n301.50\t311.25\n302.00\t312.00\n", f);
+  fclose(f);
+  f = fopen(pt, "w");
+  fputs("B A\n1 10\n2 20\n3 30\n", f); /* its own column order */
+  fclose(f);
+  sits_trace_opts o = {.format = "ttrace", .interval_ms = 250};
+  sits_trace *t = NULL;
+  sits_err err = {0};
+  cr_assert_eq(sits_trace_read(tt, &o, &t, &err), SITS_OK, "%s", err.msg);
+  cr_assert_eq(t->n_rows, 3);
+  int ta = sits_trace_column(t, "temp_c.A"), pa = sits_trace_column(t, "power_w.A"),
+      pb = sits_trace_column(t, "power_w.B");
+  cr_assert(ta > 0 && pa > 0 && pb > 0);
+  cr_assert_float_eq(sits_trace_at(t, 1, 0), 0.25, 1e-12);
+  cr_assert_float_eq(sits_trace_at(t, 1, (size_t)ta), 301.50 - 273.15, 1e-9);
+  cr_assert_float_eq(sits_trace_at(t, 0, (size_t)pa), 20.0, 0); /* interval 1's */
+  cr_assert_float_eq(sits_trace_at(t, 1, (size_t)pb), 3.0, 0);
+  cr_assert_float_eq(sits_trace_at(t, 2, (size_t)pb), 3.0, 0); /* the last holds */
+  sits_trace_free(t);
+  /* sniffed without a format */
+  o.format = NULL;
+  cr_assert_eq(sits_trace_read(tt, &o, &t, &err), SITS_OK, "%s", err.msg);
+  cr_assert_str_eq(t->format, "ttrace");
+  sits_trace_free(t);
 }
