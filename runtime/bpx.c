@@ -13,6 +13,7 @@
 #include "sits_output.h"
 #include "sits_scenario.h"
 #include "status_impl.h"
+#include "writer_impl.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -20,20 +21,6 @@
 #include <string.h>
 
 #define BPX_VERSION "0.5.0"
-
-static void jstr(FILE *f, const char *s) {
-  fputc('"', f);
-  for (; s && *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\')
-      fprintf(f, "\\%c", c);
-    else if (c < 0x20)
-      fprintf(f, "\\u%04x", c);
-    else
-      fputc(c, f);
-  }
-  fputc('"', f);
-}
 
 static void table(FILE *f, const double *x, const double *y, size_t n) {
   fputs("{\"x\": [", f);
@@ -51,9 +38,9 @@ int sits_battery_write_bpx(const sits_battery_cfg *c, const char *title, const c
   if (!b)
     return err->code ? err->code : SITS_EINPUT;
   fprintf(f, "{\n  \"Header\": {\n    \"BPX\": \"%s\",\n    \"Title\": ", BPX_VERSION);
-  jstr(f, title ? title : "sitsenergy cell");
+  sits__json_str(f, title ? title : "sitsenergy cell");
   fputs(",\n    \"Description\": ", f);
-  jstr(f, description ? description : "");
+  sits__json_str(f, description ? description : "");
   fputs(",\n    \"Model\": \"Partial\"\n  },\n  \"Parameterisation\": {\n"
         "    \"User-defined\": {\n      \"description\": \"sitsenergy equivalent-circuit cell "
         "(Thevenin: OCV(SOC[, T]), R0 and RC pairs with an Arrhenius factor); one cell, x = "

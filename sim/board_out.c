@@ -44,15 +44,6 @@ static double limit_of(const sits_scenario *sc) {
   return isnan(gov) ? lim : isnan(lim) ? gov : fmin(gov, lim);
 }
 
-static double junction_max(const sits_thermal *th, const double *t) {
-  bool any = sits_thermal_has_junctions(th);
-  double m = -INFINITY;
-  for (size_t i = 0; i < sits_thermal_node_count(th); i++)
-    if (!any || sits_thermal_is_junction(th, (int)i))
-      m = fmax(m, t[i]);
-  return m;
-}
-
 /* The workload's peak demand per domain; all zero -> full load everywhere. */
 static void peak_demand(const sits_scenario *sc, double *demand) {
   const sits_schedule *s = sits_scenario_schedule(sc);
@@ -97,7 +88,7 @@ static int eval(const sits_scenario *sc, const size_t *cap, const double *demand
     return rc;
   memcpy(m->cap, cap, nd * sizeof *cap);
   m->throughput = x;
-  m->junction_c = runaway ? INFINITY : junction_max(sits_scenario_thermal(sc), t);
+  m->junction_c = runaway ? INFINITY : sits__junction_max(sits_scenario_thermal(sc), t);
   if (runaway)
     m->total_power_w = INFINITY;
   m->feasible = !runaway && !(m->total_power_w > m->budget_w) && !(m->junction_c >= m->limit_c);

@@ -13,7 +13,7 @@
 
 #define TRIP_HORIZON_S 1e6 /* a trip not reached in this time counts as never */
 
-static double junction_max(const sits_thermal *th, const double *t) {
+double sits__junction_max(const sits_thermal *th, const double *t) {
   bool any = sits_thermal_has_junctions(th);
   double m = -INFINITY;
   for (size_t i = 0; i < sits_thermal_node_count(th); i++)
@@ -30,7 +30,7 @@ typedef struct trip_run {
 static int trip_root(double t, const double *y, double *g, void *user) {
   (void)t;
   trip_run *tr = user;
-  g[0] = junction_max(tr->rn.th, y) - tr->trip_c;
+  g[0] = sits__junction_max(tr->rn.th, y) - tr->trip_c;
   return 0;
 }
 
@@ -130,7 +130,7 @@ static int row(const sits_scenario *sc, size_t dsel, size_t k, const double *bas
   int rc =
       sits__steady_at(sc, opp, util, base_w, ambient_c, t, &r->total_power_w, &r->runaway, err);
   if (rc == SITS_OK) {
-    r->steady_temp_c = r->runaway ? NAN : junction_max(th, t);
+    r->steady_temp_c = r->runaway ? NAN : sits__junction_max(th, t);
     r->power_w = 0;
     for (size_t j = 0; j < d->n_nodes; j++)
       r->power_w += d->fractions[j] * sits_domain_power_w(d, k, 1.0, t[d->nodes[j]], NULL);

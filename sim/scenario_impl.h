@@ -142,6 +142,8 @@ int sits__steady_at(const sits_scenario *sc, const size_t *opp, const double *ut
  */
 int sits__zone_sustainable_w(const sits_scenario *sc, const double *share, double ambient_c,
                              double control_c, double *p_w, double *p_max_w, sits_err *err);
+/** The hottest junction node's temperature of @p t (every node when none is a junction). */
+double sits__junction_max(const sits_thermal *th, const double *t);
 /** Index of the domain named @p name, or -1. */
 int sits__find_domain(const sits_scenario *sc, const char *name);
 
