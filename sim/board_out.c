@@ -310,7 +310,7 @@ static size_t make_zones(const sits_scenario *sc, int only, zone *z) {
       if (only >= 0 && (int)d != only)
         continue;
       memset(&z[n], 0, sizeof z[n]);
-      char base[14];
+      char base[13];
       to_label(dom[d].name, base, sizeof base, '-');
       snprintf(z[n].name, sizeof z[n].name, "%s%s", isalpha((unsigned char)base[0]) ? "" : "d",
                base);
