@@ -16,6 +16,7 @@ static const char calibrate_usage[] =
     "usage: sitsenergy calibrate SCENARIO.cfg --trace FILE --fit thermal[,ambient,initial]\n"
     "                            [--format auto|tegrastats|jtop|nvsmi|csv|ttrace] [--interval-ms MS]\n"
     "                            [--fields LIST] [--strict] [--train-fraction 0.7]\n"
+    "                            [--ambient-range LO:HI]\n"
     "                            [--plot OUT.png] [--set KEY=VALUE]... -o CALIBRATED.cfg\n"
     "       sitsenergy calibrate SCENARIO.cfg --trace FILE --fit battery[,capacity]\n"
     "                            [--train-fraction 0.7] [--plot OUT.png] [--set KEY=VALUE]...\n"
@@ -29,7 +30,12 @@ static const char calibrate_usage[] =
     "ambient: the ambient temperature; with initial: the unsensed nodes' initial temperatures)\n"
     "to a board trace replayed through the scenario's replay group (see 'sitsenergy replay'),\n"
     "on the first --train-fraction of the rows; prints train and held-out metrics per sensor\n"
-    "and writes the calibrated scenario (it runs with run and replay).\n\n"
+    "and writes the calibrated scenario (it runs with run and replay). With ambient, the\n"
+    "ambient is fitted within --ambient-range (default 15:40 C, where a board indoors sits).\n"
+    "The JSON gives each\n"
+    "parameter's standard error and range (uncertainty), their correlation matrix, and flags:\n"
+    "values at a range's end, an ambient outside 15-40 C, a junction heavier than its\n"
+    "neighbour, pairs correlated beyond 0.99.\n\n"
     "--fit battery fits the platform battery's R0 and RC pairs (and with 'capacity' its capacity) "
     "to a\n"
     "measured cell-level test: a CSV with time, current and voltage columns. The columns\n"
@@ -78,6 +84,7 @@ static const struct option calibrate_opts[] = {{"trace", required_argument, NULL
                                                {"fields", required_argument, NULL, 'Q'},
                                                {"strict", no_argument, NULL, 'X'},
                                                {"bpx", required_argument, NULL, 'B'},
+                                               {"ambient-range", required_argument, NULL, 'A'},
                                                {NULL, 0, NULL, 0}};
 
 static void init(void *p) {
@@ -164,6 +171,18 @@ static int option(void *p, int c, const char *arg) {
   case 'Q': a->th.trace.fields = arg; break;
   case 'X': a->th.trace.strict = true; break;
   case 'B': a->bpx = arg; break;
+  case 'A': {
+    char *end;
+    double lo = strtod(arg, &end), hi = NAN;
+    if (*end == ':')
+      hi = strtod(end + 1, &end);
+    if (*end || !isfinite(lo) || !isfinite(hi) || !(hi > lo) || lo < -273.15 || hi > 1e4) {
+      cli_error("--ambient-range '%s': expected LO:HI in degC with LO < HI", arg);
+      return EXIT_INPUT;
+    }
+    a->th.ambient_lo_c = lo, a->th.ambient_hi_c = hi;
+    break;
+  }
   default: return number_option(a, c, arg);
   }
   return EXIT_OK;

@@ -4,12 +4,18 @@
  * and the initial temperatures of unsensed nodes) fitted to a board trace by replaying it
  * (sits_replay.h): GSL multifit_nlinear on the first train_fraction of the rows, the rest held
  * out. Parameters are fitted in log space (R, C) or linearly (temperatures) inside bounds
- * (R and C within 30x of the scenario's values; the ambient in [-10, 60] C; initial
+ * (R and C within 30x of the scenario's values; the ambient in a prior range, by default
+ * [15, 40] C, its ends flagged; initial
  * temperatures within [-20, +80] K of the ambient), through a smooth map, from several starts
  * (the scenario's values, all R and C x0.3, x3); the best finite one wins. The Jacobian's
  * reciprocal condition number at the solution says how well the parameters are determined;
  * below 1e-6 (or undefined: a rank-deficient Jacobian) the parameters that carry its weakest
- * directions are reported as unidentifiable.
+ * directions are reported as unidentifiable. Each parameter gets a standard error and the set
+ * a correlation matrix (GSL's covariance of the least squares, through the bounded map), and
+ * flags name values a user should not believe: a parameter at the end of its range, a fitted
+ * ambient outside 15-40 C (an indoor board's plausible range), a junction node heavier than
+ * a neighbour on its way to the ambient (a die is lighter than its heatsink), a pair of
+ * parameters correlated beyond 0.99 (the data fixes their combination, not each).
  */
 #ifndef SITS_THERMAL_CAL_H
 #define SITS_THERMAL_CAL_H
@@ -31,6 +37,9 @@ typedef struct sits_thermal_cal_opts {
   sits_trace_opts trace;
   bool fit_ambient, fit_initial;
   double train_fraction; /**< 0: 0.7 */
+  /** The ambient's range when fitted (both 0: the prior 15 to 40 C, where a board indoors
+   *  sits; an ambient at either end is flagged). */
+  double ambient_lo_c, ambient_hi_c;
 } sits_thermal_cal_opts;
 
 typedef struct sits_thermal_param {
@@ -39,6 +48,11 @@ typedef struct sits_thermal_param {
   double start, value, lo, hi;
   bool log_scale;
   double weak_share; /**< share of the Jacobian's weakest direction */
+  /** Standard error at the solution (the fit's covariance through the map to the value;
+   *  independent residuals assumed, so optimistic for a time series); NAN when undetermined
+   *  or at a bound. */
+  double std_err;
+  bool at_bound; /**< within 1 % of the ends of its range (in the fit's coordinate) */
 } sits_thermal_param;
 
 #define SITS_THERMAL_CAL_MAX_PARAMS 64
@@ -55,6 +69,11 @@ typedef struct sits_thermal_cal {
   bool converged, unidentifiable;
   bool fit_ambient, fit_initial;
   char *config_text; /**< the merged scenario with the fitted values (free()) */
+  /** Correlations of the parameters at the solution (n_params^2, row-major; NAN where
+   *  undetermined). */
+  double corr[SITS_THERMAL_CAL_MAX_PARAMS * SITS_THERMAL_CAL_MAX_PARAMS];
+  size_t n_flags;
+  char flags[16][256]; /**< parameters a user should not believe, and why */
 } sits_thermal_cal;
 
 SITS_API int sits_calibrate_thermal(const sits_thermal_cal_opts *o, sits_thermal_cal *out,

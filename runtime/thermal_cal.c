@@ -5,6 +5,8 @@
 #include "status_impl.h"
 
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -120,7 +122,13 @@ static int parameters(problem *pb, const sits_scenario *sc, const sits_replay *r
       return sits__fail(err, SITS_EINPUT,
                         "--fit ambient: the trace gives the ambient (replay.ambient_column)");
     sits_thermal_param *p = &c->params[c->n_params++];
-    *p = (sits_thermal_param){.node = -1, .start = sc->ambient_c, .lo = -10, .hi = 60};
+    double lo = pb->o->ambient_lo_c, hi = pb->o->ambient_hi_c;
+    if (lo == 0 && hi == 0) /* the prior: where a board indoors sits */
+      lo = 15, hi = 40;
+    if (!(hi > lo))
+      return sits__fail(err, SITS_EINPUT, "the ambient's range %g to %g C is empty", lo, hi);
+    *p = (sits_thermal_param){.node = -1, .start = fmin(fmax(sc->ambient_c, lo), hi),
+                              .lo = lo, .hi = hi};
     snprintf(p->path, sizeof p->path, "ambient_c");
   }
   for (size_t i = 0; c->fit_initial && i < pb->n_nodes; i++) {
@@ -185,8 +193,9 @@ static int fit(problem *pb, sits_err *err) {
   size_t np = c->n_params;
   double *x = malloc((np + 1) * sizeof *x), *best = malloc((np + 1) * sizeof *best);
   double weak[SITS_THERMAL_CAL_MAX_PARAMS] = {0}, best_cost = INFINITY, rcond = NAN;
+  double *cov = malloc(np * np * sizeof *cov + 1), *cov_s = malloc(np * np * sizeof *cov_s + 1);
   bool best_conv = false;
-  int rc = x && best ? SITS_OK : sits__fail(err, SITS_ENOMEM, "out of memory");
+  int rc = x && best && cov && cov_s ? SITS_OK : sits__fail(err, SITS_ENOMEM, "out of memory");
   const double scales[] = {1.0, 0.3, 3.0};
   for (size_t s = 0; rc == SITS_OK && s < 3; s++) {
     for (size_t k = 0; k < np; k++) {
@@ -195,7 +204,7 @@ static int fit(problem *pb, sits_err *err) {
     }
     double cost, rc_s = NAN, weak_s[SITS_THERMAL_CAL_MAX_PARAMS];
     bool conv;
-    sits_fit_opts fo = {np, c->n_sensors * pb->n_train, residual, pb, 100, &rc_s, weak_s};
+    sits_fit_opts fo = {np, c->n_sensors * pb->n_train, residual, pb, 100, &rc_s, weak_s, cov_s};
     sits_err e2 = {0};
     c->starts++;
     if (sits_fit_nlinear(&fo, x, &cost, &conv, &e2) == SITS_OK && isfinite(cost) &&
@@ -203,6 +212,7 @@ static int fit(problem *pb, sits_err *err) {
       best_cost = cost, best_conv = conv, rcond = rc_s;
       memcpy(best, x, np * sizeof *x);
       memcpy(weak, weak_s, np * sizeof *weak);
+      memcpy(cov, cov_s, np * np * sizeof *cov);
     }
   }
   if (rc == SITS_OK && !isfinite(best_cost))
@@ -215,14 +225,71 @@ static int fit(problem *pb, sits_err *err) {
     if (!isfinite(c->params[k].value))
       rc = sits__fail(err, SITS_ESOLVER, "the fit ended on a non-finite %s", c->params[k].path);
   }
+  for (size_t k = 0; rc == SITS_OK && k < np; k++) { /* through the map x -> value */
+    sits_thermal_param *p = &c->params[k];
+    double sg = sigmoid(best[k]), span = p->log_scale ? log(p->hi) - log(p->lo) : p->hi - p->lo;
+    double dvdx = (p->log_scale ? p->value : 1.0) * span * sg * (1 - sg);
+    p->at_bound = sg < 0.01 || sg > 0.99;
+    p->std_err = p->at_bound ? NAN : fabs(dvdx) * sqrt(cov[k * np + k]);
+    for (size_t j = 0; j < np; j++)
+      c->corr[k * np + j] = cov[k * np + j] / sqrt(cov[k * np + k] * cov[j * np + j]);
+  }
   c->converged = best_conv;
   c->rcond = rcond;
   c->unidentifiable = !isfinite(rcond) || rcond < 1e-6; /* GSL gives NaN when rank-deficient */
   if (rc == SITS_OK)
     memcpy(x, best, np * sizeof *x);
-  free(best);
+  free(best), free(cov), free(cov_s);
   pb->best_x = x;
   return rc;
+}
+
+static void flag(sits_thermal_cal *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void flag(sits_thermal_cal *c, const char *fmt, ...) {
+  if (c->n_flags == sizeof c->flags / sizeof c->flags[0])
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(c->flags[c->n_flags++], sizeof c->flags[0], fmt, ap);
+  va_end(ap);
+}
+
+/* What a user should not believe in the fitted values (sits_thermal_cal.h). */
+static void plausibility(problem *pb) {
+  sits_thermal_cal *c = pb->c;
+  const sits_thermal *th = pb->sc->thermal;
+  size_t np = c->n_params;
+  for (size_t k = 0; k < np; k++) {
+    const sits_thermal_param *p = &c->params[k];
+    if (p->at_bound)
+      flag(c, "%s = %.4g is at the %s end of its range [%.4g, %.4g]: the data push it out", p->path,
+           p->value, sigmoid(x_of(p, p->value)) < 0.5 ? "lower" : "upper", p->lo, p->hi);
+    if (strcmp(p->path, "ambient_c") == 0 && (p->value < 15 || p->value > 40))
+      flag(c, "ambient_c = %.4g C is outside 15-40 C, where a board indoors sits: it stands in "
+              "for something the network lacks (a fan, a missing node)", p->value);
+    for (size_t j = k + 1; j < np; j++)
+      if (fabs(c->corr[k * np + j]) > 0.99)
+        flag(c, "%s and %s are correlated %+.3f: the trace fixes their combination, not each",
+             p->path, c->params[j].path, c->corr[k * np + j]);
+  }
+  /* a junction node heavier than a linked node that is not a junction (the fitted values
+   * are in the scenario after the final evaluation) */
+  const config_setting_t *links = config_lookup(&pb->sc->config.cfg, "platform.thermal.links");
+  for (int l = 0; links && l < config_setting_length(links); l++) {
+    const config_setting_t *g = config_setting_get_elem(links, (unsigned)l);
+    const char *an = NULL, *bn = NULL;
+    config_setting_lookup_string(g, "a", &an);
+    config_setting_lookup_string(g, "b", &bn);
+    int a = an ? sits_thermal_find(th, an) : -1, b = bn ? sits_thermal_find(th, bn) : -1;
+    for (int s = 0; a >= 0 && b >= 0 && s < 2; s++) {
+      int j = s ? b : a, o = s ? a : b;
+      double cj = sits_thermal_capacity_j_per_k(th, j), co = sits_thermal_capacity_j_per_k(th, o);
+      if (sits_thermal_is_junction(th, j) && !sits_thermal_is_junction(th, o) && cj > co)
+        flag(c, "junction node '%s' (%.4g J/K) is heavier than its neighbour '%s' (%.4g J/K): a "
+                "die is lighter than the metal it sits on",
+             sits_thermal_name(th, j), cj, sits_thermal_name(th, o), co);
+    }
+  }
 }
 
 /* The calibrated scenario as text (malloc'ed; NULL on failure): the merged config with every
@@ -296,6 +363,8 @@ int sits_calibrate_thermal(const sits_thermal_cal_opts *o, sits_thermal_cal *c, 
     rc = fit(&pb, err);
   if (rc == SITS_OK)
     rc = finish(&pb, err);
+  if (rc == SITS_OK)
+    plausibility(&pb);
   c->evaluations = pb.evaluations;
   sits_scenario_free(pb.sc);
   sits_trace_free((sits_trace *)pb.trace);
@@ -345,6 +414,33 @@ int sits_thermal_cal_write_json(const sits_thermal_cal *c, FILE *f) {
       fputs(first ? "" : ",", f), first = 0;
       sits__json_str(f, c->params[k].path);
     }
+  fputs("],\"uncertainty\":{", f);
+  for (size_t k = 0; k < c->n_params; k++) {
+    const sits_thermal_param *p = &c->params[k];
+    fprintf(f, "%s", k ? "," : "");
+    sits__json_str(f, p->path);
+    fputs(":{\"std_err\":", f);
+    sits__json_num(f, p->std_err);
+    fputs(",\"lo\":", f);
+    sits__json_num(f, p->lo);
+    fputs(",\"hi\":", f);
+    sits__json_num(f, p->hi);
+    fprintf(f, ",\"at_bound\":%s}", p->at_bound ? "true" : "false");
+  }
+  fputs("},\"correlation\":[", f);
+  for (size_t k = 0; k < c->n_params; k++) {
+    fputs(k ? ",[" : "[", f);
+    for (size_t j = 0; j < c->n_params; j++) {
+      fputs(j ? "," : "", f);
+      sits__json_num(f, c->corr[k * c->n_params + j]);
+    }
+    fputc(']', f);
+  }
+  fputs("],\"flags\":[", f);
+  for (size_t k = 0; k < c->n_flags; k++) {
+    fputs(k ? "," : "", f);
+    sits__json_str(f, c->flags[k]);
+  }
   fprintf(f, "],\"starts\":%zu,\"evaluations\":%zu,\"rows\":%zu,\"train_rows\":%zu}\n", c->starts,
           c->evaluations, c->n_rows, c->n_train);
   return ferror(f) ? SITS_EIO : SITS_OK;

@@ -195,7 +195,7 @@ int sits_battery_fit_cell(const sits_battery_cfg *cell, const double *t_s, const
       x[k++] = log(soc0 / (1 - soc0));
       if (fit_capacity)
         x[k++] = log(cell->capacity_ah);
-      sits_fit_opts o = {n_params(&pb), pb.n_train, residual, &pb, 200, NULL, NULL};
+      sits_fit_opts o = {n_params(&pb), pb.n_train, residual, &pb, 200, NULL, NULL, NULL};
       sits_err e2 = {0};
       if (sits_fit_nlinear(&o, x, &cost, &conv, &e2) == SITS_OK && cost < best_cost) {
         best_cost = cost;

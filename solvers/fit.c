@@ -64,6 +64,29 @@ static int weakest(const gsl_matrix *j, double *share, sits_err *err) {
   return rc;
 }
 
+/* s^2 (J^T J)^-1 into out (p x p); NAN rows/columns for parameters GSL drops. */
+static int covariance(const gsl_matrix *j, double chisq, size_t n, double *out, sits_err *err) {
+  size_t p = j->size2;
+  gsl_matrix *c = gsl_matrix_alloc(p, p);
+  if (!c)
+    return sits__fail(err, SITS_ENOMEM, "out of memory for the covariance");
+  double s2 = n > p ? chisq / (double)(n - p) : NAN;
+  gsl_error_handler_t *old = gsl_set_error_handler_off();
+  int st = gsl_multifit_nlinear_covar(j, 1e-12, c);
+  gsl_set_error_handler(old);
+  for (size_t a = 0; a < p; a++)
+    for (size_t b = 0; b < p; b++) {
+      double v = st == GSL_SUCCESS ? gsl_matrix_get(c, a, b) * s2 : NAN;
+      out[a * p + b] = v;
+    }
+  for (size_t a = 0; a < p; a++) /* a dropped parameter: its diagonal is 0 */
+    if (!(out[a * p + a] > 0))
+      for (size_t b = 0; b < p; b++)
+        out[a * p + b] = out[b * p + a] = NAN;
+  gsl_matrix_free(c);
+  return SITS_OK;
+}
+
 int sits_fit_nlinear(const sits_fit_opts *opts, double *x, double *cost_out, bool *converged,
                      sits_err *err) {
   ctx c = {*opts, malloc(opts->n_params * sizeof(double)),
@@ -100,6 +123,8 @@ int sits_fit_nlinear(const sits_fit_opts *opts, double *x, double *cost_out, boo
       *o.rcond_out = NAN;
     if (o.weak_out)
       rc = weakest(gsl_multifit_nlinear_jac(w), o.weak_out, err);
+    if (rc == SITS_OK && o.covar_out)
+      rc = covariance(gsl_multifit_nlinear_jac(w), chisq, o.n_residuals, o.covar_out, err);
   }
   gsl_multifit_nlinear_free(w);
   free(c.x), free(c.r);

@@ -27,6 +27,12 @@ typedef struct sits_fit_opts {
    *  the squared components of the right singular vectors whose singular values are at or
    *  below 1e-6 of the largest (or of the smallest one's, when none is), summed. */
   double *weak_out;
+  /** Not NULL: n_params x n_params (row-major), the parameters' covariance at the end,
+   *  s^2 (J^T J)^-1 with s^2 = sum r^2 / (n_residuals - n_params) (GSL's
+   *  multifit_nlinear_covar). It treats the residuals as independent: for autocorrelated
+   *  residuals (a time series) it is optimistic. A parameter GSL's pivoted QR drops as
+   *  linearly dependent gets NAN in its row and column. */
+  double *covar_out;
 } sits_fit_opts;
 
 /**

@@ -7,22 +7,36 @@
 
 #include "sits_thermal_cal.h"
 
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+
 /* C 10 J/K, R 2 K/W, 25 C: power 0, 6, 2, 8 W for 30 s each; the exact response sampled
  * every 0.5 s (tau 20 s). */
+static char *noisy_trace(double sigma, unsigned long seed);
+
 static char *trace(void) {
+  return noisy_trace(0, 0);
+}
+
+/* The same response with Gaussian noise of @p sigma K on every reading (GSL's generator). */
+static char *noisy_trace(double sigma, unsigned long seed) {
+  gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+  gsl_rng_set(rng, seed);
   char *text = malloc(1 << 16);
   size_t n = (size_t)snprintf(text, 1 << 16, "time_s,power_w.in,temp_c.die\n");
   const double p[] = {0, 6, 2, 8};
   double t_now = 25.0;
   for (int k = 0; k < 240; k++) {
     double t = 0.5 * k, pw = p[(int)(t / 30.0)];
-    n += (size_t)snprintf(text + n, (1 << 16) - n, "%.1f,%.1f,%.9f\n", t, pw, t_now);
+    double noise = sigma > 0 ? gsl_ran_gaussian(rng, sigma) : 0.0;
+    n += (size_t)snprintf(text + n, (1 << 16) - n, "%.1f,%.1f,%.9f\n", t, pw, t_now + noise);
     /* exact over the next 0.5 s at constant pw */
     double ss = 25.0 + 2.0 * pw;
     t_now = ss + (t_now - ss) * exp(-0.5 / 20.0);
   }
   char *path = tu_write("cal.csv", text);
   free(text);
+  gsl_rng_free(rng);
   return path;
 }
 
@@ -79,4 +93,53 @@ Test(thermal_cal, an_invisible_node_is_unidentifiable) {
   cr_assert_gt(c.params[1].weak_share + c.params[3].weak_share, 0.9);
   sits_thermal_cal_release(&c);
   free(tr), free(sc);
+}
+
+/* Standard errors: with white noise on the readings the truth lies within a few standard
+ * errors, and the errors double when the noise does (least squares: sigma_theta ~ sigma). The
+ * healthy fit raises no flag; the correlation matrix is symmetric with a unit diagonal. */
+Test(thermal_cal, standard_errors_scale_with_noise) {
+  double se[2][2];
+  for (int k = 0; k < 2; k++) {
+    char *tr = noisy_trace(k ? 0.10 : 0.05, 7), *sc = scenario("", "");
+    sits_thermal_cal_opts o = {.scenario_path = sc, .trace_path = tr, .train_fraction = 0.75};
+    sits_thermal_cal c;
+    sits_err err = {0};
+    cr_assert_eq(sits_calibrate_thermal(&o, &c, &err), SITS_OK, "%s", err.msg);
+    const double truth[2] = {2.0, 10.0};
+    for (int j = 0; j < 2; j++) {
+      se[k][j] = c.params[j].std_err;
+      cr_assert(se[k][j] > 0, "%s: std_err %g", c.params[j].path, se[k][j]);
+      cr_assert_lt(fabs(c.params[j].value - truth[j]), 4 * se[k][j], "%s = %g +- %g",
+                   c.params[j].path, c.params[j].value, se[k][j]);
+    }
+    cr_assert_float_eq(c.corr[0], 1.0, 1e-9);
+    cr_assert_float_eq(c.corr[1], c.corr[2], 1e-12);
+    cr_assert_eq(c.n_flags, 0, "%s", c.flags[0]);
+    sits_thermal_cal_release(&c);
+    free(tr), free(sc);
+  }
+  for (int j = 0; j < 2; j++)
+    cr_assert(se[1][j] / se[0][j] > 1.6 && se[1][j] / se[0][j] < 2.4, "ratio %g",
+              se[1][j] / se[0][j]);
+}
+
+/* The shipped AGX Orin case: what #18 found unphysical is flagged (a die heavier than its
+ * heatsink, an ambient of 55 C, parameters at the ends of their ranges). */
+Test(thermal_cal, unphysical_fits_are_flagged) {
+  char sc[600], tr[600];
+  snprintf(sc, sizeof sc, "%s/../cases/agx_orin_jtop.cfg", SITS_VALIDATION_DATA);
+  snprintf(tr, sizeof tr, "%s/agx_orin_jtop.csv", SITS_VALIDATION_DATA);
+  sits_thermal_cal_opts o = {.scenario_path = sc, .trace_path = tr, .fit_ambient = true};
+  sits_thermal_cal c;
+  sits_err err = {0};
+  cr_assert_eq(sits_calibrate_thermal(&o, &c, &err), SITS_OK, "%s", err.msg);
+  bool heavier = false, ambient = false, bound = false;
+  for (size_t k = 0; k < c.n_flags; k++) {
+    heavier |= strstr(c.flags[k], "is heavier than its neighbour 'heatsink'") != NULL;
+    ambient |= strstr(c.flags[k], "ambient_c = ") != NULL;
+    bound |= strstr(c.flags[k], "end of its range") != NULL;
+  }
+  cr_assert(heavier && ambient && bound, "%zu flags, first: %s", c.n_flags, c.flags[0]);
+  sits_thermal_cal_release(&c);
 }
