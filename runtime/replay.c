@@ -74,6 +74,7 @@ static int auto_mapping(const sits_scenario *sc, const sits_trace *t, power_map 
       pm[*n_pm].column = (int)c, pm[*n_pm].node = idx, pm[*n_pm].fraction = 1.0, (*n_pm)++;
     if (temp && *n_sens < MAX_MAP) {
       sens[*n_sens].node = idx;
+      sens[*n_sens].weight = 1.0;
       snprintf(sens[*n_sens].column, sizeof sens[*n_sens].column, "%s", name);
       (*n_sens)++;
     }
@@ -127,6 +128,7 @@ static int read_mapping(const sits_scenario *sc, const sits_trace *t, const char
     if (!config_setting_is_group(g))
       return sits__fail_at(err, SITS_EINPUT, g, "a sensor is a group { column; node; }");
     if ((rc = sits__key_str(g, "replay.sensors.[].column", &col, err)) ||
+        (rc = sits__key_num(g, "replay.sensors.[].weight", &sens[k].weight, err)) ||
         (rc = node_of(sc, g, false, &sens[k].node, err)))
       return rc;
     if (trace_col(t, col, path, config_setting_get_member(g, "column"), err) < 0)

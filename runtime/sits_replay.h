@@ -26,6 +26,7 @@ SITS_BEGIN_DECLS
 typedef struct sits_replay_sensor {
   char column[160];
   int node;
+  double weight; /**< in a thermal fit (replay.sensors.[].weight, default 1) */
   sits_fit_metrics m; /**< in kelvin (sim - measured) */
 } sits_replay_sensor;
 

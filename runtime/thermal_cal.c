@@ -76,9 +76,10 @@ static int residual(const double *x, double *r, void *user) {
   int rc = evaluate(pb, x, &rep, &pb->last);
   for (size_t k = 0; rc == SITS_OK && k < rep->n_sensors; k++) {
     int col = sits_trace_column(pb->trace, rep->sensors[k].column);
+    double w = sqrt(rep->sensors[k].weight); /* every logged sensor jointly, by weight */
     for (size_t row = 0; row < pb->n_train; row++) {
       double m = sits_trace_at(pb->trace, row, (size_t)col);
-      r[k * pb->n_train + row] = isnan(m) ? 0.0 : rep->sim_c[k * pb->n_rows + row] - m;
+      r[k * pb->n_train + row] = isnan(m) ? 0.0 : w * (rep->sim_c[k * pb->n_rows + row] - m);
     }
   }
   sits_replay_free(rep);

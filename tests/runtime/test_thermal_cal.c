@@ -143,3 +143,43 @@ Test(thermal_cal, unphysical_fits_are_flagged) {
   cr_assert(heavier && ambient && bound, "%zu flags, first: %s", c.n_flags, c.flags[0]);
   sits_thermal_cal_release(&c);
 }
+
+/* replay.sensors weights: a second, offset sensor on the same node with weight 0 changes
+ * nothing; with weight 1 it pulls the fit (both are fitted jointly). */
+Test(thermal_cal, sensor_weights) {
+  char *tr = trace();
+  char *text = tu_slurp(tr), *out = malloc(strlen(text) * 2 + 64);
+  size_t n = 0; /* append temp_c.offset = temp_c.die + 3 K to every row */
+  for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+    double t, p, d;
+    if (sscanf(line, "%lf,%lf,%lf", &t, &p, &d) == 3)
+      n += (size_t)sprintf(out + n, "%s,%.9f\n", line, d + 3.0);
+    else
+      n += (size_t)sprintf(out + n, "%s,temp_c.offset\n", line);
+  }
+  char *tr2 = tu_write("cal2.csv", out);
+  double r_fit[2];
+  for (int k = 0; k < 2; k++) {
+    char cfg[2048];
+    snprintf(cfg, sizeof cfg,
+             "platform = { thermal = { nodes = ( { name = \"die\"; c_j_per_k = 5.0; } );\n"
+             "  links = ( { a = \"die\"; b = \"ambient\"; r_k_per_w = 3.0; } ); }; };\n"
+             "replay = { power = ( { column = \"power_w.in\"; node = \"die\"; } );\n"
+             "  sensors = ( { column = \"temp_c.die\"; node = \"die\"; },\n"
+             "              { column = \"temp_c.offset\"; node = \"die\"; weight = %s; } ); };\n"
+             "ambient_c = 25.0;\n",
+             k ? "1.0" : "0.0");
+    char *sc = tu_write("cal2.cfg", cfg);
+    sits_thermal_cal_opts o = {.scenario_path = sc, .trace_path = tr2, .train_fraction = 0.75};
+    sits_thermal_cal c;
+    sits_err err = {0};
+    cr_assert_eq(sits_calibrate_thermal(&o, &c, &err), SITS_OK, "%s", err.msg);
+    cr_assert_eq(c.n_sensors, 2);
+    r_fit[k] = c.params[0].value;
+    sits_thermal_cal_release(&c);
+    free(sc);
+  }
+  cr_assert_float_eq(r_fit[0], 2.0, 2e-3, "weight 0: R %g", r_fit[0]);
+  cr_assert_gt(r_fit[1], 2.1, "weight 1: the +3 K sensor pulls R up (%g)", r_fit[1]);
+  free(text), free(out), free(tr), free(tr2);
+}
