@@ -22,7 +22,8 @@ static const char calibrate_usage[] =
     "                            [--train-fraction 0.7] [--plot OUT.png] [--set KEY=VALUE]...\n"
     "                            [--time-col NAME] [--current-col NAME] [--voltage-col NAME]\n"
     "                            [--discharge-positive | --discharge-negative]\n"
-    "                            [--ocv-test FILE [--ocv-columns TIME,CURRENT,VOLTAGE]\n"
+    "                            [--ocv-test FILE [--ocv-charge FILE]\n"
+    "                             [--ocv-columns TIME,CURRENT,VOLTAGE]\n"
     "                             [--ocv-points 101] [--ocv-max-c-rate 0.05] [--ocv-r-ohm R]]\n"
     "                            [--bpx CELL.json] -o CALIBRATED.cfg\n"
     "       sitsenergy calibrate SCENARIO.cfg --ocv-test FILE [...] -o CALIBRATED.cfg\n\n"
@@ -51,7 +52,10 @@ static const char calibrate_usage[] =
     "--ocv-r-ohm, or the voltage step where the current starts after a rest, or else the\n"
     "battery's R0 + sum R_k; resampled at --ocv-points evenly spaced SOC values. Its\n"
     "capacity replaces "
-    "the battery's; the fit (if any) uses both. Without --trace only the table is built.\n";
+    "the battery's; the fit (if any) uses both. Without --trace only the table is built.\n"
+    "--ocv-charge FILE adds the slow charge from empty to full (same columns): the table is\n"
+    "then the midpoint of the two branches (the IR correction cancels to first order, and the\n"
+    "table sits between the hysteresis branches); the JSON gives their half gap.\n";
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -76,6 +80,7 @@ static const struct option calibrate_opts[] = {{"trace", required_argument, NULL
                                                {"discharge-negative", no_argument, NULL, 'N'},
                                                {"ocv-test", required_argument, NULL, 'O'},
                                                {"ocv-columns", required_argument, NULL, 'C'},
+                                               {"ocv-charge", required_argument, NULL, 'G'},
                                                {"ocv-points", required_argument, NULL, 'n'},
                                                {"ocv-max-c-rate", required_argument, NULL, 'm'},
                                                {"ocv-r-ohm", required_argument, NULL, 'R'},
@@ -167,6 +172,7 @@ static int option(void *p, int c, const char *arg) {
     a->opts.ocv_test_path = arg;
     break;
   case 'C': return ocv_columns(arg, a);
+  case 'G': a->opts.ocv_charge_path = arg; break;
   case 'y': a->th.trace.format = arg; break;
   case 'Q': a->th.trace.fields = arg; break;
   case 'X': a->th.trace.strict = true; break;
@@ -228,9 +234,14 @@ static int check(void *p, cli_ctx *ctx) {
               "'sitsenergy calibrate --help')");
     return EXIT_USAGE;
   }
-  const char *in[] = {ctx->scenario, a->opts.trace_path, a->opts.ocv_test_path},
+  if (a->opts.ocv_charge_path && !a->opts.ocv_test_path) {
+    cli_error("--ocv-charge goes with --ocv-test (the discharge branch)");
+    return EXIT_USAGE;
+  }
+  const char *in[] = {ctx->scenario, a->opts.trace_path, a->opts.ocv_test_path,
+                      a->opts.ocv_charge_path},
              *out[] = {a->out, a->png, a->bpx};
-  if (cli_check_paths(in, 3, out, 3) || cli_no_stdout("--plot", a->png) ||
+  if (cli_check_paths(in, 4, out, 3) || cli_no_stdout("--plot", a->png) ||
       cli_check_outputs_of(ctx))
     return EXIT_INPUT;
   if (a->out && strcmp(a->out, "-") == 0) {

@@ -68,24 +68,31 @@ static int read_series(const char *path, const char *const names[3], double sign
 /* The OCV test: a table from its discharge, corrected by the cell's R0 + sum R_k. */
 static int ocv_test(const sits_battery_cfg *cell, const sits_calibrate_opts *o,
                     const char *const names[3], sits_ocv_test *out, sits_err *err) {
-  size_t n = 0;
-  double *t = NULL, *i = NULL, *v = NULL;
+  size_t n = 0, nc = 0;
+  double *t = NULL, *i = NULL, *v = NULL, *tc = NULL, *ic = NULL, *vc = NULL;
   size_t merged;
   int rc = read_series(o->ocv_test_path, names, 1.0, &n, &t, &i, &v, &merged, err);
+  if (rc == SITS_OK && o->ocv_charge_path) /* the charge branch: the same columns */
+    rc = read_series(o->ocv_charge_path, names, 1.0, &nc, &tc, &ic, &vc, &merged, err);
   double r_dc = cell->r0_ohm;
   for (size_t k = 0; k < cell->n_rc; k++)
     r_dc += cell->rc_r_ohm[k];
   if (rc == SITS_OK) {
-    rc = sits_ocv_from_discharge(t, i, v, n, o->ocv_r_given ? o->ocv_r_ohm : NAN, r_dc,
-                                 o->ocv_points ? o->ocv_points : 101, o->ocv_max_c_rate_per_h, out,
-                                 err);
+    double r = o->ocv_r_given ? o->ocv_r_ohm : NAN;
+    size_t pts = o->ocv_points ? o->ocv_points : 101;
+    rc = o->ocv_charge_path
+             ? sits_ocv_from_branches(t, i, v, n, tc, ic, vc, nc, r, r_dc, pts,
+                                      o->ocv_max_c_rate_per_h, out, err)
+             : sits_ocv_from_discharge(t, i, v, n, r, r_dc, pts, o->ocv_max_c_rate_per_h, out,
+                                       err);
     if (rc) {
       char msg[SITS_ERRMSG_MAX];
       snprintf(msg, sizeof msg, "%s", err->msg);
-      sits__fail(err, rc, "%s: %s", o->ocv_test_path, msg);
+      sits__fail(err, rc, "%s%s%s: %s", o->ocv_test_path, o->ocv_charge_path ? " + " : "",
+                 o->ocv_charge_path ? o->ocv_charge_path : "", msg);
     }
   }
-  free(t), free(i), free(v);
+  free(t), free(i), free(v), free(tc), free(ic), free(vc);
   return rc;
 }
 
@@ -154,10 +161,15 @@ static void ocv_json(FILE *f, const sits_ocv_test *o) {
           "\"r_dc_source\":\"%s\","
           "\"t_start_s\":%.10g,\"t_end_s\":%.10g,\"n_samples\":%zu,\"discharge_sign\":%d,"
           "\"n_points\":%zu,\"ocv_v_at_soc_0\":%.6g,\"ocv_v_at_soc_0_5\":%.6g,"
-          "\"ocv_v_at_soc_1\":%.6g}",
+          "\"ocv_v_at_soc_1\":%.6g",
           o->capacity_ah, o->c_rate_per_h, o->r_dc_ohm, o->r_source, o->t_start_s, o->t_end_s,
           o->n_samples, o->discharge_sign, o->n, o->ocv_v[0], o->ocv_v[(o->n - 1) / 2],
           o->ocv_v[o->n - 1]);
+  if (o->both_branches) /* the midpoint of discharge and charge */
+    fprintf(f, ",\"branches\":\"discharge+charge\",\"charge_capacity_ah\":%.10g,"
+               "\"half_gap_v\":%.6g",
+            o->charge_capacity_ah, o->half_gap_v);
+  fputc('}', f);
 }
 
 int sits_write_calibration_json(const sits_calibration *c, FILE *f) {

@@ -65,6 +65,11 @@ typedef struct sits_ocv_test {
   double t_start_s, t_end_s;          /**< the discharge used */
   size_t first_sample, n_samples;     /**< its samples in the input */
   int discharge_sign;                 /**< +1: positive current discharged */
+  /* With a charge branch too (sits_ocv_from_branches): */
+  bool both_branches;        /**< ocv_v is the midpoint of the discharge and charge branches */
+  double charge_capacity_ah; /**< charge stored by the charge run */
+  double half_gap_v; /**< mean half gap (charge - discharge) / 2 over SOC 0.1-0.9: the
+                          hysteresis the branches show, NAN without a charge branch */
 } sits_ocv_test;
 
 /**
@@ -87,6 +92,22 @@ SITS_API int sits_ocv_from_discharge(const double *t_s, const double *i_a, const
                                      size_t n, double r_dc_ohm, double r_fallback_ohm,
                                      size_t n_points, double max_c_rate_per_h, sits_ocv_test *out,
                                      sits_err *err);
+
+/**
+ * The OCV table as the midpoint of two branches: the first sustained discharge of (t_d, i_d,
+ * v_d) as sits_ocv_from_discharge builds it, and the first sustained charge of (t_c, i_c,
+ * v_c) (the voltage rising; SOC from 0 at its start to 1 at its end by its own charge; OCV =
+ * V - |I| r_dc with the discharge's r_dc: the charge's own first step, from empty, holds the
+ * empty cell's steep OCV rise). The
+ * midpoint removes the IR correction's error to first order and sits between the
+ * hysteresis branches, as Plett's OCV procedure does; capacity and the other run fields are
+ * the discharge's, with the charge's capacity and the half gap beside them.
+ */
+SITS_API int sits_ocv_from_branches(const double *t_d, const double *i_d, const double *v_d,
+                                    size_t n_d, const double *t_c, const double *i_c,
+                                    const double *v_c, size_t n_c, double r_dc_ohm,
+                                    double r_fallback_ohm, size_t n_points,
+                                    double max_c_rate_per_h, sits_ocv_test *out, sits_err *err);
 
 SITS_END_DECLS
 

@@ -27,6 +27,9 @@ typedef struct sits_calibrate_opts {
   /* An OCV test (a slow discharge) to build the OCV table from: NULL for none. Columns as
    * for the trace unless given; the current's sign is read from the data. */
   const char *ocv_test_path;
+  /* A slow charge from empty to full (the same columns): with it the table is the midpoint
+   * of the two branches (sits_ocv_from_branches). NULL: the discharge alone. */
+  const char *ocv_charge_path;
   const char *ocv_columns[3];  /**< time, current, voltage; NULL: the trace's */
   size_t ocv_points;           /**< 0: 101 */
   double ocv_max_c_rate_per_h; /**< 0: C/20 */
