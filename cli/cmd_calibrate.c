@@ -16,7 +16,7 @@ static const char calibrate_usage[] =
     "usage: sitsenergy calibrate SCENARIO.cfg --trace FILE --fit thermal[,ambient,initial]\n"
     "                            [--format auto|tegrastats|jtop|nvsmi|csv|ttrace] [--interval-ms MS]\n"
     "                            [--fields LIST] [--strict] [--train-fraction 0.7]\n"
-    "                            [--ambient-range LO:HI]\n"
+    "                            [--ambient-range LO:HI] [--orders 1,2,3]\n"
     "                            [--plot OUT.png] [--set KEY=VALUE]... -o CALIBRATED.cfg\n"
     "       sitsenergy calibrate SCENARIO.cfg --trace FILE --fit battery[,capacity]\n"
     "                            [--train-fraction 0.7] [--plot OUT.png] [--set KEY=VALUE]...\n"
@@ -36,7 +36,9 @@ static const char calibrate_usage[] =
     "The JSON gives each\n"
     "parameter's standard error and range (uncertainty), their correlation matrix, and flags:\n"
     "values at a range's end, an ambient outside 15-40 C, a junction heavier than its\n"
-    "neighbour, pairs correlated beyond 0.99.\n\n"
+    "neighbour, pairs correlated beyond 0.99. --orders 1,2,3 calibrates chains of 1 to 3\n"
+    "nodes from the sensed node to the ambient and keeps the order with the least held-out\n"
+    "RMSE (order, and every candidate's figures under orders).\n\n"
     "--fit battery fits the platform battery's R0 and RC pairs (and with 'capacity' its capacity) "
     "to a\n"
     "measured cell-level test: a CSV with time, current and voltage columns. The columns\n"
@@ -66,6 +68,8 @@ typedef struct args {
   const char *out, *png, *fit, *bpx;
   sits_calibrate_opts opts;
   char ocv_cols[1024];
+  int orders[SITS_THERMAL_CAL_MAX_ORDERS];
+  size_t n_orders;
 } args;
 
 static const struct option calibrate_opts[] = {{"trace", required_argument, NULL, 't'},
@@ -90,6 +94,7 @@ static const struct option calibrate_opts[] = {{"trace", required_argument, NULL
                                                {"strict", no_argument, NULL, 'X'},
                                                {"bpx", required_argument, NULL, 'B'},
                                                {"ambient-range", required_argument, NULL, 'A'},
+                                               {"orders", required_argument, NULL, 'K'},
                                                {NULL, 0, NULL, 0}};
 
 static void init(void *p) {
@@ -177,6 +182,25 @@ static int option(void *p, int c, const char *arg) {
   case 'Q': a->th.trace.fields = arg; break;
   case 'X': a->th.trace.strict = true; break;
   case 'B': a->bpx = arg; break;
+  case 'K': {
+    char buf[64], *save = NULL;
+    snprintf(buf, sizeof buf, "%s", arg);
+    a->n_orders = 0;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+      char *end;
+      long k = strtol(tok, &end, 10);
+      if (*end || k < 1 || k > 3 || a->n_orders == SITS_THERMAL_CAL_MAX_ORDERS) {
+        cli_error("--orders '%s': expected a list of 1, 2, 3", arg);
+        return EXIT_INPUT;
+      }
+      a->orders[a->n_orders++] = (int)k;
+    }
+    if (!a->n_orders) {
+      cli_error("--orders '%s': expected a list of 1, 2, 3", arg);
+      return EXIT_INPUT;
+    }
+    break;
+  }
   case 'A': {
     char *end;
     double lo = strtod(arg, &end), hi = NAN;
@@ -288,7 +312,8 @@ static int calibrate_thermal(args *a, cli_ctx *ctx) {
   a->th.sets = ctx->sets.items, a->th.n_sets = ctx->sets.n;
   sits_thermal_cal cal;
   sits_err err = {0};
-  int rc = sits_calibrate_thermal(&a->th, &cal, &err);
+  int rc = a->n_orders ? sits_calibrate_thermal_orders(&a->th, a->orders, a->n_orders, &cal, &err)
+                       : sits_calibrate_thermal(&a->th, &cal, &err);
   if (rc == SITS_OK)
     rc = sits_thermal_cal_write_config(&cal, a->out, &err);
   int code = rc ? cli_fail(rc, &err) : EXIT_OK;

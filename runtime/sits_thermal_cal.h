@@ -56,6 +56,14 @@ typedef struct sits_thermal_param {
 } sits_thermal_param;
 
 #define SITS_THERMAL_CAL_MAX_PARAMS 64
+#define SITS_THERMAL_CAL_MAX_ORDERS 3
+
+/** One candidate order's figures (sits_calibrate_thermal_orders). */
+typedef struct sits_thermal_order_fig {
+  int order;
+  double train_rmse_c, holdout_rmse_c; /**< the worst sensor's */
+  size_t flags;
+} sits_thermal_order_fig;
 #define SITS_THERMAL_CAL_MAX_SENSORS 32
 
 typedef struct sits_thermal_cal {
@@ -74,11 +82,25 @@ typedef struct sits_thermal_cal {
   double corr[SITS_THERMAL_CAL_MAX_PARAMS * SITS_THERMAL_CAL_MAX_PARAMS];
   size_t n_flags;
   char flags[16][256]; /**< parameters a user should not believe, and why */
+  int order;       /**< with sits_calibrate_thermal_orders: the chosen order; else 0 */
+  size_t n_orders; /**< the candidates tried, with their figures */
+  sits_thermal_order_fig orders[SITS_THERMAL_CAL_MAX_ORDERS];
 } sits_thermal_cal;
 
 SITS_API int sits_calibrate_thermal(const sits_thermal_cal_opts *o, sits_thermal_cal *out,
                                     sits_err *err);
 SITS_API void sits_thermal_cal_release(sits_thermal_cal *c);
+/**
+ * The network's order from the data: for each of @p orders (1 to 3 nodes), a chain from the
+ * scenario's sensed node (replay.sensors must all measure one node) to the ambient is
+ * calibrated as sits_calibrate_thermal does, and the candidate with the least held-out RMSE
+ * is returned (its order in out->order, every candidate's figures in out->orders). The chain
+ * keeps the sensed node's name, names its second node after the sensed node's one neighbour
+ * when it has exactly one, and starts from the scenario's own steady resistance (split evenly)
+ * and capacitances; power columns mapped to nodes it lacks go to its last node.
+ */
+SITS_API int sits_calibrate_thermal_orders(const sits_thermal_cal_opts *o, const int *orders,
+                                           size_t n_orders, sits_thermal_cal *out, sits_err *err);
 /** The Calibrate JSON of the contract (metrics per sensor in degC). */
 SITS_API int sits_thermal_cal_write_json(const sits_thermal_cal *c, FILE *f);
 /** The calibrated scenario (runs with run and replay), written atomically. */

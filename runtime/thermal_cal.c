@@ -442,6 +442,17 @@ int sits_thermal_cal_write_json(const sits_thermal_cal *c, FILE *f) {
     fputs(k ? "," : "", f);
     sits__json_str(f, c->flags[k]);
   }
+  if (c->n_orders) { /* the network's order from the data (the array closed below) */
+    fprintf(f, "],\"order\":%d,\"orders\":[", c->order);
+    for (size_t k = 0; k < c->n_orders; k++) {
+      const sits_thermal_order_fig *o = &c->orders[k];
+      fprintf(f, "%s{\"order\":%d,\"train_rmse_c\":", k ? "," : "", o->order);
+      sits__json_num(f, o->train_rmse_c);
+      fputs(",\"holdout_rmse_c\":", f);
+      sits__json_num(f, o->holdout_rmse_c);
+      fprintf(f, ",\"flags\":%zu}", o->flags);
+    }
+  }
   fprintf(f, "],\"starts\":%zu,\"evaluations\":%zu,\"rows\":%zu,\"train_rows\":%zu}\n", c->starts,
           c->evaluations, c->n_rows, c->n_train);
   return ferror(f) ? SITS_EIO : SITS_OK;

@@ -183,3 +183,48 @@ Test(thermal_cal, sensor_weights) {
   cr_assert_gt(r_fit[1], 2.1, "weight 1: the +3 K sensor pulls R up (%g)", r_fit[1]);
   free(text), free(out), free(tr), free(tr2);
 }
+
+/* Network order from the data: a trace made by a two-node chain (die 2 J/K, 1 K/W to a
+ * 60 J/K board, 2 K/W to 25 C; power steps) is fitted worse by one node than by two, and
+ * three do not gain enough to be kept; the one-node exact response keeps one node. */
+Test(thermal_cal, order_from_the_data) {
+  sits_scenario *gen = tu_load(
+      "gen.cfg",
+      "platform = { thermal = { nodes = ( { name = \"die\"; c_j_per_k = 2.0; junction = true; },\n"
+      "  { name = \"board\"; c_j_per_k = 60.0; } );\n"
+      "  links = ( { a = \"die\"; b = \"board\"; r_k_per_w = 1.0; },\n"
+      "            { a = \"board\"; b = \"ambient\"; r_k_per_w = 2.0; } ); }; };\n"
+      "workload = { phases = ( { duration_s = 60.0; power_w = { die = 0.0; }; },\n"
+      "  { duration_s = 90.0; power_w = { die = 6.0; }; }, { duration_s = 60.0; power_w = { die = 1.0; }; },\n"
+      "  { duration_s = 120.0; power_w = { die = 8.0; }; }, { duration_s = 90.0; power_w = { die = 2.0; }; } ); };\n"
+      "ambient_c = 25.0;\nsample_period_s = 1.0;\n");
+  sits_result *r = tu_run(gen);
+  size_t n = sits_result_sample_count(r);
+  char *text = malloc(64 * (n + 2)), *p = text;
+  p += sprintf(p, "time_s,power_w.in,temp_c.die\n");
+  for (size_t k = 0; k < n; k++)
+    p += sprintf(p, "%.3f,%.6f,%.9f\n", sits_result_time_s(r)[k], sits_result_total_power_w(r, k),
+                 sits_result_temp_c(r, k, 0));
+  char *tr2 = tu_write("two.csv", text), *sc = scenario("", "");
+  free(text);
+  sits_result_free(r);
+  sits_scenario_free(gen);
+  const int orders[] = {1, 2, 3};
+  sits_thermal_cal_opts o = {.scenario_path = sc, .trace_path = tr2, .train_fraction = 0.7};
+  sits_thermal_cal c;
+  sits_err err = {0};
+  cr_assert_eq(sits_calibrate_thermal_orders(&o, orders, 3, &c, &err), SITS_OK, "%s", err.msg);
+  cr_log_info("orders: %.3f %.3f %.3f K held out", c.orders[0].holdout_rmse_c,
+              c.orders[1].holdout_rmse_c, c.orders[2].holdout_rmse_c);
+  cr_assert_eq(c.order, 2, "chose %d", c.order);
+  cr_assert_gt(c.orders[0].holdout_rmse_c, 5 * c.orders[1].holdout_rmse_c);
+  cr_assert_eq(c.n_params, 4);
+  sits_thermal_cal_release(&c);
+  char *tr1 = trace();
+  o.trace_path = tr1;
+  cr_assert_eq(sits_calibrate_thermal_orders(&o, orders, 3, &c, &err), SITS_OK, "%s", err.msg);
+  cr_assert_eq(c.order, 1, "chose %d", c.order);
+  cr_assert_float_eq(c.params[0].value, 2.0, 2e-3);
+  sits_thermal_cal_release(&c);
+  free(tr1), free(tr2), free(sc);
+}
