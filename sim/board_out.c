@@ -240,11 +240,16 @@ static int write_nvpmodel(const sits_scenario *sc, const sits_board_opts *o, FIL
   fprintf(f,
           "# nvpmodel power mode for %s, written by sitsenergy dvfs-table.\n"
           "# Append to the board's /etc/nvpmodel.conf (it has the PARAM definitions), then\n"
-          "# sudo nvpmodel -m %ld. IDs 0-%zu are the stock modes",
-          platform_name(sc), id, b->n_stock ? b->n_stock - 1 : 0);
-  for (size_t k = 0; k < b->n_stock; k++)
-    fprintf(f, "%s%s", k ? ", " : " (", b->stock[k]);
-  fprintf(f, "%s.\n", b->n_stock ? ")" : "");
+          "# sudo nvpmodel -m %ld.",
+          platform_name(sc), id);
+  if (b->n_stock) {
+    fprintf(f, " IDs 0-%zu are the stock modes", b->n_stock - 1);
+    for (size_t k = 0; k < b->n_stock; k++)
+      fprintf(f, "%s%s", k ? ", " : " (", b->stock[k]);
+    fputs(").", f);
+  } else
+    fputs(" The platform names no stock modes: check the ID is free.", f);
+  fputc('\n', f);
   fprintf(f,
           "# Chosen so that every domain at full load at its cap (the worst case) keeps steady\n"
           "# total power <= the budget and the junction < the limit at the ambient; among those\n"

@@ -85,7 +85,7 @@ def load(path_or_text, set=None, name=None):  # noqa: A002 - `set` is the CLI's 
     out = ffi.new("sits_scenario **")
     err = ffi.new("sits_err *")
     text = str(path_or_text)
-    is_file = "\n" not in text and "=" not in text and os.path.exists(text)
+    is_file = "\n" not in text and os.path.isfile(text)
     if is_file:
         rc = lib.sits_scenario_load(os.fsencode(text), arr, len(sets), out, err)
         source = os.path.abspath(text)
