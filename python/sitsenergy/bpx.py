@@ -6,7 +6,8 @@ separator). An equivalent circuit goes where BPX keeps parameters outside those 
 Header.Model "Partial" and Parameterisation."User-defined", with PyBaMM's names for its
 Thevenin model where it has them:
 
-  "Nominal cell capacity [A.h]"                     capacity_ah
+  "Nominal cell capacity [A.h]"                     capacity_ah (also PyBaMM's "Cell
+                                                    capacity [A.h]", or BPX's Cell section)
   "Open-circuit voltage [V]" {"x": SOC, "y": V}     ocv_soc, ocv_v
   "Open-circuit voltage by temperature [V]"         {"<T in K>": {"x", "y"}} -> ocv_t_c, rows
   "R0 [Ohm]", "R1 [Ohm]", "C1 [F]", ...             r0_ohm, rc = ({ r_ohm; c_f; }, ...)
@@ -97,7 +98,16 @@ def read(source):
                        "'Open-circuit voltage [V]' and 'R0 [Ohm]'")
     cell = {"name": re.sub(r"[^A-Za-z0-9_]+", "_", str(head.get("Title") or "bpx_cell")),
             "description": str(head.get("Description") or "")}
-    cell["capacity_ah"] = _number(ud, "Nominal cell capacity [A.h]")
+    cellsec = par.get("Cell") or {}
+    for key in ("Nominal cell capacity [A.h]", "Cell capacity [A.h]"):  # BPX's, PyBaMM's ECM
+        if key in ud:
+            cell["capacity_ah"] = _number(ud, key)
+            break
+    else:
+        if "Nominal cell capacity [A.h]" not in cellsec:
+            raise BPXError("missing 'Nominal cell capacity [A.h]' (Parameterisation.User-defined "
+                           "or .Cell)")
+        cell["capacity_ah"] = _number(cellsec, "Nominal cell capacity [A.h]")
     cell["ocv_soc"], cell["ocv_v"] = _table(ud["Open-circuit voltage [V]"],
                                             "Open-circuit voltage [V]")
     by_t = ud.get("Open-circuit voltage by temperature [V]")
@@ -125,8 +135,12 @@ def read(source):
     for key, name in (("Lower voltage cut-off [V]", "cutoff_v"),
                       ("Coulombic efficiency", "coulombic_efficiency")):
         v = _number(ud, key, required=False)
+        if v is None and key in cellsec:  # BPX's Cell section carries the cut-offs
+            v = _number(cellsec, key)
         if v is not None:
             cell[name] = v
+    if cell.get("coulombic_efficiency", 1.0) > 1.0:
+        raise BPXError("'Coulombic efficiency' must be in (0, 1]")
     return cell
 
 

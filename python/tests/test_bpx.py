@@ -81,3 +81,23 @@ def test_physics_based_refused():
         "Nominal cell capacity [A.h]": 2.0}}}
     with pytest.raises(bpx.BPXError, match="R0"):
         bpx.read(bad)
+
+
+def test_pybamm_names_and_cell_section(configs, tmp_path):
+    # PyBaMM's ECM calls the capacity "Cell capacity [A.h]"; a Partial BPX may keep the
+    # capacity and cut-offs in its Cell section
+    soc = [0.0, 0.5, 1.0]
+    d = {"Header": {"BPX": "0.5.0", "Model": "Partial"},
+         "Parameterisation": {
+             "Cell": {"Nominal cell capacity [A.h]": 5.0, "Lower voltage cut-off [V]": 2.5},
+             "User-defined": {"Open-circuit voltage [V]": {"x": soc, "y": [3.0, 3.6, 4.1]},
+                              "R0 [Ohm]": 0.01}}}
+    c = bpx.read(d)
+    assert c["capacity_ah"] == 5.0 and c["cutoff_v"] == 2.5 and c["rc"] == []
+    d["Parameterisation"]["User-defined"]["Cell capacity [A.h]"] = 4.8
+    assert bpx.read(d)["capacity_ah"] == 4.8
+    path = tmp_path / "c.cfg"
+    path.write_text(bpx.to_config(d))
+    sc = se.load(str(configs / "scenarios/orin_nx_video_enc.cfg"),
+                 set={"platform.battery": str(path), "duration_s": 20})
+    assert sc.bpx()["Parameterisation"]["User-defined"]["Nominal cell capacity [A.h]"] == 4.8
