@@ -188,13 +188,15 @@ static double power_allocator(sits_governor *g, const sits_governor_obs *obs, co
 
 /* --- power cap ---------------------------------------------------------------------- */
 
+/* The total power at OPPs @p opp; @p leak: each domain's leakage temperature factor at the
+ * observed temperatures (the same for every prediction of one tick). */
 static double predicted_w(const sits_governor *g, const sits_governor_obs *obs, const size_t *opp,
-                          double *per_domain) {
+                          const double *leak, double *per_domain) {
   double total = obs->other_power_w;
   for (size_t d = 0; d < g->n; d++) {
     const sits_domain *dom = &g->domains[d];
     double u = sits_domain_utilisation(dom, opp[d], obs->demand[d]);
-    per_domain[d] = sits_domain_power_w(dom, opp[d], u, obs->domain_temp_c[d], NULL);
+    per_domain[d] = sits_domain_power_w_f(dom, opp[d], u, leak[d]);
     total += per_domain[d];
   }
   return total;
@@ -204,7 +206,10 @@ static bool power_cap(const sits_governor *g, const sits_governor_obs *obs, size
   const sits_governor_cfg *c = &g->cfg;
   double per[SITS_MAX_DOMAINS], allowed = INFINITY, p = c->period_s, w = c->cap_window_s;
   size_t lowest[SITS_MAX_DOMAINS] = {0};
-  double p_min = predicted_w(g, obs, lowest, per);
+  double leak[SITS_MAX_DOMAINS];
+  for (size_t d = 0; d < g->n; d++)
+    leak[d] = sits_domain_leak_factor(&g->domains[d], obs->domain_temp_c[d]);
+  double p_min = predicted_w(g, obs, lowest, leak, per);
   /* Far below the cap, one look at the window decides: the energy since t0 shrinks as t0
    * moves on (powers are >= 0) and (j - 1) p p_min grows with j, so every term below is at
    * least the one built from the longest look-back and the last j; when the predicted power
@@ -218,7 +223,7 @@ static bool power_cap(const sits_governor *g, const sits_governor_obs *obs, size
   double t1 = obs->t_s + p - w;
   double past1 = t1 < obs->t_s ? obs->energy_since(t1, obs->energy_user) : 0;
   double floor_w = (c->cap_budget_w * w - past1 - (double)(last - 1) * p * p_min) / p;
-  if (predicted_w(g, obs, opp, per) <= floor_w)
+  if (predicted_w(g, obs, opp, leak, per) <= floor_w)
     return false;
   for (size_t j = 1; (double)j * p <= w * (1 + 1e-9); j++) {
     double t0 = obs->t_s + (double)j * p - w;
@@ -226,7 +231,7 @@ static bool power_cap(const sits_governor *g, const sits_governor_obs *obs, size
     allowed = fmin(allowed, (c->cap_budget_w * w - past - (double)(j - 1) * p * p_min) / p);
   }
   bool lowered = false;
-  while (predicted_w(g, obs, opp, per) > allowed) {
+  while (predicted_w(g, obs, opp, leak, per) > allowed) {
     size_t worst = g->n;
     for (size_t d = 0; d < g->n; d++)
       if (opp[d] > 0 && (worst == g->n || per[d] > per[worst]))

@@ -40,10 +40,13 @@ int sits_domain_check(const sits_domain *d, sits_err *err) {
   return SITS_OK;
 }
 
+double sits_domain_leak_factor(const sits_domain *d, double temp_c) {
+  return exp(d->leak_per_k * (temp_c - d->leak_ref_c));
+}
+
 double sits_domain_leakage_w(const sits_domain *d, double volt_v, double temp_c,
                              double *dleak_dt_w_per_k) {
-  double l =
-      d->leak_ref_w * (volt_v / d->leak_ref_v) * exp(d->leak_per_k * (temp_c - d->leak_ref_c));
+  double l = d->leak_ref_w * (volt_v / d->leak_ref_v) * sits_domain_leak_factor(d, temp_c);
   if (dleak_dt_w_per_k)
     *dleak_dt_w_per_k = d->leak_per_k * l;
   return l;
@@ -54,6 +57,11 @@ double sits_domain_dynamic_w(const sits_domain *d, size_t k) {
   if (!isnan(o->power_w))
     return o->power_w - sits_domain_leakage_w(d, o->volt_v, d->leak_ref_c, NULL);
   return d->ceff_f * o->volt_v * o->volt_v * o->freq_mhz * 1e6;
+}
+
+double sits_domain_power_w_f(const sits_domain *d, size_t k, double u, double leak_factor) {
+  double leak = d->leak_ref_w * (d->opp[k].volt_v / d->leak_ref_v) * leak_factor;
+  return d->idle_w + sits_domain_dynamic_w(d, k) * u + leak;
 }
 
 double sits_domain_power_w(const sits_domain *d, size_t k, double u, double temp_c,

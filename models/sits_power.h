@@ -60,6 +60,13 @@ SITS_API double sits_domain_leakage_w(const sits_domain *d, double volt_v, doubl
 SITS_API double sits_domain_power_w(const sits_domain *d, size_t k, double u, double temp_c,
                                     double *dp_dt_w_per_k);
 
+/** The temperature factor of the leakage, exp(leak_per_k (temp_c - leak_ref_c)): domains on
+ *  one node with the same slope and reference share it (one exp for all of them). */
+SITS_API double sits_domain_leak_factor(const sits_domain *d, double temp_c);
+/** sits_domain_power_w with the leakage's temperature factor given (bit for bit the same
+ *  value as sits_domain_power_w at the temperature that gave @p leak_factor). */
+SITS_API double sits_domain_power_w_f(const sits_domain *d, size_t k, double u, double leak_factor);
+
 /** Dynamic power at full load [W] of OPP @p k (measured part minus reference leakage). */
 SITS_API double sits_domain_dynamic_w(const sits_domain *d, size_t k);
 

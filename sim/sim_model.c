@@ -82,14 +82,39 @@ void sits__run_battery(const run *rn, const double *y, double p_sys_w, sits__bat
 }
 
 /* Node powers into rn->node_power_w, per-domain powers into dom_w (may be NULL); the sum. */
+/* The leakage temperature factor of domain d on node i: one exp per node, slope and
+ * reference, shared by the domains that have them in common (@p seen of them so far). */
+typedef struct leak_memo {
+  int node;
+  double per_k, ref_c, factor;
+} leak_memo;
+
+static double leak_factor(const sits_domain *dom, int i, double temp_c, leak_memo *memo,
+                          size_t *seen) {
+  for (size_t m = 0; m < *seen; m++)
+    if (memo[m].node == i && memo[m].per_k == dom->leak_per_k && memo[m].ref_c == dom->leak_ref_c)
+      return memo[m].factor;
+  double f = sits_domain_leak_factor(dom, temp_c);
+  if (*seen < SITS_MAX_DOMAINS)
+    memo[(*seen)++] = (leak_memo){i, dom->leak_per_k, dom->leak_ref_c, f};
+  return f;
+}
+
 static double node_power(run *rn, const double *y, double *dom_w) {
   double total = rn->base_total_w;
   memcpy(rn->node_power_w, rn->base_power_w, rn->n * sizeof(double));
+  leak_memo memo[SITS_MAX_DOMAINS];
+  size_t seen = 0;
   for (size_t d = 0; d < rn->nd; d++) {
     double pd = 0;
-    for (size_t k = 0; k < rn->dom[d].n_nodes; k++) {
-      int i = rn->dom[d].nodes[k];
-      double p = share_w(rn, d, k, y[i], NULL);
+    const sits_domain *dom = &rn->dom[d];
+    for (size_t k = 0; k < dom->n_nodes; k++) {
+      int i = dom->nodes[k];
+      double p = dom->n_nodes == 1 /* a domain spread over cells keeps its own exps */
+                     ? dom->fractions[k] *
+                           sits_domain_power_w_f(dom, rn->opp[d], rn->util[d],
+                                                 leak_factor(dom, i, y[i], memo, &seen))
+                     : share_w(rn, d, k, y[i], NULL);
       rn->node_power_w[i] += p;
       pd += p;
     }
