@@ -31,6 +31,9 @@ SITS_BEGIN_DECLS
 
 typedef struct sits_thermal_cal_opts {
   const char *scenario_path;
+  /** Not NULL: the scenario's text instead of the file (scenario_path then only names it in
+   *  messages; file names in the text resolve as sits_scenario_load_text says). */
+  const char *scenario_text;
   const char *const *sets;
   size_t n_sets;
   const char *trace_path;

@@ -157,7 +157,9 @@ static int setup(problem *pb, sits_err *err) {
   int rc = sits_trace_read(o->trace_path, &o->trace, &trace, err);
   pb->trace = trace;
   if (rc == SITS_OK)
-    rc = sits_scenario_load(o->scenario_path, o->sets, o->n_sets, &pb->sc, err);
+    rc = o->scenario_text ? sits_scenario_load_text(o->scenario_text, o->scenario_path, o->sets,
+                                                    o->n_sets, &pb->sc, err)
+                          : sits_scenario_load(o->scenario_path, o->sets, o->n_sets, &pb->sc, err);
   if (rc == SITS_OK) {
     pb->n_nodes = sits_thermal_node_count(pb->sc->thermal);
     pb->loaded_initial = malloc((pb->n_nodes + 1) * sizeof *pb->loaded_initial);

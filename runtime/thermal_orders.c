@@ -22,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "scenario_impl.h"
 
@@ -172,7 +171,10 @@ int sits_calibrate_thermal_orders(const sits_thermal_cal_opts *o, const int *ord
     if (orders[k] < 1 || orders[k] > 3)
       return sits__fail(err, SITS_EINPUT, "--orders: order %d is not 1, 2 or 3", orders[k]);
   sits_scenario *sc = NULL;
-  int rc = sits_scenario_load(o->scenario_path, o->sets, o->n_sets, &sc, err);
+  int rc = o->scenario_text
+               ? sits_scenario_load_text(o->scenario_text, o->scenario_path, o->sets, o->n_sets,
+                                         &sc, err)
+               : sits_scenario_load(o->scenario_path, o->sets, o->n_sets, &sc, err);
   char s_name[64], nb[64];
   double r_eq = NAN, c_s = NAN, c_rest = NAN;
   bool junction = false;
@@ -185,28 +187,23 @@ int sits_calibrate_thermal_orders(const sits_thermal_cal_opts *o, const int *ord
   sits_thermal_order_fig figs[SITS_THERMAL_CAL_MAX_ORDERS];
   for (size_t k = 0; rc == SITS_OK && k < n_orders; k++) {
     char *text = candidate(sc, orders[k], s_name, nb, r_eq, c_s, c_rest, junction);
-    char path[] = "/tmp/sits_order_XXXXXX";
-    int fd = text ? mkstemp(path) : -1;
-    if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text)) {
-      rc = sits__fail(err, SITS_EIO, "cannot write the order-%d candidate", orders[k]);
-    } else {
-      sits_thermal_cal_opts oc = *o;
-      oc.scenario_path = path, oc.sets = NULL, oc.n_sets = 0;
-      rc = sits_calibrate_thermal(&oc, cand, err);
-      if (rc == SITS_OK) {
-        double h = worst_holdout(cand);
-        figs[k] = (sits_thermal_order_fig){orders[k], cand->train[0].rmse, h, cand->n_flags};
-        if (h < 0.98 * best) { /* the winner so far (a higher order must gain 2 %): kept */
-          best = h;
-          sits_thermal_cal_release(out);
-          *out = *cand;
-          out->order = orders[k];
-        } else
-          sits_thermal_cal_release(cand);
-      }
+    char name[4200];
+    snprintf(name, sizeof name, "%s (order %d)", o->scenario_path, orders[k]);
+    sits_thermal_cal_opts oc = *o;
+    oc.scenario_path = name, oc.scenario_text = text, oc.sets = NULL, oc.n_sets = 0;
+    rc = text ? sits_calibrate_thermal(&oc, cand, err)
+              : sits__fail(err, SITS_ENOMEM, "cannot build the order-%d candidate", orders[k]);
+    if (rc == SITS_OK) {
+      double h = worst_holdout(cand);
+      figs[k] = (sits_thermal_order_fig){orders[k], cand->train[0].rmse, h, cand->n_flags};
+      if (h < 0.98 * best) { /* the winner so far (a higher order must gain 2 %): kept */
+        best = h;
+        sits_thermal_cal_release(out);
+        *out = *cand;
+        out->order = orders[k];
+      } else
+        sits_thermal_cal_release(cand);
     }
-    if (fd >= 0)
-      close(fd), unlink(path);
     free(text);
   }
   if (rc == SITS_OK) {
