@@ -469,15 +469,14 @@ static int write_zone(const sits_scenario *sc, const zone *z, const sits_dvfs_ta
   return SITS_OK;
 }
 
-static void opp_table(FILE *f, const sits_domain *d, const sits__dt_domain *x,
-                      const sits_dvfs_table *t, size_t cluster, size_t per) {
+static void opp_table(FILE *f, const sits_domain *d, const sits_dvfs_table *t, size_t cluster,
+                      size_t per) {
   char lab[64], node[64];
   to_label(d->name, lab, sizeof lab, '_');
   to_label(d->name, node, sizeof node, '-');
   fprintf(f, "\tsits_%s_opp_table%zu: opp-table-%s-%zu {\n\t\tcompatible = \"operating-points-v2\";\n"
              "\t\topp-shared;\n",
           lab, cluster, node, cluster);
-  (void)x;
   for (size_t k = 0; k < t->n; k++) {
     const sits_dvfs_row *r = &t->rows[k];
     unsigned long long hz = (unsigned long long)llround(r->freq_mhz * 1e6);
@@ -549,7 +548,7 @@ static int write_dts(const sits_scenario *sc, const sits_board_opts *o, FILE *f,
         continue;
       size_t clusters = x->n_cpus ? x->n_cpus / x->cluster_size : 1;
       for (size_t c = 0; c < clusters; c++)
-        opp_table(f, &dom[d], x, &tables[d], c, x->n_cpus ? x->n_cpus : 1);
+        opp_table(f, &dom[d], &tables[d], c, x->n_cpus ? x->n_cpus : 1);
       if (!x->n_cpus && !x->node[0])
         fprintf(f,
                 "\t/* %s: dynamic-power-coefficient = <%lld> for the whole domain (the platform\n"

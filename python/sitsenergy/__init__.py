@@ -20,6 +20,7 @@ import pandas as pd
 
 from ._lib import LibraryNotFound, ffi, lib
 from ._lib import path as library_path
+from ._sweep import run_rows
 
 __all__ = ["load", "read", "sweep", "Scenario", "Result", "SitsError", "LibraryNotFound",
            "library_version", "library_path", "bpx", "EINPUT", "ENOMEM", "ESOLVER", "EIO",
@@ -285,12 +286,6 @@ def read(path):
     return Result(summary, series, events)
 
 
-def _sweep_rows(config_text, specs, dist, sample, method, seed, job, jobs, out_path):
-    """One job of a sweep (a worker process when jobs > 1): rows idx % jobs == job."""
-    from ._sweep import run_rows
-    return run_rows(config_text, specs, dist, sample, method, seed, job, jobs, out_path)
-
-
 def sweep(scenario, vary=None, sample=None, dist=None, method="lhs", seed=1, jobs=1):
     """The scenario over the Cartesian product of `vary` ({key: [values]} or {key:
     "START:STOP:COUNT"}) and, with `sample` = N, N draws of `dist` ({key:
@@ -312,11 +307,11 @@ def sweep(scenario, vary=None, sample=None, dist=None, method="lhs", seed=1, job
     with tempfile.TemporaryDirectory(prefix="sitsenergy_sweep_") as tmp:
         outs = [os.path.join(tmp, f"job{j}.csv") for j in range(jobs)]
         if jobs == 1:
-            _sweep_rows(scenario.config_text, specs, dists, sample, method, seed, 0, 1, outs[0])
+            run_rows(scenario.config_text, specs, dists, sample, method, seed, 0, 1, outs[0])
         else:
             from concurrent.futures import ProcessPoolExecutor
             with ProcessPoolExecutor(max_workers=jobs) as ex:
-                futs = [ex.submit(_sweep_rows, scenario.config_text, specs, dists, sample, method,
+                futs = [ex.submit(run_rows, scenario.config_text, specs, dists, sample, method,
                                   seed, j, jobs, outs[j]) for j in range(jobs)]
                 for fu in futs:
                     fu.result()

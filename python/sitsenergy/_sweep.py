@@ -8,7 +8,7 @@ from ._lib import ffi, lib, libc
 
 def _check(rc, err):
     if rc:
-        from . import _raise
+        from . import _raise  # the package's error type (imported late: it imports this)
         _raise(rc, err)
 
 

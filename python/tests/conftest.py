@@ -1,5 +1,4 @@
 """Shared set-up: the shipped configs folder and a one-node scenario with closed forms."""
-import os
 import pathlib
 
 import pytest
@@ -31,6 +30,4 @@ def one_node():
 
 @pytest.fixture(autouse=True)
 def _in_tmp(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    yield
-    os.environ.get("SITSENERGY_LIB")
+    monkeypatch.chdir(tmp_path)  # nothing a test writes lands in the source tree

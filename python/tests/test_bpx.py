@@ -34,6 +34,17 @@ def test_roundtrip_arrhenius_pack(configs, tmp_path):
     ud = d["Parameterisation"]["User-defined"]
     assert ud["Resistance activation energy [J.mol-1]"] == pytest.approx(25000.0)
     assert ud["Reference temperature [K]"] == pytest.approx(298.15)
+    # the pack runs the same with the cell read back (same values, same results)
+    base = str(configs / "scenarios/orin_nx_video_enc.cfg")
+    a = se.load(base, set={"platform.battery": "a123_lfp_4s2p", "duration_s": 60}).run()
+    cell = tmp_path / "cell.cfg"  # written by _roundtrip: a 1S1P battery file
+    text = cell.read_text().replace("series = 1;", "series = 4;").replace("parallel = 1;",
+                                                                         "parallel = 2;")
+    text = text.replace("};\n", "  initial_soc = 1.0;\n  efficiency = 0.92;\n};\n")
+    cell.write_text(text)
+    b = se.load(base, set={"platform.battery": str(cell), "duration_s": 60}).run()
+    assert b.summary["battery"]["final_soc"] == a.summary["battery"]["final_soc"]
+    assert b.summary["max_junction_temp_c"] == a.summary["max_junction_temp_c"]
 
 
 def test_roundtrip_ocv_by_temperature(configs, tmp_path):

@@ -77,22 +77,32 @@ Test(ocv_test, fast_discharges_charges_and_bad_input_are_refused) {
   cr_assert(strstr(err.msg, "falls by"), "%s", err.msg);
 }
 
+static void read_test(const char *name, double **t, double **i, double **v, size_t *n) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", SITS_VALIDATION_DATA, name);
+  const char *cols[] = {"Test_Time(s)", "Current(A)", "Voltage(V)"};
+  sits_table *tb = NULL;
+  sits_err err = {0};
+  cr_assert_eq(sits_table_read_csv_columns(path, cols, 3, &tb, &err), SITS_OK, "%s", err.msg);
+  *n = tb->n_rows;
+  *t = malloc(*n * sizeof **t), *i = malloc(*n * sizeof **i), *v = malloc(*n * sizeof **v);
+  for (size_t k = 0; k < *n; k++)
+    (*t)[k] = sits_table_at(tb, k, 0), (*i)[k] = sits_table_at(tb, k, 1),
+    (*v)[k] = sits_table_at(tb, k, 2);
+  sits_table_free(tb);
+}
+
 /* Plett's A123 C/30 discharge at 25 C (validation/data/a123_ocv_25degC_s1.csv, an Arbin
  * export with a date column and negative discharge current) against the IR-corrected
  * discharge branch his procedure derives from the same test (a123_ocv_25degC_derived.csv,
  * column V_dis_IRcorr, computed with Q25 = 2.0726 Ah and his own resistance estimate). */
 Test(ocv_test, a123_c30_discharge_matches_the_derived_branch) {
   char path[512];
-  snprintf(path, sizeof path, "%s/a123_ocv_25degC_s1.csv", SITS_VALIDATION_DATA);
-  const char *cols[] = {"Test_Time(s)", "Current(A)", "Voltage(V)"};
+  double *t, *i, *v;
+  size_t n;
+  read_test("a123_ocv_25degC_s1.csv", &t, &i, &v, &n);
   sits_table *tb = NULL;
   sits_err err = {0};
-  cr_assert_eq(sits_table_read_csv_columns(path, cols, 3, &tb, &err), SITS_OK, "%s", err.msg);
-  size_t n = tb->n_rows;
-  double *t = malloc(n * sizeof *t), *i = malloc(n * sizeof *i), *v = malloc(n * sizeof *v);
-  for (size_t k = 0; k < n; k++)
-    t[k] = sits_table_at(tb, k, 0), i[k] = sits_table_at(tb, k, 1), v[k] = sits_table_at(tb, k, 2);
-  sits_table_free(tb);
   sits_ocv_test o;
   cr_assert_eq(sits_ocv_from_discharge(t, i, v, n, NAN, 0.13, 101, 0, &o, &err), SITS_OK, "%s",
                err.msg);
@@ -123,21 +133,6 @@ Test(ocv_test, a123_c30_discharge_matches_the_derived_branch) {
    * branches; the difference left is the two resistance estimates and Q25 vs 2.060 Ah */
   cr_assert_lt(worst, 0.015);
   cr_assert_lt(fabs(sum / (double)m), 0.005);
-}
-
-static void read_test(const char *name, double **t, double **i, double **v, size_t *n) {
-  char path[512];
-  snprintf(path, sizeof path, "%s/%s", SITS_VALIDATION_DATA, name);
-  const char *cols[] = {"Test_Time(s)", "Current(A)", "Voltage(V)"};
-  sits_table *tb = NULL;
-  sits_err err = {0};
-  cr_assert_eq(sits_table_read_csv_columns(path, cols, 3, &tb, &err), SITS_OK, "%s", err.msg);
-  *n = tb->n_rows;
-  *t = malloc(*n * sizeof **t), *i = malloc(*n * sizeof **i), *v = malloc(*n * sizeof **v);
-  for (size_t k = 0; k < *n; k++)
-    (*t)[k] = sits_table_at(tb, k, 0), (*i)[k] = sits_table_at(tb, k, 1),
-    (*v)[k] = sits_table_at(tb, k, 2);
-  sits_table_free(tb);
 }
 
 /* Both of Plett's A123 C/30 branches (S1 discharge, S3 charge): their midpoint against the OCV
