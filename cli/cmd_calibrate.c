@@ -183,17 +183,19 @@ static int option(void *p, int c, const char *arg) {
   case 'X': a->th.trace.strict = true; break;
   case 'B': a->bpx = arg; break;
   case 'K': {
-    char buf[64], *save = NULL;
-    snprintf(buf, sizeof buf, "%s", arg);
     a->n_orders = 0;
-    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    for (const char *tok = arg; *tok;) { /* no empty item: "1,,2" is refused */
       char *end;
       long k = strtol(tok, &end, 10);
-      if (*end || k < 1 || k > 3 || a->n_orders == SITS_THERMAL_CAL_MAX_ORDERS) {
+      if (end == tok || (*end && *end != ',') || (*end == ',' && !end[1]) || k < 1 || k > 3 ||
+          a->n_orders == SITS_THERMAL_CAL_MAX_ORDERS) {
         cli_error("--orders '%s': expected a list of 1, 2, 3", arg);
         return EXIT_INPUT;
       }
       a->orders[a->n_orders++] = (int)k;
+      if (!*end)
+        break;
+      tok = end + 1;
     }
     if (!a->n_orders) {
       cli_error("--orders '%s': expected a list of 1, 2, 3", arg);
