@@ -17,6 +17,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "io_impl.h"
 #include "sits_output.h"
+#include "status_impl.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -221,4 +222,34 @@ int sits_output_close(sits_output *o, bool ok, sits_err *err) {
   int rc = sits__atomic_end(&o->a, ok, err);
   free(o);
   return rc;
+}
+
+int sits_write_path(const char *path, sits_write_fn fn, const void *ctx, sits_err *err) {
+  sits_output *o = sits_output_open(path, err);
+  if (!o)
+    return SITS_EIO;
+  FILE *f = sits_output_file(o);
+  int rc = fn(ctx, f, err);
+  if (rc == SITS_OK && ferror(f))
+    rc = sits__fail(err, SITS_EIO, "%s: write error", path);
+  int end = sits_output_close(o, rc == SITS_OK, err);
+  return rc ? rc : end;
+}
+
+char *sits_write_text(sits_write_fn fn, const void *ctx, sits_err *err) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream(&text, &len);
+  if (!m) {
+    sits__fail(err, SITS_ENOMEM, "out of memory");
+    return NULL;
+  }
+  int rc = fn(ctx, m, err);
+  if (fclose(m) != 0 && rc == SITS_OK)
+    rc = sits__fail(err, SITS_ENOMEM, "out of memory");
+  if (rc) {
+    free(text);
+    return NULL;
+  }
+  return text;
 }

@@ -33,6 +33,16 @@ SITS_API FILE *sits_output_file(sits_output *o);
  *  SITS_EIO with the reason. */
 SITS_API int sits_output_close(sits_output *o, bool ok, sits_err *err);
 
+/** A writer of some content onto @p f: SITS_OK or a status with @p err. */
+typedef int (*sits_write_fn)(const void *ctx, FILE *f, sits_err *err);
+
+/** What @p fn writes, into the file @p path through sits_output_open/close (in place only
+ *  when complete; a write error is SITS_EIO). */
+SITS_API int sits_write_path(const char *path, sits_write_fn fn, const void *ctx, sits_err *err);
+
+/** What @p fn writes, as a malloc'ed string (free()); NULL with @p err. */
+SITS_API char *sits_write_text(sits_write_fn fn, const void *ctx, sits_err *err);
+
 /** What every temporary name holds after the target's name (then the PID, a dot, a tag). */
 #define SITS_OUTPUT_TEMP_TAG ".sits-tmp."
 

@@ -75,14 +75,20 @@ int sits_battery_write_bpx(const sits_battery_cfg *c, const char *title, const c
   return ferror(f) ? sits__fail(err, SITS_EIO, "write error") : SITS_OK;
 }
 
+typedef struct bpx_ctx {
+  const sits_battery_cfg *c;
+  const char *title, *description;
+} bpx_ctx;
+
+static int bpx_writer(const void *p, FILE *f, sits_err *err) {
+  const bpx_ctx *x = p;
+  return sits_battery_write_bpx(x->c, x->title, x->description, f, err);
+}
+
 int sits_battery_write_bpx_file(const sits_battery_cfg *c, const char *title,
                                 const char *description, const char *path, sits_err *err) {
-  sits_output *o = sits_output_open(path, err);
-  if (!o)
-    return SITS_EIO;
-  int rc = sits_battery_write_bpx(c, title, description, sits_output_file(o), err);
-  int end = sits_output_close(o, rc == SITS_OK, err);
-  return rc ? rc : end;
+  bpx_ctx x = {c, title, description};
+  return sits_write_path(path, bpx_writer, &x, err);
 }
 
 char *sits_scenario_bpx_text(const sits_scenario *sc, const char *title, sits_err *err) {
@@ -91,19 +97,6 @@ char *sits_scenario_bpx_text(const sits_scenario *sc, const char *title, sits_er
     sits__fail(err, SITS_EINPUT, "the scenario's platform has no battery");
     return NULL;
   }
-  char *text = NULL;
-  size_t len = 0;
-  FILE *m = open_memstream(&text, &len);
-  if (!m) {
-    sits__fail(err, SITS_ENOMEM, "out of memory");
-    return NULL;
-  }
-  int rc = sits_battery_write_bpx(sits_battery_config(b), title, "exported by sitsenergy", m, err);
-  if (fclose(m) != 0 && rc == SITS_OK)
-    rc = sits__fail(err, SITS_ENOMEM, "out of memory");
-  if (rc) {
-    free(text);
-    return NULL;
-  }
-  return text;
+  bpx_ctx x = {sits_battery_config(b), title, "exported by sitsenergy"};
+  return sits_write_text(bpx_writer, &x, err);
 }

@@ -152,29 +152,40 @@ int sits_dvfs_write(const char *format, const sits_dvfs_table *tables, size_t n,
                     format);
 }
 
+typedef struct board_ctx {
+  const sits_scenario *sc;
+  const char *format;
+  const sits_board_opts *o;
+} board_ctx;
+
+static int board_writer(const void *p, FILE *f, sits_err *err) {
+  const board_ctx *c = p;
+  return sits_board_write(c->sc, c->format, c->o, f, err);
+}
+
 int sits_board_write_file(const sits_scenario *sc, const char *format, const sits_board_opts *o,
                           const char *path, sits_err *err) {
-  sits_output *o_file = sits_output_open(path, err);
-  if (!o_file)
-    return SITS_EIO;
-  FILE *f = sits_output_file(o_file);
-  int rc = sits_board_write(sc, format, o, f, err);
-  if (rc == SITS_OK && ferror(f))
-    rc = sits__fail(err, SITS_EIO, "write error");
-  int end = sits_output_close(o_file, rc == SITS_OK, err);
-  return rc ? rc : end;
+  board_ctx c = {sc, format, o};
+  return sits_write_path(path, board_writer, &c, err);
+}
+
+typedef struct tables_ctx {
+  const char *format;
+  const sits_dvfs_table *tables;
+  size_t n;
+} tables_ctx;
+
+static int tables_writer(const void *p, FILE *f, sits_err *err) {
+  const tables_ctx *c = p;
+  return sits_dvfs_write(c->format, c->tables, c->n, f, err);
 }
 
 int sits_dvfs_write_file(const char *format, const sits_dvfs_table *tables, size_t n,
                          const char *path, sits_err *err) {
   if (!sits_dvfs_format_known(format))
     return sits_dvfs_write(format, tables, n, NULL, err); /* the unknown-format message */
-  sits_output *o = sits_output_open(path, err);
-  if (!o)
-    return SITS_EIO;
-  int rc = sits_dvfs_write(format, tables, n, sits_output_file(o), err);
-  int end = sits_output_close(o, rc == SITS_OK, err);
-  return rc ? rc : end;
+  tables_ctx c = {format, tables, n};
+  return sits_write_path(path, tables_writer, &c, err);
 }
 
 char *sits_dvfs_table_json_text(const sits_scenario *sc, const char *domain, sits_err *err) {
@@ -183,21 +194,9 @@ char *sits_dvfs_table_json_text(const sits_scenario *sc, const char *domain, sit
     sits__fail(err, SITS_ENOMEM, "out of memory");
     return NULL;
   }
-  char *text = NULL;
-  size_t len = 0;
-  int rc = sits_dvfs_table_compute(sc, domain, t, err);
-  FILE *m = rc ? NULL : open_memstream(&text, &len);
-  if (rc == SITS_OK && !m)
-    rc = sits__fail(err, SITS_ENOMEM, "out of memory");
-  if (m) {
-    rc = sits_dvfs_write("json", t, 1, m, err);
-    if (fclose(m) != 0 && rc == SITS_OK)
-      rc = sits__fail(err, SITS_ENOMEM, "out of memory");
-  }
+  tables_ctx c = {"json", t, 1};
+  char *text = sits_dvfs_table_compute(sc, domain, t, err) ? NULL
+                                                           : sits_write_text(tables_writer, &c, err);
   free(t);
-  if (rc) {
-    free(text);
-    return NULL;
-  }
   return text;
 }

@@ -15,6 +15,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "sits_netsteady.h"
+#include "sits_output.h"
 #include "sits_thermal_cal.h"
 #include "status_impl.h"
 
@@ -93,6 +94,12 @@ static config_setting_t *add_string(config_setting_t *g, const char *name, const
   return s;
 }
 
+static int config_writer(const void *cfg, FILE *f, sits_err *err) {
+  (void)err;
+  config_write(cfg, f);
+  return SITS_OK;
+}
+
 /* The candidate of order @p k as a scenario text (malloc'ed), or NULL. */
 static char *candidate(const sits_scenario *sc, int k, const char *s_name, const char *nb,
                        double r_eq, double c_s, double c_rest, bool junction) {
@@ -140,16 +147,8 @@ static char *candidate(const sits_scenario *sc, int k, const char *s_name, const
     if (!in_chain && (node = config_setting_get_member(g, "node")) != NULL)
       config_setting_set_string(node, names[k - 1]);
   }
-  char *text = NULL;
-  size_t len = 0;
-  FILE *m = ok ? open_memstream(&text, &len) : NULL;
-  if (m) {
-    config_write(&cfg, m);
-    if (fclose(m) != 0) {
-      free(text);
-      text = NULL;
-    }
-  }
+  sits_err quiet = {0};
+  char *text = ok ? sits_write_text(config_writer, &cfg, &quiet) : NULL;
   config_destroy(&cfg);
   return text;
 }

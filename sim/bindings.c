@@ -5,6 +5,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "result_impl.h"
+#include "sits_output.h"
 #include "sits_sim.h"
 #include "status_impl.h"
 
@@ -17,42 +18,39 @@ void sits_free(void *p) {
   free(p);
 }
 
-/* What @p write puts on a stream, as a string. */
-typedef int (*writer)(const void *a, const void *b, FILE *f);
+typedef struct summary_ctx {
+  const sits_scenario *sc;
+  const sits_result *r;
+} summary_ctx;
 
-static char *capture(writer write, const void *a, const void *b) {
-  char *text = NULL;
-  size_t len = 0;
-  FILE *m = open_memstream(&text, &len);
-  if (!m)
-    return NULL;
-  int rc = write(a, b, m);
-  if (fclose(m) != 0 || rc != SITS_OK) {
-    free(text);
-    return NULL;
-  }
-  return text;
+static int summary_writer(const void *p, FILE *f, sits_err *err) {
+  const summary_ctx *c = p;
+  (void)err;
+  return sits_write_summary_json(c->sc, c->r, f);
 }
 
-static int summary_writer(const void *a, const void *b, FILE *f) {
-  return sits_write_summary_json(a, b, f);
-}
+typedef struct steady_ctx {
+  const sits_scenario *sc;
+  const sits_steady_state *st;
+} steady_ctx;
 
-static int steady_writer(const void *a, const void *b, FILE *f) {
-  return sits_write_steady_json(a, b, f);
+static int steady_writer(const void *p, FILE *f, sits_err *err) {
+  const steady_ctx *c = p;
+  (void)err;
+  return sits_write_steady_json(c->sc, c->st, f);
 }
 
 char *sits_summary_json_text(const sits_scenario *sc, const sits_result *r) {
-  return capture(summary_writer, sc, r);
+  summary_ctx c = {sc, r};
+  sits_err err = {0};
+  return sits_write_text(summary_writer, &c, &err);
 }
 
 char *sits_steady_json_text(const sits_scenario *sc, sits_err *err) {
   sits_steady_state st;
   memset(&st, 0, sizeof st);
-  int rc = sits_steady(sc, &st, err);
-  char *text = rc ? NULL : capture(steady_writer, sc, &st);
-  if (rc == SITS_OK && !text)
-    sits__fail(err, SITS_ENOMEM, "out of memory");
+  steady_ctx c = {sc, &st};
+  char *text = sits_steady(sc, &st, err) ? NULL : sits_write_text(steady_writer, &c, err);
   sits_steady_release(&st);
   return text;
 }
