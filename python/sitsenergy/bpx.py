@@ -68,18 +68,30 @@ def _number(ud, key, required=True, positive=True):
 def read(source):
     """The equivalent-circuit cell of a BPX file (path, JSON text or dict) as a dict with the
     product's battery keys (capacity_ah, ocv_soc, ocv_v, [ocv_t_c, ocv_v_t], r0_ohm, rc,
-    [r_ea_j_per_mol, r_ref_c], [cutoff_v], [coulombic_efficiency], name, description)."""
+    [r_ea_j_per_mol, r_ref_c], [cutoff_v], [coulombic_efficiency], name, description).
+    Errors name the file (path:line for JSON syntax)."""
+    where = "<BPX>"
     if isinstance(source, dict):
         d = source
     else:
         text = str(source)
         if not text.lstrip().startswith("{"):
+            where = text
             with open(text, encoding="utf-8") as f:
                 text = f.read()
         try:
             d = json.loads(text)
         except json.JSONDecodeError as e:
-            raise BPXError(f"not JSON: line {e.lineno}: {e.msg}") from None
+            raise BPXError(f"{where}:{e.lineno}: not JSON: {e.msg}") from None
+    try:
+        return _cell(d)
+    except BPXPhysicsBased as e:
+        raise BPXPhysicsBased(f"{where}: {e}") from None
+    except BPXError as e:
+        raise BPXError(f"{where}: {e}") from None
+
+
+def _cell(d):
     if not isinstance(d, dict) or "Header" not in d or "Parameterisation" not in d:
         raise BPXError("not a BPX file: it needs 'Header' and 'Parameterisation'")
     head, par = d["Header"], d["Parameterisation"]

@@ -112,3 +112,14 @@ def test_pybamm_names_and_cell_section(configs, tmp_path):
     sc = se.load(str(configs / "scenarios/orin_nx_video_enc.cfg"),
                  set={"platform.battery": str(path), "duration_s": 20})
     assert sc.bpx()["Parameterisation"]["User-defined"]["Nominal cell capacity [A.h]"] == 4.8
+
+
+def test_errors_name_the_file(tmp_path):
+    p = tmp_path / "bad.json"
+    p.write_text('{"Header": {"Model": "Partial"},\n "Parameterisation": {\n')
+    with pytest.raises(bpx.BPXError, match=r"bad\.json:3: not JSON"):
+        bpx.read(str(p))
+    p.write_text(json.dumps({"Header": {"Model": "DFN"},
+                             "Parameterisation": {"Negative electrode": {}}}))
+    with pytest.raises(bpx.BPXPhysicsBased, match=r"bad\.json: this BPX file is a physics"):
+        bpx.read(str(p))
