@@ -71,6 +71,9 @@ static int header(char **f, size_t n, char ***names, size_t *n_names, double *sc
     scale[k] = unit(f[k], norm, sizeof norm);
     if (!*f[k] || !((*names)[k] = strdup(norm)))
       return sits__fail(err, SITS_EINPUT, "%s%s: empty or unreadable column name", where, at);
+    for (size_t j = 0; j < k; j++) /* a second time_s would overwrite the first */
+      if (strcmp((*names)[j], norm) == 0)
+        return sits__fail(err, SITS_EINPUT, "%s%s: column '%s' given twice", where, at, norm);
   }
   return SITS_OK;
 }
