@@ -11,7 +11,17 @@ struct sits_governor {
   size_t n;
   size_t cooling_state; /* step_wise */
   double err_integral;  /* power_allocator, K * periods */
+  /* the power cap, every tick: each domain's capacity per OPP (cap_of[d][k]), and how many
+   * periods its window holds */
+  double *cap_of[SITS_MAX_DOMAINS];
+  size_t window_periods;
 };
+
+/* sits_domain_utilisation() from the capacity table */
+static double util_of(const sits_governor *g, size_t d, size_t k, double demand) {
+  double cap = g->cap_of[d][k];
+  return cap > 0 ? fmin(1.0, demand / cap) : 1.0;
+}
 
 /* --- base governors: one ops-table entry per kind ----------------------------------- */
 
@@ -91,10 +101,25 @@ sits_governor *sits_governor_new(const sits_governor_cfg *cfg, const sits_domain
   g->cfg = *cfg;
   g->domains = domains;
   g->n = n_domains;
+  for (size_t d = 0; d < n_domains; d++) {
+    if (!(g->cap_of[d] = malloc(domains[d].n_opp * sizeof(double)))) {
+      sits_governor_free(g);
+      return NULL;
+    }
+    for (size_t k = 0; k < domains[d].n_opp; k++)
+      g->cap_of[d][k] = sits_domain_capacity(&domains[d], k);
+  }
+  if (cfg->power_cap && cfg->period_s > 0 && isfinite(cfg->cap_window_s))
+    while ((double)(g->window_periods + 1) * cfg->period_s <= cfg->cap_window_s * (1 + 1e-9))
+      g->window_periods++;
   return g;
 }
 
 void sits_governor_free(sits_governor *g) {
+  if (!g)
+    return;
+  for (size_t d = 0; d < g->n; d++)
+    free(g->cap_of[d]);
   free(g);
 }
 
@@ -155,7 +180,7 @@ static double power_allocator(sits_governor *g, const sits_governor_obs *obs, co
   double req[SITS_MAX_DOMAINS], max[SITS_MAX_DOMAINS], grant[SITS_MAX_DOMAINS], max_total = 0;
   for (size_t d = 0; d < g->n; d++) {
     const sits_domain *dom = &g->domains[d];
-    double u = sits_domain_utilisation(dom, base[d], obs->demand[d]);
+    double u = util_of(g, d, base[d], obs->demand[d]);
     double w = c->weight[d] > 0 ? c->weight[d] : 1.0;
     req[d] = w * sits_domain_power_w(dom, base[d], u, obs->domain_temp_c[d], NULL);
     max[d] = full_power_w(dom, dom->n_opp - 1, obs->domain_temp_c[d]);
@@ -195,7 +220,7 @@ static double predicted_w(const sits_governor *g, const sits_governor_obs *obs, 
   double total = obs->other_power_w;
   for (size_t d = 0; d < g->n; d++) {
     const sits_domain *dom = &g->domains[d];
-    double u = sits_domain_utilisation(dom, opp[d], obs->demand[d]);
+    double u = util_of(g, d, opp[d], obs->demand[d]);
     per_domain[d] = sits_domain_power_w_f(dom, opp[d], u, leak[d]);
     total += per_domain[d];
   }
@@ -215,9 +240,7 @@ static bool power_cap(const sits_governor *g, const sits_governor_obs *obs, size
    * least the one built from the longest look-back and the last j; when the predicted power
    * fits under that, it fits under them all and nothing is lowered (the same answer as the
    * loop, without its w / p look-ups of the energy history every tick). */
-  size_t last = 0;
-  while ((double)(last + 1) * p <= w * (1 + 1e-9))
-    last++;
+  size_t last = g->window_periods;
   if (last == 0)
     return false;
   double t1 = obs->t_s + p - w;

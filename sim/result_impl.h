@@ -45,14 +45,39 @@ typedef struct sits__layout {
 /** The layout for @p n nodes and, when @p battery, a pack with @p nrc RC pairs. */
 sits__layout sits__layout_of(size_t n, bool battery, size_t nrc);
 
+/** The energy put in at every breakpoint, kept only as far back as windows read it (so a
+ *  run's memory does not grow with its length), and the peak moving average of power over
+ *  the TDP window, taken as breakpoints come. */
+typedef struct sits__elog {
+  double *t, *e;           /* the points kept */
+  size_t n, cap;
+  size_t pend;             /* the first point whose window starting there is not yet taken */
+  size_t hint_back, hint_ahead; /* where the windows' reads found their points last */
+  size_t dropped;          /* points dropped so far (readers' hints shift by it) */
+  double w, keep_s;        /* the TDP window; how far back reads go */
+  double best;             /* the largest windowed average so far (-INFINITY: none) */
+  bool first_done;         /* the window [0, w] taken */
+} sits__elog;
+
+/** @p tdp_window_s: the TDP window; @p keep_s: the longest look-back of other readers. */
+void sits__elog_init(sits__elog *l, double tdp_window_s, double keep_s);
+void sits__elog_free(sits__elog *l);
+/** Appends (t, e), t not below the last; -1 when out of memory. */
+int sits__elog_push(sits__elog *l, double t, double e);
+/** The energy at @p at (linear between points; @p at not before latest - keep_s), from
+ *  *hint (may be NULL) as sits__history_at_hint(). */
+double sits__elog_at(const sits__elog *l, double at, size_t *hint);
+/** The peak moving average of power over the window for a run ending at @p end_s (the last
+ *  point); @p avg_power_w when the run is not longer than the window. */
+double sits__elog_tdp_w(const sits__elog *l, double end_s, double avg_power_w);
+
 /** What the run loop accounted, for the summary. */
 typedef struct sits__tally {
   sits__layout lay;
   sits_end_reason why;
   double end_s;
   const double *y_end, *y_start;
-  const double *hist_t, *hist_e; /* energy in at every breakpoint */
-  size_t n_hist;
+  const sits__elog *elog; /* energy in at the breakpoints */
   double peak_power_w, throttled_s, time_to_throttle_s;
   double min_pack_v;                               /* battery */
   const double *items, *demanded, *latency_ms_sum; /* per domain */

@@ -47,9 +47,9 @@ typedef struct run {
   sits_governor *gov;
   double next_tick_s;
   size_t tick;
-  /* energy history at every breakpoint, for windows */
-  double *hist_t, *hist_e;
-  size_t n_hist, cap_hist, cap_hint;
+  /* energy history at the breakpoints, for windows */
+  sits__elog elog;
+  size_t cap_hint;
   /* accounting */
   double items[SITS_MAX_DOMAINS], demanded[SITS_MAX_DOMAINS], latency_ms_sum[SITS_MAX_DOMAINS];
   double dom_e_j[SITS_MAX_DOMAINS], dom_w_left[SITS_MAX_DOMAINS]; /* per-domain energy */
@@ -66,6 +66,13 @@ typedef struct run {
   double eps_s, last_report_s;
   sits_ode *ode;     /* the CVODE path, or */
   sits_expint *ex;   /* the exponential path (solver.method), or */
+  /* the exponential path under a governor steps past ticks (sim.c, step_ahead): the run is
+   * then at t_behind inside the integrator's last step, at state y_behind */
+  bool behind;
+  double t_behind;
+  double *y_behind, *max_behind; /* lay.ny each */
+  sits_ode_event ex_event; /* how the integrator's last step ended */
+  const double *top;       /* per component, the largest value since the last stop */
   struct sits__grid *grid; /* the layered-grid path */
   sits_result *res;
 } run;

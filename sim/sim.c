@@ -5,7 +5,8 @@
  * breakpoints the inputs are constant and CVODE integrates one internal step at a time
  * up to the next one (tstop), so output samples are interpolated inside steps and peaks
  * are taken at every step; at a breakpoint the inputs change and CVODE restarts.
- * Critical temperatures are roots found at their exact crossing time.
+ * Critical temperatures are roots found at their exact crossing time. The exponential path
+ * under a governor steps past the ticks that change nothing (step_ahead below).
  */
 #include "run_impl.h"
 #include "status_impl.h"
@@ -54,9 +55,11 @@ static int reserve_samples(sits_result *r) {
   return 0;
 }
 
+static const double *state(const run *rn);
+
 static void track_peaks(run *rn, const double *y) {
   /* the exponential path's steps are long: a node may peak inside one */
-  const double *top = rn->ex && sits_expint_state(rn->ex) == y ? sits_expint_step_max(rn->ex) : y;
+  const double *top = rn->ex && y == state(rn) ? rn->top : y;
   for (size_t i = 0; i < rn->n; i++)
     if (top[i] > rn->res->peak_temp_c[i])
       rn->res->peak_temp_c[i] = top[i];
@@ -124,12 +127,90 @@ static int record(run *rn, double t, const double *y, sits_err *err) {
 
 /* The integrator of the run: CVODE or the exponential path. */
 static const double *state(const run *rn) {
-  return rn->ex     ? sits_expint_state(rn->ex)
+  return rn->ex     ? (rn->behind ? rn->y_behind : sits_expint_state(rn->ex))
          : rn->grid ? sits__grid_state(rn->grid)
                     : sits_ode_state(rn->ode);
 }
 
+static double sample_time(const run *rn, size_t k) {
+  return (double)k * sits_scenario_sample_period_s(rn->sc);
+}
+
+/*
+ * The exponential path under a governor: most ticks change nothing (the same OPPs), and a
+ * tick that changes nothing is no breakpoint for the equations. So the integrator steps past
+ * the ticks, as far as its error control lets it (a power of two of tick periods, up to the
+ * next segment, sample or the end), and the run follows behind it tick by tick on the step's
+ * dense output (sits_expint_dense: exact for the step's linear system, two n x n products a
+ * tick). A tick that changes the OPPs restarts the integrator there (reinit()): what it
+ * computed past that tick is dropped. Results are those of the same ETD2RK steps with the
+ * same error control; ticks cost the governor and the dense output instead of a step each.
+ */
+static double ahead_target(const run *rn, double now, double tstop) {
+  double p = sits_scenario_governor(rn->sc)->period_s;
+  double hint = sits_expint_step_hint(rn->ex), ticks = 1;
+  while (ticks < 1024 && 2 * ticks * p <= hint * (1 + 1e-9))
+    ticks *= 2;
+  /* the hard stops: the next segment, sample and the end */
+  double hard = sits_scenario_duration_s(rn->sc);
+  size_t nseg = sits_schedule_segment_count(rn->sched);
+  if (rn->seg + 1 < nseg)
+    hard = fmin(hard, sits_schedule_start_s(rn->sched, rn->seg + 1));
+  double ts = sample_time(rn, rn->res->n_recorded);
+  if (ts > now + rn->eps_s)
+    hard = fmin(hard, ts);
+  /* from one sample to the next in one step when the error control allows it; otherwise a
+   * power of two of periods that does not pass the hard stops: step lengths repeat, so their
+   * phi matrices stay cached */
+  size_t k = rn->res->n_recorded;
+  if (hard == ts && k > 0 && fabs(now - sample_time(rn, k - 1)) <= rn->eps_s &&
+      hard - now <= ticks * p * (1 + 1e-9))
+    return hard;
+  double target;
+  while ((target = ((double)rn->tick - 1 + ticks) * p) > hard + rn->eps_s && ticks > 1)
+    ticks /= 2;
+  return target > tstop && target <= hard + rn->eps_s ? target : tstop;
+}
+
+static int step_ahead(run *rn, double tstop, double *t, sits_ode_event *ev, sits_err *err) {
+  double now = rn->behind ? rn->t_behind : sits_expint_time(rn->ex);
+  *t = now;
+  *ev = SITS_ODE_STOP;
+  if (!(tstop > now))
+    return SITS_OK;
+  double t_ex = sits_expint_time(rn->ex);
+  if (!rn->behind) {
+    int rc = sits_expint_step(rn->ex, ahead_target(rn, now, tstop), &t_ex, &rn->ex_event, err);
+    if (rc)
+      return rc;
+    rn->top = sits_expint_step_max(rn->ex);
+  }
+  if (t_ex > tstop + rn->eps_s) { /* stop behind the integrator */
+    int rc = sits_expint_dense(rn->ex, tstop, rn->y_behind, rn->max_behind, err);
+    if (rc)
+      return rc;
+    rn->behind = true;
+    rn->top = rn->max_behind;
+    *t = rn->t_behind = tstop;
+    return SITS_OK;
+  }
+  if (rn->behind) { /* catch up with the integrator: the maxima since the last stop */
+    int rc = sits_expint_dense(rn->ex, t_ex, rn->y_behind, rn->max_behind, err);
+    if (rc)
+      return rc;
+    rn->top = rn->max_behind;
+  }
+  rn->behind = false;
+  *t = t_ex;
+  *ev = rn->ex_event == SITS_ODE_STOP && t_ex < tstop - rn->eps_s ? SITS_ODE_STEPPED : rn->ex_event;
+  return SITS_OK;
+}
+
 static int step(run *rn, double tstop, double *t, sits_ode_event *ev, sits_err *err) {
+  if (rn->ex && rn->gov)
+    return step_ahead(rn, tstop, t, ev, err);
+  if (rn->ex)
+    rn->top = sits_expint_step_max(rn->ex);
   return rn->ex     ? sits_expint_step(rn->ex, tstop, t, ev, err)
          : rn->grid ? sits__grid_step(rn->grid, tstop, t, ev, err)
                     : sits_ode_step(rn->ode, tstop, t, ev, err);
@@ -142,18 +223,19 @@ static int interpolate(run *rn, double t, double *y, sits_err *err) {
 }
 
 /* The inputs changed at t (the grid path's one-step method reads them as they are and only
- * shortens its next steps). */
+ * shortens its next steps; the exponential path drops what it computed past t). */
 static int reinit(run *rn, double t, sits_err *err) {
   if (rn->grid) {
     sits__grid_reinit(rn->grid);
     return SITS_OK;
   }
-  return rn->ex ? sits_expint_reinit(rn->ex, t, sits_expint_state(rn->ex), err)
-                : sits_ode_reinit(rn->ode, t, sits_ode_state(rn->ode), err);
-}
-
-static double sample_time(const run *rn, size_t k) {
-  return (double)k * sits_scenario_sample_period_s(rn->sc);
+  if (rn->ex) {
+    int rc = sits_expint_reinit(rn->ex, t, state(rn), err);
+    rn->behind = false;
+    rn->top = sits_expint_step_max(rn->ex);
+    return rc;
+  }
+  return sits_ode_reinit(rn->ode, t, sits_ode_state(rn->ode), err);
 }
 
 /* Records the samples due up to @p t_upto (interpolated within the last step). */
@@ -298,15 +380,7 @@ static int critical_event(run *rn, double t, const double *y, sits_err *err) {
 }
 
 static int push_history(run *rn, double t, double e) {
-  if (rn->n_hist == rn->cap_hist) {
-    size_t cap = rn->cap_hist ? 2 * rn->cap_hist : 1024;
-    if (grow(&rn->hist_t, cap, 1) || grow(&rn->hist_e, cap, 1))
-      return -1;
-    rn->cap_hist = cap;
-  }
-  rn->hist_t[rn->n_hist] = t;
-  rn->hist_e[rn->n_hist++] = e;
-  return 0;
+  return sits__elog_push(&rn->elog, t, e);
 }
 
 /* Items, demand and service time of [t0, t1) at the current OPPs; throttled time. */
@@ -316,11 +390,11 @@ static void account(run *rn, double t0, double t1) {
     const sits_domain *dom = &rn->dom[d];
     if (dom->max_rate <= 0)
       continue;
-    double done = sits_domain_rate(dom, rn->opp[d], rn->demand[d]) * dt;
+    double cap = sits_domain_capacity(dom, rn->opp[d]);
+    double done = fmin(rn->demand[d], cap) * dom->max_rate * dt; /* sits_domain_rate() */
     rn->items[d] += done;
     rn->demanded[d] += rn->demand[d] * dom->max_rate * dt;
-    rn->latency_ms_sum[d] +=
-        done * 1000.0 / (sits_domain_capacity(dom, rn->opp[d]) * dom->max_rate);
+    rn->latency_ms_sum[d] += done * 1000.0 / (cap * dom->max_rate);
   }
   if (rn->throttled || rn->cap_active)
     rn->throttled_s += dt;
@@ -349,12 +423,17 @@ static int governor_events(run *rn, double t, const sits_governor_out *out, sits
 typedef struct since_ctx {
   const run *rn;
   double t_s, e_j; /* now, and the energy put in until now */
-  size_t *hint;    /* the power cap reads the window's start times in order, tick after tick */
+  size_t *hint; /* the power cap reads the window's start times in order, tick after tick:
+                 * where it found them last, counted from the run's first point */
 } since_ctx;
 
 static double energy_since(double t0_s, void *user) {
   since_ctx *c = user;
-  return c->e_j - sits__history_at_hint(c->rn->hist_t, c->rn->hist_e, c->rn->n_hist, t0_s, c->hint);
+  const sits__elog *l = &c->rn->elog;
+  size_t h = *c->hint >= l->dropped ? *c->hint - l->dropped : 0;
+  double e = sits__elog_at(l, t0_s, &h);
+  *c->hint = h + l->dropped;
+  return c->e_j - e;
 }
 
 /* A governor tick at time t on state y. Returns 1 when an OPP changed. */
@@ -474,6 +553,10 @@ static int init_run(run *rn, const sits_scenario *sc, sits_err *err) {
   rn->lay =
       sits__layout_of(rn->n, rn->batt != NULL, rn->batt ? sits_battery_config(rn->batt)->n_rc : 0);
   rn->eps_s = 1e-9 * fmax(1.0, sits_scenario_duration_s(sc));
+  const sits_governor_cfg *gcfg = sits_scenario_governor(sc);
+  /* the power cap reads the energy back over its window */
+  sits__elog_init(&rn->elog, sits_scenario_limits(sc)->tdp_window_s,
+                  gcfg ? gcfg->cap_window_s + 2 * gcfg->period_s : 0);
   rn->time_to_throttle_s = NAN;
   rn->base_power_w = calloc(rn->n, sizeof(double));
   rn->node_power_w = calloc(rn->n, sizeof(double));
@@ -571,6 +654,11 @@ static int make_ode(run *rn, sits_err *err) {
                            .n_roots = o.n_roots,
                            .roots = o.roots};
     rn->ex = sits_expint_new(&eo, 0.0, rn->y_start, err);
+    if (rn->ex && (!(rn->y_behind = calloc(o.n, sizeof(double))) ||
+                   !(rn->max_behind = calloc(o.n, sizeof(double))))) {
+      free(atol);
+      return sits__fail(err, SITS_ENOMEM, "out of memory");
+    }
   } else if (!rn->grid) {
     rn->ode = sits_ode_new(&o, 0.0, rn->y_start, err);
   }
@@ -588,12 +676,13 @@ static void release_run(run *rn) {
   free(rn->leak_diag);
   free(rn->leak_ein);
   free(rn->boff);
-  free(rn->hist_t);
-  free(rn->hist_e);
+  sits__elog_free(&rn->elog);
   free(rn->base_power_w);
   free(rn->node_power_w);
   free(rn->y_start);
   free(rn->y_buf);
+  free(rn->y_behind);
+  free(rn->max_behind);
   free(rn->memo.y);
   free(rn->memo.ydot);
   free(rn->crit_node);
@@ -623,9 +712,7 @@ int sits_run(const sits_scenario *sc, const sits_run_opts *opts, sits_result **o
                          .y_end =
                              why == SITS_END_CRITICAL_TEMP && t_end == 0 ? rn.y_start : state(&rn),
                          .y_start = rn.y_start,
-                         .hist_t = rn.hist_t,
-                         .hist_e = rn.hist_e,
-                         .n_hist = rn.n_hist,
+                         .elog = &rn.elog,
                          .peak_power_w = rn.peak_power_w,
                          .throttled_s = rn.throttled_s,
                          .time_to_throttle_s = rn.time_to_throttle_s,

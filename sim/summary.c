@@ -62,55 +62,85 @@ double sits__history_at(const double *ts, const double *vs, size_t n, double at)
   return sits__history_at_hint(ts, vs, n, at, NULL);
 }
 
-static double energy_at(const sits__tally *t, double time_s) {
-  return sits__history_at(t->hist_t, t->hist_e, t->n_hist, time_s);
+void sits__elog_init(sits__elog *l, double tdp_window_s, double keep_s) {
+  *l = (sits__elog){.w = tdp_window_s, .keep_s = fmax(keep_s, tdp_window_s), .best = -INFINITY};
 }
 
-/* The energy history read at non-decreasing times: a cursor instead of a search per read
- * (the moving average reads it ~4 times per breakpoint; 576,000 breakpoints in 8 hours). */
-typedef struct cursor {
-  const sits__tally *t;
-  size_t k;
-} cursor;
-
-static double cursor_at(cursor *c, double at) {
-  const double *ts = c->t->hist_t, *es = c->t->hist_e;
-  size_t n = c->t->n_hist;
-  if (at <= ts[0])
-    return es[0];
-  while (c->k + 1 < n && ts[c->k + 1] <= at)
-    c->k++;
-  if (c->k + 1 >= n)
-    return es[n - 1];
-  double w = (at - ts[c->k]) / (ts[c->k + 1] - ts[c->k]);
-  return es[c->k] + w * (es[c->k + 1] - es[c->k]);
+void sits__elog_free(sits__elog *l) {
+  free(l->t);
+  free(l->e);
+  l->t = l->e = NULL;
 }
 
-/* Peak moving average of total power over the window; the run's average when shorter. The
- * energy is piecewise linear between breakpoints, so the windowed average is extremal where
- * a window edge sits on a breakpoint: windows ending at t_k and at t_k + w are checked. */
-static double tdp_moving_average(const sits__tally *t, double w, double avg_power_w) {
-  if (t->end_s <= w || t->n_hist < 2)
-    return avg_power_w;
-  double best = (energy_at(t, w) - energy_at(t, 0)) / w;
-  double last = (energy_at(t, t->end_s) - energy_at(t, t->end_s - w)) / w;
-  if (last > best)
-    best = last;
-  cursor back = {t, 0}, ahead = {t, 0}, here = {t, 0};
-  for (size_t k = 0; k < t->n_hist; k++) {
-    double tk = t->hist_t[k];
-    if (tk >= w && tk <= t->end_s) { /* the window ending at t_k */
-      double avg = (t->hist_e[k] - cursor_at(&back, tk - w)) / w;
-      if (avg > best)
-        best = avg;
-    }
-    if (tk + w <= t->end_s) { /* the window starting at t_k */
-      double avg = (cursor_at(&ahead, tk + w) - cursor_at(&here, tk)) / w;
-      if (avg > best)
-        best = avg;
+double sits__elog_at(const sits__elog *l, double at, size_t *hint) {
+  return sits__history_at_hint(l->t, l->e, l->n, at, hint);
+}
+
+/* The windows the points up to the last one decide (the energy is piecewise linear between
+ * breakpoints, so a windowed average is extremal where a window edge sits on a breakpoint):
+ * the one ending at the last point, those starting at points whose end the last point has
+ * passed, and [0, w]. */
+static void elog_windows(sits__elog *l) {
+  size_t last = l->n - 1;
+  double tl = l->t[last], w = l->w;
+  if (!(w > 0))
+    return;
+  if (tl >= w) {
+    double avg = (l->e[last] - sits__elog_at(l, tl - w, &l->hint_back)) / w;
+    l->best = fmax(l->best, avg);
+    if (!l->first_done) {
+      l->best = fmax(l->best, (sits__elog_at(l, w, NULL) - l->e[0]) / w);
+      l->first_done = true;
     }
   }
-  return best;
+  while (l->pend < l->n && l->t[l->pend] + w <= tl) {
+    double avg = (sits__elog_at(l, l->t[l->pend] + w, &l->hint_ahead) - l->e[l->pend]) / w;
+    l->best = fmax(l->best, avg);
+    l->pend++;
+  }
+}
+
+int sits__elog_push(sits__elog *l, double t, double e) {
+  if (l->n == l->cap) {
+    /* drop what nothing reads any more: points before the pending window starts and before
+     * the look-back (one kept before it, for the interpolation there); point 0 stays until
+     * the window [0, w] is taken */
+    size_t drop = 0;
+    double horizon = l->n ? l->t[l->n - 1] - l->keep_s : 0;
+    while (l->first_done && drop + 1 < l->pend && l->t[drop + 1] < horizon)
+      drop++;
+    if (drop > 0 && drop >= l->n / 2) {
+      memmove(l->t, l->t + drop, (l->n - drop) * sizeof(double));
+      memmove(l->e, l->e + drop, (l->n - drop) * sizeof(double));
+      l->n -= drop;
+      l->pend -= drop;
+      l->hint_back = l->hint_back > drop ? l->hint_back - drop : 0;
+      l->hint_ahead = l->hint_ahead > drop ? l->hint_ahead - drop : 0;
+      l->dropped += drop;
+    } else {
+      size_t cap = l->cap ? 2 * l->cap : 1024;
+      double *pt = realloc(l->t, cap * sizeof(double));
+      if (!pt)
+        return -1;
+      l->t = pt;
+      double *pe = realloc(l->e, cap * sizeof(double));
+      if (!pe)
+        return -1;
+      l->e = pe;
+      l->cap = cap;
+    }
+  }
+  l->t[l->n] = t;
+  l->e[l->n++] = e;
+  elog_windows(l);
+  return 0;
+}
+
+double sits__elog_tdp_w(const sits__elog *l, double end_s, double avg_power_w) {
+  if (!l || end_s <= l->w || l->n < 2)
+    return avg_power_w;
+  double last = (sits__elog_at(l, end_s, NULL) - sits__elog_at(l, end_s - l->w, NULL)) / l->w;
+  return fmax(l->best, last);
 }
 
 static void constrain(sits_constraint *c, double limit, double value) {
@@ -194,7 +224,7 @@ void sits__summarise(const sits_scenario *sc, sits_result *r, const sits__tally 
   sum->avg_power_w = t->end_s > 0 ? sum->energy_j / t->end_s : r->total_power_w[0];
   sum->peak_power_w = t->peak_power_w;
   const sits_limits *lim = sits_scenario_limits(sc);
-  sum->tdp_w = tdp_moving_average(t, lim->tdp_window_s, sum->avg_power_w);
+  sum->tdp_w = sits__elog_tdp_w(t->elog, t->end_s, sum->avg_power_w);
   sum->time_to_throttle_s = t->time_to_throttle_s;
   sum->throttled_fraction = t->end_s > 0 ? t->throttled_s / t->end_s : 0;
   item_figures(sc, sum, t);

@@ -39,6 +39,16 @@ struct sits_expint {
   double *y, *y_prev, *f, *f_prev, *a, *fa, *d, *corr, *tmp, *jac_values;
   double *g, *g_new, *g_try, *y_try;
   double *ymax; /* per component, the largest value inside the last step */
+  /* dense output of the last step [t_prev, t]: the ETD2RK step is the exact solution of
+   * u' = A u + F(y_prev) + (s / h) (F(a) - F(y_prev)) (s from the step's start), so the
+   * state inside it is that linear system's solution, marched from a cursor */
+  double *step_d;          /* (F(a) - F(y_prev)) / h of the accepted step */
+  double dn_s;             /* the cursor: offset from t_prev, */
+  double *dn_y, *dn_v;     /* its state and slope */
+  double *dn_q;            /* L phi2(LA) d for the distance q_len of step q_step */
+  double q_len;
+  long q_step;
+  unsigned long q_version;
   bool f_valid; /* f = f(y) at the current inputs */
   double *amat; /* A, n x n row-major */
   unsigned long a_version, clock;
@@ -46,6 +56,7 @@ struct sits_expint {
   double h_pref;
   double plan_tstop, plan_h; /* the current interval's stop and step */
   slot cache[CACHE_SLOTS];
+  slot *mru; /* the last slot found or filled */
   /* workspace of the phi computation */
   gsl_matrix *w_pow, *w_next, *w_e, *w_p1, *w_p2, *w_t1, *w_t2;
   double *phi_scratch1, *phi_scratch2; /* for partial steps (interpolation, roots) */
@@ -168,12 +179,17 @@ static int refresh_a(sits_expint *e, const double *y, sits_err *err) {
 }
 
 static const slot *phi_for(sits_expint *e, double h, sits_err *err) {
+  slot *m = e->mru; /* ticks ask for one length again and again */
+  if (m && m->version == e->a_version && fabs(m->h - h) <= SAME_H_REL * h) {
+    m->used = ++e->clock;
+    return m;
+  }
   slot *lru = &e->cache[0];
   for (int k = 0; k < CACHE_SLOTS; k++) {
     slot *s = &e->cache[k];
     if (s->version == e->a_version && fabs(s->h - h) <= SAME_H_REL * h) {
       s->used = ++e->clock;
-      return s;
+      return e->mru = s;
     }
     if (s->used < lru->used)
       lru = s;
@@ -183,7 +199,7 @@ static const slot *phi_for(sits_expint *e, double h, sits_err *err) {
   lru->h = h;
   lru->version = e->a_version;
   lru->used = ++e->clock;
-  return lru;
+  return e->mru = lru;
 }
 
 /* ---- stepping ----------------------------------------------------------------------------- */
@@ -349,6 +365,26 @@ static double hermite_max(double y0, double y1, double d0, double d1) {
   return best;
 }
 
+static void dense_reset(sits_expint *e) {
+  e->dn_s = 0;
+  memcpy(e->dn_y, e->y_prev, e->n * sizeof(double));
+  memcpy(e->dn_v, e->f_prev, e->n * sizeof(double));
+}
+
+/* The slope of the step's linear system at offset s and state u: f(y_prev) + A (u - y_prev)
+ * + s d, into v. */
+static void dense_slope(sits_expint *e, double s, const double *u, double *v) {
+  size_t n = e->n;
+  const gsl_spmatrix *p = e->o.pattern; /* A is sparse: its values on the pattern */
+  for (size_t i = 0; i < n; i++)
+    v[i] = e->f_prev[i] + s * e->step_d[i];
+  for (size_t j = 0; j < n; j++) {
+    double wj = u[j] - e->y_prev[j];
+    for (int q = p->p[j]; q < p->p[j + 1]; q++)
+      v[p->i[q]] += e->jac_values[q] * wj;
+  }
+}
+
 int sits_expint_step(sits_expint *e, double tstop, double *t_out, sits_ode_event *event,
                      sits_err *err) {
   *t_out = e->t;
@@ -390,7 +426,7 @@ int sits_expint_step(sits_expint *e, double tstop, double *t_out, sits_ode_event
       break;
     }
     e->st.err_test_fails++;
-    if (!refreshed && e->a_step != e->st.steps) {
+    if (!refreshed && e->a_step != e->st.steps && tries >= 2) {
       if ((rc = refresh_a(e, e->y, err)))
         return rc;
       refreshed = true;
@@ -417,6 +453,9 @@ int sits_expint_step(sits_expint *e, double tstop, double *t_out, sits_ode_event
   }
   memcpy(e->y_prev, e->y, n * sizeof(double));
   memcpy(e->f_prev, e->f, n * sizeof(double));
+  for (size_t i = 0; i < n; i++)
+    e->step_d[i] = e->d[i] / h;
+  dense_reset(e);
   e->t_prev = e->t;
   memcpy(e->y, e->y_try, n * sizeof(double));
   e->t = h >= len * (1 - SAME_H_REL) ? tstop : e->t + h;
@@ -450,20 +489,66 @@ int sits_expint_step(sits_expint *e, double tstop, double *t_out, sits_ode_event
   return SITS_OK;
 }
 
+int sits_expint_dense(sits_expint *e, double t, double *y, double *ymax, sits_err *err) {
+  size_t n = e->n;
+  if (!(t >= e->t_prev && t <= e->t) || e->st.steps == 0)
+    return sits__fail(err, SITS_ESOLVER,
+                      "exponential integrator: no dense output at t = %.9g s outside the last "
+                      "step [%.9g, %.9g]",
+                      t, e->t_prev, e->t);
+  double s = t - e->t_prev;
+  if (s < e->dn_s)
+    dense_reset(e);
+  double len = s - e->dn_s;
+  double *u = e->a, *v = e->fa; /* free between steps */
+  if (t == e->t) {
+    memcpy(u, e->y, n * sizeof(double));
+  } else if (len > 0) {
+    const slot *sl = phi_for(e, len, err);
+    if (!sl)
+      return err->code;
+    /* u = u_c + L phi1(LA) v_c + L^2 phi2(LA) d: the exact solution from the cursor */
+    matvec(n, sl->hphi1, e->dn_v, u);
+    if (e->q_step != e->st.steps || e->q_version != e->a_version || e->q_len != sl->h) {
+      matvec(n, sl->hphi2, e->step_d, e->dn_q); /* the same for every tick of a step */
+      for (size_t i = 0; i < n; i++)
+        e->dn_q[i] *= len;
+      e->q_step = e->st.steps, e->q_version = e->a_version, e->q_len = sl->h;
+    }
+    for (size_t i = 0; i < n; i++)
+      u[i] += e->dn_y[i] + e->dn_q[i];
+  } else {
+    memcpy(u, e->dn_y, n * sizeof(double));
+  }
+  dense_slope(e, s, u, v);
+  if (ymax)
+    for (size_t i = 0; i < n; i++) {
+      double y0 = e->dn_y[i], d0 = len * e->dn_v[i], d1 = len * v[i];
+      ymax[i] = y0 > u[i] ? y0 : u[i];
+      if (d0 > 0 && d1 < 0)
+        ymax[i] = fmax(ymax[i], hermite_max(y0, u[i], d0, d1));
+    }
+  e->dn_s = s;
+  memcpy(e->dn_y, u, n * sizeof(double));
+  memcpy(e->dn_v, v, n * sizeof(double));
+  memcpy(y, u, n * sizeof(double));
+  return SITS_OK;
+}
+
 int sits_expint_interpolate(sits_expint *e, double t, double *y, sits_err *err) {
   if (t == e->t) {
     memcpy(y, e->y, e->n * sizeof(double));
     return SITS_OK;
   }
-  if (!(t >= e->t_prev && t <= e->t) || e->st.steps == 0)
-    return sits__fail(err, SITS_ESOLVER,
-                      "exponential integrator: cannot interpolate at t = %.9g s outside the "
-                      "last step [%.9g, %.9g]",
-                      t, e->t_prev, e->t);
-  int rc = partial(e, t - e->t_prev, err);
-  if (rc == SITS_OK)
-    memcpy(y, e->y_try, e->n * sizeof(double));
-  return rc;
+  return sits_expint_dense(e, t, y, NULL, err);
+}
+
+double sits_expint_time(const sits_expint *e) {
+  return e->t;
+}
+
+double sits_expint_step_hint(const sits_expint *e) {
+  return e->h_pref;
 }
 
 /* ---- life cycle ----------------------------------------------------------------------------- */
@@ -502,8 +587,10 @@ sits_expint *sits_expint_new(const sits_expint_opts *o, double t0, const double 
     e->n = n;
     e->h_pref = INFINITY;
     e->a_step = -1;
-    double **vec[] = {&e->atol, &e->y, &e->y_prev, &e->f,   &e->f_prev, &e->a,
-                      &e->fa,   &e->d, &e->corr,   &e->tmp, &e->y_try,  &e->ymax};
+    e->q_step = -1;
+    double **vec[] = {&e->atol, &e->y,    &e->y_prev, &e->f,      &e->f_prev,
+                      &e->a,    &e->fa,   &e->d,      &e->corr,   &e->tmp,
+                      &e->y_try, &e->ymax, &e->step_d, &e->dn_y,  &e->dn_v, &e->dn_q};
     for (size_t k = 0; ok && k < sizeof vec / sizeof vec[0]; k++)
       ok = (*vec[k] = calloc(n, sizeof(double))) != NULL;
     ok = ok && (e->g = calloc(nr, sizeof(double))) && (e->g_new = calloc(nr, sizeof(double))) &&
@@ -536,7 +623,7 @@ void sits_expint_free(sits_expint *e) {
   double *vec[] = {e->atol,        e->y,     e->y_prev,     e->f,    e->f_prev, e->a,
                    e->fa,          e->d,     e->corr,       e->tmp,  e->y_try,  e->g,
                    e->g_new,       e->g_try, e->jac_values, e->ymax, e->amat,   e->phi_scratch1,
-                   e->phi_scratch2};
+                   e->phi_scratch2, e->step_d, e->dn_y, e->dn_v, e->dn_q};
   for (size_t k = 0; k < sizeof vec / sizeof vec[0]; k++)
     free(vec[k]);
   for (int k = 0; k < CACHE_SLOTS; k++) {

@@ -26,9 +26,8 @@
  * states (SITS_EXPINT_MAX_STATES).
  *
  * Roots: after every step the root functions are compared with those at its start; on a
- * sign change the crossing is located by GSL's Brent solver on the dense output (an ETD2RK
- * step of the partial length from the step's start) to 1e-7 s, and the step ends just past
- * the crossing.
+ * sign change the crossing is located by GSL's Brent solver on an ETD2RK step of the partial
+ * length from the step's start to 1e-7 s, and the step ends just past the crossing.
  */
 #ifndef SITS_EXPINT_H
 #define SITS_EXPINT_H
@@ -73,8 +72,22 @@ SITS_API const double *sits_expint_state(const sits_expint *e);
  *  an interior maximum of the cubic Hermite interpolant when the slope turns from rising to
  *  falling. For peak temperatures between step ends. */
 SITS_API const double *sits_expint_step_max(const sits_expint *e);
-/** The state at @p t inside the last step (an ETD2RK step of the partial length). */
+/** The state at @p t inside the last step: its dense output (sits_expint_dense()). */
 SITS_API int sits_expint_interpolate(sits_expint *e, double t, double *y, sits_err *err);
+/** Dense output: the state at @p t inside the last step [t_prev, t] into @p y. An ETD2RK step
+ *  of length h is the exact solution of u' = A u + F(y_prev) + (s/h) (F(a) - F(y_prev)),
+ *  s in [0, h] (the remainder taken linear in time), so the state inside is that system's
+ *  exact solution: second order like the step, and equal to the step's end at s = h. It is
+ *  marched from a cursor (the last point asked for): requests at increasing times cost two
+ *  n x n products each, with the phi matrices of the distance cached (equal distances, as
+ *  governor ticks, share them). With @p ymax (may be NULL), per component the largest value
+ *  between the previous request and @p t (ends, and the Hermite interpolant's interior
+ *  maximum with the system's slopes). */
+SITS_API int sits_expint_dense(sits_expint *e, double t, double *y, double *ymax, sits_err *err);
+/** The integrator's time (the end of its last step). */
+SITS_API double sits_expint_time(const sits_expint *e);
+/** The step length the error control would try next (INFINITY before it has a preference). */
+SITS_API double sits_expint_step_hint(const sits_expint *e);
 /** steps, rhs_evals, jac_evals (refreshes of A), lin_setups (phi computations),
  *  err_test_fails, reinits. */
 SITS_API void sits_expint_get_stats(const sits_expint *e, sits_ode_stats *st);
