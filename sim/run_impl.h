@@ -17,7 +17,7 @@ typedef struct sits__batt_eval {
 
 /** Everything at one state under the current inputs (void when they change). */
 typedef struct run_memo {
-  bool ok;
+  bool ok, ydot_ok; /* the powers and battery at y; the right-hand side too */
   double *y, *ydot; /* lay.ny each */
   double p_w, dom_w[SITS_MAX_DOMAINS];
   size_t opp[SITS_MAX_DOMAINS]; /* the OPPs the utilisations were taken at */

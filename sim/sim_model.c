@@ -126,42 +126,47 @@ static double node_power(run *rn, const double *y, double *dom_w) {
 }
 
 double sits__run_node_power(run *rn, const double *y) {
+  rn->memo.ok = false; /* the scratch no longer holds the remembered state's powers */
   return node_power(rn, y, NULL);
 }
 
 /* Everything at state y under the current inputs, remembered for the last state: the
  * right-hand side, the total and per-domain powers and the battery (an integrator's step
  * start, the root functions, the peaks and the samples all read the same step end). */
-static const run_memo *evaluate(run *rn, const double *y) {
+static const run_memo *evaluate(run *rn, const double *y, bool need_ydot) {
   run_memo *m = &rn->memo;
   size_t ny = rn->lay.ny;
-  if (m->ok && memcmp(m->y, y, ny * sizeof(double)) == 0)
-    return m;
-  double q_amb, total = node_power(rn, y, m->dom_w);
-  sits__batt_eval *b = &m->batt;
-  if (rn->batt) {
-    sits__run_battery(rn, y, total, b);
-    if (rn->batt_node >= 0)
-      rn->node_power_w[rn->batt_node] += b->heat_w;
+  if (!(m->ok && memcmp(m->y, y, ny * sizeof(double)) == 0)) {
+    double total = node_power(rn, y, m->dom_w);
+    if (rn->batt) {
+      sits__run_battery(rn, y, total, &m->batt);
+      if (rn->batt_node >= 0)
+        rn->node_power_w[rn->batt_node] += m->batt.heat_w;
+    }
+    m->p_w = total;
+    memcpy(m->y, y, ny * sizeof(double));
+    m->ok = true;
+    m->ydot_ok = false;
   }
-  double *ydot = m->ydot;
-  sits_thermal_derivative(rn->th, y, rn->node_power_w, rn->ambient_c, ydot, &q_amb);
-  ydot[rn->lay.i_e_in] = total + (rn->batt && rn->batt_node >= 0 ? b->heat_w : 0);
-  ydot[rn->lay.i_e_out] = q_amb;
-  if (rn->batt) {
-    ydot[rn->lay.i_soc] = b->dsoc;
-    for (size_t k = 0; k < rn->lay.nrc; k++)
-      ydot[rn->lay.i_soc + 1 + k] = b->dv[k];
-    ydot[rn->lay.i_drawn] = b->p_pack_w;
+  if (need_ydot && !m->ydot_ok) { /* rn->node_power_w still holds this state's powers */
+    const sits__batt_eval *b = &m->batt;
+    double q_amb, *ydot = m->ydot;
+    sits_thermal_derivative(rn->th, y, rn->node_power_w, rn->ambient_c, ydot, &q_amb);
+    ydot[rn->lay.i_e_in] = m->p_w + (rn->batt && rn->batt_node >= 0 ? b->heat_w : 0);
+    ydot[rn->lay.i_e_out] = q_amb;
+    if (rn->batt) {
+      ydot[rn->lay.i_soc] = b->dsoc;
+      for (size_t k = 0; k < rn->lay.nrc; k++)
+        ydot[rn->lay.i_soc + 1 + k] = b->dv[k];
+      ydot[rn->lay.i_drawn] = b->p_pack_w;
+    }
+    m->ydot_ok = true;
   }
-  m->p_w = total;
-  memcpy(m->y, y, ny * sizeof(double));
-  m->ok = true;
   return m;
 }
 
 double sits__run_at_state(run *rn, const double *y, double *dom_w, sits__batt_eval *b) {
-  const run_memo *m = evaluate(rn, y);
+  const run_memo *m = evaluate(rn, y, false);
   if (dom_w)
     memcpy(dom_w, m->dom_w, rn->nd * sizeof(double));
   if (b && rn->batt)
@@ -172,7 +177,7 @@ double sits__run_at_state(run *rn, const double *y, double *dom_w, sits__batt_ev
 int sits__run_rhs(double t, const double *y, double *ydot, void *user) {
   (void)t;
   run *rn = user;
-  memcpy(ydot, evaluate(rn, y)->ydot, rn->lay.ny * sizeof(double));
+  memcpy(ydot, evaluate(rn, y, true)->ydot, rn->lay.ny * sizeof(double));
   return 0;
 }
 
