@@ -133,6 +133,27 @@ int sits__config_set_number(sits__config *c, const char *path, double value) {
     config_setting_t *g = dot ? config_lookup(&c->cfg, parent_path) : config_root_setting(&c->cfg);
     s = g && config_setting_is_group(g) ? config_setting_add(g, name, CONFIG_TYPE_FLOAT) : NULL;
   }
+  config_setting_t *arr = s ? config_setting_parent(s) : NULL;
+  if (s && arr && config_setting_is_array(arr) && config_setting_type(s) != CONFIG_TYPE_FLOAT) {
+    /* an element of an array of integers: the array made one of floats (arrays are of one
+     * type) */
+    int n = config_setting_length(arr), at = config_setting_index(s);
+    double v[256];
+    if (n > 256)
+      return -1;
+    for (int k = 0; k < n; k++) {
+      const config_setting_t *e = config_setting_get_elem(arr, (unsigned)k);
+      v[k] = config_setting_type(e) == CONFIG_TYPE_FLOAT ? config_setting_get_float(e)
+                                                         : (double)config_setting_get_int64(e);
+    }
+    v[at] = value;
+    while (config_setting_length(arr) > 0)
+      config_setting_remove_elem(arr, 0);
+    for (int k = 0; k < n; k++)
+      if (!config_setting_set_float_elem(arr, -1, v[k]))
+        return -1;
+    return 0;
+  }
   if (s && config_setting_type(s) != CONFIG_TYPE_FLOAT) { /* an integer: made a float */
     config_setting_t *parent = config_setting_parent(s);
     char nm[128];

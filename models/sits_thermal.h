@@ -62,6 +62,10 @@ SITS_API int sits_thermal_add_link(sits_thermal *th, int a, int b, double r_k_pe
 SITS_API int sits_thermal_set_link_r(sits_thermal *th, size_t k, double r_k_per_w, sits_err *err);
 /** The resistance of the @p k-th link added, NAN when there is none. */
 SITS_API double sits_thermal_link_r_k_per_w(const sits_thermal *th, size_t k);
+/** The ends of link @p k, counted as sits_thermal_link_r_k_per_w() counts them (every link in
+ *  the order added, those to the ambient too; *b = SITS_AMBIENT for those); SITS_EINPUT when
+ *  there is no such link. */
+SITS_API int sits_thermal_link_ends(const sits_thermal *th, size_t k, int *a, int *b);
 /** Changes the heat capacity of node @p i (SITS_EINPUT when not > 0). */
 SITS_API int sits_thermal_set_capacity(sits_thermal *th, int i, double c_j_per_k, sits_err *err);
 SITS_API size_t sits_thermal_node_count(const sits_thermal *th);

@@ -206,6 +206,14 @@ double sits_thermal_link_r_k_per_w(const sits_thermal *th, size_t k) {
   return k < th->n_added ? th->added[k].r_k_per_w : NAN;
 }
 
+int sits_thermal_link_ends(const sits_thermal *th, size_t k, int *a, int *b) {
+  if (k >= th->n_added)
+    return SITS_EINPUT;
+  *a = th->added[k].a;
+  *b = th->added[k].link < 0 ? SITS_AMBIENT : th->added[k].b;
+  return SITS_OK;
+}
+
 int sits_thermal_set_capacity(sits_thermal *th, int i, double c_j_per_k, sits_err *err) {
   if (i < 0 || (size_t)i >= th->n_nodes)
     return sits__fail(err, SITS_EINPUT, "no node %d (the network has %zu)", i, th->n_nodes);

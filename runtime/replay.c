@@ -145,6 +145,49 @@ static int read_mapping(const sits_scenario *sc, const sits_trace *t, const char
   return SITS_OK;
 }
 
+/* The trace columns that drive the platform's fans: replay.fans, else each fan's
+ * util_frac.<name> column where the trace has one. fan_col[f] = -1: not driven. */
+static int fan_mapping(const sits_scenario *sc, const sits_trace *t, const char *path,
+                       int *fan_col, double *fan_scale, sits_err *err) {
+  for (size_t f = 0; f < sc->n_fans; f++) {
+    char name[64];
+    snprintf(name, sizeof name, "util_frac.%s", sc->fans[f].name);
+    fan_col[f] = sits_trace_column(t, name);
+    fan_scale[f] = 1.0;
+  }
+  const config_setting_t *fl = config_lookup(&sc->config.cfg, "replay.fans");
+  if (!fl)
+    return SITS_OK;
+  if (!config_setting_is_list(fl) || (size_t)config_setting_length(fl) > SITS__MAX_FANS)
+    return sits__fail_at(err, SITS_EINPUT, fl,
+                         "replay.fans must be a list of { column; fan; scale; } (at most %d)",
+                         SITS__MAX_FANS);
+  for (size_t f = 0; f < sc->n_fans; f++)
+    fan_col[f] = -1; /* the list says which */
+  for (int k = 0; k < config_setting_length(fl); k++) {
+    const config_setting_t *g = config_setting_get_elem(fl, (unsigned)k);
+    const char *col, *fan;
+    double scale;
+    int rc;
+    if (!config_setting_is_group(g))
+      return sits__fail_at(err, SITS_EINPUT, g, "a fan mapping is a group { column; fan; }");
+    if ((rc = sits__key_str(g, "replay.fans.[].column", &col, err)) ||
+        (rc = sits__key_str(g, "replay.fans.[].fan", &fan, err)) ||
+        (rc = sits__key_num(g, "replay.fans.[].scale", &scale, err)))
+      return rc;
+    size_t f = 0;
+    while (f < sc->n_fans && strcmp(sc->fans[f].name, fan))
+      f++;
+    if (f == sc->n_fans)
+      return sits__fail_at(err, SITS_EINPUT, config_setting_get_member(g, "fan"),
+                           "the platform has no fan '%s'", fan);
+    if ((fan_col[f] = trace_col(t, col, path, config_setting_get_member(g, "column"), err)) < 0)
+      return SITS_EINPUT;
+    fan_scale[f] = scale;
+  }
+  return SITS_OK;
+}
+
 /* The first non-NAN value of column c from row 0, or NAN. */
 static double first_value(const sits_trace *t, int c) {
   for (size_t r = 0; r < t->n_rows; r++)
@@ -188,10 +231,11 @@ int sits_replay_run(sits_scenario *sc, const char *path, const sits_trace_opts *
  * sample (zero-order hold; a missing value holds the last one, 0 before the first); the total
  * per row into r->power_w and the first row's node powers into @p p0. */
 static int power_schedule(const sits_scenario *sc, sits_replay *r, const power_map *pm, size_t n_pm,
-                          int amb_col, double *p0, sits_schedule **out, sits_err *err) {
+                          int amb_col, const int *fan_col, const double *fan_scale,
+                          const char *path, double *p0, sits_schedule **out, sits_err *err) {
   const sits_trace *t = r->trace;
-  size_t rows = t->n_rows, n_cols = 0;
-  sits_column cols[MAX_MAP];
+  size_t rows = t->n_rows, n_cols = 0, n_power;
+  sits_column cols[MAX_MAP + SITS__MAX_FANS];
   int col_of_node[MAX_MAP];
   for (size_t k = 0; k < n_pm; k++) {
     size_t j = 0;
@@ -201,13 +245,20 @@ static int power_schedule(const sits_scenario *sc, sits_replay *r, const power_m
       cols[n_cols++] = (sits_column){SITS_COLUMN_POWER_W, pm[k].node};
     col_of_node[k] = (int)j;
   }
+  n_power = n_cols;
+  double fan_last[SITS__MAX_FANS];
+  for (size_t f = 0; f < sc->n_fans; f++)
+    if (fan_col[f] >= 0) {
+      fan_last[f] = sc->fans[f].initial_duty; /* until the column's first value */
+      cols[n_cols++] = (sits_column){SITS_COLUMN_FAN_DUTY, (int)f};
+    }
   sits_schedule *sched = sits_schedule_new(n_cols, cols);
   r->power_w = calloc(rows, sizeof *r->power_w);
   if (!sched || !r->power_w) {
     sits_schedule_free(sched);
     return sits__fail(err, SITS_ENOMEM, "out of memory");
   }
-  double last[MAX_MAP] = {0}, vals[MAX_MAP], amb_last = sc->ambient_c;
+  double last[MAX_MAP] = {0}, vals[MAX_MAP + SITS__MAX_FANS], amb_last = sc->ambient_c;
   int rc = SITS_OK;
   for (size_t row = 0; rc == SITS_OK && row < rows; row++) {
     memset(vals, 0, n_cols * sizeof *vals);
@@ -217,7 +268,26 @@ static int power_schedule(const sits_scenario *sc, sits_replay *r, const power_m
         last[k] = v;
       vals[col_of_node[k]] += pm[k].fraction * last[k];
     }
-    for (size_t j = 0; j < n_cols; j++) {
+    for (size_t f = 0, j = n_power; f < sc->n_fans && rc == SITS_OK; f++) {
+      if (fan_col[f] < 0)
+        continue;
+      double v = sits_trace_at(t, row, (size_t)fan_col[f]) * fan_scale[f];
+      if (v < 0 || v > 1 + 1e-9)
+        rc = sits__fail(err, SITS_EINPUT,
+                        "%s: sample %zu (t = %g s): fan %s's duty %g is outside 0-1 (column %s; "
+                        "replay.fans.[].scale scales it)",
+                        path, row + 1, sits_trace_at(t, row, 0),
+                        sc->fans[f].name, v, t->names[fan_col[f]]);
+      if (!isnan(v))
+        fan_last[f] = fmin(v, 1.0);
+      vals[j++] = fan_last[f];
+      r->fan_traced[f] = true;
+      r->fan_duty_min[f] = row == 0 ? fan_last[f] : fmin(r->fan_duty_min[f], fan_last[f]);
+      r->fan_duty_max[f] = row == 0 ? fan_last[f] : fmax(r->fan_duty_max[f], fan_last[f]);
+    }
+    if (rc)
+      break;
+    for (size_t j = 0; j < n_power; j++) {
       r->power_w[row] += vals[j];
       if (row == 0)
         p0[cols[j].target] += vals[j];
@@ -375,8 +445,12 @@ int sits_replay_run_trace(sits_scenario *sc, const sits_trace *trace, const char
   size_t rows = trace ? trace->n_rows : 0;
   if (rc == SITS_OK && rows < 2)
     rc = sits__fail(err, SITS_EINPUT, "%s: a replay needs at least 2 samples", path);
+  int fan_col[SITS__MAX_FANS];
+  double fan_scale[SITS__MAX_FANS];
   if (rc == SITS_OK)
-    rc = power_schedule(sc, r, pm, n_pm, amb_col, p0, &sched, err);
+    rc = fan_mapping(sc, r->trace, path, fan_col, fan_scale, err);
+  if (rc == SITS_OK)
+    rc = power_schedule(sc, r, pm, n_pm, amb_col, fan_col, fan_scale, path, p0, &sched, err);
   if (rc == SITS_OK)
     rc = initial_temperatures(sc, r, p0, amb_col, initial_c, err);
   /* the run: to the last sample plus one interval, sampled on the trace's spacing */

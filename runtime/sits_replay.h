@@ -54,6 +54,10 @@ typedef struct sits_replay {
   bool *sensed;      /**< per node: started at a reading */
   size_t n_phases;
   sits_replay_phase *phases; /**< per phase.<label> column of the trace */
+  /** per platform fan (at most 4): whether a trace column drove it, and the range of duties
+   *  it took */
+  bool fan_traced[4];
+  double fan_duty_min[4], fan_duty_max[4];
 } sits_replay;
 
 /**

@@ -98,6 +98,11 @@ static int parameters(problem *pb, const sits_scenario *sc, const sits_replay *r
   const config_setting_t *nodes = config_setting_get_member(th, "nodes");
   size_t nl = (size_t)config_setting_length(links), nn = (size_t)config_setting_length(nodes);
   for (size_t k = 0; k < nl + nn; k++) {
+    bool fan_link = false; /* its resistance is the fan's (below) */
+    for (size_t f = 0; k < nl && f < sc->n_fans; f++)
+      fan_link |= sc->fans[f].link == k;
+    if (fan_link)
+      continue;
     if (c->n_params == SITS_THERMAL_CAL_MAX_PARAMS)
       return sits__fail(err, SITS_EINPUT, "more than %d parameters to fit",
                         SITS_THERMAL_CAL_MAX_PARAMS);
@@ -117,6 +122,30 @@ static int parameters(problem *pb, const sits_scenario *sc, const sits_replay *r
         .node = -1, .start = v, .lo = v / SPREAD, .hi = v * SPREAD, .log_scale = true};
     snprintf(p->path, sizeof p->path, "platform.thermal.%s.[%zu].%s", k < nl ? "links" : "nodes",
              k < nl ? k : k - nl, key);
+  }
+  /* each fan's resistances at the duties the replay visits: a traced fan's, the points
+   * around the range of its column; otherwise those around its initial duty and its trips'
+   * duties (a point no duty reaches leaves the fit unchanged: not a parameter) */
+  for (size_t f = 0; f < sc->n_fans; f++) {
+    const sits__fan *fan = &sc->fans[f];
+    double lo = rep->fan_traced[f] ? rep->fan_duty_min[f] : fan->initial_duty;
+    double hi = rep->fan_traced[f] ? rep->fan_duty_max[f] : fan->initial_duty;
+    for (size_t t = 0; !rep->fan_traced[f] && t < fan->n_trips; t++)
+      lo = fmin(lo, fan->trip_duty[t]), hi = fmax(hi, fan->trip_duty[t]);
+    for (size_t j = 0; j < fan->n_points; j++) {
+      double below = j > 0 ? fan->duty[j - 1] : -INFINITY;
+      double above = j + 1 < fan->n_points ? fan->duty[j + 1] : INFINITY;
+      if (!(hi > below && lo < above))
+        continue;
+      if (c->n_params == SITS_THERMAL_CAL_MAX_PARAMS)
+        return sits__fail(err, SITS_EINPUT, "more than %d parameters to fit",
+                          SITS_THERMAL_CAL_MAX_PARAMS);
+      double v = fan->r_k_per_w[j];
+      sits_thermal_param *p = &c->params[c->n_params++];
+      *p = (sits_thermal_param){
+          .node = -1, .start = v, .lo = v / SPREAD, .hi = v * SPREAD, .log_scale = true};
+      snprintf(p->path, sizeof p->path, "platform.fans.[%zu].r_k_per_w.[%zu]", f, j);
+    }
   }
   if (c->fit_ambient) {
     if (config_lookup(&sc->config.cfg, "replay.ambient_column"))

@@ -43,6 +43,14 @@ typedef struct run {
   gsl_spmatrix *jac;
   double *jac_const;
   size_t *leak_diag, *leak_ein; /* per (domain, node k): offsets into the values */
+  /* fans (sim/fans.c): the duty each is at, the conductance it adds to its link over the
+   * network's (which holds its initial duty's), its trips on, its next tick; where the
+   * Jacobian takes its link */
+  double fan_duty[SITS__MAX_FANS], fan_dg[SITS__MAX_FANS], next_fan_s[SITS__MAX_FANS];
+  size_t fan_on[SITS__MAX_FANS], fan_ticks[SITS__MAX_FANS];
+  bool fan_traced[SITS__MAX_FANS];
+  size_t fan_jac[SITS__MAX_FANS][5]; /* (a,a) (a,b) (b,b) (b,a) (E_out,a) */
+  bool jac_changed;                  /* a fan changed the linear part: A is taken again */
   /* governor */
   sits_governor *gov;
   double next_tick_s;
@@ -79,6 +87,8 @@ typedef struct run {
 
 /** Sets the inputs of schedule segment @p seg (powers, ambient, demands). */
 void sits__run_set_segment(run *rn, size_t seg);
+/** Puts fan @p f at @p duty; returns whether that changed its conductance. */
+bool sits__run_fan_set(run *rn, size_t f, double duty);
 /** Re-derives each domain's utilisation from its OPP and demand. */
 void sits__run_update_util(run *rn);
 /** Node powers at state @p y into rn->node_power_w (no battery heat); returns their sum. */

@@ -110,7 +110,7 @@ static int load_platform(sits_scenario *sc, const config_setting_t *root, sits_e
     sc->thermal = fp.thermal, sc->groups = fp.groups, sc->n_groups = fp.n_groups;
     sc->grid_rows = fp.grid_rows, sc->grid_cols = fp.grid_cols, sc->n_blocks = fp.n_blocks;
     sc->grid_width_m = fp.width_m, sc->grid_height_m = fp.height_m;
-    if (rc)
+    if (rc || (rc = sits__load_fans(sc, p, err)))
       return rc;
     return (rc = sits__load_domains(sc, p, err)) ? rc : sits__load_static_power(sc, p, err);
   }
@@ -121,7 +121,8 @@ static int load_platform(sits_scenario *sc, const config_setting_t *root, sits_e
   const config_setting_t *links = config_setting_get_member(th, "links");
   if (!links)
     return sits__fail_at(err, SITS_EINPUT, th, "the thermal group needs 'links'");
-  if ((rc = add_links(sc, links, err)) || (rc = sits__load_domains(sc, p, err)))
+  if ((rc = add_links(sc, links, err)) || (rc = sits__load_fans(sc, p, err)) ||
+      (rc = sits__load_domains(sc, p, err)))
     return rc;
   return sits__load_static_power(sc, p, err);
 }
@@ -411,9 +412,30 @@ static int prefixed(const char *path, int rc, sits_err *err) {
   return sits__fail(err, rc, "%s: %s", path, msg);
 }
 
+/* "platform.fans.[F].r_k_per_w.[J]" -> F, J. */
+static bool fan_point(const sits_scenario *sc, const char *path, size_t *f, size_t *j) {
+  unsigned long a, b;
+  int used = 0;
+  if (sscanf(path, "platform.fans.[%lu].r_k_per_w.[%lu]%n", &a, &b, &used) != 2 ||
+      path[used] != '\0' || a >= sc->n_fans || b >= sc->fans[a].n_points)
+    return false;
+  *f = a, *j = b;
+  return true;
+}
+
+/* The fan on link @p k, or -1. */
+static int fan_on_link(const sits_scenario *sc, size_t k) {
+  for (size_t f = 0; f < sc->n_fans; f++)
+    if (sc->fans[f].link == k)
+      return (int)f;
+  return -1;
+}
+
 /* Whether the model part of sits_scenario_set_number takes @p path in this scenario. */
 static bool settable(const sits_scenario *sc, const char *path) {
-  size_t k;
+  size_t k, j;
+  if (fan_point(sc, path, &k, &j))
+    return true;
   bool net = indexed(path, "platform.thermal.links.", "r_k_per_w", &k) ||
              indexed(path, "platform.thermal.nodes.", "c_j_per_k", &k) ||
              indexed(path, "platform.thermal.nodes.", "initial_c", &k);
@@ -422,7 +444,7 @@ static bool settable(const sits_scenario *sc, const char *path) {
 
 /* The model part of a changed number (the configuration is the caller's). */
 static int model_set(sits_scenario *sc, const char *path, double value, sits_err *err) {
-  size_t k;
+  size_t k, j;
   int rc;
   if (!isfinite(value))
     return sits__fail(err, SITS_EINPUT, "%s: the value must be finite", path);
@@ -438,8 +460,21 @@ static int model_set(sits_scenario *sc, const char *path, double value, sits_err
     for (size_t j = 0; j < sc->n_amb_rows; j++)
       sits_schedule_set_ambient_c(sc->schedule, sc->amb_rows[j], value);
   } else if (indexed(path, "platform.thermal.links.", "r_k_per_w", &k)) {
+    if (fan_on_link(sc, k) >= 0)
+      return sits__fail(err, SITS_EINPUT,
+                        "%s: fan '%s' sets this link's resistance (set its r_k_per_w)", path,
+                        sc->fans[fan_on_link(sc, k)].name);
     if ((rc = sits_thermal_set_link_r(sc->thermal, k, value, err)))
       return prefixed(path, rc, err);
+  } else if (fan_point(sc, path, &k, &j)) {
+    if (!(value > 0))
+      return sits__fail(err, SITS_EINPUT, "%s: must be > 0 (got %g)", path, value);
+    double old = sc->fans[k].r_k_per_w[j];
+    sc->fans[k].r_k_per_w[j] = value;
+    if ((rc = sits__fan_apply(sc, k, err))) {
+      sc->fans[k].r_k_per_w[j] = old;
+      return prefixed(path, rc, err);
+    }
   } else if (indexed(path, "platform.thermal.nodes.", "c_j_per_k", &k)) {
     if ((rc = sits_thermal_set_capacity(sc->thermal, (int)k, value, err)))
       return prefixed(path, rc, err);

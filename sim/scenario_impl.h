@@ -63,6 +63,25 @@ typedef struct sits__board {
   size_t n_clocks;
 } sits__board;
 
+/* A fan: a cooling device that sets one link's resistance by its duty (platform.fans;
+ * fans.c). The link's resistance in the network is the fan's at initial_duty; a run adds the
+ * difference of conductances at the duty it is at. */
+#define SITS__MAX_FANS 4
+#define SITS__FAN_POINTS 16
+#define SITS__FAN_TRIPS 8
+typedef struct sits__fan {
+  char name[32];
+  size_t link; /* index into the network's links */
+  int a, b;    /* its ends; b = -1: the ambient */
+  double duty[SITS__FAN_POINTS], r_k_per_w[SITS__FAN_POINTS];
+  size_t n_points;
+  double initial_duty;
+  double trip_c[SITS__FAN_TRIPS], hysteresis_c[SITS__FAN_TRIPS], trip_duty[SITS__FAN_TRIPS];
+  size_t n_trips;
+  int sensor; /* the node the trips read */
+  double period_s;
+} sits__fan;
+
 struct sits_scenario {
   sits__config config;
   char *config_text; /* the merged config as text; NULL after a change (made again on demand) */
@@ -96,7 +115,21 @@ struct sits_scenario {
   size_t n_notes;
   char *origin; /* how it was made (the command line), or NULL */
   sits__board board;
+  sits__fan fans[SITS__MAX_FANS];
+  size_t n_fans;
 };
+
+/** Reads the platform's `fans` list (after the links) and sets each fan link's resistance to
+ *  the fan's at its initial duty. */
+int sits__load_fans(sits_scenario *sc, const config_setting_t *platform, sits_err *err);
+/** The conductance [W/K] of fan @p f's link at duty @p duty (0-1): its table's resistances
+ *  taken as conductances, Steffen-interpolated (linear for two points), held outside. */
+double sits__fan_g_w_per_k(const sits__fan *f, double duty);
+/** The duty fan @p f's trips ask for at @p temp_c, from @p on trips on (updated: a trip turns
+ *  on above trip_c and off below trip_c - hysteresis_c). */
+double sits__fan_trip_duty(const sits__fan *f, double temp_c, size_t *on);
+/** Re-sets fan @p k's link in the network after a change of its table. */
+int sits__fan_apply(sits_scenario *sc, size_t k, sits_err *err);
 
 /** Appends a segment to sc->schedule (sits_schedule_append); @p scenario_ambient: its ambient
  *  is the scenario's ambient_c, and follows it when sits_scenario_set_number changes it. */

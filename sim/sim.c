@@ -231,6 +231,9 @@ static int reinit(run *rn, double t, sits_err *err) {
   }
   if (rn->ex) {
     int rc = sits_expint_reinit(rn->ex, t, state(rn), err);
+    if (rc == SITS_OK && rn->jac_changed) /* a fan changed the linear part */
+      rc = sits_expint_refresh(rn->ex, err);
+    rn->jac_changed = false;
     rn->behind = false;
     rn->top = sits_expint_step_max(rn->ex);
     return rc;
@@ -469,6 +472,31 @@ static int tick(run *rn, double t, const double *y, sits_err *err) {
   return changed;
 }
 
+/* The fans whose trips are due at t (not those a trace drives): their duties from the
+ * sensors at state y. Returns 1 when a duty changed. */
+static int fan_ticks(run *rn, double t, const double *y, sits_err *err) {
+  int changed = 0;
+  for (size_t f = 0; f < rn->sc->n_fans; f++) {
+    const sits__fan *fan = &rn->sc->fans[f];
+    if (rn->fan_traced[f] || !fan->n_trips || rn->next_fan_s[f] > t + rn->eps_s)
+      continue;
+    double from = rn->fan_duty[f];
+    double duty = sits__fan_trip_duty(fan, y[fan->sensor], &rn->fan_on[f]);
+    rn->next_fan_s[f] = (double)++rn->fan_ticks[f] * fan->period_s;
+    if (duty == from)
+      continue;
+    sits__run_fan_set(rn, f, duty);
+    changed = 1;
+    char detail[128];
+    snprintf(detail, sizeof detail, "%s duty %.3g -> %.3g (%s at %.2f C)", fan->name, from, duty,
+             sits_thermal_name(rn->th, fan->sensor), y[fan->sensor]);
+    int rc = add_event(rn, t, "fan_change", detail, fan->name, "duty", duty, from, NAN, NAN, err);
+    if (rc)
+      return rc;
+  }
+  return changed;
+}
+
 /* At breakpoint t: new segment and/or governor tick. Returns 1 when the inputs changed. */
 static int advance_inputs(run *rn, double t, sits_err *err) {
   size_t nseg = sits_schedule_segment_count(rn->sched);
@@ -483,13 +511,17 @@ static int advance_inputs(run *rn, double t, sits_err *err) {
       return rc;
     changed |= rc;
   }
-  return changed;
+  int rc = fan_ticks(rn, t, state(rn), err);
+  return rc < 0 ? rc : changed | rc;
 }
 
 static double next_breakpoint(const run *rn, double end_s) {
   size_t nseg = sits_schedule_segment_count(rn->sched);
   double t_seg = rn->seg + 1 < nseg ? sits_schedule_start_s(rn->sched, rn->seg + 1) : INFINITY;
   double t_tick = rn->gov ? rn->next_tick_s : INFINITY;
+  for (size_t f = 0; f < rn->sc->n_fans; f++)
+    if (!rn->fan_traced[f] && rn->sc->fans[f].n_trips)
+      t_tick = fmin(t_tick, rn->next_fan_s[f]);
   return fmin(fmin(t_seg, t_tick), end_s);
 }
 
@@ -592,6 +624,8 @@ static int init_run(run *rn, const sits_scenario *sc, sits_err *err) {
     memset(rn->y_start + rn->n, 0, (rn->lay.ny - rn->n) * sizeof(double));
     rn->y_start[rn->lay.i_soc] = sc->batt_initial_soc;
   }
+  for (size_t f = 0; f < sc->n_fans; f++)
+    rn->fan_duty[f] = sc->fans[f].initial_duty;
   sits__run_set_segment(rn, 0);
   for (size_t i = 0; i < rn->n; i++) {
     double init = sits_thermal_initial_c(rn->th, (int)i);
@@ -601,6 +635,8 @@ static int init_run(run *rn, const sits_scenario *sc, sits_err *err) {
       rn->crit_node[rn->n_crit++] = (int)i;
   }
   if (rn->gov && tick(rn, 0.0, rn->y_start, err) < 0)
+    return err->code;
+  if (fan_ticks(rn, 0.0, rn->y_start, err) < 0)
     return err->code;
   return sits__run_build_jacobian(rn, err);
 }
@@ -632,7 +668,8 @@ static int make_ode(run *rn, sits_err *err) {
   bool ticking = rn->gov && gov && gov->period_s <= 0.1;
   /* a layered grid: its own fast path (by "auto" under a governor ticking at least every
    * 0.1 s: the path's fixed steps lose to CVODE's growing ones on long constant intervals) */
-  if (m == SITS_METHOD_EXPONENTIAL || (m == SITS_METHOD_AUTO && ticking)) {
+  /* (fans change the conductances the grid solver factors: not on that path) */
+  if ((m == SITS_METHOD_EXPONENTIAL || (m == SITS_METHOD_AUTO && ticking)) && !rn->sc->n_fans) {
     sits_err quiet = {0};
     int rc = sits__grid_new(rn, rn->y_start, &rn->grid, &quiet);
     if (rc && rc != SITS_EUNSUPPORTED) {

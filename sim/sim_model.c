@@ -36,6 +36,42 @@ void sits__run_set_segment(run *rn, size_t seg) {
     rn->demand[d] = 0;
   sits_schedule_set_demand(rn->sched, seg, rn->demand);
   sits__run_update_util(rn);
+  const double *v = sits_schedule_values(rn->sched, seg);
+  for (size_t j = 0; j < sits_schedule_column_count(rn->sched); j++) {
+    sits_column c = sits_schedule_column(rn->sched, j);
+    if (c.kind == SITS_COLUMN_FAN_DUTY && c.target >= 0 && (size_t)c.target < rn->sc->n_fans) {
+      rn->fan_traced[c.target] = true; /* the trace drives it: its trips stay off */
+      sits__run_fan_set(rn, (size_t)c.target, v[j]);
+    }
+  }
+}
+
+bool sits__run_fan_set(run *rn, size_t f, double duty) {
+  const sits__fan *fan = &rn->sc->fans[f];
+  rn->fan_duty[f] = duty;
+  double dg = sits__fan_g_w_per_k(fan, duty) - sits__fan_g_w_per_k(fan, fan->initial_duty);
+  if (dg == rn->fan_dg[f])
+    return false;
+  rn->fan_dg[f] = dg;
+  rn->memo.ok = false;
+  rn->jac_changed = true;
+  return true;
+}
+
+/* The fans' extra flows on their links into ydot (the E_out row: to the ambient). */
+static void fan_flows(const run *rn, const double *y, double *ydot) {
+  for (size_t f = 0; f < rn->sc->n_fans; f++) {
+    double dg = rn->fan_dg[f];
+    if (dg == 0)
+      continue;
+    const sits__fan *fan = &rn->sc->fans[f];
+    double tb = fan->b >= 0 ? y[fan->b] : rn->ambient_c, q = dg * (y[fan->a] - tb);
+    ydot[fan->a] -= q / sits_thermal_capacity_j_per_k(rn->th, fan->a);
+    if (fan->b >= 0)
+      ydot[fan->b] += q / sits_thermal_capacity_j_per_k(rn->th, fan->b);
+    else
+      ydot[rn->lay.i_e_out] += q;
+  }
 }
 
 void sits__run_update_util(run *rn) {
@@ -154,6 +190,7 @@ static const run_memo *evaluate(run *rn, const double *y, bool need_ydot) {
     sits_thermal_derivative(rn->th, y, rn->node_power_w, rn->ambient_c, ydot, &q_amb);
     ydot[rn->lay.i_e_in] = m->p_w + (rn->batt && rn->batt_node >= 0 ? b->heat_w : 0);
     ydot[rn->lay.i_e_out] = q_amb;
+    fan_flows(rn, y, ydot);
     if (rn->batt) {
       ydot[rn->lay.i_soc] = b->dsoc;
       for (size_t k = 0; k < rn->lay.nrc; k++)
@@ -226,6 +263,21 @@ int sits__run_jac(double t, const double *y, double *values, void *user) {
     }
   if (rn->batt)
     battery_jacobian(rn, y, values);
+  for (size_t f = 0; f < rn->sc->n_fans; f++) {
+    const sits__fan *fan = &rn->sc->fans[f];
+    double dg = rn->fan_dg[f], ca = sits_thermal_capacity_j_per_k(rn->th, fan->a);
+    if (dg == 0)
+      continue;
+    values[rn->fan_jac[f][0]] -= dg / ca;
+    if (fan->b >= 0) {
+      double cb = sits_thermal_capacity_j_per_k(rn->th, fan->b);
+      values[rn->fan_jac[f][1]] += dg / ca;
+      values[rn->fan_jac[f][2]] -= dg / cb;
+      values[rn->fan_jac[f][3]] += dg / cb;
+    } else {
+      values[rn->fan_jac[f][4]] += dg;
+    }
+  }
   return 0;
 }
 
@@ -297,6 +349,17 @@ int sits__run_build_jacobian(run *rn, sits_err *err) {
     for (size_t c = 0; c < rn->n_bcols; c++)
       rn->boff[r * rn->n_bcols + c] = offset_of(rn->jac, rn->brows[r], rn->bcols[c]);
   memcpy(rn->jac_const, rn->jac->data, rn->jac->nz * sizeof(double));
+  for (size_t f = 0; f < rn->sc->n_fans; f++) { /* its link's entries are in the pattern */
+    size_t a = (size_t)rn->sc->fans[f].a;
+    rn->fan_jac[f][0] = offset_of(rn->jac, a, a);
+    rn->fan_jac[f][4] = offset_of(rn->jac, n + 1, a);
+    if (rn->sc->fans[f].b >= 0) {
+      size_t b = (size_t)rn->sc->fans[f].b;
+      rn->fan_jac[f][1] = offset_of(rn->jac, a, b);
+      rn->fan_jac[f][2] = offset_of(rn->jac, b, b);
+      rn->fan_jac[f][3] = offset_of(rn->jac, b, a);
+    }
+  }
   size_t slot = 0;
   for (size_t d = 0; d < rn->nd; d++)
     for (size_t k = 0; k < rn->dom[d].n_nodes; k++, slot++) {

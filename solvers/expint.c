@@ -566,6 +566,10 @@ int sits_expint_reinit(sits_expint *e, double t0, const double *y0, sits_err *er
   return SITS_OK;
 }
 
+int sits_expint_refresh(sits_expint *e, sits_err *err) {
+  return refresh_a(e, e->y, err);
+}
+
 sits_expint *sits_expint_new(const sits_expint_opts *o, double t0, const double *y0,
                              sits_err *err) {
   if (!o || !o->n || !o->pattern || !o->rhs || !o->jac || !o->atol || (o->n_roots && !o->roots)) {

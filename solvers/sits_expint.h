@@ -64,6 +64,9 @@ SITS_API sits_expint *sits_expint_new(const sits_expint_opts *o, double t0, cons
 SITS_API void sits_expint_free(sits_expint *e);
 /** The inputs changed at (@p t0, @p y0): f is evaluated afresh; A and the cache are kept. */
 SITS_API int sits_expint_reinit(sits_expint *e, double t0, const double *y0, sits_err *err);
+/** The linear part changed (not only the inputs): A is taken again at the current state (its
+ *  phi matrices are computed again as they are needed). */
+SITS_API int sits_expint_refresh(sits_expint *e, sits_err *err);
 /** As sits_ode_step(): one step towards @p tstop, never past it. */
 SITS_API int sits_expint_step(sits_expint *e, double tstop, double *t_out, sits_ode_event *event,
                               sits_err *err);

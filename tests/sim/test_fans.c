@@ -1,0 +1,232 @@
+/*
+ * test_fans.c - fans as cooling devices (platform.fans, sim/fans.c) against closed forms: a
+ * one-node die (C 10 J/K, 10 W, ambient 25 C) whose only link to the ambient is the fan's,
+ * R = 4 K/W at duty 0 and 1 K/W at duty 1 (conductance 0.25 + 0.75 duty W/K between).
+ * Between fan ticks the die follows T(t) = T_inf + (T0 - T_inf) exp(-t / (R C)) exactly.
+ */
+#include "test_util.h"
+
+#include "sits_replay.h"
+#include "sits_thermal_cal.h"
+
+#define DIE                                                                                        \
+  "platform = { thermal = { nodes = ( { name = \"die\"; c_j_per_k = 10.0; junction = true; } );\n" \
+  "  links = ( { a = \"die\"; b = \"ambient\"; r_k_per_w = 4.0; } ); };\n"
+
+/* The fan's table: duty 0 -> 4 K/W, 1 -> 1 K/W; linear in conductance for two points. */
+static double g_of(double duty) {
+  return 0.25 + 0.75 * duty;
+}
+
+/* The trips' cycle ticked every second (trip 50 C, off below 40 C, duty 1 when on), as the
+ * closed form gives it: the times the duty changes and the die's temperature then. */
+static size_t cycle(double end_s, double *times, double *temps, size_t max) {
+  double t_c = 25.0, duty = 0;
+  size_t n = 0;
+  for (int k = 1; k <= (int)end_s && n < max; k++) {
+    double g = g_of(duty), inf = 25.0 + 10.0 / g;
+    t_c = inf + (t_c - inf) * exp(-1.0 * g / 10.0);
+    double want = duty;
+    if (duty == 0 && t_c > 50.0)
+      want = 1;
+    else if (duty == 1 && t_c < 40.0)
+      want = 0;
+    if (want != duty)
+      times[n] = k, temps[n++] = t_c, duty = want;
+  }
+  return n;
+}
+
+static void trips_run(const char *method) {
+  char text[2048];
+  snprintf(text, sizeof text,
+           DIE "  fans = ( { name = \"fan1\"; a = \"die\"; b = \"ambient\"; duty = [0.0, 1.0];\n"
+               "    r_k_per_w = [4.0, 1.0]; sensor = \"die\";\n"
+               "    trips = ( { temp_c = 50.0; hysteresis_c = 10.0; duty = 1.0; } ); } ); };\n"
+               "workload = { phases = ( { duration_s = 200.0; power_w = { die = 10.0; }; } ); };\n"
+               "ambient_c = 25.0; duration_s = 200.0; sample_period_s = 1.0;\n"
+               "solver = { method = \"%s\"; };\n",
+           method);
+  sits_scenario *sc = tu_load("fan_trips.cfg", text);
+  sits_result *r = tu_run(sc);
+  double times[32], temps[32];
+  size_t n = cycle(200.0, times, temps, 32);
+  cr_assert_geq(n, 8, "the cycle repeats: %zu changes", n);
+  cr_assert_eq(sits_result_event_count(r), n, "%s: %zu events, %zu changes", method,
+               sits_result_event_count(r), n);
+  for (size_t k = 0; k < n; k++) {
+    const sits_event *e = sits_result_event(r, k);
+    cr_assert_str_eq(e->kind, "fan_change");
+    cr_assert_str_eq(e->subject, "fan1");
+    cr_assert_str_eq(e->unit, "duty");
+    cr_assert_float_eq(e->time_s, times[k], 1e-9, "%s: change %zu at %g s, closed form %g s",
+                       method, k, e->time_s, times[k]);
+    cr_assert_float_eq(e->value, k % 2 ? 0.0 : 1.0, 0);
+    /* the sample at that tick: the closed form's temperature (integration error: rtol 1e-7
+     * on ~50 C accumulated over the run) */
+    size_t s = (size_t)times[k];
+    cr_assert_float_eq(sits_result_time_s(r)[s], times[k], 1e-9);
+    cr_assert_float_eq(sits_result_temp_c(r, s, 0), temps[k], 1e-4, "%s: %.6f vs %.6f C", method,
+                       sits_result_temp_c(r, s, 0), temps[k]);
+  }
+  const sits_summary *sum = sits_result_summary(r);
+  cr_assert_lt(sum->energy_balance_rel, 1e-9, "energy account %g", sum->energy_balance_rel);
+  sits_result_free(r);
+  sits_scenario_free(sc);
+}
+
+Test(fans, trips_cycle_as_the_closed_form_cvode) {
+  trips_run("cvode");
+}
+
+Test(fans, trips_cycle_as_the_closed_form_exponential) {
+  trips_run("exponential");
+}
+
+/* A trace drives the fan: duty 0.2 for 60 s, then 0.8 (jtop's CURR_PWM as util_frac.fan1);
+ * the replayed die against the closed form at every sample. */
+Test(fans, a_trace_column_drives_the_duty) {
+  char text[1 << 14];
+  size_t n = (size_t)snprintf(text, sizeof text, "time_s,power_w.die,util_frac.fan1,temp_c.die\n");
+  double t_c = 25.0, want[200];
+  for (int k = 0; k < 120; k++) {
+    double duty = k < 60 ? 0.2 : 0.8;
+    want[k] = t_c;
+    n += (size_t)snprintf(text + n, sizeof text - n, "%d,10,%.1f,%.9f\n", k, duty * 100 / 100,
+                          t_c);
+    double g = g_of(duty), inf = 25.0 + 10.0 / g;
+    t_c = inf + (t_c - inf) * exp(-g / 10.0);
+  }
+  char *trace = tu_write("fan_trace.csv", text);
+  sits_scenario *sc = tu_load(
+      "fan_replay.cfg",
+      DIE "  fans = ( { name = \"fan1\"; a = \"die\"; b = \"ambient\"; duty = [0.0, 1.0];\n"
+          "    r_k_per_w = [4.0, 1.0]; } ); };\nambient_c = 25.0;\n"
+          "replay = { power = ( { column = \"power_w.die\"; node = \"die\"; } );\n"
+          "  sensors = ( { column = \"temp_c.die\"; node = \"die\"; } ); };\n");
+  sits_replay *rep = NULL;
+  sits_err err = {0};
+  cr_assert_eq(sits_replay_run(sc, trace, NULL, &rep, &err), SITS_OK, "%s", err.msg);
+  cr_assert_eq(rep->n_sensors, 1);
+  cr_assert(rep->fan_traced[0]);
+  cr_assert_float_eq(rep->fan_duty_min[0], 0.2, 1e-12);
+  cr_assert_float_eq(rep->fan_duty_max[0], 0.8, 1e-12);
+  double worst = 0;
+  for (int k = 0; k < 120; k++)
+    worst = fmax(worst, fabs(rep->sim_c[k] - want[k]));
+  cr_log_info("replay with a traced fan: worst %.2e K", worst);
+  cr_assert_lt(worst, 1e-4, "worst %g K", worst);
+  sits_replay_free(rep);
+  sits_scenario_free(sc);
+  free(trace);
+}
+
+/* Calibration fits the fan's resistances at the duties the trace visits: the same die with
+ * the fan at duties 0.3 and 0.9 (true R 1/(0.25 + 0.75 d) = 2.105 and 1.081 K/W with the
+ * table's end points 4 and 1 K/W), started from 3 and 2 K/W; the table is given at those two
+ * duties, so both points are fitted and the link's own r_k_per_w is not a parameter. */
+Test(fans, calibration_fits_the_fan_table) {
+  char text[1 << 15];
+  size_t n = (size_t)snprintf(text, sizeof text, "time_s,power_w.die,util_frac.fan1,temp_c.die\n");
+  double t_c = 25.0;
+  const double p[] = {10, 4, 12, 6}, duty[] = {0.3, 0.9, 0.9, 0.3};
+  for (int k = 0; k < 480; k++) {
+    int seg = k / 120;
+    n += (size_t)snprintf(text + n, sizeof text - n, "%.1f,%.1f,%.2f,%.9f\n", 0.5 * k, p[seg],
+                          duty[seg], t_c);
+    double g = g_of(duty[seg]), inf = 25.0 + p[seg] / g;
+    t_c = inf + (t_c - inf) * exp(-0.5 * g / 10.0);
+  }
+  char *trace = tu_write("fan_cal.csv", text);
+  char *cfg = tu_write(
+      "fan_cal.cfg",
+      DIE "  fans = ( { name = \"fan1\"; a = \"die\"; b = \"ambient\"; duty = [0.3, 0.9];\n"
+          "    r_k_per_w = [3.0, 2.0]; } ); };\nambient_c = 25.0;\n"
+          "replay = { power = ( { column = \"power_w.die\"; node = \"die\"; } );\n"
+          "  sensors = ( { column = \"temp_c.die\"; node = \"die\"; } ); };\n");
+  sits_thermal_cal_opts o = {.scenario_path = cfg, .trace_path = trace, .train_fraction = 0.8};
+  sits_thermal_cal c;
+  sits_err err = {0};
+  cr_assert_eq(sits_calibrate_thermal(&o, &c, &err), SITS_OK, "%s", err.msg);
+  cr_assert_eq(c.n_params, 3, "%zu parameters", c.n_params);
+  cr_assert_str_eq(c.params[0].path, "platform.thermal.nodes.[0].c_j_per_k");
+  cr_assert_str_eq(c.params[1].path, "platform.fans.[0].r_k_per_w.[0]");
+  cr_assert_str_eq(c.params[2].path, "platform.fans.[0].r_k_per_w.[1]");
+  cr_log_info("fan R %.6f, %.6f K/W; C %.6f J/K", c.params[1].value, c.params[2].value,
+              c.params[0].value);
+  cr_assert_float_eq(c.params[1].value, 1.0 / g_of(0.3), 1e-3 / g_of(0.3));
+  cr_assert_float_eq(c.params[2].value, 1.0 / g_of(0.9), 1e-3 / g_of(0.9));
+  cr_assert_float_eq(c.params[0].value, 10.0, 1e-2);
+  cr_assert(strstr(c.config_text, "r_k_per_w = [ 2.10"), "%s", c.config_text);
+  sits_thermal_cal_release(&c);
+  free(trace), free(cfg);
+}
+
+/* The fan's table in a loaded scenario: a point changes the link; the link itself is the
+ * fan's. */
+Test(fans, set_number_on_the_table) {
+  sits_scenario *sc = tu_load(
+      "fan_set.cfg",
+      DIE "  fans = ( { name = \"fan1\"; a = \"ambient\"; b = \"die\"; duty = [0.0, 0.5, 1.0];\n"
+          "    r_k_per_w = [4, 2, 1]; initial_duty = 0.5; } ); };\n"
+          "workload = { phases = ( { duration_s = 10.0; power_w = { die = 1.0; }; } ); };\n");
+  const sits_thermal *th = sits_scenario_thermal(sc);
+  cr_assert_float_eq(sits_thermal_link_r_k_per_w(th, 0), 2.0, 1e-12); /* the fan's at 0.5 */
+  cr_assert_eq(sits_scenario_note_count(sc), 1);
+  cr_assert(strstr(sits_scenario_note(sc, 0), "replaced by its table's 2 K/W"), "%s",
+            sits_scenario_note(sc, 0));
+  sits_err err = {0};
+  cr_assert_eq(sits_scenario_set_number(sc, "platform.fans.[0].r_k_per_w.[1]", 2.5, &err), SITS_OK,
+               "%s", err.msg);
+  cr_assert_float_eq(sits_thermal_link_r_k_per_w(th, 0), 2.5, 1e-12);
+  cr_assert(strstr(sits_scenario_config_text(sc), "r_k_per_w = [ 4.0, 2.5, 1.0 ]"), "%s",
+            sits_scenario_config_text(sc));
+  cr_assert_neq(sits_scenario_set_number(sc, "platform.thermal.links.[0].r_k_per_w", 3, &err),
+                SITS_OK);
+  cr_assert(strstr(err.msg, "fan 'fan1' sets this link's resistance"), "%s", err.msg);
+  cr_assert_neq(sits_scenario_set_number(sc, "platform.fans.[0].r_k_per_w.[3]", 3, &err), SITS_OK);
+  cr_assert_neq(sits_scenario_set_number(sc, "platform.fans.[0].r_k_per_w.[1]", -1, &err),
+                SITS_OK);
+  sits_scenario_free(sc);
+}
+
+/* Malformed fans: file:line and what is wrong. */
+Test(fans, bad_tables_are_refused) {
+  const struct {
+    const char *fan, *says;
+  } cases[] = {
+      {"{ name = \"f\"; a = \"die\"; b = \"heatsink\"; duty = [0.0]; r_k_per_w = [1.0]; }",
+       "no node 'heatsink'"},
+      {"{ name = \"f\"; a = \"die\"; b = \"die\"; duty = [0.0]; r_k_per_w = [1.0]; }",
+       "no link joins 'die' and 'die'"},
+      {"{ name = \"f\"; a = \"die\"; b = \"ambient\"; duty = [0.5, 0.2]; r_k_per_w = [1.0, 2.0]; }",
+       "duty must rise strictly within 0-1"},
+      {"{ name = \"f\"; a = \"die\"; b = \"ambient\"; duty = [0.0, 1.5]; r_k_per_w = [1.0, 2.0]; }",
+       "duty must rise strictly within 0-1"},
+      {"{ name = \"f\"; a = \"die\"; b = \"ambient\"; duty = [0.0, 1.0]; r_k_per_w = [1.0]; }",
+       "one r_k_per_w per duty"},
+      {"{ name = \"f\"; a = \"die\"; b = \"ambient\"; duty = [0.0]; r_k_per_w = [0.0]; }",
+       "r_k_per_w must be > 0"},
+      {"{ name = \"f\"; a = \"die\"; b = \"ambient\"; duty = [0.0]; r_k_per_w = [1.0];\n"
+       "  trips = ( { temp_c = 50.0; duty = 1.0; } ); }",
+       "trips need a 'sensor' node"},
+      {"{ name = \"f\"; a = \"die\"; b = \"ambient\"; duty = [0.0]; r_k_per_w = [1.0]; sensor = "
+       "\"x\";\n  trips = ( { temp_c = 50.0; duty = 1.0; } ); }",
+       "'x'"},
+      {"{ name = \"f\"; a = \"die\"; b = \"ambient\"; duty = [0.0]; r_k_per_w = [1.0]; sensor = "
+       "\"die\";\n  trips = ( { temp_c = 50.0; duty = 1.0; }, { temp_c = 40.0; duty = 1.0; } ); }",
+       "trips must rise in temp_c"},
+      {"{ name = \"f\"; a = \"die\"; b = \"ambient\"; duty = [0.0]; r_k_per_w = [1.0]; },\n"
+       "{ name = \"g\"; a = \"die\"; b = \"ambient\"; duty = [0.0]; r_k_per_w = [1.0]; }",
+       "its link has a fan already"},
+      {"{ name = \"f\"; a = \"die\"; b = \"ambient\"; duty = \"fast\"; r_k_per_w = [1.0]; }",
+       "'duty' must be an array of numbers"},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    char text[1024], msg[512];
+    snprintf(text, sizeof text, DIE "  fans = ( %s ); };\n", cases[k].fan);
+    cr_assert_eq(tu_load_fail("fan_bad.cfg", text, msg, sizeof msg), SITS_EINPUT, "case %zu", k);
+    cr_assert(strstr(msg, cases[k].says), "case %zu: %s", k, msg);
+    cr_assert(strstr(msg, "fan_bad.cfg:"), "case %zu without file:line: %s", k, msg);
+  }
+}
