@@ -223,7 +223,7 @@ Test(fans, bad_tables_are_refused) {
        "'duty' must be an array of numbers"},
   };
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-    char text[1024], msg[512];
+    char text[1024], msg[SITS_ERRMSG_MAX];
     snprintf(text, sizeof text, DIE "  fans = ( %s ); };\n", cases[k].fan);
     cr_assert_eq(tu_load_fail("fan_bad.cfg", text, msg, sizeof msg), SITS_EINPUT, "case %zu", k);
     cr_assert(strstr(msg, cases[k].says), "case %zu: %s", k, msg);
