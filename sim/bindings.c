@@ -5,6 +5,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "result_impl.h"
+#include "scenario_impl.h"
 #include "sits_output.h"
 #include "sits_sim.h"
 #include "status_impl.h"
@@ -59,7 +60,7 @@ const double *sits_result_series(const sits_result *r, const char *what, size_t 
   static const struct {
     const char *name;
     size_t off;
-    int width; /* 0: nodes, 1: domains, 2: one column */
+    int width; /* 0: nodes, 1: domains, 2: one column, 3: fans */
   } s[] = {{"temp_c", offsetof(sits_result, temp_c), 0},
            {"node_power_w", offsetof(sits_result, node_power_w), 0},
            {"domain_power_w", offsetof(sits_result, domain_power_w), 1},
@@ -68,16 +69,28 @@ const double *sits_result_series(const sits_result *r, const char *what, size_t 
            {"time_s", offsetof(sits_result, time_s), 2},
            {"battery_soc", offsetof(sits_result, batt_soc), 2},
            {"battery_voltage_v", offsetof(sits_result, batt_voltage_v), 2},
-           {"battery_current_a", offsetof(sits_result, batt_current_a), 2}};
+           {"battery_current_a", offsetof(sits_result, batt_current_a), 2},
+           {"fan_duty", offsetof(sits_result, fan_duty), 3}};
   *cols = 0;
   for (size_t k = 0; r && what && k < sizeof s / sizeof s[0]; k++)
     if (strcmp(s[k].name, what) == 0) {
       if (strncmp(what, "battery_", 8) == 0 && !r->has_battery)
         return NULL;
-      *cols = s[k].width == 0 ? r->n_nodes : s[k].width == 1 ? r->n_domains : 1;
+      *cols = s[k].width == 0   ? r->n_nodes
+              : s[k].width == 1 ? r->n_domains
+              : s[k].width == 3 ? r->n_fans
+                                : 1;
       return *(double *const *)((const char *)r + s[k].off);
     }
   return NULL;
+}
+
+size_t sits_scenario_fan_count(const sits_scenario *sc) {
+  return sc->n_fans;
+}
+
+const char *sits_scenario_fan_name(const sits_scenario *sc, size_t k) {
+  return k < sc->n_fans ? sc->fans[k].name : NULL;
 }
 
 size_t sits_scenario_domain_count(const sits_scenario *sc) {

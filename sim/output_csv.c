@@ -1,7 +1,8 @@
 /*
  * output_csv.c - the CSV result: a header line, then one row per sample:
  *   time_s, temp_c.<node>..., node_power_w.<node>..., power_w.total, power_w.<domain>...,
- *   freq_mhz.<domain>..., battery.soc, battery.voltage_v, battery.current_a (with a battery)
+ *   freq_mhz.<domain>..., battery.soc, battery.voltage_v, battery.current_a (with a battery),
+ *   fan_duty.<fan>... (with platform.fans)
  * Written under a temporary name, then renamed.
  */
 #include <errno.h>
@@ -30,6 +31,8 @@ static void write_header(FILE *f, const sits_scenario *sc) {
     fprintf(f, ",freq_mhz.%s", dom[d].name);
   if (sits_scenario_battery(sc))
     fputs(",battery.soc,battery.voltage_v,battery.current_a", f);
+  for (size_t k = 0; k < sc->n_fans; k++)
+    fprintf(f, ",fan_duty.%s", sc->fans[k].name);
   fputc('\n', f);
 }
 
@@ -49,6 +52,8 @@ static int write_rows(FILE *f, const sits_result *r, size_t first, size_t count)
       fprintf(f, ",%.9g", r->freq_mhz[k * nd + d]);
     if (r->has_battery)
       fprintf(f, ",%.9g,%.9g,%.9g", r->batt_soc[k], r->batt_voltage_v[k], r->batt_current_a[k]);
+    for (size_t j = 0; j < r->n_fans; j++)
+      fprintf(f, ",%.9g", r->fan_duty[k * r->n_fans + j]);
     fputc('\n', f);
   }
   return ferror(f) ? -1 : 0;

@@ -5,7 +5,8 @@
  *
  * The result file of the contract:
  *   /time_s, /temp_c/<node>, /power_w/total, /power_w/<domain>, /freq_mhz/<domain>,
- *   /node_power_w/<node>, /battery/{soc,voltage_v,current_a} (with a battery), /events,
+ *   /node_power_w/<node>, /battery/{soc,voltage_v,current_a} (with a battery),
+ *   /fan_duty/<fan> (with platform.fans), /events,
  *   for grid floorplans /temp_c/<layer> and /node_power_w/<layer> (time x rows x cols),
  *   /grid/{y_m,x_m} and /blocks/<block>/{max_c,avg_c,center_c} instead of one dataset per
  *   cell (see the streaming section); /time_s is every series' dimension scale;
@@ -265,7 +266,7 @@ static const char *const layer_name[GRID_LAYERS] = {"silicon", "interface", "spr
 
 typedef struct h5_stream {
   hid_t file;
-  size_t n, nd, n_cols, rows;
+  size_t n, nd, nf, n_cols, rows;
   bool battery;
   hid_t *ds;   /* one growing dataset per column, in the CSV's order (-2: a grid cell) */
   double *col; /* one block of one column */
@@ -280,7 +281,7 @@ typedef struct h5_stream {
 } h5_stream;
 
 /* Row k's value of column j (time, temperatures, node powers, total, domain powers,
- * frequencies, battery). */
+ * frequencies, battery, fan duties). */
 static double cell(const h5_stream *h, const sits_result *r, size_t k, size_t j) {
   size_t n = h->n, nd = h->nd;
   if (j == 0)
@@ -296,7 +297,10 @@ static double cell(const h5_stream *h, const sits_result *r, size_t k, size_t j)
   if ((j -= nd) < nd)
     return r->freq_mhz[k * nd + j];
   j -= nd;
-  return j == 0 ? r->batt_soc[k] : j == 1 ? r->batt_voltage_v[k] : r->batt_current_a[k];
+  if (h->battery && j < 3)
+    return j == 0 ? r->batt_soc[k] : j == 1 ? r->batt_voltage_v[k] : r->batt_current_a[k];
+  j -= h->battery ? 3 : 0;
+  return r->fan_duty[k * r->n_fans + j];
 }
 
 /* A dataset growing along time: rank 1, or 3 (time x rows x cols). */
@@ -435,17 +439,19 @@ static void *stream_open_fn(const char *tmp, const sits_scenario *sc) {
     h->layer_t[L] = h->layer_p[L] = -1;
   h->time = -1;
   h->battery = sits_scenario_battery(sc) != NULL;
-  h->n_cols = 1 + 2 * h->n + 1 + 2 * h->nd + (h->battery ? 3 : 0);
+  h->nf = sc->n_fans;
+  h->n_cols = 1 + 2 * h->n + 1 + 2 * h->nd + (h->battery ? 3 : 0) + h->nf;
   h->ds = malloc(h->n_cols * sizeof *h->ds);
   h->col = malloc(STREAM_CHUNK * sizeof *h->col);
   h->file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   bool bad = !h->ds || !h->col || h->file < 0;
   for (size_t j = 0; h->ds && j < h->n_cols; j++)
     h->ds[j] = -1;
-  const char *groups[] = {"/temp_c", "/node_power_w", "/power_w", "/freq_mhz", "/battery"};
-  hid_t g[5] = {-1, -1, -1, -1, -1};
-  for (int k = 0; k < 5 && !bad; k++)
-    if (k < 4 || h->battery)
+  const char *groups[] = {"/temp_c", "/node_power_w", "/power_w", "/freq_mhz", "/battery",
+                          "/fan_duty"};
+  hid_t g[6] = {-1, -1, -1, -1, -1, -1};
+  for (int k = 0; k < 6 && !bad; k++)
+    if (k < 4 || (k == 4 && h->battery) || (k == 5 && h->nf))
       bad = (g[k] = H5Gcreate2(h->file, groups[k], H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) < 0;
   size_t j = 0, cells = GRID_LAYERS * h->R * h->C;
   if (!bad)
@@ -467,13 +473,15 @@ static void *stream_open_fn(const char *tmp, const sits_scenario *sc) {
     bad = (h->ds[j++] = growing(g[4], "soc", "1")) < 0 ||
           (h->ds[j++] = growing(g[4], "voltage_v", "V")) < 0 ||
           (h->ds[j++] = growing(g[4], "current_a", "A")) < 0;
+  for (size_t f = 0; f < h->nf && !bad; f++)
+    bad = (h->ds[j++] = growing(g[5], sc->fans[f].name, "1")) < 0;
   for (size_t k = 1; k < h->n_cols && !bad; k++) /* time is every series' dimension scale */
     bad = h->ds[k] >= 0 && H5DSattach_scale(h->ds[k], h->time, 0) < 0;
   if (h->R && !bad)
     bad = (h->plane = malloc((GRID_CHUNK_VALUES > h->R * h->C ? GRID_CHUNK_VALUES : h->R * h->C) *
                              sizeof *h->plane)) == NULL ||
           grid_open(h, sc, g[0], g[1]) < 0;
-  for (int k = 0; k < 5; k++)
+  for (int k = 0; k < 6; k++)
     if (g[k] >= 0)
       H5Gclose(g[k]);
   if (bad) {

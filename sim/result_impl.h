@@ -19,6 +19,8 @@ struct sits_result {
   double *freq_mhz;       /* n_samples x n_domains */
   bool has_battery;
   double *batt_soc, *batt_voltage_v, *batt_current_a;
+  size_t n_fans;
+  double *fan_duty; /* n_samples x n_fans: each fan's PWM duty */
   double *peak_temp_c; /* n_nodes */
   sits_event *events;
   size_t n_events, cap_events;

@@ -49,7 +49,7 @@ static int reserve_samples(sits_result *r) {
       grow(&r->node_power_w, cap, r->n_nodes) || grow(&r->total_power_w, cap, 1) ||
       grow(&r->domain_power_w, cap, r->n_domains) || grow(&r->freq_mhz, cap, r->n_domains) ||
       grow(&r->batt_soc, cap, 1) || grow(&r->batt_voltage_v, cap, 1) ||
-      grow(&r->batt_current_a, cap, 1))
+      grow(&r->batt_current_a, cap, 1) || grow(&r->fan_duty, cap, r->n_fans))
     return -1;
   r->cap_samples = cap;
   return 0;
@@ -104,6 +104,8 @@ static int record(run *rn, double t, const double *y, sits_err *err) {
   memcpy(node_w, rn->base_power_w, n * sizeof(double));
   sits__batt_eval b = {0};
   r->total_power_w[k] = sits__run_at_state(rn, y, dom_w, &b);
+  for (size_t f = 0; f < r->n_fans; f++)
+    r->fan_duty[k * r->n_fans + f] = rn->fan_duty[f];
   for (size_t d = 0; d < nd; d++) {
     r->freq_mhz[k * nd + d] = rn->dom[d].opp[rn->opp[d]].freq_mhz;
     for (size_t j = 0; j < rn->dom[d].n_nodes; j++)
@@ -606,6 +608,7 @@ static int init_run(run *rn, const sits_scenario *sc, sits_err *err) {
     return sits__fail(err, SITS_ENOMEM, "out of memory");
   rn->res->n_nodes = rn->n;
   rn->res->n_domains = rn->nd;
+  rn->res->n_fans = sc->n_fans;
   if ((rn->batt = sits_scenario_battery(sc))) {
     const sits_battery_cfg *c = sits_battery_config(rn->batt);
     rn->batt_node = sc->batt_node;
@@ -802,6 +805,7 @@ void sits_result_free(sits_result *r) {
   free(r->total_power_w);
   free(r->domain_power_w);
   free(r->freq_mhz);
+  free(r->fan_duty);
   free(r->batt_soc);
   free(r->batt_voltage_v);
   free(r->batt_current_a);

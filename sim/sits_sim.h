@@ -212,11 +212,15 @@ SITS_API void sits_free(void *p);
  * The samples x *cols row-major block of the series @p what (borrowed, valid until the
  * result is freed): "temp_c" and "node_power_w" (a column per node), "domain_power_w" and
  * "freq_mhz" (per domain), "time_s", "total_power_w", "battery_soc", "battery_voltage_v",
- * "battery_current_a" (one column). NULL (and *cols 0) for an unknown name or no battery.
+ * "battery_current_a" (one column), "fan_duty" (per fan). NULL (and *cols 0) for an unknown
+ * name or no battery.
  */
 SITS_API const double *sits_result_series(const sits_result *r, const char *what, size_t *cols);
 /** The scenario's domains and nodes by index (NULL past the end). */
 SITS_API size_t sits_scenario_domain_count(const sits_scenario *sc);
+/** The platform's fans (platform.fans) and their names (NULL past the end). */
+SITS_API size_t sits_scenario_fan_count(const sits_scenario *sc);
+SITS_API const char *sits_scenario_fan_name(const sits_scenario *sc, size_t k);
 SITS_API const char *sits_scenario_domain_name(const sits_scenario *sc, size_t d);
 SITS_API size_t sits_scenario_node_count(const sits_scenario *sc);
 SITS_API const char *sits_scenario_node_name(const sits_scenario *sc, size_t i);

@@ -171,7 +171,7 @@ class Scenario:
         return f"<sitsenergy.Scenario {self.source or '<text>'} hash={self.config_hash:016x}>"
 
 
-def _columns(nodes, domains, battery):
+def _columns(nodes, domains, battery, fans=()):
     cols, units = [], {}
     for n in nodes:
         cols.append(f"temp_c.{n}"), units.update({f"temp_c.{n}": "degC"})
@@ -186,6 +186,8 @@ def _columns(nodes, domains, battery):
         for c, u in (("battery.soc", "1"), ("battery.voltage_v", "V"),
                      ("battery.current_a", "A")):
             cols.append(c), units.update({c: u})
+    for f in fans:
+        cols.append(f"fan_duty.{f}"), units.update({f"fan_duty.{f}": "1"})
     return cols, units
 
 
@@ -202,7 +204,7 @@ class Result:
         n = lib.sits_result_sample_count(r)
         blocks = []
         for what in ("temp_c", "node_power_w", "total_power_w", "domain_power_w", "freq_mhz",
-                     "battery_soc", "battery_voltage_v", "battery_current_a"):
+                     "battery_soc", "battery_voltage_v", "battery_current_a", "fan_duty"):
             cols = ffi.new("size_t *")
             p = lib.sits_result_series(r, what.encode(), cols)
             if p == ffi.NULL or cols[0] == 0:
@@ -213,7 +215,9 @@ class Result:
         t = np.frombuffer(ffi.buffer(lib.sits_result_series(r, b"time_s", cols), n * 8),
                           dtype=np.float64).copy()
         battery = lib.sits_scenario_battery(sc._p) != ffi.NULL
-        names, units = _columns(sc.nodes, sc.domains, battery)
+        fans = [ffi.string(lib.sits_scenario_fan_name(sc._p, k)).decode()
+                for k in range(lib.sits_scenario_fan_count(sc._p))]
+        names, units = _columns(sc.nodes, sc.domains, battery, fans)
         data = np.hstack(blocks) if blocks else np.empty((n, 0))
         series = pd.DataFrame(data, index=pd.Index(t, name="time_s"), columns=names)
         series.attrs["units"] = units
@@ -276,6 +280,8 @@ def read(path):
         take("freq_mhz", "freq_mhz")
         if "battery" in f:
             take("battery", "battery")
+        if "fan_duty" in f:
+            take("fan_duty", "fan_duty")
         summary = json.loads(f.attrs["summary_json"])
         ev = f["events"][:]
         events = pd.DataFrame({k: (ev[k].astype(str) if ev.dtype[k].kind == "S" else ev[k])

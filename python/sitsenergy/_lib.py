@@ -42,6 +42,8 @@ void sits_scenario_free(sits_scenario *sc);
 const char *sits_scenario_config_text(const sits_scenario *sc);
 unsigned long long sits_scenario_config_hash(const sits_scenario *sc);
 size_t sits_scenario_domain_count(const sits_scenario *sc);
+size_t sits_scenario_fan_count(const sits_scenario *sc);
+const char *sits_scenario_fan_name(const sits_scenario *sc, size_t k);
 const char *sits_scenario_domain_name(const sits_scenario *sc, size_t d);
 size_t sits_scenario_node_count(const sits_scenario *sc);
 const char *sits_scenario_node_name(const sits_scenario *sc, size_t i);

@@ -74,3 +74,31 @@ workload = { phases = ( { duration_s = 10; demand = { gpu = 1.0; }; } ); };
     assert bool(df.loc[200.0, "sustainable"]) and not bool(df.loc[1000.0, "sustainable"])
     assert df.attrs["sustainable_power_mw"] == pytest.approx(5000 / 3, rel=1e-9)
     assert df.attrs["schema_version"] == 1
+
+
+FAN = """
+platform = { thermal = { nodes = ( { name = "die"; c_j_per_k = 10.0; } );
+  links = ( { a = "die"; b = "ambient"; r_k_per_w = 4.0; } ); };
+  fans = ( { name = "fan1"; a = "die"; b = "ambient"; duty = [0.0, 1.0]; r_k_per_w = [4.0, 1.0];
+             sensor = "die"; trips = ( { temp_c = 50.0; hysteresis_c = 10.0; duty = 1.0; } ); } ); };
+workload = { phases = ( { duration_s = 60.0; power_w = { die = 10.0; }; } ); };
+ambient_c = 25.0; sample_period_s = 1.0;
+"""
+
+
+def test_fan_duty_series_and_events(tmp_path):
+    # die 10 J/K heated by 10 W through 4 K/W: crosses the 50 C trip at 39.2 s, so the fan
+    # (1 K/W) is on from the tick at 40 s; off below 40 C, at the tick of 52 s (closed form)
+    r = se.load(FAN).run()
+    duty = r.series["fan_duty.fan1"]
+    assert r.series.attrs["units"]["fan_duty.fan1"] == "1"
+    assert (duty.loc[:39.0] == 0).all() and (duty.loc[40.0:51.0] == 1).all()
+    assert (duty.loc[52.0:] == 0).all()
+    t40 = 65 - 40 * math.exp(-1)
+    assert r.series["temp_c.die"].loc[40.0] == pytest.approx(t40, abs=1e-4)
+    ev = r.events[r.events.kind == "fan_change"]
+    assert ev.time_s.tolist() == [40.0, 52.0]
+    assert ev.value.tolist() == [1.0, 0.0]
+    r.to_h5(tmp_path / "fan.h5")
+    back = se.read(tmp_path / "fan.h5")
+    assert np.array_equal(back.series["fan_duty.fan1"].to_numpy(), duty.to_numpy())

@@ -6,6 +6,7 @@
  */
 #include "test_util.h"
 
+#include "sits_output.h"
 #include "sits_replay.h"
 #include "sits_thermal_cal.h"
 
@@ -71,6 +72,22 @@ static void trips_run(const char *method) {
   }
   const sits_summary *sum = sits_result_summary(r);
   cr_assert_lt(sum->energy_balance_rel, 1e-9, "energy account %g", sum->energy_balance_rel);
+  /* the duty in the samples: the CSV's last column, 1 from the first change to the second */
+  char *csv = tu_write("fan_out.csv", "");
+  sits_err err = {0};
+  cr_assert_eq(sits_write_csv(sc, r, csv, &err), SITS_OK, "%s", err.msg);
+  char *out = tu_slurp(csv);
+  cr_assert(strstr(out, "time_s,temp_c.die,node_power_w.die,power_w.total,fan_duty.fan1\n"),
+            "%.200s", out);
+  size_t on = (size_t)times[0], off = (size_t)times[1];
+  for (size_t s = 0; s < sits_result_sample_count(r); s++) {
+    double want = s >= on && s < off ? 1.0 : s < on ? 0.0 : NAN;
+    const double *duty = sits_result_series(r, "fan_duty", &(size_t){0});
+    if (!isnan(want))
+      cr_assert_eq(duty[s], want, "%s: sample %zu duty %g", method, s, duty[s]);
+  }
+  free(out);
+  free(csv);
   sits_result_free(r);
   sits_scenario_free(sc);
 }
