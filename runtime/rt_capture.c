@@ -132,6 +132,48 @@ static void thermal_zones(sits_rt *rt) {
   }
 }
 
+/* Cooling devices: cur_state as cooling_state.<type> (the device's number when two share a
+ * type, as x86's "Processor" devices do). */
+static void cooling_devices(sits_rt *rt) {
+  char dir[DIR_LEN], names[64][256];
+  snprintf(dir, sizeof dir, "%s/class/thermal", rt->root);
+  size_t n = entries(dir, "cooling_device", names, 64);
+  for (size_t k = 0; k < n; k++) {
+    char p[PATH_MAX_LEN], type[128], col[300];
+    snprintf(p, sizeof p, "%s/%s/type", dir, names[k]);
+    if (!read_line(p, type, sizeof type))
+      snprintf(type, sizeof type, "%s", names[k]);
+    snprintf(col, sizeof col, "cooling_state.%s", type);
+    snprintf(p, sizeof p, "%s/%s/cur_state", dir, names[k]);
+    double v;
+    if (!read_num(p, &v))
+      continue;
+    if (!add(rt, col, K_SCALE, p, 1.0)) { /* a type seen before */
+      snprintf(col, sizeof col, "cooling_state.%s_%s", type, names[k] + strlen("cooling_device"));
+      add(rt, col, K_SCALE, p, 1.0);
+    }
+  }
+}
+
+/* A hwmon chip's fans: pwmN (0-255) as the duty util_frac.<chip>_pwmN, fanN_input as
+ * fan_rpm.<chip>_fanN. */
+static void hwmon_fans(sits_rt *rt, const char *base, const char *chip) {
+  for (int ch = 1; ch <= 8; ch++) {
+    char p[PATH_MAX_LEN], col[300];
+    double v;
+    snprintf(p, sizeof p, "%s/pwm%d", base, ch);
+    if (read_num(p, &v)) {
+      snprintf(col, sizeof col, "util_frac.%s_pwm%d", chip, ch);
+      add(rt, col, K_SCALE, p, 1.0 / 255.0);
+    }
+    snprintf(p, sizeof p, "%s/fan%d_input", base, ch);
+    if (read_num(p, &v)) {
+      snprintf(col, sizeof col, "fan_rpm.%s_fan%d", chip, ch);
+      add(rt, col, K_SCALE, p, 1.0);
+    }
+  }
+}
+
 static void hwmon(sits_rt *rt) {
   char dir[DIR_LEN], names[64][256];
   snprintf(dir, sizeof dir, "%s/class/hwmon", rt->root);
@@ -143,6 +185,7 @@ static void hwmon(sits_rt *rt) {
     if (!read_line(p, chip, sizeof chip))
       snprintf(chip, sizeof chip, "%s", names[h]);
     bool ina = strcmp(chip, "ina3221") == 0;
+    hwmon_fans(rt, base, chip);
     const struct {
       const char *prefix, *kind;
       double scale;
@@ -271,6 +314,7 @@ sits_rt *sits_rt_new(const char *sysfs_root, sits_err *err) {
   }
   snprintf(rt->root, sizeof rt->root, "%s", sysfs_root ? sysfs_root : "/sys");
   thermal_zones(rt);
+  cooling_devices(rt);
   hwmon(rt);
   power_supply(rt);
   rapl(rt);

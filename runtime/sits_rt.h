@@ -6,6 +6,10 @@
  *
  * Sources found under the sysfs root (a fake tree in tests, "/" on a board):
  *   class/thermal/thermal_zoneN (temp in m°C, type)     -> temp_c.<type>; -256000 is missing
+ *   class/thermal/cooling_deviceN cur_state (type)      -> cooling_state.<type> (_N when two
+ *     devices share a type)
+ *   class/hwmon/hwmonN pwmK (0-255), fanK_input (RPM)   -> util_frac.<name>_pwmK (the duty a
+ *     platform fan's replay reads), fan_rpm.<name>_fanK
  *   class/hwmon/hwmonN powerK_input (µW)                -> power_w.<name>_<label or powerK>
  *                      inK_input (mV), currK_input (mA) -> voltage_v., current_a.<label>
  *     INA3221 (name ina3221): per labelled channel also P = V I -> power_w.<label>; channels

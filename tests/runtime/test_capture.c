@@ -53,6 +53,16 @@ static const char *jetson(void) {
   put(r, "class/hwmon/hwmon0/in7_input", "5000\n");
   put(r, "class/hwmon/hwmon0/curr7_input", "1400\n");
   put(r, "class/devfreq/17000000.gpu/cur_freq", "918000000\n");
+  put(r, "class/thermal/cooling_device0/type", "pwm-fan\n");
+  put(r, "class/thermal/cooling_device0/cur_state", "3\n");
+  put(r, "class/thermal/cooling_device1/type", "cpufreq-cpu0\n");
+  put(r, "class/thermal/cooling_device1/cur_state", "0\n");
+  put(r, "class/thermal/cooling_device2/type", "cpufreq-cpu0\n");
+  put(r, "class/thermal/cooling_device2/cur_state", "2\n");
+  put(r, "class/hwmon/hwmon1/name", "pwmfan\n");
+  put(r, "class/hwmon/hwmon1/pwm1", "153\n");
+  put(r, "class/hwmon/hwmon2/name", "pwm_tach\n");
+  put(r, "class/hwmon/hwmon2/fan1_input", "2780\n");
   put(r, "devices/system/cpu/cpu0/cpufreq/scaling_cur_freq", "1728000\n");
   return r;
 }
@@ -102,6 +112,14 @@ Test(capture, jetson_like_tree) {
   cr_assert_float_eq(col(rt, v, "freq_mhz.cpu0"), 1728.0, 1e-9);        /* kHz */
   cr_assert_not(has(rt, "NC"));
   cr_assert_not(has(rt, "sum"));
+  cr_assert_float_eq(col(rt, v, "cooling_state.pwm-fan"), 3.0, 0);
+  cr_assert_float_eq(col(rt, v, "cooling_state.cpufreq-cpu0"), 0.0, 0);
+  cr_assert_float_eq(col(rt, v, "cooling_state.cpufreq-cpu0_2"), 2.0, 0); /* same type */
+  cr_assert_float_eq(col(rt, v, "util_frac.pwmfan_pwm1"), 0.6, 1e-12);    /* 153 / 255 */
+  cr_assert_float_eq(col(rt, v, "fan_rpm.pwm_tach_fan1"), 2780.0, 0);
+  put(jetson(), "class/thermal/cooling_device0/cur_state", "4\n"); /* read each sample */
+  cr_assert_eq(sits_rt_sample_at(rt, 1.0, v, &err), SITS_OK);
+  cr_assert_float_eq(col(rt, v, "cooling_state.pwm-fan"), 4.0, 0);
   sits_rt_free(rt);
 }
 
