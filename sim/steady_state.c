@@ -261,7 +261,7 @@ int sits_steady(const sits_scenario *sc, sits_steady_state *st, sits_err *err) {
     sits_column c = sits_schedule_column(s, j);
     if (c.kind == SITS_COLUMN_POWER_W)
       base[c.target] += cols[j];
-    else
+    else if (c.kind == SITS_COLUMN_DEMAND)
       demand[c.target] = cols[j];
   }
   for (size_t d = 0; d < nd; d++) {
