@@ -77,6 +77,15 @@ static int check(const sits_battery_cfg *c, sits_err *err) {
       return sits__fail(err, SITS_EINPUT, "RC pair %zu needs r_ohm > 0 and c_f > 0", k);
   if (!(c->coulombic_eff > 0 && c->coulombic_eff <= 1))
     return sits__fail(err, SITS_EINPUT, "coulombic efficiency must be in (0, 1]");
+  if (!(c->hyst_m_v >= 0 && c->hyst_m_v < 1))
+    return sits__fail(err, SITS_EINPUT, "the hysteresis m_v must be in [0, 1) V (got %g)",
+                      c->hyst_m_v);
+  if (c->hyst_m_v > 0 && !(c->hyst_gamma > 0 && isfinite(c->hyst_gamma)))
+    return sits__fail(err, SITS_EINPUT, "the hysteresis gamma must be > 0 (got %g)",
+                      c->hyst_gamma);
+  if (c->hyst_m_v > 0 && !(c->hyst_initial >= -1 && c->hyst_initial <= 1))
+    return sits__fail(err, SITS_EINPUT, "the hysteresis initial state must be in [-1, 1] (got %g)",
+                      c->hyst_initial);
   return SITS_OK;
 }
 
@@ -202,6 +211,8 @@ bool sits_battery_current_a(const sits_battery *b, double soc, const double *v_r
   double bq = sits_battery_ocv_at_v(b, soc, temp_c);
   for (size_t k = 0; k < c->n_rc; k++)
     bq -= v_rc_v[k];
+  if (c->hyst_m_v > 0)
+    bq += c->hyst_m_v * v_rc_v[c->n_rc];
   double a = c->r0_ohm * sits_battery_r_scale(b, temp_c);
   double p = p_pack_w / (double)(c->series * c->parallel);
   double disc = bq * bq - 4 * a * p;
@@ -226,6 +237,14 @@ void sits_battery_derivative(const sits_battery *b, const double *v_rc_v, double
   double s = sits_battery_r_scale(b, temp_c);
   for (size_t k = 0; k < c->n_rc; k++)
     dv_rc_dt[k] = i_cell_a / c->rc_c_f[k] - v_rc_v[k] / (s * c->rc_r_ohm[k] * c->rc_c_f[k]);
+  if (c->hyst_m_v > 0) {
+    double h = v_rc_v[c->n_rc], sgn = i_cell_a > 0 ? 1.0 : i_cell_a < 0 ? -1.0 : 0.0;
+    dv_rc_dt[c->n_rc] = -fabs(i_cell_a) * c->hyst_gamma / (3600.0 * b->q_ah) * (h + sgn);
+  }
+}
+
+size_t sits_battery_state_count(const sits_battery *b) {
+  return b->cfg.n_rc + (b->cfg.hyst_m_v > 0 ? 1 : 0);
 }
 
 double sits_battery_heat_w(const sits_battery *b, const double *v_rc_v, double temp_c,

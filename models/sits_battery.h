@@ -51,6 +51,11 @@ typedef struct sits_battery_cfg {
   double r_ref_c;
   double cutoff_v;      /**< per cell */
   double coulombic_eff; /**< on charge, in (0, 1] */
+  /** One-state dynamic hysteresis (Plett's enhanced self-correcting model): the terminal
+   *  voltage has + hyst_m_v h, with dh/dt = -|i| hyst_gamma / (3600 Q) (h + sgn i) (i > 0
+   *  discharging: h tends to -1 on discharge, +1 on charge, at a rate per Ah moved).
+   *  hyst_m_v = 0: none. hyst_initial: h at the start, in [-1, 1]. */
+  double hyst_m_v, hyst_gamma, hyst_initial;
 } sits_battery_cfg;
 
 typedef struct sits_battery sits_battery;
@@ -67,6 +72,9 @@ SITS_API sits_battery *sits_battery_new(const sits_battery_cfg *cfg, sits_err *e
 SITS_API void sits_battery_free(sits_battery *b);
 
 SITS_API const sits_battery_cfg *sits_battery_config(const sits_battery *b);
+/** The cell's dynamic states after SOC: its n_rc RC voltages, then h with hysteresis. The
+ *  v_rc_v arrays below hold them all. */
+SITS_API size_t sits_battery_state_count(const sits_battery *b);
 /** The cell capacity [Ah] (given or converted). */
 SITS_API double sits_battery_capacity_ah(const sits_battery *b);
 /** OCV [V] at @p soc (clamped to the table's range), at r_ref_c for a 2-D table. */
@@ -89,7 +97,8 @@ SITS_API bool sits_battery_current_a(const sits_battery *b, double soc, const do
                                      double temp_c, double p_pack_w, double *i_cell_a,
                                      double *v_cell_v, double *disc_v2);
 
-/** State derivatives for cell current @p i_cell_a: dSOC/dt [1/s] and dV_k/dt [V/s]. */
+/** State derivatives for cell current @p i_cell_a: dSOC/dt [1/s], dV_k/dt [V/s] and, with
+ *  hysteresis, dh/dt [1/s] after them. */
 SITS_API void sits_battery_derivative(const sits_battery *b, const double *v_rc_v, double temp_c,
                                       double i_cell_a, double *dsoc_dt, double *dv_rc_dt);
 

@@ -127,6 +127,15 @@ int sits__load_battery(sits_scenario *sc, const config_setting_t *root, sits_err
       (rc = sits__key_num(g, BATTERY_KEY "efficiency", &sc->batt_efficiency, err)) ||
       (rc = sits__key_str(g, BATTERY_KEY "node", &node, err)))
     return rc;
+  const config_setting_t *hy = config_setting_get_member(g, "hysteresis");
+  if (hy) {
+    if (!config_setting_is_group(hy))
+      return sits__fail_at(err, SITS_EINPUT, hy, "'hysteresis' must be a group { m_v; gamma; }");
+    if ((rc = sits__key_num(hy, BATTERY_KEY "hysteresis.m_v", &c.hyst_m_v, err)) ||
+        (rc = sits__key_num(hy, BATTERY_KEY "hysteresis.gamma", &c.hyst_gamma, err)) ||
+        (rc = sits__key_num(hy, BATTERY_KEY "hysteresis.initial", &c.hyst_initial, err)))
+      return rc;
+  }
   const char *cap_keys[] = {"capacity_ah", "capacity_wh"};
   const double cap_vals[] = {c.capacity_ah, c.capacity_wh};
   for (int k = 0; k < 2; k++) /* given, they must be > 0 (the model takes 0 for "not given") */

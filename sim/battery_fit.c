@@ -11,16 +11,26 @@
 
 #include "sits_fit.h"
 
+/* The hysteresis fit's bounds: m_v up to 0.1 V (LFP's half gap between the branches is
+ * ~15 mV, NMC's smaller: beyond 0.1 V the term stands in for an OCV or capacity error, a drift
+ * linear in the charge moved, not hysteresis); gamma from 0.1 to 1000 (h settles within
+ * 1/gamma of the capacity moved: from 10 capacities to 0.1 % of one). */
+#define HYST_M_MAX SITS_BATTERY_FIT_HYST_M_MAX
+#define HYST_G_LO 0.1
+#define HYST_G_HI 1000.0
+
 typedef struct problem {
   sits_battery_cfg cell;
   const double *t, *i, *v;
   size_t n, n_train, n_rc;
   bool fit_capacity;
   double q_ah; /* when not fitted */
+  bool hyst;   /* the cell has hysteresis: m, gamma and h0 are fitted too */
 } problem;
 
 typedef struct params {
   double r0, r[SITS_BATTERY_MAX_RC], tau[SITS_BATTERY_MAX_RC], q_ah, soc0;
+  double m_v, gamma, h0;
 } params;
 
 static void unpack(const problem *pb, const double *x, params *p) {
@@ -32,10 +42,16 @@ static void unpack(const problem *pb, const double *x, params *p) {
   }
   p->soc0 = 1.0 / (1.0 + exp(-x[k++]));
   p->q_ah = pb->fit_capacity ? exp(x[k++]) : pb->q_ah;
+  p->m_v = p->gamma = p->h0 = 0;
+  if (pb->hyst) { /* bounded: m_v in (0, HYST_M_MAX), gamma in (HYST_G_LO, HYST_G_HI) */
+    p->m_v = HYST_M_MAX / (1.0 + exp(-x[k++]));
+    p->gamma = exp(log(HYST_G_LO) + (log(HYST_G_HI) - log(HYST_G_LO)) / (1.0 + exp(-x[k++])));
+    p->h0 = tanh(x[k++]);
+  }
 }
 
 static size_t n_params(const problem *pb) {
-  return 2 + 2 * pb->n_rc + (pb->fit_capacity ? 1 : 0);
+  return 2 + 2 * pb->n_rc + (pb->fit_capacity ? 1 : 0) + (pb->hyst ? 3 : 0);
 }
 
 /* Simulates the first m samples into out (model voltage). */
@@ -47,14 +63,18 @@ static int simulate(const problem *pb, const params *p, size_t m, double *out) {
   sits_battery *b = sits_battery_new(&c, &err);
   if (!b)
     return -1;
-  double soc = p->soc0, vrc[SITS_BATTERY_MAX_RC] = {0};
+  double soc = p->soc0, vrc[SITS_BATTERY_MAX_RC] = {0}, h = p->h0;
   for (size_t k = 0; k < m; k++) {
     double sum = 0;
     for (size_t j = 0; j < pb->n_rc; j++)
       sum += vrc[j];
-    out[k] = sits_battery_ocv_v(b, soc) - sum - p->r0 * pb->i[k];
+    out[k] = sits_battery_ocv_v(b, soc) + p->m_v * h - sum - p->r0 * pb->i[k];
     if (k + 1 < m) {
       double dt = pb->t[k + 1] - pb->t[k], i = pb->i[k];
+      if (pb->hyst && i != 0) { /* exact for the held current: h -> -sgn(i) */
+        double e = exp(-fabs(i) * dt * p->gamma / (3600.0 * p->q_ah)), s = i > 0 ? 1.0 : -1.0;
+        h = -s + (h + s) * e;
+      }
       double i_eff = i >= 0 ? i : c.coulombic_eff * i;
       soc -= i_eff * dt / (3600.0 * p->q_ah);
       for (size_t j = 0; j < pb->n_rc; j++) {
@@ -173,18 +193,19 @@ int sits_battery_fit_cell(const sits_battery_cfg *cell, const double *t_s, const
                 .n = n,
                 .n_rc = n_rc,
                 .fit_capacity = fit_capacity,
-                .q_ah = cell->capacity_ah};
+                .q_ah = cell->capacity_ah,
+                .hyst = cell->hyst_m_v > 0};
   pb.n_train = (size_t)floor(train_fraction * (double)n);
   if (pb.n_train < n_params(&pb) + 5)
     return sits__fail(err, SITS_EINPUT, "the training part has too few samples");
   double soc0 = soc_from_voltage(cell, v_v[0]);
   /* several starts: small and large R0, fast and slow RC pairs */
   const double r0s[] = {0.005, 0.03}, taus[] = {20.0, 300.0};
-  double best[2 + 2 * SITS_BATTERY_MAX_RC + 1], best_cost = INFINITY;
+  double best[2 + 2 * SITS_BATTERY_MAX_RC + 4], best_cost = INFINITY;
   bool best_conv = false;
   for (size_t a = 0; a < 2; a++)
     for (size_t b = 0; b < 2; b++) {
-      double x[2 + 2 * SITS_BATTERY_MAX_RC + 1], cost;
+      double x[2 + 2 * SITS_BATTERY_MAX_RC + 4], cost;
       bool conv;
       size_t k = 0;
       x[k++] = log(r0s[a]);
@@ -195,6 +216,15 @@ int sits_battery_fit_cell(const sits_battery_cfg *cell, const double *t_s, const
       x[k++] = log(soc0 / (1 - soc0));
       if (fit_capacity)
         x[k++] = log(cell->capacity_ah);
+      if (pb.hyst) { /* from the cell's values, inside the bounds */
+        double m = fmin(fmax(cell->hyst_m_v / HYST_M_MAX, 1e-3), 1 - 1e-3);
+        double g = (log(fmin(fmax(cell->hyst_gamma, HYST_G_LO * 1.01), HYST_G_HI / 1.01)) -
+                    log(HYST_G_LO)) /
+                   (log(HYST_G_HI) - log(HYST_G_LO));
+        x[k++] = log(m / (1 - m));
+        x[k++] = log(g / (1 - g));
+        x[k++] = atanh(fmin(fmax(cell->hyst_initial, -0.99), 0.99));
+      }
       sits_fit_opts o = {n_params(&pb), pb.n_train, residual, &pb, 200, NULL, NULL, NULL};
       sits_err e2 = {0};
       if (sits_fit_nlinear(&o, x, &cost, &conv, &e2) == SITS_OK && cost < best_cost) {
@@ -218,6 +248,7 @@ int sits_battery_fit_cell(const sits_battery_cfg *cell, const double *t_s, const
   }
   out->capacity_ah = p.q_ah;
   out->initial_soc = p.soc0;
+  out->hyst_m_v = p.m_v, out->hyst_gamma = p.gamma, out->hyst_initial = p.h0;
   out->converged = best_conv;
   out->n_train = pb.n_train;
   sits_fit_metrics_compute(out->model_v, v_v, 0, pb.n_train, &out->train);

@@ -188,12 +188,24 @@ int sits_write_calibration_json(const sits_calibration *c, FILE *f) {
             k, b->rc_r_ohm[k], k, b->rc_c_f[k]);
   if (c->fit_capacity || c->has_ocv)
     fprintf(f, ",\"platform.battery.capacity_ah\":%.10g", b->capacity_ah);
+  if (b->hyst_m_v > 0)
+    fprintf(f,
+            ",\"platform.battery.hysteresis.m_v\":%.10g,\"platform.battery.hysteresis.gamma\":%.10g,"
+            "\"hysteresis_initial_of_the_test\":%.10g",
+            b->hyst_m_v, b->hyst_gamma, b->hyst_initial);
   fprintf(f, ",\"initial_soc_of_the_test\":%.10g},", b->initial_soc);
   metrics_json(f, "train", &b->train);
   fputc(',', f);
   metrics_json(f, "holdout", &b->holdout);
   fprintf(f, ",\"train_fraction\":%.10g,\"converged\":%s,\"merged_rows\":%zu", c->train_fraction,
           b->converged ? "true" : "false", c->merged_rows);
+  if (b->hyst_m_v > 0) /* at the bound, the term stands in for something else */
+    fprintf(f, ",\"flags\":[%s]",
+            b->hyst_m_v > 0.99 * SITS_BATTERY_FIT_HYST_M_MAX
+                ? "\"platform.battery.hysteresis.m_v is at the upper end of its range (0.1 V): "
+                  "the data ask for a drift with the charge moved that hysteresis does not "
+                  "explain (an OCV table or capacity off at this end of the SOC range?)\""
+                : "");
   if (c->has_ocv) {
     fputc(',', f);
     ocv_json(f, &c->ocv);
@@ -230,6 +242,8 @@ int sits_calibrated_cell(const sits_scenario *sc, const sits_calibration *c,
     memcpy(out->rc_c_f, c->fit.rc_c_f, c->fit.n_rc * sizeof *out->rc_c_f);
     if (c->fit_capacity)
       out->capacity_ah = c->fit.capacity_ah, out->capacity_wh = NAN;
+    if (c->fit.hyst_m_v > 0)
+      out->hyst_m_v = c->fit.hyst_m_v, out->hyst_gamma = c->fit.hyst_gamma;
   }
   return SITS_OK;
 }
@@ -265,6 +279,10 @@ int sits_write_calibrated_config(const sits_scenario *sc, const sits_calibration
     ok = ok && g && set_float(g, "r_ohm", c->fit.rc_r_ohm[k]) == 0 &&
          set_float(g, "c_f", c->fit.rc_c_f[k]) == 0;
   }
+  config_setting_t *hy = ok ? config_setting_get_member(b, "hysteresis") : NULL;
+  if (hy && c->fit.hyst_m_v > 0) /* its initial state stays the scenario's (the test's is in
+                                   * the JSON) */
+    ok = set_float(hy, "m_v", c->fit.hyst_m_v) == 0 && set_float(hy, "gamma", c->fit.hyst_gamma) == 0;
   if (ok && c->fit_capacity) {
     ok = set_float(b, "capacity_ah", c->fit.capacity_ah) == 0;
     if (config_setting_get_member(b, "capacity_wh"))

@@ -11,7 +11,7 @@
 
 /** The battery at a state. */
 typedef struct sits__batt_eval {
-  double i_cell_a, v_cell_v, heat_w, dsoc, dv[SITS_BATTERY_MAX_RC], p_pack_w, disc;
+  double i_cell_a, v_cell_v, heat_w, dsoc, dv[SITS_BATTERY_MAX_RC + 1], p_pack_w, disc;
   bool ok; /* false: brown-out */
 } sits__batt_eval;
 

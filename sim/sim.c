@@ -585,7 +585,7 @@ static int init_run(run *rn, const sits_scenario *sc, sits_err *err) {
   rn->n = sits_thermal_node_count(rn->th);
   rn->batt = sits_scenario_battery(sc);
   rn->lay =
-      sits__layout_of(rn->n, rn->batt != NULL, rn->batt ? sits_battery_config(rn->batt)->n_rc : 0);
+      sits__layout_of(rn->n, rn->batt != NULL, rn->batt ? sits_battery_state_count(rn->batt) : 0);
   rn->eps_s = 1e-9 * fmax(1.0, sits_scenario_duration_s(sc));
   const sits_governor_cfg *gcfg = sits_scenario_governor(sc);
   /* the power cap reads the energy back over its window */
@@ -626,6 +626,8 @@ static int init_run(run *rn, const sits_scenario *sc, sits_err *err) {
       return sits__fail(err, SITS_ENOMEM, "out of memory");
     memset(rn->y_start + rn->n, 0, (rn->lay.ny - rn->n) * sizeof(double));
     rn->y_start[rn->lay.i_soc] = sc->batt_initial_soc;
+    if (c->hyst_m_v > 0) /* the hysteresis state after the RC voltages */
+      rn->y_start[rn->lay.i_soc + 1 + c->n_rc] = c->hyst_initial;
   }
   for (size_t f = 0; f < sc->n_fans; f++)
     rn->fan_duty[f] = sc->fans[f].initial_duty;

@@ -33,10 +33,16 @@ typedef struct sits_fit_metrics {
 SITS_API void sits_fit_metrics_compute(const double *model, const double *meas, size_t from,
                                        size_t to, sits_fit_metrics *m);
 
+/** The hysteresis fit's upper bound on m_v [V]. */
+#define SITS_BATTERY_FIT_HYST_M_MAX 0.1
+
 typedef struct sits_battery_fit {
   size_t n_rc;
   double r0_ohm, rc_r_ohm[SITS_BATTERY_MAX_RC], rc_c_f[SITS_BATTERY_MAX_RC];
   double capacity_ah, initial_soc;
+  /** with a cell that has hysteresis (cell->hyst_m_v > 0, its values the start): the fitted
+   *  m_v, gamma and h at the start; 0 otherwise */
+  double hyst_m_v, hyst_gamma, hyst_initial;
   sits_fit_metrics train, holdout;
   bool converged;
   size_t n_train;

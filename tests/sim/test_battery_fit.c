@@ -62,6 +62,47 @@ Test(battery_fit, recovers_known_parameters_from_synthetic_data) {
   sits_battery_free(b);
 }
 
+/* Hysteresis recovered: the same cell with + m_v h (m 25 mV, gamma 8, h from +1), discharge
+ * pulses then a charge half way, so h swings both ways; the fit starts from m 10 mV, gamma 1,
+ * h 0. */
+Test(battery_fit, recovers_hysteresis_from_synthetic_data) {
+  sits_battery_cfg c = a123_cell();
+  sits_err err = {0};
+  sits_battery *b = sits_battery_new(&c, &err);
+  cr_assert_not_null(b, "%s", err.msg);
+  size_t n = 10800;
+  double *t = malloc(n * sizeof *t), *i = malloc(n * sizeof *i), *v = malloc(n * sizeof *v);
+  double soc = 0.9, v1 = 0, r0 = 0.015, r1 = 0.012, c1 = 2500, tau = r1 * c1;
+  double m = 0.025, gamma = 8.0, h = 1.0, q = 2.0726;
+  for (size_t k = 0; k < n; k++) {
+    t[k] = (double)k;
+    size_t phase = (k / 120) % 4;
+    double sign = k >= 4000 && k < 6000 ? -1.0 : 1.0; /* a charge in the middle */
+    i[k] = sign * (phase == 0 ? 2.0 : phase == 2 ? 4.0 : 0.0);
+    v[k] = sits_battery_ocv_v(b, soc) + m * h - v1 - r0 * i[k];
+    soc -= (i[k] >= 0 ? i[k] : c.coulombic_eff * i[k]) / (3600 * q);
+    double e = exp(-1.0 / tau);
+    v1 = v1 * e + r1 * i[k] * (1 - e);
+    if (i[k] != 0) {
+      double s = i[k] > 0 ? 1.0 : -1.0, eh = exp(-fabs(i[k]) * gamma / (3600 * q));
+      h = -s + (h + s) * eh;
+    }
+  }
+  c.hyst_m_v = 0.010, c.hyst_gamma = 1.0, c.hyst_initial = 0.0;
+  sits_battery_fit fit;
+  cr_assert_eq(sits_battery_fit_cell(&c, t, i, v, n, 1, 0.7, false, &fit, &err), SITS_OK, "%s",
+               err.msg);
+  cr_log_info("hysteresis: m %g gamma %g h0 %g R0 %g rmse %g", fit.hyst_m_v, fit.hyst_gamma,
+              fit.hyst_initial, fit.r0_ohm, fit.holdout.rmse);
+  cr_assert_float_eq(fit.hyst_m_v, m, 0.01 * m, "m %g", fit.hyst_m_v);
+  cr_assert_float_eq(fit.hyst_gamma, gamma, 0.02 * gamma, "gamma %g", fit.hyst_gamma);
+  cr_assert_float_eq(fit.hyst_initial, 1.0, 0.01, "h0 %g", fit.hyst_initial);
+  cr_assert_float_eq(fit.r0_ohm, r0, 0.01 * r0);
+  cr_assert_lt(fit.holdout.rmse, 1e-4);
+  free(fit.model_v), free(t), free(i), free(v);
+  sits_battery_free(b);
+}
+
 Test(battery_fit, a123_dynamic_test_holds_out) {
   char path[512];
   snprintf(path, sizeof path, "%s/a123_dyn_25degC_s1.csv", SITS_VALIDATION_DATA);
