@@ -127,8 +127,9 @@ static int row(const sits_scenario *sc, size_t dsel, size_t k, const double *bas
   const sits_domain *d = &dom[dsel];
   r->freq_mhz = d->opp[k].freq_mhz;
   r->volt_v = d->opp[k].volt_v;
-  int rc =
-      sits__steady_at(sc, opp, util, base_w, ambient_c, t, &r->total_power_w, &r->runaway, err);
+  /* the fans at the duties their trips settle to at this OPP's temperatures */
+  int rc = sits__steady_with_fans(sc, opp, util, base_w, ambient_c, t, &r->total_power_w,
+                                  &r->runaway, NULL, NULL, err);
   if (rc == SITS_OK) {
     r->steady_temp_c = r->runaway ? NAN : sits__junction_max(th, t);
     r->power_w = 0;

@@ -168,6 +168,16 @@ int sits_write_steady_json(const sits_scenario *sc, const sits_steady_state *st,
     fprintf(f, ":%.10g", dom[d].opp[st->opp[d]].freq_mhz);
   }
   fputc('}', f);
+  if (st->n_fans) { /* the fans' steady duties */
+    fputs(",\"fans\":{", f);
+    for (size_t k = 0; k < st->n_fans && k < 4; k++) {
+      fprintf(f, "%s", k ? "," : "");
+      sits__json_str(f, sc->fans[k].name);
+      fprintf(f, ":{\"duty\":%.10g,\"cycles\":%s}", st->fan_duty[k],
+              st->fan_cycles[k] ? "true" : "false");
+    }
+    fputc('}', f);
+  }
   fputs("}\n", f);
   return ferror(f) ? SITS_EIO : SITS_OK;
 }

@@ -165,6 +165,16 @@ int sits__load_governor(sits_scenario *sc, const config_setting_t *platform, sit
 int sits__steady_at(const sits_scenario *sc, const size_t *opp, const double *util,
                     const double *base_w, double ambient_c, double *t, double *total_w,
                     bool *runaway, sits_err *err);
+/** sits__steady_at on the network @p th (the scenario's, or a copy with other link
+ *  resistances). */
+int sits__steady_at_net(const sits_scenario *sc, const sits_thermal *th, const size_t *opp,
+                        const double *util, const double *base_w, double ambient_c, double *t,
+                        double *total_w, bool *runaway, sits_err *err);
+/** sits__steady_at with the fans at the duties their trips settle to (fans.c): duty[f] and
+ *  cycles[f] per fan (may be NULL). */
+int sits__steady_with_fans(const sits_scenario *sc, const size_t *opp, const double *util,
+                           const double *base_w, double ambient_c, double *t, double *total_w,
+                           bool *runaway, double *duty, bool *cycles, sits_err *err);
 /**
  * The kernel IPA's sustainable power of a thermal zone: the power its actors (share[d] of
  * domain d; 1: all of it) dissipate in steady state with the hottest junction at

@@ -193,8 +193,15 @@ static int newton(const problem *pb, double *t, bool *runaway, sits_err *err) {
 int sits__steady_at(const sits_scenario *sc, const size_t *opp, const double *util,
                     const double *base_w, double ambient_c, double *t, double *total_w,
                     bool *runaway, sits_err *err) {
+  return sits__steady_at_net(sc, sits_scenario_thermal(sc), opp, util, base_w, ambient_c, t,
+                             total_w, runaway, err);
+}
+
+int sits__steady_at_net(const sits_scenario *sc, const sits_thermal *th, const size_t *opp,
+                        const double *util, const double *base_w, double ambient_c, double *t,
+                        double *total_w, bool *runaway, sits_err *err) {
   problem pb = {.sc = sc,
-                .th = sits_scenario_thermal(sc),
+                .th = th,
                 .opp = opp,
                 .util = util,
                 .base_w = base_w,
@@ -268,8 +275,9 @@ int sits_steady(const sits_scenario *sc, sits_steady_state *st, sits_err *err) {
     opp[d] = sits_governor_base_opp(sits_scenario_governor(sc), &dom[d], d, demand[d]);
     util[d] = sits_domain_utilisation(&dom[d], opp[d], demand[d]);
   }
-  rc = sits__steady_at(sc, opp, util, base, st->ambient_c, st->temp_c, &st->total_power_w,
-                       &st->runaway, err);
+  st->n_fans = sc->n_fans;
+  rc = sits__steady_with_fans(sc, opp, util, base, st->ambient_c, st->temp_c, &st->total_power_w,
+                              &st->runaway, st->fan_duty, st->fan_cycles, err);
   bool any = sits_thermal_has_junctions(th);
   st->max_junction_temp_c = st->runaway ? NAN : -INFINITY;
   for (size_t i = 0; !st->runaway && i < n; i++)
@@ -288,5 +296,99 @@ done:
   free(cols);
   if (rc)
     sits_steady_release(st);
+  return rc;
+}
+
+/* ---- fans: the duties their trips settle to ------------------------------------------- */
+
+/* A copy of the scenario's network with each fan's link at duty[f]. */
+static sits_thermal *net_at(const sits_scenario *sc, const double *duty, sits_err *err) {
+  const sits_thermal *th = sc->thermal;
+  sits_thermal *c = sits_thermal_new();
+  if (!c) {
+    sits__fail(err, SITS_ENOMEM, "out of memory");
+    return NULL;
+  }
+  int rc = SITS_OK;
+  for (size_t i = 0; rc == SITS_OK && i < sits_thermal_node_count(th); i++) {
+    rc = sits_thermal_add_node(c, sits_thermal_name(th, (int)i),
+                               sits_thermal_capacity_j_per_k(th, (int)i), err);
+    sits_thermal_set_initial_c(c, (int)i, sits_thermal_initial_c(th, (int)i));
+    sits_thermal_set_junction(c, (int)i, sits_thermal_is_junction(th, (int)i));
+    sits_thermal_set_critical_c(c, (int)i, sits_thermal_critical_c(th, (int)i));
+  }
+  int a, b;
+  for (size_t k = 0; rc == SITS_OK && sits_thermal_link_ends(th, k, &a, &b) == SITS_OK; k++) {
+    double r = sits_thermal_link_r_k_per_w(th, k);
+    for (size_t f = 0; f < sc->n_fans; f++)
+      if (sc->fans[f].link == k)
+        r = 1.0 / sits__fan_g_w_per_k(&sc->fans[f], duty[f]);
+    rc = sits_thermal_add_link(c, a, b, r, err);
+  }
+  if (rc) {
+    sits_thermal_free(c);
+    return NULL;
+  }
+  return c;
+}
+
+/* One step of the fans' trips at steady temperatures t, as a board warming up from the
+ * ambient takes them: a fan whose next trip is below its sensor goes one level up, one whose
+ * current trip has cleared by its hysteresis one level down. Returns whether any moved. */
+static bool settle(const sits_scenario *sc, const double *t, size_t *on, double *duty) {
+  bool moved = false;
+  for (size_t f = 0; f < sc->n_fans; f++) {
+    const sits__fan *fan = &sc->fans[f];
+    double tc = fan->n_trips ? t[fan->sensor] : NAN;
+    if (on[f] < fan->n_trips && tc > fan->trip_c[on[f]])
+      on[f]++, moved = true;
+    else if (on[f] > 0 && tc < fan->trip_c[on[f] - 1] - fan->hysteresis_c[on[f] - 1])
+      on[f]--, moved = true;
+    duty[f] = on[f] ? fan->trip_duty[on[f] - 1] : fan->initial_duty;
+  }
+  return moved;
+}
+
+int sits__steady_with_fans(const sits_scenario *sc, const size_t *opp, const double *util,
+                           const double *base_w, double ambient_c, double *t, double *total_w,
+                           bool *runaway, double *duty_out, bool *cycles, sits_err *err) {
+  double duty[SITS__MAX_FANS], seen[SITS__MAX_FANS * (2 * SITS__FAN_TRIPS + 2)][SITS__MAX_FANS];
+  size_t n_seen = 0, nf = sc->n_fans, on[SITS__MAX_FANS] = {0};
+  for (size_t f = 0; f < nf; f++) {
+    duty[f] = sc->fans[f].initial_duty;
+    if (cycles)
+      cycles[f] = false;
+  }
+  int rc = sits__steady_at(sc, opp, util, base_w, ambient_c, t, total_w, runaway, err);
+  /* fixed point over the fans' levels: solve, read the trips, until they stay; a return to
+   * levels seen before is a cycle (the fan toggles around a trip's hysteresis) */
+  while (rc == SITS_OK && !*runaway && nf && n_seen < sizeof seen / sizeof seen[0]) {
+    memcpy(seen[n_seen++], duty, nf * sizeof(double));
+    if (!settle(sc, t, on, duty))
+      break;
+    size_t back = n_seen;
+    for (size_t s = 0; s < n_seen && back == n_seen; s++)
+      if (!memcmp(seen[s], duty, nf * sizeof(double)))
+        back = s;
+    if (back < n_seen) { /* a cycle: each fan at its highest duty of it */
+      for (size_t f = 0; f < nf; f++) {
+        double hi = duty[f];
+        for (size_t s = back; s < n_seen; s++) {
+          if (cycles && seen[s][f] != duty[f])
+            cycles[f] = true;
+          hi = fmax(hi, seen[s][f]);
+        }
+        duty[f] = hi;
+      }
+    }
+    sits_thermal *net = net_at(sc, duty, err);
+    rc = net ? sits__steady_at_net(sc, net, opp, util, base_w, ambient_c, t, total_w, runaway, err)
+             : err->code;
+    sits_thermal_free(net);
+    if (back < n_seen)
+      break;
+  }
+  for (size_t f = 0; duty_out && f < nf; f++)
+    duty_out[f] = duty[f];
   return rc;
 }

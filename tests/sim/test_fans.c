@@ -247,3 +247,37 @@ Test(fans, bad_tables_are_refused) {
     cr_assert(strstr(msg, "fan_bad.cfg:"), "case %zu without file:line: %s", k, msg);
   }
 }
+
+/* steady: the fan at the duty its trips settle to. 10 W through 4 K/W (duty 0) is 65 C; with
+ * the fan at duty 1 (1 K/W) 35 C. A 30-C trip holds it on (35 > 30: consistent); a 50-C trip
+ * with 10 K hysteresis toggles it (65 > 50 turns it on, 35 < 40 off): a cycle, reported at the
+ * higher duty; no trips: the initial duty's 65 C. */
+static void steady_case(const char *trips, double want_duty, bool want_cycle, double want_c) {
+  char text[2048];
+  snprintf(text, sizeof text,
+           DIE "  fans = ( { name = \"fan1\"; a = \"die\"; b = \"ambient\"; duty = [0.0, 1.0];\n"
+               "    r_k_per_w = [4.0, 1.0]; sensor = \"die\"; %s } ); };\n"
+               "workload = { phases = ( { duration_s = 10.0; power_w = { die = 10.0; }; } ); };\n"
+               "ambient_c = 25.0;\n",
+           trips);
+  sits_scenario *sc = tu_load("fan_steady.cfg", text);
+  sits_steady_state st;
+  sits_err err = {0};
+  cr_assert_eq(sits_steady(sc, &st, &err), SITS_OK, "%s", err.msg);
+  cr_assert_eq(st.n_fans, 1);
+  cr_assert_float_eq(st.fan_duty[0], want_duty, 0, "%s: duty %g", trips, st.fan_duty[0]);
+  cr_assert_eq(st.fan_cycles[0], want_cycle, "%s", trips);
+  cr_assert_float_eq(st.temp_c[0], want_c, 1e-9, "%s: %g C", trips, st.temp_c[0]);
+  sits_steady_release(&st);
+  sits_scenario_free(sc);
+}
+
+Test(fans, steady_state_at_the_trips_duty) {
+  steady_case("trips = ( { temp_c = 30.0; duty = 1.0; } );", 1.0, false, 35.0);
+  steady_case("trips = ( { temp_c = 50.0; hysteresis_c = 10.0; duty = 1.0; } );", 1.0, true, 35.0);
+  steady_case("", 0.0, false, 65.0);
+  /* two trips: 40 C -> duty 0.5 (0.25 + 0.375 = 0.625 W/K: 41 C, the first holds), 45 C ->
+   * duty 1 not reached */
+  steady_case("trips = ( { temp_c = 40.0; duty = 0.5; }, { temp_c = 45.0; duty = 1.0; } );", 0.5,
+              false, 41.0);
+}
