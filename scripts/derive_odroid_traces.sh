@@ -6,7 +6,7 @@
 set -eu
 src=${1:-../shared/data/odroid_xu3_armpm_nikov}
 dst=${2:-validation/data}
-for khz in 1000000 1800000; do
+for khz in 1000000 1400000 1800000; do
   awk 'BEGIN { print "time_s,freq_mhz.A15,temp_c.A15,voltage_v.A15,current_a.A15,power_w.A15,temp_c.A7,power_w.A7,temp_c.GPU,power_w.GPU,power_w.RAM" }
        /^#/ { next }
        NF == 19 { if (t0 == "") t0 = $1
