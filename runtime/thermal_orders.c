@@ -11,7 +11,9 @@
  * stage<k>; a power column mapped to a node the chain lacks goes to the chain's last node.
  * Start values: each link R_eq / k (R_eq: the scenario's steady resistance from S to the
  * ambient, by its own network), C_S for S and the scenario's other capacitance shared by the
- * rest. Domains, static power, battery and governor are dropped: a replay leaves them out.
+ * rest. Domains, static power, battery and governor are dropped: a replay leaves them out. A
+ * fan on a link to the ambient moves to the chain's link to the ambient (its trip sensor, when
+ * the chain lacks it, to S); a fan between two nodes is dropped.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "sits_netsteady.h"
@@ -134,6 +136,30 @@ static char *candidate(const sits_scenario *sc, int k, const char *s_name, const
     config_setting_t *l = ok ? config_setting_add(links, NULL, CONFIG_TYPE_GROUP) : NULL;
     ok = l && add_string(l, "a", names[i]) && add_string(l, "b", i + 1 < k ? names[i + 1] : "ambient") &&
          add_float(l, "r_k_per_w", r_eq / k);
+  }
+  /* a fan on a link to the ambient cools the chain's last link; one between two nodes has
+   * no place in a chain and is left out */
+  config_setting_t *fans = ok ? config_setting_get_member(plat, "fans") : NULL;
+  for (int e = fans ? config_setting_length(fans) - 1 : -1; ok && e >= 0; e--) {
+    config_setting_t *g = config_setting_get_elem(fans, (unsigned)e);
+    const char *a = NULL, *b = NULL;
+    config_setting_lookup_string(g, "a", &a);
+    config_setting_lookup_string(g, "b", &b);
+    bool amb = (a && !strcmp(a, "ambient")) || (b && !strcmp(b, "ambient"));
+    config_setting_t *ma = config_setting_get_member(g, "a"), *mb = config_setting_get_member(g, "b");
+    if (amb && ma && mb)
+      ok = config_setting_set_string(ma, names[k - 1]) && config_setting_set_string(mb, "ambient");
+    else
+      ok = config_setting_remove_elem(fans, (unsigned)e) == CONFIG_TRUE;
+    const char *sensor = NULL; /* a trip sensor the chain lacks reads its first node */
+    config_setting_t *ms = amb ? config_setting_get_member(g, "sensor") : NULL;
+    if (ok && ms && config_setting_lookup_string(g, "sensor", &sensor)) {
+      bool in_chain = false;
+      for (int i = 0; i < k; i++)
+        in_chain |= strcmp(names[i], sensor) == 0;
+      if (!in_chain)
+        ok = config_setting_set_string(ms, names[0]);
+    }
   }
   /* power into nodes the chain lacks: its last node */
   config_setting_t *pw = ok ? config_lookup(&cfg, "replay.power") : NULL;

@@ -179,6 +179,49 @@ Test(fans, calibration_fits_the_fan_table) {
   free(trace), free(cfg);
 }
 
+/* Order selection keeps the fan: a die + sink network with the fan on sink - ambient, fitted
+ * as chains of 1 and 2 nodes on the one-node trace above; each chain's link to the ambient
+ * carries the fan (its table's points are parameters), and one node wins. */
+Test(fans, orders_move_the_fan_to_the_chain) {
+  char text[1 << 15];
+  size_t n = (size_t)snprintf(text, sizeof text, "time_s,power_w.die,util_frac.fan1,temp_c.die\n");
+  double t_c = 25.0;
+  const double p[] = {10, 4, 12, 6}, duty[] = {0.3, 0.9, 0.9, 0.3};
+  for (int k = 0; k < 480; k++) {
+    int seg = k / 120;
+    n += (size_t)snprintf(text + n, sizeof text - n, "%.1f,%.1f,%.2f,%.9f\n", 0.5 * k, p[seg],
+                          duty[seg], t_c);
+    double g = g_of(duty[seg]), inf = 25.0 + p[seg] / g;
+    t_c = inf + (t_c - inf) * exp(-0.5 * g / 10.0);
+  }
+  char *trace = tu_write("fan_orders.csv", text);
+  char *cfg = tu_write(
+      "fan_orders.cfg",
+      "platform = { thermal = { nodes = ( { name = \"die\"; c_j_per_k = 10.0; junction = true; },\n"
+      "  { name = \"sink\"; c_j_per_k = 50.0; } );\n"
+      "  links = ( { a = \"die\"; b = \"sink\"; r_k_per_w = 0.5; },\n"
+      "            { a = \"sink\"; b = \"ambient\"; r_k_per_w = 2.0; } ); };\n"
+      "  fans = ( { name = \"fan1\"; a = \"sink\"; b = \"ambient\"; duty = [0.3, 0.9];\n"
+      "    r_k_per_w = [3.0, 2.0]; } ); };\nambient_c = 25.0;\n"
+      "replay = { power = ( { column = \"power_w.die\"; node = \"die\"; } );\n"
+      "  sensors = ( { column = \"temp_c.die\"; node = \"die\"; } ); };\n");
+  sits_thermal_cal_opts o = {.scenario_path = cfg, .trace_path = trace, .train_fraction = 0.8};
+  sits_thermal_cal c;
+  sits_err err = {0};
+  const int orders[] = {1, 2};
+  cr_assert_eq(sits_calibrate_thermal_orders(&o, orders, 2, &c, &err), SITS_OK, "%s", err.msg);
+  cr_log_info("orders: 1 node %.2e K, 2 nodes %.2e K; chose %d", c.orders[0].holdout_rmse_c,
+              c.orders[1].holdout_rmse_c, c.order);
+  cr_assert_eq(c.order, 1);
+  bool fan = false;
+  for (size_t k = 0; k < c.n_params; k++)
+    fan |= strcmp(c.params[k].path, "platform.fans.[0].r_k_per_w.[1]") == 0;
+  cr_assert(fan, "the chosen chain fits the fan");
+  cr_assert_lt(c.orders[0].holdout_rmse_c, 1e-3);
+  sits_thermal_cal_release(&c);
+  free(trace), free(cfg);
+}
+
 /* The fan's table in a loaded scenario: a point changes the link; the link itself is the
  * fan's. */
 Test(fans, set_number_on_the_table) {
