@@ -96,6 +96,56 @@ static int ocv_test(const sits_battery_cfg *cell, const sits_calibrate_opts *o,
   return rc;
 }
 
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Rests, current steps and the step resistance of the trace (see sits_calibration). */
+static void segments(sits_calibration *c) {
+  size_t n = c->n;
+  double i_max = 0;
+  c->r_step_median_ohm = c->r_step_q1_ohm = c->r_step_q3_ohm = NAN;
+  for (size_t k = 0; k < n; k++)
+    i_max = fmax(i_max, fabs(c->i_a[k]));
+  if (!(i_max > 0) || n < 2)
+    return;
+  double *r = malloc(n * sizeof *r), rest_start = NAN;
+  size_t nr = 0;
+  for (size_t k = 0; k < n; k++) {
+    bool rest = fabs(c->i_a[k]) < 0.02 * i_max;
+    if (rest && isnan(rest_start))
+      rest_start = c->t_s[k];
+    if ((!rest || k + 1 == n) && !isnan(rest_start)) {
+      double len = c->t_s[k] - rest_start;
+      if (len >= 10.0)
+        c->n_rests++, c->rest_s += len;
+      rest_start = NAN;
+    }
+    if (k + 1 < n) {
+      double dt = c->t_s[k + 1] - c->t_s[k], q = c->i_a[k] * dt / 3600.0;
+      if (q > 0)
+        c->discharge_ah += q;
+      else
+        c->charge_ah -= q;
+      double di = c->i_a[k + 1] - c->i_a[k];
+      if (fabs(di) >= 0.2 * i_max && dt <= 2.0) {
+        c->n_steps++;
+        double rk = -(c->v_v[k + 1] - c->v_v[k]) / di;
+        if (r && rk > 0 && isfinite(rk))
+          r[nr++] = rk;
+      }
+    }
+  }
+  if (r && nr) {
+    qsort(r, nr, sizeof *r, cmp_double);
+    c->r_step_median_ohm = r[nr / 2];
+    c->r_step_q1_ohm = r[nr / 4];
+    c->r_step_q3_ohm = r[(3 * nr) / 4];
+  }
+  free(r);
+}
+
 int sits_calibrate_battery(const sits_scenario *sc, const sits_calibrate_opts *o,
                            sits_calibration *out, sits_err *err) {
   memset(out, 0, sizeof *out);
@@ -138,6 +188,8 @@ int sits_calibrate_battery(const sits_scenario *sc, const sits_calibrate_opts *o
   rc = read_series(o->trace_path, names, sign ? 1.0 : -1.0, &out->n, &out->t_s, &out->i_a,
                    &out->v_v, &out->merged_rows, err);
   size_t n_rc = cell->n_rc ? cell->n_rc : 1;
+  if (rc == SITS_OK)
+    segments(out);
   if (rc == SITS_OK)
     rc = sits_battery_fit_cell(&c, out->t_s, out->i_a, out->v_v, out->n, n_rc, o->train_fraction,
                                o->fit_capacity, &out->fit, err);
@@ -199,6 +251,16 @@ int sits_write_calibration_json(const sits_calibration *c, FILE *f) {
   metrics_json(f, "holdout", &b->holdout);
   fprintf(f, ",\"train_fraction\":%.10g,\"converged\":%s,\"merged_rows\":%zu", c->train_fraction,
           b->converged ? "true" : "false", c->merged_rows);
+  fprintf(f,
+          ",\"segments\":{\"rests\":%zu,\"rest_s\":%.10g,\"steps\":%zu,\"discharge_ah\":%.10g,"
+          "\"charge_ah\":%.10g,\"r_step_ohm\":",
+          c->n_rests, c->rest_s, c->n_steps, c->discharge_ah, c->charge_ah);
+  if (isnan(c->r_step_median_ohm))
+    fputs("null", f);
+  else
+    fprintf(f, "{\"median\":%.6g,\"q1\":%.6g,\"q3\":%.6g}", c->r_step_median_ohm,
+            c->r_step_q1_ohm, c->r_step_q3_ohm);
+  fputc('}', f);
   if (b->hyst_m_v > 0) /* at the bound, the term stands in for something else */
     fprintf(f, ",\"flags\":[%s]",
             b->hyst_m_v > 0.99 * SITS_BATTERY_FIT_HYST_M_MAX

@@ -47,6 +47,14 @@ typedef struct sits_calibration {
   bool has_ocv; /**< the OCV table was built from an OCV test */
   size_t merged_rows; /**< trace rows merged into the row before for an equal time stamp */
   sits_ocv_test ocv;
+  /** What the trace holds, recognised from its current (sits_cycler_segments): rests (|I|
+   *  below 2 % of the largest |I| for at least 10 s), current steps (a change of at least 20 %
+   *  of the largest |I| between two samples at most 2 s apart) and, from the steps, the
+   *  cell's resistance seen within one sample, -dV/dI (a model-free check on R0: it also
+   *  holds whatever of the RC pairs acts within the sample period) */
+  size_t n_rests, n_steps;
+  double rest_s, discharge_ah, charge_ah;
+  double r_step_median_ohm, r_step_q1_ohm, r_step_q3_ohm; /**< NAN without steps */
 } sits_calibration;
 
 /** Without a trace_path only the OCV test is processed (opts->ocv_test_path needed). */

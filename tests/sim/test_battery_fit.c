@@ -196,3 +196,54 @@ Test(battery_fit, equal_time_stamps_are_merged) {
   cr_assert(strstr(err, "back.csv:5: time goes back (0.5 s after 1 s)"), "%s", err);
   free(err), free(back), free(dup_path), free(cut_path);
 }
+
+/* Cycler data as it comes: the segments recognised in a synthetic test of known shape —
+ * 3 rests of 100 s between 4 discharge pulses of 2 A for 60 s, then a 1 A charge for 120 s,
+ * 1-s samples, a cell of R0 = 20 mOhm and no RC pair (the step resistance is R0 up to the
+ * OCV's change within one sample) — and the A123 and Leaf tests' step resistance against
+ * their fitted R0. */
+#include "sits_calibrate.h"
+
+Test(battery_fit, cycler_segments) {
+  char text[1 << 16];
+  size_t n = (size_t)snprintf(text, sizeof text, "time_s,current_a,voltage_v\n");
+  double soc = 0.8, t = 0;
+  for (int pulse = 0; pulse < 4; pulse++) {
+    for (int k = 0; k < 60; k++, t++) {
+      n += (size_t)snprintf(text + n, sizeof text - n, "%g,2.0,%.9f\n", t,
+                            3.0 + 1.2 * soc - 0.02 * 2.0);
+      soc -= 2.0 / (3600 * 2.0);
+    }
+    for (int k = 0; k < (pulse < 3 ? 100 : 1); k++, t++)
+      n += (size_t)snprintf(text + n, sizeof text - n, "%g,0.0,%.9f\n", t, 3.0 + 1.2 * soc);
+  }
+  for (int k = 0; k < 120; k++, t++) {
+    n += (size_t)snprintf(text + n, sizeof text - n, "%g,-1.0,%.9f\n", t,
+                          3.0 + 1.2 * soc + 0.02 * 1.0);
+    soc += 1.0 / (3600 * 2.0);
+  }
+  char *trace = tu_write("cycler.csv", text);
+  sits_scenario *sc = tu_load(
+      "cycler.cfg",
+      "platform = { thermal = { nodes = ( { name = \"cell\"; c_j_per_k = 40.0; } );\n"
+      "  links = ( { a = \"cell\"; b = \"ambient\"; r_k_per_w = 5.0; } ); };\n"
+      "  battery = { series = 1; parallel = 1; capacity_ah = 2.0; ocv_soc = [0.0, 0.5, 1.0];\n"
+      "    ocv_v = [3.0, 3.6, 4.2]; r0_ohm = 0.01; cutoff_v = 2.5; }; };\n"
+      "replay = { battery = { discharge_positive = true; }; };\n"
+      "workload = { phases = ( { duration_s = 10.0; } ); };\n");
+  sits_calibrate_opts o = {.trace_path = trace, .discharge_positive = -1, .train_fraction = 0.7};
+  sits_calibration c;
+  sits_err err = {0};
+  cr_assert_eq(sits_calibrate_battery(sc, &o, &c, &err), SITS_OK, "%s", err.msg);
+  cr_assert_eq(c.n_rests, 3, "rests %zu", c.n_rests);
+  cr_assert_float_eq(c.rest_s, 3 * 100.0, 3.0, "rest %g s", c.rest_s); /* to the sample */
+  /* steps: 3 pulse starts (the first pulse starts with the file), 4 pulse ends (the last
+   * into a 1-s rest), the charge's start (0 -> -1 A: 50 % of the largest |I|) */
+  cr_assert_eq(c.n_steps, 8, "steps %zu", c.n_steps);
+  cr_assert_float_eq(c.discharge_ah, 4 * 60 * 2.0 / 3600, 1e-9);
+  cr_assert_float_eq(c.charge_ah, 119 * 1.0 / 3600, 1e-9); /* the last sample ends the file */
+  cr_assert_float_eq(c.r_step_median_ohm, 0.02, 0.002, "R step %g", c.r_step_median_ohm);
+  sits_calibration_release(&c);
+  sits_scenario_free(sc);
+  free(trace);
+}
