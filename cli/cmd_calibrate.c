@@ -21,6 +21,7 @@ static const char calibrate_usage[] =
     "       sitsenergy calibrate SCENARIO.cfg --trace FILE --fit battery[,capacity]\n"
     "                            [--train-fraction 0.7] [--plot OUT.png] [--set KEY=VALUE]...\n"
     "                            [--time-col NAME] [--current-col NAME] [--voltage-col NAME]\n"
+    "                            [--temp-col NAME]\n"
     "                            [--discharge-positive | --discharge-negative]\n"
     "                            [--ocv-test FILE [--ocv-charge FILE]\n"
     "                             [--ocv-columns TIME,CURRENT,VOLTAGE]\n"
@@ -43,7 +44,10 @@ static const char calibrate_usage[] =
     "to a\n"
     "measured cell-level test: a CSV with time, current and voltage columns. The columns\n"
     "and the current's sign come from the scenario's replay.battery group or the options\n"
-    "(default time_s, current_a, voltage_v, negative current discharging). The first\n"
+    "(default time_s, current_a, voltage_v, negative current discharging). With --temp-col\n"
+    "(or replay.battery.temperature_column) each sample is taken at its cell temperature\n"
+    "(OCV over temperature, R times the Arrhenius factor): the values fitted are at r_ref_c.\n"
+    "A cell with a hysteresis group has its m_v, gamma and initial h fitted too. The first\n"
     "--train-fraction of the samples is fitted, the rest held out. Prints the Calibrate JSON\n"
     "and writes the scenario with the fitted values to -o; --bpx also writes the fitted cell\n"
     "as Battery Parameter eXchange JSON (Model \"Partial\", the ECM under \"User-defined\"\n"
@@ -80,6 +84,7 @@ static const struct option calibrate_opts[] = {{"trace", required_argument, NULL
                                                {"time-col", required_argument, NULL, 'T'},
                                                {"current-col", required_argument, NULL, 'I'},
                                                {"voltage-col", required_argument, NULL, 'V'},
+                                               {"temp-col", required_argument, NULL, 'W'},
                                                {"discharge-positive", no_argument, NULL, 'P'},
                                                {"discharge-negative", no_argument, NULL, 'N'},
                                                {"ocv-test", required_argument, NULL, 'O'},
@@ -169,6 +174,7 @@ static int option(void *p, int c, const char *arg) {
   case 'T': a->opts.time_column = arg; break;
   case 'I': a->opts.current_column = arg; break;
   case 'V': a->opts.voltage_column = arg; break;
+  case 'W': a->opts.temperature_column = arg; break;
   case 'P': a->opts.discharge_positive = 1; break;
   case 'N': a->opts.discharge_positive = 0; break;
   case 'O':

@@ -472,6 +472,10 @@ static const sits_key keys[] = {
       "sits_battery_fit"),
     K("replay.battery.time_column", STRING, "", NONE, "time_s", ANY, 0, "time column",
       "sits_battery_fit"),
+    K("replay.battery.temperature_column", STRING, "", NONE, NULL, ANY, 0,
+      "a cell temperature column [C] (the fit then takes R and OCV at each sample's "
+      "temperature)",
+      "sits_battery_fit"),
     K("replay.battery.discharge_positive", BOOL, "", NONE, "false", ANY, 0,
       "a positive current discharges", "sits_battery_fit"),
 };

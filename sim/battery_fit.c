@@ -22,6 +22,7 @@
 typedef struct problem {
   sits_battery_cfg cell;
   const double *t, *i, *v;
+  const double *temp_c; /* the cell temperature at each sample, or NULL (r_ref_c) */
   size_t n, n_train, n_rc;
   bool fit_capacity;
   double q_ah; /* when not fitted */
@@ -68,7 +69,11 @@ static int simulate(const problem *pb, const params *p, size_t m, double *out) {
     double sum = 0;
     for (size_t j = 0; j < pb->n_rc; j++)
       sum += vrc[j];
-    out[k] = sits_battery_ocv_v(b, soc) + p->m_v * h - sum - p->r0 * pb->i[k];
+    /* at the sample's temperature: OCV(SOC, T) and R x the Arrhenius factor */
+    double tc = pb->temp_c ? pb->temp_c[k] : c.r_ref_c;
+    double rs = pb->temp_c ? sits_battery_r_scale(b, tc) : 1.0;
+    double ocv = pb->temp_c ? sits_battery_ocv_at_v(b, soc, tc) : sits_battery_ocv_v(b, soc);
+    out[k] = ocv + p->m_v * h - sum - p->r0 * rs * pb->i[k];
     if (k + 1 < m) {
       double dt = pb->t[k + 1] - pb->t[k], i = pb->i[k];
       if (pb->hyst && i != 0) { /* exact for the held current: h -> -sgn(i) */
@@ -77,9 +82,9 @@ static int simulate(const problem *pb, const params *p, size_t m, double *out) {
       }
       double i_eff = i >= 0 ? i : c.coulombic_eff * i;
       soc -= i_eff * dt / (3600.0 * p->q_ah);
-      for (size_t j = 0; j < pb->n_rc; j++) {
-        double e = exp(-dt / p->tau[j]);
-        vrc[j] = vrc[j] * e + p->r[j] * i * (1 - e);
+      for (size_t j = 0; j < pb->n_rc; j++) { /* R_k scales with T, C_k does not */
+        double e = exp(-dt / (p->tau[j] * rs));
+        vrc[j] = vrc[j] * e + p->r[j] * rs * i * (1 - e);
       }
     }
   }
@@ -174,6 +179,14 @@ static double soc_from_voltage(const sits_battery_cfg *c, double v) {
 int sits_battery_fit_cell(const sits_battery_cfg *cell, const double *t_s, const double *i_a,
                           const double *v_v, size_t n, size_t n_rc, double train_fraction,
                           bool fit_capacity, sits_battery_fit *out, sits_err *err) {
+  return sits_battery_fit_cell_t(cell, t_s, i_a, v_v, NULL, n, n_rc, train_fraction,
+                                 fit_capacity, out, err);
+}
+
+int sits_battery_fit_cell_t(const sits_battery_cfg *cell, const double *t_s, const double *i_a,
+                            const double *v_v, const double *temp_c, size_t n, size_t n_rc,
+                            double train_fraction, bool fit_capacity, sits_battery_fit *out,
+                            sits_err *err) {
   memset(out, 0, sizeof *out);
   if (n < 10)
     return sits__fail(err, SITS_EINPUT, "the fit needs at least 10 samples (the trace has %zu)", n);
@@ -190,6 +203,7 @@ int sits_battery_fit_cell(const sits_battery_cfg *cell, const double *t_s, const
                 .t = t_s,
                 .i = i_a,
                 .v = v_v,
+                .temp_c = temp_c,
                 .n = n,
                 .n_rc = n_rc,
                 .fit_capacity = fit_capacity,

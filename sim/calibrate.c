@@ -26,11 +26,12 @@ static const char *mapping(const sits_scenario *sc, const char *key, const char 
  * current multiplied by @p sign. Rows with the time of the row before (a cycler logging 10 Hz
  * data to 0.01 s, or two channels per stamp) are merged into one, current and voltage
  * averaged; *merged counts the rows merged away. Time that goes back is an error. */
-static int read_series(const char *path, const char *const names[3], double sign, size_t *n,
-                       double **t_s, double **i_a, double **v_v, size_t *merged,
-                       sits_err *err) {
+static int read_series_t(const char *path, const char *const names[4], double sign, size_t *n,
+                         double **t_s, double **i_a, double **v_v, double **temp_c,
+                         size_t *merged, sits_err *err) {
   sits_table *t = NULL;
-  int rc = sits_table_read_csv_columns(path, names, 3, &t, err);
+  bool with_t = names[3] != NULL;
+  int rc = sits_table_read_csv_columns(path, names, with_t ? 4 : 3, &t, err);
   if (rc) {
     if (strstr(err->msg, ": no column '"))
       snprintf(err->msg + strlen(err->msg), sizeof err->msg - strlen(err->msg),
@@ -41,28 +42,46 @@ static int read_series(const char *path, const char *const names[3], double sign
   *t_s = malloc(*n * sizeof(double));
   *i_a = malloc(*n * sizeof(double));
   *v_v = malloc(*n * sizeof(double));
-  if (!*t_s || !*i_a || !*v_v)
+  if (with_t)
+    *temp_c = malloc(*n * sizeof(double));
+  if (!*t_s || !*i_a || !*v_v || (with_t && !*temp_c))
     rc = sits__fail(err, SITS_ENOMEM, "out of memory");
   size_t m = 0, group = 0; /* rows kept; rows in the current stamp's group */
   *merged = 0;
   for (size_t k = 0; rc == SITS_OK && k < t->n_rows; k++) {
     double tk = sits_table_at(t, k, 0), ik = sign * sits_table_at(t, k, 1),
-           vk = sits_table_at(t, k, 2);
+           vk = sits_table_at(t, k, 2), ck = with_t ? sits_table_at(t, k, 3) : NAN;
+    if (with_t && !(ck > -100 && ck < 200)) {
+      rc = sits__fail(err, SITS_EINPUT, "%s:%zu: cell temperature %g C is not one", path,
+                      t->lines[k], ck);
+      break;
+    }
     if (m && tk == (*t_s)[m - 1]) { /* the running mean of the group */
       group++, (*merged)++;
       (*i_a)[m - 1] += (ik - (*i_a)[m - 1]) / (double)group;
       (*v_v)[m - 1] += (vk - (*v_v)[m - 1]) / (double)group;
+      if (with_t)
+        (*temp_c)[m - 1] += (ck - (*temp_c)[m - 1]) / (double)group;
       continue;
     }
     if (m && !(tk > (*t_s)[m - 1]))
       rc = sits__fail(err, SITS_EINPUT, "%s:%zu: time goes back (%.9g s after %.9g s)", path,
                       t->lines[k], tk, (*t_s)[m - 1]);
     (*t_s)[m] = tk, (*i_a)[m] = ik, (*v_v)[m] = vk;
+    if (with_t)
+      (*temp_c)[m] = ck;
     m++, group = 1;
   }
   *n = m;
   sits_table_free(t);
   return rc;
+}
+
+static int read_series(const char *path, const char *const names[3], double sign, size_t *n,
+                       double **t_s, double **i_a, double **v_v, size_t *merged,
+                       sits_err *err) {
+  const char *four[4] = {names[0], names[1], names[2], NULL};
+  return read_series_t(path, four, sign, n, t_s, i_a, v_v, NULL, merged, err);
 }
 
 /* The OCV test: a table from its discharge, corrected by the cell's R0 + sum R_k. */
@@ -185,19 +204,21 @@ int sits_calibrate_battery(const sits_scenario *sc, const sits_calibrate_opts *o
   if (!o->trace_path)
     return SITS_OK;
   out->has_fit = true;
-  rc = read_series(o->trace_path, names, sign ? 1.0 : -1.0, &out->n, &out->t_s, &out->i_a,
-                   &out->v_v, &out->merged_rows, err);
+  const char *with_t[4] = {names[0], names[1], names[2],
+                           mapping(sc, "temperature_column", o->temperature_column, NULL)};
+  rc = read_series_t(o->trace_path, with_t, sign ? 1.0 : -1.0, &out->n, &out->t_s, &out->i_a,
+                     &out->v_v, &out->temp_c, &out->merged_rows, err);
   size_t n_rc = cell->n_rc ? cell->n_rc : 1;
   if (rc == SITS_OK)
     segments(out);
   if (rc == SITS_OK)
-    rc = sits_battery_fit_cell(&c, out->t_s, out->i_a, out->v_v, out->n, n_rc, o->train_fraction,
-                               o->fit_capacity, &out->fit, err);
+    rc = sits_battery_fit_cell_t(&c, out->t_s, out->i_a, out->v_v, out->temp_c, out->n, n_rc,
+                                 o->train_fraction, o->fit_capacity, &out->fit, err);
   return rc;
 }
 
 void sits_calibration_release(sits_calibration *c) {
-  free(c->t_s), free(c->i_a), free(c->v_v), free(c->fit.model_v);
+  free(c->t_s), free(c->i_a), free(c->v_v), free(c->temp_c), free(c->fit.model_v);
   memset(c, 0, sizeof *c);
 }
 

@@ -59,6 +59,15 @@ SITS_API int sits_battery_fit_cell(const sits_battery_cfg *cell, const double *t
                                    double train_fraction, bool fit_capacity, sits_battery_fit *out,
                                    sits_err *err);
 
+/** The same with the cell temperature at each sample (@p temp_c, n values; NULL: r_ref_c): the
+ *  model takes the OCV at that temperature (a table over temperature) and R0 and R_k times
+ *  the cell's Arrhenius factor (r_ea_j_per_mol; C_k unchanged), so the fitted values are
+ *  those at r_ref_c. */
+SITS_API int sits_battery_fit_cell_t(const sits_battery_cfg *cell, const double *t_s,
+                                     const double *i_a, const double *v_v, const double *temp_c,
+                                     size_t n, size_t n_rc, double train_fraction,
+                                     bool fit_capacity, sits_battery_fit *out, sits_err *err);
+
 /** An OCV-SOC table built from a slow constant-current discharge. */
 typedef struct sits_ocv_test {
   size_t n;                           /**< table points (SOC 0, 1/(n-1), ..., 1) */

@@ -21,6 +21,9 @@ SITS_BEGIN_DECLS
 typedef struct sits_calibrate_opts {
   const char *trace_path;
   const char *time_column, *current_column, *voltage_column; /**< NULL: the scenario's */
+  /** a cell temperature column [C] (NULL: the scenario's replay.battery.temperature_column,
+   *  else none: the fit at r_ref_c) */
+  const char *temperature_column;
   int discharge_positive;                                    /**< -1: the scenario's */
   double train_fraction;
   bool fit_capacity;
@@ -41,6 +44,7 @@ typedef struct sits_calibration {
   sits_battery_fit fit;
   size_t n;
   double *t_s, *i_a, *v_v; /**< the trace as fitted (discharge positive) */
+  double *temp_c;          /**< the cell temperature at each sample, or NULL */
   double train_fraction;
   bool fit_capacity;
   bool has_fit; /**< a trace was fitted (else only the OCV test) */

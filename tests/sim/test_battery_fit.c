@@ -247,3 +247,41 @@ Test(battery_fit, cycler_segments) {
   sits_scenario_free(sc);
   free(trace);
 }
+
+/* Temperatures from the file: the same pulses on a cell whose R0 and R1 follow Arrhenius
+ * (30 kJ/mol; 15 and 12 mOhm at 25 C) while the chamber alternates 10 and 40 C every 10 min. With
+ * the temperature column the fit is exact (R0 at 25 C recovered); without it one R0 must
+ * serve both temperatures (x1.8 and x0.56 of it) and the error shows. */
+Test(battery_fit, temperatures_from_the_file) {
+  sits_battery_cfg c = a123_cell();
+  c.r_ea_j_per_mol = 30000.0, c.r_ref_c = 25.0;
+  sits_err err = {0};
+  sits_battery *b = sits_battery_new(&c, &err);
+  cr_assert_not_null(b, "%s", err.msg);
+  size_t n = 3600; /* from a rest (the start SOC is read from the first voltage), SOC 0.9 to 0.18 */
+  double *t = malloc(n * sizeof *t), *i = malloc(n * sizeof *i), *v = malloc(n * sizeof *v),
+         *tc = malloc(n * sizeof *tc);
+  double soc = 0.9, r0 = 0.015, v1 = 0, r1 = 0.012, c1 = 2500;
+  for (size_t k = 0; k < n; k++) {
+    t[k] = (double)k;
+    tc[k] = (k / 600) % 2 ? 40.0 : 10.0;
+    size_t phase = (k / 120 + 1) % 4;
+    i[k] = phase == 0 ? 2.0 : phase == 2 ? 4.0 : 0.0;
+    double rs = sits_battery_r_scale(b, tc[k]);
+    v[k] = sits_battery_ocv_v(b, soc) - v1 - r0 * rs * i[k];
+    soc -= i[k] / (3600 * 2.0726);
+    double e = exp(-1.0 / (rs * r1 * c1)); /* R_k scales with T, C_k does not */
+    v1 = v1 * e + rs * r1 * i[k] * (1 - e);
+  }
+  sits_battery_fit with, without;
+  cr_assert_eq(sits_battery_fit_cell_t(&c, t, i, v, tc, n, 1, 0.7, false, &with, &err), SITS_OK,
+               "%s", err.msg);
+  cr_assert_eq(sits_battery_fit_cell(&c, t, i, v, n, 1, 0.7, false, &without, &err), SITS_OK);
+  cr_log_info("R0 %g (with T), %g (without); held-out %g V vs %g V", with.r0_ohm, without.r0_ohm,
+              with.holdout.rmse, without.holdout.rmse);
+  cr_assert_float_eq(with.r0_ohm, r0, 0.01 * r0, "R0 %g", with.r0_ohm);
+  cr_assert_lt(with.holdout.rmse, 1e-4);
+  cr_assert_gt(without.holdout.rmse, 10 * with.holdout.rmse + 1e-3);
+  free(with.model_v), free(without.model_v), free(t), free(i), free(v), free(tc);
+  sits_battery_free(b);
+}
