@@ -226,7 +226,7 @@ static int option(void *p, int c, const char *arg) {
   return EXIT_OK;
 }
 
-/* --fit thermal[,ambient,initial] into a->th. */
+/* --fit thermal[,ambient,initial,leakage] into a->th. */
 static int thermal_fit(args *a, const char *scenario) {
   char buf[256];
   snprintf(buf, sizeof buf, "%s", a->fit);
@@ -238,18 +238,16 @@ static int thermal_fit(args *a, const char *scenario) {
       a->th.fit_ambient = true;
     else if (!strcmp(tok, "initial"))
       a->th.fit_initial = true;
-    else if (!strcmp(tok, "leakage")) {
-      cli_error("--fit leakage: a replay drives the network with measured power, which "
-                "already holds the leakage; a leakage slope is not fitted in this version");
-      return EXIT_INPUT;
-    } else {
+    else if (!strcmp(tok, "leakage"))
+      a->th.fit_leakage = true;
+    else {
       cli_error("--fit '%s': '%s' does not combine with thermal (thermal, ambient, initial)",
                 a->fit, tok);
       return EXIT_INPUT;
     }
   }
   if (!a->thermal) {
-    cli_error("--fit '%s': ambient and initial come with thermal", a->fit);
+    cli_error("--fit '%s': ambient, initial and leakage come with thermal", a->fit);
     return EXIT_INPUT;
   }
   a->th.scenario_path = scenario;

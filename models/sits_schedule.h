@@ -22,7 +22,9 @@ typedef struct sits_schedule sits_schedule;
 typedef enum sits_column_kind {
   SITS_COLUMN_POWER_W = 0, /**< heat into thermal node `target` [W] */
   SITS_COLUMN_DEMAND = 1,  /**< demand of domain `target` [fraction of capacity at f_max] */
-  SITS_COLUMN_FAN_DUTY = 2 /**< PWM duty of the platform's fan `target` [fraction 0-1] */
+  SITS_COLUMN_FAN_DUTY = 2, /**< PWM duty of the platform's fan `target` [fraction 0-1] */
+  SITS_COLUMN_FREQ_MHZ = 3, /**< a replay: domain `target` runs at the OPP nearest this [MHz] */
+  SITS_COLUMN_UTIL = 4      /**< a replay: domain `target`'s utilisation [fraction 0-1] */
 } sits_column_kind;
 
 typedef struct sits_column {

@@ -99,8 +99,12 @@ static int read_mapping(const sits_scenario *sc, const sits_trace *t, const char
                       sc->config.scenario_path);
   const config_setting_t *pw = config_setting_get_member(rp, "power");
   const config_setting_t *se = config_setting_get_member(rp, "sensors");
-  if (!pw || !config_setting_is_list(pw) || config_setting_length(pw) == 0 ||
-      config_setting_length(pw) > MAX_MAP)
+  /* with modelled domains the measured power may be none */
+  bool modelled = config_setting_get_member(rp, "domains") != NULL;
+  if (modelled && !pw) {
+    *n_pm = 0;
+  } else if (!pw || !config_setting_is_list(pw) || config_setting_length(pw) == 0 ||
+             config_setting_length(pw) > MAX_MAP)
     return sits__fail_at(err, SITS_EINPUT, pw ? pw : rp,
                          "replay.power must be a list of { column; node; fraction; }");
   if (!se || !config_setting_is_list(se) || config_setting_length(se) == 0 ||
@@ -108,7 +112,7 @@ static int read_mapping(const sits_scenario *sc, const sits_trace *t, const char
     return sits__fail_at(err, SITS_EINPUT, se ? se : rp,
                          "replay.sensors must be a list of { column; node; }");
   int rc;
-  *n_pm = (size_t)config_setting_length(pw);
+  *n_pm = pw ? (size_t)config_setting_length(pw) : 0;
   for (size_t k = 0; k < *n_pm; k++) {
     const config_setting_t *g = config_setting_get_elem(pw, (unsigned)k);
     const char *col;
@@ -188,6 +192,58 @@ static int fan_mapping(const sits_scenario *sc, const sits_trace *t, const char 
   return SITS_OK;
 }
 
+/* replay.domains: the domains whose power the model computes from the trace's clock and
+ * load; the others are dropped (as a replay drops every domain without it). dom_col[d]:
+ * freq and util columns (util -1: full load) of domain d after the dropping. */
+static int domain_mapping(sits_scenario *sc, const sits_trace *t, const char *path,
+                          int (*dom_col)[2], size_t *n_dom, sits_err *err) {
+  *n_dom = 0;
+  const config_setting_t *dl = config_lookup(&sc->config.cfg, "replay.domains");
+  if (!dl)
+    return SITS_OK;
+  if (!config_setting_is_list(dl) || config_setting_length(dl) > SITS_MAX_DOMAINS)
+    return sits__fail_at(err, SITS_EINPUT, dl,
+                         "replay.domains must be a list of { domain; freq_column; util_column; }");
+  bool keep[SITS_MAX_DOMAINS] = {false};
+  int cols[SITS_MAX_DOMAINS][2];
+  for (int k = 0; k < config_setting_length(dl); k++) {
+    const config_setting_t *g = config_setting_get_elem(dl, (unsigned)k);
+    const char *name, *fc, *uc = NULL;
+    int rc;
+    if (!config_setting_is_group(g))
+      return sits__fail_at(err, SITS_EINPUT, g, "a modelled domain is a group { domain; "
+                                                "freq_column; }");
+    if ((rc = sits__key_str(g, "replay.domains.[].domain", &name, err)) ||
+        (rc = sits__key_str(g, "replay.domains.[].freq_column", &fc, err)) ||
+        (rc = sits__key_str(g, "replay.domains.[].util_column", &uc, err)))
+      return rc;
+    size_t d = 0;
+    while (d < sc->n_domains && strcmp(sc->domains[d].name, name))
+      d++;
+    if (d == sc->n_domains)
+      return sits__fail_at(err, SITS_EINPUT, config_setting_get_member(g, "domain"),
+                           "the platform has no domain '%s'", name);
+    if (keep[d])
+      return sits__fail_at(err, SITS_EINPUT, g, "domain '%s' is mapped twice", name);
+    keep[d] = true;
+    if ((cols[d][0] = trace_col(t, fc, path, config_setting_get_member(g, "freq_column"), err)) <
+        0)
+      return SITS_EINPUT;
+    cols[d][1] = -1;
+    if (uc &&
+        (cols[d][1] = trace_col(t, uc, path, config_setting_get_member(g, "util_column"), err)) < 0)
+      return SITS_EINPUT;
+  }
+  size_t m = 0;
+  for (size_t d = 0; d < sc->n_domains; d++)
+    if (keep[d])
+      dom_col[m][0] = cols[d][0], dom_col[m][1] = cols[d][1], m++;
+  sits__scenario_keep_domains(sc, keep);
+  sc->traced_domains = true;
+  *n_dom = m;
+  return SITS_OK;
+}
+
 /* The first non-NAN value of column c from row 0, or NAN. */
 static double first_value(const sits_trace *t, int c) {
   for (size_t r = 0; r < t->n_rows; r++)
@@ -232,10 +288,11 @@ int sits_replay_run(sits_scenario *sc, const char *path, const sits_trace_opts *
  * per row into r->power_w and the first row's node powers into @p p0. */
 static int power_schedule(const sits_scenario *sc, sits_replay *r, const power_map *pm, size_t n_pm,
                           int amb_col, const int *fan_col, const double *fan_scale,
-                          const char *path, double *p0, sits_schedule **out, sits_err *err) {
+                          const int (*dom_col)[2], size_t n_dom, const char *path, double *p0,
+                          sits_schedule **out, sits_err *err) {
   const sits_trace *t = r->trace;
   size_t rows = t->n_rows, n_cols = 0, n_power;
-  sits_column cols[MAX_MAP + SITS__MAX_FANS];
+  sits_column cols[MAX_MAP + SITS__MAX_FANS + 2 * SITS_MAX_DOMAINS];
   int col_of_node[MAX_MAP];
   for (size_t k = 0; k < n_pm; k++) {
     size_t j = 0;
@@ -246,19 +303,25 @@ static int power_schedule(const sits_scenario *sc, sits_replay *r, const power_m
     col_of_node[k] = (int)j;
   }
   n_power = n_cols;
-  double fan_last[SITS__MAX_FANS];
+  double fan_last[SITS__MAX_FANS], dom_last[SITS_MAX_DOMAINS][2];
   for (size_t f = 0; f < sc->n_fans; f++)
     if (fan_col[f] >= 0) {
       fan_last[f] = sc->fans[f].initial_duty; /* until the column's first value */
       cols[n_cols++] = (sits_column){SITS_COLUMN_FAN_DUTY, (int)f};
     }
+  for (size_t d = 0; d < n_dom; d++) { /* until the first values: the top OPP, full load */
+    dom_last[d][0] = sc->domains[d].opp[sc->domains[d].n_opp - 1].freq_mhz, dom_last[d][1] = 1.0;
+    cols[n_cols++] = (sits_column){SITS_COLUMN_FREQ_MHZ, (int)d};
+    cols[n_cols++] = (sits_column){SITS_COLUMN_UTIL, (int)d};
+  }
   sits_schedule *sched = sits_schedule_new(n_cols, cols);
   r->power_w = calloc(rows, sizeof *r->power_w);
   if (!sched || !r->power_w) {
     sits_schedule_free(sched);
     return sits__fail(err, SITS_ENOMEM, "out of memory");
   }
-  double last[MAX_MAP] = {0}, vals[MAX_MAP + SITS__MAX_FANS], amb_last = sc->ambient_c;
+  double last[MAX_MAP] = {0}, vals[MAX_MAP + SITS__MAX_FANS + 2 * SITS_MAX_DOMAINS];
+  double amb_last = sc->ambient_c;
   int rc = SITS_OK;
   for (size_t row = 0; rc == SITS_OK && row < rows; row++) {
     memset(vals, 0, n_cols * sizeof *vals);
@@ -284,6 +347,23 @@ static int power_schedule(const sits_scenario *sc, sits_replay *r, const power_m
       r->fan_traced[f] = true;
       r->fan_duty_min[f] = row == 0 ? fan_last[f] : fmin(r->fan_duty_min[f], fan_last[f]);
       r->fan_duty_max[f] = row == 0 ? fan_last[f] : fmax(r->fan_duty_max[f], fan_last[f]);
+    }
+    size_t j0 = n_power;
+    for (size_t f = 0; f < sc->n_fans; f++)
+      j0 += fan_col[f] >= 0;
+    for (size_t d = 0; d < n_dom && rc == SITS_OK; d++) {
+      double fq = sits_trace_at(t, row, (size_t)dom_col[d][0]);
+      double ut = dom_col[d][1] >= 0 ? sits_trace_at(t, row, (size_t)dom_col[d][1]) : 1.0;
+      if (!isnan(ut) && (ut < 0 || ut > 1 + 1e-9))
+        rc = sits__fail(err, SITS_EINPUT,
+                        "%s: sample %zu (t = %g s): domain %s's load %g is outside 0-1 (column %s)",
+                        path, row + 1, sits_trace_at(t, row, 0), sc->domains[d].name, ut,
+                        t->names[dom_col[d][1]]);
+      if (!isnan(fq))
+        dom_last[d][0] = fq;
+      if (!isnan(ut))
+        dom_last[d][1] = fmin(ut, 1.0);
+      vals[j0 + 2 * d] = dom_last[d][0], vals[j0 + 2 * d + 1] = dom_last[d][1];
     }
     if (rc)
       break;
@@ -445,12 +525,16 @@ int sits_replay_run_trace(sits_scenario *sc, const sits_trace *trace, const char
   size_t rows = trace ? trace->n_rows : 0;
   if (rc == SITS_OK && rows < 2)
     rc = sits__fail(err, SITS_EINPUT, "%s: a replay needs at least 2 samples", path);
-  int fan_col[SITS__MAX_FANS];
+  int fan_col[SITS__MAX_FANS], dom_col[SITS_MAX_DOMAINS][2];
   double fan_scale[SITS__MAX_FANS];
+  size_t n_dom = 0;
   if (rc == SITS_OK)
     rc = fan_mapping(sc, r->trace, path, fan_col, fan_scale, err);
   if (rc == SITS_OK)
-    rc = power_schedule(sc, r, pm, n_pm, amb_col, fan_col, fan_scale, path, p0, &sched, err);
+    rc = domain_mapping(sc, r->trace, path, dom_col, &n_dom, err);
+  if (rc == SITS_OK)
+    rc = power_schedule(sc, r, pm, n_pm, amb_col, fan_col, fan_scale, (const int(*)[2])dom_col,
+                        n_dom, path, p0, &sched, err);
   if (rc == SITS_OK)
     rc = initial_temperatures(sc, r, p0, amb_col, initial_c, err);
   /* the run: to the last sample plus one interval, sampled on the trace's spacing */

@@ -39,6 +39,7 @@ typedef struct sits_thermal_cal_opts {
   const char *trace_path;
   sits_trace_opts trace;
   bool fit_ambient, fit_initial;
+  bool fit_leakage; /**< the modelled domains' (replay.domains) leak_ref_w and leak_per_k */
   double train_fraction; /**< 0: 0.7 */
   /** The ambient's range when fitted (both 0: the prior 15 to 40 C, where a board indoors
    *  sits; an ambient at either end is flagged). */
@@ -79,6 +80,7 @@ typedef struct sits_thermal_cal {
   double train_fraction, rcond;
   bool converged, unidentifiable;
   bool fit_ambient, fit_initial;
+  bool fit_leakage; /**< the modelled domains' (replay.domains) leak_ref_w and leak_per_k */
   char *config_text; /**< the merged scenario with the fitted values (free()) */
   /** Correlations of the parameters at the solution (n_params^2, row-major; NAN where
    *  undetermined). */

@@ -147,6 +147,41 @@ static int parameters(problem *pb, const sits_scenario *sc, const sits_replay *r
       snprintf(p->path, sizeof p->path, "platform.fans.[%zu].r_k_per_w.[%zu]", f, j);
     }
   }
+  /* the modelled domains' leakage: its size at the reference and its slope (the replay keeps
+   * only the domains replay.domains names; their config index by name) */
+  const config_setting_t *cdom = config_lookup(&sc->config.cfg, "platform.domains");
+  if (c->fit_leakage && !sc->traced_domains)
+    return sits__fail(err, SITS_EINPUT,
+                      "--fit leakage needs domains the replay models (replay.domains: each "
+                      "domain's clock and load from the trace); with measured power only, the "
+                      "leakage is in the measurement");
+  for (size_t d = 0; c->fit_leakage && d < sc->n_domains; d++) {
+    int ci = -1;
+    for (int e = 0; cdom && ci < 0 && e < config_setting_length(cdom); e++) {
+      const char *nm = NULL;
+      if (config_setting_lookup_string(config_setting_get_elem(cdom, (unsigned)e), "name", &nm) &&
+          !strcmp(nm, sc->domains[d].name))
+        ci = e;
+    }
+    if (ci < 0)
+      return sits__fail(err, SITS_EINPUT, "domain '%s' is not in platform.domains",
+                        sc->domains[d].name);
+    const sits_domain *dm = &sc->domains[d];
+    if (c->n_params + 2 > SITS_THERMAL_CAL_MAX_PARAMS)
+      return sits__fail(err, SITS_EINPUT, "more than %d parameters to fit",
+                        SITS_THERMAL_CAL_MAX_PARAMS);
+    if (dm->leak_ref_w > 0) {
+      sits_thermal_param *p = &c->params[c->n_params++];
+      *p = (sits_thermal_param){.node = -1, .start = dm->leak_ref_w, .lo = dm->leak_ref_w / SPREAD,
+                                .hi = dm->leak_ref_w * SPREAD, .log_scale = true};
+      snprintf(p->path, sizeof p->path, "platform.domains.[%d].leak_ref_w", ci);
+    }
+    /* the slope: leakage doubling every 6 K to every 350 K */
+    sits_thermal_param *p = &c->params[c->n_params++];
+    *p = (sits_thermal_param){.node = -1, .start = fmin(fmax(dm->leak_per_k, 0.0021), 0.11),
+                              .lo = 0.002, .hi = 0.12, .log_scale = true};
+    snprintf(p->path, sizeof p->path, "platform.domains.[%d].leak_per_k", ci);
+  }
   if (c->fit_ambient) {
     if (config_lookup(&sc->config.cfg, "replay.ambient_column"))
       return sits__fail(err, SITS_EINPUT,
@@ -389,6 +424,7 @@ int sits_calibrate_thermal(const sits_thermal_cal_opts *o, sits_thermal_cal *c, 
   memset(c, 0, sizeof *c);
   c->train_fraction = o->train_fraction > 0 ? o->train_fraction : 0.7;
   c->fit_ambient = o->fit_ambient, c->fit_initial = o->fit_initial;
+  c->fit_leakage = o->fit_leakage;
   problem pb = {.o = o, .c = c};
   int rc = setup(&pb, err);
   if (rc == SITS_OK)
@@ -424,8 +460,9 @@ static void metrics_json(FILE *f, const sits_thermal_cal *c, const sits_fit_metr
 }
 
 int sits_thermal_cal_write_json(const sits_thermal_cal *c, FILE *f) {
-  fprintf(f, "{\"schema_version\":1,\"fit\":[\"thermal\"%s%s],\"parameters\":{", c->fit_ambient ? ",\"ambient\"" : "",
-          c->fit_initial ? ",\"initial\"" : "");
+  fprintf(f, "{\"schema_version\":1,\"fit\":[\"thermal\"%s%s%s],\"parameters\":{",
+          c->fit_ambient ? ",\"ambient\"" : "", c->fit_initial ? ",\"initial\"" : "",
+          c->fit_leakage ? ",\"leakage\"" : "");
   for (size_t k = 0; k < c->n_params; k++) {
     fprintf(f, "%s", k ? "," : "");
     sits__json_str(f, c->params[k].path);

@@ -322,7 +322,8 @@ int sits_scenario_make_replay(sits_scenario *sc, sits_schedule *schedule, double
   sc->schedule = schedule;
   sc->duration_s = duration_s;
   sc->sample_period_s = sample_period_s;
-  sc->n_domains = 0;  /* the measured power replaces the model's */
+  if (!sc->traced_domains)
+    sc->n_domains = 0; /* the measured power replaces the model's */
   sc->n_amb_rows = 0; /* the trace's schedule has its ambient built in */
   sc->gov.thermal = SITS_THERMAL_NONE;
   size_t n = sits_thermal_node_count(sc->thermal);
@@ -334,6 +335,26 @@ int sits_scenario_make_replay(sits_scenario *sc, sits_schedule *schedule, double
   sits_battery_free(sc->battery);
   sc->battery = NULL;
   return SITS_OK;
+}
+
+void sits__scenario_keep_domains(sits_scenario *sc, const bool *keep) {
+  size_t m = 0;
+  for (size_t d = 0; d < sc->n_domains; d++) {
+    if (!keep[d])
+      continue;
+    if (d != m) { /* swap: every array stays owned by one slot */
+      sits_domain dm = sc->domains[m];
+      sc->domains[m] = sc->domains[d], sc->domains[d] = dm;
+      sits__dom_caps cm = sc->caps[m];
+      sc->caps[m] = sc->caps[d], sc->caps[d] = cm;
+      double wm = sc->work_rate[m];
+      sc->work_rate[m] = sc->work_rate[d], sc->work_rate[d] = wm;
+      sits__dt_domain bm = sc->board.dom[m];
+      sc->board.dom[m] = sc->board.dom[d], sc->board.dom[d] = bm;
+    }
+    m++;
+  }
+  sc->n_domains = m;
 }
 
 const sits_thermal *sits_scenario_thermal(const sits_scenario *sc) {
@@ -431,10 +452,30 @@ static int fan_on_link(const sits_scenario *sc, size_t k) {
   return -1;
 }
 
+/* "platform.domains.[K].<what>" (leak_ref_w, leak_per_k) -> the loaded domain of that
+ * config entry's name (a replay keeps only some), or NULL. */
+static sits_domain *domain_at(sits_scenario *sc, const char *path, const char *what) {
+  size_t k;
+  if (!indexed(path, "platform.domains.", what, &k))
+    return NULL;
+  const config_setting_t *l = config_lookup(&sc->config.cfg, "platform.domains");
+  const char *nm = NULL;
+  if (!l || k >= (size_t)config_setting_length(l) ||
+      !config_setting_lookup_string(config_setting_get_elem(l, (unsigned)k), "name", &nm))
+    return NULL;
+  for (size_t d = 0; d < sc->n_domains; d++)
+    if (!strcmp(sc->domains[d].name, nm))
+      return &sc->domains[d];
+  return NULL;
+}
+
 /* Whether the model part of sits_scenario_set_number takes @p path in this scenario. */
 static bool settable(const sits_scenario *sc, const char *path) {
   size_t k, j;
   if (fan_point(sc, path, &k, &j))
+    return true;
+  if (domain_at((sits_scenario *)sc, path, "leak_ref_w") ||
+      domain_at((sits_scenario *)sc, path, "leak_per_k"))
     return true;
   bool net = indexed(path, "platform.thermal.links.", "r_k_per_w", &k) ||
              indexed(path, "platform.thermal.nodes.", "c_j_per_k", &k) ||
@@ -466,6 +507,14 @@ static int model_set(sits_scenario *sc, const char *path, double value, sits_err
                         sc->fans[fan_on_link(sc, k)].name);
     if ((rc = sits_thermal_set_link_r(sc->thermal, k, value, err)))
       return prefixed(path, rc, err);
+  } else if (domain_at(sc, path, "leak_ref_w")) {
+    if (!(value >= 0))
+      return sits__fail(err, SITS_EINPUT, "%s: must be >= 0 (got %g)", path, value);
+    domain_at(sc, path, "leak_ref_w")->leak_ref_w = value;
+  } else if (domain_at(sc, path, "leak_per_k")) {
+    if (!(value >= 0 && value < 1))
+      return sits__fail(err, SITS_EINPUT, "%s: must be in [0, 1) (got %g)", path, value);
+    domain_at(sc, path, "leak_per_k")->leak_per_k = value;
   } else if (fan_point(sc, path, &k, &j)) {
     if (!(value > 0))
       return sits__fail(err, SITS_EINPUT, "%s: must be > 0 (got %g)", path, value);

@@ -117,7 +117,13 @@ struct sits_scenario {
   sits__board board;
   sits__fan fans[SITS__MAX_FANS];
   size_t n_fans;
+  /* a replay whose trace gives domains' clocks and loads (replay.domains): those domains stay
+   * (their power modelled, leakage included), without a governor */
+  bool traced_domains;
 };
+
+/** Keeps the domains with keep[d] (in order; the others' arrays freed at the end as ever). */
+void sits__scenario_keep_domains(sits_scenario *sc, const bool *keep);
 
 /** Reads the platform's `fans` list (after the links) and sets each fan link's resistance to
  *  the fan's at its initial duty. */

@@ -604,7 +604,8 @@ static int init_run(run *rn, const sits_scenario *sc, sits_err *err) {
       !rn->memo.y || !rn->memo.ydot || !rn->res ||
       !(rn->res->peak_temp_c = malloc(rn->n * sizeof(double))))
     return sits__fail(err, SITS_ENOMEM, "out of memory");
-  if (rn->nd && !(rn->gov = sits_governor_new(sits_scenario_governor(sc), rn->dom, rn->nd)))
+  if (rn->nd && !sc->traced_domains &&
+      !(rn->gov = sits_governor_new(sits_scenario_governor(sc), rn->dom, rn->nd)))
     return sits__fail(err, SITS_ENOMEM, "out of memory");
   rn->res->n_nodes = rn->n;
   rn->res->n_domains = rn->nd;

@@ -43,6 +43,20 @@ void sits__run_set_segment(run *rn, size_t seg) {
       rn->fan_traced[c.target] = true; /* the trace drives it: its trips stay off */
       sits__run_fan_set(rn, (size_t)c.target, v[j]);
     }
+    /* a replay's domain clocks and loads (no governor then) */
+    if (c.kind == SITS_COLUMN_FREQ_MHZ && c.target >= 0 && (size_t)c.target < rn->nd) {
+      const sits_domain *dom = &rn->dom[c.target];
+      size_t best = 0;
+      for (size_t k = 1; k < dom->n_opp; k++)
+        if (fabs(dom->opp[k].freq_mhz - v[j]) < fabs(dom->opp[best].freq_mhz - v[j]))
+          best = k;
+      rn->opp[c.target] = best;
+      rn->memo.ok = false;
+    }
+    if (c.kind == SITS_COLUMN_UTIL && c.target >= 0 && (size_t)c.target < rn->nd) {
+      rn->util[c.target] = fmin(fmax(v[j], 0.0), 1.0);
+      rn->memo.ok = false;
+    }
   }
 }
 

@@ -228,3 +228,119 @@ Test(thermal_cal, order_from_the_data) {
   sits_thermal_cal_release(&c);
   free(tr1), free(tr2), free(sc);
 }
+
+/* ---- leakage from modelled domain power (replay.domains, --fit leakage) ---------------- */
+
+#include "sits_replay.h"
+
+/* A die (10 J/K, 2 K/W) heated by a GPU domain whose clock and load come from the trace:
+ * 500 / 1000 MHz (0.7 / 0.9 V), ceff 2 nF, idle 0.5 W, leakage 1 W at 0.9 V and 25 C doubling
+ * every ~23 K (0.03/K). */
+static char *leak_scenario(double r, double leak_w, double per_k) {
+  char text[2048];
+  snprintf(text, sizeof text,
+           "platform = { thermal = { nodes = ( { name = \"die\"; c_j_per_k = 10.0; } );\n"
+           "  links = ( { a = \"die\"; b = \"ambient\"; r_k_per_w = %g; } ); };\n"
+           "  domains = ( { name = \"gpu\"; node = \"die\"; ceff_f = 2e-9; idle_w = 0.5;\n"
+           "    leak_ref_w = %g; leak_ref_v = 0.9; leak_per_k = %g;\n"
+           "    opp = ( { freq_mhz = 500.0; volt_v = 0.7; }, { freq_mhz = 1000.0; volt_v = 0.9; } );"
+           " } ); };\n"
+           "replay = { domains = ( { domain = \"gpu\"; freq_column = \"freq_mhz.gpu\";\n"
+           "    util_column = \"util_frac.gpu\"; } );\n"
+           "  sensors = ( { column = \"temp_c.die\"; node = \"die\"; } ); };\nambient_c = 25.0;\n",
+           r, leak_w, per_k);
+  return tu_write("leak.cfg", text);
+}
+
+/* The trace's clock and load: 60-s phases of (500 MHz, 0.3), (1000, 0.9), (1000, 0.5),
+ * (500, 1.0) over 8 minutes at 0.5 s, with the temperature column given. */
+static char *leak_trace(const double *temp) {
+  char *text = malloc(1 << 16);
+  size_t n = (size_t)snprintf(text, 1 << 16, "time_s,freq_mhz.gpu,util_frac.gpu,temp_c.die\n");
+  const double f[] = {500, 1000, 1000, 500}, u[] = {0.3, 0.9, 0.5, 1.0};
+  for (int k = 0; k < 960; k++) {
+    int ph = (k / 120) % 4;
+    n += (size_t)snprintf(text + n, (1 << 16) - n, "%.1f,%.0f,%.2f,%.9f\n", 0.5 * k, f[ph], u[ph],
+                          temp ? temp[k] : 25.0);
+  }
+  char *path = tu_write("leak.csv", text);
+  free(text);
+  return path;
+}
+
+/* Without leakage slope the modelled power is constant per phase: the die follows the
+ * closed form T = T_inf + (T0 - T_inf) exp(-t / RC), P from the domain model's own function. */
+Test(thermal_cal, a_modelled_domain_replays_as_the_closed_form) {
+  char *cfg = leak_scenario(2.0, 1.0, 0.0), *tr = leak_trace(NULL);
+  sits_scenario *sc = NULL;
+  sits_err err = {0};
+  cr_assert_eq(sits_scenario_load(cfg, NULL, 0, &sc, &err), SITS_OK, "%s", err.msg);
+  size_t nd;
+  const sits_domain *d0 = sits_scenario_domains(sc, &nd);
+  sits_domain dom = d0[0];
+  sits_replay *rep = NULL;
+  cr_assert_eq(sits_replay_run(sc, tr, NULL, &rep, &err), SITS_OK, "%s", err.msg);
+  const double u[] = {0.3, 0.9, 0.5, 1.0};
+  const size_t k_opp[] = {0, 1, 1, 0};
+  double t_c = rep->sim_c[0], worst = 0;
+  for (int k = 0; k < 959; k++) {
+    int ph = (k / 120) % 4;
+    double p = sits_domain_power_w(&dom, k_opp[ph], u[ph], 25.0, NULL);
+    double inf = 25.0 + 2.0 * p;
+    t_c = inf + (t_c - inf) * exp(-0.5 / 20.0);
+    worst = fmax(worst, fabs(rep->sim_c[k + 1] - t_c));
+  }
+  cr_log_info("modelled domain, no leakage slope: worst %.2e K", worst);
+  cr_assert_lt(worst, 1e-4, "worst %g K", worst);
+  sits_replay_free(rep);
+  sits_scenario_free(sc);
+  free(cfg), free(tr);
+}
+
+/* The leakage recovered: temperatures made by replaying the true model (0.03/K, 1 W, 2 K/W),
+ * then --fit thermal,leakage from 0.01/K, 2 W and 3 K/W. */
+Test(thermal_cal, fits_the_leakage_of_a_modelled_domain) {
+  char *cfg = leak_scenario(2.0, 1.0, 0.03), *tr = leak_trace(NULL);
+  sits_scenario *sc = NULL;
+  sits_err err = {0};
+  cr_assert_eq(sits_scenario_load(cfg, NULL, 0, &sc, &err), SITS_OK, "%s", err.msg);
+  sits_replay *rep = NULL;
+  cr_assert_eq(sits_replay_run(sc, tr, NULL, &rep, &err), SITS_OK, "%s", err.msg);
+  double *temp = malloc(960 * sizeof *temp);
+  memcpy(temp, rep->sim_c, 960 * sizeof *temp);
+  sits_replay_free(rep);
+  sits_scenario_free(sc);
+  free(cfg), free(tr);
+  cr_log_info("true model: %.2f -> %.2f C", temp[0], temp[959]);
+  tr = leak_trace(temp);
+  cfg = leak_scenario(3.0, 2.0, 0.01);
+  sits_thermal_cal_opts o = {.scenario_path = cfg, .trace_path = tr, .train_fraction = 0.75,
+                             .fit_leakage = true};
+  sits_thermal_cal c;
+  cr_assert_eq(sits_calibrate_thermal(&o, &c, &err), SITS_OK, "%s", err.msg);
+  double leak_w = NAN, per_k = NAN, r = NAN;
+  for (size_t k = 0; k < c.n_params; k++) {
+    if (!strcmp(c.params[k].path, "platform.domains.[0].leak_ref_w"))
+      leak_w = c.params[k].value;
+    if (!strcmp(c.params[k].path, "platform.domains.[0].leak_per_k"))
+      per_k = c.params[k].value;
+    if (!strcmp(c.params[k].path, "platform.thermal.links.[0].r_k_per_w"))
+      r = c.params[k].value;
+  }
+  cr_log_info("fitted: R %.5f K/W, leakage %.5f W, %.5f /K; held-out %.2e K", r, leak_w, per_k,
+              c.holdout[0].rmse);
+  cr_assert_float_eq(per_k, 0.03, 0.03 * 0.01, "leak_per_k %g", per_k);
+  cr_assert_float_eq(leak_w, 1.0, 0.01, "leak_ref_w %g", leak_w);
+  cr_assert_float_eq(r, 2.0, 0.01 * 2.0, "R %g", r);
+  cr_assert_lt(c.holdout[0].rmse, 1e-3);
+  cr_assert(strstr(c.config_text, "leak_per_k = 0.0"), "%s", c.config_text);
+  sits_thermal_cal_release(&c);
+  free(temp), free(cfg), free(tr);
+  /* with measured power only, the fit refuses leakage with its reason */
+  char *plain = scenario("", "");
+  char *ptr = trace();
+  sits_thermal_cal_opts o2 = {.scenario_path = plain, .trace_path = ptr, .fit_leakage = true};
+  cr_assert_eq(sits_calibrate_thermal(&o2, &c, &err), SITS_EINPUT);
+  cr_assert(strstr(err.msg, "replay.domains"), "%s", err.msg);
+  free(plain), free(ptr);
+}
