@@ -95,6 +95,11 @@ int sits__key_num(const config_setting_t *g, const char *path, double *out, sits
 int sits__key_num_required(const config_setting_t *g, const char *path, double *out, sits_err *err);
 int sits__key_str(const config_setting_t *g, const char *path, const char **out, sits_err *err);
 int sits__key_bool(const config_setting_t *g, const char *path, bool *out, sits_err *err);
+/** The numeric array (or list) member @p key of group @p g into out (1 to @p max finite
+ *  numbers, *n of them); absent: SITS_OK with *n = 0 unless @p owner is given, which names
+ *  what needs it in the error ("the battery", "a fan"). Errors carry file:line. */
+int sits__key_numbers(const config_setting_t *g, const char *key, const char *owner, double *out,
+                      size_t max, size_t *n, sits_err *err);
 
 /* Readers of members that are not table keys (values inside MAP groups): absent -> *out =
  * dflt, an error when required; a value of the wrong type is an error naming file:line. */

@@ -97,3 +97,27 @@ int sits__key_bool(const config_setting_t *g, const char *path, bool *out, sits_
   *out = config_setting_get_bool(s);
   return SITS_OK;
 }
+
+int sits__key_numbers(const config_setting_t *g, const char *key, const char *owner, double *out,
+                      size_t max, size_t *n, sits_err *err) {
+  const config_setting_t *a = config_setting_get_member(g, key);
+  *n = 0;
+  if (!a)
+    return owner ? sits__fail_at(err, SITS_EINPUT, g, "%s needs '%s' as an array of numbers",
+                                 owner, key)
+                 : SITS_OK;
+  if (!(config_setting_is_array(a) || config_setting_is_list(a)) || config_setting_length(a) < 1)
+    return sits__fail_at(err, SITS_EINPUT, a, "'%s' must be an array of numbers", key);
+  if ((size_t)config_setting_length(a) > max)
+    return sits__fail_at(err, SITS_EINPUT, a, "'%s' has more than %zu values", key, max);
+  *n = (size_t)config_setting_length(a);
+  for (size_t k = 0; k < *n; k++) {
+    const config_setting_t *e = config_setting_get_elem(a, (unsigned)k);
+    if (!config_setting_is_number(e))
+      return sits__fail_at(err, SITS_EINPUT, a, "'%s' must hold numbers", key);
+    out[k] = config_setting_get_float(e);
+    if (!isfinite(out[k]))
+      return sits__fail_at(err, SITS_EINPUT, a, "'%s' must hold finite numbers", key);
+  }
+  return SITS_OK;
+}

@@ -12,22 +12,10 @@
 
 #define BATTERY_KEY "platform.battery."
 
+/* The battery's numeric arrays (required). */
 static int read_array(const config_setting_t *g, const char *key, double *out, size_t max,
                       size_t *n, sits_err *err) {
-  const config_setting_t *a = config_setting_get_member(g, key);
-  if (!a || !(config_setting_is_array(a) || config_setting_is_list(a)))
-    return sits__fail_at(err, SITS_EINPUT, a ? a : g,
-                         "the battery needs '%s' as an array of numbers", key);
-  if ((size_t)config_setting_length(a) > max)
-    return sits__fail_at(err, SITS_EINPUT, a, "'%s' has more than %zu values", key, max);
-  *n = (size_t)config_setting_length(a);
-  for (size_t k = 0; k < *n; k++) {
-    const config_setting_t *e = config_setting_get_elem(a, (unsigned)k);
-    if (!config_setting_is_number(e))
-      return sits__fail_at(err, SITS_EINPUT, a, "'%s' must hold numbers", key);
-    out[k] = config_setting_get_float(e);
-  }
-  return SITS_OK;
+  return sits__key_numbers(g, key, "the battery", out, max, n, err);
 }
 
 static int read_rc(const config_setting_t *g, sits_battery_cfg *c, sits_err *err) {

@@ -62,32 +62,6 @@ int sits__fan_apply(sits_scenario *sc, size_t k, sits_err *err) {
   return sits_thermal_set_link_r(sc->thermal, f->link, 1.0 / g, err);
 }
 
-/* A numeric array member into out (at most max values). */
-static int numbers(const config_setting_t *g, const char *key, double *out, size_t max,
-                   size_t *n, bool required, sits_err *err) {
-  const config_setting_t *a = config_setting_get_member(g, key);
-  *n = 0;
-  if (!a) {
-    if (required)
-      return sits__fail_at(err, SITS_EINPUT, g, "a fan needs '%s' (an array of numbers)", key);
-    return SITS_OK;
-  }
-  if (!(config_setting_is_array(a) || config_setting_is_list(a)) || config_setting_length(a) < 1)
-    return sits__fail_at(err, SITS_EINPUT, a, "'%s' must be an array of numbers", key);
-  if ((size_t)config_setting_length(a) > max)
-    return sits__fail_at(err, SITS_EINPUT, a, "'%s' has more than %zu values", key, max);
-  *n = (size_t)config_setting_length(a);
-  for (size_t k = 0; k < *n; k++) {
-    const config_setting_t *e = config_setting_get_elem(a, (unsigned)k);
-    if (!config_setting_is_number(e))
-      return sits__fail_at(err, SITS_EINPUT, a, "'%s' must hold numbers", key);
-    out[k] = config_setting_get_float(e);
-    if (!isfinite(out[k]))
-      return sits__fail_at(err, SITS_EINPUT, a, "'%s' must hold finite numbers", key);
-  }
-  return SITS_OK;
-}
-
 /* The link the fan names by its ends (either order; "ambient" for the ambient). */
 static int find_link(sits_scenario *sc, const config_setting_t *g, sits__fan *f, sits_err *err) {
   const char *na = NULL, *nb = NULL;
@@ -130,8 +104,9 @@ static int load_fan(sits_scenario *sc, const config_setting_t *g, sits__fan *f, 
   if ((rc = find_link(sc, g, f, err)))
     return rc;
   size_t nr;
-  if ((rc = numbers(g, "duty", f->duty, SITS__FAN_POINTS, &f->n_points, true, err)) ||
-      (rc = numbers(g, "r_k_per_w", f->r_k_per_w, SITS__FAN_POINTS, &nr, true, err)))
+  if ((rc = sits__key_numbers(g, "duty", "a fan", f->duty, SITS__FAN_POINTS, &f->n_points,
+                              err)) ||
+      (rc = sits__key_numbers(g, "r_k_per_w", "a fan", f->r_k_per_w, SITS__FAN_POINTS, &nr, err)))
     return rc;
   const config_setting_t *dm = config_setting_get_member(g, "duty");
   if (nr != f->n_points)

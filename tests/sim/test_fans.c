@@ -138,11 +138,9 @@ Test(fans, a_trace_column_drives_the_duty) {
   free(trace);
 }
 
-/* Calibration fits the fan's resistances at the duties the trace visits: the same die with
- * the fan at duties 0.3 and 0.9 (true R 1/(0.25 + 0.75 d) = 2.105 and 1.081 K/W with the
- * table's end points 4 and 1 K/W), started from 3 and 2 K/W; the table is given at those two
- * duties, so both points are fitted and the link's own r_k_per_w is not a parameter. */
-Test(fans, calibration_fits_the_fan_table) {
+/* The die of DIE with the fan at duties 0.3 and 0.9 and power steps of 10, 4, 12, 6 W for 60 s
+ * each, sampled every 0.5 s: the exact response (the file's path, malloc'ed). */
+static char *cal_trace(const char *name) {
   char text[1 << 15];
   size_t n = (size_t)snprintf(text, sizeof text, "time_s,power_w.die,util_frac.fan1,temp_c.die\n");
   double t_c = 25.0;
@@ -154,7 +152,15 @@ Test(fans, calibration_fits_the_fan_table) {
     double g = g_of(duty[seg]), inf = 25.0 + p[seg] / g;
     t_c = inf + (t_c - inf) * exp(-0.5 * g / 10.0);
   }
-  char *trace = tu_write("fan_cal.csv", text);
+  return tu_write(name, text);
+}
+
+/* Calibration fits the fan's resistances at the duties the trace visits: the same die with
+ * the fan at duties 0.3 and 0.9 (true R 1/(0.25 + 0.75 d) = 2.105 and 1.081 K/W with the
+ * table's end points 4 and 1 K/W), started from 3 and 2 K/W; the table is given at those two
+ * duties, so both points are fitted and the link's own r_k_per_w is not a parameter. */
+Test(fans, calibration_fits_the_fan_table) {
+  char *trace = cal_trace("fan_cal.csv");
   char *cfg = tu_write(
       "fan_cal.cfg",
       DIE "  fans = ( { name = \"fan1\"; a = \"die\"; b = \"ambient\"; duty = [0.3, 0.9];\n"
@@ -183,18 +189,7 @@ Test(fans, calibration_fits_the_fan_table) {
  * as chains of 1 and 2 nodes on the one-node trace above; each chain's link to the ambient
  * carries the fan (its table's points are parameters), and one node wins. */
 Test(fans, orders_move_the_fan_to_the_chain) {
-  char text[1 << 15];
-  size_t n = (size_t)snprintf(text, sizeof text, "time_s,power_w.die,util_frac.fan1,temp_c.die\n");
-  double t_c = 25.0;
-  const double p[] = {10, 4, 12, 6}, duty[] = {0.3, 0.9, 0.9, 0.3};
-  for (int k = 0; k < 480; k++) {
-    int seg = k / 120;
-    n += (size_t)snprintf(text + n, sizeof text - n, "%.1f,%.1f,%.2f,%.9f\n", 0.5 * k, p[seg],
-                          duty[seg], t_c);
-    double g = g_of(duty[seg]), inf = 25.0 + p[seg] / g;
-    t_c = inf + (t_c - inf) * exp(-0.5 * g / 10.0);
-  }
-  char *trace = tu_write("fan_orders.csv", text);
+  char *trace = cal_trace("fan_orders.csv");
   char *cfg = tu_write(
       "fan_orders.cfg",
       "platform = { thermal = { nodes = ( { name = \"die\"; c_j_per_k = 10.0; junction = true; },\n"
