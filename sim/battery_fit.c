@@ -176,6 +176,29 @@ static double soc_from_voltage(const sits_battery_cfg *c, double v) {
   return fmin(fmax(soc, 0.01), 0.99);
 }
 
+/* The start SOC for the fit: the OCV at the first rest (|I| under 2 % of the largest for 10
+ * samples: the voltage there is near the OCV) counted back to the start by the charge moved
+ * before it; the first voltage when the training part has no rest (a test that starts under
+ * load reads low: the fit then has to move SOC0 a long way). */
+static double start_soc(const sits_battery_cfg *cell, const double *t_s, const double *i_a,
+                        const double *v_v, size_t n) {
+  double i_max = 0;
+  for (size_t k = 0; k < n; k++)
+    i_max = fmax(i_max, fabs(i_a[k]));
+  size_t quiet = 0;
+  double q_ah = 0; /* discharged before the sample */
+  for (size_t k = 0; k < n; k++) {
+    quiet = fabs(i_a[k]) <= 0.02 * i_max ? quiet + 1 : 0;
+    if (quiet >= 10 && k > 0) {
+      double soc = soc_from_voltage(cell, v_v[k]) + q_ah / cell->capacity_ah;
+      return fmin(fmax(soc, 0.01), 0.99);
+    }
+    if (k + 1 < n)
+      q_ah += i_a[k] * (t_s[k + 1] - t_s[k]) / 3600.0;
+  }
+  return soc_from_voltage(cell, v_v[0]);
+}
+
 int sits_battery_fit_cell(const sits_battery_cfg *cell, const double *t_s, const double *i_a,
                           const double *v_v, size_t n, size_t n_rc, double train_fraction,
                           bool fit_capacity, sits_battery_fit *out, sits_err *err) {
@@ -212,7 +235,7 @@ int sits_battery_fit_cell_t(const sits_battery_cfg *cell, const double *t_s, con
   pb.n_train = (size_t)floor(train_fraction * (double)n);
   if (pb.n_train < n_params(&pb) + 5)
     return sits__fail(err, SITS_EINPUT, "the training part has too few samples");
-  double soc0 = soc_from_voltage(cell, v_v[0]);
+  double soc0 = start_soc(cell, t_s, i_a, v_v, pb.n_train);
   /* several starts: small and large R0, fast and slow RC pairs */
   const double r0s[] = {0.005, 0.03}, taus[] = {20.0, 300.0};
   double best[2 + 2 * SITS_BATTERY_MAX_RC + 4], best_cost = INFINITY;
