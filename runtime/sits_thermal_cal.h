@@ -41,6 +41,14 @@ typedef struct sits_thermal_cal_opts {
   bool fit_ambient, fit_initial;
   bool fit_leakage; /**< the modelled domains' (replay.domains) leak_ref_w and leak_per_k */
   double train_fraction; /**< 0: 0.7 */
+  /** A held-out block inside the trace instead of its tail: rows [hold_from, hold_to) of
+   *  the fraction of rows (both 0: the tail after train_fraction). For k-fold selection. */
+  double hold_from, hold_to;
+  /** sits_calibrate_thermal_orders: k-fold over time blocks (0 or 1: one tail split). Each
+   *  order is fitted k times, each time with one of k equal blocks held out, and the order
+   *  with the least mean held-out RMSE wins; the result is then that order's fit with the
+   *  tail split. */
+  size_t kfold;
   /** The ambient's range when fitted (both 0: the prior 15 to 40 C, where a board indoors
    *  sits; an ambient at either end is flagged). */
   double ambient_lo_c, ambient_hi_c;
@@ -67,6 +75,7 @@ typedef struct sits_thermal_order_fig {
   int order;
   double train_rmse_c, holdout_rmse_c; /**< the worst sensor's */
   size_t flags;
+  double kfold_rmse_c; /**< with kfold: the mean over the folds of the worst held-out RMSE */
 } sits_thermal_order_fig;
 #define SITS_THERMAL_CAL_MAX_SENSORS 32
 

@@ -22,6 +22,7 @@ typedef struct problem {
   const sits_trace *trace;
   sits_thermal_cal *c;
   size_t n_rows, n_train, n_nodes;
+  size_t hold_lo, hold_hi; /* the held-out rows [lo, hi); n_train counts the others */
   sits_scenario *sc;      /* loaded once; each evaluation sets the parameters in memory */
   double *loaded_initial; /* per node: its initial_c as loaded (a replay changes it) */
   double *initial;        /* per node: NAN or a fitted initial temperature */
@@ -77,9 +78,11 @@ static int residual(const double *x, double *r, void *user) {
   for (size_t k = 0; rc == SITS_OK && k < rep->n_sensors; k++) {
     int col = sits_trace_column(pb->trace, rep->sensors[k].column);
     double w = sqrt(rep->sensors[k].weight); /* every logged sensor jointly, by weight */
-    for (size_t row = 0; row < pb->n_train; row++) {
+    for (size_t row = 0, j = 0; row < pb->n_rows; row++) {
+      if (row >= pb->hold_lo && row < pb->hold_hi)
+        continue;
       double m = sits_trace_at(pb->trace, row, (size_t)col);
-      r[k * pb->n_train + row] = isnan(m) ? 0.0 : w * (rep->sim_c[k * pb->n_rows + row] - m);
+      r[k * pb->n_train + j++] = isnan(m) ? 0.0 : w * (rep->sim_c[k * pb->n_rows + row] - m);
     }
   }
   sits_replay_free(rep);
@@ -236,13 +239,24 @@ static int setup(problem *pb, sits_err *err) {
   if (rc == SITS_OK &&
       (rc = sits_replay_run_trace(pb->sc, trace, o->trace_path, NULL, &rep, err)) == SITS_OK) {
     pb->n_rows = trace->n_rows;
-    pb->n_train = (size_t)floor(c->train_fraction * (double)pb->n_rows);
+    if (o->hold_to > o->hold_from) { /* a block inside */
+      if (!(o->hold_from >= 0 && o->hold_to <= 1))
+        rc = sits__fail(err, SITS_EINPUT, "the held-out block %g-%g is not inside the trace",
+                        o->hold_from, o->hold_to);
+      pb->hold_lo = (size_t)floor(o->hold_from * (double)pb->n_rows);
+      pb->hold_hi = (size_t)floor(o->hold_to * (double)pb->n_rows);
+    } else {
+      pb->hold_lo = (size_t)floor(c->train_fraction * (double)pb->n_rows);
+      pb->hold_hi = pb->n_rows;
+    }
+    pb->n_train = pb->n_rows - (pb->hold_hi - pb->hold_lo);
     c->n_rows = pb->n_rows, c->n_train = pb->n_train;
     c->n_sensors = rep->n_sensors < SITS_THERMAL_CAL_MAX_SENSORS ? rep->n_sensors
                                                                  : SITS_THERMAL_CAL_MAX_SENSORS;
     for (size_t k = 0; k < c->n_sensors; k++)
       snprintf(c->sensor[k], sizeof c->sensor[k], "%s", rep->sensors[k].column);
-    rc = parameters(pb, pb->sc, rep, err);
+    if (rc == SITS_OK)
+      rc = parameters(pb, pb->sc, rep, err);
     if (rc == SITS_OK && pb->n_train < c->n_params + 5)
       rc = sits__fail(err, SITS_EINPUT,
                       "the training part (%zu rows) is too short for %zu "
@@ -409,9 +423,11 @@ static int finish(problem *pb, sits_err *err) {
     int col = sits_trace_column(pb->trace, c->sensor[k]);
     for (size_t row = 0; row < pb->n_rows; row++)
       meas[row] = sits_trace_at(pb->trace, row, (size_t)col);
-    sits_fit_metrics_compute(rep->sim_c + k * pb->n_rows, meas, 0, pb->n_train, &c->train[k]);
-    sits_fit_metrics_compute(rep->sim_c + k * pb->n_rows, meas, pb->n_train, pb->n_rows,
+    sits_fit_metrics_compute(rep->sim_c + k * pb->n_rows, meas, pb->hold_lo, pb->hold_hi,
                              &c->holdout[k]);
+    for (size_t row = pb->hold_lo; row < pb->hold_hi; row++) /* the rest: the training rows */
+      meas[row] = NAN;
+    sits_fit_metrics_compute(rep->sim_c + k * pb->n_rows, meas, 0, pb->n_rows, &c->train[k]);
   }
   free(meas);
   sits_replay_free(rep);
@@ -518,6 +534,10 @@ int sits_thermal_cal_write_json(const sits_thermal_cal *c, FILE *f) {
       sits__json_num(f, o->train_rmse_c);
       fputs(",\"holdout_rmse_c\":", f);
       sits__json_num(f, o->holdout_rmse_c);
+      if (!isnan(o->kfold_rmse_c)) {
+        fputs(",\"kfold_rmse_c\":", f);
+        sits__json_num(f, o->kfold_rmse_c);
+      }
       fprintf(f, ",\"flags\":%zu}", o->flags);
     }
   }

@@ -210,19 +210,35 @@ int sits_calibrate_thermal_orders(const sits_thermal_cal_opts *o, const int *ord
     rc = sits__fail(err, SITS_ENOMEM, "out of memory");
   double best = INFINITY;
   sits_thermal_order_fig figs[SITS_THERMAL_CAL_MAX_ORDERS];
+  size_t folds = o->kfold > 1 ? o->kfold : 0;
+  if (rc == SITS_OK && folds > 20)
+    rc = sits__fail(err, SITS_EINPUT, "--kfold takes 2 to 20 folds (got %zu)", folds);
   for (size_t k = 0; rc == SITS_OK && k < n_orders; k++) {
     char *text = candidate(sc, orders[k], s_name, nb, r_eq, c_s, c_rest, junction);
     char name[4200];
     snprintf(name, sizeof name, "%s (order %d)", o->scenario_path, orders[k]);
     sits_thermal_cal_opts oc = *o;
     oc.scenario_path = name, oc.scenario_text = text, oc.sets = NULL, oc.n_sets = 0;
-    rc = text ? sits_calibrate_thermal(&oc, cand, err)
-              : sits__fail(err, SITS_ENOMEM, "cannot build the order-%d candidate", orders[k]);
+    oc.hold_from = oc.hold_to = 0;
+    /* k-fold: each of the folds' blocks held out in turn; the mean of the worst sensor's */
+    double kf = 0;
+    for (size_t f = 0; rc == SITS_OK && text && f < folds; f++) {
+      sits_thermal_cal_opts of = oc;
+      of.hold_from = (double)f / (double)folds, of.hold_to = (double)(f + 1) / (double)folds;
+      if ((rc = sits_calibrate_thermal(&of, cand, err)) == SITS_OK) {
+        kf += worst_holdout(cand) / (double)folds;
+        sits_thermal_cal_release(cand);
+      }
+    }
+    if (rc == SITS_OK)
+      rc = text ? sits_calibrate_thermal(&oc, cand, err)
+                : sits__fail(err, SITS_ENOMEM, "cannot build the order-%d candidate", orders[k]);
     if (rc == SITS_OK) {
-      double h = worst_holdout(cand);
-      figs[k] = (sits_thermal_order_fig){orders[k], cand->train[0].rmse, h, cand->n_flags};
-      if (h < 0.98 * best) { /* the winner so far (a higher order must gain 2 %): kept */
-        best = h;
+      double h = worst_holdout(cand), score = folds ? kf : h;
+      figs[k] = (sits_thermal_order_fig){orders[k], cand->train[0].rmse, h, cand->n_flags,
+                                         folds ? kf : NAN};
+      if (score < 0.98 * best) { /* the winner so far (a higher order must gain 2 %): kept */
+        best = score;
         sits_thermal_cal_release(out);
         *out = *cand;
         out->order = orders[k];

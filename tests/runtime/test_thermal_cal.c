@@ -226,7 +226,38 @@ Test(thermal_cal, order_from_the_data) {
   cr_assert_eq(c.order, 1, "chose %d", c.order);
   cr_assert_float_eq(c.params[0].value, 2.0, 2e-3);
   sits_thermal_cal_release(&c);
+  /* k-fold over 4 blocks of the two-node trace: the same choice, each fold's held-out error
+   * averaged (kfold_rmse_c), and the result the winner's tail-split fit */
+  o.trace_path = tr2;
+  o.kfold = 4;
+  const int two[] = {1, 2};
+  cr_assert_eq(sits_calibrate_thermal_orders(&o, two, 2, &c, &err), SITS_OK, "%s", err.msg);
+  cr_log_info("4-fold: %.4f %.4f K", c.orders[0].kfold_rmse_c, c.orders[1].kfold_rmse_c);
+  cr_assert_eq(c.order, 2, "chose %d", c.order);
+  cr_assert_gt(c.orders[0].kfold_rmse_c, 5 * c.orders[1].kfold_rmse_c);
+  cr_assert_lt(c.orders[1].kfold_rmse_c, 0.01);
+  cr_assert_eq(c.holdout[0].n, n - (size_t)floor(0.7 * (double)n));
+  sits_thermal_cal_release(&c);
   free(tr1), free(tr2), free(sc);
+}
+
+/* A held-out block inside the trace: rows [0.25 n, 0.5 n) held out, the rest fitted. */
+Test(thermal_cal, a_block_held_out_inside) {
+  char *tr = trace(), *sc = scenario("", "");
+  sits_thermal_cal_opts o = {.scenario_path = sc, .trace_path = tr, .hold_from = 0.25,
+                             .hold_to = 0.5};
+  sits_thermal_cal c;
+  sits_err err = {0};
+  cr_assert_eq(sits_calibrate_thermal(&o, &c, &err), SITS_OK, "%s", err.msg);
+  cr_assert_eq(c.holdout[0].n, 60); /* 240 rows */
+  cr_assert_eq(c.train[0].n, 180);
+  cr_assert_float_eq(c.params[0].value, 2.0, 2e-3);
+  cr_assert_lt(c.holdout[0].rmse, 1e-3);
+  sits_thermal_cal_release(&c);
+  o.hold_from = 0.5, o.hold_to = 1.5;
+  cr_assert_eq(sits_calibrate_thermal(&o, &c, &err), SITS_EINPUT);
+  cr_assert(strstr(err.msg, "not inside the trace"), "%s", err.msg);
+  free(tr), free(sc);
 }
 
 /* ---- leakage from modelled domain power (replay.domains, --fit leakage) ---------------- */
