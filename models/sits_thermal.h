@@ -24,6 +24,8 @@ SITS_BEGIN_DECLS
 
 /** Index that stands for the ambient boundary in sits_thermal_add_link(). */
 #define SITS_AMBIENT (-1)
+/** The most fans (platform.fans) a platform has: each cools one link of its network. */
+#define SITS_MAX_FANS 4
 
 typedef struct sits_thermal sits_thermal;
 

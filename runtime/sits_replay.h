@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "sits_battery_fit.h"
+#include "sits_thermal.h"
 #include "sits_scenario.h"
 #include "sits_sim.h"
 #include "sits_trace.h"
@@ -54,10 +55,10 @@ typedef struct sits_replay {
   bool *sensed;      /**< per node: started at a reading */
   size_t n_phases;
   sits_replay_phase *phases; /**< per phase.<label> column of the trace */
-  /** per platform fan (at most 4): whether a trace column drove it, and the range of duties
+  /** per platform fan: whether a trace column drove it, and the range of duties
    *  it took */
-  bool fan_traced[4];
-  double fan_duty_min[4], fan_duty_max[4];
+  bool fan_traced[SITS_MAX_FANS];
+  double fan_duty_min[SITS_MAX_FANS], fan_duty_max[SITS_MAX_FANS];
 } sits_replay;
 
 /**

@@ -170,7 +170,7 @@ int sits_write_steady_json(const sits_scenario *sc, const sits_steady_state *st,
   fputc('}', f);
   if (st->n_fans) { /* the fans' steady duties */
     fputs(",\"fans\":{", f);
-    for (size_t k = 0; k < st->n_fans && k < 4; k++) {
+    for (size_t k = 0; k < st->n_fans && k < SITS_MAX_FANS; k++) {
       fprintf(f, "%s", k ? "," : "");
       sits__json_str(f, sc->fans[k].name);
       fprintf(f, ":{\"duty\":%.10g,\"cycles\":%s}", st->fan_duty[k],

@@ -44,9 +44,9 @@ typedef struct run {
   double *jac_const;
   size_t *leak_diag, *leak_ein; /* per (domain, node k): offsets into the values */
   /* fans (sim/fans.c): the duty each is at, the conductance it adds to its link over the
-   * network's (which holds its initial duty's), its trips on, its next tick; where the
-   * Jacobian takes its link */
-  double fan_duty[SITS__MAX_FANS], fan_dg[SITS__MAX_FANS], next_fan_s[SITS__MAX_FANS];
+   * network's (which holds its initial duty's), its trips on, its ticks so far (the next at
+   * fan_ticks x period_s); where the Jacobian takes its link */
+  double fan_duty[SITS__MAX_FANS], fan_dg[SITS__MAX_FANS];
   size_t fan_on[SITS__MAX_FANS], fan_ticks[SITS__MAX_FANS];
   bool fan_traced[SITS__MAX_FANS];
   size_t fan_jac[SITS__MAX_FANS][5]; /* (a,a) (a,b) (b,b) (b,a) (E_out,a) */

@@ -66,7 +66,7 @@ typedef struct sits__board {
 /* A fan: a cooling device that sets one link's resistance by its duty (platform.fans;
  * fans.c). The link's resistance in the network is the fan's at initial_duty; a run adds the
  * difference of conductances at the duty it is at. */
-#define SITS__MAX_FANS 4
+#define SITS__MAX_FANS SITS_MAX_FANS
 #define SITS__FAN_POINTS 16
 #define SITS__FAN_TRIPS 8
 typedef struct sits__fan {

@@ -480,11 +480,12 @@ static int fan_ticks(run *rn, double t, const double *y, sits_err *err) {
   int changed = 0;
   for (size_t f = 0; f < rn->sc->n_fans; f++) {
     const sits__fan *fan = &rn->sc->fans[f];
-    if (rn->fan_traced[f] || !fan->n_trips || rn->next_fan_s[f] > t + rn->eps_s)
+    if (rn->fan_traced[f] || !fan->n_trips ||
+        (double)rn->fan_ticks[f] * fan->period_s > t + rn->eps_s)
       continue;
     double from = rn->fan_duty[f];
     double duty = sits__fan_trip_duty(fan, y[fan->sensor], &rn->fan_on[f]);
-    rn->next_fan_s[f] = (double)++rn->fan_ticks[f] * fan->period_s;
+    rn->fan_ticks[f]++;
     if (duty == from)
       continue;
     sits__run_fan_set(rn, f, duty);
@@ -523,7 +524,7 @@ static double next_breakpoint(const run *rn, double end_s) {
   double t_tick = rn->gov ? rn->next_tick_s : INFINITY;
   for (size_t f = 0; f < rn->sc->n_fans; f++)
     if (!rn->fan_traced[f] && rn->sc->fans[f].n_trips)
-      t_tick = fmin(t_tick, rn->next_fan_s[f]);
+      t_tick = fmin(t_tick, (double)rn->fan_ticks[f] * rn->sc->fans[f].period_s);
   return fmin(fmin(t_seg, t_tick), end_s);
 }
 

@@ -21,6 +21,7 @@
 
 #include "sits_ode.h"
 #include "sits_scenario.h"
+#include "sits_thermal.h"
 #include "sits_version.h"
 #include "sits_export.h"
 
@@ -154,13 +155,13 @@ typedef struct sits_steady_state {
   bool runaway;                 /**< no stable fixed point: leakage outgrows the package */
   size_t opp[SITS_MAX_DOMAINS]; /**< each domain's OPP (base governor, average demand) */
   double domain_power_w[SITS_MAX_DOMAINS]; /**< at the steady temperatures (NAN on runaway) */
-  /** per platform fan (platform.fans, at most 4): the duty at the steady state, from its trips
+  /** per platform fan (platform.fans, at most SITS_MAX_FANS): the duty at the steady state, from its trips
    *  as the board warms up from the ambient (initial_duty without trips), and whether its
    *  trips cycle there (no steady state with the fan at one duty: the figures are at the
    *  highest duty of the cycle) */
   size_t n_fans;
-  double fan_duty[4];
-  bool fan_cycles[4];
+  double fan_duty[SITS_MAX_FANS];
+  bool fan_cycles[SITS_MAX_FANS];
 } sits_steady_state;
 
 /** Solves the steady state of @p sc into @p st (release with sits_steady_release()). */
