@@ -117,15 +117,23 @@ static size_t entries(const char *dir, const char *prefix, char (*names)[256], s
   return n;
 }
 
+/* What a sysfs entry calls itself: the first line of @p dir/@p entry/@p file (type, name), or
+ * the entry's own name. */
+static void label_of(const char *dir, const char *entry, const char *file, char *out,
+                     size_t size) {
+  char p[PATH_MAX_LEN];
+  snprintf(p, sizeof p, "%s/%s/%s", dir, entry, file);
+  if (!read_line(p, out, size))
+    snprintf(out, size, "%s", entry);
+}
+
 static void thermal_zones(sits_rt *rt) {
   char dir[DIR_LEN], names[64][256];
   snprintf(dir, sizeof dir, "%s/class/thermal", rt->root);
   size_t n = entries(dir, "thermal_zone", names, 64);
   for (size_t k = 0; k < n; k++) {
     char p[PATH_MAX_LEN], type[128], col[300];
-    snprintf(p, sizeof p, "%s/%s/type", dir, names[k]);
-    if (!read_line(p, type, sizeof type))
-      snprintf(type, sizeof type, "%s", names[k]);
+    label_of(dir, names[k], "type", type, sizeof type);
     snprintf(col, sizeof col, "temp_c.%s", type);
     snprintf(p, sizeof p, "%s/%s/temp", dir, names[k]);
     add(rt, col, K_TEMP_MC, p, 1e-3);
@@ -140,9 +148,7 @@ static void cooling_devices(sits_rt *rt) {
   size_t n = entries(dir, "cooling_device", names, 64);
   for (size_t k = 0; k < n; k++) {
     char p[PATH_MAX_LEN], type[128], col[300];
-    snprintf(p, sizeof p, "%s/%s/type", dir, names[k]);
-    if (!read_line(p, type, sizeof type))
-      snprintf(type, sizeof type, "%s", names[k]);
+    label_of(dir, names[k], "type", type, sizeof type);
     snprintf(col, sizeof col, "cooling_state.%s", type);
     snprintf(p, sizeof p, "%s/%s/cur_state", dir, names[k]);
     double v;
@@ -179,11 +185,9 @@ static void hwmon(sits_rt *rt) {
   snprintf(dir, sizeof dir, "%s/class/hwmon", rt->root);
   size_t n = entries(dir, "hwmon", names, 64);
   for (size_t h = 0; h < n; h++) {
-    char base[800], p[PATH_MAX_LEN], chip[64];
+    char base[800], chip[64];
     snprintf(base, sizeof base, "%s/%s", dir, names[h]);
-    snprintf(p, sizeof p, "%s/name", base);
-    if (!read_line(p, chip, sizeof chip))
-      snprintf(chip, sizeof chip, "%s", names[h]);
+    label_of(dir, names[h], "name", chip, sizeof chip);
     bool ina = strcmp(chip, "ina3221") == 0;
     hwmon_fans(rt, base, chip);
     const struct {
@@ -263,9 +267,7 @@ static void rapl(sits_rt *rt) {
   size_t n = entries(dir, "intel-rapl:", names, 32);
   for (size_t k = 0; k < n; k++) {
     char p[PATH_MAX_LEN], name[128], col[300];
-    snprintf(p, sizeof p, "%s/%s/name", dir, names[k]);
-    if (!read_line(p, name, sizeof name))
-      snprintf(name, sizeof name, "%s", names[k]);
+    label_of(dir, names[k], "name", name, sizeof name);
     snprintf(col, sizeof col, "power_w.rapl_%s", name);
     snprintf(p, sizeof p, "%s/%s/energy_uj", dir, names[k]);
     double e;
