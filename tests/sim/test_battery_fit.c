@@ -30,6 +30,40 @@ static sits_battery_cfg a123_cell(void) {
   return c;
 }
 
+/* A synthetic cell test (1-s samples, from SOC 0.9): pulses of 2 A and 4 A for 120 s each
+ * with 120-s rests between, the pattern shifted by @p shift phases; a charge of the same
+ * currents between samples charge_from and charge_to; R0 and one RC pair scaled by the cell's
+ * Arrhenius factor at the chamber temperature (t_lo_c and t_hi_c alternating every
+ * t_period samples; NULL tc: 25 C); + m_v h with Plett's hysteresis from h0. */
+typedef struct synth {
+  size_t n, shift, charge_from, charge_to, t_period;
+  double r0, r1, c1, m_v, gamma, h0, t_lo_c, t_hi_c;
+} synth;
+
+static void synthesize(const sits_battery *b, const synth *s, double *t, double *i, double *v,
+                       double *tc) {
+  double soc = 0.9, v1 = 0, h = s->h0, q = sits_battery_capacity_ah(b);
+  double ceff = sits_battery_config(b)->coulombic_eff;
+  for (size_t k = 0; k < s->n; k++) {
+    t[k] = (double)k;
+    double temp = s->t_period ? ((k / s->t_period) % 2 ? s->t_hi_c : s->t_lo_c) : 25.0;
+    if (tc)
+      tc[k] = temp;
+    size_t phase = (k / 120 + s->shift) % 4;
+    double sign = k >= s->charge_from && k < s->charge_to ? -1.0 : 1.0;
+    i[k] = sign * (phase == 0 ? 2.0 : phase == 2 ? 4.0 : 0.0);
+    double rs = sits_battery_r_scale(b, temp);
+    v[k] = sits_battery_ocv_v(b, soc) + s->m_v * h - v1 - s->r0 * rs * i[k];
+    soc -= (i[k] >= 0 ? i[k] : ceff * i[k]) / (3600 * q);
+    double e = exp(-1.0 / (rs * s->r1 * s->c1)); /* R_k scales with T, C_k does not */
+    v1 = v1 * e + rs * s->r1 * i[k] * (1 - e);
+    if (s->m_v > 0 && i[k] != 0) {
+      double sg = i[k] > 0 ? 1.0 : -1.0, eh = exp(-fabs(i[k]) * s->gamma / (3600 * q));
+      h = -sg + (h + sg) * eh;
+    }
+  }
+}
+
 Test(battery_fit, recovers_known_parameters_from_synthetic_data) {
   sits_battery_cfg c = a123_cell();
   sits_err err = {0};
@@ -38,16 +72,8 @@ Test(battery_fit, recovers_known_parameters_from_synthetic_data) {
   /* 2 h of 1-s samples: pulses of 2 A and 4 A with rests, from SOC 0.9 */
   size_t n = 7200;
   double *t = malloc(n * sizeof *t), *i = malloc(n * sizeof *i), *v = malloc(n * sizeof *v);
-  double soc = 0.9, v1 = 0, r0 = 0.015, r1 = 0.012, c1 = 2500, tau = r1 * c1;
-  for (size_t k = 0; k < n; k++) {
-    t[k] = (double)k;
-    size_t phase = (k / 120) % 4;
-    i[k] = phase == 0 ? 2.0 : phase == 2 ? 4.0 : 0.0;
-    v[k] = sits_battery_ocv_v(b, soc) - v1 - r0 * i[k];
-    soc -= i[k] / (3600 * 2.0726);
-    double e = exp(-1.0 / tau);
-    v1 = v1 * e + r1 * i[k] * (1 - e);
-  }
+  double r0 = 0.015, r1 = 0.012, c1 = 2500;
+  synthesize(b, &(synth){.n = n, .r0 = r0, .r1 = r1, .c1 = c1}, t, i, v, NULL);
   sits_battery_fit fit;
   cr_assert_eq(sits_battery_fit_cell(&c, t, i, v, n, 1, 0.7, false, &fit, &err), SITS_OK, "%s",
                err.msg);
@@ -72,22 +98,11 @@ Test(battery_fit, recovers_hysteresis_from_synthetic_data) {
   cr_assert_not_null(b, "%s", err.msg);
   size_t n = 10800;
   double *t = malloc(n * sizeof *t), *i = malloc(n * sizeof *i), *v = malloc(n * sizeof *v);
-  double soc = 0.9, v1 = 0, r0 = 0.015, r1 = 0.012, c1 = 2500, tau = r1 * c1;
-  double m = 0.025, gamma = 8.0, h = 1.0, q = 2.0726;
-  for (size_t k = 0; k < n; k++) {
-    t[k] = (double)k;
-    size_t phase = (k / 120) % 4;
-    double sign = k >= 4000 && k < 6000 ? -1.0 : 1.0; /* a charge in the middle */
-    i[k] = sign * (phase == 0 ? 2.0 : phase == 2 ? 4.0 : 0.0);
-    v[k] = sits_battery_ocv_v(b, soc) + m * h - v1 - r0 * i[k];
-    soc -= (i[k] >= 0 ? i[k] : c.coulombic_eff * i[k]) / (3600 * q);
-    double e = exp(-1.0 / tau);
-    v1 = v1 * e + r1 * i[k] * (1 - e);
-    if (i[k] != 0) {
-      double s = i[k] > 0 ? 1.0 : -1.0, eh = exp(-fabs(i[k]) * gamma / (3600 * q));
-      h = -s + (h + s) * eh;
-    }
-  }
+  double r0 = 0.015, m = 0.025, gamma = 8.0;
+  synthesize(b,
+             &(synth){.n = n, .r0 = r0, .r1 = 0.012, .c1 = 2500, .m_v = m, .gamma = gamma,
+                      .h0 = 1.0, .charge_from = 4000, .charge_to = 6000}, /* a charge midway */
+             t, i, v, NULL);
   c.hyst_m_v = 0.010, c.hyst_gamma = 1.0, c.hyst_initial = 0.0;
   sits_battery_fit fit;
   cr_assert_eq(sits_battery_fit_cell(&c, t, i, v, n, 1, 0.7, false, &fit, &err), SITS_OK, "%s",
@@ -258,21 +273,14 @@ Test(battery_fit, temperatures_from_the_file) {
   sits_err err = {0};
   sits_battery *b = sits_battery_new(&c, &err);
   cr_assert_not_null(b, "%s", err.msg);
-  size_t n = 3600; /* from a rest (the start SOC is read from the first voltage), SOC 0.9 to 0.18 */
+  size_t n = 3600; /* from a rest, SOC 0.9 to 0.18 */
   double *t = malloc(n * sizeof *t), *i = malloc(n * sizeof *i), *v = malloc(n * sizeof *v),
          *tc = malloc(n * sizeof *tc);
-  double soc = 0.9, r0 = 0.015, v1 = 0, r1 = 0.012, c1 = 2500;
-  for (size_t k = 0; k < n; k++) {
-    t[k] = (double)k;
-    tc[k] = (k / 600) % 2 ? 40.0 : 10.0;
-    size_t phase = (k / 120 + 1) % 4;
-    i[k] = phase == 0 ? 2.0 : phase == 2 ? 4.0 : 0.0;
-    double rs = sits_battery_r_scale(b, tc[k]);
-    v[k] = sits_battery_ocv_v(b, soc) - v1 - r0 * rs * i[k];
-    soc -= i[k] / (3600 * 2.0726);
-    double e = exp(-1.0 / (rs * r1 * c1)); /* R_k scales with T, C_k does not */
-    v1 = v1 * e + rs * r1 * i[k] * (1 - e);
-  }
+  double r0 = 0.015;
+  synthesize(b,
+             &(synth){.n = n, .shift = 1, .r0 = r0, .r1 = 0.012, .c1 = 2500, .t_period = 600,
+                      .t_lo_c = 10.0, .t_hi_c = 40.0},
+             t, i, v, tc);
   sits_battery_fit with, without;
   cr_assert_eq(sits_battery_fit_cell_t(&c, t, i, v, tc, n, 1, 0.7, false, &with, &err), SITS_OK,
                "%s", err.msg);
@@ -297,16 +305,8 @@ Test(battery_fit, a_test_that_starts_under_load) {
   cr_assert_not_null(b, "%s", err.msg);
   size_t n = 7200;
   double *t = malloc(n * sizeof *t), *i = malloc(n * sizeof *i), *v = malloc(n * sizeof *v);
-  double soc = 0.9, v1 = 0, r0 = 0.0285, r1 = 0.0228, c1 = 2500;
-  for (size_t k = 0; k < n; k++) {
-    t[k] = (double)k;
-    size_t phase = (k / 120) % 4;
-    i[k] = phase == 0 ? 2.0 : phase == 2 ? 4.0 : 0.0;
-    v[k] = sits_battery_ocv_v(b, soc) - v1 - r0 * i[k];
-    soc -= i[k] / (3600 * 2.0726);
-    double e = exp(-1.0 / (r1 * c1));
-    v1 = v1 * e + r1 * i[k] * (1 - e);
-  }
+  double r0 = 0.0285, r1 = 0.0228;
+  synthesize(b, &(synth){.n = n, .r0 = r0, .r1 = r1, .c1 = 2500}, t, i, v, NULL);
   sits_battery_fit fit;
   cr_assert_eq(sits_battery_fit_cell(&c, t, i, v, n, 1, 0.7, false, &fit, &err), SITS_OK, "%s",
                err.msg);
