@@ -14,6 +14,11 @@
   "platform = { thermal = { nodes = ( { name = \"die\"; c_j_per_k = 10.0; junction = true; } );\n" \
   "  links = ( { a = \"die\"; b = \"ambient\"; r_k_per_w = 4.0; } ); };\n"
 
+/* The die's power and temperature columns of a trace, for replay. */
+#define REPLAY_DIE                                                                                 \
+  "replay = { power = ( { column = \"power_w.die\"; node = \"die\"; } );\n"                       \
+  "  sensors = ( { column = \"temp_c.die\"; node = \"die\"; } ); };\n"
+
 /* The fan's table: duty 0 -> 4 K/W, 1 -> 1 K/W; linear in conductance for two points. */
 static double g_of(double duty) {
   return 0.25 + 0.75 * duty;
@@ -119,8 +124,7 @@ Test(fans, a_trace_column_drives_the_duty) {
       "fan_replay.cfg",
       DIE "  fans = ( { name = \"fan1\"; a = \"die\"; b = \"ambient\"; duty = [0.0, 1.0];\n"
           "    r_k_per_w = [4.0, 1.0]; } ); };\nambient_c = 25.0;\n"
-          "replay = { power = ( { column = \"power_w.die\"; node = \"die\"; } );\n"
-          "  sensors = ( { column = \"temp_c.die\"; node = \"die\"; } ); };\n");
+          REPLAY_DIE);
   sits_replay *rep = NULL;
   sits_err err = {0};
   cr_assert_eq(sits_replay_run(sc, trace, NULL, &rep, &err), SITS_OK, "%s", err.msg);
@@ -165,8 +169,7 @@ Test(fans, calibration_fits_the_fan_table) {
       "fan_cal.cfg",
       DIE "  fans = ( { name = \"fan1\"; a = \"die\"; b = \"ambient\"; duty = [0.3, 0.9];\n"
           "    r_k_per_w = [3.0, 2.0]; } ); };\nambient_c = 25.0;\n"
-          "replay = { power = ( { column = \"power_w.die\"; node = \"die\"; } );\n"
-          "  sensors = ( { column = \"temp_c.die\"; node = \"die\"; } ); };\n");
+          REPLAY_DIE);
   sits_thermal_cal_opts o = {.scenario_path = cfg, .trace_path = trace, .train_fraction = 0.8};
   sits_thermal_cal c;
   sits_err err = {0};
@@ -198,8 +201,7 @@ Test(fans, orders_move_the_fan_to_the_chain) {
       "            { a = \"sink\"; b = \"ambient\"; r_k_per_w = 2.0; } ); };\n"
       "  fans = ( { name = \"fan1\"; a = \"sink\"; b = \"ambient\"; duty = [0.3, 0.9];\n"
       "    r_k_per_w = [3.0, 2.0]; } ); };\nambient_c = 25.0;\n"
-      "replay = { power = ( { column = \"power_w.die\"; node = \"die\"; } );\n"
-      "  sensors = ( { column = \"temp_c.die\"; node = \"die\"; } ); };\n");
+      REPLAY_DIE);
   sits_thermal_cal_opts o = {.scenario_path = cfg, .trace_path = trace, .train_fraction = 0.8};
   sits_thermal_cal c;
   sits_err err = {0};
