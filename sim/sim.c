@@ -138,6 +138,13 @@ static double sample_time(const run *rn, size_t k) {
   return (double)k * sits_scenario_sample_period_s(rn->sc);
 }
 
+/* The next schedule segment's start (INFINITY after the last). */
+static double next_segment_s(const run *rn) {
+  return rn->seg + 1 < sits_schedule_segment_count(rn->sched)
+             ? sits_schedule_start_s(rn->sched, rn->seg + 1)
+             : INFINITY;
+}
+
 /*
  * The exponential path under a governor: most ticks change nothing (the same OPPs), and a
  * tick that changes nothing is no breakpoint for the equations. So the integrator steps past
@@ -154,10 +161,7 @@ static double ahead_target(const run *rn, double now, double tstop) {
   while (ticks < 1024 && 2 * ticks * p <= hint * (1 + 1e-9))
     ticks *= 2;
   /* the hard stops: the next segment, sample and the end */
-  double hard = sits_scenario_duration_s(rn->sc);
-  size_t nseg = sits_schedule_segment_count(rn->sched);
-  if (rn->seg + 1 < nseg)
-    hard = fmin(hard, sits_schedule_start_s(rn->sched, rn->seg + 1));
+  double hard = fmin(sits_scenario_duration_s(rn->sc), next_segment_s(rn));
   double ts = sample_time(rn, rn->res->n_recorded);
   if (ts > now + rn->eps_s)
     hard = fmin(hard, ts);
@@ -502,9 +506,8 @@ static int fan_ticks(run *rn, double t, const double *y, sits_err *err) {
 
 /* At breakpoint t: new segment and/or governor tick. Returns 1 when the inputs changed. */
 static int advance_inputs(run *rn, double t, sits_err *err) {
-  size_t nseg = sits_schedule_segment_count(rn->sched);
   int changed = 0;
-  if (rn->seg + 1 < nseg && sits_schedule_start_s(rn->sched, rn->seg + 1) <= t + rn->eps_s) {
+  if (next_segment_s(rn) <= t + rn->eps_s) {
     sits__run_set_segment(rn, rn->seg + 1);
     changed = 1;
   }
@@ -519,9 +522,7 @@ static int advance_inputs(run *rn, double t, sits_err *err) {
 }
 
 static double next_breakpoint(const run *rn, double end_s) {
-  size_t nseg = sits_schedule_segment_count(rn->sched);
-  double t_seg = rn->seg + 1 < nseg ? sits_schedule_start_s(rn->sched, rn->seg + 1) : INFINITY;
-  double t_tick = rn->gov ? rn->next_tick_s : INFINITY;
+  double t_seg = next_segment_s(rn), t_tick = rn->gov ? rn->next_tick_s : INFINITY;
   for (size_t f = 0; f < rn->sc->n_fans; f++)
     if (!rn->fan_traced[f] && rn->sc->fans[f].n_trips)
       t_tick = fmin(t_tick, (double)rn->fan_ticks[f] * rn->sc->fans[f].period_s);
