@@ -354,7 +354,12 @@ static int power_schedule(const sits_scenario *sc, sits_replay *r, const power_m
     for (size_t d = 0; d < n_dom && rc == SITS_OK; d++) {
       double fq = sits_trace_at(t, row, (size_t)dom_col[d][0]);
       double ut = dom_col[d][1] >= 0 ? sits_trace_at(t, row, (size_t)dom_col[d][1]) : 1.0;
-      if (!isnan(ut) && (ut < 0 || ut > 1 + 1e-9))
+      if (!isnan(fq) && !(fq > 0 && fq < 1e6)) /* MHz: a clock, not a count of Hz */
+        rc = sits__fail(err, SITS_EINPUT,
+                        "%s: sample %zu (t = %g s): domain %s's clock %g MHz is not one (column %s)",
+                        path, row + 1, sits_trace_at(t, row, 0), sc->domains[d].name, fq,
+                        t->names[dom_col[d][0]]);
+      else if (!isnan(ut) && (ut < 0 || ut > 1 + 1e-9))
         rc = sits__fail(err, SITS_EINPUT,
                         "%s: sample %zu (t = %g s): domain %s's load %g is outside 0-1 (column %s)",
                         path, row + 1, sits_trace_at(t, row, 0), sc->domains[d].name, ut,
