@@ -15,7 +15,6 @@
  * ~15 mV, NMC's smaller: beyond 0.1 V the term stands in for an OCV or capacity error, a drift
  * linear in the charge moved, not hysteresis); gamma from 0.1 to 1000 (h settles within
  * 1/gamma of the capacity moved: from 10 capacities to 0.1 % of one). */
-#define HYST_M_MAX SITS_BATTERY_FIT_HYST_M_MAX
 #define HYST_G_LO 0.1
 #define HYST_G_HI 1000.0
 
@@ -44,8 +43,8 @@ static void unpack(const problem *pb, const double *x, params *p) {
   p->soc0 = 1.0 / (1.0 + exp(-x[k++]));
   p->q_ah = pb->fit_capacity ? exp(x[k++]) : pb->q_ah;
   p->m_v = p->gamma = p->h0 = 0;
-  if (pb->hyst) { /* bounded: m_v in (0, HYST_M_MAX), gamma in (HYST_G_LO, HYST_G_HI) */
-    p->m_v = HYST_M_MAX / (1.0 + exp(-x[k++]));
+  if (pb->hyst) { /* bounded: m_v below the cap, gamma in (HYST_G_LO, HYST_G_HI) */
+    p->m_v = SITS_BATTERY_FIT_HYST_M_MAX_V / (1.0 + exp(-x[k++]));
     p->gamma = exp(log(HYST_G_LO) + (log(HYST_G_HI) - log(HYST_G_LO)) / (1.0 + exp(-x[k++])));
     p->h0 = tanh(x[k++]);
   }
@@ -254,7 +253,7 @@ int sits_battery_fit_cell_t(const sits_battery_cfg *cell, const double *t_s, con
       if (fit_capacity)
         x[k++] = log(cell->capacity_ah);
       if (pb.hyst) { /* from the cell's values, inside the bounds */
-        double m = fmin(fmax(cell->hyst_m_v / HYST_M_MAX, 1e-3), 1 - 1e-3);
+        double m = fmin(fmax(cell->hyst_m_v / SITS_BATTERY_FIT_HYST_M_MAX_V, 1e-3), 1 - 1e-3);
         double g = (log(fmin(fmax(cell->hyst_gamma, HYST_G_LO * 1.01), HYST_G_HI / 1.01)) -
                     log(HYST_G_LO)) /
                    (log(HYST_G_HI) - log(HYST_G_LO));

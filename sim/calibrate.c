@@ -284,7 +284,7 @@ int sits_write_calibration_json(const sits_calibration *c, FILE *f) {
   fputc('}', f);
   if (b->hyst_m_v > 0) /* at the bound, the term stands in for something else */
     fprintf(f, ",\"flags\":[%s]",
-            b->hyst_m_v > 0.99 * SITS_BATTERY_FIT_HYST_M_MAX
+            b->hyst_m_v > 0.99 * SITS_BATTERY_FIT_HYST_M_MAX_V
                 ? "\"platform.battery.hysteresis.m_v is at the upper end of its range (0.1 V): "
                   "the data ask for a drift with the charge moved that hysteresis does not "
                   "explain (an OCV table or capacity off at this end of the SOC range?)\""

@@ -34,7 +34,7 @@ SITS_API void sits_fit_metrics_compute(const double *model, const double *meas, 
                                        size_t to, sits_fit_metrics *m);
 
 /** The hysteresis fit's upper bound on m_v [V]. */
-#define SITS_BATTERY_FIT_HYST_M_MAX 0.1
+#define SITS_BATTERY_FIT_HYST_M_MAX_V 0.1
 
 typedef struct sits_battery_fit {
   size_t n_rc;
