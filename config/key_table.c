@@ -84,8 +84,9 @@ static const sits_key keys[] = {
       "\"auto\", \"dense\" or \"klu\" (auto: KLU from klu_threshold states)",
       "sits_solver_settings linsol"),
     K("solver.method", STRING, "", NONE, "auto", ANY, 0,
-      "\"auto\" (the exponential path up to 64 states, else CVODE), \"cvode\" (the reference "
-      "path) or \"exponential\" (ETD2RK; an error above 400 states)",
+      "\"auto\" (the exponential path up to 64 states, else CVODE stepping past ticks, on the "
+      "layered-grid solver for grid floorplans), \"cvode\" (the reference path) or "
+      "\"exponential\" (ETD2RK; an error above 400 states but on grid floorplans)",
       "sits_solver_settings method"),
     K("solver.klu_threshold", NUMBER, "", 12, NULL, POS,
       "state count from which auto picks the sparse KLU solver",

@@ -90,12 +90,15 @@ int sits_write_summary_text(const sits_scenario *sc, const sits_result *r, FILE 
     fprintf(f, "solver                exponential (ETD2RK), %ld steps, %ld RHS evaluations, %ld "
                "Jacobians, %ld phi computations\n",
             r->stats.steps, r->stats.rhs_evals, r->stats.jac_evals, r->stats.lin_setups);
-  else if (r->stats.method && strcmp(r->stats.method, "grid-imex") == 0)
-    fprintf(f, "solver                grid IMEX (ARK4, layered-grid solves), %ld steps, %ld RHS "
-               "evaluations, %ld grid setups\n",
+  else if (r->stats.method && strcmp(r->stats.method, "grid-cvode") == 0)
+    fprintf(f, "solver                CVODE on the layered-grid solver, stepping past ticks, %ld "
+               "steps, %ld RHS evaluations, %ld grid setups\n",
             r->stats.steps, r->stats.rhs_evals, r->stats.lin_setups);
   else
-    fprintf(f, "solver                CVODE, %ld steps, %ld RHS evaluations, %ld Jacobians, %s\n",
+    fprintf(f, "solver                CVODE%s, %ld steps, %ld RHS evaluations, %ld Jacobians, %s\n",
+            r->stats.method && strcmp(r->stats.method, "cvode-ahead") == 0
+                ? ", stepping past ticks"
+                : "",
             r->stats.steps, r->stats.rhs_evals, r->stats.jac_evals,
             r->stats.sparse ? "KLU" : "dense");
   return ferror(f) ? SITS_EIO : SITS_OK;

@@ -1,25 +1,23 @@
 /*
- * grid_path.c - the fast path of a run on a layered-grid network (a HotSpot grid floorplan):
- * ARKODE's additive Runge-Kutta pair ARK4(3)6L[2]SA at a fixed step, the conduction network
- * implicit and solved by the layered-grid solver (sits_layergrid.h: (C + gamma G) x = C b by
- * cosine transforms, no sparse factorisation), everything else explicit: domain powers with
- * their temperature-dependent leakage, traced and static powers. Leakage is far slower than
- * the cells' conduction modes (its slope per cell is ~1e-3 of the cell's conductance on
- * HotSpot's ev6), so the explicit part is not stiff; the implicit part is linear, one solve a
- * stage. Steps are equal within an interval between breakpoints, at most SUBSTEP_S long;
- * the interval's step is kept while the interval lengths repeat (governor ticks), so the
- * grid solver is set up once. There is no error estimate: the step is fixed, so "auto" takes
- * this path only when a governor ticks at least every 0.1 s (short intervals anyway); long
- * constant intervals are CVODE's (it lengthens its steps there).
+ * grid_path.c - the Newton solver of a run on a layered-grid network (a HotSpot grid
+ * floorplan): CVODE (BDF, the run's rtol and atol, sits_ode.h) with the layered-grid solver
+ * (sits_layergrid.h: (C + gamma G) x = C b by cosine transforms, no sparse factorisation) in
+ * place of KLU over all cells. The run follows the integrator on its dense output (sim.c,
+ * step_ahead): a governor tick or a sample inside a step is read there, and only a tick that
+ * changes the inputs restarts the integrator. The reference path (solver.method = "cvode")
+ * stops CVODE at every tick instead, where it restarts its order and step ramp.
  *
- * Splitting of y' = f(y), y = [T, E_in, E_amb]:
- *   implicit  T' = C^-1 (g_amb T_amb - G T),  E_amb' = g_amb . (T - T_amb),  E_in' = 0
- *   explicit  the rest, f(y) - implicit(y): node powers / C, and E_in' = total power
- * Newton systems of the implicit part: (C + gamma G) x_T = C b_T, x_in = b_in,
- * x_amb = b_amb + gamma g_amb . x_T (exact: that part is linear).
+ * The Newton matrix is that of the network's linear part: y = [T, E_in, E_amb],
+ *   J = [-C^-1 G, 0, 0; 0, 0, 0; g_amb^T, 0, 0]
+ * and the systems (I - gamma J) x = b are (C + gamma G) x_T = C b_T, x_in = b_in,
+ * x_amb = b_amb + gamma g_amb . x_T. The power's slope in T (leakage) is left out: it is
+ * ~1e-3 of a cell's conductance on HotSpot's ev6, so the Newton iteration still converges
+ * in one or two iterations, and CVODE's own convergence test guards it. J is constant:
+ * setups are only for a new gamma (sits_ode asks for gammas on a sqrt(2) ladder, kept here
+ * in LG_SLOTS grid solvers).
  *
- * No roots: scenarios with a battery or a node with critical_c take CVODE or the exponential
- * path (SITS_EUNSUPPORTED here; HotSpot platforms have no critical_c key today).
+ * No battery: its states are not in that matrix (SITS_EUNSUPPORTED: CVODE with KLU or the
+ * exponential path). No fans: they change the conductances the grid solvers have factored.
  */
 #include "run_impl.h"
 #include "status_impl.h"
@@ -30,23 +28,9 @@
 #include <string.h>
 
 #include "sits_layergrid.h"
-#include "sits_lti.h"
 
-/* The longest step. Measured on ev6_floorplan_throttle as a 32 x 32 grid (20 s, 10-ms
- * governor), worst sample against CVODE at rtol 1e-9: the third-order pair at 2.5 / 5 / 10 ms
- * 5e-5 / 2.6e-4 / 1.6e-3 K (4.97 / 2.67 / 1.61 s), the fourth-order pair at 5 / 10 ms
- * 6.5e-6 / 1.7e-5 K (3.38 / 1.93 s); CVODE at the default tolerances 2.5e-5 K in 3.4 s. On a
- * 16 x 12 grid switched on from 45 C (tests/hotspot), 1.9 mK at the 10-ms samples (3.7 mK
- * for the third order at 5 ms). The L-stable, stiffly accurate pair damps the cells' ~1-ms
- * modes; the error is in the steps right after a power step, hence the ramp. */
-#define SUBSTEP_S 1e-2
-
-/* After an input change the steps start at SUBSTEP_S / 2^RAMP and double up to SUBSTEP_S:
- * a power step re-excites the cells' ~1-ms modes, which a 10-ms step would smear (2 K on
- * the first 10-ms sample of a 16 x 12 grid switched on, tests/hotspot). */
-#define RAMP 5
-/* Grid solvers set up for the ramp's step lengths, kept (one per gamma). */
-#define LG_SLOTS (RAMP + 3)
+/* Grid solvers kept, one per gamma (a restart often comes back to an earlier step). */
+#define LG_SLOTS 8
 
 struct sits__grid {
   run *rn;
@@ -56,11 +40,9 @@ struct sits__grid {
   double lg_gamma[LG_SLOTS];
   unsigned long lg_used[LG_SLOTS], clock;
   size_t rows, cols;
-  double level; /* the ramp's current step */
-  sits_lti *lt;
   gsl_spmatrix *g;
-  double *c, *g_amb, *lbuf, *y, *y_prev;
-  double t, t_prev, h, gamma;
+  double *c, *g_amb, *lbuf;
+  double gamma;
 };
 
 /* The silicon layer's rows and columns from its last cell's name, L0_<rows-1>_<cols-1>. */
@@ -77,43 +59,9 @@ static bool grid_dims(const sits_thermal *th, size_t n, size_t *rows, size_t *co
   return *rows * *cols == cells;
 }
 
-/* The implicit part at y (see the header). */
-static void implicit_part(const sits__grid *gp, const double *y, double *out) {
-  const run *rn = gp->rn;
-  size_t n = gp->n;
-  sits_layergrid_apply(gp->lg, y, out);
-  double to_amb = 0;
-  for (size_t i = 0; i < n; i++) {
-    double q = gp->g_amb[i] * (y[i] - rn->ambient_c);
-    to_amb += q;
-    out[i] = (gp->g_amb[i] * rn->ambient_c - out[i]) / gp->c[i];
-  }
-  out[rn->lay.i_e_in] = 0;
-  out[rn->lay.i_e_out] = to_amb;
-}
-
-static int fi(double t, const double *y, double *ydot, void *user) {
-  (void)t;
-  implicit_part(user, y, ydot);
-  return 0;
-}
-
-/* The explicit part: the node powers (no battery on this path) and their sum. */
-static int fe(double t, const double *y, double *ydot, void *user) {
-  (void)t;
-  sits__grid *gp = user;
-  run *rn = gp->rn;
-  double total = sits__run_node_power(rn, y);
-  for (size_t i = 0; i < gp->n; i++)
-    ydot[i] = rn->node_power_w[i] / gp->c[i];
-  ydot[rn->lay.i_e_in] = total;
-  ydot[rn->lay.i_e_out] = 0;
-  return 0;
-}
-
 /* The grid solver for C + gamma G: one of the kept ones, or the least recently used one
  * set up again. */
-static int lsetup(void *user, double gamma, sits_err *err) {
+int sits__grid_lsetup(void *user, double gamma, sits_err *err) {
   sits__grid *gp = user;
   gp->gamma = gamma;
   int lru = 0;
@@ -136,7 +84,7 @@ static int lsetup(void *user, double gamma, sits_err *err) {
   return rc;
 }
 
-static int lsolve(void *user, const double *b, double *x, sits_err *err) {
+int sits__grid_lsolve(void *user, const double *b, double *x, sits_err *err) {
   sits__grid *gp = user;
   const run *rn = gp->rn;
   size_t n = gp->n;
@@ -146,7 +94,7 @@ static int lsolve(void *user, const double *b, double *x, sits_err *err) {
   int rc = sits_layergrid_solve(gp->lg, gp->lbuf, x, err);
   if (rc)
     return rc;
-  double gamma = gp->gamma, s = 0; /* the last setup's: sits_lti keeps them in step */
+  double gamma = gp->gamma, s = 0; /* the last setup's */
   for (size_t i = 0; i < n; i++)
     s += gp->g_amb[i] * x[i];
   x[rn->lay.i_e_in] = b_in;
@@ -157,20 +105,18 @@ static int lsolve(void *user, const double *b, double *x, sits_err *err) {
 void sits__grid_free(sits__grid *gp) {
   if (!gp)
     return;
-  sits_lti_free(gp->lt);
   for (int k = 0; k < LG_SLOTS; k++)
     sits_layergrid_free(gp->lgs[k]);
   gsl_spmatrix_free(gp->g);
-  free(gp->c), free(gp->g_amb), free(gp->lbuf), free(gp->y), free(gp->y_prev);
+  free(gp->c), free(gp->g_amb), free(gp->lbuf);
   free(gp);
 }
 
-int sits__grid_new(run *rn, const double *y0, sits__grid **out, sits_err *err) {
+int sits__grid_new(run *rn, sits__grid **out, sits_err *err) {
   *out = NULL;
   size_t rows, cols, n = rn->n;
-  if (rn->batt || rn->n_crit || !grid_dims(rn->th, n, &rows, &cols))
-    return sits__fail(err, SITS_EUNSUPPORTED,
-                      "not a layered grid without a battery or critical temperatures");
+  if (rn->batt || rn->sc->n_fans || !grid_dims(rn->th, n, &rows, &cols))
+    return sits__fail(err, SITS_EUNSUPPORTED, "not a layered grid without a battery or fans");
   sits__grid *gp = calloc(1, sizeof *gp);
   if (!gp)
     return sits__fail(err, SITS_ENOMEM, "out of memory");
@@ -180,10 +126,8 @@ int sits__grid_new(run *rn, const double *y0, sits__grid **out, sits_err *err) {
   gp->c = malloc(n * sizeof(double));
   gp->g_amb = malloc(n * sizeof(double));
   gp->lbuf = malloc(n * sizeof(double));
-  gp->y = malloc(gp->ny * sizeof(double));
-  gp->y_prev = malloc(gp->ny * sizeof(double));
   gp->g = sits_thermal_conductance(rn->th);
-  if (!gp->c || !gp->g_amb || !gp->lbuf || !gp->y || !gp->y_prev || !gp->g) {
+  if (!gp->c || !gp->g_amb || !gp->lbuf || !gp->g) {
     sits__grid_free(gp);
     return sits__fail(err, SITS_ENOMEM, "out of memory");
   }
@@ -198,76 +142,6 @@ int sits__grid_new(run *rn, const double *y0, sits__grid **out, sits_err *err) {
   }
   gp->lg_gamma[0] = NAN;
   gp->rows = rows, gp->cols = cols;
-  memcpy(gp->y, y0, gp->ny * sizeof(double));
-  gp->h = gp->level = ldexp(SUBSTEP_S, -RAMP);
-  sits_lti_opts lo = {.n = gp->ny,
-                      .rhs = fi,
-                      .rhs_explicit = fe,
-                      .user = gp,
-                      .h_s = gp->h,
-                      .order = 4,
-                      .lsetup = lsetup,
-                      .lsolve = lsolve,
-                      .luser = gp};
-  if (!(gp->lt = sits_lti_new(&lo, 0.0, y0, err))) {
-    sits__grid_free(gp);
-    return err->code;
-  }
   *out = gp;
   return SITS_OK;
-}
-
-void sits__grid_reinit(sits__grid *gp) {
-  gp->level = ldexp(SUBSTEP_S, -RAMP);
-}
-
-/* One step towards tstop: the ramp's step, or what is left of the interval. */
-int sits__grid_step(sits__grid *gp, double tstop, double *t_out, sits_ode_event *ev,
-                    sits_err *err) {
-  *t_out = gp->t;
-  *ev = SITS_ODE_STOP;
-  double len = tstop - gp->t;
-  if (!(len > 0))
-    return SITS_OK;
-  double h = gp->level;
-  double m = len <= h * (1 + 1e-9) ? 1 : 2;
-  if (m < 2)
-    h = len;
-  else if (len < 2 * h) /* two equal steps rather than a sliver */
-    h = len / 2;
-  if (fabs(h - gp->h) > 1e-9 * h) {
-    int rc = sits_lti_set_step(gp->lt, h, err);
-    if (rc)
-      return rc;
-    gp->h = h;
-  }
-  gp->level = fmin(SUBSTEP_S, 2 * gp->level);
-  double tout = m <= 1 ? tstop : gp->t + gp->h;
-  memcpy(gp->y_prev, gp->y, gp->ny * sizeof(double));
-  gp->t_prev = gp->t;
-  int rc = sits_lti_advance(gp->lt, tout, gp->y, err);
-  if (rc)
-    return rc;
-  gp->t = tout;
-  *ev = tout == tstop ? SITS_ODE_STOP : SITS_ODE_STEPPED;
-  *t_out = gp->t;
-  return SITS_OK;
-}
-
-const double *sits__grid_state(const sits__grid *gp) {
-  return gp->y;
-}
-
-/* Linear between the last step's ends (the path stops at sample times: rarely used). */
-int sits__grid_interpolate(sits__grid *gp, double t, double *y, sits_err *err) {
-  if (!(t >= gp->t_prev && t <= gp->t))
-    return sits__fail(err, SITS_ESOLVER, "grid path: cannot interpolate at t = %.9g s", t);
-  double th = gp->t > gp->t_prev ? (t - gp->t_prev) / (gp->t - gp->t_prev) : 1;
-  for (size_t j = 0; j < gp->ny; j++)
-    y[j] = gp->y_prev[j] + th * (gp->y[j] - gp->y_prev[j]);
-  return SITS_OK;
-}
-
-void sits__grid_stats(const sits__grid *gp, sits_ode_stats *st) {
-  sits_lti_get_stats(gp->lt, st);
 }

@@ -104,7 +104,7 @@ static int put_attributes(hid_t file, const sits_scenario *sc, const sits_result
   rc |= H5LTset_attribute_long(file, "/", "solver_jac_evals", &jac, 1) < 0;
   rc |= H5LTset_attribute_long(file, "/", "solver_reinits", &reinits, 1) < 0;
   rc |= str_attr(file, "/", "solver_linear_solver",
-                                 r->stats.sparse ? "klu" : "dense") < 0;
+                                 sits__result_linear_solver(r)) < 0;
   rc |= str_attr(file, "/", "solver_method",
                                  r->stats.method ? r->stats.method : "cvode") < 0;
   rc |= H5LTset_attribute_double(file, "/", "energy_balance_rel_err", &bal, 1) < 0;

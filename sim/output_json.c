@@ -145,7 +145,7 @@ int sits_write_summary_json(const sits_scenario *sc, const sits_result *r, FILE 
           "\"linear_solver\":\"%s\",\"method\":\"%s\"}}\n",
           s->ok ? "ok" : "violated", r->stats.steps, r->stats.rhs_evals, r->stats.jac_evals,
           r->stats.lin_setups, r->stats.reinits, r->stats.err_test_fails,
-          r->stats.sparse ? "klu" : "dense", r->stats.method ? r->stats.method : "cvode");
+          sits__result_linear_solver(r), r->stats.method ? r->stats.method : "cvode");
   return ferror(f) ? SITS_EIO : SITS_OK;
 }
 

@@ -3,6 +3,7 @@
 #define SITS_RESULT_IMPL_H
 
 #include "sits_sim.h"
+#include <string.h>
 
 struct sits_result {
   size_t n_nodes;
@@ -30,6 +31,13 @@ struct sits_result {
 
 /** Adds an event row; SITS_ENOMEM when it cannot. */
 int sits__result_add_event(sits_result *r, double t_s, const char *kind, const char *detail);
+/** The run's linear solver as the outputs name it: "klu", "dense" or "layergrid" (inline: the
+ *  HDF5 module, a separate library, sees only public symbols). */
+static inline const char *sits__result_linear_solver(const sits_result *r) {
+  return r->stats.method && strcmp(r->stats.method, "grid-cvode") == 0 ? "layergrid"
+         : r->stats.sparse                                            ? "klu"
+                                                                      : "dense";
+}
 /** The same with the fields of sits_event (NAN where one does not apply). */
 int sits__result_add_event_fields(sits_result *r, double t_s, const char *kind, const char *detail,
                                   const char *subject, const char *unit, double value, double from,

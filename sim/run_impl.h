@@ -74,9 +74,10 @@ typedef struct run {
   double eps_s, last_report_s;
   sits_ode *ode;     /* the CVODE path, or */
   sits_expint *ex;   /* the exponential path (solver.method), or */
-  /* the exponential path under a governor steps past ticks (sim.c, step_ahead): the run is
-   * then at t_behind inside the integrator's last step, at state y_behind */
-  bool behind;
+  /* the exponential path under a governor, and CVODE but for solver.method = "cvode", step
+   * past ticks (sim.c, step_ahead): the run is then at t_behind inside the integrator's last
+   * step, at state y_behind */
+  bool ahead, behind;
   double t_behind;
   double *y_behind, *max_behind; /* lay.ny each */
   sits_ode_event ex_event; /* how the integrator's last step ended */
@@ -103,17 +104,13 @@ void sits__run_battery(const run *rn, const double *y, double p_sys_w, sits__bat
 double sits__run_at_state(run *rn, const double *y, double *dom_w, sits__batt_eval *b);
 /** Builds the Jacobian pattern and its constant part. */
 int sits__run_build_jacobian(run *rn, sits_err *err);
-/** The layered-grid path (grid_path.c): SITS_EUNSUPPORTED when the network is not one. */
+/** The layered-grid Newton solver (grid_path.c): SITS_EUNSUPPORTED when the network is not
+ *  one (or has a battery or fans); lsetup/lsolve as sits_ode_opts' (user: the sits__grid). */
 typedef struct sits__grid sits__grid;
-int sits__grid_new(run *rn, const double *y0, sits__grid **out, sits_err *err);
+int sits__grid_new(run *rn, sits__grid **out, sits_err *err);
 void sits__grid_free(sits__grid *gp);
-/** The inputs changed: the next steps ramp up from short ones. */
-void sits__grid_reinit(sits__grid *gp);
-int sits__grid_step(sits__grid *gp, double tstop, double *t_out, sits_ode_event *ev,
-                    sits_err *err);
-const double *sits__grid_state(const sits__grid *gp);
-int sits__grid_interpolate(sits__grid *gp, double t, double *y, sits_err *err);
-void sits__grid_stats(const sits__grid *gp, sits_ode_stats *st);
+int sits__grid_lsetup(void *user, double gamma, sits_err *err);
+int sits__grid_lsolve(void *user, const double *b, double *x, sits_err *err);
 /** CVODE callbacks. */
 int sits__run_rhs(double t, const double *y, double *ydot, void *user);
 int sits__run_jac(double t, const double *y, double *values, void *user);

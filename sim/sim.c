@@ -129,9 +129,7 @@ static int record(run *rn, double t, const double *y, sits_err *err) {
 
 /* The integrator of the run: CVODE or the exponential path. */
 static const double *state(const run *rn) {
-  return rn->ex     ? (rn->behind ? rn->y_behind : sits_expint_state(rn->ex))
-         : rn->grid ? sits__grid_state(rn->grid)
-                    : sits_ode_state(rn->ode);
+  return rn->behind ? rn->y_behind : rn->ex ? sits_expint_state(rn->ex) : sits_ode_state(rn->ode);
 }
 
 static double sample_time(const run *rn, size_t k) {
@@ -178,33 +176,48 @@ static double ahead_target(const run *rn, double now, double tstop) {
   return target > tstop && target <= hard + rn->eps_s ? target : tstop;
 }
 
+/* The run's state at t inside the integrator's last step (and, on the exponential path, the
+ * maxima since the last such point, rn->top). */
+static int dense_behind(run *rn, double t, sits_err *err) {
+  if (!rn->ex)
+    return sits_ode_interpolate(rn->ode, t, rn->y_behind, err);
+  int rc = sits_expint_dense(rn->ex, t, rn->y_behind, rn->max_behind, err);
+  rn->top = rn->max_behind;
+  return rc;
+}
+
+/* CVODE on a layered grid (grid_path.c) steps the same way, as far as it chooses up to the
+ * next segment or the end, the ticks and samples read on its dense output. */
 static int step_ahead(run *rn, double tstop, double *t, sits_ode_event *ev, sits_err *err) {
-  double now = rn->behind ? rn->t_behind : sits_expint_time(rn->ex);
+  double t_ex = rn->ex ? sits_expint_time(rn->ex) : sits_ode_time(rn->ode);
+  double now = rn->behind ? rn->t_behind : t_ex;
   *t = now;
   *ev = SITS_ODE_STOP;
   if (!(tstop > now))
     return SITS_OK;
-  double t_ex = sits_expint_time(rn->ex);
   if (!rn->behind) {
-    int rc = sits_expint_step(rn->ex, ahead_target(rn, now, tstop), &t_ex, &rn->ex_event, err);
+    int rc = rn->ex ? sits_expint_step(rn->ex, ahead_target(rn, now, tstop), &t_ex,
+                                       &rn->ex_event, err)
+                    : sits_ode_step(rn->ode,
+                                    fmin(sits_scenario_duration_s(rn->sc), next_segment_s(rn)),
+                                    &t_ex, &rn->ex_event, err);
     if (rc)
       return rc;
-    rn->top = sits_expint_step_max(rn->ex);
+    if (rn->ex)
+      rn->top = sits_expint_step_max(rn->ex);
   }
   if (t_ex > tstop + rn->eps_s) { /* stop behind the integrator */
-    int rc = sits_expint_dense(rn->ex, tstop, rn->y_behind, rn->max_behind, err);
+    int rc = dense_behind(rn, tstop, err);
     if (rc)
       return rc;
     rn->behind = true;
-    rn->top = rn->max_behind;
     *t = rn->t_behind = tstop;
     return SITS_OK;
   }
-  if (rn->behind) { /* catch up with the integrator: the maxima since the last stop */
-    int rc = sits_expint_dense(rn->ex, t_ex, rn->y_behind, rn->max_behind, err);
+  if (rn->behind && rn->ex) { /* catch up with the integrator: the maxima since the last stop */
+    int rc = dense_behind(rn, t_ex, err);
     if (rc)
       return rc;
-    rn->top = rn->max_behind;
   }
   rn->behind = false;
   *t = t_ex;
@@ -213,28 +226,22 @@ static int step_ahead(run *rn, double tstop, double *t, sits_ode_event *ev, sits
 }
 
 static int step(run *rn, double tstop, double *t, sits_ode_event *ev, sits_err *err) {
-  if (rn->ex && rn->gov)
+  if (rn->ahead)
     return step_ahead(rn, tstop, t, ev, err);
   if (rn->ex)
     rn->top = sits_expint_step_max(rn->ex);
-  return rn->ex     ? sits_expint_step(rn->ex, tstop, t, ev, err)
-         : rn->grid ? sits__grid_step(rn->grid, tstop, t, ev, err)
-                    : sits_ode_step(rn->ode, tstop, t, ev, err);
+  return rn->ex ? sits_expint_step(rn->ex, tstop, t, ev, err)
+                : sits_ode_step(rn->ode, tstop, t, ev, err);
 }
 
 static int interpolate(run *rn, double t, double *y, sits_err *err) {
-  return rn->ex     ? sits_expint_interpolate(rn->ex, t, y, err)
-         : rn->grid ? sits__grid_interpolate(rn->grid, t, y, err)
-                    : sits_ode_interpolate(rn->ode, t, y, err);
+  return rn->ex ? sits_expint_interpolate(rn->ex, t, y, err)
+                : sits_ode_interpolate(rn->ode, t, y, err);
 }
 
-/* The inputs changed at t (the grid path's one-step method reads them as they are and only
- * shortens its next steps; the exponential path drops what it computed past t). */
+/* The inputs changed at t (the exponential path and CVODE on a grid drop what they computed
+ * past t). */
 static int reinit(run *rn, double t, sits_err *err) {
-  if (rn->grid) {
-    sits__grid_reinit(rn->grid);
-    return SITS_OK;
-  }
   if (rn->ex) {
     int rc = sits_expint_reinit(rn->ex, t, state(rn), err);
     if (rc == SITS_OK && rn->jac_changed) /* a fan changed the linear part */
@@ -244,7 +251,9 @@ static int reinit(run *rn, double t, sits_err *err) {
     rn->top = sits_expint_step_max(rn->ex);
     return rc;
   }
-  return sits_ode_reinit(rn->ode, t, sits_ode_state(rn->ode), err);
+  int rc = sits_ode_reinit(rn->ode, t, state(rn), err);
+  rn->behind = false;
+  return rc;
 }
 
 /* Records the samples due up to @p t_upto (interpolated within the last step). */
@@ -299,9 +308,10 @@ static int integrate_interval(run *rn, double t_stop, double *t, bool *root,
     double t_before = *t;
     sits_ode_event ev;
     /* the exponential path stops at every sample time: samples are then exact states, and
-     * the step lengths (tick period, sample period) repeat, so their phi matrices are cached */
+     * the step lengths (tick period, sample period) repeat, so their phi matrices are cached;
+     * a run ahead of its integrator reads them on the dense output */
     double target = t_stop;
-    if (rn->ex || rn->grid) {
+    if (rn->ex || rn->ahead) {
       double ts = sample_time(rn, rn->res->n_recorded);
       if (ts > *t + rn->eps_s && ts < t_stop - rn->eps_s)
         target = ts;
@@ -671,19 +681,21 @@ static int make_ode(run *rn, sits_err *err) {
                      .klu_threshold = s->klu_threshold,
                      .n_roots = rn->n_crit + (rn->batt ? 3 : 0),
                      .roots = rn->n_crit || rn->batt ? roots : NULL};
-  sits_solver_method m = s->method;
-  const sits_governor_cfg *gov = sits_scenario_governor(rn->sc);
-  bool ticking = rn->gov && gov && gov->period_s <= 0.1;
-  /* a layered grid: its own fast path (by "auto" under a governor ticking at least every
-   * 0.1 s: the path's fixed steps lose to CVODE's growing ones on long constant intervals) */
-  /* (fans change the conductances the grid solver factors: not on that path) */
-  if ((m == SITS_METHOD_EXPONENTIAL || (m == SITS_METHOD_AUTO && ticking)) && !rn->sc->n_fans) {
+  sits_solver_method asked = s->method, m = asked;
+  /* a layered grid: the fast path is CVODE on the grid solver, stepping past the ticks
+   * (grid_path.c) */
+  if (m != SITS_METHOD_CVODE) {
     sits_err quiet = {0};
-    int rc = sits__grid_new(rn, rn->y_start, &rn->grid, &quiet);
+    int rc = sits__grid_new(rn, &rn->grid, &quiet);
     if (rc && rc != SITS_EUNSUPPORTED) {
       free(atol);
       *err = quiet;
       return rc;
+    }
+    if (rn->grid) {
+      o.lsetup = sits__grid_lsetup;
+      o.lsolve = sits__grid_lsolve;
+      o.luser = rn->grid;
     }
   }
   if (m == SITS_METHOD_AUTO && !rn->grid)
@@ -699,16 +711,18 @@ static int make_ode(run *rn, sits_err *err) {
                            .n_roots = o.n_roots,
                            .roots = o.roots};
     rn->ex = sits_expint_new(&eo, 0.0, rn->y_start, err);
-    if (rn->ex && (!(rn->y_behind = calloc(o.n, sizeof(double))) ||
-                   !(rn->max_behind = calloc(o.n, sizeof(double))))) {
-      free(atol);
-      return sits__fail(err, SITS_ENOMEM, "out of memory");
-    }
-  } else if (!rn->grid) {
+  } else {
     rn->ode = sits_ode_new(&o, 0.0, rn->y_start, err);
   }
+  /* the run behind the integrator (step_ahead) */
+  rn->ahead = rn->ex ? rn->gov != NULL : rn->ode && asked != SITS_METHOD_CVODE;
+  if (rn->ahead && (!(rn->y_behind = calloc(o.n, sizeof(double))) ||
+                    !(rn->max_behind = calloc(o.n, sizeof(double))))) {
+    free(atol);
+    return sits__fail(err, SITS_ENOMEM, "out of memory");
+  }
   free(atol);
-  return rn->ode || rn->ex || rn->grid ? SITS_OK : err->code;
+  return rn->ode || rn->ex ? SITS_OK : err->code;
 }
 
 static void release_run(run *rn) {
@@ -746,11 +760,12 @@ int sits_run(const sits_scenario *sc, const sits_run_opts *opts, sits_result **o
   if (rc == SITS_OK) {
     if (rn.ex)
       sits_expint_get_stats(rn.ex, &rn.res->stats);
-    else if (rn.grid)
-      sits__grid_stats(rn.grid, &rn.res->stats);
     else
       sits_ode_get_stats(rn.ode, &rn.res->stats);
-    rn.res->stats.method = rn.ex ? "exponential" : rn.grid ? "grid-imex" : "cvode";
+    rn.res->stats.method = rn.ex     ? "exponential"
+                           : rn.grid ? "grid-cvode"
+                           : rn.ahead ? "cvode-ahead"
+                                      : "cvode";
     sits__tally tally = {.lay = rn.lay,
                          .why = why,
                          .end_s = t_end,

@@ -115,8 +115,9 @@ SITS_API const sits_limits *sits_scenario_limits(const sits_scenario *sc);
 
 /** The integrator of a run (key solver.method). */
 typedef enum sits_solver_method {
-  SITS_METHOD_AUTO,       /**< exponential where it applies (SITS_EXPINT_MAX_STATES), else CVODE */
-  SITS_METHOD_CVODE,      /**< the reference path */
+  SITS_METHOD_AUTO,       /**< exponential up to SITS_EXPINT_AUTO_MAX_STATES, else CVODE stepping
+                               past ticks (on the layered-grid solver for grid floorplans) */
+  SITS_METHOD_CVODE,      /**< the reference path: CVODE stopping at every breakpoint */
   SITS_METHOD_EXPONENTIAL /**< ETD2RK (sits_expint.h); an error above its size limit */
 } sits_solver_method;
 

@@ -9,6 +9,7 @@
 #include "status_impl.h"
 #include "nvec_impl.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,7 @@ struct sits_ode {
   void *cvode;
   N_Vector y;
   N_Vector atol;
+  N_Vector dky; /* the dense output (sits_ode_interpolate) */
   SUNMatrix jac_mat;
   SUNLinearSolver ls;
   sits_ode_opts opts;
@@ -34,6 +36,10 @@ struct sits_ode {
   sunindextype *colptr, *rowind; /* the pattern, in SUNDIALS' index type */
   double *jac_values;
   sits_ode_stats base; /* counters of the integrations before the last reinit */
+  double t;            /* where the last step ended */
+  double gamma_setup;  /* the caller's solver: gamma of its last setup */
+  sits_err ls_err;     /* the caller's solver: its last failure */
+  long own_setups;     /* the caller's solver: its setups */
   char cvode_msg[512];
 };
 
@@ -92,7 +98,66 @@ static int copy_pattern(sits_ode *ode, const gsl_spmatrix *pat) {
   return 0;
 }
 
+/* The caller's solver (sits_ode_opts.lsetup/lsolve) as a matrix-embedded SUNDIALS linear
+ * solver. CVODE passes no matrix and calls no setup for those, so the solve decides as CVODE
+ * does for its own matrices: a setup when gamma has moved by more than dgmax_lsetup from the
+ * last one (the first solve included); otherwise the last setup's matrix, its solution scaled
+ * by 2 / (1 + gamma / gamma_setup) (CVODE's correction under BDF). A setup is made at gamma
+ * rounded to a power of sqrt(2) (at most 19 % away): as CVODE's step goes up and down, the
+ * same few values come back, and a caller that keeps its setups per gamma reuses them. */
+static SUNLinearSolver_Type own_type(SUNLinearSolver s) {
+  (void)s;
+  return SUNLINEARSOLVER_MATRIX_EMBEDDED;
+}
+
+static int own_solve(SUNLinearSolver s, SUNMatrix A, N_Vector x, N_Vector b, realtype tol) {
+  (void)A, (void)tol;
+  sits_ode *ode = s->content;
+  realtype gamma = 0;
+  if (CVodeGetCurrentGamma(ode->cvode, &gamma) != CV_SUCCESS || !(gamma > 0)) {
+    sits__fail(&ode->ls_err, SITS_EINTERNAL, "cvode: no gamma for the linear solve");
+    return SUNLS_PACKAGE_FAIL_UNREC;
+  }
+  double dgmax = ode->opts.dgmax_lsetup > 0 ? ode->opts.dgmax_lsetup : 0.3;
+  if (!(ode->gamma_setup > 0) || fabs(gamma / ode->gamma_setup - 1.0) > dgmax) {
+    double rung = exp2(0.5 * round(2.0 * log2(gamma)));
+    ode->gamma_setup = 0;
+    if (ode->opts.lsetup(ode->opts.luser, rung, &ode->ls_err) != SITS_OK)
+      return SUNLS_PACKAGE_FAIL_UNREC;
+    ode->gamma_setup = rung;
+    ode->own_setups++;
+  }
+  if (ode->opts.lsolve(ode->opts.luser, N_VGetArrayPointer(b), N_VGetArrayPointer(x),
+                       &ode->ls_err) != SITS_OK)
+    return SUNLS_PACKAGE_FAIL_UNREC;
+  if (gamma != ode->gamma_setup)
+    N_VScale(2.0 / (1.0 + gamma / ode->gamma_setup), x, x);
+  return SUNLS_SUCCESS;
+}
+
+static int own_free(SUNLinearSolver s) {
+  if (s)
+    s->content = NULL, SUNLinSolFreeEmpty(s);
+  return SUNLS_SUCCESS;
+}
+
+static int setup_own_solver(sits_ode *ode, sits_err *err) {
+  SUNLinearSolver s = SUNLinSolNewEmpty(ode->ctx);
+  if (!s)
+    return sits__fail(err, SITS_ENOMEM, "cannot create the linear solver");
+  s->content = ode;
+  s->ops->gettype = own_type;
+  s->ops->solve = own_solve;
+  s->ops->free = own_free;
+  ode->ls = s;
+  if (CVodeSetLinearSolver(ode->cvode, ode->ls, NULL) != CV_SUCCESS)
+    return sits__fail(err, SITS_ESOLVER, "cvode: %s", ode->cvode_msg);
+  return SITS_OK;
+}
+
 static int setup_linear_solver(sits_ode *ode, sits_err *err) {
+  if (ode->opts.lsolve)
+    return setup_own_solver(ode, err);
   size_t n = ode->opts.n;
   size_t thr = ode->opts.klu_threshold ? ode->opts.klu_threshold : SITS_KLU_THRESHOLD_DEFAULT;
   ode->sparse =
@@ -124,7 +189,7 @@ static int setup(sits_ode *ode, double t0, const double *y0, sits_err *err) {
   ode->y = N_VNew_Serial((sunindextype)o->n, ode->ctx);
   ode->atol = N_VNew_Serial((sunindextype)o->n, ode->ctx);
   ode->cvode = CVodeCreate(CV_BDF, ode->ctx);
-  if (!ode->y || !ode->atol || !ode->cvode || copy_pattern(ode, o->pattern))
+  if (!ode->y || !ode->atol || !ode->cvode || (!o->lsolve && copy_pattern(ode, o->pattern)))
     return sits__fail(err, SITS_ENOMEM, "out of memory");
   sits__nvec_fast(ode->y), sits__nvec_fast(ode->atol); /* before CVODE clones them */
   memcpy(N_VGetArrayPointer(ode->y), y0, o->n * sizeof(double));
@@ -146,9 +211,10 @@ static int setup(sits_ode *ode, double t0, const double *y0, sits_err *err) {
 }
 
 sits_ode *sits_ode_new(const sits_ode_opts *opts, double t0, const double *y0, sits_err *err) {
-  if (!opts || opts->n == 0 || !opts->rhs || !opts->jac || !opts->pattern || !opts->atol ||
-      opts->pattern->size1 != opts->n || opts->pattern->size2 != opts->n ||
-      !GSL_SPMATRIX_ISCSC(opts->pattern) || (opts->n_roots > 0 && !opts->roots)) {
+  bool own = opts && opts->lsolve && opts->lsetup;
+  if (!opts || opts->n == 0 || !opts->rhs || !opts->atol || (opts->n_roots > 0 && !opts->roots) ||
+      (!own && (!opts->jac || !opts->pattern || opts->pattern->size1 != opts->n ||
+                opts->pattern->size2 != opts->n || !GSL_SPMATRIX_ISCSC(opts->pattern)))) {
     sits__fail(err, SITS_EINTERNAL, "sits_ode_new: incomplete options");
     return NULL;
   }
@@ -158,6 +224,7 @@ sits_ode *sits_ode_new(const sits_ode_opts *opts, double t0, const double *y0, s
     return NULL;
   }
   ode->opts = *opts;
+  ode->t = t0;
   int rc = setup(ode, t0, y0, err);
   ode->opts.atol = NULL;    /* copied into ode->atol */
   ode->opts.pattern = NULL; /* copied into colptr/rowind */
@@ -181,6 +248,8 @@ void sits_ode_free(sits_ode *ode) {
     N_VDestroy(ode->y);
   if (ode->atol)
     N_VDestroy(ode->atol);
+  if (ode->dky)
+    N_VDestroy(ode->dky);
   if (ode->ctx)
     SUNContext_Free(&ode->ctx);
   free(ode->colptr);
@@ -195,7 +264,7 @@ static void current_stats(const sits_ode *ode, sits_ode_stats *s) {
   CVodeGetNumSteps(ode->cvode, &v), s->steps = v;
   CVodeGetNumRhsEvals(ode->cvode, &v), s->rhs_evals = v;
   CVodeGetNumJacEvals(ode->cvode, &v), s->jac_evals = v;
-  CVodeGetNumLinSolvSetups(ode->cvode, &v), s->lin_setups = v;
+  CVodeGetNumLinSolvSetups(ode->cvode, &v), s->lin_setups = ode->opts.lsolve ? 0 : v;
   CVodeGetNumErrTestFails(ode->cvode, &v), s->err_test_fails = v;
   CVodeGetNumNonlinSolvIters(ode->cvode, &v), s->nonlin_iters = v;
   CVodeGetNumNonlinSolvConvFails(ode->cvode, &v), s->nonlin_conv_fails = v;
@@ -207,7 +276,7 @@ void sits_ode_get_stats(const sits_ode *ode, sits_ode_stats *stats) {
   stats->steps = ode->base.steps + cur.steps;
   stats->rhs_evals = ode->base.rhs_evals + cur.rhs_evals;
   stats->jac_evals = ode->base.jac_evals + cur.jac_evals;
-  stats->lin_setups = ode->base.lin_setups + cur.lin_setups;
+  stats->lin_setups = ode->base.lin_setups + cur.lin_setups + ode->own_setups;
   stats->err_test_fails = ode->base.err_test_fails + cur.err_test_fails;
   stats->nonlin_iters = ode->base.nonlin_iters + cur.nonlin_iters;
   stats->nonlin_conv_fails = ode->base.nonlin_conv_fails + cur.nonlin_conv_fails;
@@ -220,9 +289,11 @@ int sits_ode_reinit(sits_ode *ode, double t0, const double *y0, sits_err *err) {
   sits_ode_get_stats(ode, &total);
   ode->base = total;
   ode->base.reinits++;
+  ode->own_setups = 0; /* counted in base now */
   memcpy(N_VGetArrayPointer(ode->y), y0, ode->opts.n * sizeof(double));
   if (CVodeReInit(ode->cvode, t0, ode->y) != CV_SUCCESS)
     return sits__fail(err, SITS_ESOLVER, "cvode: %s", ode->cvode_msg);
+  ode->t = t0;
   return SITS_OK;
 }
 
@@ -234,9 +305,10 @@ int sits_ode_step(sits_ode *ode, double tstop, double *t_out, sits_ode_event *ev
   int flag = CVode(ode->cvode, tstop, ode->y, &t, CV_ONE_STEP);
   *t_out = t; /* on failure too: where the solver stopped */
   if (flag < 0)
-    return sits__fail(err, SITS_ESOLVER, "cvode failed at t = %.9g s: %s", (double)t,
-                      ode->cvode_msg[0] ? ode->cvode_msg : CVodeGetReturnFlagName(flag));
-  *t_out = t;
+    return sits__fail(err, SITS_ESOLVER, "cvode failed at t = %.9g s: %s%s%s", (double)t,
+                      ode->cvode_msg[0] ? ode->cvode_msg : CVodeGetReturnFlagName(flag),
+                      ode->ls_err.msg[0] ? ": " : "", ode->ls_err.msg);
+  ode->t = t;
   *event = flag == CV_ROOT_RETURN    ? SITS_ODE_ROOT
            : flag == CV_TSTOP_RETURN ? SITS_ODE_STOP
                                      : SITS_ODE_STEPPED;
@@ -247,15 +319,19 @@ const double *sits_ode_state(const sits_ode *ode) {
   return N_VGetArrayPointer(ode->y);
 }
 
+double sits_ode_time(const sits_ode *ode) {
+  return ode->t;
+}
+
 int sits_ode_interpolate(sits_ode *ode, double t, double *y, sits_err *err) {
-  N_Vector out = N_VMake_Serial((sunindextype)ode->opts.n, y, ode->ctx);
-  if (!out)
+  /* into a clone of y (its fused vector operations: sits__nvec_fast), kept for the next */
+  if (!ode->dky && !(ode->dky = N_VClone(ode->y)))
     return sits__fail(err, SITS_ENOMEM, "out of memory");
-  int flag = CVodeGetDky(ode->cvode, t, 0, out);
-  N_VDestroy(out);
+  int flag = CVodeGetDky(ode->cvode, t, 0, ode->dky);
   if (flag != CV_SUCCESS)
     return sits__fail(err, SITS_ESOLVER, "cvode: cannot interpolate at t = %.9g s: %s", t,
                       ode->cvode_msg);
+  memcpy(y, N_VGetArrayPointer(ode->dky), ode->opts.n * sizeof(double));
   return SITS_OK;
 }
 

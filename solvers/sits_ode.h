@@ -3,7 +3,8 @@
  *
  * The caller supplies the right-hand side y' = f(t, y), an analytic Jacobian through a
  * fixed sparsity pattern (compressed column), optional root functions, and tolerances.
- * The linear solver is dense LU for small systems and KLU sparse LU above a threshold.
+ * The linear solver is dense LU for small systems and KLU sparse LU above a threshold, or the
+ * caller's own (sits_ode_opts.lsolve).
  * The integrator advances one internal step at a time up to a stop time, so the caller
  * can stop exactly at input breakpoints and interpolate output samples in between.
  */
@@ -53,6 +54,15 @@ typedef struct sits_ode_opts {
    * allow the Newton matrix to age (CVODE's defaults when 0). */
   double dgmax_lsetup;   /**< relative change of gamma that triggers a setup (CVODE: 0.3) */
   long lsetup_frequency; /**< steps between setups (CVODE: 20) */
+  /** Optional: the caller's own solver of the Newton systems (I - gamma J) x = b, for a
+   *  structure a general factorisation cannot exploit (sits_layergrid.h). lsetup is called
+   *  with CVODE's gamma before the first solve and whenever gamma has moved by more than
+   *  dgmax_lsetup since the last setup; lsolve solves with the last setup's matrix, and the
+   *  solution is scaled by 2 / (1 + gamma / gamma_setup) as CVODE does for its own matrices
+   *  under BDF. With it, jac, pattern, linsol and lsetup_frequency are not used. */
+  int (*lsetup)(void *luser, double gamma, sits_err *err);
+  int (*lsolve)(void *luser, const double *b, double *x, sits_err *err);
+  void *luser;
 } sits_ode_opts;
 
 /** What sits_ode_step() reached. */
@@ -93,6 +103,8 @@ SITS_API int sits_ode_step(sits_ode *ode, double tstop, double *t_out, sits_ode_
 
 /** The state at the time last returned by sits_ode_step() (borrowed, n values). */
 SITS_API const double *sits_ode_state(const sits_ode *ode);
+/** That time. */
+SITS_API double sits_ode_time(const sits_ode *ode);
 
 /** Interpolates the state at @p t within the last step into @p y (n values). */
 SITS_API int sits_ode_interpolate(sits_ode *ode, double t, double *y, sits_err *err);

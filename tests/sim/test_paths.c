@@ -256,12 +256,13 @@ static sits_result *run_path(const char *path, const char *const *extra, size_t 
   return r;
 }
 
-/* CVODE against "exponential", which ran as @p fast ("exponential" or "grid-imex"). */
-static void agree_as(const char *path, const char *const *extra, size_t n_extra,
-                     const char *fast) {
+/* CVODE against solver.method @p method, which ran as @p fast ("exponential", "grid-cvode" or
+ * "cvode-ahead"). */
+static void agree_method(const char *path, const char *const *extra, size_t n_extra,
+                         const char *method, const char *fast) {
   sits_scenario *sa, *sb;
   sits_result *a = run_path(path, extra, n_extra, "cvode", "cvode", &sa);
-  sits_result *b = run_path(path, extra, n_extra, "exponential", fast, &sb);
+  sits_result *b = run_path(path, extra, n_extra, method, fast, &sb);
   const sits_summary *x = sits_result_summary(a), *y = sits_result_summary(b);
   size_t ns = sits_result_sample_count(a), nn = sits_thermal_node_count(sits_scenario_thermal(sa));
   cr_assert_eq(sits_result_sample_count(b), ns, "%s: sample counts", path);
@@ -295,6 +296,11 @@ static void agree_as(const char *path, const char *const *extra, size_t n_extra,
   }
   sits_result_free(a), sits_result_free(b);
   sits_scenario_free(sa), sits_scenario_free(sb);
+}
+
+static void agree_as(const char *path, const char *const *extra, size_t n_extra,
+                     const char *fast) {
+  agree_method(path, extra, n_extra, "exponential", fast);
 }
 
 static void agree(const char *path, const char *const *extra, size_t n_extra) {
@@ -360,25 +366,28 @@ Test(paths, end_events_at_the_same_time) {
   agree(ex, crit, 1);
 }
 
-/* A HotSpot grid floorplan under a 10-ms governor takes the layered-grid path (IMEX ARK4 over
- * the grid solver) and agrees with CVODE; 12 x 12 cells (588 states), 2 s, throttling from
- * ~0.6 s. Measured: 1.7e-5 K on 32 x 32 against CVODE at rtol 1e-9. */
+/* A HotSpot grid floorplan takes the layered-grid path (CVODE on the grid solver, stepping
+ * past the ticks) and agrees with CVODE; 12 x 12 cells (588 states). Under a 10-ms governor
+ * that changes nothing for 10 s (the sensor stays below the 85-C trip), it takes fewer steps
+ * than there are ticks (measured: 305 steps, 29 grid setups, for 1,000 ticks; CVODE stopping
+ * at every tick: 1,156 steps). With the trip at 66 C the governor throttles and releases
+ * (62 OPP changes in 20 s): both paths restart at each, and agree. */
 Test(paths, grid_platform, .timeout = 300) {
   char ev6[512];
   snprintf(ev6, sizeof ev6, "%s/scenarios/ev6_floorplan_throttle.cfg", SITS_CONFIGS);
   const char *sets[] = {"platform.thermal.hotspot.model=\"grid\"",
                         "platform.thermal.hotspot.rows=12", "platform.thermal.hotspot.cols=12",
-                        "duration_s=2"};
+                        "duration_s=10", "platform.governor.thermal.trip_c=66"};
   sits_scenario *sc = NULL;
   sits_err err = {0};
   cr_assert_eq(sits_scenario_load(ev6, sets, 4, &sc, &err), SITS_OK, "%s", err.msg);
   sits_result *r = tu_run(sc); /* auto */
   sits_ode_stats st;
   sits_result_solver_stats(r, &st);
-  cr_assert_str_eq(st.method, "grid-imex");
-  /* the grid solver is set up once per step length (the ramp after an input change and the
-   * 10-ms step), not per tick: 200 ticks here */
-  cr_assert_leq(st.lin_setups, 8, "grid setups: %ld", st.lin_setups);
+  cr_assert_str_eq(st.method, "grid-cvode");
+  cr_assert_eq(sits_result_summary(r)->throttled_fraction, 0);
+  cr_assert_leq(st.steps, 500, "steps: %ld for 1,000 ticks", st.steps);
+  cr_assert_leq(st.lin_setups, 60, "grid setups: %ld", st.lin_setups);
   sits_result_free(r);
   sits_scenario_free(sc);
   /* "exponential" on a grid is the same path */
@@ -388,10 +397,43 @@ Test(paths, grid_platform, .timeout = 300) {
   cr_assert_eq(sits_scenario_load(ev6, forced, 5, &sc, &err), SITS_OK, "%s", err.msg);
   r = tu_run(sc);
   sits_result_solver_stats(r, &st);
-  cr_assert_str_eq(st.method, "grid-imex");
+  cr_assert_str_eq(st.method, "grid-cvode");
   sits_result_free(r);
   sits_scenario_free(sc);
-  agree_as(ev6, sets, 4, "grid-imex");
+  agree_as(ev6, sets, 4, "grid-cvode");
+  agree_as(ev6, sets, 5, "grid-cvode"); /* throttling */
+}
+
+/* Above 64 states "auto" takes CVODE stepping past the ticks, reading them on its dense output:
+ * the ev6 block network (134 states) under its 10-ms governor agrees with CVODE stopping at
+ * every tick, over 4 s that warm it below its 85-C trip (measured: 187 steps for 400 ticks;
+ * CVODE stopping at each: 925), over 3 s with the trip at 75 C, throttling and releasing
+ * (21 OPP changes: each restarts both), and with a nearly empty 3S pack and no throttling,
+ * where the run ends at SOC 0 (8.673 s; a root found inside a step that went past ticks). */
+Test(paths, cvode_ahead, .timeout = 300) {
+  char ev6[512];
+  snprintf(ev6, sizeof ev6, "%s/scenarios/ev6_floorplan_throttle.cfg", SITS_CONFIGS);
+  const char *quiet[] = {"duration_s=4"};
+  sits_scenario *sc;
+  sits_result *r = run_path(ev6, quiet, 1, "auto", "cvode-ahead", &sc);
+  sits_ode_stats st;
+  sits_result_solver_stats(r, &st);
+  cr_assert_eq(sits_result_summary(r)->throttled_fraction, 0);
+  cr_assert_leq(st.steps, 250, "steps %ld for 400 ticks", st.steps);
+  sits_result_free(r);
+  sits_scenario_free(sc);
+  agree_method(ev6, quiet, 1, "auto", "cvode-ahead");
+  const char *throttling[] = {"duration_s=3", "platform.governor.thermal.trip_c=75"};
+  agree_method(ev6, throttling, 2, "auto", "cvode-ahead");
+  const char *empty[] = {"duration_s=60", "platform.battery=\"nmc_3s1p_56wh\"",
+                         "platform.battery.initial_soc=0.002",
+                         "platform.governor.thermal.trip_c=150"};
+  agree_method(ev6, empty, 4, "auto", "cvode-ahead");
+  r = run_path(ev6, empty, 4, "auto", "cvode-ahead", &sc);
+  cr_assert_eq(sits_result_summary(r)->end_reason, SITS_END_BATTERY_EMPTY);
+  cr_assert_float_eq(sits_result_summary(r)->simulated_s, 8.673, 1e-3);
+  sits_result_free(r);
+  sits_scenario_free(sc);
 }
 
 /* Above its size limit the exponential path is refused with the way out, "auto" takes CVODE:
@@ -416,7 +458,7 @@ Test(paths, size_limit) {
   r = tu_run(sc);
   sits_ode_stats st;
   sits_result_solver_stats(r, &st);
-  cr_assert_str_eq(st.method, "cvode");
+  cr_assert_str_eq(st.method, "cvode-ahead");
   sits_result_free(r);
   sits_scenario_free(sc);
 }
