@@ -34,7 +34,7 @@
 
 struct sits__grid {
   run *rn;
-  size_t n, ny;
+  size_t n;
   sits_layergrid *lg; /* the current one: lgs[k] */
   sits_layergrid *lgs[LG_SLOTS];
   double lg_gamma[LG_SLOTS];
@@ -122,7 +122,6 @@ int sits__grid_new(run *rn, sits__grid **out, sits_err *err) {
     return sits__fail(err, SITS_ENOMEM, "out of memory");
   gp->rn = rn;
   gp->n = n;
-  gp->ny = rn->lay.ny;
   gp->c = malloc(n * sizeof(double));
   gp->g_amb = malloc(n * sizeof(double));
   gp->lbuf = malloc(n * sizeof(double));
