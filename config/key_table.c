@@ -332,6 +332,8 @@ static const sits_key keys[] = {
       "sits_battery_cfg ocv_v"),
     K("platform.battery.ocv_t_c", ARRAY, "degC", NONE, NULL, ANY, MODEL,
       "temperatures of the rows of a 2-D ocv_v", "sits_battery_cfg ocv_t_c"),
+    K("platform.battery.entropic_heat", BOOL, "", NONE, "false", ANY, 0,
+      "adds the reversible heat -i T dOCV/dT (needs ocv_t_c)", "sits_battery_cfg entropic_heat"),
     K("platform.battery.r0_ohm", NUMBER, "ohm", NONE, NULL, POS | REQ,
       "cell series resistance at r_ref_c", "sits_battery_cfg r0_ohm"),
     K("platform.battery.hysteresis", GROUP, "", NONE, NULL, ANY, 0,

@@ -83,6 +83,10 @@ static int check(const sits_battery_cfg *c, sits_err *err) {
   if (c->hyst_m_v > 0 && !(c->hyst_gamma > 0 && isfinite(c->hyst_gamma)))
     return sits__fail(err, SITS_EINPUT, "the hysteresis gamma must be > 0 (got %g)",
                       c->hyst_gamma);
+  if (c->entropic_heat && c->n_ocv_t < 2)
+    return sits__fail(err, SITS_EINPUT,
+                      "entropic_heat needs OCV rows over temperature (ocv_t_c): dOCV/dT comes "
+                      "from them");
   if (c->hyst_m_v > 0 && !(c->hyst_initial >= -1 && c->hyst_initial <= 1))
     return sits__fail(err, SITS_EINPUT, "the hysteresis initial state must be in [-1, 1] (got %g)",
                       c->hyst_initial);
@@ -241,6 +245,26 @@ void sits_battery_derivative(const sits_battery *b, const double *v_rc_v, double
     double h = v_rc_v[c->n_rc], sgn = i_cell_a > 0 ? 1.0 : i_cell_a < 0 ? -1.0 : 0.0;
     dv_rc_dt[c->n_rc] = -fabs(i_cell_a) * c->hyst_gamma / (3600.0 * b->q_ah) * (h + sgn);
   }
+}
+
+double sits_battery_docv_dt_v_per_k(const sits_battery *b, double soc, double temp_c) {
+  const sits_battery_cfg *c = &b->cfg;
+  if (b->n_rows < 2 || !(temp_c > c->ocv_t_c[0]) || !(temp_c < c->ocv_t_c[b->n_rows - 1]))
+    return 0;
+  soc = fmin(fmax(soc, c->ocv_soc[0]), c->ocv_soc[c->n_ocv - 1]);
+  size_t j;
+  double w;
+  rows_at(b, temp_c, &j, &w);
+  return (row_eval(b, j + 1, soc) - row_eval(b, j, soc)) / (c->ocv_t_c[j + 1] - c->ocv_t_c[j]);
+}
+
+double sits_battery_entropic_w(const sits_battery *b, double soc, double temp_c,
+                               double i_cell_a) {
+  const sits_battery_cfg *c = &b->cfg;
+  if (!c->entropic_heat)
+    return 0;
+  return -i_cell_a * (temp_c + KELVIN) * sits_battery_docv_dt_v_per_k(b, soc, temp_c) *
+         (double)(c->series * c->parallel);
 }
 
 size_t sits_battery_state_count(const sits_battery *b) {

@@ -56,6 +56,10 @@ typedef struct sits_battery_cfg {
    *  discharging: h tends to -1 on discharge, +1 on charge, at a rate per Ah moved).
    *  hyst_m_v = 0: none. hyst_initial: h at the start, in [-1, 1]. */
   double hyst_m_v, hyst_gamma, hyst_initial;
+  /** Reversible (entropic) heat, -i T dOCV/dT per cell (T in K, i > 0 discharging), added to
+   *  the Joule heat: it needs OCV rows over temperature (ocv_t_c), whose slope between the
+   *  rows gives dOCV/dT (0 outside them, where the OCV is held). */
+  bool entropic_heat;
 } sits_battery_cfg;
 
 typedef struct sits_battery sits_battery;
@@ -109,6 +113,15 @@ SITS_API double sits_battery_pack_energy_j(const sits_battery *b, double soc_lo,
 /** Joule heat of the whole pack [W]. */
 SITS_API double sits_battery_heat_w(const sits_battery *b, const double *v_rc_v, double temp_c,
                                     double i_cell_a);
+
+/** dOCV/dT of a cell at @p soc and @p temp_c [V/K]: the slope between the OCV rows around
+ *  temp_c (0 with one row, and outside the rows' temperatures). */
+SITS_API double sits_battery_docv_dt_v_per_k(const sits_battery *b, double soc, double temp_c);
+
+/** Entropic heat of the whole pack [W]: -i (T + 273.15) dOCV/dT per cell, times the cells;
+ *  0 unless the cell's entropic_heat is set. */
+SITS_API double sits_battery_entropic_w(const sits_battery *b, double soc, double temp_c,
+                                        double i_cell_a);
 
 SITS_END_DECLS
 

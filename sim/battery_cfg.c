@@ -113,7 +113,8 @@ int sits__load_battery(sits_scenario *sc, const config_setting_t *root, sits_err
       (rc = sits__key_num(g, BATTERY_KEY "coulombic_efficiency", &ceff, err)) ||
       (rc = sits__key_num(g, BATTERY_KEY "initial_soc", &sc->batt_initial_soc, err)) ||
       (rc = sits__key_num(g, BATTERY_KEY "efficiency", &sc->batt_efficiency, err)) ||
-      (rc = sits__key_str(g, BATTERY_KEY "node", &node, err)))
+      (rc = sits__key_str(g, BATTERY_KEY "node", &node, err)) ||
+      (rc = sits__key_bool(g, BATTERY_KEY "entropic_heat", &c.entropic_heat, err)))
     return rc;
   const config_setting_t *hy = config_setting_get_member(g, "hysteresis");
   if (hy) {

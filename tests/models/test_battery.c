@@ -236,3 +236,34 @@ Test(battery, ocv_over_soc_and_temperature) {
   cr_assert_null(sits_battery_new(&c, &err));
   cr_assert(strstr(err.msg, "the OCV temperatures must increase"), "%s", err.msg);
 }
+
+/* Entropic heat from the OCV rows: rows 0.2 V apart over 40 K give dOCV/dT = 5 mV/K between
+ * them; at 25 C, 2 A per cell discharging, 3 cells: -2 * 298.15 * 0.005 * 3 = -8.9445 W (the
+ * reaction absorbs heat on discharge when the OCV rises with temperature), +8.9445 W charging,
+ * 0 outside the rows (the OCV is held there), 0 unless asked for, refused without rows. */
+Test(battery, entropic_heat_from_the_ocv_rows) {
+  sits_battery_cfg c = linear_cell();
+  c.n_ocv_t = 2;
+  c.ocv_t_c[0] = 0, c.ocv_t_c[1] = 40;
+  for (size_t k = 0; k < 3; k++) {
+    c.ocv_v_t[0][k] = 2.9 + 1.2 * c.ocv_soc[k];
+    c.ocv_v_t[1][k] = 3.1 + 1.2 * c.ocv_soc[k];
+  }
+  c.cutoff_v = 2.8;
+  c.series = 3;
+  sits_battery *off = make(&c);
+  cr_assert_float_eq(sits_battery_docv_dt_v_per_k(off, 0.3, 25), 0.005, 1e-15);
+  cr_assert_eq(sits_battery_entropic_w(off, 0.3, 25, 2.0), 0);
+  sits_battery_free(off);
+  c.entropic_heat = true;
+  sits_battery *b = make(&c);
+  cr_assert_float_eq(sits_battery_entropic_w(b, 0.3, 25, 2.0), -2 * 298.15 * 0.005 * 3, 1e-12);
+  cr_assert_float_eq(sits_battery_entropic_w(b, 0.3, 25, -2.0), 2 * 298.15 * 0.005 * 3, 1e-12);
+  cr_assert_eq(sits_battery_entropic_w(b, 0.3, 45, 2.0), 0);
+  cr_assert_eq(sits_battery_entropic_w(b, 0.3, -5, 2.0), 0);
+  sits_battery_free(b);
+  sits_err err = {0};
+  c.n_ocv_t = 0;
+  cr_assert_null(sits_battery_new(&c, &err));
+  cr_assert(strstr(err.msg, "entropic_heat needs OCV rows over temperature"), "%s", err.msg);
+}

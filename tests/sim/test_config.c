@@ -348,6 +348,12 @@ Test(config, battery_malformed_tables) {
        "4.2] ); "
        "capacity_ah = 2.0; cutoff_v = 3.0;",
        "the OCV temperatures must increase"},
+      {"ocv_soc = [0.0, 0.5, 1.0]; ocv_v = [3.0, 3.6, 4.2]; capacity_ah = 2.0; cutoff_v = 3.0; "
+       "entropic_heat = true;",
+       "entropic_heat needs OCV rows over temperature (ocv_t_c)"},
+      {"ocv_soc = [0.0, 0.5, 1.0]; ocv_v = [3.0, 3.6, 4.2]; capacity_ah = 2.0; cutoff_v = 3.0; "
+       "entropic_heat = 1;",
+       "entropic_heat"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     char text[2048], msg[SITS_ERRMSG_MAX];
