@@ -19,7 +19,52 @@ struct sits_battery {
   const double *row[SITS_BATTERY_MAX_OCV_T]; /* OCV values of each row, in cfg */
   gsl_interp *ocv[SITS_BATTERY_MAX_OCV_T];
   gsl_interp_accel *acc; /* a lookup cache: mutable, so a battery is not shared across threads */
+  /* the resistance tables: [0] R0, [1 + k] pair k; one interpolant per row */
+  gsl_interp *rtab[1 + SITS_BATTERY_MAX_RC][SITS_BATTERY_MAX_R_T];
+  gsl_interp_accel *racc;
 };
+
+/* Row j of resistance table t (0: R0, 1 + k: pair k), in cfg. */
+static const double *r_row(const sits_battery_cfg *c, size_t t, size_t j) {
+  return t == 0 ? c->r0_scale[j] : c->rc_r_scale[t - 1][j];
+}
+
+static bool has_table(const sits_battery_cfg *c, size_t t) {
+  return c->n_r_soc > 0 && (t == 0 || c->rc_has_scale[t - 1]);
+}
+
+/* The resistance tables: knots in [0, 1] increasing, rows' temperatures increasing, factors
+ * positive and finite. */
+static int check_r_tables(const sits_battery_cfg *c, sits_err *err) {
+  if (c->n_r_soc == 0)
+    return SITS_OK;
+  if (c->n_r_soc < 2 || c->n_r_soc > SITS_BATTERY_MAX_R_SOC)
+    return sits__fail(err, SITS_EINPUT, "the resistance tables need 2 to %d r_soc points",
+                      SITS_BATTERY_MAX_R_SOC);
+  for (size_t k = 0; k < c->n_r_soc; k++)
+    if (!(c->r_soc[k] >= 0 && c->r_soc[k] <= 1) || (k && !(c->r_soc[k] > c->r_soc[k - 1])))
+      return sits__fail(err, SITS_EINPUT, "r_soc must increase within [0, 1] (point %zu: %g)", k,
+                        c->r_soc[k]);
+  if (c->n_r_t == 1 || c->n_r_t > SITS_BATTERY_MAX_R_T)
+    return sits__fail(err, SITS_EINPUT, "resistance rows over temperature need 2 to %d r_t_c",
+                      SITS_BATTERY_MAX_R_T);
+  for (size_t j = 1; j < c->n_r_t; j++)
+    if (!(c->r_t_c[j] > c->r_t_c[j - 1]))
+      return sits__fail(err, SITS_EINPUT, "r_t_c must increase (%g C after %g C)", c->r_t_c[j],
+                        c->r_t_c[j - 1]);
+  size_t rows = c->n_r_t ? c->n_r_t : 1;
+  for (size_t t = 0; t <= c->n_rc; t++)
+    for (size_t j = 0; has_table(c, t) && j < rows; j++)
+      for (size_t k = 0; k < c->n_r_soc; k++) {
+        double f = r_row(c, t, j)[k];
+        char what[32];
+        snprintf(what, sizeof what, t == 0 ? "R0" : "RC pair %zu", t - 1);
+        if (!(f > 0) || !isfinite(f))
+          return sits__fail(err, SITS_EINPUT, "the %s factor %g (row %zu, point %zu) must be > 0",
+                            what, f, j, k);
+      }
+  return SITS_OK;
+}
 
 /* One OCV row over the SOC points: monotone within the noise, not flat, cutoff below its top. */
 static int check_row(const sits_battery_cfg *c, const double *v, const char *row, sits_err *err) {
@@ -75,6 +120,9 @@ static int check(const sits_battery_cfg *c, sits_err *err) {
   for (size_t k = 0; k < c->n_rc; k++)
     if (!(c->rc_r_ohm[k] > 0) || !(c->rc_c_f[k] > 0))
       return sits__fail(err, SITS_EINPUT, "RC pair %zu needs r_ohm > 0 and c_f > 0", k);
+  int rt = check_r_tables(c, err);
+  if (rt)
+    return rt;
   if (!(c->coulombic_eff > 0 && c->coulombic_eff <= 1))
     return sits__fail(err, SITS_EINPUT, "coulombic efficiency must be in (0, 1]");
   if (!(c->hyst_m_v >= 0 && c->hyst_m_v < 1))
@@ -104,12 +152,21 @@ sits_battery *sits_battery_new(const sits_battery_cfg *cfg, sits_err *err) {
   b->cfg = *cfg;
   b->n_rows = cfg->n_ocv_t ? cfg->n_ocv_t : 1;
   b->acc = gsl_interp_accel_alloc();
-  bool ok = b->acc != NULL;
+  b->racc = gsl_interp_accel_alloc();
+  bool ok = b->acc && b->racc;
   for (size_t j = 0; ok && j < b->n_rows; j++) {
     b->row[j] = cfg->n_ocv_t ? b->cfg.ocv_v_t[j] : b->cfg.ocv_v;
     b->ocv[j] = gsl_interp_alloc(gsl_interp_steffen, cfg->n_ocv);
     ok = b->ocv[j] && gsl_interp_init(b->ocv[j], b->cfg.ocv_soc, b->row[j], cfg->n_ocv) == 0;
   }
+  size_t r_rows = cfg->n_r_t ? cfg->n_r_t : 1;
+  for (size_t t = 0; ok && t <= cfg->n_rc; t++)
+    for (size_t j = 0; ok && has_table(cfg, t) && j < r_rows; j++) {
+      b->rtab[t][j] = gsl_interp_alloc(
+          cfg->n_r_soc >= 3 ? gsl_interp_steffen : gsl_interp_linear, cfg->n_r_soc);
+      ok = b->rtab[t][j] && gsl_interp_init(b->rtab[t][j], b->cfg.r_soc, r_row(&b->cfg, t, j),
+                                            cfg->n_r_soc) == 0;
+    }
   if (!ok) {
     sits__fail(err, SITS_ENOMEM, "cannot set up the OCV interpolation");
     sits_battery_free(b);
@@ -128,7 +185,12 @@ void sits_battery_free(sits_battery *b) {
   for (size_t j = 0; j < SITS_BATTERY_MAX_OCV_T; j++)
     if (b->ocv[j])
       gsl_interp_free(b->ocv[j]);
+  for (size_t t = 0; t <= SITS_BATTERY_MAX_RC; t++)
+    for (size_t j = 0; j < SITS_BATTERY_MAX_R_T; j++)
+      if (b->rtab[t][j])
+        gsl_interp_free(b->rtab[t][j]);
   gsl_interp_accel_free(b->acc);
+  gsl_interp_accel_free(b->racc);
   free(b);
 }
 
@@ -209,6 +271,35 @@ double sits_battery_r_scale(const sits_battery *b, double temp_c) {
              (1.0 / (temp_c + KELVIN) - 1.0 / (c->r_ref_c + KELVIN)));
 }
 
+/* The factor of resistance t (0: R0, 1 + k: pair k) at soc and temp_c. */
+static double r_factor(const sits_battery *b, size_t t, double soc, double temp_c) {
+  const sits_battery_cfg *c = &b->cfg;
+  if (!has_table(c, t))
+    return sits_battery_r_scale(b, temp_c);
+  soc = fmin(fmax(soc, c->r_soc[0]), c->r_soc[c->n_r_soc - 1]);
+  if (c->n_r_t == 0)
+    return gsl_interp_eval(b->rtab[t][0], c->r_soc, r_row(c, t, 0), soc, b->racc) *
+           sits_battery_r_scale(b, temp_c);
+  size_t j = 0, last = c->n_r_t - 1;
+  if (!(temp_c > c->r_t_c[0]))
+    return gsl_interp_eval(b->rtab[t][0], c->r_soc, r_row(c, t, 0), soc, b->racc);
+  if (temp_c >= c->r_t_c[last])
+    return gsl_interp_eval(b->rtab[t][last], c->r_soc, r_row(c, t, last), soc, b->racc);
+  while (temp_c > c->r_t_c[j + 1])
+    j++;
+  double w = (temp_c - c->r_t_c[j]) / (c->r_t_c[j + 1] - c->r_t_c[j]);
+  return (1 - w) * gsl_interp_eval(b->rtab[t][j], c->r_soc, r_row(c, t, j), soc, b->racc) +
+         w * gsl_interp_eval(b->rtab[t][j + 1], c->r_soc, r_row(c, t, j + 1), soc, b->racc);
+}
+
+double sits_battery_r0_ohm(const sits_battery *b, double soc, double temp_c) {
+  return b->cfg.r0_ohm * r_factor(b, 0, soc, temp_c);
+}
+
+double sits_battery_rc_r_ohm(const sits_battery *b, size_t k, double soc, double temp_c) {
+  return k < b->cfg.n_rc ? b->cfg.rc_r_ohm[k] * r_factor(b, 1 + k, soc, temp_c) : NAN;
+}
+
 bool sits_battery_current_a(const sits_battery *b, double soc, const double *v_rc_v, double temp_c,
                             double p_pack_w, double *i_cell_a, double *v_cell_v, double *disc_v2) {
   const sits_battery_cfg *c = &b->cfg;
@@ -217,7 +308,7 @@ bool sits_battery_current_a(const sits_battery *b, double soc, const double *v_r
     bq -= v_rc_v[k];
   if (c->hyst_m_v > 0)
     bq += c->hyst_m_v * v_rc_v[c->n_rc];
-  double a = c->r0_ohm * sits_battery_r_scale(b, temp_c);
+  double a = sits_battery_r0_ohm(b, soc, temp_c);
   double p = p_pack_w / (double)(c->series * c->parallel);
   double disc = bq * bq - 4 * a * p;
   if (disc_v2)
@@ -233,14 +324,14 @@ bool sits_battery_current_a(const sits_battery *b, double soc, const double *v_r
   return true;
 }
 
-void sits_battery_derivative(const sits_battery *b, const double *v_rc_v, double temp_c,
-                             double i_cell_a, double *dsoc_dt, double *dv_rc_dt) {
+void sits_battery_derivative(const sits_battery *b, double soc, const double *v_rc_v,
+                             double temp_c, double i_cell_a, double *dsoc_dt, double *dv_rc_dt) {
   const sits_battery_cfg *c = &b->cfg;
   double i_eff = i_cell_a >= 0 ? i_cell_a : c->coulombic_eff * i_cell_a;
   *dsoc_dt = -i_eff / (3600.0 * b->q_ah);
-  double s = sits_battery_r_scale(b, temp_c);
   for (size_t k = 0; k < c->n_rc; k++)
-    dv_rc_dt[k] = i_cell_a / c->rc_c_f[k] - v_rc_v[k] / (s * c->rc_r_ohm[k] * c->rc_c_f[k]);
+    dv_rc_dt[k] = i_cell_a / c->rc_c_f[k] -
+                  v_rc_v[k] / (sits_battery_rc_r_ohm(b, k, soc, temp_c) * c->rc_c_f[k]);
   if (c->hyst_m_v > 0) {
     double h = v_rc_v[c->n_rc], sgn = i_cell_a > 0 ? 1.0 : i_cell_a < 0 ? -1.0 : 0.0;
     dv_rc_dt[c->n_rc] = -fabs(i_cell_a) * c->hyst_gamma / (3600.0 * b->q_ah) * (h + sgn);
@@ -271,12 +362,11 @@ size_t sits_battery_state_count(const sits_battery *b) {
   return b->cfg.n_rc + (b->cfg.hyst_m_v > 0 ? 1 : 0);
 }
 
-double sits_battery_heat_w(const sits_battery *b, const double *v_rc_v, double temp_c,
-                           double i_cell_a) {
+double sits_battery_heat_w(const sits_battery *b, double soc, const double *v_rc_v,
+                           double temp_c, double i_cell_a) {
   const sits_battery_cfg *c = &b->cfg;
-  double s = sits_battery_r_scale(b, temp_c);
-  double q = i_cell_a * i_cell_a * c->r0_ohm * s;
+  double q = i_cell_a * i_cell_a * sits_battery_r0_ohm(b, soc, temp_c);
   for (size_t k = 0; k < c->n_rc; k++)
-    q += v_rc_v[k] * v_rc_v[k] / (s * c->rc_r_ohm[k]);
+    q += v_rc_v[k] * v_rc_v[k] / sits_battery_rc_r_ohm(b, k, soc, temp_c);
   return q * (double)(c->series * c->parallel);
 }

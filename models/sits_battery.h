@@ -30,6 +30,8 @@ SITS_BEGIN_DECLS
 #define SITS_BATTERY_MAX_RC 3
 #define SITS_BATTERY_MAX_OCV 256
 #define SITS_BATTERY_MAX_OCV_T 8
+#define SITS_BATTERY_MAX_R_SOC 16
+#define SITS_BATTERY_MAX_R_T 8
 /** OCV dips up to this size [V] are taken as measurement noise, not a non-monotone table
  *  (the A123 table derived from C/30 tests dips by 0.1 mV on its plateau). */
 #define SITS_BATTERY_OCV_NOISE_V 1e-3
@@ -60,6 +62,17 @@ typedef struct sits_battery_cfg {
    *  the Joule heat: it needs OCV rows over temperature (ocv_t_c), whose slope between the
    *  rows gives dOCV/dT (0 outside them, where the OCV is held). */
   bool entropic_heat;
+  /** Resistances over SOC and temperature (optional; n_r_soc = 0: none). R0 and each R_k are
+   *  r0_ohm and rc_r_ohm[k] times a factor from a table over r_soc (GSL Steffen from 3 knots,
+   *  linear with 2; held at the end knots), one row per r_t_c temperature (n_r_t of them:
+   *  linear in T between the rows, held at the end rows, and then no Arrhenius factor) or a
+   *  single row (n_r_t = 0: times the Arrhenius factor as without tables). The capacitances
+   *  stay constant. A pair without its own table (rc_has_scale[k] false) keeps factor 1. */
+  size_t n_r_soc, n_r_t;
+  double r_soc[SITS_BATTERY_MAX_R_SOC], r_t_c[SITS_BATTERY_MAX_R_T];
+  double r0_scale[SITS_BATTERY_MAX_R_T][SITS_BATTERY_MAX_R_SOC];
+  bool rc_has_scale[SITS_BATTERY_MAX_RC];
+  double rc_r_scale[SITS_BATTERY_MAX_RC][SITS_BATTERY_MAX_R_T][SITS_BATTERY_MAX_R_SOC];
 } sits_battery_cfg;
 
 typedef struct sits_battery sits_battery;
@@ -103,16 +116,23 @@ SITS_API bool sits_battery_current_a(const sits_battery *b, double soc, const do
 
 /** State derivatives for cell current @p i_cell_a: dSOC/dt [1/s], dV_k/dt [V/s] and, with
  *  hysteresis, dh/dt [1/s] after them. */
-SITS_API void sits_battery_derivative(const sits_battery *b, const double *v_rc_v, double temp_c,
-                                      double i_cell_a, double *dsoc_dt, double *dv_rc_dt);
+SITS_API void sits_battery_derivative(const sits_battery *b, double soc, const double *v_rc_v,
+                                      double temp_c, double i_cell_a, double *dsoc_dt,
+                                      double *dv_rc_dt);
 
 /** Open-circuit energy of the pack between @p soc_lo and @p soc_hi [J]:
  *  series parallel Q 3600 * integral of OCV dSOC. */
 SITS_API double sits_battery_pack_energy_j(const sits_battery *b, double soc_lo, double soc_hi);
 
 /** Joule heat of the whole pack [W]. */
-SITS_API double sits_battery_heat_w(const sits_battery *b, const double *v_rc_v, double temp_c,
-                                    double i_cell_a);
+SITS_API double sits_battery_heat_w(const sits_battery *b, double soc, const double *v_rc_v,
+                                    double temp_c, double i_cell_a);
+
+/** R0 of a cell at @p soc and @p temp_c [ohm] (its tables, or r0_ohm times the Arrhenius
+ *  factor). */
+SITS_API double sits_battery_r0_ohm(const sits_battery *b, double soc, double temp_c);
+/** R of RC pair @p k at @p soc and @p temp_c [ohm]. */
+SITS_API double sits_battery_rc_r_ohm(const sits_battery *b, size_t k, double soc, double temp_c);
 
 /** dOCV/dT of a cell at @p soc and @p temp_c [V/K]: the slope between the OCV rows around
  *  temp_c (0 with one row, and outside the rows' temperatures). */

@@ -37,38 +37,102 @@ static int read_rc(const config_setting_t *g, sits_battery_cfg *c, sits_err *err
   return SITS_OK;
 }
 
-/* ocv_v: an array over ocv_soc, or with ocv_t_c one array per temperature (a 2-D table). */
-static int read_ocv_v(const config_setting_t *g, sits_battery_cfg *c, sits_err *err) {
-  size_t n_v = 0;
-  const config_setting_t *t = config_setting_get_member(g, "ocv_t_c");
-  if (!t) {
-    int rc = read_array(g, "ocv_v", c->ocv_v, SITS_BATTERY_MAX_OCV, &n_v, err);
-    if (rc == SITS_OK && n_v != c->n_ocv)
-      return sits__fail_at(err, SITS_EINPUT, g, "ocv_soc has %zu values but ocv_v %zu", c->n_ocv,
-                           n_v);
+/* A table of group @p g: key @p key is an array over the @p n points of @p like, or with
+ * @p n_rows rows over temperature (@p temps, named @p rows_key) a list of n_rows such arrays.
+ * Row j goes to out + j * stride; a 1-D table to out (one row). */
+typedef struct table_spec {
+  const char *key, *like, *rows_key;
+  size_t n, n_rows;
+  const double *temps;
+  double *out;
+  size_t stride, max;
+} table_spec;
+
+static int read_table(const config_setting_t *g, const table_spec *t, sits_err *err) {
+  if (!t->n_rows) {
+    size_t n_v = 0;
+    int rc = read_array(g, t->key, t->out, t->max, &n_v, err);
+    if (rc == SITS_OK && n_v != t->n)
+      return sits__fail_at(err, SITS_EINPUT, g, "%s has %zu values but %s %zu", t->like, t->n,
+                           t->key, n_v);
     return rc;
   }
-  int rc = read_array(g, "ocv_t_c", c->ocv_t_c, SITS_BATTERY_MAX_OCV_T, &c->n_ocv_t, err);
-  if (rc)
-    return rc;
-  const config_setting_t *v = config_setting_get_member(g, "ocv_v");
-  if (!v || !config_setting_is_list(v) || (size_t)config_setting_length(v) != c->n_ocv_t)
+  const config_setting_t *v = config_setting_get_member(g, t->key);
+  if (!v || !config_setting_is_list(v) || (size_t)config_setting_length(v) != t->n_rows)
     return sits__fail_at(err, SITS_EINPUT, v ? v : g,
-                         "with ocv_t_c, 'ocv_v' must be a list of %zu arrays, one per temperature "
+                         "with %s, '%s' must be a list of %zu arrays, one per temperature "
                          "( [...], [...] )",
-                         c->n_ocv_t);
-  for (size_t j = 0; j < c->n_ocv_t; j++) {
+                         t->rows_key, t->key, t->n_rows);
+  for (size_t j = 0; j < t->n_rows; j++) {
     const config_setting_t *row = config_setting_get_elem(v, (unsigned)j);
-    if (!config_setting_is_array(row) || (size_t)config_setting_length(row) != c->n_ocv)
+    if (!config_setting_is_array(row) || (size_t)config_setting_length(row) != t->n)
       return sits__fail_at(err, SITS_EINPUT, row,
-                           "ocv_v row %zu (%g C) must be an array of %zu numbers like ocv_soc", j,
-                           c->ocv_t_c[j], c->n_ocv);
-    for (size_t k = 0; k < c->n_ocv; k++) {
+                           "%s row %zu (%g C) must be an array of %zu numbers like %s", t->key, j,
+                           t->temps[j], t->n, t->like);
+    for (size_t k = 0; k < t->n; k++) {
       const config_setting_t *e = config_setting_get_elem(row, (unsigned)k);
       if (!config_setting_is_number(e))
-        return sits__fail_at(err, SITS_EINPUT, row, "ocv_v must hold numbers");
-      c->ocv_v_t[j][k] = config_setting_get_float(e);
+        return sits__fail_at(err, SITS_EINPUT, row, "%s must hold numbers", t->key);
+      t->out[j * t->stride + k] = config_setting_get_float(e);
     }
+  }
+  return SITS_OK;
+}
+
+/* ocv_v: an array over ocv_soc, or with ocv_t_c one array per temperature (a 2-D table). */
+static int read_ocv_v(const config_setting_t *g, sits_battery_cfg *c, sits_err *err) {
+  if (config_setting_get_member(g, "ocv_t_c")) {
+    int rc = read_array(g, "ocv_t_c", c->ocv_t_c, SITS_BATTERY_MAX_OCV_T, &c->n_ocv_t, err);
+    if (rc)
+      return rc;
+  }
+  table_spec t = {"ocv_v", "ocv_soc", "ocv_t_c", c->n_ocv, c->n_ocv_t, c->ocv_t_c,
+                  c->n_ocv_t ? c->ocv_v_t[0] : c->ocv_v, SITS_BATTERY_MAX_OCV,
+                  SITS_BATTERY_MAX_OCV};
+  return read_table(g, &t, err);
+}
+
+/* The resistance tables: r_soc (and r_t_c), r0_scale and each pair's r_scale over them. */
+static int read_r_tables(const config_setting_t *g, sits_battery_cfg *c, sits_err *err) {
+  if (!config_setting_get_member(g, "r_soc")) {
+    const char *need[] = {"r_t_c", "r0_scale"};
+    for (int k = 0; k < 2; k++)
+      if (config_setting_get_member(g, need[k]))
+        return sits__fail_at(err, SITS_EINPUT, config_setting_get_member(g, need[k]),
+                             "'%s' needs 'r_soc', the SOC points of the resistance tables",
+                             need[k]);
+    const config_setting_t *list = config_setting_get_member(g, "rc");
+    for (size_t k = 0; k < c->n_rc; k++) {
+      const config_setting_t *s =
+          config_setting_get_member(config_setting_get_elem(list, (unsigned)k), "r_scale");
+      if (s)
+        return sits__fail_at(err, SITS_EINPUT, s,
+                             "'r_scale' needs 'r_soc', the SOC points of the resistance tables");
+    }
+    return SITS_OK;
+  }
+  int rc = read_array(g, "r_soc", c->r_soc, SITS_BATTERY_MAX_R_SOC, &c->n_r_soc, err);
+  if (rc == SITS_OK && config_setting_get_member(g, "r_t_c"))
+    rc = read_array(g, "r_t_c", c->r_t_c, SITS_BATTERY_MAX_R_T, &c->n_r_t, err);
+  if (rc)
+    return rc;
+  table_spec t = {"r0_scale", "r_soc", "r_t_c", c->n_r_soc, c->n_r_t, c->r_t_c,
+                  c->r0_scale[0], SITS_BATTERY_MAX_R_SOC, SITS_BATTERY_MAX_R_SOC};
+  if (!config_setting_get_member(g, "r0_scale")) /* R0 at factor 1, the pairs' tables only */
+    for (size_t j = 0; j < SITS_BATTERY_MAX_R_T; j++)
+      for (size_t k = 0; k < SITS_BATTERY_MAX_R_SOC; k++)
+        c->r0_scale[j][k] = 1.0;
+  else if ((rc = read_table(g, &t, err)))
+    return rc;
+  const config_setting_t *list = config_setting_get_member(g, "rc");
+  for (size_t k = 0; k < c->n_rc; k++) {
+    const config_setting_t *e = config_setting_get_elem(list, (unsigned)k);
+    if (!config_setting_get_member(e, "r_scale"))
+      continue;
+    c->rc_has_scale[k] = true;
+    t.key = "r_scale", t.out = c->rc_r_scale[k][0];
+    if ((rc = read_table(e, &t, err)))
+      return rc;
   }
   return SITS_OK;
 }
@@ -136,7 +200,7 @@ int sits__load_battery(sits_scenario *sc, const config_setting_t *root, sits_err
                          "the capacity must be > 0 (battery_capacity_wh = %g)", scenario_wh);
   if (wh) /* the scenario's capacity wins over the pack's */
     c.capacity_wh = scenario_wh;
-  if ((rc = read_ocv_v(g, &c, err)))
+  if ((rc = read_ocv_v(g, &c, err)) || (rc = read_r_tables(g, &c, err)))
     return rc;
   if (wh) /* the scenario's capacity wins over the pack's */
     c.capacity_ah = NAN;

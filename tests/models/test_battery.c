@@ -103,7 +103,7 @@ Test(battery, arrhenius_resistance_and_heat) {
   cr_assert_lt(s45, 1.0); /* a hot cell has a lower resistance */
   double v_rc[1] = {0.03};
   /* I^2 R0 s + V1^2 / (R1 s) */
-  cr_assert_float_eq(sits_battery_heat_w(b, v_rc, 45.0, 2.0),
+  cr_assert_float_eq(sits_battery_heat_w(b, 0.5, v_rc, 45.0, 2.0),
                      4 * 0.02 * s45 + 0.03 * 0.03 / (0.015 * s45), 1e-12);
   sits_battery_free(b);
 }
@@ -116,7 +116,7 @@ typedef struct cc {
 static int cc_rhs(double t, const double y[], double dy[], void *p) {
   (void)t;
   const cc *c = p;
-  sits_battery_derivative(c->b, y + 1, 25.0, c->i_a, &dy[0], dy + 1);
+  sits_battery_derivative(c->b, y[0], y + 1, 25.0, c->i_a, &dy[0], dy + 1);
   return GSL_SUCCESS;
 }
 
@@ -138,7 +138,7 @@ Test(battery, constant_current_closed_form) {
   /* charging: the coulombic efficiency scales the charge that goes in */
   double dsoc, dv;
   double v_rc[1] = {0};
-  sits_battery_derivative(b, v_rc, 25, -1.0, &dsoc, &dv);
+  sits_battery_derivative(b, 0.5, v_rc, 25, -1.0, &dsoc, &dv);
   cr_assert_float_eq(dsoc, 0.99 / (3600 * 5.0), 1e-15);
   gsl_odeiv2_driver_free(d);
   sits_battery_free(b);
@@ -266,4 +266,55 @@ Test(battery, entropic_heat_from_the_ocv_rows) {
   c.n_ocv_t = 0;
   cr_assert_null(sits_battery_new(&c, &err));
   cr_assert(strstr(err.msg, "entropic_heat needs OCV rows over temperature"), "%s", err.msg);
+}
+
+/* Resistance tables over SOC and temperature: factors 2 -> 1 over SOC at 0 C and 1 -> 0.5 at
+ * 40 C. At 20 C, SOC 0.5 (Steffen is exact on these lines): (1.5 + 0.75) / 2 = 1.125; held at
+ * the end rows outside [0, 40] C and at the end knots outside the SOC range; with rows the
+ * Arrhenius factor is not applied, without rows it multiplies the SOC factor. The current
+ * solve, the RC decay and the Joule heat use them. */
+Test(battery, resistance_tables_over_soc_and_temperature) {
+  sits_battery_cfg c = linear_cell();
+  c.r_ea_j_per_mol = 30000;
+  c.n_r_soc = 3, c.n_r_t = 2;
+  c.r_soc[0] = 0.1, c.r_soc[1] = 0.5, c.r_soc[2] = 0.9;
+  c.r_t_c[0] = 0, c.r_t_c[1] = 40;
+  for (size_t k = 0; k < 3; k++) {
+    c.r0_scale[0][k] = 2.0 - (c.r_soc[k] - 0.1) / 0.8;
+    c.r0_scale[1][k] = 0.5 * c.r0_scale[0][k];
+    c.rc_r_scale[0][0][k] = c.r0_scale[0][k];
+    c.rc_r_scale[0][1][k] = c.r0_scale[1][k];
+  }
+  c.rc_has_scale[0] = true;
+  sits_battery *b = make(&c);
+  cr_assert_float_eq(sits_battery_r0_ohm(b, 0.5, 20.0), 0.02 * 1.125, 1e-15);
+  cr_assert_float_eq(sits_battery_r0_ohm(b, 0.3, 40.0), 0.02 * 0.5 * 1.75, 1e-15);
+  cr_assert_float_eq(sits_battery_r0_ohm(b, 0.0, -10.0), 0.02 * 2.0, 1e-15); /* held */
+  cr_assert_float_eq(sits_battery_r0_ohm(b, 1.0, 60.0), 0.02 * 0.5, 1e-15);  /* held */
+  cr_assert_float_eq(sits_battery_rc_r_ohm(b, 0, 0.5, 20.0), 0.015 * 1.125, 1e-15);
+  double v_rc[1] = {0.03}, dsoc, dv, i, v;
+  sits_battery_derivative(b, 0.5, v_rc, 20.0, 2.0, &dsoc, &dv);
+  cr_assert_float_eq(dv, 2.0 / 2000 - 0.03 / (0.015 * 1.125 * 2000), 1e-15);
+  cr_assert_float_eq(sits_battery_heat_w(b, 0.5, v_rc, 20.0, 2.0),
+                     4.0 * 0.02 * 1.125 + 0.03 * 0.03 / (0.015 * 1.125), 1e-12);
+  cr_assert(sits_battery_current_a(b, 0.5, v_rc, 20.0, 10.0, &i, &v, NULL));
+  double bq = 3.6 - 0.03, a = 0.02 * 1.125;
+  cr_assert_float_eq(i, (bq - sqrt(bq * bq - 4 * a * 10.0)) / (2 * a), 1e-12);
+  sits_battery_free(b);
+  /* one row: the SOC factor times Arrhenius */
+  c.n_r_t = 0;
+  b = make(&c);
+  cr_assert_float_eq(sits_battery_r0_ohm(b, 0.5, 10.0),
+                     0.02 * 1.5 * sits_battery_r_scale(b, 10.0), 1e-15);
+  cr_assert_gt(sits_battery_r_scale(b, 10.0), 1.5); /* the Arrhenius factor is there */
+  sits_battery_free(b);
+  /* knots must increase, factors be positive */
+  sits_err err = {0};
+  c.r_soc[2] = 0.4;
+  cr_assert_null(sits_battery_new(&c, &err));
+  cr_assert(strstr(err.msg, "r_soc must increase"), "%s", err.msg);
+  c.r_soc[2] = 0.9;
+  c.rc_r_scale[0][0][1] = -1;
+  cr_assert_null(sits_battery_new(&c, &err));
+  cr_assert(strstr(err.msg, "the RC pair 0 factor -1 (row 0, point 1) must be > 0"), "%s", err.msg);
 }

@@ -33,7 +33,13 @@ typedef struct ref {
   double p_cell, r0, r1, c1, q_ah;
   int n_rc;
   double m_v, gamma; /* hysteresis (m_v 0: none): its state is y[2] */
+  /* resistance factors linear in SOC from f0 at SOC 0 to f1 at SOC 1 (both 0: none) */
+  double r0_f0, r0_f1, r1_f0, r1_f1;
 } ref;
+
+static double factor(double f0, double f1, double soc) {
+  return f0 == 0 && f1 == 0 ? 1.0 : f0 + (f1 - f0) * fmin(fmax(soc, 0), 1);
+}
 
 static double ocv(double soc) {
   return 3.0 + 1.2 * fmin(fmax(soc, 0), 1);
@@ -41,11 +47,12 @@ static double ocv(double soc) {
 
 static bool ref_current(const ref *r, const double *y, double *i, double *v, double *disc) {
   double b = ocv(y[0]) - (r->n_rc ? y[1] : 0) + r->m_v * y[2];
-  *disc = b * b - 4 * r->r0 * r->p_cell;
+  double r0 = r->r0 * factor(r->r0_f0, r->r0_f1, y[0]);
+  *disc = b * b - 4 * r0 * r->p_cell;
   if (*disc < 0)
     return false;
-  *i = (b - sqrt(*disc)) / (2 * r->r0);
-  *v = b - r->r0 * *i;
+  *i = (b - sqrt(*disc)) / (2 * r0);
+  *v = b - r0 * *i;
   return true;
 }
 
@@ -54,9 +61,11 @@ static int ref_rhs(double t, const double y[], double dy[], void *p) {
   const ref *r = p;
   double i, v, disc;
   if (!ref_current(r, y, &i, &v, &disc))
-    i = (ocv(y[0]) - (r->n_rc ? y[1] : 0) + r->m_v * y[2]) / (2 * r->r0);
+    i = (ocv(y[0]) - (r->n_rc ? y[1] : 0) + r->m_v * y[2]) /
+        (2 * r->r0 * factor(r->r0_f0, r->r0_f1, y[0]));
   dy[0] = -i / (3600 * r->q_ah);
-  dy[1] = r->n_rc ? i / r->c1 - y[1] / (r->r1 * r->c1) : 0;
+  double r1 = r->r1 * factor(r->r1_f0, r->r1_f1, y[0]);
+  dy[1] = r->n_rc ? i / r->c1 - y[1] / (r1 * r->c1) : 0;
   /* discharging (i > 0): h -> -1 at gamma per capacity moved */
   dy[2] = -fabs(i) * r->gamma / (3600 * r->q_ah) * (y[2] + (i > 0 ? 1 : i < 0 ? -1 : 0));
   return GSL_SUCCESS;
@@ -104,7 +113,7 @@ Test(battery_run, constant_power_runtime_matches_independent_integration) {
   free(text);
   sits_result *r = tu_run(sc);
   const sits_summary *s = sits_result_summary(r);
-  ref rf = {8.0 / 0.9, 0.05, 0.03, 1000.0, 2.0, 1, 0, 0};
+  ref rf = {8.0 / 0.9, 0.05, 0.03, 1000.0, 2.0, 1, 0, 0, 0, 0, 0, 0};
   double want = ref_end_time(&rf, 3.2, false);
   cr_assert_eq(s->end_reason, SITS_END_BATTERY_CUTOFF);
   cr_assert_float_eq(s->runtime_s, want, 1e-3 * want, "runtime %g s vs %g s", s->runtime_s, want);
@@ -134,9 +143,9 @@ Test(battery_run, hysteresis_against_independent_integration) {
   free(text);
   sits_result *r = tu_run(sc);
   const sits_summary *s = sits_result_summary(r);
-  ref rf = {8.0 / 0.9, 0.05, 0.03, 1000.0, 2.0, 1, 0.03, 5.0};
+  ref rf = {8.0 / 0.9, 0.05, 0.03, 1000.0, 2.0, 1, 0.03, 5.0, 0, 0, 0, 0};
   double want = ref_end_time_h(&rf, 3.2, false, 1.0);
-  ref plain = {8.0 / 0.9, 0.05, 0.03, 1000.0, 2.0, 1, 0, 0};
+  ref plain = {8.0 / 0.9, 0.05, 0.03, 1000.0, 2.0, 1, 0, 0, 0, 0, 0, 0};
   double without = ref_end_time(&plain, 3.2, false);
   cr_log_info("runtime with hysteresis %.3f s (reference %.3f s; without %.3f s)", s->runtime_s,
               want, without);
@@ -152,6 +161,32 @@ Test(battery_run, hysteresis_against_independent_integration) {
   sits_scenario_free(sc);
 }
 
+/* Resistances over SOC (two knots: linear, as the reference takes them): R0 three times and
+ * R1 twice as high at SOC 0 as at SOC 1. The cutoff comes earlier than with the SOC-1 values
+ * throughout, at the reference's time (1e-3). */
+Test(battery_run, resistance_tables_over_soc) {
+  char *text = scenario(8.0, 0.05, "rc = ( { r_ohm = 0.03; c_f = 1000.0; r_scale = [2.0, 1.0]; } );",
+                        3.2, "r_soc = [0.0, 1.0]; r0_scale = [3.0, 1.0];", "");
+  sits_scenario *sc = tu_load("rtab.cfg", text);
+  free(text);
+  sits_result *r = tu_run(sc);
+  const sits_summary *s = sits_result_summary(r);
+  ref rf = {8.0 / 0.9, 0.05, 0.03, 1000.0, 2.0, 1, 0, 0, 3.0, 1.0, 2.0, 1.0};
+  double want = ref_end_time(&rf, 3.2, false);
+  ref plain = {8.0 / 0.9, 0.05, 0.03, 1000.0, 2.0, 1, 0, 0, 0, 0, 0, 0};
+  double flat = ref_end_time(&plain, 3.2, false);
+  cr_log_info("runtime with the tables %.3f s (reference %.3f s; flat %.3f s)", s->runtime_s,
+              want, flat);
+  cr_assert_eq(s->end_reason, SITS_END_BATTERY_CUTOFF);
+  cr_assert_float_eq(s->runtime_s, want, 1e-3 * want, "runtime %g s vs %g s", s->runtime_s, want);
+  cr_assert_lt(want, flat - 10 * 1e-3 * flat);
+  const sits_battery *b = sits_scenario_battery(sc);
+  cr_assert_float_eq(sits_battery_r0_ohm(b, 0.25, 25.0), 0.05 * 2.5, 1e-15);
+  cr_assert_float_eq(sits_battery_rc_r_ohm(b, 0, 0.25, 25.0), 0.03 * 1.75, 1e-15);
+  sits_result_free(r);
+  sits_scenario_free(sc);
+}
+
 Test(battery_run, brownout_at_its_exact_time) {
   /* no RC pair: b = OCV(SOC); 30 W / 0.9 at R0 0.1 Ohm browns out when OCV^2 = 0.4 P */
   char *text = scenario(30.0, 0.1, "", 1.0, "", "");
@@ -159,7 +194,7 @@ Test(battery_run, brownout_at_its_exact_time) {
   free(text);
   sits_result *r = tu_run(sc);
   const sits_summary *s = sits_result_summary(r);
-  ref rf = {30.0 / 0.9, 0.1, 0, 0, 2.0, 0, 0, 0};
+  ref rf = {30.0 / 0.9, 0.1, 0, 0, 2.0, 0, 0, 0, 0, 0, 0, 0};
   double want = ref_end_time(&rf, 1.0, true);
   cr_assert_eq(s->end_reason, SITS_END_BROWNOUT);
   cr_assert_float_eq(s->runtime_s, want, 1e-3 * want, "%g vs %g", s->runtime_s, want);
@@ -233,7 +268,7 @@ Test(battery_run, ocv_table_over_temperature_follows_the_cell_temperature) {
   sits_scenario *sc = tu_load("cp2d.cfg", two);
   free(two);
   sits_result *r = tu_run(sc);
-  ref rf = {8.0 / 0.9, 0.05, 0.03, 1000.0, 2.0, 1, 0, 0};
+  ref rf = {8.0 / 0.9, 0.05, 0.03, 1000.0, 2.0, 1, 0, 0, 0, 0, 0, 0};
   double want = ref_end_time(&rf, 3.2, false);
   const sits_summary *s = sits_result_summary(r);
   cr_assert_eq(s->end_reason, SITS_END_BATTERY_CUTOFF);

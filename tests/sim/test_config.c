@@ -354,6 +354,18 @@ Test(config, battery_malformed_tables) {
       {"ocv_soc = [0.0, 0.5, 1.0]; ocv_v = [3.0, 3.6, 4.2]; capacity_ah = 2.0; cutoff_v = 3.0; "
        "entropic_heat = 1;",
        "entropic_heat"},
+      {"ocv_soc = [0.0, 0.5, 1.0]; ocv_v = [3.0, 3.6, 4.2]; capacity_ah = 2.0; cutoff_v = 3.0; "
+       "r0_scale = [1.0, 2.0];",
+       "'r0_scale' needs 'r_soc'"},
+      {"ocv_soc = [0.0, 0.5, 1.0]; ocv_v = [3.0, 3.6, 4.2]; capacity_ah = 2.0; cutoff_v = 3.0; "
+       "r_soc = [0.0, 1.0]; r0_scale = [1.0, 2.0, 3.0];",
+       "r_soc has 2 values but r0_scale 3"},
+      {"ocv_soc = [0.0, 0.5, 1.0]; ocv_v = [3.0, 3.6, 4.2]; capacity_ah = 2.0; cutoff_v = 3.0; "
+       "r_soc = [0.0, 1.0]; r_t_c = [0.0, 40.0]; r0_scale = ( [1.0, 2.0] );",
+       "with r_t_c, 'r0_scale' must be a list of 2 arrays"},
+      {"ocv_soc = [0.0, 0.5, 1.0]; ocv_v = [3.0, 3.6, 4.2]; capacity_ah = 2.0; cutoff_v = 3.0; "
+       "r_soc = [0.0, 1.0]; r0_scale = [1.0, 0.0];",
+       "the R0 factor 0 (row 0, point 1) must be > 0"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     char text[2048], msg[SITS_ERRMSG_MAX];
