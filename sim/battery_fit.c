@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include <gsl/gsl_errno.h>
+#include <gsl/gsl_interp.h>
 #include <gsl/gsl_roots.h>
 
 #include "sits_fit.h"
@@ -26,18 +27,27 @@ typedef struct problem {
   bool fit_capacity;
   double q_ah; /* when not fitted */
   bool hyst;   /* the cell has hysteresis: m, gamma and h0 are fitted too */
+  size_t nk;   /* resistance values per resistor: the cell's r_soc knots, or 1 (constant) */
+  size_t ref;  /* the knot whose values become r0_ohm and r_ohm (the one nearest SOC 0.5) */
 } problem;
 
+/* With knots, R0 and each R_j are their values at the knots (tau_j at the reference knot:
+ * C_j = tau_j / R_j there, constant), interpolated over SOC as the model does. */
 typedef struct params {
-  double r0, r[SITS_BATTERY_MAX_RC], tau[SITS_BATTERY_MAX_RC], q_ah, soc0;
+  double r0[SITS_BATTERY_MAX_R_SOC], r[SITS_BATTERY_MAX_RC][SITS_BATTERY_MAX_R_SOC];
+  double tau[SITS_BATTERY_MAX_RC], q_ah, soc0;
   double m_v, gamma, h0;
 } params;
 
+#define MAX_PARAMS ((1 + SITS_BATTERY_MAX_RC) * SITS_BATTERY_MAX_R_SOC + SITS_BATTERY_MAX_RC + 5)
+
 static void unpack(const problem *pb, const double *x, params *p) {
   size_t k = 0;
-  p->r0 = exp(x[k++]);
+  for (size_t q = 0; q < pb->nk; q++)
+    p->r0[q] = exp(x[k++]);
   for (size_t j = 0; j < pb->n_rc; j++) {
-    p->r[j] = exp(x[k++]);
+    for (size_t q = 0; q < pb->nk; q++)
+      p->r[j][q] = exp(x[k++]);
     p->tau[j] = exp(x[k++]);
   }
   p->soc0 = 1.0 / (1.0 + exp(-x[k++]));
@@ -51,7 +61,46 @@ static void unpack(const problem *pb, const double *x, params *p) {
 }
 
 static size_t n_params(const problem *pb) {
-  return 2 + 2 * pb->n_rc + (pb->fit_capacity ? 1 : 0) + (pb->hyst ? 3 : 0);
+  return (1 + pb->n_rc) * pb->nk + pb->n_rc + 1 + (pb->fit_capacity ? 1 : 0) + (pb->hyst ? 3 : 0);
+}
+
+/* The resistances over SOC from their knot values (Steffen from 3 knots, linear with 2, held
+ * at the end knots: as the model's tables): [0] R0, [1 + j] pair j. */
+typedef struct knots {
+  gsl_interp *f[1 + SITS_BATTERY_MAX_RC];
+  const double *vals[1 + SITS_BATTERY_MAX_RC];
+  gsl_interp_accel *acc;
+} knots;
+
+static void knots_free(knots *kn) {
+  for (size_t t = 0; t <= SITS_BATTERY_MAX_RC; t++)
+    if (kn->f[t])
+      gsl_interp_free(kn->f[t]);
+  gsl_interp_accel_free(kn->acc);
+}
+
+static int knots_init(const problem *pb, const params *p, knots *kn) {
+  memset(kn, 0, sizeof *kn);
+  for (size_t t = 0; t <= pb->n_rc; t++)
+    kn->vals[t] = t ? p->r[t - 1] : p->r0;
+  if (pb->nk == 1)
+    return 0;
+  if (!(kn->acc = gsl_interp_accel_alloc()))
+    return -1;
+  for (size_t t = 0; t <= pb->n_rc; t++)
+    if (!(kn->f[t] = gsl_interp_alloc(pb->nk >= 3 ? gsl_interp_steffen : gsl_interp_linear,
+                                      pb->nk)) ||
+        gsl_interp_init(kn->f[t], pb->cell.r_soc, kn->vals[t], pb->nk))
+      return -1;
+  return 0;
+}
+
+static double at_soc(const problem *pb, knots *kn, size_t t, double soc) {
+  if (pb->nk == 1)
+    return kn->vals[t][0];
+  const double *x = pb->cell.r_soc;
+  soc = fmin(fmax(soc, x[0]), x[pb->nk - 1]);
+  return gsl_interp_eval(kn->f[t], x, kn->vals[t], soc, kn->acc);
 }
 
 /* Simulates the first m samples into out (model voltage). */
@@ -60,9 +109,17 @@ static int simulate(const problem *pb, const params *p, size_t m, double *out) {
   c.capacity_ah = p->q_ah;
   c.capacity_wh = NAN;
   sits_err err;
+  c.n_r_soc = 0; /* the knots' values are the parameters here */
   sits_battery *b = sits_battery_new(&c, &err);
-  if (!b)
+  knots kn;
+  if (knots_init(pb, p, &kn) || !b) {
+    sits_battery_free(b);
+    knots_free(&kn);
     return -1;
+  }
+  double c_f[SITS_BATTERY_MAX_RC]; /* constant: tau at the reference knot over R there */
+  for (size_t j = 0; j < pb->n_rc; j++)
+    c_f[j] = p->tau[j] / p->r[j][pb->ref];
   double soc = p->soc0, vrc[SITS_BATTERY_MAX_RC] = {0}, h = p->h0;
   for (size_t k = 0; k < m; k++) {
     double sum = 0;
@@ -72,7 +129,7 @@ static int simulate(const problem *pb, const params *p, size_t m, double *out) {
     double tc = pb->temp_c ? pb->temp_c[k] : c.r_ref_c;
     double rs = pb->temp_c ? sits_battery_r_scale(b, tc) : 1.0;
     double ocv = pb->temp_c ? sits_battery_ocv_at_v(b, soc, tc) : sits_battery_ocv_v(b, soc);
-    out[k] = ocv + p->m_v * h - sum - p->r0 * rs * pb->i[k];
+    out[k] = ocv + p->m_v * h - sum - at_soc(pb, &kn, 0, soc) * rs * pb->i[k];
     if (k + 1 < m) {
       double dt = pb->t[k + 1] - pb->t[k], i = pb->i[k];
       if (pb->hyst && i != 0) { /* exact for the held current: h -> -sgn(i) */
@@ -81,13 +138,14 @@ static int simulate(const problem *pb, const params *p, size_t m, double *out) {
       }
       double i_eff = i >= 0 ? i : c.coulombic_eff * i;
       soc -= i_eff * dt / (3600.0 * p->q_ah);
-      for (size_t j = 0; j < pb->n_rc; j++) { /* R_k scales with T, C_k does not */
-        double e = exp(-dt / (p->tau[j] * rs));
-        vrc[j] = vrc[j] * e + p->r[j] * rs * i * (1 - e);
+      for (size_t j = 0; j < pb->n_rc; j++) { /* R_k scales with T and SOC, C_k does not */
+        double r = at_soc(pb, &kn, 1 + j, soc) * rs, e = exp(-dt / (r * c_f[j]));
+        vrc[j] = vrc[j] * e + r * i * (1 - e);
       }
     }
   }
   sits_battery_free(b);
+  knots_free(&kn);
   return 0;
 }
 
@@ -230,23 +288,36 @@ int sits_battery_fit_cell_t(const sits_battery_cfg *cell, const double *t_s, con
                 .n_rc = n_rc,
                 .fit_capacity = fit_capacity,
                 .q_ah = cell->capacity_ah,
-                .hyst = cell->hyst_m_v > 0};
+                .hyst = cell->hyst_m_v > 0,
+                .nk = 1};
+  if (cell->n_r_soc > 0) { /* the resistance tables over SOC: fitted at the cell's knots */
+    if (cell->n_r_t > 0)
+      return sits__fail(err, SITS_EINPUT,
+                        "the battery fit takes resistance tables over SOC only: the cell's rows "
+                        "over temperature (r_t_c) need a test at each temperature");
+    pb.nk = cell->n_r_soc;
+    for (size_t q = 1; q < pb.nk; q++)
+      if (fabs(cell->r_soc[q] - 0.5) < fabs(cell->r_soc[pb.ref] - 0.5))
+        pb.ref = q;
+  }
   pb.n_train = (size_t)floor(train_fraction * (double)n);
   if (pb.n_train < n_params(&pb) + 5)
     return sits__fail(err, SITS_EINPUT, "the training part has too few samples");
   double soc0 = start_soc(cell, t_s, i_a, v_v, pb.n_train);
   /* several starts: small and large R0, fast and slow RC pairs */
   const double r0s[] = {0.005, 0.03}, taus[] = {20.0, 300.0};
-  double best[2 + 2 * SITS_BATTERY_MAX_RC + 4], best_cost = INFINITY;
+  double best[MAX_PARAMS], best_cost = INFINITY;
   bool best_conv = false;
   for (size_t a = 0; a < 2; a++)
     for (size_t b = 0; b < 2; b++) {
-      double x[2 + 2 * SITS_BATTERY_MAX_RC + 4], cost;
+      double x[MAX_PARAMS], cost;
       bool conv;
       size_t k = 0;
-      x[k++] = log(r0s[a]);
-      for (size_t j = 0; j < n_rc; j++) {
+      for (size_t q = 0; q < pb.nk; q++)
         x[k++] = log(r0s[a]);
+      for (size_t j = 0; j < n_rc; j++) {
+        for (size_t q = 0; q < pb.nk; q++)
+          x[k++] = log(r0s[a]);
         x[k++] = log(taus[b] * pow(10.0, (double)j));
       }
       x[k++] = log(soc0 / (1 - soc0));
@@ -277,10 +348,16 @@ int sits_battery_fit_cell_t(const sits_battery_cfg *cell, const double *t_s, con
   if (!out->model_v || simulate(&pb, &p, n, out->model_v))
     return sits__fail(err, SITS_ENOMEM, "out of memory");
   out->n_rc = n_rc;
-  out->r0_ohm = p.r0;
+  out->r0_ohm = p.r0[pb.ref];
   for (size_t j = 0; j < n_rc; j++) {
-    out->rc_r_ohm[j] = p.r[j];
-    out->rc_c_f[j] = p.tau[j] / p.r[j];
+    out->rc_r_ohm[j] = p.r[j][pb.ref];
+    out->rc_c_f[j] = p.tau[j] / p.r[j][pb.ref];
+  }
+  out->n_r_soc = cell->n_r_soc;
+  for (size_t q = 0; q < cell->n_r_soc; q++) { /* factors on the reference knot's values */
+    out->r0_scale[q] = p.r0[q] / out->r0_ohm;
+    for (size_t j = 0; j < n_rc; j++)
+      out->rc_r_scale[j][q] = p.r[j][q] / out->rc_r_ohm[j];
   }
   out->capacity_ah = p.q_ah;
   out->initial_soc = p.soc0;

@@ -259,6 +259,11 @@ int sits_write_calibration_json(const sits_calibration *c, FILE *f) {
   for (size_t k = 0; k < b->n_rc; k++)
     fprintf(f, ",\"platform.battery.rc.[%zu].r_ohm\":%.10g,\"platform.battery.rc.[%zu].c_f\":%.10g",
             k, b->rc_r_ohm[k], k, b->rc_c_f[k]);
+  for (size_t q = 0; q < b->n_r_soc; q++) { /* the tables' factors, at the cell's r_soc */
+    fprintf(f, ",\"platform.battery.r0_scale.[%zu]\":%.10g", q, b->r0_scale[q]);
+    for (size_t k = 0; k < b->n_rc; k++)
+      fprintf(f, ",\"platform.battery.rc.[%zu].r_scale.[%zu]\":%.10g", k, q, b->rc_r_scale[k][q]);
+  }
   if (c->fit_capacity || c->has_ocv)
     fprintf(f, ",\"platform.battery.capacity_ah\":%.10g", b->capacity_ah);
   if (b->hyst_m_v > 0)
@@ -305,6 +310,16 @@ static int set_float(config_setting_t *g, const char *key, double v) {
   return s && config_setting_set_float(s, v) == CONFIG_TRUE ? 0 : -1;
 }
 
+static int set_floats(config_setting_t *g, const char *key, const double *v, size_t n) {
+  if (config_setting_get_member(g, key))
+    config_setting_remove(g, key);
+  config_setting_t *s = config_setting_add(g, key, CONFIG_TYPE_ARRAY);
+  for (size_t k = 0; s && k < n; k++)
+    if (!config_setting_set_float_elem(s, -1, v[k]))
+      return -1;
+  return s ? 0 : -1;
+}
+
 int sits_calibrated_cell(const sits_scenario *sc, const sits_calibration *c,
                          sits_battery_cfg *out, sits_err *err) {
   const sits_battery *b = sits_scenario_battery(sc);
@@ -327,6 +342,11 @@ int sits_calibrated_cell(const sits_scenario *sc, const sits_calibration *c,
       out->capacity_ah = c->fit.capacity_ah, out->capacity_wh = NAN;
     if (c->fit.hyst_m_v > 0)
       out->hyst_m_v = c->fit.hyst_m_v, out->hyst_gamma = c->fit.hyst_gamma;
+    for (size_t q = 0; q < c->fit.n_r_soc; q++) { /* 1-D tables over the cell's r_soc */
+      out->r0_scale[0][q] = c->fit.r0_scale[q];
+      for (size_t k = 0; k < c->fit.n_rc; k++)
+        out->rc_r_scale[k][0][q] = c->fit.rc_r_scale[k][q], out->rc_has_scale[k] = true;
+    }
   }
   return SITS_OK;
 }
@@ -360,8 +380,12 @@ int sits_write_calibrated_config(const sits_scenario *sc, const sits_calibration
   for (size_t k = 0; rc && k < c->fit.n_rc; k++) {
     config_setting_t *g = config_setting_add(rc, NULL, CONFIG_TYPE_GROUP);
     ok = ok && g && set_float(g, "r_ohm", c->fit.rc_r_ohm[k]) == 0 &&
-         set_float(g, "c_f", c->fit.rc_c_f[k]) == 0;
+         set_float(g, "c_f", c->fit.rc_c_f[k]) == 0 &&
+         (c->fit.n_r_soc == 0 ||
+          set_floats(g, "r_scale", c->fit.rc_r_scale[k], c->fit.n_r_soc) == 0);
   }
+  if (ok && c->fit.n_r_soc > 0)
+    ok = set_floats(b, "r0_scale", c->fit.r0_scale, c->fit.n_r_soc) == 0;
   config_setting_t *hy = ok ? config_setting_get_member(b, "hysteresis") : NULL;
   if (hy && c->fit.hyst_m_v > 0) /* its initial state stays the scenario's (the test's is in
                                    * the JSON) */

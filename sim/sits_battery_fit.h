@@ -43,6 +43,11 @@ typedef struct sits_battery_fit {
   /** with a cell that has hysteresis (cell->hyst_m_v > 0, its values the start): the fitted
    *  m_v, gamma and h at the start; 0 otherwise */
   double hyst_m_v, hyst_gamma, hyst_initial;
+  /** with a cell that has resistance tables over SOC (cell->n_r_soc > 0, no rows over
+   *  temperature): R0 and each R_k fitted at its r_soc knots. r0_ohm and rc_r_ohm are then
+   *  the values at the knot nearest SOC 0.5, and these the factors on them (1 there) */
+  size_t n_r_soc;
+  double r0_scale[SITS_BATTERY_MAX_R_SOC], rc_r_scale[SITS_BATTERY_MAX_RC][SITS_BATTERY_MAX_R_SOC];
   sits_fit_metrics train, holdout;
   bool converged;
   size_t n_train;
