@@ -26,6 +26,19 @@ static sits_battery_cfg linear_cell(void) {
   return c;
 }
 
+/* The linear cell with OCV rows 2.9 + 1.2 SOC at 0 C and 3.1 + 1.2 SOC at 40 C. */
+static sits_battery_cfg two_row_cell(void) {
+  sits_battery_cfg c = linear_cell();
+  c.n_ocv_t = 2;
+  c.ocv_t_c[0] = 0, c.ocv_t_c[1] = 40;
+  for (size_t k = 0; k < 3; k++) {
+    c.ocv_v_t[0][k] = 2.9 + 1.2 * c.ocv_soc[k];
+    c.ocv_v_t[1][k] = 3.1 + 1.2 * c.ocv_soc[k];
+  }
+  c.cutoff_v = 2.8;
+  return c;
+}
+
 static sits_battery *make(const sits_battery_cfg *c) {
   sits_err err = {0};
   sits_battery *b = sits_battery_new(c, &err);
@@ -202,14 +215,7 @@ Test(battery, measured_a123_ocv_is_monotone_and_reproduced) {
 /* A 2-D table: OCV 2.9 + 1.2 SOC at 0 C and 3.1 + 1.2 SOC at 40 C; linear in T between the
  * rows and held outside them. */
 Test(battery, ocv_over_soc_and_temperature) {
-  sits_battery_cfg c = linear_cell();
-  c.n_ocv_t = 2;
-  c.ocv_t_c[0] = 0, c.ocv_t_c[1] = 40;
-  for (size_t k = 0; k < 3; k++) {
-    c.ocv_v_t[0][k] = 2.9 + 1.2 * c.ocv_soc[k];
-    c.ocv_v_t[1][k] = 3.1 + 1.2 * c.ocv_soc[k];
-  }
-  c.cutoff_v = 2.8;
+  sits_battery_cfg c = two_row_cell();
   sits_battery *b = make(&c);
   cr_assert_float_eq(sits_battery_ocv_at_v(b, 0.5, 20), 3.6, 1e-12);
   cr_assert_float_eq(sits_battery_ocv_at_v(b, 0.25, 10), 2.9 + 0.05 + 0.3, 1e-12);
@@ -242,14 +248,7 @@ Test(battery, ocv_over_soc_and_temperature) {
  * reaction absorbs heat on discharge when the OCV rises with temperature), +8.9445 W charging,
  * 0 outside the rows (the OCV is held there), 0 unless asked for, refused without rows. */
 Test(battery, entropic_heat_from_the_ocv_rows) {
-  sits_battery_cfg c = linear_cell();
-  c.n_ocv_t = 2;
-  c.ocv_t_c[0] = 0, c.ocv_t_c[1] = 40;
-  for (size_t k = 0; k < 3; k++) {
-    c.ocv_v_t[0][k] = 2.9 + 1.2 * c.ocv_soc[k];
-    c.ocv_v_t[1][k] = 3.1 + 1.2 * c.ocv_soc[k];
-  }
-  c.cutoff_v = 2.8;
+  sits_battery_cfg c = two_row_cell();
   c.series = 3;
   sits_battery *off = make(&c);
   cr_assert_float_eq(sits_battery_docv_dt_v_per_k(off, 0.3, 25), 0.005, 1e-15);
