@@ -453,7 +453,9 @@ Test(cli, calibrate_leaf_ocv_test_and_hppc_fit) {
   }
   cr_log_info("Leaf HPPC: train %.4f V, holdout %.4f V, R0 %.6f ohm", train, hold, r0);
   /* measured when written: train 9.7 mV, held out 89 mV (the held-out 30 % ends in the last
-   * pulse at SOC ~0.02, where the table from the C/15 run is 0.2 V low), R0 1.79 mOhm */
+   * pulse at SOC ~0.02, where the table from the C/15 run is 0.2 V low), R0 1.79 mOhm; with
+   * the shipped cell's resistance tables over SOC (2026-12-03): train 6.8 mV, held out
+   * 80.3 mV, R0 1.66 mOhm at SOC 0.6 */
   cr_assert_lt(train, 0.015, "train %g V", train);
   cr_assert_lt(hold, 0.12, "holdout %g V", hold);
   cr_assert(r0 > 0.0015 && r0 < 0.0021, "R0 %g", r0);
