@@ -3,6 +3,8 @@
 #   chain10_1h : 10-node network, 1-hour trace with a power step every 10 ms (360,000 rows)
 #   grid64_10m : 64 x 64 grid (4,096 nodes, KLU), 10-minute trace, a step every 100 ms
 #   gridN      : N x N grids for the dense/KLU threshold (N given as arguments to `grids`)
+#   ev6_phases : HotSpot's ev6 floorplan, 100 workload phases of 0.1 s (integer demand 1.0
+#                and 0.3 in turn), for the grid path's restarts at input changes
 set -euo pipefail
 out=${OUT:-$(dirname "$0")/out}
 mkdir -p "$out"
@@ -93,9 +95,25 @@ grids() { # dense vs KLU: the same 60-s trace on N x N grids
   done
 }
 
+ev6_phases() {
+  {
+    echo 'platform = "ev6_floorplan";'
+    printf 'workload = { phases = ('
+    for k in $(seq 0 99); do
+      d=$([ $((k % 2)) = 0 ] && echo 1.0 || echo 0.3)
+      printf '%s{ duration_s = 0.1; demand = { int = %s; fp = 0.6; mem = 0.8; }; }' \
+        "$([ "$k" = 0 ] || echo ', ')" "$d"
+    done
+    echo ' ); };'
+    echo 'ambient_c = 55.0;'
+    echo 'sample_period_s = 0.05;'
+  } > "$out/ev6_phases.cfg"
+}
+
 case ${1:-all} in
   chain10) chain10 ;;
+  ev6_phases) ev6_phases ;;
   grid64) grid64 ;;
   grids) shift; grids "$@" ;;
-  all) chain10; grid64 ;;
+  all) chain10; grid64; ev6_phases ;;
 esac

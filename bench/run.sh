@@ -83,6 +83,9 @@ case ${1:-all} in
     path_row "ev6 grid 32x32, 20 s" "$root/configs/scenarios/ev6_floorplan_throttle.cfg" \
       --set duration_s=20 --set 'platform.thermal.hotspot.model="grid"' \
       --set platform.thermal.hotspot.rows=32 --set platform.thermal.hotspot.cols=32
+    path_row "ev6 grid 32x32, 100 phases" "$out/ev6_phases.cfg" \
+      --set 'platform.thermal.hotspot.model="grid"' \
+      --set platform.thermal.hotspot.rows=32 --set platform.thermal.hotspot.cols=32
     for m in cvode auto; do
       /usr/bin/time -f "calibrate orin_nano_jp6 --fit thermal,ambient, $m: %e s" "$bin" calibrate \
         "$root/validation/cases/orin_nano_jp6.cfg" --trace "$root/validation/data/orin_nano_jp6_tegrastats.raw" \
