@@ -114,7 +114,8 @@ SITS_API bool sits_battery_current_a(const sits_battery *b, double soc, const do
                                      double temp_c, double p_pack_w, double *i_cell_a,
                                      double *v_cell_v, double *disc_v2);
 
-/** State derivatives for cell current @p i_cell_a: dSOC/dt [1/s], dV_k/dt [V/s] and, with
+/** State derivatives for cell current @p i_cell_a at @p soc and @p temp_c (the RC pairs' R
+ *  from their tables or Arrhenius factor): dSOC/dt [1/s], dV_k/dt [V/s] and, with
  *  hysteresis, dh/dt [1/s] after them. */
 SITS_API void sits_battery_derivative(const sits_battery *b, double soc, const double *v_rc_v,
                                       double temp_c, double i_cell_a, double *dsoc_dt,
@@ -124,7 +125,7 @@ SITS_API void sits_battery_derivative(const sits_battery *b, double soc, const d
  *  series parallel Q 3600 * integral of OCV dSOC. */
 SITS_API double sits_battery_pack_energy_j(const sits_battery *b, double soc_lo, double soc_hi);
 
-/** Joule heat of the whole pack [W]. */
+/** Joule heat of the whole pack [W], with R0 and the pairs' R at @p soc and @p temp_c. */
 SITS_API double sits_battery_heat_w(const sits_battery *b, double soc, const double *v_rc_v,
                                     double temp_c, double i_cell_a);
 
