@@ -201,20 +201,25 @@ double sits_battery_capacity_ah(const sits_battery *b) {
   return b->q_ah;
 }
 
-/* The two rows around @p temp_c and the weight of the upper one (held at the end rows). */
-static void rows_at(const sits_battery *b, double temp_c, size_t *lo, double *w) {
-  const sits_battery_cfg *c = &b->cfg;
+/* Of @p n rows at increasing temperatures @p rows_c: the two around @p temp_c and the weight
+ * of the upper one (held at the end rows; lo 0 and w 0 with fewer than 2 rows). */
+static void rows_around(const double *rows_c, size_t n, double temp_c, size_t *lo, double *w) {
   *lo = 0, *w = 0;
-  if (b->n_rows < 2 || !(temp_c > c->ocv_t_c[0]))
+  if (n < 2 || !(temp_c > rows_c[0]))
     return;
-  if (temp_c >= c->ocv_t_c[b->n_rows - 1]) {
-    *lo = b->n_rows - 2, *w = 1;
+  if (temp_c >= rows_c[n - 1]) {
+    *lo = n - 2, *w = 1;
     return;
   }
   size_t j = 0;
-  while (temp_c > c->ocv_t_c[j + 1])
+  while (temp_c > rows_c[j + 1])
     j++;
-  *lo = j, *w = (temp_c - c->ocv_t_c[j]) / (c->ocv_t_c[j + 1] - c->ocv_t_c[j]);
+  *lo = j, *w = (temp_c - rows_c[j]) / (rows_c[j + 1] - rows_c[j]);
+}
+
+/* The OCV rows around @p temp_c. */
+static void rows_at(const sits_battery *b, double temp_c, size_t *lo, double *w) {
+  rows_around(b->cfg.ocv_t_c, b->n_rows, temp_c, lo, w);
 }
 
 static double row_eval(const sits_battery *b, size_t j, double soc) {
@@ -271,33 +276,33 @@ double sits_battery_r_scale(const sits_battery *b, double temp_c) {
              (1.0 / (temp_c + KELVIN) - 1.0 / (c->r_ref_c + KELVIN)));
 }
 
-/* The factor of resistance t (0: R0, 1 + k: pair k) at soc and temp_c. */
-static double r_factor(const sits_battery *b, size_t t, double soc, double temp_c) {
+static double r_row_eval(const sits_battery *b, size_t t, size_t j, double soc) {
+  return gsl_interp_eval(b->rtab[t][j], b->cfg.r_soc, r_row(&b->cfg, t, j), soc, b->racc);
+}
+
+/* Resistance t (0: R0, 1 + k: pair k) [ohm] at soc and temp_c; @p arrhenius is
+ * sits_battery_r_scale(b, temp_c), taken once by callers that need several. */
+static double r_ohm(const sits_battery *b, size_t t, double soc, double temp_c, double arrhenius) {
   const sits_battery_cfg *c = &b->cfg;
+  double base = t == 0 ? c->r0_ohm : c->rc_r_ohm[t - 1];
   if (!has_table(c, t))
-    return sits_battery_r_scale(b, temp_c);
+    return base * arrhenius;
   soc = fmin(fmax(soc, c->r_soc[0]), c->r_soc[c->n_r_soc - 1]);
   if (c->n_r_t == 0)
-    return gsl_interp_eval(b->rtab[t][0], c->r_soc, r_row(c, t, 0), soc, b->racc) *
-           sits_battery_r_scale(b, temp_c);
-  size_t j = 0, last = c->n_r_t - 1;
-  if (!(temp_c > c->r_t_c[0]))
-    return gsl_interp_eval(b->rtab[t][0], c->r_soc, r_row(c, t, 0), soc, b->racc);
-  if (temp_c >= c->r_t_c[last])
-    return gsl_interp_eval(b->rtab[t][last], c->r_soc, r_row(c, t, last), soc, b->racc);
-  while (temp_c > c->r_t_c[j + 1])
-    j++;
-  double w = (temp_c - c->r_t_c[j]) / (c->r_t_c[j + 1] - c->r_t_c[j]);
-  return (1 - w) * gsl_interp_eval(b->rtab[t][j], c->r_soc, r_row(c, t, j), soc, b->racc) +
-         w * gsl_interp_eval(b->rtab[t][j + 1], c->r_soc, r_row(c, t, j + 1), soc, b->racc);
+    return base * r_row_eval(b, t, 0, soc) * arrhenius;
+  size_t j;
+  double w;
+  rows_around(c->r_t_c, c->n_r_t, temp_c, &j, &w);
+  double f = r_row_eval(b, t, j, soc);
+  return base * (w > 0 ? (1 - w) * f + w * r_row_eval(b, t, j + 1, soc) : f);
 }
 
 double sits_battery_r0_ohm(const sits_battery *b, double soc, double temp_c) {
-  return b->cfg.r0_ohm * r_factor(b, 0, soc, temp_c);
+  return r_ohm(b, 0, soc, temp_c, sits_battery_r_scale(b, temp_c));
 }
 
 double sits_battery_rc_r_ohm(const sits_battery *b, size_t k, double soc, double temp_c) {
-  return k < b->cfg.n_rc ? b->cfg.rc_r_ohm[k] * r_factor(b, 1 + k, soc, temp_c) : NAN;
+  return k < b->cfg.n_rc ? r_ohm(b, 1 + k, soc, temp_c, sits_battery_r_scale(b, temp_c)) : NAN;
 }
 
 bool sits_battery_current_a(const sits_battery *b, double soc, const double *v_rc_v, double temp_c,
@@ -329,9 +334,10 @@ void sits_battery_derivative(const sits_battery *b, double soc, const double *v_
   const sits_battery_cfg *c = &b->cfg;
   double i_eff = i_cell_a >= 0 ? i_cell_a : c->coulombic_eff * i_cell_a;
   *dsoc_dt = -i_eff / (3600.0 * b->q_ah);
+  double arrhenius = sits_battery_r_scale(b, temp_c);
   for (size_t k = 0; k < c->n_rc; k++)
     dv_rc_dt[k] = i_cell_a / c->rc_c_f[k] -
-                  v_rc_v[k] / (sits_battery_rc_r_ohm(b, k, soc, temp_c) * c->rc_c_f[k]);
+                  v_rc_v[k] / (r_ohm(b, 1 + k, soc, temp_c, arrhenius) * c->rc_c_f[k]);
   if (c->hyst_m_v > 0) {
     double h = v_rc_v[c->n_rc], sgn = i_cell_a > 0 ? 1.0 : i_cell_a < 0 ? -1.0 : 0.0;
     dv_rc_dt[c->n_rc] = -fabs(i_cell_a) * c->hyst_gamma / (3600.0 * b->q_ah) * (h + sgn);
@@ -365,8 +371,9 @@ size_t sits_battery_state_count(const sits_battery *b) {
 double sits_battery_heat_w(const sits_battery *b, double soc, const double *v_rc_v,
                            double temp_c, double i_cell_a) {
   const sits_battery_cfg *c = &b->cfg;
-  double q = i_cell_a * i_cell_a * sits_battery_r0_ohm(b, soc, temp_c);
+  double arrhenius = sits_battery_r_scale(b, temp_c);
+  double q = i_cell_a * i_cell_a * r_ohm(b, 0, soc, temp_c, arrhenius);
   for (size_t k = 0; k < c->n_rc; k++)
-    q += v_rc_v[k] * v_rc_v[k] / sits_battery_rc_r_ohm(b, k, soc, temp_c);
+    q += v_rc_v[k] * v_rc_v[k] / r_ohm(b, 1 + k, soc, temp_c, arrhenius);
   return q * (double)(c->series * c->parallel);
 }

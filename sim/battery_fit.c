@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include <gsl/gsl_errno.h>
-#include <gsl/gsl_interp.h>
 #include <gsl/gsl_roots.h>
 
 #include "sits_fit.h"
@@ -64,88 +63,49 @@ static size_t n_params(const problem *pb) {
   return (1 + pb->n_rc) * pb->nk + pb->n_rc + 1 + (pb->fit_capacity ? 1 : 0) + (pb->hyst ? 3 : 0);
 }
 
-/* The resistances over SOC from their knot values (Steffen from 3 knots, linear with 2, held
- * at the end knots: as the model's tables): [0] R0, [1 + j] pair j. */
-typedef struct knots {
-  gsl_interp *f[1 + SITS_BATTERY_MAX_RC];
-  const double *vals[1 + SITS_BATTERY_MAX_RC];
-  gsl_interp_accel *acc;
-} knots;
-
-static void knots_free(knots *kn) {
-  for (size_t t = 0; t <= SITS_BATTERY_MAX_RC; t++)
-    if (kn->f[t])
-      gsl_interp_free(kn->f[t]);
-  gsl_interp_accel_free(kn->acc);
-}
-
-static int knots_init(const problem *pb, const params *p, knots *kn) {
-  memset(kn, 0, sizeof *kn);
-  for (size_t t = 0; t <= pb->n_rc; t++)
-    kn->vals[t] = t ? p->r[t - 1] : p->r0;
-  if (pb->nk == 1)
-    return 0;
-  if (!(kn->acc = gsl_interp_accel_alloc()))
-    return -1;
-  for (size_t t = 0; t <= pb->n_rc; t++)
-    if (!(kn->f[t] = gsl_interp_alloc(pb->nk >= 3 ? gsl_interp_steffen : gsl_interp_linear,
-                                      pb->nk)) ||
-        gsl_interp_init(kn->f[t], pb->cell.r_soc, kn->vals[t], pb->nk))
-      return -1;
-  return 0;
-}
-
-static double at_soc(const problem *pb, knots *kn, size_t t, double soc) {
-  if (pb->nk == 1)
-    return kn->vals[t][0];
-  const double *x = pb->cell.r_soc;
-  soc = fmin(fmax(soc, x[0]), x[pb->nk - 1]);
-  return gsl_interp_eval(kn->f[t], x, kn->vals[t], soc, kn->acc);
-}
-
-/* Simulates the first m samples into out (model voltage). */
+/* Simulates the first m samples into out (model voltage), with the model's own functions:
+ * the parameters become a cell (its resistance tables when fitted at knots). */
 static int simulate(const problem *pb, const params *p, size_t m, double *out) {
   sits_battery_cfg c = pb->cell;
   c.capacity_ah = p->q_ah;
   c.capacity_wh = NAN;
-  sits_err err;
-  c.n_r_soc = 0; /* the knots' values are the parameters here */
-  sits_battery *b = sits_battery_new(&c, &err);
-  knots kn;
-  if (knots_init(pb, p, &kn) || !b) {
-    sits_battery_free(b);
-    knots_free(&kn);
-    return -1;
+  c.n_rc = pb->n_rc;
+  c.r0_ohm = p->r0[pb->ref];
+  for (size_t j = 0; j < pb->n_rc; j++) /* C constant: tau at the reference knot over R there */
+    c.rc_r_ohm[j] = p->r[j][pb->ref], c.rc_c_f[j] = p->tau[j] / p->r[j][pb->ref];
+  for (size_t q = 0; q < c.n_r_soc; q++) { /* pb->nk knots, the row without temperature */
+    c.r0_scale[0][q] = p->r0[q] / c.r0_ohm;
+    for (size_t j = 0; j < pb->n_rc; j++)
+      c.rc_has_scale[j] = true, c.rc_r_scale[j][0][q] = p->r[j][q] / c.rc_r_ohm[j];
   }
-  double c_f[SITS_BATTERY_MAX_RC]; /* constant: tau at the reference knot over R there */
-  for (size_t j = 0; j < pb->n_rc; j++)
-    c_f[j] = p->tau[j] / p->r[j][pb->ref];
+  sits_err err;
+  sits_battery *b = sits_battery_new(&c, &err);
+  if (!b)
+    return -1;
   double soc = p->soc0, vrc[SITS_BATTERY_MAX_RC] = {0}, h = p->h0;
   for (size_t k = 0; k < m; k++) {
     double sum = 0;
     for (size_t j = 0; j < pb->n_rc; j++)
       sum += vrc[j];
-    /* at the sample's temperature: OCV(SOC, T) and R x the Arrhenius factor */
+    /* at the sample's temperature: OCV(SOC, T) and R(SOC, T) */
     double tc = pb->temp_c ? pb->temp_c[k] : c.r_ref_c;
-    double rs = pb->temp_c ? sits_battery_r_scale(b, tc) : 1.0;
     double ocv = pb->temp_c ? sits_battery_ocv_at_v(b, soc, tc) : sits_battery_ocv_v(b, soc);
-    out[k] = ocv + p->m_v * h - sum - at_soc(pb, &kn, 0, soc) * rs * pb->i[k];
+    out[k] = ocv + p->m_v * h - sum - sits_battery_r0_ohm(b, soc, tc) * pb->i[k];
     if (k + 1 < m) {
       double dt = pb->t[k + 1] - pb->t[k], i = pb->i[k];
       if (pb->hyst && i != 0) { /* exact for the held current: h -> -sgn(i) */
         double e = exp(-fabs(i) * dt * p->gamma / (3600.0 * p->q_ah)), s = i > 0 ? 1.0 : -1.0;
         h = -s + (h + s) * e;
       }
-      double i_eff = i >= 0 ? i : c.coulombic_eff * i;
-      soc -= i_eff * dt / (3600.0 * p->q_ah);
-      for (size_t j = 0; j < pb->n_rc; j++) { /* R_k scales with T and SOC, C_k does not */
-        double r = at_soc(pb, &kn, 1 + j, soc) * rs, e = exp(-dt / (r * c_f[j]));
+      for (size_t j = 0; j < pb->n_rc; j++) { /* exact for the held current and R */
+        double r = sits_battery_rc_r_ohm(b, j, soc, tc), e = exp(-dt / (r * c.rc_c_f[j]));
         vrc[j] = vrc[j] * e + r * i * (1 - e);
       }
+      double i_eff = i >= 0 ? i : c.coulombic_eff * i;
+      soc -= i_eff * dt / (3600.0 * p->q_ah);
     }
   }
   sits_battery_free(b);
-  knots_free(&kn);
   return 0;
 }
 

@@ -148,8 +148,8 @@ int sits__grid_new(run *rn, sits__grid **out, sits_err *err) {
   gp->lg_gamma[0] = NAN;
   gp->rows = rows, gp->cols = cols;
   double edge = (double)sits_layergrid_edge_unknowns(gp->lg);
-  double per_solver = 8.0 * (edge * edge + 8.0 * (double)n);
-  gp->slots = (int)fmax(4, fmin(LG_SLOTS, LG_BUDGET_BYTES / per_solver));
+  double per_solver_bytes = 8.0 * (edge * edge + 8.0 * (double)n);
+  gp->slots = (int)fmax(4, fmin(LG_SLOTS, LG_BUDGET_BYTES / per_solver_bytes));
   *out = gp;
   return SITS_OK;
 }

@@ -3,6 +3,7 @@
 #include "status_impl.h"
 #include "sits_chol.h"
 #include "nvec_impl.h"
+#include "own_ls_impl.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -76,68 +77,21 @@ static int chol_free(SUNLinearSolver s) {
   return SUNLS_SUCCESS;
 }
 
-/* A SUNDIALS linear solver around @p content (taken: freed by its free op, or here) */
-static SUNLinearSolver
-wrap_ls(void *content, SUNContext ctx, SUNLinearSolver_Type (*type)(SUNLinearSolver),
-        int (*setup)(SUNLinearSolver, SUNMatrix),
-        int (*solve)(SUNLinearSolver, SUNMatrix, N_Vector, N_Vector, realtype),
-        sunindextype (*last_flag)(SUNLinearSolver), int (*release)(SUNLinearSolver)) {
+static SUNLinearSolver chol_new(const double *c, SUNContext ctx) {
+  chol_ls *content = calloc(1, sizeof *content);
   SUNLinearSolver s = content ? SUNLinSolNewEmpty(ctx) : NULL;
   if (!s) {
     free(content);
     return NULL;
   }
+  content->c = c;
   s->content = content;
-  s->ops->gettype = type;
-  s->ops->setup = setup;
-  s->ops->solve = solve;
-  s->ops->lastflag = last_flag;
-  s->ops->free = release;
+  s->ops->gettype = chol_type;
+  s->ops->setup = chol_setup;
+  s->ops->solve = chol_solve;
+  s->ops->lastflag = chol_last_flag;
+  s->ops->free = chol_free;
   return s;
-}
-
-static SUNLinearSolver chol_new(const double *c, SUNContext ctx) {
-  chol_ls *content = calloc(1, sizeof *content);
-  if (content)
-    content->c = c;
-  return wrap_ls(content, ctx, chol_type, chol_setup, chol_solve, chol_last_flag, chol_free);
-}
-
-/* The caller's solver (sits_lti_opts.lsetup/lsolve) as a matrix-embedded SUNDIALS linear
- * solver: ARKODE passes no matrix, the setup asks the integrator for gamma. */
-typedef struct own_ls {
-  const struct sits_lti *l;
-  double gamma; /* of the last setup (0: none) */
-  long setups;  /* the caller's setups (ARKODE counts only those it asks for) */
-  long last_flag;
-  sits_err err;
-} own_ls;
-
-static SUNLinearSolver_Type own_type(SUNLinearSolver s) {
-  (void)s;
-  return SUNLINEARSOLVER_MATRIX_EMBEDDED;
-}
-
-static int own_setup(SUNLinearSolver s, SUNMatrix A);
-static int own_solve(SUNLinearSolver s, SUNMatrix A, N_Vector x, N_Vector b, realtype tol);
-
-static sunindextype own_last_flag(SUNLinearSolver s) {
-  return ((own_ls *)s->content)->last_flag;
-}
-
-static int own_free(SUNLinearSolver s) {
-  if (!s)
-    return SUNLS_SUCCESS;
-  free(s->content);
-  SUNLinSolFreeEmpty(s);
-  return SUNLS_SUCCESS;
-}
-
-static SUNLinearSolver own_new(const struct sits_lti *l, SUNContext ctx) {
-  own_ls *content = calloc(1, sizeof *content);
-  if (content)
-    content->l = l;
-  return wrap_ls(content, ctx, own_type, own_setup, own_solve, own_last_flag, own_free);
 }
 
 struct sits_lti {
@@ -154,40 +108,6 @@ struct sits_lti {
   char msg[512];
 };
 
-/* ARKODE does not always call the setup of a matrix-embedded solver before its first solve:
- * both make sure the caller's solver is set up for the current gamma. */
-static int own_ready(own_ls *c) {
-  realtype gamma = 0;
-  if (ARKStepGetCurrentGamma(c->l->ark, &gamma) != ARK_SUCCESS || !(gamma > 0))
-    return sits__fail(&c->err, SITS_EINTERNAL, "arkode: no gamma for the linear setup");
-  /* a step that lands on a stop time may differ from h by rounding: a relative change of
-   * gamma under 1e-9 changes each Newton correction by as little and keeps the setup */
-  if (fabs(gamma - c->gamma) <= 1e-9 * gamma)
-    return SITS_OK;
-  int rc = c->l->o.lsetup(c->l->o.luser, gamma, &c->err);
-  c->gamma = rc == SITS_OK ? gamma : 0;
-  c->setups++;
-  return rc;
-}
-
-static int own_setup(SUNLinearSolver s, SUNMatrix A) {
-  (void)A;
-  own_ls *c = s->content;
-  int rc = own_ready(c);
-  c->last_flag = rc;
-  return rc == SITS_OK ? SUNLS_SUCCESS : SUNLS_PACKAGE_FAIL_UNREC;
-}
-
-static int own_solve(SUNLinearSolver s, SUNMatrix A, N_Vector x, N_Vector b, realtype tol) {
-  (void)A, (void)tol;
-  own_ls *c = s->content;
-  int rc = own_ready(c);
-  if (rc == SITS_OK)
-    rc = c->l->o.lsolve(c->l->o.luser, N_VGetArrayPointer(b), N_VGetArrayPointer(x), &c->err);
-  c->last_flag = rc;
-  return rc == SITS_OK ? SUNLS_SUCCESS : SUNLS_PACKAGE_FAIL_UNREC;
-}
-
 static void on_error(int code, const char *module, const char *function, char *msg, void *data) {
   sits_lti *l = data;
   snprintf(l->msg, sizeof l->msg, "%s %s (%d): %s", module, function, code, msg);
@@ -196,11 +116,6 @@ static void on_error(int code, const char *module, const char *function, char *m
 static int rhs(realtype t, N_Vector y, N_Vector ydot, void *data) {
   sits_lti *l = data;
   return l->o.rhs(t, N_VGetArrayPointer(y), N_VGetArrayPointer(ydot), l->o.user);
-}
-
-static int rhs_explicit(realtype t, N_Vector y, N_Vector ydot, void *data) {
-  sits_lti *l = data;
-  return l->o.rhs_explicit(t, N_VGetArrayPointer(y), N_VGetArrayPointer(ydot), l->o.user);
 }
 
 static int jac(realtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *data, N_Vector t1,
@@ -253,11 +168,16 @@ sits_lti *sits_lti_new(const sits_lti_opts *o, double t0, const double *y0, sits
   }
   if (ok) {
     memcpy(N_VGetArrayPointer(l->y), y0, n * sizeof(double));
-    l->ark = ARKStepCreate(o->rhs_explicit ? rhs_explicit : NULL, rhs, t0, l->y, l->ctx);
+    l->ark = ARKStepCreate(NULL, rhs, t0, l->y, l->ctx);
     l->jac = own ? NULL
                  : SUNSparseMatrix((sunindextype)n, (sunindextype)n, (sunindextype)l->nnz, CSC_MAT,
                                    l->ctx);
-    l->ls = own            ? own_new(l, l->ctx)
+    sits__own_ls init = {.gamma_of = ARKStepGetCurrentGamma,
+                         .mem = l->ark,
+                         .lsetup = o->lsetup,
+                         .lsolve = o->lsolve,
+                         .luser = o->luser};
+    l->ls = own            ? (l->ark ? sits__own_ls_new(l->ctx, &init) : NULL)
             : !l->jac      ? NULL
             : o->spd_scale ? chol_new(o->spd_scale, l->ctx)
                            : SUNLinSol_KLU(l->y, l->jac, l->ctx);
@@ -270,16 +190,9 @@ sits_lti *sits_lti_new(const sits_lti_opts *o, double t0, const double *y0, sits
     ok = ARKStepSetUserData(l->ark, l) == ARK_SUCCESS &&
          ARKStepSetLinearSolver(l->ark, l->ls, l->jac) == ARK_SUCCESS &&
          (own || ARKStepSetJacFn(l->ark, jac) == ARK_SUCCESS) &&
-         (o->rhs_explicit
-              ? ARKStepSetTableNum(l->ark,
-                                   o->order == 3 ? ARKODE_ARK324L2SA_DIRK_4_2_3
-                                                 : ARKODE_ARK436L2SA_DIRK_6_3_4,
-                                   o->order == 3 ? ARKODE_ARK324L2SA_ERK_4_2_3
-                                                 : ARKODE_ARK436L2SA_ERK_6_3_4)
-              : ARKStepSetTableNum(l->ark,
-                                   o->order == 3 ? ARKODE_ESDIRK324L2SA_4_2_3
-                                                 : ARKODE_ESDIRK436L2SA_6_3_4,
-                                   ARKODE_ERK_NONE)) == ARK_SUCCESS &&
+         ARKStepSetTableNum(l->ark,
+                            o->order == 3 ? ARKODE_ESDIRK324L2SA_4_2_3 : ARKODE_ESDIRK436L2SA_6_3_4,
+                            ARKODE_ERK_NONE) == ARK_SUCCESS &&
          ARKStepSetLinear(l->ark, 0) == ARK_SUCCESS && /* one Newton iteration per stage */
          /* a stage's f from its solve, (z - a) / (h gamma), not a new evaluation: exact to
           * the direct solve's rounding for a linear f (4 evaluations a step instead of 7) */
@@ -323,7 +236,7 @@ int sits_lti_advance(sits_lti *l, double tout, double *y, sits_err *err) {
   realtype t = l->t;
   if (ARKStepSetStopTime(l->ark, tout) != ARK_SUCCESS ||
       ARKStepEvolve(l->ark, tout, l->y, &t, ARK_NORMAL) < 0) {
-    const sits_err *e = l->o.lsolve      ? &((const own_ls *)l->ls->content)->err
+    const sits_err *e = l->o.lsolve      ? &sits__own_ls_of(l->ls)->err
                         : l->o.spd_scale ? &((const chol_ls *)l->ls->content)->err
                                          : NULL;
     return sits__fail(err, SITS_ESOLVER, "arkode: %s%s%s", l->msg, e && e->msg[0] ? ": " : "",
@@ -349,7 +262,7 @@ void sits_lti_get_stats(const sits_lti *l, sits_ode_stats *st) {
   ARKStepGetNumJacEvals(l->ark, &v), st->jac_evals = v;
   ARKStepGetNumLinSolvSetups(l->ark, &v), st->lin_setups = v;
   if (l->o.lsolve)
-    st->lin_setups = ((const own_ls *)l->ls->content)->setups;
+    st->lin_setups = sits__own_ls_of(l->ls)->setups;
   ARKStepGetNumNonlinSolvIters(l->ark, &v), st->nonlin_iters = v;
   st->sparse = true;
 }

@@ -8,8 +8,8 @@
 #include "sits_ode.h"
 #include "status_impl.h"
 #include "nvec_impl.h"
+#include "own_ls_impl.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,9 +37,7 @@ struct sits_ode {
   double *jac_values;
   sits_ode_stats base; /* counters of the integrations before the last reinit */
   double t;            /* where the last step ended */
-  double gamma_setup;  /* the caller's solver: gamma of its last setup */
-  sits_err ls_err;     /* the caller's solver: its last failure */
-  long own_setups;     /* the caller's solver: its setups */
+  long own_setups_before; /* the caller's solver: its setups before the last reinit */
   char cvode_msg[512];
 };
 
@@ -98,58 +96,17 @@ static int copy_pattern(sits_ode *ode, const gsl_spmatrix *pat) {
   return 0;
 }
 
-/* The caller's solver (sits_ode_opts.lsetup/lsolve) as a matrix-embedded SUNDIALS linear
- * solver. CVODE passes no matrix and calls no setup for those, so the solve decides as CVODE
- * does for its own matrices: a setup when gamma has moved by more than dgmax_lsetup from the
- * last one (the first solve included); otherwise the last setup's matrix, its solution scaled
- * by 2 / (1 + gamma / gamma_setup) (CVODE's correction under BDF). A setup is made at gamma
- * rounded to a power of sqrt(2) (at most 19 % away): as CVODE's step goes up and down, the
- * same few values come back, and a caller that keeps its setups per gamma reuses them. */
-static SUNLinearSolver_Type own_type(SUNLinearSolver s) {
-  (void)s;
-  return SUNLINEARSOLVER_MATRIX_EMBEDDED;
-}
-
-static int own_solve(SUNLinearSolver s, SUNMatrix A, N_Vector x, N_Vector b, realtype tol) {
-  (void)A, (void)tol;
-  sits_ode *ode = s->content;
-  realtype gamma = 0;
-  if (CVodeGetCurrentGamma(ode->cvode, &gamma) != CV_SUCCESS || !(gamma > 0)) {
-    sits__fail(&ode->ls_err, SITS_EINTERNAL, "cvode: no gamma for the linear solve");
-    return SUNLS_PACKAGE_FAIL_UNREC;
-  }
-  double dgmax = ode->opts.dgmax_lsetup > 0 ? ode->opts.dgmax_lsetup : 0.3;
-  if (!(ode->gamma_setup > 0) || fabs(gamma / ode->gamma_setup - 1.0) > dgmax) {
-    double rung = exp2(0.5 * round(2.0 * log2(gamma)));
-    ode->gamma_setup = 0;
-    if (ode->opts.lsetup(ode->opts.luser, rung, &ode->ls_err) != SITS_OK)
-      return SUNLS_PACKAGE_FAIL_UNREC;
-    ode->gamma_setup = rung;
-    ode->own_setups++;
-  }
-  if (ode->opts.lsolve(ode->opts.luser, N_VGetArrayPointer(b), N_VGetArrayPointer(x),
-                       &ode->ls_err) != SITS_OK)
-    return SUNLS_PACKAGE_FAIL_UNREC;
-  if (gamma != ode->gamma_setup)
-    N_VScale(2.0 / (1.0 + gamma / ode->gamma_setup), x, x);
-  return SUNLS_SUCCESS;
-}
-
-static int own_free(SUNLinearSolver s) {
-  if (s)
-    s->content = NULL, SUNLinSolFreeEmpty(s);
-  return SUNLS_SUCCESS;
-}
-
+/* The caller's solver (sits_ode_opts.lsetup/lsolve): own_ls_impl.h with CVODE's policy for
+ * its own matrices (dgmax_lsetup, default 0.3). */
 static int setup_own_solver(sits_ode *ode, sits_err *err) {
-  SUNLinearSolver s = SUNLinSolNewEmpty(ode->ctx);
-  if (!s)
+  sits__own_ls init = {.gamma_of = CVodeGetCurrentGamma,
+                       .mem = ode->cvode,
+                       .lsetup = ode->opts.lsetup,
+                       .lsolve = ode->opts.lsolve,
+                       .luser = ode->opts.luser,
+                       .dgmax = ode->opts.dgmax_lsetup > 0 ? ode->opts.dgmax_lsetup : 0.3};
+  if (!(ode->ls = sits__own_ls_new(ode->ctx, &init)))
     return sits__fail(err, SITS_ENOMEM, "cannot create the linear solver");
-  s->content = ode;
-  s->ops->gettype = own_type;
-  s->ops->solve = own_solve;
-  s->ops->free = own_free;
-  ode->ls = s;
   if (CVodeSetLinearSolver(ode->cvode, ode->ls, NULL) != CV_SUCCESS)
     return sits__fail(err, SITS_ESOLVER, "cvode: %s", ode->cvode_msg);
   return SITS_OK;
@@ -213,6 +170,7 @@ static int setup(sits_ode *ode, double t0, const double *y0, sits_err *err) {
 sits_ode *sits_ode_new(const sits_ode_opts *opts, double t0, const double *y0, sits_err *err) {
   bool own = opts && opts->lsolve && opts->lsetup;
   if (!opts || opts->n == 0 || !opts->rhs || !opts->atol || (opts->n_roots > 0 && !opts->roots) ||
+      (!opts->lsolve != !opts->lsetup) ||
       (!own && (!opts->jac || !opts->pattern || opts->pattern->size1 != opts->n ||
                 opts->pattern->size2 != opts->n || !GSL_SPMATRIX_ISCSC(opts->pattern)))) {
     sits__fail(err, SITS_EINTERNAL, "sits_ode_new: incomplete options");
@@ -264,7 +222,9 @@ static void current_stats(const sits_ode *ode, sits_ode_stats *s) {
   CVodeGetNumSteps(ode->cvode, &v), s->steps = v;
   CVodeGetNumRhsEvals(ode->cvode, &v), s->rhs_evals = v;
   CVodeGetNumJacEvals(ode->cvode, &v), s->jac_evals = v;
-  CVodeGetNumLinSolvSetups(ode->cvode, &v), s->lin_setups = ode->opts.lsolve ? 0 : v;
+  CVodeGetNumLinSolvSetups(ode->cvode, &v), s->lin_setups = v;
+  if (ode->opts.lsolve) /* the caller's setups: CVODE asks for none */
+    s->lin_setups = sits__own_ls_of(ode->ls)->setups - ode->own_setups_before;
   CVodeGetNumErrTestFails(ode->cvode, &v), s->err_test_fails = v;
   CVodeGetNumNonlinSolvIters(ode->cvode, &v), s->nonlin_iters = v;
   CVodeGetNumNonlinSolvConvFails(ode->cvode, &v), s->nonlin_conv_fails = v;
@@ -276,7 +236,7 @@ void sits_ode_get_stats(const sits_ode *ode, sits_ode_stats *stats) {
   stats->steps = ode->base.steps + cur.steps;
   stats->rhs_evals = ode->base.rhs_evals + cur.rhs_evals;
   stats->jac_evals = ode->base.jac_evals + cur.jac_evals;
-  stats->lin_setups = ode->base.lin_setups + cur.lin_setups + ode->own_setups;
+  stats->lin_setups = ode->base.lin_setups + cur.lin_setups;
   stats->err_test_fails = ode->base.err_test_fails + cur.err_test_fails;
   stats->nonlin_iters = ode->base.nonlin_iters + cur.nonlin_iters;
   stats->nonlin_conv_fails = ode->base.nonlin_conv_fails + cur.nonlin_conv_fails;
@@ -289,7 +249,8 @@ int sits_ode_reinit(sits_ode *ode, double t0, const double *y0, sits_err *err) {
   sits_ode_get_stats(ode, &total);
   ode->base = total;
   ode->base.reinits++;
-  ode->own_setups = 0; /* counted in base now */
+  if (ode->opts.lsolve) /* counted in base now */
+    ode->own_setups_before = sits__own_ls_of(ode->ls)->setups;
   memcpy(N_VGetArrayPointer(ode->y), y0, ode->opts.n * sizeof(double));
   if (CVodeReInit(ode->cvode, t0, ode->y) != CV_SUCCESS)
     return sits__fail(err, SITS_ESOLVER, "cvode: %s", ode->cvode_msg);
@@ -304,10 +265,11 @@ int sits_ode_step(sits_ode *ode, double tstop, double *t_out, sits_ode_event *ev
     return sits__fail(err, SITS_ESOLVER, "cvode: %s", ode->cvode_msg);
   int flag = CVode(ode->cvode, tstop, ode->y, &t, CV_ONE_STEP);
   *t_out = t; /* on failure too: where the solver stopped */
+  const char *ls_msg = ode->opts.lsolve ? sits__own_ls_of(ode->ls)->err.msg : "";
   if (flag < 0)
     return sits__fail(err, SITS_ESOLVER, "cvode failed at t = %.9g s: %s%s%s", (double)t,
                       ode->cvode_msg[0] ? ode->cvode_msg : CVodeGetReturnFlagName(flag),
-                      ode->ls_err.msg[0] ? ": " : "", ode->ls_err.msg);
+                      ls_msg[0] ? ": " : "", ls_msg);
   ode->t = t;
   *event = flag == CV_ROOT_RETURN    ? SITS_ODE_ROOT
            : flag == CV_TSTOP_RETURN ? SITS_ODE_STOP

@@ -40,11 +40,6 @@ typedef struct sits_lti_opts {
    *  pattern, jac and spd_scale are not used; lsetup is called with ARKODE's gamma (= h times
    *  the table's diagonal coefficient) before the first solve, and again if gamma changes. */
   int (*lsetup)(void *luser, double gamma, sits_err *err);
-  /** Optional: an explicit part. With it the system is y' = fe(y) + rhs(y), rhs the linear
-   *  constant-Jacobian (implicit) part and fe the rest, integrated by ARKODE's additive
-   *  Runge-Kutta pair of the same order (ARK3(2)4L[2]SA / ARK4(3)6L[2]SA, Kennedy and
-   *  Carpenter): fe non-stiff (leakage, traced powers), one linear solve per implicit stage. */
-  sits_ode_rhs_fn rhs_explicit;
   int (*lsolve)(void *luser, const double *b, double *x, sits_err *err);
   void *luser;
 } sits_lti_opts;
