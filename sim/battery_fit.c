@@ -313,8 +313,17 @@ int sits_battery_fit_cell_t(const sits_battery_cfg *cell, const double *t_s, con
     out->rc_r_ohm[j] = p.r[j][pb.ref];
     out->rc_c_f[j] = p.tau[j] / p.r[j][pb.ref];
   }
+  double soc = p.soc0;
+  out->train_soc_lo = out->train_soc_hi = soc;
+  for (size_t k = 0; k + 1 < pb.n_train; k++) {
+    double i = i_a[k];
+    soc -= (i >= 0 ? i : cell->coulombic_eff * i) * (t_s[k + 1] - t_s[k]) / (3600.0 * p.q_ah);
+    out->train_soc_lo = fmin(out->train_soc_lo, soc);
+    out->train_soc_hi = fmax(out->train_soc_hi, soc);
+  }
   out->n_r_soc = cell->n_r_soc;
   for (size_t q = 0; q < cell->n_r_soc; q++) { /* factors on the reference knot's values */
+    out->r_soc[q] = cell->r_soc[q];
     out->r0_scale[q] = p.r0[q] / out->r0_ohm;
     for (size_t j = 0; j < n_rc; j++)
       out->rc_r_scale[j][q] = p.r[j][q] / out->rc_r_ohm[j];

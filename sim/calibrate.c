@@ -287,13 +287,24 @@ int sits_write_calibration_json(const sits_calibration *c, FILE *f) {
     fprintf(f, "{\"median\":%.6g,\"q1\":%.6g,\"q3\":%.6g}", c->r_step_median_ohm,
             c->r_step_q1_ohm, c->r_step_q3_ohm);
   fputc('}', f);
-  if (b->hyst_m_v > 0) /* at the bound, the term stands in for something else */
-    fprintf(f, ",\"flags\":[%s]",
-            b->hyst_m_v > 0.99 * SITS_BATTERY_FIT_HYST_M_MAX_V
-                ? "\"platform.battery.hysteresis.m_v is at the upper end of its range (0.1 V): "
-                  "the data ask for a drift with the charge moved that hysteresis does not "
-                  "explain (an OCV table or capacity off at this end of the SOC range?)\""
-                : "");
+  bool hyst_at_bound = b->hyst_m_v > 0.99 * SITS_BATTERY_FIT_HYST_M_MAX_V;
+  if (b->hyst_m_v > 0 || b->n_r_soc > 0) {
+    fputs(",\"flags\":[", f);
+    const char *sep = "";
+    if (hyst_at_bound) /* at the bound, the term stands in for something else */
+      fputs("\"platform.battery.hysteresis.m_v is at the upper end of its range (0.1 V): "
+            "the data ask for a drift with the charge moved that hysteresis does not "
+            "explain (an OCV table or capacity off at this end of the SOC range?)\"",
+            f), sep = ",";
+    for (size_t q = 0; q < b->n_r_soc; q++) /* the data say little there */
+      if (b->r_soc[q] < b->train_soc_lo - 0.05 || b->r_soc[q] > b->train_soc_hi + 0.05)
+        fprintf(f,
+                "%s\"r_soc point %zu (SOC %.3g) lies outside the SOC the training part covers "
+                "(%.3f to %.3f): its factors are not measured\"",
+                sep, q, b->r_soc[q], b->train_soc_lo, b->train_soc_hi),
+            sep = ",";
+    fputc(']', f);
+  }
   if (c->has_ocv) {
     fputc(',', f);
     ocv_json(f, &c->ocv);

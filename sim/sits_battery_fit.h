@@ -47,7 +47,10 @@ typedef struct sits_battery_fit {
    *  temperature): R0 and each R_k fitted at its r_soc knots. r0_ohm and rc_r_ohm are then
    *  the values at the knot nearest SOC 0.5, and these the factors on them (1 there) */
   size_t n_r_soc;
+  double r_soc[SITS_BATTERY_MAX_R_SOC]; /**< the cell's knots */
   double r0_scale[SITS_BATTERY_MAX_R_SOC], rc_r_scale[SITS_BATTERY_MAX_RC][SITS_BATTERY_MAX_R_SOC];
+  /** the SOC range the training part covers (from the fitted start SOC and the charge) */
+  double train_soc_lo, train_soc_hi;
   sits_fit_metrics train, holdout;
   bool converged;
   size_t n_train;

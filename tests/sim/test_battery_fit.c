@@ -260,6 +260,32 @@ Test(battery_fit, cycler_segments) {
   cr_assert_float_eq(c.r_step_median_ohm, 0.02, 0.002, "R step %g", c.r_step_median_ohm);
   sits_calibration_release(&c);
   sits_scenario_free(sc);
+  /* resistance tables at SOC 0.1 / 0.5 / 0.78 on a training part (the first 462 of 661
+   * samples: three 2-A, 60-s pulses) that covers SOC 0.8 down to 0.8 - 3 * 120 As / 7200 As
+   * = 0.75: the JSON flags the first two points, not the third */
+  sc = tu_load("cycler_tables.cfg",
+               "platform = { thermal = { nodes = ( { name = \"cell\"; c_j_per_k = 40.0; } );\n"
+               "  links = ( { a = \"cell\"; b = \"ambient\"; r_k_per_w = 5.0; } ); };\n"
+               "  battery = { series = 1; parallel = 1; capacity_ah = 2.0; ocv_soc = [0.0, 0.5, "
+               "1.0];\n    ocv_v = [3.0, 3.6, 4.2]; r0_ohm = 0.01; cutoff_v = 2.5;\n"
+               "    r_soc = [0.1, 0.5, 0.78]; }; };\n"
+               "replay = { battery = { discharge_positive = true; }; };\n"
+               "workload = { phases = ( { duration_s = 10.0; } ); };\n");
+  cr_assert_eq(sits_calibrate_battery(sc, &o, &c, &err), SITS_OK, "%s", err.msg);
+  cr_assert_float_eq(c.fit.train_soc_hi, 0.8, 0.005, "%g", c.fit.train_soc_hi);
+  cr_assert_float_eq(c.fit.train_soc_lo, 0.8 - 3 * 60 * 2.0 / 3600 / 2.0, 0.005, "%g",
+                     c.fit.train_soc_lo);
+  char *json = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&json, &len);
+  cr_assert_eq(sits_write_calibration_json(&c, mem), SITS_OK);
+  fclose(mem);
+  cr_assert(strstr(json, "r_soc point 0 (SOC 0.1) lies outside"), "%s", json);
+  cr_assert(strstr(json, "r_soc point 1 (SOC 0.5) lies outside"), "%s", json);
+  cr_assert_null(strstr(json, "r_soc point 2"), "%s", json);
+  free(json);
+  sits_calibration_release(&c);
+  sits_scenario_free(sc);
   free(trace);
 }
 
