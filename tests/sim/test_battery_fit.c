@@ -30,6 +30,21 @@ static sits_battery_cfg a123_cell(void) {
   return c;
 }
 
+/* A battery from @p c (the test fails if it is refused). */
+static sits_battery *cell_new(const sits_battery_cfg *c) {
+  sits_err err = {0};
+  sits_battery *b = sits_battery_new(c, &err);
+  cr_assert_not_null(b, "%s", err.msg);
+  return b;
+}
+
+/* n samples of one series (t, i or v). */
+static double *column(size_t n) {
+  double *x = malloc(n * sizeof *x);
+  cr_assert_not_null(x);
+  return x;
+}
+
 /* A synthetic cell test (1-s samples, from SOC 0.9): pulses of 2 A and 4 A for 120 s each
  * with 120-s rests between, the pattern shifted by @p shift phases; a charge of the same
  * currents between samples charge_from and charge_to; R0 and one RC pair scaled by the cell's
@@ -67,11 +82,10 @@ static void synthesize(const sits_battery *b, const synth *s, double *t, double 
 Test(battery_fit, recovers_known_parameters_from_synthetic_data) {
   sits_battery_cfg c = a123_cell();
   sits_err err = {0};
-  sits_battery *b = sits_battery_new(&c, &err);
-  cr_assert_not_null(b, "%s", err.msg);
+  sits_battery *b = cell_new(&c);
   /* 2 h of 1-s samples: pulses of 2 A and 4 A with rests, from SOC 0.9 */
   size_t n = 7200;
-  double *t = malloc(n * sizeof *t), *i = malloc(n * sizeof *i), *v = malloc(n * sizeof *v);
+  double *t = column(n), *i = column(n), *v = column(n);
   double r0 = 0.015, r1 = 0.012, c1 = 2500;
   synthesize(b, &(synth){.n = n, .r0 = r0, .r1 = r1, .c1 = c1}, t, i, v, NULL);
   sits_battery_fit fit;
@@ -94,10 +108,9 @@ Test(battery_fit, recovers_known_parameters_from_synthetic_data) {
 Test(battery_fit, recovers_hysteresis_from_synthetic_data) {
   sits_battery_cfg c = a123_cell();
   sits_err err = {0};
-  sits_battery *b = sits_battery_new(&c, &err);
-  cr_assert_not_null(b, "%s", err.msg);
+  sits_battery *b = cell_new(&c);
   size_t n = 10800;
-  double *t = malloc(n * sizeof *t), *i = malloc(n * sizeof *i), *v = malloc(n * sizeof *v);
+  double *t = column(n), *i = column(n), *v = column(n);
   double r0 = 0.015, m = 0.025, gamma = 8.0;
   synthesize(b,
              &(synth){.n = n, .r0 = r0, .r1 = 0.012, .c1 = 2500, .m_v = m, .gamma = gamma,
@@ -126,7 +139,7 @@ Test(battery_fit, a123_dynamic_test_holds_out) {
   cr_assert_eq(sits_table_read_csv(path, &tb, &err), SITS_OK, "%s", err.msg);
   /* the file stops before the end-of-discharge knee (validation/data/PROVENANCE.txt) */
   size_t n = tb->n_rows;
-  double *t = malloc(n * sizeof *t), *i = malloc(n * sizeof *i), *v = malloc(n * sizeof *v);
+  double *t = column(n), *i = column(n), *v = column(n);
   for (size_t k = 0; k < n; k++) {
     t[k] = sits_table_at(tb, k, 0);
     i[k] = sits_table_at(tb, k, 1); /* in these dynamic tests discharge is positive */
@@ -297,8 +310,7 @@ Test(battery_fit, temperatures_from_the_file) {
   sits_battery_cfg c = a123_cell();
   c.r_ea_j_per_mol = 30000.0, c.r_ref_c = 25.0;
   sits_err err = {0};
-  sits_battery *b = sits_battery_new(&c, &err);
-  cr_assert_not_null(b, "%s", err.msg);
+  sits_battery *b = cell_new(&c);
   size_t n = 3600; /* from a rest, SOC 0.9 to 0.18 */
   double *t = malloc(n * sizeof *t), *i = malloc(n * sizeof *i), *v = malloc(n * sizeof *v),
          *tc = malloc(n * sizeof *tc);
@@ -327,10 +339,9 @@ Test(battery_fit, temperatures_from_the_file) {
 Test(battery_fit, a_test_that_starts_under_load) {
   sits_battery_cfg c = a123_cell();
   sits_err err = {0};
-  sits_battery *b = sits_battery_new(&c, &err);
-  cr_assert_not_null(b, "%s", err.msg);
+  sits_battery *b = cell_new(&c);
   size_t n = 7200;
-  double *t = malloc(n * sizeof *t), *i = malloc(n * sizeof *i), *v = malloc(n * sizeof *v);
+  double *t = column(n), *i = column(n), *v = column(n);
   double r0 = 0.0285, r1 = 0.0228;
   synthesize(b, &(synth){.n = n, .r0 = r0, .r1 = r1, .c1 = 2500}, t, i, v, NULL);
   sits_battery_fit fit;
@@ -358,10 +369,9 @@ Test(battery_fit, recovers_resistance_tables_over_soc) {
   for (size_t q = 0; q < 3; q++)
     c.r_soc[q] = 0.2 + 0.3 * (double)q, c.r0_scale[0][q] = f0[q], c.rc_r_scale[0][0][q] = f1[q];
   sits_err err = {0};
-  sits_battery *b = sits_battery_new(&c, &err);
-  cr_assert_not_null(b, "%s", err.msg);
+  sits_battery *b = cell_new(&c);
   size_t n = 3600;
-  double *t = malloc(n * sizeof *t), *i = malloc(n * sizeof *i), *v = malloc(n * sizeof *v);
+  double *t = column(n), *i = column(n), *v = column(n);
   double soc = 0.9, v1 = 0, q_ah = sits_battery_capacity_ah(b);
   for (size_t k = 0; k < n; k++) {
     size_t phase = (k / 120) % 4;
