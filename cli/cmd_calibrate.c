@@ -13,7 +13,7 @@
 #include "sits_thermal_cal.h"
 
 static const char calibrate_usage[] =
-    "usage: sitsenergy calibrate SCENARIO.cfg --trace FILE --fit thermal[,ambient,initial]\n"
+    "usage: sitsenergy calibrate SCENARIO.cfg --trace FILE --fit [thermal,]ambient,initial,...\n"
     "                            [--format auto|tegrastats|jtop|nvsmi|csv|ttrace] [--interval-ms MS]\n"
     "                            [--fields LIST] [--strict] [--train-fraction 0.7]\n"
     "                            [--ambient-range LO:HI] [--orders 1,2,3 [--kfold K]]\n"
@@ -41,7 +41,11 @@ static const char calibrate_usage[] =
     "nodes from the sensed node to the ambient and keeps the order with the least held-out\n"
     "RMSE (order, and every candidate's figures under orders); with --kfold K each order is\n"
     "fitted K times, each time holding out one of K equal blocks of the trace, and the least\n"
-    "mean held-out RMSE wins (kfold_rmse_c); the result is the winner's tail-split fit.\n\n"
+    "mean held-out RMSE wins (kfold_rmse_c); the result is the winner's tail-split fit.\n"
+    "Without thermal (--fit ambient, --fit ambient,initial) the network is kept as the\n"
+    "scenario gives it, say calibrated on another trace of the board, and only the ambient\n"
+    "and initial temperatures are fitted: the held-out figures then say how that network\n"
+    "holds on a trace it was not fitted to.\n\n"
     "--fit battery fits the platform battery's R0 and RC pairs (and with 'capacity' its capacity) "
     "to a\n"
     "measured cell-level test: a CSV with time, current and voltage columns. The columns\n"
@@ -53,7 +57,8 @@ static const char calibrate_usage[] =
     "--train-fraction of the samples is fitted, the rest held out. Prints the Calibrate JSON\n"
     "and writes the scenario with the fitted values to -o; --bpx also writes the fitted cell\n"
     "as Battery Parameter eXchange JSON (Model \"Partial\", the ECM under \"User-defined\"\n"
-    "with PyBaMM's names; sitsenergy.bpx in the Python package reads it back).\n\n"
+    "with PyBaMM's names; sitsenergy.bpx in the Python package reads it back).\n\n";
+static const char calibrate_usage_more[] =
     "--ocv-test FILE builds the OCV-SOC table from a slow (C/20 or slower; --ocv-max-c-rate\n"
     "in C per hour) constant-current discharge from full to the cutoff: the first sustained\n"
     "discharge in the file, whatever the sign of its current, corrected by I R: R is\n"
@@ -239,14 +244,15 @@ static int option(void *p, int c, const char *arg) {
   return EXIT_OK;
 }
 
-/* --fit thermal[,ambient,initial,leakage] into a->th. */
+/* --fit [thermal,]ambient,initial,leakage into a->th. */
 static int thermal_fit(args *a, const char *scenario) {
   char buf[256];
   snprintf(buf, sizeof buf, "%s", a->fit);
   char *save = NULL;
+  bool fitted_network = false;
   for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
     if (!strcmp(tok, "thermal"))
-      a->thermal = true;
+      fitted_network = true;
     else if (!strcmp(tok, "ambient"))
       a->th.fit_ambient = true;
     else if (!strcmp(tok, "initial"))
@@ -254,14 +260,20 @@ static int thermal_fit(args *a, const char *scenario) {
     else if (!strcmp(tok, "leakage"))
       a->th.fit_leakage = true;
     else {
-      cli_error("--fit '%s': '%s' does not combine with thermal (thermal, ambient, initial)",
+      cli_error("--fit '%s': '%s' does not combine with thermal (thermal, ambient, initial, "
+                "leakage)",
                 a->fit, tok);
       return EXIT_INPUT;
     }
   }
-  if (!a->thermal) {
-    cli_error("--fit '%s': ambient, initial and leakage come with thermal", a->fit);
-    return EXIT_INPUT;
+  /* without thermal the network is kept as the scenario gives it (calibrated on another
+   * trace): only the ambient, initial temperatures or leakage are fitted to this one */
+  a->thermal = true;
+  a->th.keep_network = !fitted_network;
+  if (a->th.keep_network && a->n_orders) {
+    cli_error("--fit '%s' --orders: the orders are networks to fit; add thermal to --fit",
+              a->fit);
+    return EXIT_USAGE;
   }
   a->th.scenario_path = scenario;
   a->th.trace_path = a->opts.trace_path;
@@ -395,6 +407,7 @@ static int body(void *p, cli_ctx *ctx) {
 const cli_cmd cli_cmd_calibrate = {.name = "calibrate",
                                    .help = "fit a thermal network or a battery to measured data",
                                    .usage = calibrate_usage,
+                                   .usage_more = calibrate_usage_more,
                                    .opts = calibrate_opts,
                                    .shortopts = "o:",
                                    .args_size = sizeof(args),

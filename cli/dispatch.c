@@ -42,6 +42,8 @@ static int parse(const cli_cmd *cmd, int argc, char **argv, void *args, cli_ctx 
       code = cli_sets_add(&ctx->sets, optarg) ? EXIT_INPUT : EXIT_OK;
     else if (c == OPT_HELP) {
       fputs(cmd->usage, stdout);
+      if (cmd->usage_more)
+        fputs(cmd->usage_more, stdout);
       return -1;
     } else if (c == '?' || c == ':')
       code = cli_bad_option(c, argv[optind - 1], cmd->name);

@@ -52,6 +52,11 @@ typedef struct sits_thermal_cal_opts {
   /** The ambient's range when fitted (both 0: the prior 15 to 40 C, where a board indoors
    *  sits; an ambient at either end is flagged). */
   double ambient_lo_c, ambient_hi_c;
+  /** The network as the scenario gives it: its links' resistances, nodes' capacitances and
+   *  fans' resistances are not fitted, only what fit_ambient, fit_initial and fit_leakage
+   *  ask for (at least one). A network calibrated on one trace, checked on another: the
+   *  held-out figures then say how it holds on a trace it was not fitted to. */
+  bool keep_network;
 } sits_thermal_cal_opts;
 
 typedef struct sits_thermal_param {
@@ -99,6 +104,7 @@ typedef struct sits_thermal_cal {
   int order;       /**< with sits_calibrate_thermal_orders: the chosen order; else 0 */
   size_t n_orders; /**< the candidates tried, with their figures */
   sits_thermal_order_fig orders[SITS_THERMAL_CAL_MAX_ORDERS];
+  bool keep_network; /**< the network was kept as given (sits_thermal_cal_opts) */
 } sits_thermal_cal;
 
 SITS_API int sits_calibrate_thermal(const sits_thermal_cal_opts *o, sits_thermal_cal *out,

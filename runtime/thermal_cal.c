@@ -100,7 +100,7 @@ static int parameters(problem *pb, const sits_scenario *sc, const sits_replay *r
   const config_setting_t *links = config_setting_get_member(th, "links");
   const config_setting_t *nodes = config_setting_get_member(th, "nodes");
   size_t nl = (size_t)config_setting_length(links), nn = (size_t)config_setting_length(nodes);
-  for (size_t k = 0; k < nl + nn; k++) {
+  for (size_t k = 0; !c->keep_network && k < nl + nn; k++) {
     bool fan_link = false; /* its resistance is the fan's (below) */
     for (size_t f = 0; k < nl && f < sc->n_fans; f++)
       fan_link |= sc->fans[f].link == k;
@@ -129,7 +129,7 @@ static int parameters(problem *pb, const sits_scenario *sc, const sits_replay *r
   /* each fan's resistances at the duties the replay visits: a traced fan's, the points
    * around the range of its column; otherwise those around its initial duty and its trips'
    * duties (a point no duty reaches leaves the fit unchanged: not a parameter) */
-  for (size_t f = 0; f < sc->n_fans; f++) {
+  for (size_t f = 0; !c->keep_network && f < sc->n_fans; f++) {
     const sits__fan *fan = &sc->fans[f];
     double lo = rep->fan_traced[f] ? rep->fan_duty_min[f] : fan->initial_duty;
     double hi = rep->fan_traced[f] ? rep->fan_duty_max[f] : fan->initial_duty;
@@ -211,6 +211,13 @@ static int parameters(problem *pb, const sits_scenario *sc, const sits_replay *r
                               .hi = sc->ambient_c + 80};
     snprintf(p->path, sizeof p->path, "platform.thermal.nodes.[%zu].initial_c", i);
   }
+  if (c->n_params == 0)
+    return sits__fail(err, SITS_EINPUT,
+                      c->keep_network && c->fit_initial
+                          ? "nothing to fit: with the network kept, every node is sensed (no "
+                            "initial temperature to fit) and no ambient or leakage is asked for"
+                          : "nothing to fit: the network is kept and no ambient, initial or "
+                            "leakage is asked for");
   return SITS_OK;
 }
 
@@ -441,6 +448,7 @@ int sits_calibrate_thermal(const sits_thermal_cal_opts *o, sits_thermal_cal *c, 
   c->train_fraction = o->train_fraction > 0 ? o->train_fraction : 0.7;
   c->fit_ambient = o->fit_ambient, c->fit_initial = o->fit_initial;
   c->fit_leakage = o->fit_leakage;
+  c->keep_network = o->keep_network;
   problem pb = {.o = o, .c = c};
   int rc = setup(&pb, err);
   if (rc == SITS_OK)
@@ -476,9 +484,13 @@ static void metrics_json(FILE *f, const sits_thermal_cal *c, const sits_fit_metr
 }
 
 int sits_thermal_cal_write_json(const sits_thermal_cal *c, FILE *f) {
-  fprintf(f, "{\"schema_version\":1,\"fit\":[\"thermal\"%s%s%s],\"parameters\":{",
-          c->fit_ambient ? ",\"ambient\"" : "", c->fit_initial ? ",\"initial\"" : "",
-          c->fit_leakage ? ",\"leakage\"" : "");
+  const char *what[] = {c->keep_network ? NULL : "thermal", c->fit_ambient ? "ambient" : NULL,
+                        c->fit_initial ? "initial" : NULL, c->fit_leakage ? "leakage" : NULL};
+  fputs("{\"schema_version\":1,\"fit\":[", f);
+  for (size_t k = 0, n = 0; k < sizeof what / sizeof *what; k++)
+    if (what[k])
+      fprintf(f, "%s\"%s\"", n++ ? "," : "", what[k]);
+  fputs("],\"parameters\":{", f);
   for (size_t k = 0; k < c->n_params; k++) {
     fprintf(f, "%s", k ? "," : "");
     sits__json_str(f, c->params[k].path);

@@ -189,6 +189,8 @@ static double worst_holdout(const sits_thermal_cal *c) {
 int sits_calibrate_thermal_orders(const sits_thermal_cal_opts *o, const int *orders,
                                   size_t n_orders, sits_thermal_cal *out, sits_err *err) {
   memset(out, 0, sizeof *out);
+  if (o->keep_network)
+    return sits__fail(err, SITS_EINPUT, "--orders fits networks: it does not keep the network");
   if (n_orders == 0 || n_orders > SITS_THERMAL_CAL_MAX_ORDERS)
     return sits__fail(err, SITS_EINPUT, "--orders takes 1 to %d orders",
                       SITS_THERMAL_CAL_MAX_ORDERS);

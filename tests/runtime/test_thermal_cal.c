@@ -73,6 +73,64 @@ Test(thermal_cal, recovers_r_and_c_from_an_exact_response) {
   free(tr), free(sc);
 }
 
+static char *scenario_at(double r, double c, double ambient_c) {
+  char text[1024];
+  snprintf(text, sizeof text,
+           "platform = { thermal = { nodes = ( { name = \"die\"; c_j_per_k = %g; } );\n"
+           "  links = ( { a = \"die\"; b = \"ambient\"; r_k_per_w = %g; } ); }; };\n"
+           "replay = { power = ( { column = \"power_w.in\"; node = \"die\"; } );\n"
+           "  sensors = ( { column = \"temp_c.die\"; node = \"die\"; } ); };\nambient_c = %g;\n",
+           c, r, ambient_c);
+  return tu_write("cal_keep.cfg", text);
+}
+
+/* keep_network: the network as given (say calibrated on another trace), only the ambient
+ * fitted. With the true R and C (2 K/W, 10 J/K) it recovers the ambient of the exact response
+ * (25 C) from a wrong start, and the written config keeps R and C; with a wrong R kept, the
+ * held-out error shows the network does not hold (the steady rise at 8 W is 24 K instead of
+ * 16 K: no one ambient absorbs that across four power levels). */
+Test(thermal_cal, a_kept_network_fits_only_the_ambient) {
+  char *tr = trace(), *sc = scenario_at(2.0, 10.0, 31.0);
+  sits_thermal_cal_opts o = {
+      .scenario_path = sc, .trace_path = tr, .keep_network = true, .fit_ambient = true};
+  sits_thermal_cal c;
+  sits_err err = {0};
+  cr_assert_eq(sits_calibrate_thermal(&o, &c, &err), SITS_OK, "%s", err.msg);
+  cr_assert_eq(c.n_params, 1);
+  cr_assert_str_eq(c.params[0].path, "ambient_c");
+  cr_assert_float_eq(c.params[0].value, 25.0, 1e-4, "ambient %.9g", c.params[0].value);
+  cr_assert_lt(c.holdout[0].rmse, 1e-4);
+  cr_assert(strstr(c.config_text, "r_k_per_w = 2;"), "%s", c.config_text);
+  cr_assert(strstr(c.config_text, "c_j_per_k = 10;"), "%s", c.config_text);
+  char *json = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&json, &len);
+  cr_assert_eq(sits_thermal_cal_write_json(&c, mem), 0);
+  fclose(mem);
+  cr_assert(strstr(json, "\"fit\":[\"ambient\"],"), "%s", json);
+  free(json);
+  sits_thermal_cal_release(&c);
+  free(sc);
+
+  sc = scenario_at(3.0, 10.0, 25.0); /* R 3 kept where the truth is 2 */
+  o.scenario_path = sc;
+  cr_assert_eq(sits_calibrate_thermal(&o, &c, &err), SITS_OK, "%s", err.msg);
+  cr_log_info("R kept at 3: ambient %.3f C, held-out %.3f K", c.params[0].value,
+              c.holdout[0].rmse);
+  cr_assert_gt(c.holdout[0].rmse, 1.0);
+  sits_thermal_cal_release(&c);
+
+  /* nothing left to fit, and orders (networks) with a kept network: refused */
+  o.fit_ambient = false;
+  cr_assert_eq(sits_calibrate_thermal(&o, &c, &err), SITS_EINPUT);
+  cr_assert(strstr(err.msg, "nothing to fit"), "%s", err.msg);
+  o.fit_ambient = true;
+  const int orders[] = {1, 2};
+  cr_assert_eq(sits_calibrate_thermal_orders(&o, orders, 2, &c, &err), SITS_EINPUT);
+  cr_assert(strstr(err.msg, "does not keep the network"), "%s", err.msg);
+  free(tr), free(sc);
+}
+
 /* A node tied only to the ambient, with no power and no sensor: nothing in the trace depends
  * on its R or C. */
 Test(thermal_cal, an_invisible_node_is_unidentifiable) {
