@@ -109,6 +109,13 @@ static const sits_key keys[] = {
       "counts towards the junction temperature", "sits_thermal node junction"),
     K("platform.thermal.nodes.[].critical_c", NUMBER, "degC", NONE, NULL, TEMP,
       "shutdown trip: the run ends when the node reaches it", "sits_thermal node critical_c"),
+    K("platform.thermal.nodes.[].die_area_mm2", NUMBER, "mm^2", NONE, NULL, 0, 1e5,
+      SITS_KEY_LO_OPEN,
+      "the silicon die's area, with die_thickness_mm: calibrate flags a fitted c_j_per_k "
+      "below the heat capacity of that silicon alone",
+      "calibrate flags"),
+    K("platform.thermal.nodes.[].die_thickness_mm", NUMBER, "mm", NONE, NULL, 0, 10,
+      SITS_KEY_LO_OPEN, "the silicon die's thickness (with die_area_mm2)", "calibrate flags"),
     K("platform.thermal.links", LIST, "", NONE, NULL, ANY, 0, "thermal resistances between nodes",
       "sits_thermal links"),
     K("platform.thermal.links.[].a", STRING, "", NONE, NULL, ANY, REQ,

@@ -89,6 +89,17 @@ static int residual(const double *x, double *r, void *user) {
   return rc ? 1 : 0;
 }
 
+/* A number member of @p g, int or float; false when absent. */
+static bool lookup_number(const config_setting_t *g, const char *name, double *v) {
+  long long iv;
+  if (config_setting_lookup_float(g, name, v) == CONFIG_TRUE)
+    return true;
+  if (config_setting_lookup_int64(g, name, &iv) != CONFIG_TRUE)
+    return false;
+  *v = (double)iv;
+  return true;
+}
+
 /* The parameters: every link's R and node's C, then the ambient and initial temperatures. */
 static int parameters(problem *pb, const sits_scenario *sc, const sits_replay *rep, sits_err *err) {
   sits_thermal_cal *c = pb->c;
@@ -113,13 +124,9 @@ static int parameters(problem *pb, const sits_scenario *sc, const sits_replay *r
         config_setting_get_elem(k < nl ? links : nodes, (unsigned)(k < nl ? k : k - nl));
     const char *key = k < nl ? "r_k_per_w" : "c_j_per_k";
     double v;
-    if (config_setting_lookup_float(g, key, &v) != CONFIG_TRUE) {
-      long long iv;
-      if (config_setting_lookup_int64(g, key, &iv) != CONFIG_TRUE)
-        return sits__fail(err, SITS_EINPUT, "cannot read %s of thermal %s %zu", key,
-                          k < nl ? "link" : "node", k < nl ? k : k - nl);
-      v = (double)iv;
-    }
+    if (!lookup_number(g, key, &v))
+      return sits__fail(err, SITS_EINPUT, "cannot read %s of thermal %s %zu", key,
+                        k < nl ? "link" : "node", k < nl ? k : k - nl);
     sits_thermal_param *p = &c->params[c->n_params++];
     *p = (sits_thermal_param){
         .node = -1, .start = v, .lo = v / SPREAD, .hi = v * SPREAD, .log_scale = true};
@@ -359,6 +366,22 @@ static void plausibility(problem *pb) {
       if (fabs(c->corr[k * np + j]) > 0.99)
         flag(c, "%s and %s are correlated %+.3f: the trace fixes their combination, not each",
              p->path, c->params[j].path, c->corr[k * np + j]);
+  }
+  /* a node lighter than its own silicon: die_area_mm2 x die_thickness_mm at silicon's
+   * volumetric heat capacity, 2330 kg/m3 x 700 J/(kg K) = 1.63 J/(cm3 K) (HotSpot's
+   * example.config p_chip, 1.6303e6 J/(m3 K)); nodes are in the config's order */
+  const config_setting_t *nodes = config_lookup(&pb->sc->config.cfg, "platform.thermal.nodes");
+  for (int i = 0; nodes && i < config_setting_length(nodes); i++) {
+    const config_setting_t *g = config_setting_get_elem(nodes, (unsigned)i);
+    double area, thick;
+    if (!lookup_number(g, "die_area_mm2", &area) || !lookup_number(g, "die_thickness_mm", &thick))
+      continue;
+    double c_si = area * thick * 1.6303e-3, c_node = sits_thermal_capacity_j_per_k(th, i);
+    if (c_node < c_si)
+      flag(c, "node '%s' c_j_per_k = %.4g J/K is below the heat capacity of its silicon alone "
+              "(%.4g mm2 x %.4g mm x 1.63 J/(cm3 K) = %.4g J/K): the trace does not resolve its "
+              "time constant, or its power enters elsewhere",
+           sits_thermal_name(th, i), c_node, area, thick, c_si);
   }
   /* a junction node heavier than a linked node that is not a junction (the fitted values
    * are in the scenario after the final evaluation) */

@@ -28,7 +28,7 @@ static int add_nodes(sits_scenario *sc, const config_setting_t *th, sits_err *er
   for (int i = 0; i < config_setting_length(nodes); i++) {
     const config_setting_t *g = config_setting_get_elem(nodes, (unsigned)i);
     const char *name;
-    double c, init, crit;
+    double c, init, crit, area, thick;
     bool junction;
     int rc;
     if (!config_setting_is_group(g))
@@ -37,8 +37,13 @@ static int add_nodes(sits_scenario *sc, const config_setting_t *th, sits_err *er
         (rc = sits__key_num(g, NODE_KEY "c_j_per_k", &c, err)) ||
         (rc = sits__key_num(g, NODE_KEY "initial_c", &init, err)) ||
         (rc = sits__key_num(g, NODE_KEY "critical_c", &crit, err)) ||
-        (rc = sits__key_bool(g, NODE_KEY "junction", &junction, err)))
+        (rc = sits__key_bool(g, NODE_KEY "junction", &junction, err)) ||
+        (rc = sits__key_num(g, NODE_KEY "die_area_mm2", &area, err)) ||
+        (rc = sits__key_num(g, NODE_KEY "die_thickness_mm", &thick, err)))
       return rc;
+    if (isnan(area) != isnan(thick)) /* the silicon's volume needs both */
+      return sits__fail_at(err, SITS_EINPUT, g,
+                           "node '%s': die_area_mm2 and die_thickness_mm go together", name);
     int idx = sits_thermal_add_node(sc->thermal, name, c, err);
     if (idx < 0)
       return sits__at(g, idx, err);

@@ -131,6 +131,41 @@ Test(thermal_cal, a_kept_network_fits_only_the_ambient) {
   free(tr), free(sc);
 }
 
+/* A node lighter than its own silicon is flagged: the exact response's die is 10 J/K; as a
+ * 10,000 mm2 x 1 mm die its silicon alone holds 16.3 J/K (1.6303 J/(cm3 K)), as a 1,000 mm2
+ * x 1 mm die 1.63 J/K. */
+Test(thermal_cal, a_die_lighter_than_its_silicon_is_flagged) {
+  char *tr = trace();
+  const double area_mm2[] = {10000, 1000};
+  for (int k = 0; k < 2; k++) {
+    char nodes[128];
+    snprintf(nodes, sizeof nodes, "; die_area_mm2 = %g; die_thickness_mm = 1.0", area_mm2[k]);
+    char text[1024];
+    snprintf(text, sizeof text,
+             "platform = { thermal = { nodes = ( { name = \"die\"; c_j_per_k = 5.0%s; } );\n"
+             "  links = ( { a = \"die\"; b = \"ambient\"; r_k_per_w = 3.0; } ); }; };\n"
+             "replay = { power = ( { column = \"power_w.in\"; node = \"die\"; } );\n"
+             "  sensors = ( { column = \"temp_c.die\"; node = \"die\"; } ); };\n"
+             "ambient_c = 25.0;\n",
+             nodes);
+    char *sc = tu_write("cal_si.cfg", text);
+    sits_thermal_cal_opts o = {.scenario_path = sc, .trace_path = tr};
+    sits_thermal_cal c;
+    sits_err err = {0};
+    cr_assert_eq(sits_calibrate_thermal(&o, &c, &err), SITS_OK, "%s", err.msg);
+    cr_assert_float_eq(c.params[1].value, 10.0, 1e-2);
+    bool flagged = false;
+    for (size_t f = 0; f < c.n_flags; f++)
+      flagged |= strstr(c.flags[f], "below the heat capacity of its silicon alone") != NULL &&
+                 strstr(c.flags[f], k == 0 ? "= 16.3 J/K" : "") != NULL;
+    cr_assert_eq(flagged, k == 0, "area %g mm2: %zu flags, first '%s'", area_mm2[k], c.n_flags,
+                 c.n_flags ? c.flags[0] : "");
+    sits_thermal_cal_release(&c);
+    free(sc);
+  }
+  free(tr);
+}
+
 /* A node tied only to the ambient, with no power and no sensor: nothing in the trace depends
  * on its R or C. */
 Test(thermal_cal, an_invisible_node_is_unidentifiable) {
