@@ -74,13 +74,17 @@ typedef struct sits_thermal_param {
 
 #define SITS_THERMAL_CAL_MAX_PARAMS 64
 #define SITS_THERMAL_CAL_MAX_ORDERS 3
+/** Candidates of sits_calibrate_thermal_orders: each order, and with sensors on several
+ *  nodes each order again with a shared board node. */
+#define SITS_THERMAL_CAL_MAX_CANDIDATES (2 * SITS_THERMAL_CAL_MAX_ORDERS)
 
-/** One candidate order's figures (sits_calibrate_thermal_orders). */
+/** One candidate's figures (sits_calibrate_thermal_orders). */
 typedef struct sits_thermal_order_fig {
   int order;
   double train_rmse_c, holdout_rmse_c; /**< the worst sensor's */
   size_t flags;
   double kfold_rmse_c; /**< with kfold: the mean over the folds of the worst held-out RMSE */
+  bool board; /**< the chains joined at a shared board node (sensors on several nodes) */
 } sits_thermal_order_fig;
 #define SITS_THERMAL_CAL_MAX_SENSORS 32
 
@@ -103,21 +107,26 @@ typedef struct sits_thermal_cal {
   char flags[16][256]; /**< parameters a user should not believe, and why */
   int order;       /**< with sits_calibrate_thermal_orders: the chosen order; else 0 */
   size_t n_orders; /**< the candidates tried, with their figures */
-  sits_thermal_order_fig orders[SITS_THERMAL_CAL_MAX_ORDERS];
+  sits_thermal_order_fig orders[SITS_THERMAL_CAL_MAX_CANDIDATES];
   bool keep_network; /**< the network was kept as given (sits_thermal_cal_opts) */
+  bool board; /**< with sits_calibrate_thermal_orders: the chosen candidate has a board node */
 } sits_thermal_cal;
 
 SITS_API int sits_calibrate_thermal(const sits_thermal_cal_opts *o, sits_thermal_cal *out,
                                     sits_err *err);
 SITS_API void sits_thermal_cal_release(sits_thermal_cal *c);
 /**
- * The network's order from the data: for each of @p orders (1 to 3 nodes), a chain from the
- * scenario's sensed node (replay.sensors must all measure one node) to the ambient is
- * calibrated as sits_calibrate_thermal does, and the candidate with the least held-out RMSE
- * is returned (its order in out->order, every candidate's figures in out->orders). The chain
- * keeps the sensed node's name, names its second node after the sensed node's one neighbour
- * when it has exactly one, and starts from the scenario's own steady resistance (split evenly)
- * and capacitances; power columns mapped to nodes it lacks go to its last node.
+ * The network's order from the data: for each of @p orders (1 to 3 nodes), a chain of that
+ * many nodes from each sensed node (the distinct nodes of replay.sensors, at most 8) to the
+ * ambient is calibrated as sits_calibrate_thermal does, and with sensors on two or more nodes
+ * each order again with the chains joined at one shared board node that alone reaches the
+ * ambient; the candidate with the least held-out RMSE (worst sensor) is returned (its order
+ * in out->order, out->board, every candidate's figures in out->orders). A chain keeps its
+ * sensed node's name, names its second node after the sensed node's one neighbour when it
+ * has exactly one (not sensed, not another chain's), and starts from the scenario's own
+ * steady resistance (split evenly) and capacitances; power columns mapped to nodes the
+ * candidate lacks go to the board node, or to the end of the chain from the sensed node
+ * nearest to them.
  */
 SITS_API int sits_calibrate_thermal_orders(const sits_thermal_cal_opts *o, const int *orders,
                                            size_t n_orders, sits_thermal_cal *out, sits_err *err);

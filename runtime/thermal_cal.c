@@ -562,10 +562,12 @@ int sits_thermal_cal_write_json(const sits_thermal_cal *c, FILE *f) {
     sits__json_str(f, c->flags[k]);
   }
   if (c->n_orders) { /* the network's order from the data (the array closed below) */
-    fprintf(f, "],\"order\":%d,\"orders\":[", c->order);
+    fprintf(f, "],\"order\":%d,\"board\":%s,\"orders\":[", c->order,
+            c->board ? "true" : "false");
     for (size_t k = 0; k < c->n_orders; k++) {
       const sits_thermal_order_fig *o = &c->orders[k];
-      fprintf(f, "%s{\"order\":%d,\"train_rmse_c\":", k ? "," : "", o->order);
+      fprintf(f, "%s{\"order\":%d,\"board\":%s,\"train_rmse_c\":", k ? "," : "", o->order,
+              o->board ? "true" : "false");
       sits__json_num(f, o->train_rmse_c);
       fputs(",\"holdout_rmse_c\":", f);
       sits__json_num(f, o->holdout_rmse_c);

@@ -280,9 +280,38 @@ Test(thermal_cal, sensor_weights) {
 /* Network order from the data: a trace made by a two-node chain (die 2 J/K, 1 K/W to a
  * 60 J/K board, 2 K/W to 25 C; power steps) is fitted worse by one node than by two, and
  * three do not gain enough to be kept; the one-node exact response keeps one node. */
+/* A trace made by the model: @p gen_text run (1-s samples), then per sample the time, the
+ * power of nodes 0..n-1 as power_cols[k] and their temperatures as temp_cols[k]; the CSV's
+ * path (free()). */
+static char *model_trace(const char *gen_text, const char *csv, size_t n,
+                         const char *const *power_cols, const char *const *temp_cols) {
+  sits_scenario *gen = tu_load("gen.cfg", gen_text);
+  sits_result *r = tu_run(gen);
+  size_t rows = sits_result_sample_count(r), size = (rows + 2) * (32 + 48 * n), used = 0;
+  char *text = malloc(size);
+  used += (size_t)snprintf(text + used, size - used, "time_s");
+  for (size_t k = 0; k < n; k++)
+    used += (size_t)snprintf(text + used, size - used, ",%s", power_cols[k]);
+  for (size_t k = 0; k < n; k++)
+    used += (size_t)snprintf(text + used, size - used, ",%s", temp_cols[k]);
+  for (size_t row = 0; row < rows; row++) {
+    used += (size_t)snprintf(text + used, size - used, "\n%.3f", sits_result_time_s(r)[row]);
+    for (size_t k = 0; k < n; k++)
+      used += (size_t)snprintf(text + used, size - used, ",%.6f", sits_result_node_power_w(r, row, k));
+    for (size_t k = 0; k < n; k++)
+      used += (size_t)snprintf(text + used, size - used, ",%.9f", sits_result_temp_c(r, row, k));
+  }
+  snprintf(text + used, size - used, "\n");
+  char *path = tu_write(csv, text);
+  free(text);
+  sits_result_free(r);
+  sits_scenario_free(gen);
+  return path;
+}
+
 Test(thermal_cal, order_from_the_data) {
-  sits_scenario *gen = tu_load(
-      "gen.cfg",
+  const char *pw[] = {"power_w.in"}, *tc[] = {"temp_c.die"};
+  char *tr2 = model_trace(
       "platform = { thermal = { nodes = ( { name = \"die\"; c_j_per_k = 2.0; junction = true; },\n"
       "  { name = \"board\"; c_j_per_k = 60.0; } );\n"
       "  links = ( { a = \"die\"; b = \"board\"; r_k_per_w = 1.0; },\n"
@@ -290,18 +319,9 @@ Test(thermal_cal, order_from_the_data) {
       "workload = { phases = ( { duration_s = 60.0; power_w = { die = 0.0; }; },\n"
       "  { duration_s = 90.0; power_w = { die = 6.0; }; }, { duration_s = 60.0; power_w = { die = 1.0; }; },\n"
       "  { duration_s = 120.0; power_w = { die = 8.0; }; }, { duration_s = 90.0; power_w = { die = 2.0; }; } ); };\n"
-      "ambient_c = 25.0;\nsample_period_s = 1.0;\n");
-  sits_result *r = tu_run(gen);
-  size_t n = sits_result_sample_count(r);
-  char *text = malloc(64 * (n + 2)), *p = text;
-  p += sprintf(p, "time_s,power_w.in,temp_c.die\n");
-  for (size_t k = 0; k < n; k++)
-    p += sprintf(p, "%.3f,%.6f,%.9f\n", sits_result_time_s(r)[k], sits_result_total_power_w(r, k),
-                 sits_result_temp_c(r, k, 0));
-  char *tr2 = tu_write("two.csv", text), *sc = scenario("", "");
-  free(text);
-  sits_result_free(r);
-  sits_scenario_free(gen);
+      "ambient_c = 25.0;\nsample_period_s = 1.0;\n",
+      "two.csv", 1, pw, tc);
+  char *sc = scenario("", "");
   const int orders[] = {1, 2, 3};
   sits_thermal_cal_opts o = {.scenario_path = sc, .trace_path = tr2, .train_fraction = 0.7};
   sits_thermal_cal c;
@@ -329,9 +349,72 @@ Test(thermal_cal, order_from_the_data) {
   cr_assert_eq(c.order, 2, "chose %d", c.order);
   cr_assert_gt(c.orders[0].kfold_rmse_c, 5 * c.orders[1].kfold_rmse_c);
   cr_assert_lt(c.orders[1].kfold_rmse_c, 0.01);
-  cr_assert_eq(c.holdout[0].n, n - (size_t)floor(0.7 * (double)n));
+  cr_assert_eq(c.holdout[0].n, c.n_rows - (size_t)floor(0.7 * (double)c.n_rows));
   sits_thermal_cal_release(&c);
   free(tr1), free(tr2), free(sc);
+}
+
+/* Sensors on two nodes: a trace made by two dies that share a board node (each die 1 node,
+ * coupled only through the board), their powers stepping at different times. The candidates
+ * with the dies' chains each to the ambient cannot carry one die's heat to the other; the
+ * order-1 chains joined at a board node are the generating network and win, the richer
+ * candidates gaining less than 2 %. */
+Test(thermal_cal, orders_with_sensors_on_two_nodes) {
+  const char *pw[] = {"power_w.cpu", "power_w.gpu"}, *tc[] = {"temp_c.cpu", "temp_c.gpu"};
+  char *tr = model_trace(
+      "platform = { thermal = { nodes = ( { name = \"cpu\"; c_j_per_k = 2.0; junction = true; },\n"
+      "  { name = \"gpu\"; c_j_per_k = 3.0; junction = true; }, { name = \"pcb\"; c_j_per_k = 80.0; } );\n"
+      "  links = ( { a = \"cpu\"; b = \"pcb\"; r_k_per_w = 1.5; }, { a = \"gpu\"; b = \"pcb\"; r_k_per_w = 0.8; },\n"
+      "            { a = \"pcb\"; b = \"ambient\"; r_k_per_w = 2.0; } ); }; };\n"
+      "workload = { phases = ( { duration_s = 60.0; power_w = { cpu = 0.5; gpu = 0.0; }; },\n"
+      "  { duration_s = 90.0; power_w = { cpu = 4.0; gpu = 0.0; }; },\n"
+      "  { duration_s = 80.0; power_w = { cpu = 0.5; gpu = 6.0; }; },\n"
+      "  { duration_s = 70.0; power_w = { cpu = 5.0; gpu = 6.0; }; },\n"
+      "  { duration_s = 90.0; power_w = { cpu = 1.0; gpu = 1.0; }; },\n"
+      "  { duration_s = 90.0; power_w = { cpu = 0.5; gpu = 8.0; }; } ); };\n"
+      "ambient_c = 25.0;\nsample_period_s = 1.0;\n",
+      "two_dies.csv", 2, pw, tc);
+  /* the user's guess: each die on its own heatsink-like node, one board to the ambient */
+  char *sc = tu_write(
+      "two_dies.cfg",
+      "platform = { thermal = { nodes = ( { name = \"cpu\"; c_j_per_k = 1.0; junction = true; },\n"
+      "  { name = \"gpu\"; c_j_per_k = 1.0; junction = true; }, { name = \"board\"; c_j_per_k = 30.0; } );\n"
+      "  links = ( { a = \"cpu\"; b = \"board\"; r_k_per_w = 1.0; }, { a = \"gpu\"; b = \"board\"; r_k_per_w = 1.0; },\n"
+      "            { a = \"board\"; b = \"ambient\"; r_k_per_w = 3.0; } ); }; };\n"
+      "replay = { power = ( { column = \"power_w.cpu\"; node = \"cpu\"; }, { column = \"power_w.gpu\"; node = \"gpu\"; } );\n"
+      "  sensors = ( { column = \"temp_c.cpu\"; node = \"cpu\"; }, { column = \"temp_c.gpu\"; node = \"gpu\"; } ); };\n"
+      "ambient_c = 25.0;\n");
+  const int orders[] = {1, 2};
+  sits_thermal_cal_opts o = {.scenario_path = sc, .trace_path = tr, .train_fraction = 0.7};
+  sits_thermal_cal c;
+  sits_err err = {0};
+  cr_assert_eq(sits_calibrate_thermal_orders(&o, orders, 2, &c, &err), SITS_OK, "%s", err.msg);
+  cr_assert_eq(c.n_orders, 4);
+  for (size_t k = 0; k < c.n_orders; k++)
+    cr_log_info("order %d%s: held out %.4f K", c.orders[k].order,
+                c.orders[k].board ? " + board" : "", c.orders[k].holdout_rmse_c);
+  cr_assert_eq(c.order, 1);
+  cr_assert(c.board);
+  cr_assert(!c.orders[0].board && c.orders[1].board && c.orders[1].order == 1);
+  cr_assert_gt(c.orders[0].holdout_rmse_c, 10 * c.orders[1].holdout_rmse_c);
+  cr_assert_lt(c.orders[1].holdout_rmse_c, 0.01);
+  /* the generating network: the dies' R, C and the board's, to the fit's accuracy */
+  const char *want[] = {"platform.thermal.links.[0].r_k_per_w", "platform.thermal.links.[1].r_k_per_w",
+                        "platform.thermal.links.[2].r_k_per_w"};
+  const double value[] = {1.5, 0.8, 2.0};
+  for (size_t w = 0; w < 3; w++) {
+    size_t found = 0;
+    for (size_t k = 0; k < c.n_params; k++)
+      if (!strcmp(c.params[k].path, want[w])) {
+        cr_assert_float_eq(c.params[k].value, value[w], 1e-2 * value[w], "%s %g", want[w],
+                           c.params[k].value);
+        found++;
+      }
+    cr_assert_eq(found, 1, "%s", want[w]);
+  }
+  cr_assert(strstr(c.config_text, "name = \"board\""), "%s", c.config_text);
+  sits_thermal_cal_release(&c);
+  free(tr), free(sc);
 }
 
 /* A held-out block inside the trace: rows [0.25 n, 0.5 n) held out, the rest fitted. */

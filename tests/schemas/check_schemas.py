@@ -72,6 +72,9 @@ check("calibrate", out("calibrate", os.path.join(root, "validation/cases/orin_na
 check("calibrate", out("calibrate", os.path.join(root, "validation/cases/orin_nano_jp6.cfg"),
                        "--trace", os.path.join(root, "validation/data/orin_nano_jp6_tegrastats.raw"),
                        "--fit", "ambient,initial", "-o", "kept.cfg"), "kept network")
+check("calibrate", out("calibrate", os.path.join(root, "validation/cases/orin_nano_jp6.cfg"),
+                       "--trace", os.path.join(root, "validation/data/orin_nano_jp6_tegrastats.raw"),
+                       "--fit", "thermal,ambient", "--orders", "1,2", "-o", "orders.cfg"), "orders")
 check("calibrate", out("calibrate", cfg("scenarios/leaf_cell_calibrate.cfg"), "--trace",
                        os.path.join(root, "validation/data/leaf_c15_discharge_cycle2.csv"),
                        "--fit", "battery", "-o", "battery.cfg"), "battery")
