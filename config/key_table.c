@@ -363,6 +363,10 @@ static const sits_key keys[] = {
     K("platform.battery.hysteresis.initial", NUMBER, "", 0.0, NULL, -1, 1, 0,
       "h at the start (+1 after a full charge, -1 after a discharge)",
       "sits_battery_cfg hyst_initial"),
+    K("platform.battery.hysteresis.m0_v", NUMBER, "V", 0.0, NULL, 0, 0.5, 0,
+      "instantaneous hysteresis (Plett's ESC M0): + m0_v s, s = -1 discharging, +1 charging, "
+      "the last current's sign at rest",
+      "sits_battery_cfg hyst_m0_v"),
     K("platform.battery.rc", LIST, "", NONE, NULL, ANY, 0, "0 to 3 RC pairs",
       "sits_battery_cfg rc_r_ohm, rc_c_f"),
     K("platform.battery.rc.[].r_ohm", NUMBER, "ohm", NONE, NULL, POS | REQ, "RC pair resistance",

@@ -128,6 +128,9 @@ static int check(const sits_battery_cfg *c, sits_err *err) {
   if (!(c->hyst_m_v >= 0 && c->hyst_m_v < 1))
     return sits__fail(err, SITS_EINPUT, "the hysteresis m_v must be in [0, 1) V (got %g)",
                       c->hyst_m_v);
+  if (!(c->hyst_m0_v >= 0 && c->hyst_m0_v < 1))
+    return sits__fail(err, SITS_EINPUT, "the hysteresis m0_v must be in [0, 1) V (got %g)",
+                      c->hyst_m0_v);
   if (c->hyst_m_v > 0 && !(c->hyst_gamma > 0 && isfinite(c->hyst_gamma)))
     return sits__fail(err, SITS_EINPUT, "the hysteresis gamma must be > 0 (got %g)",
                       c->hyst_gamma);
@@ -306,15 +309,18 @@ double sits_battery_rc_r_ohm(const sits_battery *b, size_t k, double soc, double
 }
 
 bool sits_battery_current_a(const sits_battery *b, double soc, const double *v_rc_v, double temp_c,
-                            double p_pack_w, double *i_cell_a, double *v_cell_v, double *disc_v2) {
+                            double p_pack_w, double s_rest, double *i_cell_a, double *v_cell_v,
+                            double *disc_v2) {
   const sits_battery_cfg *c = &b->cfg;
   double bq = sits_battery_ocv_at_v(b, soc, temp_c);
   for (size_t k = 0; k < c->n_rc; k++)
     bq -= v_rc_v[k];
   if (c->hyst_m_v > 0)
     bq += c->hyst_m_v * v_rc_v[c->n_rc];
-  double a = sits_battery_r0_ohm(b, soc, temp_c);
   double p = p_pack_w / (double)(c->series * c->parallel);
+  /* the instantaneous term: the current's sign follows the power's (the smaller root) */
+  bq += c->hyst_m0_v * (p > 0 ? -1.0 : p < 0 ? 1.0 : s_rest);
+  double a = sits_battery_r0_ohm(b, soc, temp_c);
   double disc = bq * bq - 4 * a * p;
   if (disc_v2)
     *disc_v2 = disc;

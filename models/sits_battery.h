@@ -73,6 +73,10 @@ typedef struct sits_battery_cfg {
   double r0_scale[SITS_BATTERY_MAX_R_T][SITS_BATTERY_MAX_R_SOC];
   bool rc_has_scale[SITS_BATTERY_MAX_RC];
   double rc_r_scale[SITS_BATTERY_MAX_RC][SITS_BATTERY_MAX_R_T][SITS_BATTERY_MAX_R_SOC];
+  /** Instantaneous hysteresis of Plett's ESC model: the terminal voltage has + hyst_m0_v s,
+   *  s = -1 while discharging, +1 while charging and, at rest, the sign of the last current
+   *  (s_rest of sits_battery_current_a). 0: none. */
+  double hyst_m0_v;
 } sits_battery_cfg;
 
 typedef struct sits_battery sits_battery;
@@ -108,11 +112,13 @@ SITS_API double sits_battery_r_scale(const sits_battery *b, double temp_c);
  * Cell current [A] for a pack output power @p p_pack_w at state (soc, v_rc) and
  * temperature @p temp_c; the cell terminal voltage into *v_cell_v and, when @p disc_v2 is
  * not NULL, the quadratic's discriminant b^2 - 4 R0 p [V^2] (the brown-out margin). Returns
- * false on a brown-out (no real root).
+ * false on a brown-out (no real root). With instantaneous hysteresis (hyst_m0_v) the voltage
+ * has + hyst_m0_v s: s = -1 for p > 0 (discharging), +1 for p < 0, @p s_rest at p = 0 (the
+ * sign after the last current: -1 after a discharge, +1 after a charge, 0 none).
  */
 SITS_API bool sits_battery_current_a(const sits_battery *b, double soc, const double *v_rc_v,
-                                     double temp_c, double p_pack_w, double *i_cell_a,
-                                     double *v_cell_v, double *disc_v2);
+                                     double temp_c, double p_pack_w, double s_rest,
+                                     double *i_cell_a, double *v_cell_v, double *disc_v2);
 
 /** State derivatives for cell current @p i_cell_a at @p soc and @p temp_c (the RC pairs' R
  *  from their tables or Arrhenius factor): dSOC/dt [1/s], dV_k/dt [V/s] and, with

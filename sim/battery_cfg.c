@@ -186,7 +186,8 @@ int sits__load_battery(sits_scenario *sc, const config_setting_t *root, sits_err
       return sits__fail_at(err, SITS_EINPUT, hy, "'hysteresis' must be a group { m_v; gamma; }");
     if ((rc = sits__key_num(hy, BATTERY_KEY "hysteresis.m_v", &c.hyst_m_v, err)) ||
         (rc = sits__key_num(hy, BATTERY_KEY "hysteresis.gamma", &c.hyst_gamma, err)) ||
-        (rc = sits__key_num(hy, BATTERY_KEY "hysteresis.initial", &c.hyst_initial, err)))
+        (rc = sits__key_num(hy, BATTERY_KEY "hysteresis.initial", &c.hyst_initial, err)) ||
+        (rc = sits__key_num(hy, BATTERY_KEY "hysteresis.m0_v", &c.hyst_m0_v, err)))
       return rc;
   }
   const char *cap_keys[] = {"capacity_ah", "capacity_wh"};

@@ -25,7 +25,7 @@ typedef struct problem {
   size_t n, n_train, n_rc;
   bool fit_capacity;
   double q_ah; /* when not fitted */
-  bool hyst;   /* the cell has hysteresis: m, gamma and h0 are fitted too */
+  bool hyst;   /* the cell has hysteresis: m, gamma, h0 and m0 are fitted too */
   size_t nk;   /* resistance values per resistor: the cell's r_soc knots, or 1 (constant) */
   size_t ref;  /* the knot whose values become r0_ohm and r_ohm (the one nearest SOC 0.5) */
 } problem;
@@ -35,10 +35,10 @@ typedef struct problem {
 typedef struct params {
   double r0[SITS_BATTERY_MAX_R_SOC], r[SITS_BATTERY_MAX_RC][SITS_BATTERY_MAX_R_SOC];
   double tau[SITS_BATTERY_MAX_RC], q_ah, soc0;
-  double m_v, gamma, h0;
+  double m_v, gamma, h0, m0_v;
 } params;
 
-#define MAX_PARAMS ((1 + SITS_BATTERY_MAX_RC) * SITS_BATTERY_MAX_R_SOC + SITS_BATTERY_MAX_RC + 5)
+#define MAX_PARAMS ((1 + SITS_BATTERY_MAX_RC) * SITS_BATTERY_MAX_R_SOC + SITS_BATTERY_MAX_RC + 6)
 
 static void unpack(const problem *pb, const double *x, params *p) {
   size_t k = 0;
@@ -51,16 +51,17 @@ static void unpack(const problem *pb, const double *x, params *p) {
   }
   p->soc0 = 1.0 / (1.0 + exp(-x[k++]));
   p->q_ah = pb->fit_capacity ? exp(x[k++]) : pb->q_ah;
-  p->m_v = p->gamma = p->h0 = 0;
-  if (pb->hyst) { /* bounded: m_v below the cap, gamma in (HYST_G_LO, HYST_G_HI) */
+  p->m_v = p->gamma = p->h0 = p->m0_v = 0;
+  if (pb->hyst) { /* bounded: m_v and m0_v below the cap, gamma in (HYST_G_LO, HYST_G_HI) */
     p->m_v = SITS_BATTERY_FIT_HYST_M_MAX_V / (1.0 + exp(-x[k++]));
     p->gamma = exp(log(HYST_G_LO) + (log(HYST_G_HI) - log(HYST_G_LO)) / (1.0 + exp(-x[k++])));
     p->h0 = tanh(x[k++]);
+    p->m0_v = SITS_BATTERY_FIT_HYST_M_MAX_V / (1.0 + exp(-x[k++]));
   }
 }
 
 static size_t n_params(const problem *pb) {
-  return (1 + pb->n_rc) * pb->nk + pb->n_rc + 1 + (pb->fit_capacity ? 1 : 0) + (pb->hyst ? 3 : 0);
+  return (1 + pb->n_rc) * pb->nk + pb->n_rc + 1 + (pb->fit_capacity ? 1 : 0) + (pb->hyst ? 4 : 0);
 }
 
 /* Simulates the first m samples into out (model voltage), with the model's own functions:
@@ -83,14 +84,20 @@ static int simulate(const problem *pb, const params *p, size_t m, double *out) {
   if (!b)
     return -1;
   double soc = p->soc0, vrc[SITS_BATTERY_MAX_RC] = {0}, h = p->h0;
+  /* the instantaneous term's sign: the current's, held through rests (before the first
+   * current: h's) */
+  double s_last = h > 0 ? 1.0 : h < 0 ? -1.0 : 0.0;
   for (size_t k = 0; k < m; k++) {
     double sum = 0;
     for (size_t j = 0; j < pb->n_rc; j++)
       sum += vrc[j];
+    if (pb->i[k] != 0)
+      s_last = pb->i[k] > 0 ? -1.0 : 1.0;
     /* at the sample's temperature: OCV(SOC, T) and R(SOC, T) */
     double tc = pb->temp_c ? pb->temp_c[k] : c.r_ref_c;
     double ocv = pb->temp_c ? sits_battery_ocv_at_v(b, soc, tc) : sits_battery_ocv_v(b, soc);
-    out[k] = ocv + p->m_v * h - sum - sits_battery_r0_ohm(b, soc, tc) * pb->i[k];
+    out[k] = ocv + p->m_v * h + p->m0_v * s_last - sum -
+             sits_battery_r0_ohm(b, soc, tc) * pb->i[k];
     if (k + 1 < m) {
       double dt = pb->t[k + 1] - pb->t[k], i = pb->i[k];
       if (pb->hyst && i != 0) { /* exact for the held current: h -> -sgn(i) */
@@ -248,7 +255,7 @@ int sits_battery_fit_cell_t(const sits_battery_cfg *cell, const double *t_s, con
                 .n_rc = n_rc,
                 .fit_capacity = fit_capacity,
                 .q_ah = cell->capacity_ah,
-                .hyst = cell->hyst_m_v > 0,
+                .hyst = cell->hyst_m_v > 0 || cell->hyst_m0_v > 0,
                 .nk = 1};
   if (cell->n_r_soc > 0) { /* the resistance tables over SOC: fitted at the cell's knots */
     if (cell->n_r_t > 0)
@@ -291,6 +298,8 @@ int sits_battery_fit_cell_t(const sits_battery_cfg *cell, const double *t_s, con
         x[k++] = log(m / (1 - m));
         x[k++] = log(g / (1 - g));
         x[k++] = atanh(fmin(fmax(cell->hyst_initial, -0.99), 0.99));
+        double m0 = fmin(fmax(cell->hyst_m0_v / SITS_BATTERY_FIT_HYST_M_MAX_V, 1e-3), 1 - 1e-3);
+        x[k++] = log(m0 / (1 - m0));
       }
       sits_fit_opts o = {n_params(&pb), pb.n_train, residual, &pb, 200, NULL, NULL, NULL};
       sits_err e2 = {0};
@@ -331,6 +340,7 @@ int sits_battery_fit_cell_t(const sits_battery_cfg *cell, const double *t_s, con
   out->capacity_ah = p.q_ah;
   out->initial_soc = p.soc0;
   out->hyst_m_v = p.m_v, out->hyst_gamma = p.gamma, out->hyst_initial = p.h0;
+  out->hyst_m0_v = p.m0_v;
   out->converged = best_conv;
   out->n_train = pb.n_train;
   sits_fit_metrics_compute(out->model_v, v_v, 0, pb.n_train, &out->train);

@@ -269,8 +269,8 @@ int sits_write_calibration_json(const sits_calibration *c, FILE *f) {
   if (b->hyst_m_v > 0)
     fprintf(f,
             ",\"platform.battery.hysteresis.m_v\":%.10g,\"platform.battery.hysteresis.gamma\":%.10g,"
-            "\"hysteresis_initial_of_the_test\":%.10g",
-            b->hyst_m_v, b->hyst_gamma, b->hyst_initial);
+            "\"platform.battery.hysteresis.m0_v\":%.10g,\"hysteresis_initial_of_the_test\":%.10g",
+            b->hyst_m_v, b->hyst_gamma, b->hyst_m0_v, b->hyst_initial);
   fprintf(f, ",\"initial_soc_of_the_test\":%.10g},", b->initial_soc);
   metrics_json(f, "train", &b->train);
   fputc(',', f);
@@ -352,7 +352,8 @@ int sits_calibrated_cell(const sits_scenario *sc, const sits_calibration *c,
     if (c->fit_capacity)
       out->capacity_ah = c->fit.capacity_ah, out->capacity_wh = NAN;
     if (c->fit.hyst_m_v > 0)
-      out->hyst_m_v = c->fit.hyst_m_v, out->hyst_gamma = c->fit.hyst_gamma;
+      out->hyst_m_v = c->fit.hyst_m_v, out->hyst_gamma = c->fit.hyst_gamma,
+      out->hyst_m0_v = c->fit.hyst_m0_v;
     for (size_t q = 0; q < c->fit.n_r_soc; q++) { /* 1-D tables over the cell's r_soc */
       out->r0_scale[0][q] = c->fit.r0_scale[q];
       for (size_t k = 0; k < c->fit.n_rc; k++)
@@ -400,7 +401,8 @@ int sits_write_calibrated_config(const sits_scenario *sc, const sits_calibration
   config_setting_t *hy = ok ? config_setting_get_member(b, "hysteresis") : NULL;
   if (hy && c->fit.hyst_m_v > 0) /* its initial state stays the scenario's (the test's is in
                                    * the JSON) */
-    ok = set_float(hy, "m_v", c->fit.hyst_m_v) == 0 && set_float(hy, "gamma", c->fit.hyst_gamma) == 0;
+    ok = set_float(hy, "m_v", c->fit.hyst_m_v) == 0 && set_float(hy, "gamma", c->fit.hyst_gamma) == 0 &&
+         set_float(hy, "m0_v", c->fit.hyst_m0_v) == 0;
   if (ok && c->fit_capacity) {
     ok = set_float(b, "capacity_ah", c->fit.capacity_ah) == 0;
     if (config_setting_get_member(b, "capacity_wh"))

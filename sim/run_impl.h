@@ -66,6 +66,7 @@ typedef struct run {
   const sits_battery *batt;
   int batt_node;
   double batt_eff, min_pack_v, cutoff_v;
+  double batt_s; /* the instantaneous hysteresis sign at rest: the last current's (-1 discharge) */
   size_t n_bcols, n_brows, bcols[64], brows[8], *boff; /* FD block of the Jacobian */
   int *crit_node;
   int n_crit;

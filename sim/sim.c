@@ -517,6 +517,12 @@ static int fan_ticks(run *rn, double t, const double *y, sits_err *err) {
 /* At breakpoint t: new segment and/or governor tick. Returns 1 when the inputs changed. */
 static int advance_inputs(run *rn, double t, sits_err *err) {
   int changed = 0;
+  if (rn->batt) { /* the sign the pack rests at, should the new inputs draw nothing */
+    sits__batt_eval b = {0};
+    sits__run_at_state(rn, state(rn), NULL, &b);
+    if (b.p_pack_w != 0)
+      rn->batt_s = b.p_pack_w > 0 ? -1.0 : 1.0;
+  }
   if (next_segment_s(rn) <= t + rn->eps_s) {
     sits__run_set_segment(rn, rn->seg + 1);
     changed = 1;
@@ -641,6 +647,8 @@ static int init_run(run *rn, const sits_scenario *sc, sits_err *err) {
     rn->y_start[rn->lay.i_soc] = sc->batt_initial_soc;
     if (c->hyst_m_v > 0) /* the hysteresis state after the RC voltages */
       rn->y_start[rn->lay.i_soc + 1 + c->n_rc] = c->hyst_initial;
+    /* at rest before the first current, the instantaneous term follows h's sign */
+    rn->batt_s = c->hyst_initial > 0 ? 1.0 : c->hyst_initial < 0 ? -1.0 : 0.0;
   }
   for (size_t f = 0; f < sc->n_fans; f++)
     rn->fan_duty[f] = sc->fans[f].initial_duty;

@@ -126,7 +126,7 @@ void sits__run_battery(const run *rn, const double *y, double p_sys_w, sits__bat
   b->p_pack_w = p_sys_w / rn->batt_eff;
   /* disc: b^2 - 4 a p per cell [V^2], the brown-out root */
   b->ok = sits_battery_current_a(rn->batt, y[rn->lay.i_soc], v_rc, temp_c, b->p_pack_w,
-                                 &b->i_cell_a, &b->v_cell_v, &b->disc);
+                                 rn->batt_s, &b->i_cell_a, &b->v_cell_v, &b->disc);
   double soc = y[rn->lay.i_soc];
   b->heat_w = sits_battery_heat_w(rn->batt, soc, v_rc, temp_c, b->i_cell_a) +
               sits_battery_entropic_w(rn->batt, soc, temp_c, b->i_cell_a);

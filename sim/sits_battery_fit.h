@@ -41,7 +41,7 @@ typedef struct sits_battery_fit {
   double r0_ohm, rc_r_ohm[SITS_BATTERY_MAX_RC], rc_c_f[SITS_BATTERY_MAX_RC];
   double capacity_ah, initial_soc;
   /** with a cell that has hysteresis (cell->hyst_m_v > 0, its values the start): the fitted
-   *  m_v, gamma and h at the start; 0 otherwise */
+   *  m_v, gamma and h at the start (and hyst_m0_v below); 0 otherwise */
   double hyst_m_v, hyst_gamma, hyst_initial;
   /** with a cell that has resistance tables over SOC (cell->n_r_soc > 0, no rows over
    *  temperature): R0 and each R_k fitted at its r_soc knots. r0_ohm and rc_r_ohm are then
@@ -55,6 +55,8 @@ typedef struct sits_battery_fit {
   bool converged;
   size_t n_train;
   double *model_v; /**< the fitted model's voltage at every sample (n values, malloc'ed) */
+  /** with hysteresis: the fitted instantaneous term m0_v [V] (0 to the m_v bound) */
+  double hyst_m0_v;
 } sits_battery_fit;
 
 /**

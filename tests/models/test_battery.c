@@ -71,7 +71,7 @@ Test(battery, constant_power_root_and_pack_scaling) {
   sits_battery_cfg c = linear_cell();
   sits_battery *one = make(&c);
   double v_rc[1] = {0.05}, i1, v1;
-  cr_assert(sits_battery_current_a(one, 0.5, v_rc, 25, 10.0, &i1, &v1, NULL));
+  cr_assert(sits_battery_current_a(one, 0.5, v_rc, 25, 10.0, 0.0, &i1, &v1, NULL));
   /* b = 3.6 - 0.05 = 3.55: 0.02 I^2 - 3.55 I + 10 = 0, smaller root */
   double want = (3.55 - sqrt(3.55 * 3.55 - 4 * 0.02 * 10)) / (2 * 0.02);
   cr_assert_float_eq(i1, want, 1e-12);
@@ -79,19 +79,46 @@ Test(battery, constant_power_root_and_pack_scaling) {
   c.parallel = 2;
   sits_battery *two_p = make(&c);
   double i2, v2;
-  sits_battery_current_a(two_p, 0.5, v_rc, 25, 20.0, &i2, &v2, NULL);
+  sits_battery_current_a(two_p, 0.5, v_rc, 25, 20.0, 0.0, &i2, &v2, NULL);
   cr_assert_float_eq(i2, i1, 1e-12); /* 2P at twice the power: the same cell current */
-  sits_battery_current_a(two_p, 0.5, v_rc, 25, 10.0, &i2, &v2, NULL);
+  sits_battery_current_a(two_p, 0.5, v_rc, 25, 10.0, 0.0, &i2, &v2, NULL);
   cr_assert_float_eq(i2, (3.55 - sqrt(3.55 * 3.55 - 4 * 0.02 * 5)) / 0.04, 1e-12);
   cr_assert_float_eq(i2 / i1, 0.5, 0.01); /* about half: 2P halves the cell current */
   c.parallel = 1;
   c.series = 3;
   sits_battery *three_s = make(&c);
   double i3, v3;
-  sits_battery_current_a(three_s, 0.5, v_rc, 25, 30.0, &i3, &v3, NULL);
+  sits_battery_current_a(three_s, 0.5, v_rc, 25, 30.0, 0.0, &i3, &v3, NULL);
   cr_assert_float_eq(i3, i1, 1e-12); /* 3S: the same current at three times the voltage */
   cr_assert_float_eq(3 * v3 * i3, 30.0, 1e-9);
   sits_battery_free(one), sits_battery_free(two_p), sits_battery_free(three_s);
+}
+
+/* The instantaneous hysteresis term: - m0 discharging, + m0 charging, s_rest at rest (the
+ * linear cell at SOC 0.5: OCV 3.6 V, RC voltage 0.05 V, R0 0.02 ohm, m0 15 mV). */
+Test(battery, instantaneous_hysteresis_follows_the_current) {
+  sits_battery_cfg c = linear_cell();
+  c.hyst_m0_v = 0.015;
+  sits_battery *b = make(&c);
+  double v_rc[1] = {0.05}, i, v;
+  cr_assert(sits_battery_current_a(b, 0.5, v_rc, 25, 10.0, 1.0, &i, &v, NULL));
+  double bq = 3.55 - 0.015; /* discharging: s = -1 whatever s_rest says */
+  cr_assert_float_eq(i, (bq - sqrt(bq * bq - 4 * 0.02 * 10)) / (2 * 0.02), 1e-12);
+  cr_assert_float_eq(v, bq - 0.02 * i, 1e-12);
+  cr_assert(sits_battery_current_a(b, 0.5, v_rc, 25, -10.0, -1.0, &i, &v, NULL));
+  bq = 3.55 + 0.015; /* charging: s = +1 */
+  cr_assert_float_eq(i, (bq - sqrt(bq * bq + 4 * 0.02 * 10)) / (2 * 0.02), 1e-12);
+  cr_assert_float_eq(v, bq - 0.02 * i, 1e-12);
+  for (double s = -1; s <= 1; s += 1) { /* at rest: the sign given */
+    cr_assert(sits_battery_current_a(b, 0.5, v_rc, 25, 0.0, s, &i, &v, NULL));
+    cr_assert_eq(i, 0.0);
+    cr_assert_float_eq(v, 3.55 + 0.015 * s, 1e-12);
+  }
+  sits_battery_free(b);
+  c.hyst_m0_v = -0.01; /* refused */
+  sits_err err = {0};
+  cr_assert_null(sits_battery_new(&c, &err));
+  cr_assert(strstr(err.msg, "m0_v"), "%s", err.msg);
 }
 
 Test(battery, brownout_above_the_maximum_power) {
@@ -100,9 +127,9 @@ Test(battery, brownout_above_the_maximum_power) {
   double v_rc[1] = {0}, i, v;
   double p_max = 3.6 * 3.6 / (4 * 0.02); /* b^2 / 4a = 162 W */
   double disc;
-  cr_assert(sits_battery_current_a(b, 0.5, v_rc, 25, 0.999 * p_max, &i, &v, &disc));
+  cr_assert(sits_battery_current_a(b, 0.5, v_rc, 25, 0.999 * p_max, 0.0, &i, &v, &disc));
   cr_assert_float_eq(disc, 3.6 * 3.6 * 0.001, 1e-12); /* b^2 - 4 a p = b^2 (1 - 0.999) */
-  cr_assert_not(sits_battery_current_a(b, 0.5, v_rc, 25, 1.001 * p_max, &i, &v, NULL));
+  cr_assert_not(sits_battery_current_a(b, 0.5, v_rc, 25, 1.001 * p_max, 0.0, &i, &v, NULL));
   sits_battery_free(b);
 }
 
@@ -228,7 +255,7 @@ Test(battery, ocv_over_soc_and_temperature) {
   /* the current solve uses the cell temperature: at 0 C and p = 3 W, b = 2.9 + 0.6 V */
   double i, v, disc;
   double zero[1] = {0};
-  cr_assert(sits_battery_current_a(b, 0.5, zero, 0.0, 3.0, &i, &v, &disc));
+  cr_assert(sits_battery_current_a(b, 0.5, zero, 0.0, 3.0, 0.0, &i, &v, &disc));
   cr_assert_float_eq(i, (3.5 - sqrt(3.5 * 3.5 - 4 * 0.02 * 3.0)) / (2 * 0.02), 1e-12);
   sits_battery_free(b);
 
@@ -296,7 +323,7 @@ Test(battery, resistance_tables_over_soc_and_temperature) {
   cr_assert_float_eq(dv, 2.0 / 2000 - 0.03 / (0.015 * 1.125 * 2000), 1e-15);
   cr_assert_float_eq(sits_battery_heat_w(b, 0.5, v_rc, 20.0, 2.0),
                      4.0 * 0.02 * 1.125 + 0.03 * 0.03 / (0.015 * 1.125), 1e-12);
-  cr_assert(sits_battery_current_a(b, 0.5, v_rc, 20.0, 10.0, &i, &v, NULL));
+  cr_assert(sits_battery_current_a(b, 0.5, v_rc, 20.0, 10.0, 0.0, &i, &v, NULL));
   double bq = 3.6 - 0.03, a = 0.02 * 1.125;
   cr_assert_float_eq(i, (bq - sqrt(bq * bq - 4 * a * 10.0)) / (2 * a), 1e-12);
   sits_battery_free(b);

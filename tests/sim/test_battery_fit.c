@@ -49,16 +49,17 @@ static double *column(size_t n) {
  * with 120-s rests between, the pattern shifted by @p shift phases; a charge of the same
  * currents between samples charge_from and charge_to; R0 and one RC pair scaled by the cell's
  * Arrhenius factor at the chamber temperature (t_lo_c and t_hi_c alternating every
- * t_period samples; NULL tc: 25 C); + m_v h with Plett's hysteresis from h0. */
+ * t_period samples; NULL tc: 25 C); + m_v h with Plett's hysteresis from h0, and + m0 s
+ * with s the last current's sign (-1 discharging; h0's sign before any current). */
 typedef struct synth {
   size_t n, shift, charge_from, charge_to, t_period;
-  double r0, r1, c1, m_v, gamma, h0, t_lo_c, t_hi_c;
+  double r0, r1, c1, m_v, gamma, h0, t_lo_c, t_hi_c, m0;
 } synth;
 
 static void synthesize(const sits_battery *b, const synth *s, double *t, double *i, double *v,
                        double *tc) {
   double soc = 0.9, v1 = 0, h = s->h0, q = sits_battery_capacity_ah(b);
-  double ceff = sits_battery_config(b)->coulombic_eff;
+  double ceff = sits_battery_config(b)->coulombic_eff, s_last = s->h0 > 0 ? 1 : s->h0 < 0 ? -1 : 0;
   for (size_t k = 0; k < s->n; k++) {
     t[k] = (double)k;
     double temp = s->t_period ? ((k / s->t_period) % 2 ? s->t_hi_c : s->t_lo_c) : 25.0;
@@ -68,7 +69,9 @@ static void synthesize(const sits_battery *b, const synth *s, double *t, double 
     double sign = k >= s->charge_from && k < s->charge_to ? -1.0 : 1.0;
     i[k] = sign * (phase == 0 ? 2.0 : phase == 2 ? 4.0 : 0.0);
     double rs = sits_battery_r_scale(b, temp);
-    v[k] = sits_battery_ocv_v(b, soc) + s->m_v * h - v1 - s->r0 * rs * i[k];
+    if (i[k] != 0)
+      s_last = i[k] > 0 ? -1.0 : 1.0;
+    v[k] = sits_battery_ocv_v(b, soc) + s->m_v * h + s->m0 * s_last - v1 - s->r0 * rs * i[k];
     soc -= (i[k] >= 0 ? i[k] : ceff * i[k]) / (3600 * q);
     double e = exp(-1.0 / (rs * s->r1 * s->c1)); /* R_k scales with T, C_k does not */
     v1 = v1 * e + rs * s->r1 * i[k] * (1 - e);
@@ -104,31 +107,36 @@ Test(battery_fit, recovers_known_parameters_from_synthetic_data) {
 
 /* Hysteresis recovered: the same cell with + m_v h (m 25 mV, gamma 8, h from +1), discharge
  * pulses then a charge half way, so h swings both ways; the fit starts from m 10 mV, gamma 1,
- * h 0. */
+ * h 0. Twice: without the instantaneous term (the fit's m0_v stays at 0) and with + m0 s
+ * (12 mV, s the last current's sign, held through the rests; from a start of 5 mV). */
 Test(battery_fit, recovers_hysteresis_from_synthetic_data) {
-  sits_battery_cfg c = a123_cell();
-  sits_err err = {0};
-  sits_battery *b = cell_new(&c);
-  size_t n = 10800;
-  double *t = column(n), *i = column(n), *v = column(n);
-  double r0 = 0.015, m = 0.025, gamma = 8.0;
-  synthesize(b,
-             &(synth){.n = n, .r0 = r0, .r1 = 0.012, .c1 = 2500, .m_v = m, .gamma = gamma,
-                      .h0 = 1.0, .charge_from = 4000, .charge_to = 6000}, /* a charge midway */
-             t, i, v, NULL);
-  c.hyst_m_v = 0.010, c.hyst_gamma = 1.0, c.hyst_initial = 0.0;
-  sits_battery_fit fit;
-  cr_assert_eq(sits_battery_fit_cell(&c, t, i, v, n, 1, 0.7, false, &fit, &err), SITS_OK, "%s",
-               err.msg);
-  cr_log_info("hysteresis: m %g gamma %g h0 %g R0 %g rmse %g", fit.hyst_m_v, fit.hyst_gamma,
-              fit.hyst_initial, fit.r0_ohm, fit.holdout.rmse);
-  cr_assert_float_eq(fit.hyst_m_v, m, 0.01 * m, "m %g", fit.hyst_m_v);
-  cr_assert_float_eq(fit.hyst_gamma, gamma, 0.02 * gamma, "gamma %g", fit.hyst_gamma);
-  cr_assert_float_eq(fit.hyst_initial, 1.0, 0.01, "h0 %g", fit.hyst_initial);
-  cr_assert_float_eq(fit.r0_ohm, r0, 0.01 * r0);
-  cr_assert_lt(fit.holdout.rmse, 1e-4);
-  free(fit.model_v), free(t), free(i), free(v);
-  sits_battery_free(b);
+  const double m0s[] = {0.0, 0.012};
+  for (size_t q = 0; q < 2; q++) {
+    sits_battery_cfg c = a123_cell();
+    sits_err err = {0};
+    sits_battery *b = cell_new(&c);
+    size_t n = 10800;
+    double *t = column(n), *i = column(n), *v = column(n);
+    double r0 = 0.015, m = 0.025, gamma = 8.0, m0 = m0s[q];
+    synthesize(b,
+               &(synth){.n = n, .r0 = r0, .r1 = 0.012, .c1 = 2500, .m_v = m, .gamma = gamma,
+                        .h0 = 1.0, .charge_from = 4000, .charge_to = 6000, .m0 = m0},
+               t, i, v, NULL);
+    c.hyst_m_v = 0.010, c.hyst_gamma = 1.0, c.hyst_initial = 0.0, c.hyst_m0_v = 0.005;
+    sits_battery_fit fit;
+    cr_assert_eq(sits_battery_fit_cell(&c, t, i, v, n, 1, 0.7, false, &fit, &err), SITS_OK, "%s",
+                 err.msg);
+    cr_log_info("hysteresis: m %g gamma %g h0 %g m0 %g (true %g) R0 %g rmse %g", fit.hyst_m_v,
+                fit.hyst_gamma, fit.hyst_initial, fit.hyst_m0_v, m0, fit.r0_ohm, fit.holdout.rmse);
+    cr_assert_float_eq(fit.hyst_m_v, m, 0.01 * m, "m %g", fit.hyst_m_v);
+    cr_assert_float_eq(fit.hyst_gamma, gamma, 0.02 * gamma, "gamma %g", fit.hyst_gamma);
+    cr_assert_float_eq(fit.hyst_initial, 1.0, 0.01, "h0 %g", fit.hyst_initial);
+    cr_assert_float_eq(fit.r0_ohm, r0, 0.01 * r0);
+    cr_assert_float_eq(fit.hyst_m0_v, m0, 1e-4 + 0.02 * m0, "m0 %g", fit.hyst_m0_v);
+    cr_assert_lt(fit.holdout.rmse, 1e-4);
+    free(fit.model_v), free(t), free(i), free(v);
+    sits_battery_free(b);
+  }
 }
 
 Test(battery_fit, a123_dynamic_test_holds_out) {

@@ -35,6 +35,7 @@ typedef struct ref {
   double m_v, gamma; /* hysteresis (m_v 0: none): its state is y[2] */
   /* resistance factors linear in SOC from f0 at SOC 0 to f1 at SOC 1 (both 0: none) */
   double r0_f0, r0_f1, r1_f0, r1_f1;
+  double m0; /* instantaneous hysteresis: - m0 while discharging (these runs only discharge) */
 } ref;
 
 static double factor(double f0, double f1, double soc) {
@@ -46,7 +47,7 @@ static double ocv(double soc) {
 }
 
 static bool ref_current(const ref *r, const double *y, double *i, double *v, double *disc) {
-  double b = ocv(y[0]) - (r->n_rc ? y[1] : 0) + r->m_v * y[2];
+  double b = ocv(y[0]) - (r->n_rc ? y[1] : 0) + r->m_v * y[2] - r->m0;
   double r0 = r->r0 * factor(r->r0_f0, r->r0_f1, y[0]);
   *disc = b * b - 4 * r0 * r->p_cell;
   if (*disc < 0)
@@ -61,7 +62,7 @@ static int ref_rhs(double t, const double y[], double dy[], void *p) {
   const ref *r = p;
   double i, v, disc;
   if (!ref_current(r, y, &i, &v, &disc))
-    i = (ocv(y[0]) - (r->n_rc ? y[1] : 0) + r->m_v * y[2]) /
+    i = (ocv(y[0]) - (r->n_rc ? y[1] : 0) + r->m_v * y[2] - r->m0) /
         (2 * r->r0 * factor(r->r0_f0, r->r0_f1, y[0]));
   dy[0] = -i / (3600 * r->q_ah);
   double r1 = r->r1 * factor(r->r1_f0, r->r1_f1, y[0]);
@@ -113,7 +114,7 @@ Test(battery_run, constant_power_runtime_matches_independent_integration) {
   free(text);
   sits_result *r = tu_run(sc);
   const sits_summary *s = sits_result_summary(r);
-  ref rf = {8.0 / 0.9, 0.05, 0.03, 1000.0, 2.0, 1, 0, 0, 0, 0, 0, 0};
+  ref rf = {8.0 / 0.9, 0.05, 0.03, 1000.0, 2.0, 1, 0, 0, 0, 0, 0, 0, 0};
   double want = ref_end_time(&rf, 3.2, false);
   cr_assert_eq(s->end_reason, SITS_END_BATTERY_CUTOFF);
   cr_assert_float_eq(s->runtime_s, want, 1e-3 * want, "runtime %g s vs %g s", s->runtime_s, want);
@@ -135,28 +136,78 @@ Test(battery_run, constant_power_runtime_matches_independent_integration) {
 /* With hysteresis (Plett's one-state ESC term: + m_v h, h from +1 after a charge towards -1
  * as charge leaves): the same reference with h as a third state. +30 mV at the start, -30 mV
  * once a fifth of the capacity has left: the cutoff comes earlier than without (measured
- * 1832.9 s against 1898.6 s; the run matches the reference to 1e-3). */
+ * 1832.9 s against 1898.6 s; the run matches the reference to 1e-3). Then with the
+ * instantaneous term too (m0_v 20 mV: - m0 while discharging, so the reference's OCV is
+ * lowered by it throughout; measured 1779.6 s). */
 Test(battery_run, hysteresis_against_independent_integration) {
-  char *text = scenario(8.0, 0.05, "rc = ( { r_ohm = 0.03; c_f = 1000.0; } );", 3.2,
-                        "hysteresis = { m_v = 0.03; gamma = 5.0; initial = 1.0; };", "");
-  sits_scenario *sc = tu_load("hy.cfg", text);
-  free(text);
-  sits_result *r = tu_run(sc);
-  const sits_summary *s = sits_result_summary(r);
-  ref rf = {8.0 / 0.9, 0.05, 0.03, 1000.0, 2.0, 1, 0.03, 5.0, 0, 0, 0, 0};
-  double want = ref_end_time_h(&rf, 3.2, false, 1.0);
-  ref plain = {8.0 / 0.9, 0.05, 0.03, 1000.0, 2.0, 1, 0, 0, 0, 0, 0, 0};
+  const double m0s[] = {0.0, 0.02};
+  ref plain = {8.0 / 0.9, 0.05, 0.03, 1000.0, 2.0, 1, 0, 0, 0, 0, 0, 0, 0};
   double without = ref_end_time(&plain, 3.2, false);
-  cr_log_info("runtime with hysteresis %.3f s (reference %.3f s; without %.3f s)", s->runtime_s,
-              want, without);
-  cr_assert_eq(s->end_reason, SITS_END_BATTERY_CUTOFF);
-  cr_assert_float_eq(s->runtime_s, want, 1e-3 * want, "runtime %g s vs %g s", s->runtime_s, want);
-  cr_assert_gt(fabs(want - without), 10 * 1e-3 * want, "the term matters here: %g vs %g", want,
-               without);
-  /* the first sample: the terminal voltage carries + m_v h0 = +30 mV over the plain cell's */
-  double i0, v0, d0, y0[3] = {1.0, 0.0, 1.0};
-  cr_assert(ref_current(&rf, y0, &i0, &v0, &d0));
-  cr_assert_float_eq(sits_result_battery_voltage_v(r, 0), v0, 1e-9);
+  for (size_t q = 0; q < 2; q++) {
+    char hy[128];
+    snprintf(hy, sizeof hy, "hysteresis = { m_v = 0.03; gamma = 5.0; initial = 1.0; m0_v = %g; };",
+             m0s[q]);
+    char *text = scenario(8.0, 0.05, "rc = ( { r_ohm = 0.03; c_f = 1000.0; } );", 3.2, hy, "");
+    sits_scenario *sc = tu_load("hy.cfg", text);
+    free(text);
+    sits_result *r = tu_run(sc);
+    const sits_summary *s = sits_result_summary(r);
+    ref rf = {8.0 / 0.9, 0.05, 0.03, 1000.0, 2.0, 1, 0.03, 5.0, 0, 0, 0, 0, m0s[q]};
+    double want = ref_end_time_h(&rf, 3.2, false, 1.0);
+    cr_log_info("runtime with hysteresis (m0 %g) %.3f s (reference %.3f s; without %.3f s)",
+                m0s[q], s->runtime_s, want, without);
+    cr_assert_eq(s->end_reason, SITS_END_BATTERY_CUTOFF);
+    cr_assert_float_eq(s->runtime_s, want, 1e-3 * want, "runtime %g s vs %g s", s->runtime_s,
+                       want);
+    cr_assert_gt(fabs(want - without), 10 * 1e-3 * want, "the term matters here: %g vs %g", want,
+                 without);
+    /* the first sample: the terminal voltage carries + m_v h0 (- m0) over the plain cell's */
+    double i0, v0, d0, y0[3] = {1.0, 0.0, 1.0};
+    cr_assert(ref_current(&rf, y0, &i0, &v0, &d0));
+    cr_assert_float_eq(sits_result_battery_voltage_v(r, 0), v0, 1e-9);
+    sits_result_free(r);
+    sits_scenario_free(sc);
+  }
+}
+
+/* At rest the term keeps the last current's sign: a cell with M0 only (no RC pair, m_v 0)
+ * rests at OCV(SOC) + 0 before any current (h starts at 0), gives OCV - m0 - R0 i under a
+ * discharge and rests at OCV(SOC) - m0 after it (Plett's s held), to the solver's accuracy. */
+Test(battery_run, instantaneous_hysteresis_holds_its_sign_at_rest) {
+  sits_scenario *sc = tu_load(
+      "rest.cfg",
+      "platform = { thermal = { nodes = ( { name = \"board\"; c_j_per_k = 20.0; } );\n"
+      "  links = ( { a = \"board\"; b = \"ambient\"; r_k_per_w = 2.0; } ); };\n"
+      "  battery = { series = 1; parallel = 1; capacity_ah = 2.0; ocv_soc = [0.0, 0.5, 1.0];\n"
+      "    ocv_v = [3.0, 3.6, 4.2]; r0_ohm = 0.05; cutoff_v = 3.0;\n"
+      "    hysteresis = { m_v = 0.0; gamma = 1.0; m0_v = 0.02; }; }; };\n"
+      "workload = { phases = ( { duration_s = 100.0; power_w = { board = 0.0; }; },\n"
+      "  { duration_s = 600.0; power_w = { board = 8.0; }; },\n"
+      "  { duration_s = 300.0; power_w = { board = 0.0; }; } ); };\n"
+      "sample_period_s = 10.0;\n");
+  sits_result *r = tu_run(sc);
+  size_t n = sits_result_sample_count(r);
+  bool rest1 = false, load = false, rest2 = false;
+  for (size_t k = 0; k < n; k++) {
+    double t = sits_result_time_s(r)[k], soc = sits_result_battery_soc(r, k);
+    double v = sits_result_battery_voltage_v(r, k), ocv_v = 3.0 + 1.2 * soc;
+    if (t > 5 && t < 95) /* before any current: s = sgn(h0) = 0 */
+    {
+      cr_assert_float_eq(v, ocv_v, 1e-9, "t %g: %g vs %g", t, v, ocv_v);
+      rest1 = true;
+    }
+    if (t > 105 && t < 695) { /* discharging 8 W: v = OCV - m0 - R0 i, v i = 8 */
+      double b = ocv_v - 0.02, i = (b - sqrt(b * b - 4 * 0.05 * 8.0)) / (2 * 0.05);
+      cr_assert_float_eq(v, b - 0.05 * i, 1e-6, "t %g: %g vs %g", t, v, b - 0.05 * i);
+      load = true;
+    }
+    if (t > 705) /* after it: s = -1 held */
+    {
+      cr_assert_float_eq(v, ocv_v - 0.02, 1e-9, "t %g: %g vs %g", t, v, ocv_v - 0.02);
+      rest2 = true;
+    }
+  }
+  cr_assert(rest1 && load && rest2);
   sits_result_free(r);
   sits_scenario_free(sc);
 }
@@ -171,9 +222,9 @@ Test(battery_run, resistance_tables_over_soc) {
   free(text);
   sits_result *r = tu_run(sc);
   const sits_summary *s = sits_result_summary(r);
-  ref rf = {8.0 / 0.9, 0.05, 0.03, 1000.0, 2.0, 1, 0, 0, 3.0, 1.0, 2.0, 1.0};
+  ref rf = {8.0 / 0.9, 0.05, 0.03, 1000.0, 2.0, 1, 0, 0, 3.0, 1.0, 2.0, 1.0, 0};
   double want = ref_end_time(&rf, 3.2, false);
-  ref plain = {8.0 / 0.9, 0.05, 0.03, 1000.0, 2.0, 1, 0, 0, 0, 0, 0, 0};
+  ref plain = {8.0 / 0.9, 0.05, 0.03, 1000.0, 2.0, 1, 0, 0, 0, 0, 0, 0, 0};
   double flat = ref_end_time(&plain, 3.2, false);
   cr_log_info("runtime with the tables %.3f s (reference %.3f s; flat %.3f s)", s->runtime_s,
               want, flat);
@@ -194,7 +245,7 @@ Test(battery_run, brownout_at_its_exact_time) {
   free(text);
   sits_result *r = tu_run(sc);
   const sits_summary *s = sits_result_summary(r);
-  ref rf = {30.0 / 0.9, 0.1, 0, 0, 2.0, 0, 0, 0, 0, 0, 0, 0};
+  ref rf = {30.0 / 0.9, 0.1, 0, 0, 2.0, 0, 0, 0, 0, 0, 0, 0, 0};
   double want = ref_end_time(&rf, 1.0, true);
   cr_assert_eq(s->end_reason, SITS_END_BROWNOUT);
   cr_assert_float_eq(s->runtime_s, want, 1e-3 * want, "%g vs %g", s->runtime_s, want);
@@ -268,7 +319,7 @@ Test(battery_run, ocv_table_over_temperature_follows_the_cell_temperature) {
   sits_scenario *sc = tu_load("cp2d.cfg", two);
   free(two);
   sits_result *r = tu_run(sc);
-  ref rf = {8.0 / 0.9, 0.05, 0.03, 1000.0, 2.0, 1, 0, 0, 0, 0, 0, 0};
+  ref rf = {8.0 / 0.9, 0.05, 0.03, 1000.0, 2.0, 1, 0, 0, 0, 0, 0, 0, 0};
   double want = ref_end_time(&rf, 3.2, false);
   const sits_summary *s = sits_result_summary(r);
   cr_assert_eq(s->end_reason, SITS_END_BATTERY_CUTOFF);
