@@ -406,6 +406,29 @@ static void plausibility(problem *pb) {
 /* The calibrated scenario as text (malloc'ed; NULL on failure): the merged config with every
  * fitted value set, each moved to the end of its group as a --set places it, in the layout
  * `config_write` gives a default libconfig configuration. */
+/* Element @p idx of the number array @p arr set to @p v. An array holds one type, so an array
+ * of ints is rewritten as floats (its other values kept). */
+static bool set_array_elem(config_setting_t *arr, int idx, double v) {
+  int n = config_setting_length(arr);
+  if (!config_setting_is_array(arr) || idx < 0 || idx >= n)
+    return false;
+  config_setting_t *e = config_setting_get_elem(arr, (unsigned)idx);
+  if (config_setting_type(e) == CONFIG_TYPE_FLOAT)
+    return config_setting_set_float(e, v) == CONFIG_TRUE;
+  double vals[64];
+  if (n > 64)
+    return false;
+  for (int k = 0; k < n; k++)
+    vals[k] = config_setting_get_float_elem(arr, (unsigned)k);
+  vals[idx] = v;
+  while (config_setting_length(arr) > 0)
+    config_setting_remove_elem(arr, 0);
+  for (int k = 0; k < n; k++)
+    if (!config_setting_set_float_elem(arr, -1, vals[k]))
+      return false;
+  return true;
+}
+
 static char *calibrated_text(const problem *pb) {
   config_t cfg;
   config_init(&cfg);
@@ -421,6 +444,10 @@ static char *calibrated_text(const problem *pb) {
     parent = s     ? config_setting_parent(s)
              : dot ? config_lookup(&cfg, parent_path)
                    : config_root_setting(&cfg);
+    if (name[0] == '[') { /* an array's element (a fan's r_k_per_w.[j]): set in place */
+      ok = parent && set_array_elem(parent, (int)strtol(name + 1, NULL, 10), p->value);
+      continue;
+    }
     if (s)
       config_setting_remove(parent, name);
     s = parent ? config_setting_add(parent, name, CONFIG_TYPE_FLOAT) : NULL;

@@ -1,0 +1,75 @@
+#!/bin/sh
+# Derives the A123 cell's tests at other temperatures (validation/cases/a123_temps.txt) from
+# Gregory Plett's ESC-toolbox data, https://github.com/batterysim/esctoolbox-python at commit
+# e82af551ff09d738ffff222915e8586a4b5e3160 (MIT; validation/data/LICENSE.battery_a123):
+#
+#   scripts/derive_a123_temps.sh ESCTOOLBOX_CHECKOUT [SITSENERGY_BINARY]
+#
+# For each temperature: the dynamic test's script 1 (dyn_data/A123_DYN_*_<T>_s1.csv) as
+# time_s,current_a,voltage_v up to the sample before the first at or below 3.0 V (as the 25 C
+# file, a123_dyn_25degC_s1.csv, which 25 C reuses), and
+# a calibration scenario whose cell has the OCV table and capacity that `sitsenergy calibrate
+# --ocv-test S1 --ocv-charge S3` builds from the C/30 tests at that temperature (the midpoint
+# of the IR-corrected discharge and charge branches).
+set -eu
+src=$1
+bin=${2:-build/cli/sitsenergy}
+data=validation/data
+cases=validation/cases/a123_temps
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+for tag in N15 N05 P05 P15 P25 P35 P45; do
+  case $tag in N*) t_c=-${tag#N} ;; P*) t_c=${tag#P} ;; esac
+  t_c=$(echo "$t_c" | sed 's/^\(-\{0,1\}\)0/\1/')
+  name=$(echo "$tag" | tr NP mp)
+  dyn=$(ls "$src"/dyn_data/A123_DYN_*_"$tag"_s1.csv)
+  [ "$tag" = P25 ] ||
+    awk -F',' 'NR == 1 { print "time_s,current_a,voltage_v"; next }
+               { gsub(/ /, ""); if ($4 + 0 <= 3.0) exit; print $1 "," $3 "," $4 }' "$dyn" \
+      > "$data/a123_dyn_${name}degC_s1.csv"
+  s1=$(ls "$src"/*/A123_OCV_"$tag"_S1.csv "$src"/*/*/A123_OCV_"$tag"_S1.csv 2>/dev/null | head -1)
+  s3=$(ls "$src"/*/A123_OCV_"$tag"_S3.csv "$src"/*/*/A123_OCV_"$tag"_S3.csv 2>/dev/null | head -1)
+  "$bin" calibrate configs/scenarios/a123_cell_calibrate.cfg --ocv-test "$s1" --ocv-charge "$s3" \
+    --ocv-columns 'Test_Time(s),Current(A),Voltage(V)' -o "$tmp/cell.cfg" > "$tmp/ocv.json"
+  python3 - "$tmp/cell.cfg" "$t_c" "$s1" "$s3" "$dyn" > "$cases/a123_${name}degC.cfg" <<'PY'
+import os, re, sys
+text = open(sys.argv[1]).read()
+def arr(key):
+    return re.search(key + r"\s*=\s*\[([^\]]*)\]", text).group(1).split(",")
+soc, ocv = arr("ocv_soc"), arr("ocv_v")
+cap = float(re.search(r"capacity_ah\s*=\s*([0-9.eE+-]+)", text).group(1))
+t = float(sys.argv[2])
+name = lambda p: os.path.basename(p)
+fmt = lambda xs, d: ",\n    ".join(", ".join("%.*f" % (d, float(x)) for x in xs[k:k + 11]) for k in range(0, len(xs), 11))
+print(f"""# The A123 ANR26650 LFP cell at {t:g} C (made by scripts/derive_a123_temps.sh): the OCV table and
+# capacity that `sitsenergy calibrate --ocv-test {name(sys.argv[3])} --ocv-charge {name(sys.argv[4])}`
+# builds (the midpoint of the IR-corrected C/30 discharge and charge branches at {t:g} C) from
+# Plett's ESC-toolbox data (batterysim/esctoolbox-python e82af551, MIT), for fitting
+# {name(sys.argv[5])}: R0 and the RC pair here are only the fit's start.
+platform = {{
+  name = "a123_cell_{t:g}degC";
+  thermal = {{
+    nodes = ( {{ name = "cell"; c_j_per_k = 40.0; }} );
+    links = ( {{ a = "cell"; b = "ambient"; r_k_per_w = 5.0; }} );
+  }};
+  battery = {{
+    name = "a123_lfp_cell_{t:g}degC";
+    series = 1;
+    parallel = 1;
+    capacity_ah = {cap:.5f};
+    ocv_soc = [
+    {fmt(soc, 2)} ];
+    ocv_v = [
+    {fmt(ocv, 5)} ];
+    r0_ohm = 0.01;
+    rc = ( {{ r_ohm = 0.1; c_f = 100000.0; }} );
+    cutoff_v = 2.0;
+    coulombic_efficiency = 0.9962;
+  }};
+}};
+replay = {{ battery = {{ time_column = "time_s"; current_column = "current_a";
+                       voltage_column = "voltage_v"; discharge_positive = true; }}; }};
+ambient_c = {t:.1f};
+duration_s = 60.0;""")
+PY
+done
