@@ -7,6 +7,7 @@
  */
 #include "test_util.h"
 
+#include "sits_calibrate.h"
 #include "sits_thermal_cal.h"
 
 /* The trace and fit cases.txt gives case @p name. */
@@ -110,4 +111,53 @@ Test(validation, network_transfers_to_other_recordings, .timeout = 600) {
   }
   fclose(f);
   cr_assert_eq(cases, 6);
+}
+
+/* validation/cases/a123_temps.txt: the A123 cell's dynamic test at seven temperatures, each
+ * with the OCV table and capacity of the C/30 tests at its temperature: the held-out voltage
+ * RMSE of 1RC and 2RC fits against each line's bounds, and R0 falling as the cell warms (an
+ * electrolyte's conductivity rises with temperature: measured 64 mOhm at -15 C to 8 mOhm at
+ * 45 C with 2RC). */
+Test(validation, a123_cell_at_seven_temperatures, .timeout = 600) {
+  FILE *f = fopen(SITS_VALIDATION_DATA "/../cases/a123_temps.txt", "r");
+  cr_assert_not_null(f);
+  char line[512];
+  size_t cases = 0;
+  double last_t = -INFINITY, last_r0[2] = {INFINITY, INFINITY};
+  while (fgets(line, sizeof line, f)) {
+    char cfg_name[128], trace[256];
+    double t_c, bound[2];
+    if (line[0] == '#' || sscanf(line, "%lf %127s %255s %lf %lf", &t_c, cfg_name, trace,
+                                 &bound[0], &bound[1]) != 5)
+      continue;
+    cr_assert_gt(t_c, last_t, "a123_temps.txt lists temperatures rising");
+    char cfg[600], tr[600];
+    snprintf(cfg, sizeof cfg, "%s/../cases/a123_temps/%s", SITS_VALIDATION_DATA, cfg_name);
+    snprintf(tr, sizeof tr, "%s/%s", SITS_VALIDATION_DATA, trace);
+    for (int rc = 0; rc < 2; rc++) {
+      const char *two = "platform.battery.rc=({r_ohm=0.01;c_f=2000.0;},{r_ohm=0.1;c_f=100000.0;})";
+      sits_scenario *sc = NULL;
+      sits_err err = {0};
+      cr_assert_eq(sits_scenario_load(cfg, rc ? &two : NULL, rc ? 1 : 0, &sc, &err), SITS_OK,
+                   "%s: %s", cfg_name, err.msg);
+      sits_calibrate_opts o = {.trace_path = tr, .discharge_positive = -1, .train_fraction = 0.7};
+      sits_calibration c;
+      cr_assert_eq(sits_calibrate_battery(sc, &o, &c, &err), SITS_OK, "%s: %s", cfg_name,
+                   err.msg);
+      double mv = 1e3 * c.fit.holdout.rmse;
+      cr_log_info("A123 at %g C, %dRC: R0 %.2f mOhm, train %.2f mV, held out %.2f mV (bound %g)",
+                  t_c, rc + 1, 1e3 * c.fit.r0_ohm, 1e3 * c.fit.train.rmse, mv, bound[rc]);
+      cr_assert_lt(mv, bound[rc], "%g C %dRC held out %g mV", t_c, rc + 1, mv);
+      cr_assert_gt(c.fit.holdout.n, 5000);
+      cr_assert_lt(c.fit.r0_ohm, last_r0[rc], "%g C: R0 %g not below the colder %g", t_c,
+                   c.fit.r0_ohm, last_r0[rc]);
+      last_r0[rc] = c.fit.r0_ohm;
+      sits_calibration_release(&c);
+      sits_scenario_free(sc);
+    }
+    last_t = t_c;
+    cases++;
+  }
+  fclose(f);
+  cr_assert_eq(cases, 7);
 }
