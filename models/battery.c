@@ -12,6 +12,9 @@
 #define R_GAS_J_PER_MOL_K 8.314462618
 #define KELVIN 273.15
 
+#define N_TABLES (1 + 2 * SITS_BATTERY_MAX_RC)
+#define C_TABLE(k) (1 + SITS_BATTERY_MAX_RC + (k)) /* pair k's capacitance table */
+
 struct sits_battery {
   sits_battery_cfg cfg;
   double q_ah;
@@ -19,18 +22,26 @@ struct sits_battery {
   const double *row[SITS_BATTERY_MAX_OCV_T]; /* OCV values of each row, in cfg */
   gsl_interp *ocv[SITS_BATTERY_MAX_OCV_T];
   gsl_interp_accel *acc; /* a lookup cache: mutable, so a battery is not shared across threads */
-  /* the resistance tables: [0] R0, [1 + k] pair k; one interpolant per row */
-  gsl_interp *rtab[1 + SITS_BATTERY_MAX_RC][SITS_BATTERY_MAX_R_T];
+  /* the factor tables: [0] R0, [1 + k] pair k's R, [1 + MAX_RC + k] pair k's C; one
+   * interpolant per row */
+  gsl_interp *rtab[N_TABLES][SITS_BATTERY_MAX_R_T];
   gsl_interp_accel *racc;
 };
 
-/* Row j of resistance table t (0: R0, 1 + k: pair k), in cfg. */
+/* Row j of factor table t (0: R0, 1 + k: pair k's R, C_TABLE(k): its C), in cfg. */
 static const double *r_row(const sits_battery_cfg *c, size_t t, size_t j) {
-  return t == 0 ? c->r0_scale[j] : c->rc_r_scale[t - 1][j];
+  return t == 0                     ? c->r0_scale[j]
+         : t <= SITS_BATTERY_MAX_RC ? c->rc_r_scale[t - 1][j]
+                                    : c->rc_c_scale[t - C_TABLE(0)][j];
 }
 
 static bool has_table(const sits_battery_cfg *c, size_t t) {
-  return c->n_r_soc > 0 && (t == 0 || c->rc_has_scale[t - 1]);
+  if (c->n_r_soc == 0)
+    return false;
+  if (t == 0)
+    return true;
+  return t <= SITS_BATTERY_MAX_RC ? t - 1 < c->n_rc && c->rc_has_scale[t - 1]
+                                  : t - C_TABLE(0) < c->n_rc && c->rc_has_c_scale[t - C_TABLE(0)];
 }
 
 /* The resistance tables: knots in [0, 1] increasing, rows' temperatures increasing, factors
@@ -53,12 +64,17 @@ static int check_r_tables(const sits_battery_cfg *c, sits_err *err) {
       return sits__fail(err, SITS_EINPUT, "r_t_c must increase (%g C after %g C)", c->r_t_c[j],
                         c->r_t_c[j - 1]);
   size_t rows = c->n_r_t ? c->n_r_t : 1;
-  for (size_t t = 0; t <= c->n_rc; t++)
+  for (size_t t = 0; t < N_TABLES; t++)
     for (size_t j = 0; has_table(c, t) && j < rows; j++)
       for (size_t k = 0; k < c->n_r_soc; k++) {
         double f = r_row(c, t, j)[k];
-        char what[32];
-        snprintf(what, sizeof what, t == 0 ? "R0" : "RC pair %zu", t - 1);
+        char what[40];
+        if (t == 0)
+          snprintf(what, sizeof what, "R0");
+        else if (t <= SITS_BATTERY_MAX_RC)
+          snprintf(what, sizeof what, "RC pair %zu", t - 1);
+        else
+          snprintf(what, sizeof what, "RC pair %zu capacitance", t - C_TABLE(0));
         if (!(f > 0) || !isfinite(f))
           return sits__fail(err, SITS_EINPUT, "the %s factor %g (row %zu, point %zu) must be > 0",
                             what, f, j, k);
@@ -163,7 +179,7 @@ sits_battery *sits_battery_new(const sits_battery_cfg *cfg, sits_err *err) {
     ok = b->ocv[j] && gsl_interp_init(b->ocv[j], b->cfg.ocv_soc, b->row[j], cfg->n_ocv) == 0;
   }
   size_t r_rows = cfg->n_r_t ? cfg->n_r_t : 1;
-  for (size_t t = 0; ok && t <= cfg->n_rc; t++)
+  for (size_t t = 0; ok && t < N_TABLES; t++)
     for (size_t j = 0; ok && has_table(cfg, t) && j < r_rows; j++) {
       b->rtab[t][j] = gsl_interp_alloc(
           cfg->n_r_soc >= 3 ? gsl_interp_steffen : gsl_interp_linear, cfg->n_r_soc);
@@ -188,7 +204,7 @@ void sits_battery_free(sits_battery *b) {
   for (size_t j = 0; j < SITS_BATTERY_MAX_OCV_T; j++)
     if (b->ocv[j])
       gsl_interp_free(b->ocv[j]);
-  for (size_t t = 0; t <= SITS_BATTERY_MAX_RC; t++)
+  for (size_t t = 0; t < N_TABLES; t++)
     for (size_t j = 0; j < SITS_BATTERY_MAX_R_T; j++)
       if (b->rtab[t][j])
         gsl_interp_free(b->rtab[t][j]);
@@ -283,21 +299,34 @@ static double r_row_eval(const sits_battery *b, size_t t, size_t j, double soc) 
   return gsl_interp_eval(b->rtab[t][j], b->cfg.r_soc, r_row(&b->cfg, t, j), soc, b->racc);
 }
 
-/* Resistance t (0: R0, 1 + k: pair k) [ohm] at soc and temp_c; @p arrhenius is
- * sits_battery_r_scale(b, temp_c), taken once by callers that need several. */
-static double r_ohm(const sits_battery *b, size_t t, double soc, double temp_c, double arrhenius) {
+/* The factor of table t at soc and temp_c: its rows' interpolant at soc, linear in T between
+ * the rows (held at the end rows); 1 without a table. */
+static double table_factor(const sits_battery *b, size_t t, double soc, double temp_c) {
   const sits_battery_cfg *c = &b->cfg;
-  double base = t == 0 ? c->r0_ohm : c->rc_r_ohm[t - 1];
   if (!has_table(c, t))
-    return base * arrhenius;
+    return 1.0;
   soc = fmin(fmax(soc, c->r_soc[0]), c->r_soc[c->n_r_soc - 1]);
   if (c->n_r_t == 0)
-    return base * r_row_eval(b, t, 0, soc) * arrhenius;
+    return r_row_eval(b, t, 0, soc);
   size_t j;
   double w;
   rows_around(c->r_t_c, c->n_r_t, temp_c, &j, &w);
   double f = r_row_eval(b, t, j, soc);
-  return base * (w > 0 ? (1 - w) * f + w * r_row_eval(b, t, j + 1, soc) : f);
+  return w > 0 ? (1 - w) * f + w * r_row_eval(b, t, j + 1, soc) : f;
+}
+
+/* Resistance t (0: R0, 1 + k: pair k) [ohm] at soc and temp_c; @p arrhenius is
+ * sits_battery_r_scale(b, temp_c), taken once by callers that need several: it applies
+ * without rows over temperature (which hold the temperature dependence themselves). */
+static double r_ohm(const sits_battery *b, size_t t, double soc, double temp_c, double arrhenius) {
+  const sits_battery_cfg *c = &b->cfg;
+  double base = t == 0 ? c->r0_ohm : c->rc_r_ohm[t - 1];
+  bool rows = has_table(c, t) && c->n_r_t > 0;
+  return base * table_factor(b, t, soc, temp_c) * (rows ? 1.0 : arrhenius);
+}
+
+double sits_battery_rc_c_f(const sits_battery *b, size_t k, double soc, double temp_c) {
+  return k < b->cfg.n_rc ? b->cfg.rc_c_f[k] * table_factor(b, C_TABLE(k), soc, temp_c) : NAN;
 }
 
 double sits_battery_r0_ohm(const sits_battery *b, double soc, double temp_c) {
@@ -341,9 +370,10 @@ void sits_battery_derivative(const sits_battery *b, double soc, const double *v_
   double i_eff = i_cell_a >= 0 ? i_cell_a : c->coulombic_eff * i_cell_a;
   *dsoc_dt = -i_eff / (3600.0 * b->q_ah);
   double arrhenius = sits_battery_r_scale(b, temp_c);
-  for (size_t k = 0; k < c->n_rc; k++)
-    dv_rc_dt[k] = i_cell_a / c->rc_c_f[k] -
-                  v_rc_v[k] / (r_ohm(b, 1 + k, soc, temp_c, arrhenius) * c->rc_c_f[k]);
+  for (size_t k = 0; k < c->n_rc; k++) {
+    double cap = c->rc_c_f[k] * table_factor(b, C_TABLE(k), soc, temp_c);
+    dv_rc_dt[k] = i_cell_a / cap - v_rc_v[k] / (r_ohm(b, 1 + k, soc, temp_c, arrhenius) * cap);
+  }
   if (c->hyst_m_v > 0) {
     double h = v_rc_v[c->n_rc], sgn = i_cell_a > 0 ? 1.0 : i_cell_a < 0 ? -1.0 : 0.0;
     dv_rc_dt[c->n_rc] = -fabs(i_cell_a) * c->hyst_gamma / (3600.0 * b->q_ah) * (h + sgn);

@@ -67,7 +67,8 @@ typedef struct sits_battery_cfg {
    *  linear with 2; held at the end knots), one row per r_t_c temperature (n_r_t of them:
    *  linear in T between the rows, held at the end rows, and then no Arrhenius factor) or a
    *  single row (n_r_t = 0: times the Arrhenius factor as without tables). The capacitances
-   *  stay constant. A pair without its own table (rc_has_scale[k] false) keeps factor 1. */
+   *  have tables of their own (rc_c_scale below). A pair without its own table
+   *  (rc_has_scale[k] false) keeps factor 1. */
   size_t n_r_soc, n_r_t;
   double r_soc[SITS_BATTERY_MAX_R_SOC], r_t_c[SITS_BATTERY_MAX_R_T];
   double r0_scale[SITS_BATTERY_MAX_R_T][SITS_BATTERY_MAX_R_SOC];
@@ -77,6 +78,12 @@ typedef struct sits_battery_cfg {
    *  s = -1 while discharging, +1 while charging and, at rest, the sign of the last current
    *  (s_rest of sits_battery_current_a). 0: none. */
   double hyst_m0_v;
+  /** Capacitance tables (optional, with the resistance tables' r_soc and r_t_c): C_k is
+   *  rc_c_f[k] times a factor from rc_c_scale[k] interpolated as the resistance factors are
+   *  (no Arrhenius factor on a capacitance). A pair without one (rc_has_c_scale[k] false)
+   *  keeps C_k constant. */
+  bool rc_has_c_scale[SITS_BATTERY_MAX_RC];
+  double rc_c_scale[SITS_BATTERY_MAX_RC][SITS_BATTERY_MAX_R_T][SITS_BATTERY_MAX_R_SOC];
 } sits_battery_cfg;
 
 typedef struct sits_battery sits_battery;
@@ -140,6 +147,9 @@ SITS_API double sits_battery_heat_w(const sits_battery *b, double soc, const dou
 SITS_API double sits_battery_r0_ohm(const sits_battery *b, double soc, double temp_c);
 /** R of RC pair @p k at @p soc and @p temp_c [ohm]. */
 SITS_API double sits_battery_rc_r_ohm(const sits_battery *b, size_t k, double soc, double temp_c);
+
+/** C of RC pair @p k at @p soc and @p temp_c [F] (its c_scale table, or rc_c_f). */
+SITS_API double sits_battery_rc_c_f(const sits_battery *b, size_t k, double soc, double temp_c);
 
 /** dOCV/dT of a cell at @p soc and @p temp_c [V/K]: the slope between the OCV rows around
  *  temp_c (0 with one row, and outside the rows' temperatures). */

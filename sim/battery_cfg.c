@@ -102,13 +102,16 @@ static int read_r_tables(const config_setting_t *g, sits_battery_cfg *c, sits_er
                              "'%s' needs 'r_soc', the SOC points of the resistance tables",
                              need[k]);
     const config_setting_t *list = config_setting_get_member(g, "rc");
-    for (size_t k = 0; k < c->n_rc; k++) {
-      const config_setting_t *s =
-          config_setting_get_member(config_setting_get_elem(list, (unsigned)k), "r_scale");
-      if (s)
-        return sits__fail_at(err, SITS_EINPUT, s,
-                             "'r_scale' needs 'r_soc', the SOC points of the resistance tables");
-    }
+    for (size_t k = 0; k < c->n_rc; k++)
+      for (int w = 0; w < 2; w++) {
+        const char *key = w ? "c_scale" : "r_scale";
+        const config_setting_t *s =
+            config_setting_get_member(config_setting_get_elem(list, (unsigned)k), key);
+        if (s)
+          return sits__fail_at(err, SITS_EINPUT, s,
+                               "'%s' needs 'r_soc', the SOC points of the resistance tables",
+                               key);
+      }
     return SITS_OK;
   }
   int rc = read_array(g, "r_soc", c->r_soc, SITS_BATTERY_MAX_R_SOC, &c->n_r_soc, err);
@@ -127,12 +130,18 @@ static int read_r_tables(const config_setting_t *g, sits_battery_cfg *c, sits_er
   const config_setting_t *list = config_setting_get_member(g, "rc");
   for (size_t k = 0; k < c->n_rc; k++) {
     const config_setting_t *e = config_setting_get_elem(list, (unsigned)k);
-    if (!config_setting_get_member(e, "r_scale"))
-      continue;
-    c->rc_has_scale[k] = true;
-    t.key = "r_scale", t.out = c->rc_r_scale[k][0];
-    if ((rc = read_table(e, &t, err)))
-      return rc;
+    if (config_setting_get_member(e, "r_scale")) {
+      c->rc_has_scale[k] = true;
+      t.key = "r_scale", t.out = c->rc_r_scale[k][0];
+      if ((rc = read_table(e, &t, err)))
+        return rc;
+    }
+    if (config_setting_get_member(e, "c_scale")) { /* the capacitance's, over the same points */
+      c->rc_has_c_scale[k] = true;
+      t.key = "c_scale", t.out = c->rc_c_scale[k][0];
+      if ((rc = read_table(e, &t, err)))
+        return rc;
+    }
   }
   return SITS_OK;
 }

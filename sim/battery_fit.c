@@ -105,7 +105,8 @@ static int simulate(const problem *pb, const params *p, size_t m, double *out) {
         h = -s + (h + s) * e;
       }
       for (size_t j = 0; j < pb->n_rc; j++) { /* exact for the held current and R */
-        double r = sits_battery_rc_r_ohm(b, j, soc, tc), e = exp(-dt / (r * c.rc_c_f[j]));
+        double r = sits_battery_rc_r_ohm(b, j, soc, tc);
+        double e = exp(-dt / (r * sits_battery_rc_c_f(b, j, soc, tc)));
         vrc[j] = vrc[j] * e + r * i * (1 - e);
       }
       double i_eff = i >= 0 ? i : c.coulombic_eff * i;

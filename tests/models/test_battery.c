@@ -318,9 +318,29 @@ Test(battery, resistance_tables_over_soc_and_temperature) {
   cr_assert_float_eq(sits_battery_r0_ohm(b, 0.0, -10.0), 0.02 * 2.0, 1e-15); /* held */
   cr_assert_float_eq(sits_battery_r0_ohm(b, 1.0, 60.0), 0.02 * 0.5, 1e-15);  /* held */
   cr_assert_float_eq(sits_battery_rc_r_ohm(b, 0, 0.5, 20.0), 0.015 * 1.125, 1e-15);
+  cr_assert_float_eq(sits_battery_rc_c_f(b, 0, 0.5, 20.0), 2000, 1e-12); /* no C table: c_f */
   double v_rc[1] = {0.03}, dsoc, dv, i, v;
   sits_battery_derivative(b, 0.5, v_rc, 20.0, 2.0, &dsoc, &dv);
   cr_assert_float_eq(dv, 2.0 / 2000 - 0.03 / (0.015 * 1.125 * 2000), 1e-15);
+  sits_battery_free(b);
+  /* the pair's capacitance over the same points: C 3x at SOC 0.1 / 0 C, 1x at 0.9 / 40 C */
+  for (size_t k = 0; k < 3; k++) {
+    c.rc_c_scale[0][0][k] = 3.0 - 2.0 * (c.r_soc[k] - 0.1) / 0.8;
+    c.rc_c_scale[0][1][k] = 1.0;
+  }
+  c.rc_has_c_scale[0] = true;
+  b = make(&c);
+  /* at SOC 0.5: 2 in the 0 C row, 1 in the 40 C row; at 20 C half way: 1.5; no Arrhenius */
+  cr_assert_float_eq(sits_battery_rc_c_f(b, 0, 0.5, 20.0), 2000 * 1.5, 1e-9);
+  cr_assert_float_eq(sits_battery_rc_c_f(b, 0, 0.1, -10.0), 2000 * 3.0, 1e-9); /* held */
+  sits_battery_derivative(b, 0.5, v_rc, 20.0, 2.0, &dsoc, &dv);
+  cr_assert_float_eq(dv, 2.0 / 3000 - 0.03 / (0.015 * 1.125 * 3000), 1e-15);
+  c.rc_c_scale[0][1][2] = 0; /* factors must be positive */
+  sits_err cerr = {0};
+  cr_assert_null(sits_battery_new(&c, &cerr));
+  cr_assert(strstr(cerr.msg, "RC pair 0 capacitance factor 0"), "%s", cerr.msg);
+  c.rc_c_scale[0][1][2] = 1.0;
+  c.rc_has_c_scale[0] = false;
   cr_assert_float_eq(sits_battery_heat_w(b, 0.5, v_rc, 20.0, 2.0),
                      4.0 * 0.02 * 1.125 + 0.03 * 0.03 / (0.015 * 1.125), 1e-12);
   cr_assert(sits_battery_current_a(b, 0.5, v_rc, 20.0, 10.0, 0.0, &i, &v, NULL));

@@ -36,6 +36,7 @@ typedef struct ref {
   /* resistance factors linear in SOC from f0 at SOC 0 to f1 at SOC 1 (both 0: none) */
   double r0_f0, r0_f1, r1_f0, r1_f1;
   double m0; /* instantaneous hysteresis: - m0 while discharging (these runs only discharge) */
+  double c1_f0, c1_f1; /* C1's factor linear in SOC, as the resistances' (both 0: none) */
 } ref;
 
 static double factor(double f0, double f1, double soc) {
@@ -66,7 +67,8 @@ static int ref_rhs(double t, const double y[], double dy[], void *p) {
         (2 * r->r0 * factor(r->r0_f0, r->r0_f1, y[0]));
   dy[0] = -i / (3600 * r->q_ah);
   double r1 = r->r1 * factor(r->r1_f0, r->r1_f1, y[0]);
-  dy[1] = r->n_rc ? i / r->c1 - y[1] / (r1 * r->c1) : 0;
+  double c1 = r->c1 * factor(r->c1_f0, r->c1_f1, y[0]);
+  dy[1] = r->n_rc ? i / c1 - y[1] / (r1 * c1) : 0;
   /* discharging (i > 0): h -> -1 at gamma per capacity moved */
   dy[2] = -fabs(i) * r->gamma / (3600 * r->q_ah) * (y[2] + (i > 0 ? 1 : i < 0 ? -1 : 0));
   return GSL_SUCCESS;
@@ -114,7 +116,7 @@ Test(battery_run, constant_power_runtime_matches_independent_integration) {
   free(text);
   sits_result *r = tu_run(sc);
   const sits_summary *s = sits_result_summary(r);
-  ref rf = {8.0 / 0.9, 0.05, 0.03, 1000.0, 2.0, 1, 0, 0, 0, 0, 0, 0, 0};
+  ref rf = {8.0 / 0.9, 0.05, 0.03, 1000.0, 2.0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   double want = ref_end_time(&rf, 3.2, false);
   cr_assert_eq(s->end_reason, SITS_END_BATTERY_CUTOFF);
   cr_assert_float_eq(s->runtime_s, want, 1e-3 * want, "runtime %g s vs %g s", s->runtime_s, want);
@@ -141,7 +143,7 @@ Test(battery_run, constant_power_runtime_matches_independent_integration) {
  * lowered by it throughout; measured 1779.6 s). */
 Test(battery_run, hysteresis_against_independent_integration) {
   const double m0s[] = {0.0, 0.02};
-  ref plain = {8.0 / 0.9, 0.05, 0.03, 1000.0, 2.0, 1, 0, 0, 0, 0, 0, 0, 0};
+  ref plain = {8.0 / 0.9, 0.05, 0.03, 1000.0, 2.0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   double without = ref_end_time(&plain, 3.2, false);
   for (size_t q = 0; q < 2; q++) {
     char hy[128];
@@ -152,7 +154,7 @@ Test(battery_run, hysteresis_against_independent_integration) {
     free(text);
     sits_result *r = tu_run(sc);
     const sits_summary *s = sits_result_summary(r);
-    ref rf = {8.0 / 0.9, 0.05, 0.03, 1000.0, 2.0, 1, 0.03, 5.0, 0, 0, 0, 0, m0s[q]};
+    ref rf = {8.0 / 0.9, 0.05, 0.03, 1000.0, 2.0, 1, 0.03, 5.0, 0, 0, 0, 0, m0s[q], 0, 0};
     double want = ref_end_time_h(&rf, 3.2, false, 1.0);
     cr_log_info("runtime with hysteresis (m0 %g) %.3f s (reference %.3f s; without %.3f s)",
                 m0s[q], s->runtime_s, want, without);
@@ -212,29 +214,52 @@ Test(battery_run, instantaneous_hysteresis_holds_its_sign_at_rest) {
   sits_scenario_free(sc);
 }
 
+/* A run of the cell with tables (rc and extra into the scenario) against the reference @p rf:
+ * the cutoff at its time (1e-3), away from @p flat's (the same cell without the tables). The
+ * scenario, for the caller's checks (free it). */
+static sits_scenario *tables_run(const char *name, const char *rc, const char *extra,
+                                 ref rf, ref flat) {
+  char *text = scenario(8.0, 0.05, rc, 3.2, extra, "");
+  sits_scenario *sc = tu_load(name, text);
+  free(text);
+  sits_result *r = tu_run(sc);
+  const sits_summary *s = sits_result_summary(r);
+  double want = ref_end_time(&rf, 3.2, false), without = ref_end_time(&flat, 3.2, false);
+  cr_log_info("%s: runtime %.3f s (reference %.3f s; without the tables %.3f s)", name,
+              s->runtime_s, want, without);
+  cr_assert_eq(s->end_reason, SITS_END_BATTERY_CUTOFF);
+  cr_assert_float_eq(s->runtime_s, want, 1e-3 * want, "runtime %g s vs %g s", s->runtime_s, want);
+  cr_assert_gt(fabs(want - without), 5 * 1e-3 * without, "the tables matter here: %g vs %g",
+               want, without);
+  sits_result_free(r);
+  return sc;
+}
+
+/* Capacitance tables: C1 five times smaller at SOC 0 than at SOC 1 (50 kF, a 1500-s pair), so
+ * the pair charges faster as the cell empties (measured 1958.3 s against 1981.3 s). */
+Test(battery_run, capacitance_tables_over_soc) {
+  sits_scenario *sc = tables_run(
+      "ctab.cfg", "rc = ( { r_ohm = 0.03; c_f = 50000.0; c_scale = [0.2, 1.0]; } );",
+      "r_soc = [0.0, 1.0];",
+      (ref){8.0 / 0.9, 0.05, 0.03, 50000.0, 2.0, 1, 0, 0, 0, 0, 0, 0, 0, 0.2, 1.0},
+      (ref){8.0 / 0.9, 0.05, 0.03, 50000.0, 2.0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0});
+  cr_assert_float_eq(sits_battery_rc_c_f(sits_scenario_battery(sc), 0, 0.25, 25.0),
+                     50000.0 * 0.4, 1e-9);
+  sits_scenario_free(sc);
+}
+
 /* Resistances over SOC (two knots: linear, as the reference takes them): R0 three times and
  * R1 twice as high at SOC 0 as at SOC 1. The cutoff comes earlier than with the SOC-1 values
  * throughout, at the reference's time (1e-3). */
 Test(battery_run, resistance_tables_over_soc) {
-  char *text = scenario(8.0, 0.05, "rc = ( { r_ohm = 0.03; c_f = 1000.0; r_scale = [2.0, 1.0]; } );",
-                        3.2, "r_soc = [0.0, 1.0]; r0_scale = [3.0, 1.0];", "");
-  sits_scenario *sc = tu_load("rtab.cfg", text);
-  free(text);
-  sits_result *r = tu_run(sc);
-  const sits_summary *s = sits_result_summary(r);
-  ref rf = {8.0 / 0.9, 0.05, 0.03, 1000.0, 2.0, 1, 0, 0, 3.0, 1.0, 2.0, 1.0, 0};
-  double want = ref_end_time(&rf, 3.2, false);
-  ref plain = {8.0 / 0.9, 0.05, 0.03, 1000.0, 2.0, 1, 0, 0, 0, 0, 0, 0, 0};
-  double flat = ref_end_time(&plain, 3.2, false);
-  cr_log_info("runtime with the tables %.3f s (reference %.3f s; flat %.3f s)", s->runtime_s,
-              want, flat);
-  cr_assert_eq(s->end_reason, SITS_END_BATTERY_CUTOFF);
-  cr_assert_float_eq(s->runtime_s, want, 1e-3 * want, "runtime %g s vs %g s", s->runtime_s, want);
-  cr_assert_lt(want, flat - 10 * 1e-3 * flat);
+  sits_scenario *sc = tables_run(
+      "rtab.cfg", "rc = ( { r_ohm = 0.03; c_f = 1000.0; r_scale = [2.0, 1.0]; } );",
+      "r_soc = [0.0, 1.0]; r0_scale = [3.0, 1.0];",
+      (ref){8.0 / 0.9, 0.05, 0.03, 1000.0, 2.0, 1, 0, 0, 3.0, 1.0, 2.0, 1.0, 0, 0, 0},
+      (ref){8.0 / 0.9, 0.05, 0.03, 1000.0, 2.0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0});
   const sits_battery *b = sits_scenario_battery(sc);
   cr_assert_float_eq(sits_battery_r0_ohm(b, 0.25, 25.0), 0.05 * 2.5, 1e-15);
   cr_assert_float_eq(sits_battery_rc_r_ohm(b, 0, 0.25, 25.0), 0.03 * 1.75, 1e-15);
-  sits_result_free(r);
   sits_scenario_free(sc);
 }
 
@@ -245,7 +270,7 @@ Test(battery_run, brownout_at_its_exact_time) {
   free(text);
   sits_result *r = tu_run(sc);
   const sits_summary *s = sits_result_summary(r);
-  ref rf = {30.0 / 0.9, 0.1, 0, 0, 2.0, 0, 0, 0, 0, 0, 0, 0, 0};
+  ref rf = {30.0 / 0.9, 0.1, 0, 0, 2.0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   double want = ref_end_time(&rf, 1.0, true);
   cr_assert_eq(s->end_reason, SITS_END_BROWNOUT);
   cr_assert_float_eq(s->runtime_s, want, 1e-3 * want, "%g vs %g", s->runtime_s, want);
@@ -319,7 +344,7 @@ Test(battery_run, ocv_table_over_temperature_follows_the_cell_temperature) {
   sits_scenario *sc = tu_load("cp2d.cfg", two);
   free(two);
   sits_result *r = tu_run(sc);
-  ref rf = {8.0 / 0.9, 0.05, 0.03, 1000.0, 2.0, 1, 0, 0, 0, 0, 0, 0, 0};
+  ref rf = {8.0 / 0.9, 0.05, 0.03, 1000.0, 2.0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   double want = ref_end_time(&rf, 3.2, false);
   const sits_summary *s = sits_result_summary(r);
   cr_assert_eq(s->end_reason, SITS_END_BATTERY_CUTOFF);
