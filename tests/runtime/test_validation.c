@@ -7,7 +7,12 @@
  */
 #include "test_util.h"
 
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_odeiv2.h>
+
 #include "sits_calibrate.h"
+#include "sits_table.h"
+
 #include "sits_thermal_cal.h"
 
 /* The trace and fit cases.txt gives case @p name. */
@@ -160,4 +165,77 @@ Test(validation, a123_cell_at_seven_temperatures, .timeout = 600) {
   }
   fclose(f);
   cr_assert_eq(cases, 7);
+}
+
+/* The shipped cell over temperature (configs/batteries/a123_lfp_cell_temps.cfg, assembled
+ * from the fits above) replayed through each temperature's whole dynamic test from full
+ * charge: the measured current held over each sample, the model's derivative integrated by
+ * GSL's rk8pd (not the run's CVODE), the terminal voltage against the measured one. The
+ * bounds are the RMSE measured when the cell was made plus ~30 % (validation/README.md). */
+typedef struct cell_ode {
+  const sits_battery *b;
+  double i_a, temp_c;
+} cell_ode;
+
+static int cell_rhs(double t, const double y[], double dy[], void *p) {
+  (void)t;
+  const cell_ode *c = p;
+  sits_battery_derivative(c->b, y[0], y + 1, c->temp_c, c->i_a, &dy[0], &dy[1]);
+  return GSL_SUCCESS;
+}
+
+Test(validation, a123_cell_over_temperature_replays_each_test, .timeout = 600) {
+  const char *sets[] = {"platform.battery=\"a123_lfp_cell_temps\""};
+  sits_scenario *sc = NULL;
+  sits_err err = {0};
+  cr_assert_eq(sits_scenario_load(SITS_CONFIGS "/scenarios/a123_cell_calibrate.cfg", sets, 1, &sc,
+                                  &err),
+               SITS_OK, "%s", err.msg);
+  const sits_battery *b = sits_scenario_battery(sc);
+  cr_assert_not_null(b);
+  cr_assert_eq(sits_battery_state_count(b), 1);
+  FILE *f = fopen(SITS_VALIDATION_DATA "/../cases/a123_temps.txt", "r");
+  cr_assert_not_null(f);
+  /* per line of a123_temps.txt, the whole-test RMSE bound [mV]: measured 2026-12-03 16.47,
+   * 14.60, 13.70, 12.85, 13.02, 12.87 and 11.54 mV, plus ~30 % */
+  const double bound_mv[] = {21.5, 19, 18, 17, 17, 17, 15};
+  char line[512];
+  size_t cases = 0;
+  while (fgets(line, sizeof line, f)) {
+    char cfg_name[128], trace[256];
+    double t_c, b1, b2;
+    if (line[0] == '#' ||
+        sscanf(line, "%lf %127s %255s %lf %lf", &t_c, cfg_name, trace, &b1, &b2) != 5)
+      continue;
+    char tr[600];
+    snprintf(tr, sizeof tr, "%s/%s", SITS_VALIDATION_DATA, trace);
+    sits_table *tb = NULL;
+    cr_assert_eq(sits_table_read_csv(tr, &tb, &err), SITS_OK, "%s", err.msg);
+    cell_ode c = {b, 0, t_c};
+    gsl_odeiv2_system sys = {cell_rhs, NULL, 2, &c};
+    gsl_odeiv2_driver *d = gsl_odeiv2_driver_alloc_y_new(&sys, gsl_odeiv2_step_rk8pd, 1.0, 1e-10,
+                                                         1e-10);
+    double y[2] = {1.0, 0.0}, sq = 0;
+    for (size_t k = 0; k < tb->n_rows; k++) {
+      double t = sits_table_at(tb, k, 0), i = sits_table_at(tb, k, 1);
+      double v = sits_battery_ocv_at_v(b, y[0], t_c) - y[1] - sits_battery_r0_ohm(b, y[0], t_c) * i;
+      double e = v - sits_table_at(tb, k, 2);
+      sq += e * e;
+      if (k + 1 < tb->n_rows) {
+        c.i_a = i;
+        gsl_odeiv2_driver_reset(d);
+        cr_assert_eq(gsl_odeiv2_driver_apply(d, &t, sits_table_at(tb, k + 1, 0), y), GSL_SUCCESS);
+      }
+    }
+    double mv = 1e3 * sqrt(sq / (double)tb->n_rows);
+    cr_log_info("a123_lfp_cell_temps at %g C: whole-test RMSE %.2f mV (bound %g), end SOC %.3f",
+                t_c, mv, bound_mv[cases], y[0]);
+    cr_assert_lt(mv, bound_mv[cases], "%g C: %g mV", t_c, mv);
+    gsl_odeiv2_driver_free(d);
+    sits_table_free(tb);
+    cases++;
+  }
+  fclose(f);
+  cr_assert_eq(cases, 7);
+  sits_scenario_free(sc);
 }
