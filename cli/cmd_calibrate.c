@@ -325,7 +325,8 @@ static int check(void *p, cli_ctx *ctx) {
   else if (strcmp(a->fit, "battery,capacity") == 0 || strcmp(a->fit, "capacity,battery") == 0)
     a->opts.fit_capacity = true;
   else {
-    cli_error("--fit '%s': expected battery[,capacity] or thermal[,ambient,initial]", a->fit);
+    cli_error("--fit '%s': expected battery[,capacity] or [thermal,]ambient,initial,leakage",
+              a->fit);
     return EXIT_INPUT;
   }
   return EXIT_OK;

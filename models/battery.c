@@ -299,42 +299,54 @@ static double r_row_eval(const sits_battery *b, size_t t, size_t j, double soc) 
   return gsl_interp_eval(b->rtab[t][j], b->cfg.r_soc, r_row(&b->cfg, t, j), soc, b->racc);
 }
 
-/* The factor of table t at soc and temp_c: its rows' interpolant at soc, linear in T between
- * the rows (held at the end rows); 1 without a table. */
-static double table_factor(const sits_battery *b, size_t t, double soc, double temp_c) {
+/* Where a temperature sits among the factor tables' rows (r_t_c): the row below and the
+ * upper one's weight. Taken once per evaluation and shared by every table. */
+typedef struct row_pos {
+  size_t j;
+  double w;
+} row_pos;
+
+static row_pos r_rows_at(const sits_battery *b, double temp_c) {
+  row_pos p = {0, 0};
+  rows_around(b->cfg.r_t_c, b->cfg.n_r_t, temp_c, &p.j, &p.w);
+  return p;
+}
+
+/* The factor of table t at soc and row position @p at: its rows' interpolant at soc, linear
+ * in T between the rows (held at the end rows); 1 without a table. */
+static double table_factor(const sits_battery *b, size_t t, double soc, row_pos at) {
   const sits_battery_cfg *c = &b->cfg;
   if (!has_table(c, t))
     return 1.0;
   soc = fmin(fmax(soc, c->r_soc[0]), c->r_soc[c->n_r_soc - 1]);
-  if (c->n_r_t == 0)
-    return r_row_eval(b, t, 0, soc);
-  size_t j;
-  double w;
-  rows_around(c->r_t_c, c->n_r_t, temp_c, &j, &w);
-  double f = r_row_eval(b, t, j, soc);
-  return w > 0 ? (1 - w) * f + w * r_row_eval(b, t, j + 1, soc) : f;
+  double f = r_row_eval(b, t, at.j, soc);
+  return at.w > 0 ? (1 - at.w) * f + at.w * r_row_eval(b, t, at.j + 1, soc) : f;
 }
 
-/* Resistance t (0: R0, 1 + k: pair k) [ohm] at soc and temp_c; @p arrhenius is
+/* Resistance t (0: R0, 1 + k: pair k) [ohm] at soc and row position @p at; @p arrhenius is
  * sits_battery_r_scale(b, temp_c), taken once by callers that need several: it applies
  * without rows over temperature (which hold the temperature dependence themselves). */
-static double r_ohm(const sits_battery *b, size_t t, double soc, double temp_c, double arrhenius) {
+static double r_ohm(const sits_battery *b, size_t t, double soc, row_pos at, double arrhenius) {
   const sits_battery_cfg *c = &b->cfg;
   double base = t == 0 ? c->r0_ohm : c->rc_r_ohm[t - 1];
   bool rows = has_table(c, t) && c->n_r_t > 0;
-  return base * table_factor(b, t, soc, temp_c) * (rows ? 1.0 : arrhenius);
+  return base * table_factor(b, t, soc, at) * (rows ? 1.0 : arrhenius);
 }
 
 double sits_battery_rc_c_f(const sits_battery *b, size_t k, double soc, double temp_c) {
-  return k < b->cfg.n_rc ? b->cfg.rc_c_f[k] * table_factor(b, C_TABLE(k), soc, temp_c) : NAN;
+  return k < b->cfg.n_rc
+             ? b->cfg.rc_c_f[k] * table_factor(b, C_TABLE(k), soc, r_rows_at(b, temp_c))
+             : NAN;
 }
 
 double sits_battery_r0_ohm(const sits_battery *b, double soc, double temp_c) {
-  return r_ohm(b, 0, soc, temp_c, sits_battery_r_scale(b, temp_c));
+  return r_ohm(b, 0, soc, r_rows_at(b, temp_c), sits_battery_r_scale(b, temp_c));
 }
 
 double sits_battery_rc_r_ohm(const sits_battery *b, size_t k, double soc, double temp_c) {
-  return k < b->cfg.n_rc ? r_ohm(b, 1 + k, soc, temp_c, sits_battery_r_scale(b, temp_c)) : NAN;
+  return k < b->cfg.n_rc
+             ? r_ohm(b, 1 + k, soc, r_rows_at(b, temp_c), sits_battery_r_scale(b, temp_c))
+             : NAN;
 }
 
 bool sits_battery_current_a(const sits_battery *b, double soc, const double *v_rc_v, double temp_c,
@@ -370,9 +382,10 @@ void sits_battery_derivative(const sits_battery *b, double soc, const double *v_
   double i_eff = i_cell_a >= 0 ? i_cell_a : c->coulombic_eff * i_cell_a;
   *dsoc_dt = -i_eff / (3600.0 * b->q_ah);
   double arrhenius = sits_battery_r_scale(b, temp_c);
+  row_pos at = r_rows_at(b, temp_c);
   for (size_t k = 0; k < c->n_rc; k++) {
-    double cap = c->rc_c_f[k] * table_factor(b, C_TABLE(k), soc, temp_c);
-    dv_rc_dt[k] = i_cell_a / cap - v_rc_v[k] / (r_ohm(b, 1 + k, soc, temp_c, arrhenius) * cap);
+    double cap = c->rc_c_f[k] * table_factor(b, C_TABLE(k), soc, at);
+    dv_rc_dt[k] = i_cell_a / cap - v_rc_v[k] / (r_ohm(b, 1 + k, soc, at, arrhenius) * cap);
   }
   if (c->hyst_m_v > 0) {
     double h = v_rc_v[c->n_rc], sgn = i_cell_a > 0 ? 1.0 : i_cell_a < 0 ? -1.0 : 0.0;
@@ -408,8 +421,9 @@ double sits_battery_heat_w(const sits_battery *b, double soc, const double *v_rc
                            double temp_c, double i_cell_a) {
   const sits_battery_cfg *c = &b->cfg;
   double arrhenius = sits_battery_r_scale(b, temp_c);
-  double q = i_cell_a * i_cell_a * r_ohm(b, 0, soc, temp_c, arrhenius);
+  row_pos at = r_rows_at(b, temp_c);
+  double q = i_cell_a * i_cell_a * r_ohm(b, 0, soc, at, arrhenius);
   for (size_t k = 0; k < c->n_rc; k++)
-    q += v_rc_v[k] * v_rc_v[k] / r_ohm(b, 1 + k, soc, temp_c, arrhenius);
+    q += v_rc_v[k] * v_rc_v[k] / r_ohm(b, 1 + k, soc, at, arrhenius);
   return q * (double)(c->series * c->parallel);
 }

@@ -16,6 +16,9 @@
 #include "writer_impl.h"
 
 #define SPREAD 30.0 /* R and C bounds: within this factor of the scenario's values */
+/* Silicon's volumetric heat capacity: 2330 kg/m3 x 700 J/(kg K) = 1.63 J/(cm3 K), the value
+ * of HotSpot's example.config (p_chip 1.6303e6 J/(m3 K)) */
+#define SILICON_J_PER_MM3_K 1.6303e-3
 
 typedef struct problem {
   const sits_thermal_cal_opts *o;
@@ -368,15 +371,14 @@ static void plausibility(problem *pb) {
              p->path, c->params[j].path, c->corr[k * np + j]);
   }
   /* a node lighter than its own silicon: die_area_mm2 x die_thickness_mm at silicon's
-   * volumetric heat capacity, 2330 kg/m3 x 700 J/(kg K) = 1.63 J/(cm3 K) (HotSpot's
-   * example.config p_chip, 1.6303e6 J/(m3 K)); nodes are in the config's order */
+   * volumetric heat capacity (SILICON_J_PER_MM3_K); nodes are in the config's order */
   const config_setting_t *nodes = config_lookup(&pb->sc->config.cfg, "platform.thermal.nodes");
   for (int i = 0; nodes && i < config_setting_length(nodes); i++) {
     const config_setting_t *g = config_setting_get_elem(nodes, (unsigned)i);
     double area, thick;
     if (!lookup_number(g, "die_area_mm2", &area) || !lookup_number(g, "die_thickness_mm", &thick))
       continue;
-    double c_si = area * thick * 1.6303e-3, c_node = sits_thermal_capacity_j_per_k(th, i);
+    double c_si = area * thick * SILICON_J_PER_MM3_K, c_node = sits_thermal_capacity_j_per_k(th, i);
     if (c_node < c_si)
       flag(c, "node '%s' c_j_per_k = %.4g J/K is below the heat capacity of its silicon alone "
               "(%.4g mm2 x %.4g mm x 1.63 J/(cm3 K) = %.4g J/K): the trace does not resolve its "
@@ -403,9 +405,6 @@ static void plausibility(problem *pb) {
   }
 }
 
-/* The calibrated scenario as text (malloc'ed; NULL on failure): the merged config with every
- * fitted value set, each moved to the end of its group as a --set places it, in the layout
- * `config_write` gives a default libconfig configuration. */
 /* Element @p idx of the number array @p arr set to @p v. An array holds one type, so an array
  * of ints is rewritten as floats (its other values kept). */
 static bool set_array_elem(config_setting_t *arr, int idx, double v) {
@@ -429,6 +428,9 @@ static bool set_array_elem(config_setting_t *arr, int idx, double v) {
   return true;
 }
 
+/* The calibrated scenario as text (malloc'ed; NULL on failure): the merged config with every
+ * fitted value set, each moved to the end of its group as a --set places it, in the layout
+ * `config_write` gives a default libconfig configuration. */
 static char *calibrated_text(const problem *pb) {
   config_t cfg;
   config_init(&cfg);

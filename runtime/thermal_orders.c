@@ -53,16 +53,21 @@ typedef struct survey_t {
   double c_rest;
 } survey_t;
 
+/* The other end of link @p l of @p links when one of its ends is @p name, else NULL. */
+static const char *other_end(const config_setting_t *links, int l, const char *name) {
+  const char *a = NULL, *b = NULL;
+  const config_setting_t *g = config_setting_get_elem(links, (unsigned)l);
+  config_setting_lookup_string(g, "a", &a);
+  config_setting_lookup_string(g, "b", &b);
+  return a && strcmp(a, name) == 0 ? b : b && strcmp(b, name) == 0 ? a : NULL;
+}
+
 /* The one neighbour of node @p name in @p links (its name into out; "" for none or several). */
 static void one_neighbour(const config_setting_t *links, const char *name, char *out, size_t size) {
   int count = 0;
   out[0] = '\0';
   for (int l = 0; links && l < config_setting_length(links); l++) {
-    const char *a = NULL, *b = NULL;
-    const config_setting_t *g = config_setting_get_elem(links, (unsigned)l);
-    config_setting_lookup_string(g, "a", &a);
-    config_setting_lookup_string(g, "b", &b);
-    const char *other = a && strcmp(a, name) == 0 ? b : b && strcmp(b, name) == 0 ? a : NULL;
+    const char *other = other_end(links, l, name);
     if (other && strcmp(other, "ambient") != 0)
       snprintf(out, size, "%s", other), count++;
   }
@@ -152,13 +157,7 @@ static size_t nearest_sensed(const sits_scenario *sc, const survey_t *sv, const 
       if (sv->s[j].index == u && (best_d < 0 || dist[u] < best_d))
         best = j, best_d = dist[u];
     for (int l = 0; links && l < config_setting_length(links); l++) {
-      const char *a = NULL, *b = NULL;
-      const config_setting_t *g = config_setting_get_elem(links, (unsigned)l);
-      config_setting_lookup_string(g, "a", &a);
-      config_setting_lookup_string(g, "b", &b);
-      const char *other = a && !strcmp(a, sits_thermal_name(th, u)) ? b
-                          : b && !strcmp(b, sits_thermal_name(th, u)) ? a
-                                                                       : NULL;
+      const char *other = other_end(links, l, sits_thermal_name(th, u));
       int v = other ? sits_thermal_find(th, other) : -1;
       if (v >= 0 && dist[v] < 0)
         dist[v] = dist[u] + 1, queue[tail++] = v;

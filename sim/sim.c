@@ -517,7 +517,8 @@ static int fan_ticks(run *rn, double t, const double *y, sits_err *err) {
 /* At breakpoint t: new segment and/or governor tick. Returns 1 when the inputs changed. */
 static int advance_inputs(run *rn, double t, sits_err *err) {
   int changed = 0;
-  if (rn->batt) { /* the sign the pack rests at, should the new inputs draw nothing */
+  if (rn->batt && sits_battery_config(rn->batt)->hyst_m0_v > 0) {
+    /* the sign the pack rests at, should the new inputs draw nothing */
     sits__batt_eval b = {0};
     sits__run_at_state(rn, state(rn), NULL, &b);
     if (b.p_pack_w != 0)
