@@ -16,8 +16,9 @@
  * node nearest to it in the scenario's network (fewest links). Start values: each chain's
  * links R_eq / k (R_eq: the scenario's steady resistance from S to the ambient, by its own
  * network; / (k + 1) with the board node, which takes the least of them / (k + 1)), C_S for
- * each S and the scenario's other capacitance shared by the rest. Domains, static power,
- * battery and governor are dropped: a replay leaves them out. A fan on a link to the ambient
+ * each S and the scenario's other capacitance shared by the rest. Static power, battery and
+ * governor are dropped: a replay leaves them out; so are the domains, unless the replay
+ * models some (replay.domains), whose nodes then move as a power column's. A fan on a link to the ambient
  * moves to the candidate's link to the ambient (the board's, or the chain's whose node its
  * trips read, else the first chain's; its trip sensor, when the candidate lacks it, to the
  * first S); a fan between two nodes is dropped.
@@ -195,10 +196,12 @@ static char *candidate(const sits_scenario *sc, const survey_t *sv, int k, bool 
   bool ok = config_read_string(&cfg, sits_scenario_config_text(sc)) == CONFIG_TRUE;
   config_setting_t *plat = ok ? config_lookup(&cfg, "platform") : NULL;
   ok = plat != NULL;
+  /* modelled domains (replay.domains) heat the candidate too: they stay, the rest go */
+  bool modelled = config_lookup(&cfg, "replay.domains") != NULL;
   static const char *const drop[] = {"thermal", "domains", "static_w", "static_node", "battery",
                                      "governor", "device_tree", "nvpmodel"};
   for (size_t d = 0; ok && d < sizeof drop / sizeof drop[0]; d++)
-    if (config_setting_get_member(plat, drop[d]))
+    if (config_setting_get_member(plat, drop[d]) && !(modelled && !strcmp(drop[d], "domains")))
       config_setting_remove(plat, drop[d]);
   size_t m = sv->m;
   char names[MAX_SENSED][3][80], board_name[80] = "board";
@@ -276,22 +279,26 @@ static char *candidate(const sits_scenario *sc, const survey_t *sv, int k, bool 
     if (ok && ms && !in_candidate) /* a trip sensor the candidate lacks reads the first S */
       ok = config_setting_set_string(ms, names[0][0]);
   }
-  /* power into nodes the candidate lacks: the board, else the nearest sensed node's chain end */
-  config_setting_t *pw = ok ? config_lookup(&cfg, "replay.power") : NULL;
-  for (int e = 0; pw && e < config_setting_length(pw); e++) {
-    config_setting_t *g = config_setting_get_elem(pw, (unsigned)e), *node;
-    const char *name = NULL;
-    config_setting_lookup_string(g, "node", &name);
-    bool in_candidate = board && name && !strcmp(name, board_name);
-    for (size_t c = 0; name && c < m; c++)
-      for (int i = 0; i < k; i++)
-        in_candidate |= strcmp(names[c][i], name) == 0;
-    if (!in_candidate && name && (node = config_setting_get_member(g, "node")) != NULL) {
-      char to[80];
-      snprintf(to, sizeof to, "%s", board ? board_name : names[nearest_sensed(sc, sv, name)][k - 1]);
-      config_setting_set_string(node, to);
+  /* power into nodes the candidate lacks (a column's or a modelled domain's): the board, else
+   * the nearest sensed node's chain end */
+  config_setting_t *heat[2] = {ok ? config_lookup(&cfg, "replay.power") : NULL,
+                               ok && modelled ? config_setting_get_member(plat, "domains") : NULL};
+  for (int h = 0; h < 2; h++)
+    for (int e = 0; heat[h] && e < config_setting_length(heat[h]); e++) {
+      config_setting_t *g = config_setting_get_elem(heat[h], (unsigned)e), *node;
+      const char *name = NULL;
+      config_setting_lookup_string(g, "node", &name);
+      bool in_candidate = board && name && !strcmp(name, board_name);
+      for (size_t c = 0; name && c < m; c++)
+        for (int i = 0; i < k; i++)
+          in_candidate |= strcmp(names[c][i], name) == 0;
+      if (!in_candidate && name && (node = config_setting_get_member(g, "node")) != NULL) {
+        char to[80];
+        snprintf(to, sizeof to, "%s",
+                 board ? board_name : names[nearest_sensed(sc, sv, name)][k - 1]);
+        config_setting_set_string(node, to);
+      }
     }
-  }
   sits_err quiet = {0};
   char *text = ok ? sits_write_text(config_writer, &cfg, &quiet) : NULL;
   config_destroy(&cfg);

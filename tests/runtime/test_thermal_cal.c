@@ -551,3 +551,55 @@ Test(thermal_cal, fits_the_leakage_of_a_modelled_domain) {
   cr_assert(strstr(err.msg, "replay.domains"), "%s", err.msg);
   free(plain), free(ptr);
 }
+
+/* --orders keeps a modelled domain in every candidate (it used to be dropped with the other
+ * domains, and the replay then refused its replay.domains entry), moving it to the chain when
+ * its node is not in a candidate: the trace of the 1-node truth above, fitted from a 2-node
+ * scenario whose domain heats the second node, gives order 1 (the domain moved onto the die)
+ * with the truth's R and leakage. */
+Test(thermal_cal, orders_keep_modelled_domains) {
+  char *cfg = leak_scenario(2.0, 1.0, 0.03), *tr = leak_trace(NULL);
+  sits_scenario *sc = NULL;
+  sits_err err = {0};
+  cr_assert_eq(sits_scenario_load(cfg, NULL, 0, &sc, &err), SITS_OK, "%s", err.msg);
+  sits_replay *rep = NULL;
+  cr_assert_eq(sits_replay_run(sc, tr, NULL, &rep, &err), SITS_OK, "%s", err.msg);
+  double *temp = malloc(960 * sizeof *temp);
+  memcpy(temp, rep->sim_c, 960 * sizeof *temp);
+  sits_replay_free(rep);
+  sits_scenario_free(sc);
+  free(cfg), free(tr);
+  tr = leak_trace(temp);
+  cfg = tu_write("leak2.cfg",
+                 "platform = { thermal = { nodes = ( { name = \"die\"; c_j_per_k = 5.0; },\n"
+                 "    { name = \"sink\"; c_j_per_k = 20.0; } );\n"
+                 "  links = ( { a = \"die\"; b = \"sink\"; r_k_per_w = 1.0; },\n"
+                 "    { a = \"sink\"; b = \"ambient\"; r_k_per_w = 2.0; } ); };\n"
+                 "  domains = ( { name = \"gpu\"; node = \"sink\"; ceff_f = 2e-9; idle_w = 0.5;\n"
+                 "    leak_ref_w = 2.0; leak_ref_v = 0.9; leak_per_k = 0.01;\n"
+                 "    opp = ( { freq_mhz = 500.0; volt_v = 0.7; }, { freq_mhz = 1000.0; volt_v = 0.9; } );"
+                 " } ); };\n"
+                 "replay = { domains = ( { domain = \"gpu\"; freq_column = \"freq_mhz.gpu\";\n"
+                 "    util_column = \"util_frac.gpu\"; } );\n"
+                 "  sensors = ( { column = \"temp_c.die\"; node = \"die\"; } ); };\nambient_c = 25.0;\n");
+  sits_thermal_cal_opts o = {.scenario_path = cfg, .trace_path = tr, .train_fraction = 0.75,
+                             .fit_leakage = true};
+  sits_thermal_cal c;
+  const int orders[] = {1, 2};
+  cr_assert_eq(sits_calibrate_thermal_orders(&o, orders, 2, &c, &err), SITS_OK, "%s", err.msg);
+  cr_log_info("orders with a modelled domain: %.2e / %.2e K held out", c.orders[0].holdout_rmse_c,
+              c.orders[1].holdout_rmse_c);
+  cr_assert_eq(c.order, 1);
+  cr_assert_lt(c.holdout[0].rmse, 1e-3);
+  double per_k = NAN;
+  for (size_t k = 0; k < c.n_params; k++)
+    if (!strcmp(c.params[k].path, "platform.domains.[0].leak_per_k"))
+      per_k = c.params[k].value;
+  cr_assert_float_eq(per_k, 0.03, 0.03 * 0.01, "leak_per_k %g", per_k);
+  /* the calibrated scenario's domain heats the die (between its name and its OPPs) */
+  const char *gpu = strstr(c.config_text, "name = \"gpu\"");
+  const char *opp = gpu ? strstr(gpu, "opp") : NULL, *node = gpu ? strstr(gpu, "node = \"die\"") : NULL;
+  cr_assert(gpu && opp && node && node < opp, "%s", c.config_text);
+  sits_thermal_cal_release(&c);
+  free(temp), free(cfg), free(tr);
+}
