@@ -26,8 +26,11 @@ static const char calibrate_usage[] =
     "                            [--ocv-test FILE [--ocv-charge FILE]\n"
     "                             [--ocv-columns TIME,CURRENT,VOLTAGE]\n"
     "                             [--ocv-points 101] [--ocv-max-c-rate 0.05] [--ocv-r-ohm R]]\n"
+    "                            [--cycle FILE [--cycle FILE]... [--cycle-columns TIME,CURRENT]\n"
+    "                             [--cycle-ref-eta E]]\n"
     "                            [--bpx CELL.json] -o CALIBRATED.cfg\n"
-    "       sitsenergy calibrate SCENARIO.cfg --ocv-test FILE [...] -o CALIBRATED.cfg\n\n"
+    "       sitsenergy calibrate SCENARIO.cfg --ocv-test FILE [...] -o CALIBRATED.cfg\n"
+    "       sitsenergy calibrate SCENARIO.cfg --cycle FILE [--cycle FILE]... -o CALIBRATED.cfg\n\n"
     "--fit thermal fits the thermal network's link resistances and node capacitances (with\n"
     "ambient: the ambient temperature; with initial: the unsensed nodes' initial temperatures)\n"
     "to a board trace replayed through the scenario's replay group (see 'sitsenergy replay'),\n"
@@ -70,19 +73,32 @@ static const char calibrate_usage_more[] =
     "the battery's; the fit (if any) uses both. Without --trace only the table is built.\n"
     "--ocv-charge FILE adds the slow charge from empty to full (same columns): the table is\n"
     "then the midpoint of the two branches (the IR correction cancels to first order, and the\n"
-    "table sits between the hysteresis branches); the JSON gives their half gap.\n";
+    "table sits between the hysteresis branches); the JSON gives their half gap.\n"
+    "--cycle FILE (repeated, in time order) gives recordings that together take the cell from\n"
+    "full to empty and back to full, as the three scripts of Plett's dynamic test do (the\n"
+    "trace's sign, its time and current columns or --cycle-columns): the coulombic\n"
+    "efficiency that closes the cycle (discharged over charged) and the capacity, the most\n"
+    "charge removed at any point, both counted as the fit counts SOC (each sample's current\n"
+    "held to the next), replace the battery's (and an OCV test's capacity) for the fit and in\n"
+    "-o. With --cycle-ref-eta E the charge after the first file is taken at efficiency E\n"
+    "(measured at a reference temperature: Plett runs scripts 2 and 3 at 25 C) and the first\n"
+    "file's efficiency is solved for. Without --trace only the capacity and efficiency are\n"
+    "computed.\n";
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
+
+#define CYCLE_MAX 16
 
 typedef struct args {
   bool thermal;             /* --fit thermal[,ambient,initial] */
   sits_thermal_cal_opts th; /* its options */
   const char *out, *png, *fit, *bpx;
   sits_calibrate_opts opts;
-  char ocv_cols[1024];
+  char ocv_cols[1024], cycle_cols[1024];
   int orders[SITS_THERMAL_CAL_MAX_ORDERS];
   size_t n_orders;
+  const char *cycle[CYCLE_MAX]; /* --cycle, in order */
 } args;
 
 static const struct option calibrate_opts[] = {{"trace", required_argument, NULL, 't'},
@@ -110,6 +126,9 @@ static const struct option calibrate_opts[] = {{"trace", required_argument, NULL
                                                {"ambient-range", required_argument, NULL, 'A'},
                                                {"orders", required_argument, NULL, 'K'},
                                                {"kfold", required_argument, NULL, 'k'},
+                                               {"cycle", required_argument, NULL, 'Y'},
+                                               {"cycle-ref-eta", required_argument, NULL, 'E'},
+                                               {"cycle-columns", required_argument, NULL, 'L'},
                                                {NULL, 0, NULL, 0}};
 
 static void init(void *p) {
@@ -118,19 +137,25 @@ static void init(void *p) {
   a->opts.train_fraction = 0.7;
 }
 
-/* TIME,CURRENT,VOLTAGE into opts.ocv_columns (pointers into a->ocv_cols). */
-static int ocv_columns(const char *arg, args *a) {
-  snprintf(a->ocv_cols, sizeof a->ocv_cols, "%s", arg);
-  char *save = NULL, *p = a->ocv_cols;
-  for (int k = 0; k < 3; k++, p = NULL) {
+/* --ocv-columns TIME,CURRENT,VOLTAGE into opts.ocv_columns, --cycle-columns TIME,CURRENT into
+ * opts.cycle_columns (pointers into a->ocv_cols, a->cycle_cols). */
+static int column_names(const char *arg, args *a, bool cycle) {
+  char *buf = cycle ? a->cycle_cols : a->ocv_cols;
+  const char **names = cycle ? a->opts.cycle_columns : a->opts.ocv_columns;
+  int count = cycle ? 2 : 3;
+  snprintf(buf, sizeof a->ocv_cols, "%s", arg);
+  char *save = NULL, *p = buf;
+  for (int k = 0; k < count; k++, p = NULL) {
     char *tok = strtok_r(p, ",", &save);
     if (!tok || !*tok)
       break;
-    a->opts.ocv_columns[k] = tok;
-    if (k == 2 && !strtok_r(NULL, ",", &save))
+    names[k] = tok;
+    if (k == count - 1 && !strtok_r(NULL, ",", &save))
       return EXIT_OK;
   }
-  cli_error("--ocv-columns '%s': expected TIME,CURRENT,VOLTAGE column names", arg);
+  cli_error(cycle ? "--cycle-columns '%s': expected TIME,CURRENT column names"
+                  : "--ocv-columns '%s': expected TIME,CURRENT,VOLTAGE column names",
+            arg);
   return EXIT_INPUT;
 }
 
@@ -155,6 +180,14 @@ static int number_option(args *a, int c, const char *arg) {
   case 'm':
     return cli_number("--ocv-max-c-rate", arg, 0, 1, true, "a C-rate per hour in (0, 1]",
                       &a->opts.ocv_max_c_rate_per_h);
+  case 'E':
+    code = cli_number("--cycle-ref-eta", arg, 0.8, 1, true, "an efficiency in (0.8, 1]",
+                      &a->opts.cycle_ref_eta);
+    if (code == EXIT_OK && !(a->opts.cycle_ref_eta > 0.8)) {
+      cli_error("--cycle-ref-eta '%s': expected an efficiency in (0.8, 1]", arg);
+      code = EXIT_INPUT;
+    }
+    return code;
   case 'R':
     a->opts.ocv_r_given = true;
     code = cli_number("--ocv-r-ohm", arg, 0, INFINITY, false, "a resistance in ohms, >= 0",
@@ -192,7 +225,16 @@ static int option(void *p, int c, const char *arg) {
       return EXIT_INPUT;
     a->opts.ocv_test_path = arg;
     break;
-  case 'C': return ocv_columns(arg, a);
+  case 'C': return column_names(arg, a, false);
+  case 'L': return column_names(arg, a, true);
+  case 'Y':
+    if (a->opts.n_cycle == CYCLE_MAX) {
+      cli_error("--cycle '%s': at most %d recordings make a cycle", arg, CYCLE_MAX);
+      return EXIT_USAGE;
+    }
+    a->cycle[a->opts.n_cycle++] = arg;
+    a->opts.cycle_paths = a->cycle;
+    break;
   case 'G': a->opts.ocv_charge_path = arg; break;
   case 'y': a->th.trace.format = arg; break;
   case 'Q': a->th.trace.fields = arg; break;
@@ -285,10 +327,15 @@ static int thermal_fit(args *a, const char *scenario) {
 
 static int check(void *p, cli_ctx *ctx) {
   args *a = p;
-  bool ocv_only = a->opts.ocv_test_path && !a->opts.trace_path && !a->fit;
+  bool ocv_only = (a->opts.ocv_test_path || a->opts.n_cycle) && !a->opts.trace_path && !a->fit;
   if (!a->out || (!ocv_only && (!a->opts.trace_path || !a->fit))) {
-    cli_error("calibrate needs a scenario file, --trace with --fit (or --ocv-test) and -o (see "
-              "'sitsenergy calibrate --help')");
+    cli_error("calibrate needs a scenario file, --trace with --fit (or --ocv-test, --cycle) and "
+              "-o (see 'sitsenergy calibrate --help')");
+    return EXIT_USAGE;
+  }
+  if (a->opts.cycle_ref_eta > 0 && a->opts.n_cycle < 2) {
+    cli_error("--cycle-ref-eta weighs the charge of the --cycle recordings after the first: give "
+              "two or more");
     return EXIT_USAGE;
   }
   if (a->th.kfold && !a->n_orders) {
@@ -299,10 +346,12 @@ static int check(void *p, cli_ctx *ctx) {
     cli_error("--ocv-charge goes with --ocv-test (the discharge branch)");
     return EXIT_USAGE;
   }
-  const char *in[] = {ctx->scenario, a->opts.trace_path, a->opts.ocv_test_path,
-                      a->opts.ocv_charge_path},
+  const char *in[4 + CYCLE_MAX] = {ctx->scenario, a->opts.trace_path, a->opts.ocv_test_path,
+                                   a->opts.ocv_charge_path},
              *out[] = {a->out, a->png, a->bpx};
-  if (cli_check_paths(in, 4, out, 3) || cli_no_stdout("--plot", a->png) ||
+  for (size_t k = 0; k < a->opts.n_cycle; k++)
+    in[4 + k] = a->cycle[k];
+  if (cli_check_paths(in, 4 + a->opts.n_cycle, out, 3) || cli_no_stdout("--plot", a->png) ||
       cli_check_outputs_of(ctx))
     return EXIT_INPUT;
   if (a->out && strcmp(a->out, "-") == 0) {
@@ -318,6 +367,11 @@ static int check(void *p, cli_ctx *ctx) {
       cli_error("--bpx writes a battery cell: it goes with --fit battery or --ocv-test");
       return EXIT_USAGE;
     }
+    if (a->opts.n_cycle) {
+      cli_error("--cycle gives a battery's capacity: it goes with --fit battery, not '%s'",
+                a->fit);
+      return EXIT_USAGE;
+    }
     return thermal_fit(a, ctx->scenario);
   }
   if (strcmp(a->fit, "battery") == 0)
@@ -328,6 +382,10 @@ static int check(void *p, cli_ctx *ctx) {
     cli_error("--fit '%s': expected battery[,capacity] or [thermal,]ambient,initial,leakage",
               a->fit);
     return EXIT_INPUT;
+  }
+  if (a->opts.fit_capacity && a->opts.n_cycle) {
+    cli_error("--fit '%s' --cycle: the cycle gives the capacity; fit 'battery' alone", a->fit);
+    return EXIT_USAGE;
   }
   return EXIT_OK;
 }
@@ -394,7 +452,7 @@ static int calibrate_battery(args *a, cli_ctx *ctx) {
     sits_write_calibration_json(&cal, stdout);
     code = a->png && cal.has_fit ? cli_plot_calibration(&cal, a->png) : EXIT_OK;
     if (a->png && !cal.has_fit)
-      cli_error("--plot draws a fitted trace: nothing drawn for an OCV test alone");
+      cli_error("--plot draws a fitted trace: nothing drawn without --trace");
   }
   sits_calibration_release(&cal);
   sits_scenario_free(sc);

@@ -8,9 +8,13 @@
 # For each temperature: the dynamic test's script 1 (dyn_data/A123_DYN_*_<T>_s1.csv) as
 # time_s,current_a,voltage_v up to the sample before the first at or below 3.0 V (as the 25 C
 # file, a123_dyn_25degC_s1.csv, which 25 C reuses), and
-# a calibration scenario whose cell has the OCV table and capacity that `sitsenergy calibrate
-# --ocv-test S1 --ocv-charge S3` builds from the C/30 tests at that temperature (the midpoint
-# of the IR-corrected discharge and charge branches).
+# a calibration scenario whose cell has the OCV table that `sitsenergy calibrate --ocv-test S1
+# --ocv-charge S3` builds from the C/30 tests at that temperature (the midpoint of the
+# IR-corrected discharge and charge branches), and the capacity and coulombic efficiency of
+# the dynamic test's closed cycle, scripts 1-3 (`sitsenergy calibrate --cycle`: Plett's
+# processDynamic takes them from the same three scripts). For 25 C it also writes the rest
+# of script 1 (from the 25 C file's last row on) and scripts 2 and 3 as time_s,current_a, so
+# that the 25 C cycle can be recounted from validation/data.
 set -eu
 src=$1
 bin=${2:-build/cli/sitsenergy}
@@ -27,13 +31,28 @@ for tag in N15 N05 P05 P15 P25 P35 P45; do
     awk -F',' 'NR == 1 { print "time_s,current_a,voltage_v"; next }
                { gsub(/ /, ""); if ($4 + 0 <= 3.0) exit; print $1 "," $3 "," $4 }' "$dyn" \
       > "$data/a123_dyn_${name}degC_s1.csv"
+  dyn2=${dyn%_s1.csv}_s2.csv dyn3=${dyn%_s1.csv}_s3.csv
+  if [ "$tag" = P25 ]; then
+    awk -F',' 'NR == 1 { print "time_s,current_a"; next }
+               { gsub(/ /, ""); if (!knee && $4 + 0 <= 3.0) { knee = 1; print last }
+                 last = $1 "," $3; if (knee) print last }' "$dyn" > "$data/a123_dyn_25degC_s1_rest.csv"
+    for k in 2 3; do
+      eval f=\$dyn$k
+      awk -F',' 'NR == 1 { print "time_s,current_a"; next } { gsub(/ /, ""); print $1 "," $3 }' \
+        "$f" > "$data/a123_dyn_25degC_s$k.csv"
+    done
+  fi
+  "$bin" calibrate configs/scenarios/a123_cell_calibrate.cfg --cycle "$dyn" --cycle "$dyn2" \
+    --cycle "$dyn3" --cycle-columns time,current --discharge-positive -o "$tmp/cycle.cfg" \
+    > "$tmp/cycle.json"
   s1=$(ls "$src"/*/A123_OCV_"$tag"_S1.csv "$src"/*/*/A123_OCV_"$tag"_S1.csv 2>/dev/null | head -1)
   s3=$(ls "$src"/*/A123_OCV_"$tag"_S3.csv "$src"/*/*/A123_OCV_"$tag"_S3.csv 2>/dev/null | head -1)
   "$bin" calibrate configs/scenarios/a123_cell_calibrate.cfg --ocv-test "$s1" --ocv-charge "$s3" \
     --ocv-columns 'Test_Time(s),Current(A),Voltage(V)' -o "$tmp/cell.cfg" > "$tmp/ocv.json"
-  python3 - "$tmp/cell.cfg" "$t_c" "$s1" "$s3" "$dyn" > "$cases/a123_${name}degC.cfg" <<'PY'
-import os, re, sys
+  python3 - "$tmp/cell.cfg" "$t_c" "$s1" "$s3" "$dyn" "$tmp/cycle.json" > "$cases/a123_${name}degC.cfg" <<'PY'
+import json, os, re, sys
 text = open(sys.argv[1]).read()
+cycle = json.load(open(sys.argv[6]))["cycle"]
 def arr(key):
     return re.search(key + r"\s*=\s*\[([^\]]*)\]", text).group(1).split(",")
 soc, ocv = arr("ocv_soc"), arr("ocv_v")
@@ -41,11 +60,14 @@ cap = float(re.search(r"capacity_ah\s*=\s*([0-9.eE+-]+)", text).group(1))
 t = float(sys.argv[2])
 name = lambda p: os.path.basename(p)
 fmt = lambda xs, d: ",\n    ".join(", ".join("%.*f" % (d, float(x)) for x in xs[k:k + 11]) for k in range(0, len(xs), 11))
-print(f"""# The A123 ANR26650 LFP cell at {t:g} C (made by scripts/derive_a123_temps.sh): the OCV table and
-# capacity that `sitsenergy calibrate --ocv-test {name(sys.argv[3])} --ocv-charge {name(sys.argv[4])}`
-# builds (the midpoint of the IR-corrected C/30 discharge and charge branches at {t:g} C) from
-# Plett's ESC-toolbox data (batterysim/esctoolbox-python e82af551, MIT), for fitting
-# {name(sys.argv[5])}: R0 and the RC pair here are only the fit's start.
+s = name(sys.argv[5])[:-len("s1.csv")]
+print(f"""# The A123 ANR26650 LFP cell at {t:g} C (made by scripts/derive_a123_temps.sh) from Plett's
+# ESC-toolbox data (batterysim/esctoolbox-python e82af551, MIT), for fitting {s}s1.csv:
+# the OCV table that `sitsenergy calibrate --ocv-test {name(sys.argv[3])} --ocv-charge {name(sys.argv[4])}`
+# builds (the midpoint of the IR-corrected C/30 discharge and charge branches at {t:g} C; its
+# capacity {cap:.5f} Ah), and the capacity and coulombic efficiency of the dynamic test's closed
+# cycle, `sitsenergy calibrate --cycle {s}s1.csv --cycle {s}s2.csv --cycle {s}s3.csv`
+# ({cycle["discharge_ah"]:.4f} Ah out, {cycle["charge_ah"]:.4f} Ah in). R0 and the RC pair are only the fit's start.
 platform = {{
   name = "a123_cell_{t:g}degC";
   thermal = {{
@@ -56,7 +78,7 @@ platform = {{
     name = "a123_lfp_cell_{t:g}degC";
     series = 1;
     parallel = 1;
-    capacity_ah = {cap:.5f};
+    capacity_ah = {cycle["capacity_ah"]:.5f};
     ocv_soc = [
     {fmt(soc, 2)} ];
     ocv_v = [
@@ -64,7 +86,7 @@ platform = {{
     r0_ohm = 0.01;
     rc = ( {{ r_ohm = 0.1; c_f = 100000.0; }} );
     cutoff_v = 2.0;
-    coulombic_efficiency = 0.9962;
+    coulombic_efficiency = {cycle["coulombic_efficiency"]:.5f};
   }};
 }};
 replay = {{ battery = {{ time_column = "time_s"; current_column = "current_a";
@@ -97,10 +119,11 @@ for line in open(table):
     ocv = re.search(r"ocv_v\s*=\s*\[([^\]]*)\]", text).group(1).split(",")
     soc = re.search(r"ocv_soc\s*=\s*\[([^\]]*)\]", text).group(1).split(",")
     cap = float(re.search(r"capacity_ah\s*=\s*([0-9.]+)", text).group(1))
+    eta = float(re.search(r"coulombic_efficiency\s*=\s*([0-9.]+)", text).group(1))
     p = json.load(open(os.path.join(fits, "%g.json" % t)))["parameters"]
     rows.append((t, [float(v) for v in soc], [float(v) for v in ocv], cap,
                  p["platform.battery.r0_ohm"], p["platform.battery.rc.[0].r_ohm"],
-                 p["platform.battery.rc.[0].c_f"]))
+                 p["platform.battery.rc.[0].c_f"], eta))
 ref = [r for r in rows if r[0] == 25.0][0]
 fmt = lambda xs, d: ",\n      ".join(", ".join("%.*f" % (d, x) for x in xs[k:k + 11]) for k in range(0, len(xs), 11))
 temps = ", ".join("%.1f" % r[0] for r in rows)
@@ -110,9 +133,11 @@ print("""# One A123 ANR26650 LFP cell (1S1P) from -15 to 45 C, made by scripts/d
 # builds from that temperature's C/30 tests (a row of ocv_v), and R0, R1, C1 of a 1RC fit on
 # the first 70 %% of that temperature's dynamic test (validation/cases/a123_temps.txt; the
 # held-out figures in validation/README.md), as factors on the 25 C values (rows over r_t_c,
-# flat over SOC). The capacity is the 25 C C/30 discharge's (%.4f Ah; %.4f at -15 C, %.4f at
-# 45 C: the model takes one). Between the rows everything is linear in the cell temperature;
-# outside -15..45 C the end rows hold.""" % (ref[3], rows[0][3], rows[-1][3]))
+# flat over SOC). Capacity and coulombic efficiency (the model takes one of each): the 25 C
+# dynamic test's closed cycle's, %.4f Ah and %.4f
+# (-15 C: %.4f Ah, %.4f; 45 C: %.4f Ah, %.4f).
+# Between the rows everything is linear in the cell temperature; outside -15..45 C the end
+# rows hold.""" % (ref[3], ref[7], rows[0][3], rows[0][7], rows[-1][3], rows[-1][7]))
 print("battery = {")
 print('  name = "a123_lfp_cell_temps";')
 print("  series = 1;\n  parallel = 1;")
@@ -128,5 +153,5 @@ print("  r0_scale = ( %s );" % ", ".join("[ %.4f, %.4f ]" % (r[4] / ref[4], r[4]
 print("  rc = ( { r_ohm = %.6f; c_f = %.1f;" % (ref[5], ref[6]))
 print("           r_scale = ( %s );" % ", ".join("[ %.4f, %.4f ]" % (r[5] / ref[5], r[5] / ref[5]) for r in rows))
 print("           c_scale = ( %s ); } );" % ", ".join("[ %.4f, %.4f ]" % (r[6] / ref[6], r[6] / ref[6]) for r in rows))
-print("  cutoff_v = 2.0;\n  coulombic_efficiency = 0.9962;\n};")
+print("  cutoff_v = 2.0;\n  coulombic_efficiency = %.5f;\n};" % ref[7])
 PY

@@ -25,13 +25,20 @@ static const char *mapping(const sits_scenario *sc, const char *key, const char 
 /* Reads the time, current and voltage columns of @p path (other columns may hold text);
  * current multiplied by @p sign. Rows with the time of the row before (a cycler logging 10 Hz
  * data to 0.01 s, or two channels per stamp) are merged into one, current and voltage
- * averaged; *merged counts the rows merged away. Time that goes back is an error. */
+ * averaged; *merged counts the rows merged away. Time that goes back is an error. Without a
+ * voltage column (names[2] NULL: a charge count) the voltages are NAN. */
 static int read_series_t(const char *path, const char *const names[4], double sign, size_t *n,
                          double **t_s, double **i_a, double **v_v, double **temp_c,
                          size_t *merged, sits_err *err) {
   sits_table *t = NULL;
-  bool with_t = names[3] != NULL;
-  int rc = sits_table_read_csv_columns(path, names, with_t ? 4 : 3, &t, err);
+  bool with_t = names[3] != NULL, with_v = names[2] != NULL;
+  const char *cols[4] = {names[0], names[1], names[2], names[3]};
+  size_t nc = 2, col_v = 0, col_t = 0;
+  if (with_v)
+    cols[col_v = nc++] = names[2];
+  if (with_t)
+    cols[col_t = nc++] = names[3];
+  int rc = sits_table_read_csv_columns(path, cols, nc, &t, err);
   if (rc) {
     if (strstr(err->msg, ": no column '"))
       snprintf(err->msg + strlen(err->msg), sizeof err->msg - strlen(err->msg),
@@ -50,7 +57,8 @@ static int read_series_t(const char *path, const char *const names[4], double si
   *merged = 0;
   for (size_t k = 0; rc == SITS_OK && k < t->n_rows; k++) {
     double tk = sits_table_at(t, k, 0), ik = sign * sits_table_at(t, k, 1),
-           vk = sits_table_at(t, k, 2), ck = with_t ? sits_table_at(t, k, 3) : NAN;
+           vk = with_v ? sits_table_at(t, k, col_v) : NAN,
+           ck = with_t ? sits_table_at(t, k, col_t) : NAN;
     if (with_t && !(ck > -100 && ck < 200)) {
       rc = sits__fail(err, SITS_EINPUT, "%s:%zu: cell temperature %g C is not one", path,
                       t->lines[k], ck);
@@ -112,6 +120,37 @@ static int ocv_test(const sits_battery_cfg *cell, const sits_calibrate_opts *o,
     }
   }
   free(t), free(i), free(v), free(tc), free(ic), free(vc);
+  return rc;
+}
+
+/* The cycle's recordings (the trace's time and current columns and sign) into out->cycle. */
+static int cycle_test(const sits_calibrate_opts *o, const char *const names[3], double sign,
+                      sits_calibration *out, sits_err *err) {
+  size_t m = o->n_cycle, *n = calloc(m, sizeof *n);
+  double **t = calloc(m, sizeof *t), **i = calloc(m, sizeof *i);
+  int rc = n && t && i ? SITS_OK : sits__fail(err, SITS_ENOMEM, "out of memory");
+  const char *two[4] = {o->cycle_columns[0] ? o->cycle_columns[0] : names[0],
+                        o->cycle_columns[1] ? o->cycle_columns[1] : names[1], NULL, NULL};
+  for (size_t p = 0; rc == SITS_OK && p < m; p++) {
+    double *v = NULL;
+    size_t merged;
+    rc = read_series_t(o->cycle_paths[p], two, sign, &n[p], &t[p], &i[p], &v, NULL, &merged, err);
+    free(v);
+  }
+  if (rc == SITS_OK) {
+    double ref = o->cycle_ref_eta > 0 ? o->cycle_ref_eta : NAN;
+    rc = sits_capacity_from_cycle(m, n, (const double *const *)t, (const double *const *)i, 1,
+                                  ref, &out->cycle, err);
+    if (rc) {
+      char msg[SITS_ERRMSG_MAX];
+      snprintf(msg, sizeof msg, "%s", err->msg);
+      sits__fail(err, rc, "--cycle %s%s: %s", o->cycle_paths[0], m > 1 ? " ..." : "", msg);
+    }
+  }
+  for (size_t p = 0; p < m && t && i; p++)
+    free(t[p]), free(i[p]);
+  free(n), free(t), free(i);
+  out->has_cycle = rc == SITS_OK;
   return rc;
 }
 
@@ -199,6 +238,16 @@ int sits_calibrate_battery(const sits_scenario *sc, const sits_calibrate_opts *o
     memcpy(c.ocv_v, out->ocv.ocv_v, out->ocv.n * sizeof(double));
     c.capacity_ah = out->ocv.capacity_ah;
   }
+  if (o->n_cycle && (o->fit_capacity || !o->cycle_paths))
+    return sits__fail(err, SITS_EINPUT,
+                      o->fit_capacity ? "a cycle gives the capacity: it is not fitted with one"
+                                      : "a cycle without its recordings");
+  if (o->n_cycle) { /* its capacity and efficiency win over the OCV test's and the cell's */
+    if ((rc = cycle_test(o, names, sign ? 1.0 : -1.0, out, err)))
+      return rc;
+    c.capacity_ah = out->cycle.capacity_ah;
+    c.coulombic_eff = out->cycle.coulombic_eff;
+  }
   out->train_fraction = o->train_fraction;
   out->fit_capacity = o->fit_capacity;
   if (!o->trace_path)
@@ -245,17 +294,44 @@ static void ocv_json(FILE *f, const sits_ocv_test *o) {
   fputc('}', f);
 }
 
+static void cycle_json(FILE *f, const sits_cycle_capacity *y) {
+  fprintf(f,
+          "\"cycle\":{\"capacity_ah\":%.10g,\"coulombic_efficiency\":%.10g,"
+          "\"discharge_ah\":%.10g,\"charge_ah\":%.10g,\"first_charge_ah\":%.10g,"
+          "\"reference_efficiency\":",
+          y->capacity_ah, y->coulombic_eff, y->discharge_ah, y->charge_ah, y->first_charge_ah);
+  if (isnan(y->eta_ref))
+    fputs("null", f);
+  else
+    fprintf(f, "%.10g", y->eta_ref);
+  fprintf(f, ",\"empty_recording\":%zu,\"empty_time_s\":%.10g}", y->empty_part + 1,
+          y->empty_t_s);
+}
+
 int sits_write_calibration_json(const sits_calibration *c, FILE *f) {
   const sits_battery_fit *b = &c->fit;
-  if (!c->has_fit) { /* an OCV test alone */
-    fprintf(f, "{\"schema_version\":1,\"fit\":[\"ocv\"],\"parameters\":{\"platform.battery.capacity_ah\":%.10g},",
-            c->ocv.capacity_ah);
-    ocv_json(f, &c->ocv);
+  if (!c->has_fit) { /* an OCV test or a cycle alone */
+    fprintf(f, "{\"schema_version\":1,\"fit\":[%s%s%s],\"parameters\":{", c->has_ocv ? "\"ocv\"" : "",
+            c->has_ocv && c->has_cycle ? "," : "", c->has_cycle ? "\"cycle\"" : "");
+    if (c->has_cycle)
+      fprintf(f,
+              "\"platform.battery.capacity_ah\":%.10g,"
+              "\"platform.battery.coulombic_efficiency\":%.10g},",
+              c->cycle.capacity_ah, c->cycle.coulombic_eff);
+    else
+      fprintf(f, "\"platform.battery.capacity_ah\":%.10g},", c->ocv.capacity_ah);
+    if (c->has_ocv)
+      ocv_json(f, &c->ocv);
+    if (c->has_cycle) {
+      if (c->has_ocv)
+        fputc(',', f);
+      cycle_json(f, &c->cycle);
+    }
     fputs("}\n", f);
     return ferror(f) ? SITS_EIO : SITS_OK;
   }
-  fprintf(f, "{\"schema_version\":1,\"fit\":[\"battery\"%s],\"parameters\":{\"platform.battery.r0_ohm\":%.10g",
-          c->has_ocv ? ",\"ocv\"" : "", b->r0_ohm);
+  fprintf(f, "{\"schema_version\":1,\"fit\":[\"battery\"%s%s],\"parameters\":{\"platform.battery.r0_ohm\":%.10g",
+          c->has_ocv ? ",\"ocv\"" : "", c->has_cycle ? ",\"cycle\"" : "", b->r0_ohm);
   for (size_t k = 0; k < b->n_rc; k++)
     fprintf(f, ",\"platform.battery.rc.[%zu].r_ohm\":%.10g,\"platform.battery.rc.[%zu].c_f\":%.10g",
             k, b->rc_r_ohm[k], k, b->rc_c_f[k]);
@@ -264,8 +340,10 @@ int sits_write_calibration_json(const sits_calibration *c, FILE *f) {
     for (size_t k = 0; k < b->n_rc; k++)
       fprintf(f, ",\"platform.battery.rc.[%zu].r_scale.[%zu]\":%.10g", k, q, b->rc_r_scale[k][q]);
   }
-  if (c->fit_capacity || c->has_ocv)
+  if (c->fit_capacity || c->has_ocv || c->has_cycle)
     fprintf(f, ",\"platform.battery.capacity_ah\":%.10g", b->capacity_ah);
+  if (c->has_cycle)
+    fprintf(f, ",\"platform.battery.coulombic_efficiency\":%.10g", c->cycle.coulombic_eff);
   if (b->hyst_m_v > 0)
     fprintf(f,
             ",\"platform.battery.hysteresis.m_v\":%.10g,\"platform.battery.hysteresis.gamma\":%.10g,"
@@ -309,6 +387,10 @@ int sits_write_calibration_json(const sits_calibration *c, FILE *f) {
     fputc(',', f);
     ocv_json(f, &c->ocv);
   }
+  if (c->has_cycle) {
+    fputc(',', f);
+    cycle_json(f, &c->cycle);
+  }
   fputs("}\n", f);
   return ferror(f) ? SITS_EIO : SITS_OK;
 }
@@ -344,6 +426,9 @@ int sits_calibrated_cell(const sits_scenario *sc, const sits_calibration *c,
     out->n_ocv_t = 0;
     out->capacity_ah = c->ocv.capacity_ah, out->capacity_wh = NAN;
   }
+  if (c->has_cycle)
+    out->capacity_ah = c->cycle.capacity_ah, out->capacity_wh = NAN,
+    out->coulombic_eff = c->cycle.coulombic_eff;
   if (c->has_fit) {
     out->r0_ohm = c->fit.r0_ohm;
     out->n_rc = c->fit.n_rc;
@@ -382,6 +467,12 @@ int sits_write_calibrated_config(const sits_scenario *sc, const sits_calibration
       ok = config_setting_set_float_elem(soc, -1, c->ocv.soc[k]) &&
            config_setting_set_float_elem(v, -1, c->ocv.ocv_v[k]);
     ok = ok && set_float(b, "capacity_ah", c->ocv.capacity_ah) == 0;
+  }
+  if (ok && c->has_cycle) {
+    if (config_setting_get_member(b, "capacity_wh"))
+      config_setting_remove(b, "capacity_wh");
+    ok = set_float(b, "capacity_ah", c->cycle.capacity_ah) == 0 &&
+         set_float(b, "coulombic_efficiency", c->cycle.coulombic_eff) == 0;
   }
   if (!c->has_fit)
     goto write;

@@ -134,6 +134,38 @@ SITS_API int sits_ocv_from_branches(const double *t_d, const double *i_d, const 
                                     double r_fallback_ohm, size_t n_points,
                                     double max_c_rate_per_h, sits_ocv_test *out, sits_err *err);
 
+/** The capacity and coulombic efficiency of a closed cycle (Plett's ESC procedure, step 1 of
+ *  processDynamic): see sits_capacity_from_cycle. */
+typedef struct sits_cycle_capacity {
+  double capacity_ah;      /**< the most charge removed at any point: full to empty */
+  double coulombic_eff;    /**< efficiency of the charge in the first n_first parts */
+  double eta_ref;          /**< efficiency given for the later parts' charge, or NAN */
+  double discharge_ah;     /**< all discharge, integrated as the model does */
+  double charge_ah;        /**< all charge */
+  double first_charge_ah;  /**< charge in the first n_first parts */
+  size_t empty_part;       /**< the part where the charge removed peaks ... */
+  double empty_t_s;        /**< ... and the time there */
+} sits_cycle_capacity;
+
+/**
+ * The capacity and coulombic efficiency from a closed cycle: @p n_parts recordings in order
+ * (part p: n[p] samples t_s[p], i_a[p], time increasing, positive current discharging) that
+ * together take the cell from full to empty and back to full, as the three scripts of Plett's
+ * dynamic test do (script 1 the test at its temperature, 2 the rest of the discharge to the
+ * cutoff, 3 the charge back to full). Each sample's current is held to the next sample, as
+ * sits_battery_fit_cell integrates SOC (no charge is counted between parts). The efficiency
+ * closes the cycle: with @p eta_ref NAN, eta = discharged / charged over all parts; else the
+ * charge after the first @p n_first parts is taken at eta_ref (measured at a reference
+ * temperature: Plett's 25 C test for scripts 2 and 3) and eta = (discharged - eta_ref x
+ * later charge) / charge of the first parts. The capacity is then the largest net charge
+ * removed (discharge minus eta x charge) from the start. Fails when a part has fewer than 2
+ * samples or a time that does not increase, when there is no discharge or charge to weigh,
+ * or when eta is not in (0.8, 1]: the parts do not close a cycle from full to full.
+ */
+SITS_API int sits_capacity_from_cycle(size_t n_parts, const size_t *n, const double *const *t_s,
+                                      const double *const *i_a, size_t n_first, double eta_ref,
+                                      sits_cycle_capacity *out, sits_err *err);
+
 SITS_END_DECLS
 
 #endif

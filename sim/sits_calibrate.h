@@ -38,6 +38,16 @@ typedef struct sits_calibrate_opts {
   double ocv_max_c_rate_per_h; /**< 0: C/20 */
   bool ocv_r_given;            /**< use ocv_r_ohm for the IR correction, else measure it */
   double ocv_r_ohm;
+  /* A closed cycle, full to empty to full, in recordings in time order (Plett's dynamic
+   * test's three scripts; sits_capacity_from_cycle): its capacity and coulombic efficiency
+   * replace the cell's (and the OCV test's capacity) for the fit and the output. The trace's
+   * time and current columns and sign. NULL / 0: none. */
+  const char *const *cycle_paths;
+  size_t n_cycle;
+  const char *cycle_columns[2]; /**< time, current; NULL: the trace's */
+  /* The efficiency of the charge in the cycle's recordings after the first (taken at a
+   * reference temperature); 0: one efficiency for the whole cycle. */
+  double cycle_ref_eta;
 } sits_calibrate_opts;
 
 typedef struct sits_calibration {
@@ -49,6 +59,8 @@ typedef struct sits_calibration {
   bool fit_capacity;
   bool has_fit; /**< a trace was fitted (else only the OCV test) */
   bool has_ocv; /**< the OCV table was built from an OCV test */
+  bool has_cycle; /**< capacity and coulombic efficiency from a cycle */
+  sits_cycle_capacity cycle;
   size_t merged_rows; /**< trace rows merged into the row before for an equal time stamp */
   sits_ocv_test ocv;
   /** What the trace holds, recognised from its current (sits_cycler_segments): rests (|I|
@@ -61,7 +73,8 @@ typedef struct sits_calibration {
   double r_step_median_ohm, r_step_q1_ohm, r_step_q3_ohm; /**< NAN without steps */
 } sits_calibration;
 
-/** Without a trace_path only the OCV test is processed (opts->ocv_test_path needed). */
+/** Without a trace_path only the OCV test and the cycle are processed (opts->ocv_test_path
+ *  or opts->cycle_paths needed). */
 SITS_API int sits_calibrate_battery(const sits_scenario *sc, const sits_calibrate_opts *opts,
                                     sits_calibration *out, sits_err *err);
 SITS_API void sits_calibration_release(sits_calibration *c);

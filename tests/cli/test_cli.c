@@ -462,6 +462,69 @@ Test(cli, calibrate_leaf_ocv_test_and_hppc_fit) {
   free(out), free(err);
 }
 
+/* calibrate --cycle: the 25 C dynamic test's three scripts (script 1 in two files) give the
+ * capacity and coulombic efficiency to -o and the JSON; the option's misuses are refused with
+ * their reason (a cycle on a thermal fit, with a fitted capacity, a reference efficiency
+ * without later recordings or out of range, a file that is not one, a column it lacks). */
+Test(cli, calibrate_cycle) {
+  char args[4096], *out, *err, cfg[512], cyc[2048];
+  const char *d = SITS_VALIDATION_DATA;
+  snprintf(cfg, sizeof cfg, "%s/cycle.cfg", tu_dir());
+  snprintf(cyc, sizeof cyc,
+           "--cycle %s/a123_dyn_25degC_s1.csv --cycle %s/a123_dyn_25degC_s1_rest.csv "
+           "--cycle %s/a123_dyn_25degC_s2.csv --cycle %s/a123_dyn_25degC_s3.csv",
+           d, d, d, d);
+  snprintf(args, sizeof args, "calibrate %s/scenarios/a123_cell_calibrate.cfg %s -o %s",
+           SITS_CONFIGS, cyc, cfg);
+  cr_assert_eq(tu_cli(args, &out, &err), 0, "%s", err);
+  cr_assert(strstr(out, "\"fit\":[\"cycle\"]"), "%s", out);
+  cr_assert(strstr(out, "\"empty_recording\":3"), "%s", out);
+  free(out), free(err);
+  sits_scenario *sc = NULL;
+  sits_err e = {0};
+  cr_assert_eq(sits_scenario_load(cfg, NULL, 0, &sc, &e), SITS_OK, "%s", e.msg);
+  const sits_battery *b = sits_scenario_battery(sc);
+  /* the values test_validation checks against the upstream counters */
+  cr_assert_float_eq(sits_battery_capacity_ah(b), 2.045621, 1e-6);
+  cr_assert_float_eq(sits_battery_config(b)->coulombic_eff, 0.989312, 1e-6);
+  sits_scenario_free(sc);
+  struct {
+    const char *extra;
+    int code;
+    const char *says;
+  } bad[] = {
+      {"--trace %s/a123_dyn_25degC_s1.csv --fit battery,capacity", 2, "the cycle gives the capacity"},
+      {"--trace %s/a123_dyn_25degC_s1.csv --fit thermal", 2, "--cycle gives a battery's capacity"},
+      {"--cycle-ref-eta 1.2", 1, "--cycle-ref-eta '1.2'"},
+      {"--cycle-ref-eta 0.5", 1, "--cycle-ref-eta '0.5'"},
+      {"--cycle-columns time_s", 1, "--cycle-columns 'time_s': expected TIME,CURRENT"},
+      {"--cycle-columns time_s,amps", 1, "no column 'amps'"},
+  };
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+    char extra[1024];
+    snprintf(extra, sizeof extra, bad[k].extra, d);
+    snprintf(args, sizeof args, "calibrate %s/scenarios/a123_cell_calibrate.cfg %s %s -o %s",
+             SITS_CONFIGS, cyc, extra, cfg);
+    cr_assert_eq(tu_cli(args, &out, &err), bad[k].code, "%s: %s", extra, err);
+    cr_assert(strstr(err, bad[k].says), "%s: %s", extra, err);
+    free(out), free(err);
+  }
+  /* one recording, a reference efficiency: refused; script 1 alone (no charge back): no cycle */
+  snprintf(args, sizeof args,
+           "calibrate %s/scenarios/a123_cell_calibrate.cfg --cycle %s/a123_dyn_25degC_s1.csv "
+           "--cycle-ref-eta 0.99 -o %s",
+           SITS_CONFIGS, d, cfg);
+  cr_assert_eq(tu_cli(args, &out, &err), 2, "%s", err);
+  cr_assert(strstr(err, "give two or more"), "%s", err);
+  free(out), free(err);
+  snprintf(args, sizeof args,
+           "calibrate %s/scenarios/a123_cell_calibrate.cfg --cycle %s/a123_dyn_25degC_s1.csv -o %s",
+           SITS_CONFIGS, d, cfg);
+  cr_assert_eq(tu_cli(args, &out, &err), 1, "%s", err);
+  cr_assert(strstr(err, "do not take the cell from full back to full"), "%s", err);
+  free(out), free(err);
+}
+
 /* HotSpot's example1 commands with the program name swapped: the same files, the same
  * numbers (HotSpot prints 2 decimals: within 0.01 K of its own output). */
 static double max_file_diff(const char *a, const char *b) {

@@ -416,3 +416,95 @@ Test(battery_fit, recovers_resistance_tables_over_soc) {
   cr_assert(strstr(err.msg, "need a test at each temperature"), "%s", err.msg);
   free(t), free(i), free(v);
 }
+
+/* ---- capacity and coulombic efficiency from a closed cycle (sits_capacity_from_cycle) ---- */
+
+/* One recording at 1-s samples: @p n_seg constant currents @p amps for @p secs each (the
+ * last sample, which ends the recording, holds the last current and counts for nothing). */
+static size_t cycle_part(const double *amps, const double *secs, size_t n_seg, double **t,
+                         double **i) {
+  size_t n = 1;
+  for (size_t s = 0; s < n_seg; s++)
+    n += (size_t)secs[s];
+  *t = column(n), *i = column(n);
+  size_t k = 0;
+  for (size_t s = 0; s < n_seg; s++)
+    for (size_t j = 0; j < (size_t)secs[s]; j++, k++)
+      (*t)[k] = (double)k, (*i)[k] = amps[s];
+  (*t)[k] = (double)k, (*i)[k] = amps[n_seg - 1];
+  return n;
+}
+
+/* A cell of 2 Ah charged at 95 %: part 1 takes out 1.5 Ah (1.5 A, 1 h) and puts in 0.4 Ah
+ * (0.4 A, 1 h; 0.38 stored), part 2 the remaining 2 - 1.12 = 0.88 Ah (0.88 A, 1 h) to empty,
+ * part 3 charges 2 / 0.95 Ah back (1 A for 7578.947 s, as whole seconds plus one part second
+ * in its own segment). By hand: 2.38 Ah out, 2.505263 Ah in, eta 0.95, capacity 2 Ah at the
+ * end of part 2. */
+Test(battery_fit, capacity_and_efficiency_of_a_closed_cycle) {
+  double *t[3], *i[3];
+  size_t n[3];
+  const double a1[] = {1.5, -0.4}, s1[] = {3600, 3600}, a2[] = {0.88}, s2[] = {3600};
+  n[0] = cycle_part(a1, s1, 2, &t[0], &i[0]);
+  n[1] = cycle_part(a2, s2, 1, &t[1], &i[1]);
+  const double c3 = 2.0 / 0.95 * 3600; /* A s at 1 A */
+  const double a3[] = {-1.0, -(c3 - floor(c3))}, s3[] = {floor(c3), 1};
+  n[2] = cycle_part(a3, s3, 2, &t[2], &i[2]);
+  sits_cycle_capacity y;
+  sits_err err = {0};
+  /* tolerance 1e-9: sums of ~10^4 one-second terms, each rounded near 1e-16 */
+  cr_assert_eq(sits_capacity_from_cycle(3, n, (const double *const *)t, (const double *const *)i,
+                                        1, NAN, &y, &err),
+               SITS_OK, "%s", err.msg);
+  cr_assert_float_eq(y.discharge_ah, 2.38, 1e-9);
+  cr_assert_float_eq(y.charge_ah, 0.4 + 2.0 / 0.95, 1e-9);
+  cr_assert_float_eq(y.coulombic_eff, 0.95, 1e-9, "eta %.12f", y.coulombic_eff);
+  cr_assert_float_eq(y.capacity_ah, 2.0, 1e-9, "Q %.12f", y.capacity_ah);
+  cr_assert_eq(y.empty_part, 1);
+  cr_assert_float_eq(y.empty_t_s, 3600.0, 1e-9);
+  cr_assert(isnan(y.eta_ref));
+  /* Plett's two efficiencies: part 1's charge at 0.9 (0.36 of 0.4 Ah stored), parts 2-3 at a
+   * reference 0.99 measured elsewhere: part 2 takes 2 - 1.14 = 0.86 Ah, part 3 charges
+   * 2 / 0.99 Ah; eta of part 1 = (2.36 - 0.99 x 2.020202) / 0.4 = 0.9 */
+  free(t[1]), free(i[1]), free(t[2]), free(i[2]);
+  const double a2r[] = {0.86}, c3r = 2.0 / 0.99 * 3600;
+  n[1] = cycle_part(a2r, s2, 1, &t[1], &i[1]);
+  const double a3r[] = {-1.0, -(c3r - floor(c3r))}, s3r[] = {floor(c3r), 1};
+  n[2] = cycle_part(a3r, s3r, 2, &t[2], &i[2]);
+  cr_assert_eq(sits_capacity_from_cycle(3, n, (const double *const *)t, (const double *const *)i,
+                                        1, 0.99, &y, &err),
+               SITS_OK, "%s", err.msg);
+  cr_assert_float_eq(y.coulombic_eff, 0.9, 1e-9, "eta %.12f", y.coulombic_eff);
+  cr_assert_float_eq(y.capacity_ah, 2.0, 1e-9, "Q %.12f", y.capacity_ah);
+  cr_assert_float_eq(y.first_charge_ah, 0.4, 1e-9);
+  /* the same recordings with one efficiency for all: D / C, and a different capacity */
+  cr_assert_eq(sits_capacity_from_cycle(3, n, (const double *const *)t, (const double *const *)i,
+                                        1, NAN, &y, &err),
+               SITS_OK, "%s", err.msg);
+  cr_assert_float_eq(y.coulombic_eff, 2.36 / (0.4 + 2.0 / 0.99), 1e-9);
+  /* not a cycle: the charge back left out (more out than in) */
+  cr_assert_eq(sits_capacity_from_cycle(2, n, (const double *const *)t, (const double *const *)i,
+                                        1, NAN, &y, &err),
+               SITS_EINPUT);
+  cr_assert(strstr(err.msg, "do not take the cell from full back to full"), "%s", err.msg);
+  /* no charge at all; a reference efficiency with one recording; a one-sample recording; a
+   * time that stands still */
+  cr_assert_eq(sits_capacity_from_cycle(1, n + 1, (const double *const *)t + 1,
+                                        (const double *const *)i + 1, 1, NAN, &y, &err),
+               SITS_EINPUT);
+  cr_assert(strstr(err.msg, "no charge to weigh"), "%s", err.msg);
+  cr_assert_eq(sits_capacity_from_cycle(1, n, (const double *const *)t, (const double *const *)i,
+                                        1, 0.99, &y, &err),
+               SITS_EINPUT);
+  size_t one[3] = {n[0], 1, n[2]};
+  cr_assert_eq(sits_capacity_from_cycle(3, one, (const double *const *)t, (const double *const *)i,
+                                        1, NAN, &y, &err),
+               SITS_EINPUT);
+  cr_assert(strstr(err.msg, "recording 2 of the cycle has 1 samples"), "%s", err.msg);
+  t[0][5] = t[0][4];
+  cr_assert_eq(sits_capacity_from_cycle(3, n, (const double *const *)t, (const double *const *)i,
+                                        1, NAN, &y, &err),
+               SITS_EINPUT);
+  cr_assert(strstr(err.msg, "recording 1 of the cycle, sample 6: time does not increase"), "%s", err.msg);
+  for (int p = 0; p < 3; p++)
+    free(t[p]), free(i[p]);
+}
