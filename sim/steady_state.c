@@ -311,8 +311,10 @@ static sits_thermal *net_at(const sits_scenario *sc, const double *duty, sits_er
   }
   int rc = SITS_OK;
   for (size_t i = 0; rc == SITS_OK && i < sits_thermal_node_count(th); i++) {
-    rc = sits_thermal_add_node(c, sits_thermal_name(th, (int)i),
-                               sits_thermal_capacity_j_per_k(th, (int)i), err);
+    /* the node's index, or a negative status */
+    int idx = sits_thermal_add_node(c, sits_thermal_name(th, (int)i),
+                                    sits_thermal_capacity_j_per_k(th, (int)i), err);
+    rc = idx < 0 ? idx : SITS_OK;
     sits_thermal_set_initial_c(c, (int)i, sits_thermal_initial_c(th, (int)i));
     sits_thermal_set_junction(c, (int)i, sits_thermal_is_junction(th, (int)i));
     sits_thermal_set_critical_c(c, (int)i, sits_thermal_critical_c(th, (int)i));
@@ -325,7 +327,7 @@ static sits_thermal *net_at(const sits_scenario *sc, const double *duty, sits_er
         r = 1.0 / sits__fan_g_w_per_k(&sc->fans[f], duty[f]);
     rc = sits_thermal_add_link(c, a, b, r, err);
   }
-  if (rc) {
+  if (rc) { /* err says why; the caller returns its code */
     sits_thermal_free(c);
     return NULL;
   }

@@ -330,3 +330,37 @@ Test(fans, steady_state_at_the_trips_duty) {
   steady_case("trips = ( { temp_c = 40.0; duty = 0.5; }, { temp_c = 45.0; duty = 1.0; } );", 0.5,
               false, 41.0);
 }
+
+/* The same with a second node between the die and the fan's link (the steady solve builds a
+ * copy of the network at each duty; with more than one node that copy failed silently and the
+ * fan's duty rose through every trip on the fan-off temperatures, 2026-12-03): die -1 K/W-
+ * sink -fan- ambient, 10 W. Fan off (4 K/W): 75 C at the die; at duty 0.5 (1.6 K/W) 51 C,
+ * under the 60-C second trip; at duty 1 (1 K/W) 45 C. */
+Test(fans, steady_state_of_a_two_node_network) {
+  const char *trips[] = {"trips = ( { temp_c = 40.0; duty = 0.5; }, { temp_c = 60.0; duty = 1.0; } );",
+                         "trips = ( { temp_c = 40.0; duty = 0.5; }, { temp_c = 50.0; duty = 1.0; } );",
+                         ""};
+  const double duty[] = {0.5, 1.0, 0.0}, die_c[] = {51.0, 45.0, 75.0};
+  for (int k = 0; k < 3; k++) {
+    char text[2048];
+    snprintf(text, sizeof text,
+             "platform = { thermal = { nodes = ( { name = \"die\"; c_j_per_k = 10.0; },\n"
+             "  { name = \"sink\"; c_j_per_k = 50.0; } );\n"
+             "  links = ( { a = \"die\"; b = \"sink\"; r_k_per_w = 1.0; },\n"
+             "    { a = \"sink\"; b = \"ambient\"; r_k_per_w = 4.0; } ); };\n"
+             "  fans = ( { name = \"fan1\"; a = \"sink\"; b = \"ambient\"; duty = [0.0, 0.5, 1.0];\n"
+             "    r_k_per_w = [4.0, 1.6, 1.0]; sensor = \"die\"; %s } ); };\n"
+             "workload = { phases = ( { duration_s = 10.0; power_w = { die = 10.0; }; } ); };\n"
+             "ambient_c = 25.0;\n",
+             trips[k]);
+    sits_scenario *sc = tu_load("fan_steady2.cfg", text);
+    sits_steady_state st;
+    sits_err err = {0};
+    cr_assert_eq(sits_steady(sc, &st, &err), SITS_OK, "%s", err.msg);
+    cr_assert_float_eq(st.fan_duty[0], duty[k], 0, "%s: duty %g", trips[k], st.fan_duty[0]);
+    cr_assert_float_eq(st.temp_c[0], die_c[k], 1e-9, "%s: %g C", trips[k], st.temp_c[0]);
+    cr_assert_float_eq(st.temp_c[1], die_c[k] - 10.0, 1e-9, "%s: sink %g C", trips[k], st.temp_c[1]);
+    sits_steady_release(&st);
+    sits_scenario_free(sc);
+  }
+}
