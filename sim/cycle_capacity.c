@@ -52,7 +52,10 @@ int sits_capacity_from_cycle(size_t n_parts, const size_t *n, const double *cons
     return sits__fail(err, SITS_EINPUT,
                       "the cycle has %s: it must take the cell from full to empty and back to "
                       "full",
-                      out->discharge_ah > 0 ? "no charge to weigh" : "no discharge");
+                      !(out->discharge_ah > 0) ? "no discharge"
+                      : with_ref ? "no charge in its first recording (whose efficiency the "
+                                   "reference leaves to solve for)"
+                                 : "no charge to weigh");
   double later = out->charge_ah - out->first_charge_ah;
   double eta = with_ref ? (out->discharge_ah - eta_ref * later) / out->first_charge_ah
                         : out->discharge_ah / out->charge_ah;
@@ -73,5 +76,10 @@ int sits_capacity_from_cycle(size_t n_parts, const size_t *n, const double *cons
     }
   }
   out->capacity_ah = peak;
+  /* all the charge went in before any came out (to rounding: a millionth of what moved): the
+   * cell did not start full */
+  if (!(peak > 1e-6 * out->discharge_ah))
+    return sits__fail(err, SITS_EINPUT,
+                      "the cycle never takes charge out of the cell: it must start full");
   return SITS_OK;
 }

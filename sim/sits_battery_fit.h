@@ -160,7 +160,8 @@ typedef struct sits_cycle_capacity {
  * later charge) / charge of the first parts. The capacity is then the largest net charge
  * removed (discharge minus eta x charge) from the start. Fails when a part has fewer than 2
  * samples or a time that does not increase, when there is no discharge or charge to weigh,
- * or when eta is not in (0.8, 1]: the parts do not close a cycle from full to full.
+ * when eta is not in (0.8, 1]: the parts do not close a cycle from full to full, or when no
+ * charge ever comes out net of what went in (the cell did not start full).
  */
 SITS_API int sits_capacity_from_cycle(size_t n_parts, const size_t *n, const double *const *t_s,
                                       const double *const *i_a, size_t n_first, double eta_ref,

@@ -492,6 +492,18 @@ Test(battery_fit, capacity_and_efficiency_of_a_closed_cycle) {
                                         (const double *const *)i + 1, 1, NAN, &y, &err),
                SITS_EINPUT);
   cr_assert(strstr(err.msg, "no charge to weigh"), "%s", err.msg);
+  /* charge first, then the same discharge (an empty cell filled and emptied): never below
+   * where it started, so not a cycle from full */
+  {
+    const double ac[] = {-1.0, 0.95}, sc[] = {3600, 3600};
+    double *tc, *ic;
+    size_t nc = cycle_part(ac, sc, 2, &tc, &ic);
+    cr_assert_eq(sits_capacity_from_cycle(1, &nc, (const double *const *)&tc,
+                                          (const double *const *)&ic, 1, NAN, &y, &err),
+                 SITS_EINPUT);
+    cr_assert(strstr(err.msg, "it must start full"), "%s", err.msg);
+    free(tc), free(ic);
+  }
   cr_assert_eq(sits_capacity_from_cycle(1, n, (const double *const *)t, (const double *const *)i,
                                         1, 0.99, &y, &err),
                SITS_EINPUT);
