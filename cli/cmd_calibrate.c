@@ -74,16 +74,16 @@ static const char calibrate_usage_more[] =
     "--ocv-charge FILE adds the slow charge from empty to full (same columns): the table is\n"
     "then the midpoint of the two branches (the IR correction cancels to first order, and the\n"
     "table sits between the hysteresis branches); the JSON gives their half gap.\n"
-    "--cycle FILE (repeated, in time order) gives recordings that together take the cell from\n"
-    "full to empty and back to full, as the three scripts of Plett's dynamic test do (the\n"
-    "trace's sign, its time and current columns or --cycle-columns): the coulombic\n"
-    "efficiency that closes the cycle (discharged over charged) and the capacity, the most\n"
-    "charge removed at any point, both counted as the fit counts SOC (each sample's current\n"
-    "held to the next), replace the battery's (and an OCV test's capacity) for the fit and in\n"
-    "-o. With --cycle-ref-eta E the charge after the first file is taken at efficiency E\n"
-    "(measured at a reference temperature: Plett runs scripts 2 and 3 at 25 C) and the first\n"
-    "file's efficiency is solved for. Without --trace only the capacity and efficiency are\n"
-    "computed.\n";
+    "--cycle FILE (repeated, in time order; '-' once for the standard input) gives\n"
+    "recordings that together take the cell from full to empty and back to full, as the\n"
+    "three scripts of Plett's dynamic test do (the trace's sign, its time and current\n"
+    "columns or --cycle-columns): the coulombic efficiency that closes the cycle\n"
+    "(discharged over charged) and the capacity, the most charge removed at any point, both\n"
+    "counted as the fit counts SOC (each sample's current held to the next), replace the\n"
+    "battery's (and an OCV test's capacity) for the fit and in -o. With --cycle-ref-eta E\n"
+    "the charge after the first file is taken at efficiency E (measured at a reference\n"
+    "temperature: Plett runs scripts 2 and 3 at 25 C) and the first file's efficiency is\n"
+    "solved for. Without --trace only the capacity and efficiency are computed.\n";
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -232,6 +232,8 @@ static int option(void *p, int c, const char *arg) {
       cli_error("--cycle '%s': at most %d recordings make a cycle", arg, CYCLE_MAX);
       return EXIT_USAGE;
     }
+    if (strcmp(arg, "-") == 0 && !(arg = cli_stdin("--cycle -")))
+      return EXIT_INPUT;
     a->cycle[a->opts.n_cycle++] = arg;
     a->opts.cycle_paths = a->cycle;
     break;
