@@ -500,6 +500,10 @@ static const sits_key keys[] = {
       "the fan's duty"),
     K("replay.fans.[].scale", NUMBER, "", 1.0, NULL, 0, INF, SITS_KEY_LO_OPEN,
       "duty = scale x value (1/255 for a hwmon pwm column)", "the fan's duty"),
+    K("replay.fans.[].levels", ARRAY, "", NONE, NULL, 0, 1, 0,
+      "the column is a cooling-device state (cur_state): duty = levels[state] (the device "
+      "tree's cooling-levels / 255)",
+      "the fan's duty"),
     K("replay.ambient_column", STRING, "", NONE, "ambient_c", ANY, 0,
       "a trace column that gives the ambient", "sits_replay ambient"),
     K("replay.battery", GROUP, "", NONE, NULL, ANY, 0, "cell test columns for --fit battery",

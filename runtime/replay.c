@@ -149,15 +149,26 @@ static int read_mapping(const sits_scenario *sc, const sits_trace *t, const char
   return SITS_OK;
 }
 
+/* The most cooling-device states a level table maps (the kernel's pwm-fan cooling-levels). */
+#define FAN_LEVELS 32
+
+/* What drives a fan: its trace column (-1: none, its trips do), the duty per value (scale),
+ * or with levels a cooling-device state per value: duty = levels[state]. */
+typedef struct fan_drive {
+  int col;
+  double scale;
+  size_t n_levels;
+  double levels[FAN_LEVELS];
+} fan_drive;
+
 /* The trace columns that drive the platform's fans: replay.fans, else each fan's
- * util_frac.<name> column where the trace has one. fan_col[f] = -1: not driven. */
+ * util_frac.<name> column where the trace has one. */
 static int fan_mapping(const sits_scenario *sc, const sits_trace *t, const char *path,
-                       int *fan_col, double *fan_scale, sits_err *err) {
+                       fan_drive *fd, sits_err *err) {
   for (size_t f = 0; f < sc->n_fans; f++) {
     char name[64];
     snprintf(name, sizeof name, "util_frac.%s", sc->fans[f].name);
-    fan_col[f] = sits_trace_column(t, name);
-    fan_scale[f] = 1.0;
+    fd[f] = (fan_drive){.col = sits_trace_column(t, name), .scale = 1.0};
   }
   const config_setting_t *fl = config_lookup(&sc->config.cfg, "replay.fans");
   if (!fl)
@@ -167,7 +178,7 @@ static int fan_mapping(const sits_scenario *sc, const sits_trace *t, const char 
                          "replay.fans must be a list of { column; fan; scale; } (at most %d)",
                          SITS__MAX_FANS);
   for (size_t f = 0; f < sc->n_fans; f++)
-    fan_col[f] = -1; /* the list says which */
+    fd[f].col = -1; /* the list says which */
   for (int k = 0; k < config_setting_length(fl); k++) {
     const config_setting_t *g = config_setting_get_elem(fl, (unsigned)k);
     const char *col, *fan;
@@ -185,9 +196,25 @@ static int fan_mapping(const sits_scenario *sc, const sits_trace *t, const char 
     if (f == sc->n_fans)
       return sits__fail_at(err, SITS_EINPUT, config_setting_get_member(g, "fan"),
                            "the platform has no fan '%s'", fan);
-    if ((fan_col[f] = trace_col(t, col, path, config_setting_get_member(g, "column"), err)) < 0)
+    if ((fd[f].col = trace_col(t, col, path, config_setting_get_member(g, "column"), err)) < 0)
       return SITS_EINPUT;
-    fan_scale[f] = scale;
+    fd[f].scale = scale;
+    const config_setting_t *lv = config_setting_get_member(g, "levels");
+    if (lv && (rc = sits__key_numbers(g, "levels", "a fan mapping", fd[f].levels, FAN_LEVELS,
+                                      &fd[f].n_levels, err)))
+      return rc;
+    for (size_t k = 0; k < fd[f].n_levels; k++)
+      if (!(fd[f].levels[k] >= 0 && fd[f].levels[k] <= 1))
+        return sits__fail_at(err, SITS_EINPUT, lv,
+                             "fan '%s': levels are duties (fractions 0-1), one per cooling state",
+                             fan);
+    if (lv && !fd[f].n_levels)
+      return sits__fail_at(err, SITS_EINPUT, lv, "fan '%s': levels is empty", fan);
+    if (lv && config_setting_get_member(g, "scale"))
+      return sits__fail_at(err, SITS_EINPUT, lv,
+                           "fan '%s': levels map a cooling state to its duty; scale does not "
+                           "apply",
+                           fan);
   }
   return SITS_OK;
 }
@@ -287,7 +314,7 @@ int sits_replay_run(sits_scenario *sc, const char *path, const sits_trace_opts *
  * sample (zero-order hold; a missing value holds the last one, 0 before the first); the total
  * per row into r->power_w and the first row's node powers into @p p0. */
 static int power_schedule(const sits_scenario *sc, sits_replay *r, const power_map *pm, size_t n_pm,
-                          int amb_col, const int *fan_col, const double *fan_scale,
+                          int amb_col, const fan_drive *fd,
                           const int (*dom_col)[2], size_t n_dom, const char *path, double *p0,
                           sits_schedule **out, sits_err *err) {
   const sits_trace *t = r->trace;
@@ -305,7 +332,7 @@ static int power_schedule(const sits_scenario *sc, sits_replay *r, const power_m
   n_power = n_cols;
   double fan_last[SITS__MAX_FANS], dom_last[SITS_MAX_DOMAINS][2];
   for (size_t f = 0; f < sc->n_fans; f++)
-    if (fan_col[f] >= 0) {
+    if (fd[f].col >= 0) {
       fan_last[f] = sc->fans[f].initial_duty; /* until the column's first value */
       cols[n_cols++] = (sits_column){SITS_COLUMN_FAN_DUTY, (int)f};
     }
@@ -332,15 +359,25 @@ static int power_schedule(const sits_scenario *sc, sits_replay *r, const power_m
       vals[col_of_node[k]] += pm[k].fraction * last[k];
     }
     for (size_t f = 0, j = n_power; f < sc->n_fans && rc == SITS_OK; f++) {
-      if (fan_col[f] < 0)
+      if (fd[f].col < 0)
         continue;
-      double v = sits_trace_at(t, row, (size_t)fan_col[f]) * fan_scale[f];
-      if (v < 0 || v > 1 + 1e-9)
+      double raw = sits_trace_at(t, row, (size_t)fd[f].col), v = raw * fd[f].scale;
+      if (fd[f].n_levels && !isnan(raw)) { /* a cooling-device state: its level's duty */
+        double k = nearbyint(raw);
+        if (!(fabs(raw - k) < 1e-6 && k >= 0 && k < (double)fd[f].n_levels))
+          rc = sits__fail(err, SITS_EINPUT,
+                          "%s: sample %zu (t = %g s): fan %s's cooling state %g is not one of "
+                          "0-%zu (column %s; replay.fans.[].levels gives a duty per state)",
+                          path, row + 1, sits_trace_at(t, row, 0), sc->fans[f].name, raw,
+                          fd[f].n_levels - 1, t->names[fd[f].col]);
+        else
+          v = fd[f].levels[(size_t)k];
+      } else if (v < 0 || v > 1 + 1e-9)
         rc = sits__fail(err, SITS_EINPUT,
                         "%s: sample %zu (t = %g s): fan %s's duty %g is outside 0-1 (column %s; "
                         "replay.fans.[].scale scales it)",
                         path, row + 1, sits_trace_at(t, row, 0),
-                        sc->fans[f].name, v, t->names[fan_col[f]]);
+                        sc->fans[f].name, v, t->names[fd[f].col]);
       if (!isnan(v))
         fan_last[f] = fmin(v, 1.0);
       vals[j++] = fan_last[f];
@@ -350,7 +387,7 @@ static int power_schedule(const sits_scenario *sc, sits_replay *r, const power_m
     }
     size_t j0 = n_power;
     for (size_t f = 0; f < sc->n_fans; f++)
-      j0 += fan_col[f] >= 0;
+      j0 += fd[f].col >= 0;
     for (size_t d = 0; d < n_dom && rc == SITS_OK; d++) {
       double fq = sits_trace_at(t, row, (size_t)dom_col[d][0]);
       double ut = dom_col[d][1] >= 0 ? sits_trace_at(t, row, (size_t)dom_col[d][1]) : 1.0;
@@ -530,15 +567,15 @@ int sits_replay_run_trace(sits_scenario *sc, const sits_trace *trace, const char
   size_t rows = trace ? trace->n_rows : 0;
   if (rc == SITS_OK && rows < 2)
     rc = sits__fail(err, SITS_EINPUT, "%s: a replay needs at least 2 samples", path);
-  int fan_col[SITS__MAX_FANS], dom_col[SITS_MAX_DOMAINS][2];
-  double fan_scale[SITS__MAX_FANS];
+  int dom_col[SITS_MAX_DOMAINS][2];
+  fan_drive fd[SITS__MAX_FANS];
   size_t n_dom = 0;
   if (rc == SITS_OK)
-    rc = fan_mapping(sc, r->trace, path, fan_col, fan_scale, err);
+    rc = fan_mapping(sc, r->trace, path, fd, err);
   if (rc == SITS_OK)
     rc = domain_mapping(sc, r->trace, path, dom_col, &n_dom, err);
   if (rc == SITS_OK)
-    rc = power_schedule(sc, r, pm, n_pm, amb_col, fan_col, fan_scale, (const int(*)[2])dom_col,
+    rc = power_schedule(sc, r, pm, n_pm, amb_col, fd, (const int(*)[2])dom_col,
                         n_dom, path, p0, &sched, err);
   if (rc == SITS_OK)
     rc = initial_temperatures(sc, r, p0, amb_col, initial_c, err);

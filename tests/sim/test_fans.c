@@ -364,3 +364,62 @@ Test(fans, steady_state_of_a_two_node_network) {
     sits_scenario_free(sc);
   }
 }
+
+/* A cooling-device state column drives the fan through its levels (the kernel's pwm-fan:
+ * cur_state k runs cooling-levels[k]): states 0, 2, 1 for 40 s each with levels 0 / 0.5 /
+ * 1 give duties 0, 1, 0.5, against the closed form at every sample; a state the levels do
+ * not have, or not a whole number, is an error at its sample; scale with levels is refused. */
+Test(fans, a_cooling_state_column_drives_the_duty_by_levels) {
+  char text[1 << 14];
+  size_t n = (size_t)snprintf(text, sizeof text, "time_s,power_w.die,cooling_state.fan,temp_c.die\n");
+  double t_c = 25.0, want[120];
+  const int state[] = {0, 2, 1};
+  const double duty_of[] = {0.0, 1.0, 0.5};
+  for (int k = 0; k < 120; k++) {
+    int s = state[k / 40];
+    want[k] = t_c;
+    n += (size_t)snprintf(text + n, sizeof text - n, "%d,10,%d,%.9f\n", k, s, t_c);
+    double g = g_of(duty_of[k / 40]), inf = 25.0 + 10.0 / g;
+    t_c = inf + (t_c - inf) * exp(-g / 10.0);
+  }
+  char *trace = tu_write("fan_state.csv", text);
+  const char *fan = DIE "  fans = ( { name = \"fan1\"; a = \"die\"; b = \"ambient\"; duty = [0.0, 1.0];\n"
+                        "    r_k_per_w = [4.0, 1.0]; } ); };\nambient_c = 25.0;\n"
+                        "replay = { power = ( { column = \"power_w.die\"; node = \"die\"; } );\n"
+                        "  sensors = ( { column = \"temp_c.die\"; node = \"die\"; } );\n"
+                        "  fans = ( { column = \"cooling_state.fan\"; fan = \"fan1\"; %s } ); };\n";
+  char cfg[2048];
+  snprintf(cfg, sizeof cfg, fan, "levels = [0.0, 0.5, 1.0];");
+  sits_scenario *sc = tu_load("fan_levels.cfg", cfg);
+  sits_replay *rep = NULL;
+  sits_err err = {0};
+  cr_assert_eq(sits_replay_run(sc, trace, NULL, &rep, &err), SITS_OK, "%s", err.msg);
+  cr_assert_float_eq(rep->fan_duty_min[0], 0.0, 1e-12);
+  cr_assert_float_eq(rep->fan_duty_max[0], 1.0, 1e-12);
+  double worst = 0;
+  for (int k = 0; k < 120; k++)
+    worst = fmax(worst, fabs(rep->sim_c[k] - want[k]));
+  cr_log_info("replay with a cooling-state column: worst %.2e K", worst);
+  cr_assert_lt(worst, 1e-4, "worst %g K", worst);
+  sits_replay_free(rep);
+  sits_scenario_free(sc);
+  /* two levels for states up to 2: state 2 is refused at its first sample (t = 40 s) */
+  snprintf(cfg, sizeof cfg, fan, "levels = [0.0, 0.5];");
+  sc = tu_load("fan_levels2.cfg", cfg);
+  cr_assert_eq(sits_replay_run(sc, trace, NULL, &rep, &err), SITS_EINPUT);
+  cr_assert(strstr(err.msg, "sample 41 (t = 40 s): fan fan1's cooling state 2 is not one of 0-1"),
+            "%s", err.msg);
+  sits_scenario_free(sc);
+  snprintf(cfg, sizeof cfg, fan, "levels = [0.0, 0.5, 1.0]; scale = 0.5;");
+  sc = tu_load("fan_levels3.cfg", cfg);
+  cr_assert_eq(sits_replay_run(sc, trace, NULL, &rep, &err), SITS_EINPUT);
+  cr_assert(strstr(err.msg, "scale does not apply"), "%s", err.msg);
+  cr_assert(strstr(err.msg, "fan_levels3.cfg:"), "%s", err.msg);
+  sits_scenario_free(sc);
+  snprintf(cfg, sizeof cfg, fan, "levels = [0.0, 1.5];");
+  sc = tu_load("fan_levels4.cfg", cfg);
+  cr_assert_eq(sits_replay_run(sc, trace, NULL, &rep, &err), SITS_EINPUT);
+  cr_assert(strstr(err.msg, "levels are duties"), "%s", err.msg);
+  sits_scenario_free(sc);
+  free(trace);
+}
