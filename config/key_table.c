@@ -499,7 +499,9 @@ static const sits_key keys[] = {
     K("replay.fans.[].fan", STRING, "", NONE, NULL, ANY, REQ, "a fan of platform.fans",
       "the fan's duty"),
     K("replay.fans.[].scale", NUMBER, "", 1.0, NULL, 0, INF, SITS_KEY_LO_OPEN,
-      "duty = scale x value (1/255 for a hwmon pwm column)", "the fan's duty"),
+      "duty = scale x value (1/255 for a hwmon pwm column; 1/full-speed rpm for an rpm "
+      "column, the duty taken as proportional to speed)",
+      "the fan's duty"),
     K("replay.fans.[].levels", ARRAY, "", NONE, NULL, 0, 1, 0,
       "the column is a cooling-device state (cur_state): duty = levels[state] (the device "
       "tree's cooling-levels / 255)",
