@@ -141,10 +141,15 @@ static int cycle_test(const sits_calibrate_opts *o, const char *const names[3], 
     double ref = o->cycle_ref_eta > 0 ? o->cycle_ref_eta : NAN;
     rc = sits_capacity_from_cycle(m, n, (const double *const *)t, (const double *const *)i, 1,
                                   ref, &out->cycle, err);
-    if (rc) {
+    if (rc) { /* a cycle read with the wrong sign looks like no cycle: say which sign */
       char msg[SITS_ERRMSG_MAX];
       snprintf(msg, sizeof msg, "%s", err->msg);
-      sits__fail(err, rc, "--cycle %s%s: %s", o->cycle_paths[0], m > 1 ? " ..." : "", msg);
+      bool shape = strstr(msg, "full") != NULL; /* not a cycle from full to full */
+      sits__fail(err, rc, "--cycle %s%s: %s%s%s%s", o->cycle_paths[0], m > 1 ? " ..." : "", msg,
+                 shape ? " (read with " : "", shape ? (sign > 0 ? "positive" : "negative") : "",
+                 shape ? " current discharging: replay.battery.discharge_positive, "
+                         "--discharge-positive/-negative)"
+                       : "");
     }
   }
   for (size_t p = 0; p < m && t && i; p++)

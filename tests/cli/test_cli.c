@@ -523,6 +523,14 @@ Test(cli, calibrate_cycle) {
   cr_assert_eq(tu_cli(args, &out, &err), 1, "%s", err);
   cr_assert(strstr(err, "do not take the cell from full back to full"), "%s", err);
   free(out), free(err);
+  /* the whole cycle read with the other sign: charge and discharge swap, and the message says
+   * which sign it read with */
+  snprintf(args, sizeof args, "calibrate %s/scenarios/a123_cell_calibrate.cfg %s "
+                              "--discharge-negative -o %s",
+           SITS_CONFIGS, cyc, cfg);
+  cr_assert_eq(tu_cli(args, &out, &err), 1, "%s", err);
+  cr_assert(strstr(err, "read with negative current discharging"), "%s", err);
+  free(out), free(err);
 }
 
 /* HotSpot's example1 commands with the program name swapped: the same files, the same
