@@ -13,7 +13,7 @@
 #include "sits_thermal_cal.h"
 
 static const char calibrate_usage[] =
-    "usage: sitsenergy calibrate SCENARIO.cfg --trace FILE --fit [thermal,]ambient,initial,...\n"
+    "usage: sitsenergy calibrate SCENARIO.cfg --trace FILE --fit [thermal|capacitance,]ambient,...\n"
     "                            [--format auto|tegrastats|jtop|nvsmi|csv|ttrace] [--interval-ms MS]\n"
     "                            [--fields LIST] [--strict] [--train-fraction 0.7]\n"
     "                            [--ambient-range LO:HI] [--orders 1,2,3 [--kfold K]]\n"
@@ -50,7 +50,8 @@ static const char calibrate_usage[] =
     "Without thermal (--fit ambient, --fit ambient,initial) the network is kept as the\n"
     "scenario gives it, say calibrated on another trace of the board, and only the ambient\n"
     "and initial temperatures are fitted: the held-out figures then say how that network\n"
-    "holds on a trace it was not fitted to.\n\n"
+    "holds on a trace it was not fitted to. --fit capacitance[,...] fits the nodes'\n"
+    "capacitances and keeps the resistances (from steady points or a datasheet).\n\n"
     "--fit battery fits the platform battery's R0 and RC pairs (and with 'capacity' its capacity) "
     "to a\n"
     "measured cell-level test: a CSV with time, current and voltage columns. The columns\n"
@@ -305,12 +306,20 @@ static int thermal_fit(args *a, const char *scenario) {
       a->th.fit_initial = true;
     else if (!strcmp(tok, "leakage"))
       a->th.fit_leakage = true;
+    else if (!strcmp(tok, "capacitance"))
+      a->th.fit_capacitance = true;
     else {
-      cli_error("--fit '%s': '%s' does not combine with thermal (thermal, ambient, initial, "
-                "leakage)",
+      cli_error("--fit '%s': '%s' does not combine with thermal (thermal, capacitance, ambient, "
+                "initial, leakage)",
                 a->fit, tok);
       return EXIT_INPUT;
     }
+  }
+  if (fitted_network && a->th.fit_capacitance) {
+    cli_error("--fit '%s': thermal fits the capacitances already; capacitance alone keeps the "
+              "resistances",
+              a->fit);
+    return EXIT_USAGE;
   }
   /* without thermal the network is kept as the scenario gives it (calibrated on another
    * trace): only the ambient, initial temperatures or leakage are fitted to this one */
@@ -364,7 +373,7 @@ static int check(void *p, cli_ctx *ctx) {
   if (ocv_only)
     return EXIT_OK;
   if (strstr(a->fit, "thermal") || strstr(a->fit, "ambient") || strstr(a->fit, "initial") ||
-      strstr(a->fit, "leakage")) {
+      strstr(a->fit, "leakage") || strstr(a->fit, "capacitance")) {
     if (a->bpx) {
       cli_error("--bpx writes a battery cell: it goes with --fit battery or --ocv-test");
       return EXIT_USAGE;
@@ -381,7 +390,8 @@ static int check(void *p, cli_ctx *ctx) {
   else if (strcmp(a->fit, "battery,capacity") == 0 || strcmp(a->fit, "capacity,battery") == 0)
     a->opts.fit_capacity = true;
   else {
-    cli_error("--fit '%s': expected battery[,capacity] or [thermal,]ambient,initial,leakage",
+    cli_error("--fit '%s': expected battery[,capacity] or [thermal|capacitance,]ambient,"
+              "initial,leakage",
               a->fit);
     return EXIT_INPUT;
   }

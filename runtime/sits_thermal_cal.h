@@ -57,6 +57,10 @@ typedef struct sits_thermal_cal_opts {
    *  ask for (at least one). A network calibrated on one trace, checked on another: the
    *  held-out figures then say how it holds on a trace it was not fitted to. */
   bool keep_network;
+  /** With keep_network: the nodes' capacitances are fitted too, the resistances (links' and
+   *  fans') kept, say from steady points or a datasheet: the trace then sets the transients
+   *  only. */
+  bool fit_capacitance;
 } sits_thermal_cal_opts;
 
 typedef struct sits_thermal_param {
@@ -110,6 +114,7 @@ typedef struct sits_thermal_cal {
   sits_thermal_order_fig orders[SITS_THERMAL_CAL_MAX_CANDIDATES];
   bool keep_network; /**< the network was kept as given (sits_thermal_cal_opts) */
   bool board; /**< with sits_calibrate_thermal_orders: the chosen candidate has a board node */
+  bool fit_capacitance; /**< the kept network's capacitances were fitted (sits_thermal_cal_opts) */
 } sits_thermal_cal;
 
 SITS_API int sits_calibrate_thermal(const sits_thermal_cal_opts *o, sits_thermal_cal *out,

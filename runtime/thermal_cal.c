@@ -114,7 +114,9 @@ static int parameters(problem *pb, const sits_scenario *sc, const sits_replay *r
   const config_setting_t *links = config_setting_get_member(th, "links");
   const config_setting_t *nodes = config_setting_get_member(th, "nodes");
   size_t nl = (size_t)config_setting_length(links), nn = (size_t)config_setting_length(nodes);
-  for (size_t k = 0; !c->keep_network && k < nl + nn; k++) {
+  for (size_t k = 0; k < nl + nn; k++) {
+    if (c->keep_network && !(c->fit_capacitance && k >= nl)) /* kept (but its C's, if asked) */
+      continue;
     bool fan_link = false; /* its resistance is the fan's (below) */
     for (size_t f = 0; k < nl && f < sc->n_fans; f++)
       fan_link |= sc->fans[f].link == k;
@@ -226,8 +228,8 @@ static int parameters(problem *pb, const sits_scenario *sc, const sits_replay *r
                       c->keep_network && c->fit_initial
                           ? "nothing to fit: with the network kept, every node is sensed (no "
                             "initial temperature to fit) and no ambient or leakage is asked for"
-                          : "nothing to fit: the network is kept and no ambient, initial or "
-                            "leakage is asked for");
+                          : "nothing to fit: the network is kept and no capacitance, ambient, "
+                            "initial or leakage is asked for");
   return SITS_OK;
 }
 
@@ -501,6 +503,7 @@ int sits_calibrate_thermal(const sits_thermal_cal_opts *o, sits_thermal_cal *c, 
   c->fit_ambient = o->fit_ambient, c->fit_initial = o->fit_initial;
   c->fit_leakage = o->fit_leakage;
   c->keep_network = o->keep_network;
+  c->fit_capacitance = o->keep_network && o->fit_capacitance;
   problem pb = {.o = o, .c = c};
   int rc = setup(&pb, err);
   if (rc == SITS_OK)
@@ -536,8 +539,10 @@ static void metrics_json(FILE *f, const sits_thermal_cal *c, const sits_fit_metr
 }
 
 int sits_thermal_cal_write_json(const sits_thermal_cal *c, FILE *f) {
-  const char *what[] = {c->keep_network ? NULL : "thermal", c->fit_ambient ? "ambient" : NULL,
-                        c->fit_initial ? "initial" : NULL, c->fit_leakage ? "leakage" : NULL};
+  const char *what[] = {c->keep_network ? NULL : "thermal",
+                        c->fit_capacitance ? "capacitance" : NULL,
+                        c->fit_ambient ? "ambient" : NULL, c->fit_initial ? "initial" : NULL,
+                        c->fit_leakage ? "leakage" : NULL};
   fputs("{\"schema_version\":1,\"fit\":[", f);
   for (size_t k = 0, n = 0; k < sizeof what / sizeof *what; k++)
     if (what[k])

@@ -131,6 +131,46 @@ Test(thermal_cal, a_kept_network_fits_only_the_ambient) {
   free(tr), free(sc);
 }
 
+/* keep_network with fit_capacitance: the resistance kept (the true 2 K/W, say from steady
+ * points), the capacitance fitted from 3 J/K back to the exact response's 10 J/K; R is no
+ * parameter and stays 2 in the written scenario. With R kept wrong (3 K/W) the capacitance
+ * alone cannot make up for it: held out above 1 K. */
+Test(thermal_cal, a_kept_network_fits_its_capacitances) {
+  char *tr = trace(), *sc = scenario_at(2.0, 3.0, 25.0);
+  sits_thermal_cal_opts o = {
+      .scenario_path = sc, .trace_path = tr, .keep_network = true, .fit_capacitance = true};
+  sits_thermal_cal c;
+  sits_err err = {0};
+  cr_assert_eq(sits_calibrate_thermal(&o, &c, &err), SITS_OK, "%s", err.msg);
+  cr_assert_eq(c.n_params, 1);
+  cr_assert_str_eq(c.params[0].path, "platform.thermal.nodes.[0].c_j_per_k");
+  cr_assert_float_eq(c.params[0].value, 10.0, 1e-4, "C %.9g", c.params[0].value);
+  cr_assert_lt(c.holdout[0].rmse, 1e-4);
+  cr_assert(strstr(c.config_text, "r_k_per_w = 2;"), "%s", c.config_text);
+  char *json = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&json, &len);
+  cr_assert_eq(sits_thermal_cal_write_json(&c, mem), 0);
+  fclose(mem);
+  cr_assert(strstr(json, "\"fit\":[\"capacitance\"],"), "%s", json);
+  free(json);
+  sits_thermal_cal_release(&c);
+  free(sc);
+  sc = scenario_at(3.0, 3.0, 25.0);
+  o.scenario_path = sc;
+  cr_assert_eq(sits_calibrate_thermal(&o, &c, &err), SITS_OK, "%s", err.msg);
+  cr_log_info("R kept at 3: C %.3f J/K, held-out %.3f K", c.params[0].value, c.holdout[0].rmse);
+  cr_assert_gt(c.holdout[0].rmse, 1.0);
+  sits_thermal_cal_release(&c);
+  /* without keep_network the flag adds nothing (thermal fits every C already) */
+  o.keep_network = false;
+  cr_assert_eq(sits_calibrate_thermal(&o, &c, &err), SITS_OK, "%s", err.msg);
+  cr_assert_eq(c.n_params, 2);
+  cr_assert(!c.fit_capacitance);
+  sits_thermal_cal_release(&c);
+  free(tr), free(sc);
+}
+
 /* A node lighter than its own silicon is flagged: the exact response's die is 10 J/K; as a
  * 10,000 mm2 x 1 mm die its silicon alone holds 16.3 J/K (1.6303 J/(cm3 K)), as a 1,000 mm2
  * x 1 mm die 1.63 J/K. */
