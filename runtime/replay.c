@@ -175,7 +175,8 @@ static int fan_mapping(const sits_scenario *sc, const sits_trace *t, const char 
     return SITS_OK;
   if (!config_setting_is_list(fl) || (size_t)config_setting_length(fl) > SITS__MAX_FANS)
     return sits__fail_at(err, SITS_EINPUT, fl,
-                         "replay.fans must be a list of { column; fan; scale; } (at most %d)",
+                         "replay.fans must be a list of { column; fan; scale or levels; } "
+                         "(at most %d)",
                          SITS__MAX_FANS);
   for (size_t f = 0; f < sc->n_fans; f++)
     fd[f].col = -1; /* the list says which */
