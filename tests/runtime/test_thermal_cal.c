@@ -84,6 +84,17 @@ static char *scenario_at(double r, double c, double ambient_c) {
   return tu_write("cal_keep.cfg", text);
 }
 
+/* The Calibrate JSON of @p c (malloc'ed). */
+static char *json_of(const sits_thermal_cal *c) {
+  char *json = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&json, &len);
+  cr_assert_not_null(mem);
+  cr_assert_eq(sits_thermal_cal_write_json(c, mem), 0);
+  fclose(mem);
+  return json;
+}
+
 /* keep_network: the network as given (say calibrated on another trace), only the ambient
  * fitted. With the true R and C (2 K/W, 10 J/K) it recovers the ambient of the exact response
  * (25 C) from a wrong start, and the written config keeps R and C; with a wrong R kept, the
@@ -102,11 +113,7 @@ Test(thermal_cal, a_kept_network_fits_only_the_ambient) {
   cr_assert_lt(c.holdout[0].rmse, 1e-4);
   cr_assert(strstr(c.config_text, "r_k_per_w = 2;"), "%s", c.config_text);
   cr_assert(strstr(c.config_text, "c_j_per_k = 10;"), "%s", c.config_text);
-  char *json = NULL;
-  size_t len = 0;
-  FILE *mem = open_memstream(&json, &len);
-  cr_assert_eq(sits_thermal_cal_write_json(&c, mem), 0);
-  fclose(mem);
+  char *json = json_of(&c);
   cr_assert(strstr(json, "\"fit\":[\"ambient\"],"), "%s", json);
   free(json);
   sits_thermal_cal_release(&c);
@@ -147,11 +154,7 @@ Test(thermal_cal, a_kept_network_fits_its_capacitances) {
   cr_assert_float_eq(c.params[0].value, 10.0, 1e-4, "C %.9g", c.params[0].value);
   cr_assert_lt(c.holdout[0].rmse, 1e-4);
   cr_assert(strstr(c.config_text, "r_k_per_w = 2;"), "%s", c.config_text);
-  char *json = NULL;
-  size_t len = 0;
-  FILE *mem = open_memstream(&json, &len);
-  cr_assert_eq(sits_thermal_cal_write_json(&c, mem), 0);
-  fclose(mem);
+  char *json = json_of(&c);
   cr_assert(strstr(json, "\"fit\":[\"capacitance\"],"), "%s", json);
   free(json);
   sits_thermal_cal_release(&c);

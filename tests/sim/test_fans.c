@@ -105,6 +105,25 @@ Test(fans, trips_cycle_as_the_closed_form_exponential) {
   trips_run("exponential");
 }
 
+/* Replays @p trace through @p sc: the fan's duties from lo to hi, and the die within 1e-4 K of
+ * @p want (120 samples, the closed form) at every sample; the replay is freed. */
+static void replay_matches(sits_scenario *sc, const char *trace, double lo, double hi,
+                           const double *want, const char *what) {
+  sits_replay *rep = NULL;
+  sits_err err = {0};
+  cr_assert_eq(sits_replay_run(sc, trace, NULL, &rep, &err), SITS_OK, "%s", err.msg);
+  cr_assert_eq(rep->n_sensors, 1);
+  cr_assert(rep->fan_traced[0]);
+  cr_assert_float_eq(rep->fan_duty_min[0], lo, 1e-12);
+  cr_assert_float_eq(rep->fan_duty_max[0], hi, 1e-12);
+  double worst = 0;
+  for (int k = 0; k < 120; k++)
+    worst = fmax(worst, fabs(rep->sim_c[k] - want[k]));
+  cr_log_info("replay with %s: worst %.2e K", what, worst);
+  cr_assert_lt(worst, 1e-4, "worst %g K", worst);
+  sits_replay_free(rep);
+}
+
 /* A trace drives the fan: duty 0.2 for 60 s, then 0.8 (jtop's CURR_PWM as util_frac.fan1);
  * the replayed die against the closed form at every sample. */
 Test(fans, a_trace_column_drives_the_duty) {
@@ -125,19 +144,7 @@ Test(fans, a_trace_column_drives_the_duty) {
       DIE "  fans = ( { name = \"fan1\"; a = \"die\"; b = \"ambient\"; duty = [0.0, 1.0];\n"
           "    r_k_per_w = [4.0, 1.0]; } ); };\nambient_c = 25.0;\n"
           REPLAY_DIE);
-  sits_replay *rep = NULL;
-  sits_err err = {0};
-  cr_assert_eq(sits_replay_run(sc, trace, NULL, &rep, &err), SITS_OK, "%s", err.msg);
-  cr_assert_eq(rep->n_sensors, 1);
-  cr_assert(rep->fan_traced[0]);
-  cr_assert_float_eq(rep->fan_duty_min[0], 0.2, 1e-12);
-  cr_assert_float_eq(rep->fan_duty_max[0], 0.8, 1e-12);
-  double worst = 0;
-  for (int k = 0; k < 120; k++)
-    worst = fmax(worst, fabs(rep->sim_c[k] - want[k]));
-  cr_log_info("replay with a traced fan: worst %.2e K", worst);
-  cr_assert_lt(worst, 1e-4, "worst %g K", worst);
-  sits_replay_free(rep);
+  replay_matches(sc, trace, 0.2, 0.8, want, "a traced fan");
   sits_scenario_free(sc);
   free(trace);
 }
@@ -391,18 +398,10 @@ Test(fans, a_cooling_state_column_drives_the_duty_by_levels) {
   char cfg[2048];
   snprintf(cfg, sizeof cfg, fan, "levels = [0.0, 0.5, 1.0];");
   sits_scenario *sc = tu_load("fan_levels.cfg", cfg);
+  replay_matches(sc, trace, 0.0, 1.0, want, "a cooling-state column");
+  sits_scenario_free(sc);
   sits_replay *rep = NULL;
   sits_err err = {0};
-  cr_assert_eq(sits_replay_run(sc, trace, NULL, &rep, &err), SITS_OK, "%s", err.msg);
-  cr_assert_float_eq(rep->fan_duty_min[0], 0.0, 1e-12);
-  cr_assert_float_eq(rep->fan_duty_max[0], 1.0, 1e-12);
-  double worst = 0;
-  for (int k = 0; k < 120; k++)
-    worst = fmax(worst, fabs(rep->sim_c[k] - want[k]));
-  cr_log_info("replay with a cooling-state column: worst %.2e K", worst);
-  cr_assert_lt(worst, 1e-4, "worst %g K", worst);
-  sits_replay_free(rep);
-  sits_scenario_free(sc);
   /* two levels for states up to 2: state 2 is refused at its first sample (t = 40 s) */
   snprintf(cfg, sizeof cfg, fan, "levels = [0.0, 0.5];");
   sc = tu_load("fan_levels2.cfg", cfg);
