@@ -305,10 +305,7 @@ static void cycle_json(FILE *f, const sits_cycle_capacity *y) {
           "\"discharge_ah\":%.10g,\"charge_ah\":%.10g,\"first_charge_ah\":%.10g,"
           "\"reference_efficiency\":",
           y->capacity_ah, y->coulombic_eff, y->discharge_ah, y->charge_ah, y->first_charge_ah);
-  if (isnan(y->eta_ref))
-    fputs("null", f);
-  else
-    fprintf(f, "%.10g", y->eta_ref);
+  sits__json_num(f, y->eta_ref); /* null without one */
   fprintf(f, ",\"empty_recording\":%zu,\"empty_time_s\":%.10g}", y->empty_part + 1,
           y->empty_t_s);
 }
