@@ -78,6 +78,13 @@ check("calibrate", out("calibrate", os.path.join(root, "validation/cases/orin_na
 check("calibrate", out("calibrate", cfg("scenarios/leaf_cell_calibrate.cfg"), "--trace",
                        os.path.join(root, "validation/data/leaf_c15_discharge_cycle2.csv"),
                        "--fit", "battery", "-o", "battery.cfg"), "battery")
+check("calibrate", out("calibrate", cfg("scenarios/a123_cell_calibrate.cfg"), *sum(
+    (["--cycle", os.path.join(root, "validation/data", f)] for f in
+     ("a123_dyn_25degC_s1.csv", "a123_dyn_25degC_s1_rest.csv", "a123_dyn_25degC_s2.csv",
+      "a123_dyn_25degC_s3.csv")), []), "-o", "cycle.cfg"), "cycle")
+check("calibrate", out("calibrate", os.path.join(root, "validation/cases/orin_nano_jp6.cfg"),
+                       "--trace", os.path.join(root, "validation/data/orin_nano_jp6_tegrastats.raw"),
+                       "--fit", "capacitance,ambient", "-o", "capacitance.cfg"), "capacitance")
 check("sweep-summary", out("sweep", cfg("scenarios/orin_nx_video_enc.cfg"), "--set",
                            "duration_s=30", "--dist", "ambient_c=uniform(20,45)", "--sample", "6",
                            "--summary", "json", "-o", "s.csv"), "sampled")
