@@ -6,12 +6,20 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 int sits__lines_open(sits__lines *L, const char *path, sits_err *err) {
   *L = (sits__lines){.fp = fopen(path, "r"), .path = path};
-  return L->fp ? SITS_OK
-               : sits__fail(err, SITS_EINPUT, "%s: cannot open: %s", path, strerror(errno));
+  if (!L->fp)
+    return sits__fail(err, SITS_EINPUT, "%s: cannot open: %s", path, strerror(errno));
+  struct stat st; /* a directory opens for reading, and then reads as nothing */
+  if (fstat(fileno(L->fp), &st) == 0 && S_ISDIR(st.st_mode)) {
+    fclose(L->fp);
+    L->fp = NULL;
+    return sits__fail(err, SITS_EINPUT, "%s: is a directory, not a file", path);
+  }
+  return SITS_OK;
 }
 
 char *sits__lines_next(sits__lines *L, bool *binary) {
