@@ -144,7 +144,8 @@ static int cycle_test(const sits_calibrate_opts *o, const char *const names[3], 
     if (rc) { /* a cycle read with the wrong sign looks like no cycle: say which sign */
       char msg[SITS_ERRMSG_MAX];
       snprintf(msg, sizeof msg, "%s", err->msg);
-      bool shape = strstr(msg, "full") != NULL; /* not a cycle from full to full */
+      /* counted, then refused: not a cycle from full to full */
+      bool shape = out->cycle.discharge_ah > 0 || out->cycle.charge_ah > 0;
       sits__fail(err, rc, "--cycle %s%s: %s%s%s%s", o->cycle_paths[0], m > 1 ? " ..." : "", msg,
                  shape ? " (read with " : "", shape ? (sign > 0 ? "positive" : "negative") : "",
                  shape ? " current discharging: replay.battery.discharge_positive, "

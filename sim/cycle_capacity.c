@@ -28,17 +28,20 @@ int sits_capacity_from_cycle(size_t n_parts, const size_t *n, const double *cons
                       n_first, n_parts);
   if (!with_ref)
     n_first = n_parts;
-  for (size_t p = 0; p < n_parts; p++) {
+  for (size_t p = 0; p < n_parts; p++) { /* every sample checked before anything is counted */
     if (n[p] < 2)
       return sits__fail(err, SITS_EINPUT, "recording %zu of the cycle has %zu samples (2 needed)",
                         p + 1, n[p]);
-    for (size_t k = 0; k + 1 < n[p]; k++) {
-      double dt = t_s[p][k + 1] - t_s[p][k], q = i_a[p][k] * dt / 3600.0;
-      if (!(dt > 0) || !isfinite(q))
+    for (size_t k = 0; k + 1 < n[p]; k++)
+      if (!(t_s[p][k + 1] > t_s[p][k]) || !isfinite(i_a[p][k] * (t_s[p][k + 1] - t_s[p][k])))
         return sits__fail(err, SITS_EINPUT,
                           "recording %zu of the cycle, sample %zu: time does not increase or "
                           "the current is not a number",
                           p + 1, k + 2);
+  }
+  for (size_t p = 0; p < n_parts; p++) {
+    for (size_t k = 0; k + 1 < n[p]; k++) {
+      double q = i_a[p][k] * (t_s[p][k + 1] - t_s[p][k]) / 3600.0;
       if (q > 0)
         out->discharge_ah += q;
       else {

@@ -161,7 +161,9 @@ typedef struct sits_cycle_capacity {
  * removed (discharge minus eta x charge) from the start. Fails when a part has fewer than 2
  * samples or a time that does not increase, when there is no discharge or charge to weigh,
  * when eta is not in (0.8, 1]: the parts do not close a cycle from full to full, or when no
- * charge ever comes out net of what went in (the cell did not start full).
+ * charge ever comes out net of what went in (the cell did not start full). The totals in
+ * @p out are counted only once every sample has passed: nonzero totals with a failure mean
+ * the recordings are no cycle (read with the wrong current sign, say).
  */
 SITS_API int sits_capacity_from_cycle(size_t n_parts, const size_t *n, const double *const *t_s,
                                       const double *const *i_a, size_t n_first, double eta_ref,

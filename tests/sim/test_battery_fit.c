@@ -486,6 +486,7 @@ Test(battery_fit, capacity_and_efficiency_of_a_closed_cycle) {
                                         1, NAN, &y, &err),
                SITS_EINPUT);
   cr_assert(strstr(err.msg, "do not take the cell from full back to full"), "%s", err.msg);
+  cr_assert_gt(y.discharge_ah, 0); /* counted, then refused: the caller can tell the two apart */
   /* no charge at all; a reference efficiency with one recording; a one-sample recording; a
    * time that stands still */
   cr_assert_eq(sits_capacity_from_cycle(1, n + 1, (const double *const *)t + 1,
@@ -517,6 +518,7 @@ Test(battery_fit, capacity_and_efficiency_of_a_closed_cycle) {
                                         1, NAN, &y, &err),
                SITS_EINPUT);
   cr_assert(strstr(err.msg, "recording 1 of the cycle, sample 6: time does not increase"), "%s", err.msg);
+  cr_assert_eq(y.discharge_ah, 0); /* nothing counted before every sample passed */
   for (int p = 0; p < 3; p++)
     free(t[p]), free(i[p]);
 }
