@@ -18,7 +18,7 @@ static const char calibrate_usage[] =
     "                            [--fields LIST] [--strict] [--train-fraction 0.7]\n"
     "                            [--ambient-range LO:HI] [--orders 1,2,3 [--kfold K]]\n"
     "                            [--plot OUT.png] [--set KEY=VALUE]... -o CALIBRATED.cfg\n"
-    "       sitsenergy calibrate SCENARIO.cfg --trace FILE --fit battery[,capacity]\n"
+    "       sitsenergy calibrate SCENARIO.cfg --trace FILE --fit battery[,capacity][,lag]\n"
     "                            [--train-fraction 0.7] [--plot OUT.png] [--set KEY=VALUE]...\n"
     "                            [--time-col NAME] [--current-col NAME] [--voltage-col NAME]\n"
     "                            [--temp-col NAME]\n"
@@ -51,7 +51,8 @@ static const char calibrate_usage[] =
     "scenario gives it, say calibrated on another trace of the board, and only the ambient\n"
     "and initial temperatures are fitted: the held-out figures then say how that network\n"
     "holds on a trace it was not fitted to. --fit capacitance[,...] fits the nodes'\n"
-    "capacitances and keeps the resistances (from steady points or a datasheet).\n\n"
+    "capacitances and keeps the resistances (from steady points or a datasheet).\n\n";
+static const char calibrate_usage_more[] =
     "--fit battery fits the platform battery's R0 and RC pairs (and with 'capacity' its capacity) "
     "to a\n"
     "measured cell-level test: a CSV with time, current and voltage columns. The columns\n"
@@ -59,12 +60,15 @@ static const char calibrate_usage[] =
     "(default time_s, current_a, voltage_v, negative current discharging). With --temp-col\n"
     "(or replay.battery.temperature_column) each sample is taken at its cell temperature\n"
     "(OCV over temperature, R times the Arrhenius factor): the values fitted are at r_ref_c.\n"
-    "A cell with a hysteresis group has its m_v, gamma and initial h fitted too. The first\n"
+    "A cell with a hysteresis group has its m_v, gamma and initial h fitted too. With 'lag'\n"
+    "the recording's voltage lag behind its current is fitted as well (a fraction of the\n"
+    "sample interval, 0 to 1: each voltage taken with the current interpolated that far\n"
+    "before its stamp), for cyclers that log the two at different instants of a sample; it\n"
+    "is reported (voltage_lag_s_of_the_test), not written into the cell. The first\n"
     "--train-fraction of the samples is fitted, the rest held out. Prints the Calibrate JSON\n"
     "and writes the scenario with the fitted values to -o; --bpx also writes the fitted cell\n"
     "as Battery Parameter eXchange JSON (Model \"Partial\", the ECM under \"User-defined\"\n"
-    "with PyBaMM's names; sitsenergy.bpx in the Python package reads it back).\n\n";
-static const char calibrate_usage_more[] =
+    "with PyBaMM's names; sitsenergy.bpx in the Python package reads it back).\n\n"
     "--ocv-test FILE builds the OCV-SOC table from a slow (C/20 or slower; --ocv-max-c-rate\n"
     "in C per hour) constant-current discharge from full to the cutoff: the first sustained\n"
     "discharge in the file, whatever the sign of its current, corrected by I R: R is\n"
@@ -385,12 +389,24 @@ static int check(void *p, cli_ctx *ctx) {
     }
     return thermal_fit(a, ctx->scenario);
   }
-  if (strcmp(a->fit, "battery") == 0)
-    a->opts.fit_capacity = false;
-  else if (strcmp(a->fit, "battery,capacity") == 0 || strcmp(a->fit, "capacity,battery") == 0)
-    a->opts.fit_capacity = true;
-  else {
-    cli_error("--fit '%s': expected battery[,capacity] or [thermal|capacitance,]ambient,"
+  /* battery, with capacity and lag in any order, each once */
+  bool battery = false, bad = false;
+  a->opts.fit_capacity = a->opts.fit_lag = false;
+  for (const char *s = a->fit; *s && !bad;) {
+    size_t len = strcspn(s, ",");
+    bool *flag = len == 7 && strncmp(s, "battery", 7) == 0    ? &battery
+                 : len == 8 && strncmp(s, "capacity", 8) == 0 ? &a->opts.fit_capacity
+                 : len == 3 && strncmp(s, "lag", 3) == 0      ? &a->opts.fit_lag
+                                                              : NULL;
+    bad = !flag || *flag;
+    if (flag)
+      *flag = true;
+    s += len;
+    if (*s == ',' && *++s == '\0')
+      bad = true; /* a trailing comma */
+  }
+  if (bad || !battery) {
+    cli_error("--fit '%s': expected battery[,capacity][,lag] or [thermal|capacitance,]ambient,"
               "initial,leakage",
               a->fit);
     return EXIT_INPUT;

@@ -24,6 +24,7 @@ typedef struct problem {
   const double *temp_c; /* the cell temperature at each sample, or NULL (r_ref_c) */
   size_t n, n_train, n_rc;
   bool fit_capacity;
+  bool fit_lag; /* the recording's voltage-to-current sample lag */
   double q_ah; /* when not fitted */
   bool hyst;   /* the cell has hysteresis: m, gamma, h0 and m0 are fitted too */
   size_t nk;   /* resistance values per resistor: the cell's r_soc knots, or 1 (constant) */
@@ -36,9 +37,10 @@ typedef struct params {
   double r0[SITS_BATTERY_MAX_R_SOC], r[SITS_BATTERY_MAX_RC][SITS_BATTERY_MAX_R_SOC];
   double tau[SITS_BATTERY_MAX_RC], q_ah, soc0;
   double m_v, gamma, h0, m0_v;
+  double lag; /* fraction of the sample interval, 0 when not fitted */
 } params;
 
-#define MAX_PARAMS ((1 + SITS_BATTERY_MAX_RC) * SITS_BATTERY_MAX_R_SOC + SITS_BATTERY_MAX_RC + 6)
+#define MAX_PARAMS ((1 + SITS_BATTERY_MAX_RC) * SITS_BATTERY_MAX_R_SOC + SITS_BATTERY_MAX_RC + 7)
 
 static void unpack(const problem *pb, const double *x, params *p) {
   size_t k = 0;
@@ -58,10 +60,12 @@ static void unpack(const problem *pb, const double *x, params *p) {
     p->h0 = tanh(x[k++]);
     p->m0_v = SITS_BATTERY_FIT_HYST_M_MAX_V / (1.0 + exp(-x[k++]));
   }
+  p->lag = pb->fit_lag ? 1.0 / (1.0 + exp(-x[k++])) : 0.0;
 }
 
 static size_t n_params(const problem *pb) {
-  return (1 + pb->n_rc) * pb->nk + pb->n_rc + 1 + (pb->fit_capacity ? 1 : 0) + (pb->hyst ? 4 : 0);
+  return (1 + pb->n_rc) * pb->nk + pb->n_rc + 1 + (pb->fit_capacity ? 1 : 0) + (pb->hyst ? 4 : 0) +
+         (pb->fit_lag ? 1 : 0);
 }
 
 /* Simulates the first m samples into out (model voltage), with the model's own functions:
@@ -91,15 +95,18 @@ static int simulate(const problem *pb, const params *p, size_t m, double *out) {
     double sum = 0;
     for (size_t j = 0; j < pb->n_rc; j++)
       sum += vrc[j];
-    if (pb->i[k] != 0)
-      s_last = pb->i[k] > 0 ? -1.0 : 1.0;
+    /* the current at the voltage's instant: p->lag of the interval before the stamp */
+    double i_k = k > 0 ? pb->i[k] - p->lag * (pb->i[k] - pb->i[k - 1]) : pb->i[k];
+    if (i_k != 0)
+      s_last = i_k > 0 ? -1.0 : 1.0;
     /* at the sample's temperature: OCV(SOC, T) and R(SOC, T) */
     double tc = pb->temp_c ? pb->temp_c[k] : c.r_ref_c;
     double ocv = pb->temp_c ? sits_battery_ocv_at_v(b, soc, tc) : sits_battery_ocv_v(b, soc);
-    out[k] = ocv + p->m_v * h + p->m0_v * s_last - sum -
-             sits_battery_r0_ohm(b, soc, tc) * pb->i[k];
+    out[k] = ocv + p->m_v * h + p->m0_v * s_last - sum - sits_battery_r0_ohm(b, soc, tc) * i_k;
     if (k + 1 < m) {
-      double dt = pb->t[k + 1] - pb->t[k], i = pb->i[k];
+      /* held from this voltage's instant to the next one's: the lagged current (over a test
+       * the charge counted moves by at most the lag times one sample's charge) */
+      double dt = pb->t[k + 1] - pb->t[k], i = i_k;
       if (pb->hyst && i != 0) { /* exact for the held current: h -> -sgn(i) */
         double e = exp(-fabs(i) * dt * p->gamma / (3600.0 * p->q_ah)), s = i > 0 ? 1.0 : -1.0;
         h = -s + (h + s) * e;
@@ -235,7 +242,23 @@ int sits_battery_fit_cell_t(const sits_battery_cfg *cell, const double *t_s, con
                             const double *v_v, const double *temp_c, size_t n, size_t n_rc,
                             double train_fraction, bool fit_capacity, sits_battery_fit *out,
                             sits_err *err) {
+  return sits_battery_fit_cell_x(cell, t_s, i_a, v_v, temp_c, n, n_rc, train_fraction,
+                                 fit_capacity ? SITS_BATTERY_FIT_CAPACITY : 0u, out, err);
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+int sits_battery_fit_cell_x(const sits_battery_cfg *cell, const double *t_s, const double *i_a,
+                            const double *v_v, const double *temp_c, size_t n, size_t n_rc,
+                            double train_fraction, unsigned what, sits_battery_fit *out,
+                            sits_err *err) {
   memset(out, 0, sizeof *out);
+  bool fit_capacity = (what & SITS_BATTERY_FIT_CAPACITY) != 0;
+  if (what & ~(unsigned)(SITS_BATTERY_FIT_CAPACITY | SITS_BATTERY_FIT_LAG))
+    return sits__fail(err, SITS_EINPUT, "unknown battery fit flags 0x%x", what);
   if (n < 10)
     return sits__fail(err, SITS_EINPUT, "the fit needs at least 10 samples (the trace has %zu)", n);
   if (n_rc > SITS_BATTERY_MAX_RC)
@@ -255,6 +278,7 @@ int sits_battery_fit_cell_t(const sits_battery_cfg *cell, const double *t_s, con
                 .n = n,
                 .n_rc = n_rc,
                 .fit_capacity = fit_capacity,
+                .fit_lag = (what & SITS_BATTERY_FIT_LAG) != 0,
                 .q_ah = cell->capacity_ah,
                 .hyst = cell->hyst_m_v > 0 || cell->hyst_m0_v > 0,
                 .nk = 1};
@@ -302,6 +326,8 @@ int sits_battery_fit_cell_t(const sits_battery_cfg *cell, const double *t_s, con
         double m0 = fmin(fmax(cell->hyst_m0_v / SITS_BATTERY_FIT_HYST_M_MAX_V, 1e-3), 1 - 1e-3);
         x[k++] = log(m0 / (1 - m0));
       }
+      if (pb.fit_lag) /* half a sample */
+        x[k++] = 0.0;
       sits_fit_opts o = {n_params(&pb), pb.n_train, residual, &pb, 200, NULL, NULL, NULL};
       sits_err e2 = {0};
       if (sits_fit_nlinear(&o, x, &cost, &conv, &e2) == SITS_OK && cost < best_cost) {
@@ -314,6 +340,17 @@ int sits_battery_fit_cell_t(const sits_battery_cfg *cell, const double *t_s, con
     return sits__fail(err, SITS_ESOLVER, "the battery fit found no finite solution from any start");
   params p;
   unpack(&pb, best, &p);
+  out->lag_frac = p.lag;
+  if (pb.fit_lag) { /* in seconds: at the training part's median interval */
+    double *dt = malloc((pb.n_train - 1) * sizeof(double));
+    if (!dt)
+      return sits__fail(err, SITS_ENOMEM, "out of memory");
+    for (size_t k = 0; k + 1 < pb.n_train; k++)
+      dt[k] = t_s[k + 1] - t_s[k];
+    qsort(dt, pb.n_train - 1, sizeof(double), cmp_double);
+    out->lag_s = p.lag * dt[(pb.n_train - 1) / 2];
+    free(dt);
+  }
   out->model_v = malloc(n * sizeof(double));
   if (!out->model_v || simulate(&pb, &p, n, out->model_v))
     return sits__fail(err, SITS_ENOMEM, "out of memory");

@@ -256,6 +256,7 @@ int sits_calibrate_battery(const sits_scenario *sc, const sits_calibrate_opts *o
   }
   out->train_fraction = o->train_fraction;
   out->fit_capacity = o->fit_capacity;
+  out->fit_lag = o->fit_lag;
   if (!o->trace_path)
     return SITS_OK;
   out->has_fit = true;
@@ -267,8 +268,11 @@ int sits_calibrate_battery(const sits_scenario *sc, const sits_calibrate_opts *o
   if (rc == SITS_OK)
     segments(out);
   if (rc == SITS_OK)
-    rc = sits_battery_fit_cell_t(&c, out->t_s, out->i_a, out->v_v, out->temp_c, out->n, n_rc,
-                                 o->train_fraction, o->fit_capacity, &out->fit, err);
+    rc = sits_battery_fit_cell_x(&c, out->t_s, out->i_a, out->v_v, out->temp_c, out->n, n_rc,
+                                 o->train_fraction,
+                                 (o->fit_capacity ? SITS_BATTERY_FIT_CAPACITY : 0u) |
+                                     (o->fit_lag ? SITS_BATTERY_FIT_LAG : 0u),
+                                 &out->fit, err);
   return rc;
 }
 
@@ -333,8 +337,9 @@ int sits_write_calibration_json(const sits_calibration *c, FILE *f) {
     fputs("}\n", f);
     return ferror(f) ? SITS_EIO : SITS_OK;
   }
-  fprintf(f, "{\"schema_version\":1,\"fit\":[\"battery\"%s%s],\"parameters\":{\"platform.battery.r0_ohm\":%.10g",
-          c->has_ocv ? ",\"ocv\"" : "", c->has_cycle ? ",\"cycle\"" : "", b->r0_ohm);
+  fprintf(f, "{\"schema_version\":1,\"fit\":[\"battery\"%s%s%s],\"parameters\":{\"platform.battery.r0_ohm\":%.10g",
+          c->has_ocv ? ",\"ocv\"" : "", c->has_cycle ? ",\"cycle\"" : "",
+          c->fit_lag ? ",\"lag\"" : "", b->r0_ohm);
   for (size_t k = 0; k < b->n_rc; k++)
     fprintf(f, ",\"platform.battery.rc.[%zu].r_ohm\":%.10g,\"platform.battery.rc.[%zu].c_f\":%.10g",
             k, b->rc_r_ohm[k], k, b->rc_c_f[k]);
@@ -352,6 +357,9 @@ int sits_write_calibration_json(const sits_calibration *c, FILE *f) {
             ",\"platform.battery.hysteresis.m_v\":%.10g,\"platform.battery.hysteresis.gamma\":%.10g,"
             "\"platform.battery.hysteresis.m0_v\":%.10g,\"hysteresis_initial_of_the_test\":%.10g",
             b->hyst_m_v, b->hyst_gamma, b->hyst_m0_v, b->hyst_initial);
+  if (c->fit_lag)
+    fprintf(f, ",\"voltage_lag_fraction_of_the_test\":%.10g,\"voltage_lag_s_of_the_test\":%.10g",
+            b->lag_frac, b->lag_s);
   fprintf(f, ",\"initial_soc_of_the_test\":%.10g},", b->initial_soc);
   metrics_json(f, "train", &b->train);
   fputc(',', f);

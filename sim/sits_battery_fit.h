@@ -57,6 +57,10 @@ typedef struct sits_battery_fit {
   double *model_v; /**< the fitted model's voltage at every sample (n values, malloc'ed) */
   /** with hysteresis: the fitted instantaneous term m0_v [V] (0 to the m_v bound) */
   double hyst_m0_v;
+  /** with SITS_BATTERY_FIT_LAG: the recording's voltage lag behind its current, as a fraction
+   *  of the sample interval (0 to 1; 0 without the flag), and that fraction of the training
+   *  part's median interval [s] */
+  double lag_frac, lag_s;
 } sits_battery_fit;
 
 /**
@@ -77,6 +81,26 @@ SITS_API int sits_battery_fit_cell_t(const sits_battery_cfg *cell, const double 
                                      const double *i_a, const double *v_v, const double *temp_c,
                                      size_t n, size_t n_rc, double train_fraction,
                                      bool fit_capacity, sits_battery_fit *out, sits_err *err);
+
+/** What sits_battery_fit_cell_x fits besides R0 and the RC pairs (and the cell's hysteresis
+ *  and resistance tables when it has them). */
+enum {
+  SITS_BATTERY_FIT_CAPACITY = 1u, /**< the capacity */
+  /** the recording's sample lag: each voltage sample is modelled with the current at a
+   *  fraction f of the interval before its time stamp (the current linearly interpolated,
+   *  I_k - f (I_k - I_k-1)), f fitted in [0, 1]. Cyclers that log current and voltage at
+   *  slightly different instants within a sample (a voltage that takes one third of a
+   *  current step at its stamp and the rest one sample later) otherwise put a spike into the
+   *  residual at every step that no R or RC pair removes. A property of the recording, not
+   *  of the cell: it is reported, not written into the cell. */
+  SITS_BATTERY_FIT_LAG = 2u,
+};
+
+/** The same with @p what a set of SITS_BATTERY_FIT_* flags. */
+SITS_API int sits_battery_fit_cell_x(const sits_battery_cfg *cell, const double *t_s,
+                                     const double *i_a, const double *v_v, const double *temp_c,
+                                     size_t n, size_t n_rc, double train_fraction, unsigned what,
+                                     sits_battery_fit *out, sits_err *err);
 
 /** An OCV-SOC table built from a slow constant-current discharge. */
 typedef struct sits_ocv_test {

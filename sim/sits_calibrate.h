@@ -48,6 +48,8 @@ typedef struct sits_calibrate_opts {
   /* The efficiency of the charge in the cycle's recordings after the first (taken at a
    * reference temperature); 0: one efficiency for the whole cycle. */
   double cycle_ref_eta;
+  /** also fit the recording's voltage lag behind its current (SITS_BATTERY_FIT_LAG) */
+  bool fit_lag;
 } sits_calibrate_opts;
 
 typedef struct sits_calibration {
@@ -71,6 +73,7 @@ typedef struct sits_calibration {
   size_t n_rests, n_steps;
   double rest_s, discharge_ah, charge_ah;
   double r_step_median_ohm, r_step_q1_ohm, r_step_q3_ohm; /**< NAN without steps */
+  bool fit_lag; /**< the fit took the recording's sample lag (fit.lag_frac, fit.lag_s) */
 } sits_calibration;
 
 /** Without a trace_path only the OCV test and the cycle are processed (opts->ocv_test_path

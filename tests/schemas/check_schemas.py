@@ -78,6 +78,9 @@ check("calibrate", out("calibrate", os.path.join(root, "validation/cases/orin_na
 check("calibrate", out("calibrate", cfg("scenarios/leaf_cell_calibrate.cfg"), "--trace",
                        os.path.join(root, "validation/data/leaf_c15_discharge_cycle2.csv"),
                        "--fit", "battery", "-o", "battery.cfg"), "battery")
+check("calibrate", out("calibrate", cfg("scenarios/leaf_cell_calibrate.cfg"), "--trace",
+                       os.path.join(root, "validation/data/leaf_c15_discharge_cycle2.csv"),
+                       "--fit", "battery,lag", "-o", "lag.cfg"), "battery with lag")
 check("calibrate", out("calibrate", cfg("scenarios/a123_cell_calibrate.cfg"), *sum(
     (["--cycle", os.path.join(root, "validation/data", f)] for f in
      ("a123_dyn_25degC_s1.csv", "a123_dyn_25degC_s1_rest.csv", "a123_dyn_25degC_s2.csv",
