@@ -24,7 +24,8 @@ typedef struct problem {
   const double *temp_c; /* the cell temperature at each sample, or NULL (r_ref_c) */
   size_t n, n_train, n_rc;
   bool fit_capacity;
-  bool fit_lag; /* the recording's voltage-to-current sample lag */
+  bool fit_lag;    /* the recording's voltage-to-current time lag */
+  double dt_med_s; /* the training part's median sample interval: the lag's upper bound */
   double q_ah; /* when not fitted */
   bool hyst;   /* the cell has hysteresis: m, gamma, h0 and m0 are fitted too */
   size_t nk;   /* resistance values per resistor: the cell's r_soc knots, or 1 (constant) */
@@ -37,7 +38,7 @@ typedef struct params {
   double r0[SITS_BATTERY_MAX_R_SOC], r[SITS_BATTERY_MAX_RC][SITS_BATTERY_MAX_R_SOC];
   double tau[SITS_BATTERY_MAX_RC], q_ah, soc0;
   double m_v, gamma, h0, m0_v;
-  double lag; /* fraction of the sample interval, 0 when not fitted */
+  double lag_s; /* the voltage's lag behind the current [s], 0 when not fitted */
 } params;
 
 #define MAX_PARAMS ((1 + SITS_BATTERY_MAX_RC) * SITS_BATTERY_MAX_R_SOC + SITS_BATTERY_MAX_RC + 7)
@@ -60,7 +61,7 @@ static void unpack(const problem *pb, const double *x, params *p) {
     p->h0 = tanh(x[k++]);
     p->m0_v = SITS_BATTERY_FIT_HYST_M_MAX_V / (1.0 + exp(-x[k++]));
   }
-  p->lag = pb->fit_lag ? 1.0 / (1.0 + exp(-x[k++])) : 0.0;
+  p->lag_s = pb->fit_lag ? pb->dt_med_s / (1.0 + exp(-x[k++])) : 0.0;
 }
 
 static size_t n_params(const problem *pb) {
@@ -95,8 +96,11 @@ static int simulate(const problem *pb, const params *p, size_t m, double *out) {
     double sum = 0;
     for (size_t j = 0; j < pb->n_rc; j++)
       sum += vrc[j];
-    /* the current at the voltage's instant: p->lag of the interval before the stamp */
-    double i_k = k > 0 ? pb->i[k] - p->lag * (pb->i[k] - pb->i[k - 1]) : pb->i[k];
+    /* the current at the voltage's instant, lag_s before the stamp (interpolated within
+     * the interval before it; a lag longer than the interval takes the sample before) */
+    double i_k = pb->i[k];
+    if (k > 0 && p->lag_s > 0)
+      i_k -= fmin(p->lag_s / (pb->t[k] - pb->t[k - 1]), 1.0) * (pb->i[k] - pb->i[k - 1]);
     if (i_k != 0)
       s_last = i_k > 0 ? -1.0 : 1.0;
     /* at the sample's temperature: OCV(SOC, T) and R(SOC, T) */
@@ -105,7 +109,7 @@ static int simulate(const problem *pb, const params *p, size_t m, double *out) {
     out[k] = ocv + p->m_v * h + p->m0_v * s_last - sum - sits_battery_r0_ohm(b, soc, tc) * i_k;
     if (k + 1 < m) {
       /* held from this voltage's instant to the next one's: the lagged current (over a test
-       * the charge counted moves by at most the lag times one sample's charge) */
+       * the counted charge moves by about lag_s times the current's last minus first value) */
       double dt = pb->t[k + 1] - pb->t[k], i = i_k;
       if (pb->hyst && i != 0) { /* exact for the held current: h -> -sgn(i) */
         double e = exp(-fabs(i) * dt * p->gamma / (3600.0 * p->q_ah)), s = i > 0 ? 1.0 : -1.0;
@@ -295,6 +299,16 @@ int sits_battery_fit_cell_x(const sits_battery_cfg *cell, const double *t_s, con
   pb.n_train = (size_t)floor(train_fraction * (double)n);
   if (pb.n_train < n_params(&pb) + 5)
     return sits__fail(err, SITS_EINPUT, "the training part has too few samples");
+  if (pb.fit_lag) { /* the lag is bounded by the training part's median interval */
+    double *dt = malloc((pb.n_train - 1) * sizeof(double));
+    if (!dt)
+      return sits__fail(err, SITS_ENOMEM, "out of memory");
+    for (size_t k = 0; k + 1 < pb.n_train; k++)
+      dt[k] = t_s[k + 1] - t_s[k];
+    qsort(dt, pb.n_train - 1, sizeof(double), cmp_double);
+    pb.dt_med_s = dt[(pb.n_train - 1) / 2];
+    free(dt);
+  }
   double soc0 = start_soc(cell, t_s, i_a, v_v, pb.n_train);
   /* several starts: small and large R0, fast and slow RC pairs */
   const double r0s[] = {0.005, 0.03}, taus[] = {20.0, 300.0};
@@ -326,7 +340,7 @@ int sits_battery_fit_cell_x(const sits_battery_cfg *cell, const double *t_s, con
         double m0 = fmin(fmax(cell->hyst_m0_v / SITS_BATTERY_FIT_HYST_M_MAX_V, 1e-3), 1 - 1e-3);
         x[k++] = log(m0 / (1 - m0));
       }
-      if (pb.fit_lag) /* half a sample */
+      if (pb.fit_lag) /* half the median interval */
         x[k++] = 0.0;
       sits_fit_opts o = {n_params(&pb), pb.n_train, residual, &pb, 200, NULL, NULL, NULL};
       sits_err e2 = {0};
@@ -340,17 +354,8 @@ int sits_battery_fit_cell_x(const sits_battery_cfg *cell, const double *t_s, con
     return sits__fail(err, SITS_ESOLVER, "the battery fit found no finite solution from any start");
   params p;
   unpack(&pb, best, &p);
-  out->lag_frac = p.lag;
-  if (pb.fit_lag) { /* in seconds: at the training part's median interval */
-    double *dt = malloc((pb.n_train - 1) * sizeof(double));
-    if (!dt)
-      return sits__fail(err, SITS_ENOMEM, "out of memory");
-    for (size_t k = 0; k + 1 < pb.n_train; k++)
-      dt[k] = t_s[k + 1] - t_s[k];
-    qsort(dt, pb.n_train - 1, sizeof(double), cmp_double);
-    out->lag_s = p.lag * dt[(pb.n_train - 1) / 2];
-    free(dt);
-  }
+  out->lag_s = p.lag_s;
+  out->lag_frac = pb.fit_lag ? p.lag_s / pb.dt_med_s : 0.0;
   out->model_v = malloc(n * sizeof(double));
   if (!out->model_v || simulate(&pb, &p, n, out->model_v))
     return sits__fail(err, SITS_ENOMEM, "out of memory");

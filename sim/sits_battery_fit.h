@@ -57,9 +57,9 @@ typedef struct sits_battery_fit {
   double *model_v; /**< the fitted model's voltage at every sample (n values, malloc'ed) */
   /** with hysteresis: the fitted instantaneous term m0_v [V] (0 to the m_v bound) */
   double hyst_m0_v;
-  /** with SITS_BATTERY_FIT_LAG: the recording's voltage lag behind its current, as a fraction
-   *  of the sample interval (0 to 1; 0 without the flag), and that fraction of the training
-   *  part's median interval [s] */
+  /** with SITS_BATTERY_FIT_LAG: the recording's voltage lag behind its current [s] (0 to the
+   *  training part's median sample interval; 0 without the flag), and that lag as a fraction
+   *  of the median interval */
   double lag_frac, lag_s;
 } sits_battery_fit;
 
@@ -86,10 +86,11 @@ SITS_API int sits_battery_fit_cell_t(const sits_battery_cfg *cell, const double 
  *  and resistance tables when it has them). */
 enum {
   SITS_BATTERY_FIT_CAPACITY = 1u, /**< the capacity */
-  /** the recording's sample lag: each voltage sample is modelled with the current at a
-   *  fraction f of the interval before its time stamp (the current linearly interpolated,
-   *  I_k - f (I_k - I_k-1)), f fitted in [0, 1]. Cyclers that log current and voltage at
-   *  slightly different instants within a sample (a voltage that takes one third of a
+  /** the recording's sample lag: each voltage sample is modelled with the current a time d
+   *  before its stamp (the current linearly interpolated in the interval before the stamp,
+   *  I_k - (d / dt_k) (I_k - I_k-1), the sample before for d > dt_k), d fitted from 0 to the
+   *  training part's median interval. Cyclers that log current and voltage at
+   *  slightly different instants within a sample (a voltage that takes only part of a
    *  current step at its stamp and the rest one sample later) otherwise put a spike into the
    *  residual at every step that no R or RC pair removes. A property of the recording, not
    *  of the cell: it is reported, not written into the cell. */

@@ -307,8 +307,8 @@ Test(validation, a123_cell_over_temperature_replays_each_test, .timeout = 600) {
  * table and capacity from the cell's C/20 test, fitted on the first 60 % of a US06 drive
  * cycle from full to the 2.5 V cutoff (validation/data, Kollmeyer's data, CC BY 4.0).
  * Measured 2026-12-03 (RelWithDebInfo): train 19.47 mV, held out 49.76 mV with a bias of
- * +27.4 mV; with the recording's sample lag fitted (--fit battery,lag) train 11.79 mV, held
- * out 45.77 mV, the lag 0.763 of a sample. Not the 15 mV the issue asks for: the held-out
+ * +27.4 mV; with the recording's sample lag fitted (--fit battery,lag) train 11.77 mV, held
+ * out 45.79 mV, the lag 0.077 s (0.76 of a sample). Not the 15 mV the issue asks for: the held-out
  * 40 % runs the cell from SOC 0.42 to 0.13 and the model reads high there (the bias), which
  * nothing fitted on SOC 0.42-0.99 can see (validation/README.md). The bounds are the
  * measured figures plus ~20 %; the bias and the lag are asserted as the explanation. */
