@@ -41,7 +41,11 @@ SITS_API int sits_table_read_csv(const char *path, sits_table **out, sits_err *e
  * Reads only the columns @p names (in that order) of the CSV file @p path: the other
  * columns may hold text, be unnamed or share a name (instrument exports such as cycler
  * files do all three). Each chosen name must appear exactly once in the header; their
- * values must be numbers on every row.
+ * values must be numbers on every row. As cyclers write them: up to 200 lines before the
+ * header that do not name the chosen columns (metadata) are skipped, and so is a units row
+ * right under it (the chosen columns hold short texts without digits, or nothing); a value
+ * written [[h:]m:]s with an optional fraction is a duration in seconds (minutes and seconds
+ * under 60). Without such a header the error is the first line's.
  */
 SITS_API int sits_table_read_csv_columns(const char *path, const char *const *names, size_t n_names,
                                          sits_table **out, sits_err *err);

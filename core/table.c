@@ -37,7 +37,14 @@ typedef struct reader {
   size_t n_file; /* columns in the file's header */
   int *dest;     /* n_file entries */
   size_t header_line;
+  /* choosing columns: lines before the one that names them all (a cycler's metadata),
+   * skipped up to PREAMBLE_MAX; the first one's error is the file's if none does */
+  size_t n_preamble;
+  sits_err first_err;
+  bool units_checked; /* the row after the header may be a units row ("[V]", "A") */
 } reader;
+
+#define PREAMBLE_MAX 200
 
 /* Splits @p line into fields (RFC 4180 quoting); the field count, or (size_t)-1 when out of
  * memory and (size_t)-2 for malformed quoting. */
@@ -115,6 +122,61 @@ static int parse_header(reader *r, char **f, size_t n, const char *path, size_t 
   return SITS_OK;
 }
 
+/* A duration as [[h:]m:]s with an optional fraction ("25:19:08.386", "01:30", "12:05:00"),
+ * as cyclers write their test and step times: seconds in *out, false if @p s is not one. */
+static bool parse_hms(const char *s, double *out) {
+  double parts[3], v = 0;
+  size_t n = 0;
+  const char *p = s;
+  while (n < 3) {
+    if (!isdigit((unsigned char)*p))
+      return false;
+    char *end;
+    errno = 0;
+    parts[n] = strtod(p, &end);
+    if (errno || end == p)
+      return false;
+    for (const char *q = p; q < end; q++) /* digits, and a fraction only on the seconds */
+      if (!isdigit((unsigned char)*q) && *q != '.')
+        return false;
+    n++;
+    p = end;
+    if (*p != ':')
+      break;
+    if (memchr(s, '.', (size_t)(end - s))) /* a fraction before a ':' */
+      return false;
+    p++;
+  }
+  if (*p || n < 2)
+    return false;
+  for (size_t k = 0; k < n; k++) {
+    if (k > 0 && parts[k] >= 60) /* minutes and seconds below 60; hours run on */
+      return false;
+    v = v * 60 + parts[k];
+  }
+  *out = v;
+  return true;
+}
+
+/* A units row under the header: the chosen columns hold short texts without digits ("[V]",
+ * "(A)", "degC", "s") or nothing (a time column without a unit), at least one a text. */
+static bool units_row(const reader *r, char **f, size_t n) {
+  if (n != r->n_file)
+    return false;
+  size_t texts = 0;
+  for (size_t j = 0; j < n; j++) {
+    if (r->dest[j] < 0 || !*f[j])
+      continue;
+    if (strlen(f[j]) > 12)
+      return false;
+    for (const char *c = f[j]; *c; c++)
+      if (isdigit((unsigned char)*c))
+        return false;
+    texts++;
+  }
+  return texts > 0;
+}
+
 static int parse_row(reader *r, char **f, size_t n, double *row, const char *path, size_t lineno,
                      sits_err *err) {
   sits_table *t = r->t;
@@ -132,6 +194,8 @@ static int parse_row(reader *r, char **f, size_t n, double *row, const char *pat
     char *end = NULL;
     errno = 0;
     double v = strtod(f[j], &end);
+    if (*f[j] && *end == ':' && r->want && parse_hms(f[j], &v))
+      end += strlen(end); /* a chosen column's h:m:s time */
     if (!*f[j] || *end)
       return sits__fail(err, SITS_EINPUT, "%s:%zu: column '%s': '%.40s' is not a number", path,
                         lineno, t->names[d], f[j]);
@@ -181,16 +245,40 @@ static int read_lines(reader *r, sits__lines *L, sits_err *err) {
     else if (n == (size_t)-2)
       rc = sits__fail(err, SITS_EINPUT, "%s:%zu: a quoted field is not closed on its line", path,
                       lineno);
-    else if (!r->dest)
+    else if (!r->dest) {
       rc = parse_header(r, fields, n, path, lineno, err);
-    else if (add_row(t, &cap, lineno))
-      rc = sits__fail(err, SITS_ENOMEM, "out of memory");
-    else if ((rc = parse_row(r, fields, n, t->values + t->n_rows * t->n_cols, path, lineno, err)) ==
-             SITS_OK)
-      t->n_rows++;
+      if (rc == SITS_EINPUT && r->want && strstr(err->msg, ": no column '")) {
+        if (r->n_preamble++ == 0) /* a metadata line, perhaps: the header may follow */
+          r->first_err = *err;
+        if (r->n_preamble > PREAMBLE_MAX) { /* none named them: the first line's error */
+          *err = r->first_err;
+          break;
+        }
+        for (size_t j = 0; j < t->n_cols; j++)
+          free(t->names[j]);
+        t->n_cols = 0;
+        free(r->dest);
+        r->dest = NULL;
+        rc = SITS_OK;
+      }
+    } else {
+      if (!r->units_checked) { /* the row under the header: a units row is skipped */
+        r->units_checked = true;
+        if (r->want && units_row(r, fields, n))
+          continue;
+      }
+      if (add_row(t, &cap, lineno))
+        rc = sits__fail(err, SITS_ENOMEM, "out of memory");
+      else if ((rc = parse_row(r, fields, n, t->values + t->n_rows * t->n_cols, path, lineno,
+                               err)) == SITS_OK)
+        t->n_rows++;
+    }
   }
   free(fields);
-  if (rc == SITS_OK && !r->dest)
+  if (rc == SITS_OK && !r->dest && r->n_preamble) { /* no line names the columns */
+    *err = r->first_err;
+    rc = SITS_EINPUT;
+  } else if (rc == SITS_OK && !r->dest)
     rc = sits__fail(err, SITS_EINPUT, "%s: empty file (no header)", path);
   else if (rc == SITS_OK && t->n_rows == 0)
     rc = sits__fail(err, SITS_EINPUT, "%s:%zu: no data rows after the header", path, L->lineno);

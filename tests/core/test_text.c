@@ -97,3 +97,78 @@ Test(text, endless_or_binary_input_refused) {
   cr_assert_eq(sits_table_read_csv(path, &t, &err), SITS_EINPUT);
   cr_assert(strstr(err.msg, "long.csv:2: a line over 1 MiB"), "%s", err.msg);
 }
+
+/* A cycler export as Digatron writes it (Kollmeyer's LG HG2 files): metadata lines, the header
+ * with a trailing comma, a units row, h:m:s times. Choosing columns skips the metadata and the
+ * units row and reads the times as seconds; the all-columns reader does neither. */
+Test(text, cycler_export_with_metadata_and_units) {
+  const char *text = "Measurement ID,585\n"
+                     "Battery Name,LG HG2 18650_SN62A4\n"
+                     "Start Time,11/27/2018 8:41:18 PM\n"
+                     "\n"
+                     "Time Stamp,Step,Status,Prog Time,Step Time,Voltage,Current,Temperature,\n"
+                     ",,,,,[V],[A],[C],\n"
+                     "11/27/2018 8:41:18 PM,22,DCH,25:19:08.386,00:01:00.004,4.16273,-0.15325,"
+                     "24.5,\n"
+                     "11/27/2018 8:41:19 PM,22,DCH,25:19:09.386,00:01:01.004,4.16271,-0.15325,"
+                     "24.5,\n"
+                     "11/27/2018 8:41:20 PM,22,DCH,25:19:10,00:01:02.004,4.16269,-0.15325,24.5,\n";
+  char *path = tu_write("digatron.csv", text);
+  const char *cols[3] = {"Prog Time", "Current", "Voltage"};
+  sits_table *t = NULL;
+  sits_err err = {0};
+  cr_assert_eq(sits_table_read_csv_columns(path, cols, 3, &t, &err), SITS_OK, "%s", err.msg);
+  cr_assert_eq(t->n_rows, 3);
+  cr_assert_eq(t->lines[0], 7, "the first row is line 7 (after the units row)");
+  cr_assert_float_eq(sits_table_at(t, 0, 0), 25 * 3600 + 19 * 60 + 8.386, 1e-9);
+  cr_assert_float_eq(sits_table_at(t, 2, 0), 25 * 3600 + 19 * 60 + 10.0, 1e-9);
+  cr_assert_eq(sits_table_at(t, 0, 1), -0.15325);
+  cr_assert_eq(sits_table_at(t, 2, 2), 4.16269);
+  sits_table_free(t);
+  /* m:s and m:s.f */
+  path = tu_write("ms.csv", "t,v\n01:30,3.5\n12:05.5,3.6\n");
+  const char *tv[2] = {"t", "v"};
+  cr_assert_eq(sits_table_read_csv_columns(path, tv, 2, &t, &err), SITS_OK, "%s", err.msg);
+  cr_assert_eq(t->n_rows, 2);
+  cr_assert_eq(sits_table_at(t, 0, 0), 90.0);
+  cr_assert_eq(sits_table_at(t, 1, 0), 725.5);
+  sits_table_free(t);
+  /* not times: minutes or seconds of 60, a fraction before a ':', a sign, one part, empty */
+  const char *bad[] = {"1:60:00", "1:00:60", "1.5:30", "-1:00", "1:", ":30", "1:2:3:4", "1::2"};
+  for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+    char body[64];
+    snprintf(body, sizeof body, "t,v\n0,1\n%s,2\n", bad[k]);
+    path = tu_write("badtime.csv", body);
+    cr_assert_eq(sits_table_read_csv_columns(path, tv, 2, &t, &err), SITS_EINPUT, "%s", bad[k]);
+    cr_assert(strstr(err.msg, "badtime.csv:3: column 't'") && strstr(err.msg, "is not a number"),
+              "%s: %s", bad[k], err.msg);
+  }
+  /* a column that no line names: the error of the first line, as before */
+  const char *missing[3] = {"Prog Time", "Current", "Volts"};
+  cr_assert_eq(sits_table_read_csv_columns(tu_write("digatron2.csv", text), missing, 3, &t, &err),
+               SITS_EINPUT);
+  cr_assert(strstr(err.msg, "digatron2.csv:1: no column 'Prog Time'"), "%s", err.msg);
+  /* the all-columns reader takes no metadata lines and no h:m:s */
+  cr_assert_eq(sits_table_read_csv(tu_write("digatron3.csv", text), &t, &err), SITS_EINPUT);
+  cr_assert_eq(sits_table_read_csv(tu_write("hms.csv", "t,v\n01:30,3\n"), &t, &err), SITS_EINPUT);
+  cr_assert(strstr(err.msg, "hms.csv:2: column 't': '01:30' is not a number"), "%s", err.msg);
+  /* 200 metadata lines at most: the header after them is not looked for */
+  size_t len = 0, cap = 300 * 12 + 64;
+  char *big = malloc(cap);
+  cr_assert_not_null(big);
+  for (int k = 0; k < 201; k++)
+    len += (size_t)snprintf(big + len, cap - len, "meta,%d\n", k);
+  snprintf(big + len, cap - len, "t,v\n0,1\n");
+  cr_assert_eq(sits_table_read_csv_columns(tu_write("long_meta.csv", big), tv, 2, &t, &err),
+               SITS_EINPUT);
+  cr_assert(strstr(err.msg, "long_meta.csv:1: no column 't'"), "%s", err.msg);
+  big[0] = '\0', len = 0;
+  for (int k = 0; k < 200; k++)
+    len += (size_t)snprintf(big + len, cap - len, "meta,%d\n", k);
+  snprintf(big + len, cap - len, "t,v\n0,1\n");
+  cr_assert_eq(sits_table_read_csv_columns(tu_write("meta200.csv", big), tv, 2, &t, &err), SITS_OK,
+               "%s", err.msg);
+  cr_assert_eq(t->n_rows, 1);
+  sits_table_free(t);
+  free(big);
+}
