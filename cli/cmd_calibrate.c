@@ -13,12 +13,14 @@
 #include "sits_thermal_cal.h"
 
 static const char calibrate_usage[] =
-    "usage: sitsenergy calibrate SCENARIO.cfg --trace FILE --fit [thermal|capacitance,]ambient,...\n"
-    "                            [--format auto|tegrastats|jtop|nvsmi|csv|ttrace] [--interval-ms MS]\n"
+    "usage: sitsenergy calibrate SCENARIO.cfg --trace FILE --fit "
+    "[thermal|capacitance,]ambient,...\n"
+    "                            [--format auto|tegrastats|jtop|nvsmi|csv|ttrace] [--interval-ms "
+    "MS]\n"
     "                            [--fields LIST] [--strict] [--train-fraction 0.7]\n"
     "                            [--ambient-range LO:HI] [--orders 1,2,3 [--kfold K]]\n"
     "                            [--plot OUT.png] [--set KEY=VALUE]... -o CALIBRATED.cfg\n"
-    "       sitsenergy calibrate SCENARIO.cfg --trace FILE --fit battery[,capacity][,lag]\n"
+    "       sitsenergy calibrate SCENARIO.cfg --trace FILE --fit battery|soc[,capacity][,lag]\n"
     "                            [--train-fraction 0.7] [--plot OUT.png] [--set KEY=VALUE]...\n"
     "                            [--time-col NAME] [--current-col NAME] [--voltage-col NAME]\n"
     "                            [--temp-col NAME]\n"
@@ -64,7 +66,10 @@ static const char calibrate_usage_more[] =
     "the recording's voltage lag behind its current is fitted as well (0 to the median\n"
     "sample interval: each voltage taken with the current interpolated that long before its\n"
     "stamp), for cyclers that log the two at different instants of a sample; it is reported\n"
-    "(voltage_lag_s_of_the_test), not written into the cell. The first\n"
+    "(voltage_lag_s_of_the_test), not written into the cell. --fit soc keeps the cell as\n"
+    "the scenario has it (R0, RC pairs, tables, hysteresis) and fits only the test's initial\n"
+    "SOC (and capacity, lag if named): the held-out figures then say how a cell calibrated\n"
+    "on one test holds on another (train on a short start, --train-fraction 0.05). The first\n"
     "--train-fraction of the samples is fitted, the rest held out. Prints the Calibrate JSON\n"
     "and writes the scenario with the fitted values to -o; --bpx also writes the fitted cell\n"
     "as Battery Parameter eXchange JSON (Model \"Partial\", the ECM under \"User-defined\"\n"
@@ -330,8 +335,7 @@ static int thermal_fit(args *a, const char *scenario) {
   a->thermal = true;
   a->th.keep_network = !fitted_network;
   if (a->th.keep_network && a->n_orders) {
-    cli_error("--fit '%s' --orders: the orders are networks to fit; add thermal to --fit",
-              a->fit);
+    cli_error("--fit '%s' --orders: the orders are networks to fit; add thermal to --fit", a->fit);
     return EXIT_USAGE;
   }
   a->th.scenario_path = scenario;
@@ -363,7 +367,7 @@ static int check(void *p, cli_ctx *ctx) {
   }
   const char *in[4 + CYCLE_MAX] = {ctx->scenario, a->opts.trace_path, a->opts.ocv_test_path,
                                    a->opts.ocv_charge_path},
-             *out[] = {a->out, a->png, a->bpx};
+                     *out[] = {a->out, a->png, a->bpx};
   for (size_t k = 0; k < a->opts.n_cycle; k++)
     in[4 + k] = a->cycle[k];
   if (cli_check_paths(in, 4 + a->opts.n_cycle, out, 3) || cli_no_stdout("--plot", a->png) ||
@@ -383,18 +387,18 @@ static int check(void *p, cli_ctx *ctx) {
       return EXIT_USAGE;
     }
     if (a->opts.n_cycle) {
-      cli_error("--cycle gives a battery's capacity: it goes with --fit battery, not '%s'",
-                a->fit);
+      cli_error("--cycle gives a battery's capacity: it goes with --fit battery, not '%s'", a->fit);
       return EXIT_USAGE;
     }
     return thermal_fit(a, ctx->scenario);
   }
-  /* battery, with capacity and lag in any order, each once */
+  /* battery (or soc: the cell kept), with capacity and lag in any order, each once */
   bool battery = false, bad = false;
-  a->opts.fit_capacity = a->opts.fit_lag = false;
+  a->opts.fit_capacity = a->opts.fit_lag = a->opts.keep_cell = false;
   for (const char *s = a->fit; *s && !bad;) {
     size_t len = strcspn(s, ",");
     bool *flag = len == 7 && strncmp(s, "battery", 7) == 0    ? &battery
+                 : len == 3 && strncmp(s, "soc", 3) == 0      ? &a->opts.keep_cell
                  : len == 8 && strncmp(s, "capacity", 8) == 0 ? &a->opts.fit_capacity
                  : len == 3 && strncmp(s, "lag", 3) == 0      ? &a->opts.fit_lag
                                                               : NULL;
@@ -405,9 +409,9 @@ static int check(void *p, cli_ctx *ctx) {
     if (*s == ',' && *++s == '\0')
       bad = true; /* a trailing comma */
   }
-  if (bad || !battery) {
-    cli_error("--fit '%s': expected battery[,capacity][,lag] or [thermal|capacitance,]ambient,"
-              "initial,leakage",
+  if (bad || battery == a->opts.keep_cell) { /* one of battery and soc */
+    cli_error("--fit '%s': expected battery[,capacity][,lag], soc[,capacity][,lag] or "
+              "[thermal|capacitance,]ambient,initial,leakage",
               a->fit);
     return EXIT_INPUT;
   }
@@ -468,7 +472,8 @@ static int calibrate_battery(args *a, cli_ctx *ctx) {
     sits_battery_cfg cell;
     char desc[512];
     snprintf(desc, sizeof desc, "calibrated by sitsenergy %s from %s%s%s", sits_version(),
-             a->opts.trace_path ? a->opts.trace_path : "", a->opts.trace_path && a->opts.ocv_test_path ? " and " : "",
+             a->opts.trace_path ? a->opts.trace_path : "",
+             a->opts.trace_path && a->opts.ocv_test_path ? " and " : "",
              a->opts.ocv_test_path ? a->opts.ocv_test_path : "");
     rc = sits_calibrated_cell(sc, &cal, &cell, &err);
     if (rc == SITS_OK)

@@ -25,11 +25,12 @@ typedef struct problem {
   size_t n, n_train, n_rc;
   bool fit_capacity;
   bool fit_lag;    /* the recording's voltage-to-current time lag */
+  bool keep;       /* the cell's R0, RC pairs, tables and hysteresis kept: SOC0 fitted */
   double dt_med_s; /* the training part's median sample interval: the lag's upper bound */
-  double q_ah; /* when not fitted */
-  bool hyst;   /* the cell has hysteresis: m, gamma, h0 and m0 are fitted too */
-  size_t nk;   /* resistance values per resistor: the cell's r_soc knots, or 1 (constant) */
-  size_t ref;  /* the knot whose values become r0_ohm and r_ohm (the one nearest SOC 0.5) */
+  double q_ah;     /* when not fitted */
+  bool hyst;       /* the cell has hysteresis: m, gamma, h0 and m0 are fitted too */
+  size_t nk;       /* resistance values per resistor: the cell's r_soc knots, or 1 (constant) */
+  size_t ref;      /* the knot whose values become r0_ohm and r_ohm (the one nearest SOC 0.5) */
 } problem;
 
 /* With knots, R0 and each R_j are their values at the knots (tau_j at the reference knot:
@@ -45,6 +46,14 @@ typedef struct params {
 
 static void unpack(const problem *pb, const double *x, params *p) {
   size_t k = 0;
+  if (pb->keep) { /* the cell as it is: its initial hysteresis state too */
+    p->soc0 = 1.0 / (1.0 + exp(-x[k++]));
+    p->q_ah = pb->fit_capacity ? exp(x[k++]) : pb->q_ah;
+    p->m_v = pb->cell.hyst_m_v, p->gamma = pb->cell.hyst_gamma;
+    p->h0 = pb->cell.hyst_initial, p->m0_v = pb->cell.hyst_m0_v;
+    p->lag_s = pb->fit_lag ? pb->dt_med_s / (1.0 + exp(-x[k++])) : 0.0;
+    return;
+  }
   for (size_t q = 0; q < pb->nk; q++)
     p->r0[q] = exp(x[k++]);
   for (size_t j = 0; j < pb->n_rc; j++) {
@@ -65,6 +74,8 @@ static void unpack(const problem *pb, const double *x, params *p) {
 }
 
 static size_t n_params(const problem *pb) {
+  if (pb->keep)
+    return 1 + (pb->fit_capacity ? 1 : 0) + (pb->fit_lag ? 1 : 0);
   return (1 + pb->n_rc) * pb->nk + pb->n_rc + 1 + (pb->fit_capacity ? 1 : 0) + (pb->hyst ? 4 : 0) +
          (pb->fit_lag ? 1 : 0);
 }
@@ -75,14 +86,16 @@ static int simulate(const problem *pb, const params *p, size_t m, double *out) {
   sits_battery_cfg c = pb->cell;
   c.capacity_ah = p->q_ah;
   c.capacity_wh = NAN;
-  c.n_rc = pb->n_rc;
-  c.r0_ohm = p->r0[pb->ref];
-  for (size_t j = 0; j < pb->n_rc; j++) /* C constant: tau at the reference knot over R there */
-    c.rc_r_ohm[j] = p->r[j][pb->ref], c.rc_c_f[j] = p->tau[j] / p->r[j][pb->ref];
-  for (size_t q = 0; q < c.n_r_soc; q++) { /* pb->nk knots, the row without temperature */
-    c.r0_scale[0][q] = p->r0[q] / c.r0_ohm;
-    for (size_t j = 0; j < pb->n_rc; j++)
-      c.rc_has_scale[j] = true, c.rc_r_scale[j][0][q] = p->r[j][q] / c.rc_r_ohm[j];
+  if (!pb->keep) { /* the fitted values (kept: the cell's own) */
+    c.n_rc = pb->n_rc;
+    c.r0_ohm = p->r0[pb->ref];
+    for (size_t j = 0; j < pb->n_rc; j++) /* C constant: tau at the reference knot over R there */
+      c.rc_r_ohm[j] = p->r[j][pb->ref], c.rc_c_f[j] = p->tau[j] / p->r[j][pb->ref];
+    for (size_t q = 0; q < c.n_r_soc; q++) { /* pb->nk knots, the row without temperature */
+      c.r0_scale[0][q] = p->r0[q] / c.r0_ohm;
+      for (size_t j = 0; j < pb->n_rc; j++)
+        c.rc_has_scale[j] = true, c.rc_r_scale[j][0][q] = p->r[j][q] / c.rc_r_ohm[j];
+    }
   }
   sits_err err;
   sits_battery *b = sits_battery_new(&c, &err);
@@ -238,8 +251,8 @@ static double start_soc(const sits_battery_cfg *cell, const double *t_s, const d
 int sits_battery_fit_cell(const sits_battery_cfg *cell, const double *t_s, const double *i_a,
                           const double *v_v, size_t n, size_t n_rc, double train_fraction,
                           bool fit_capacity, sits_battery_fit *out, sits_err *err) {
-  return sits_battery_fit_cell_t(cell, t_s, i_a, v_v, NULL, n, n_rc, train_fraction,
-                                 fit_capacity, out, err);
+  return sits_battery_fit_cell_t(cell, t_s, i_a, v_v, NULL, n, n_rc, train_fraction, fit_capacity,
+                                 out, err);
 }
 
 int sits_battery_fit_cell_t(const sits_battery_cfg *cell, const double *t_s, const double *i_a,
@@ -261,7 +274,7 @@ int sits_battery_fit_cell_x(const sits_battery_cfg *cell, const double *t_s, con
                             sits_err *err) {
   memset(out, 0, sizeof *out);
   bool fit_capacity = (what & SITS_BATTERY_FIT_CAPACITY) != 0;
-  if (what & ~(unsigned)(SITS_BATTERY_FIT_CAPACITY | SITS_BATTERY_FIT_LAG))
+  if (what & ~(unsigned)(SITS_BATTERY_FIT_CAPACITY | SITS_BATTERY_FIT_LAG | SITS_BATTERY_FIT_KEEP))
     return sits__fail(err, SITS_EINPUT, "unknown battery fit flags 0x%x", what);
   if (n < 10)
     return sits__fail(err, SITS_EINPUT, "the fit needs at least 10 samples (the trace has %zu)", n);
@@ -283,10 +296,13 @@ int sits_battery_fit_cell_x(const sits_battery_cfg *cell, const double *t_s, con
                 .n_rc = n_rc,
                 .fit_capacity = fit_capacity,
                 .fit_lag = (what & SITS_BATTERY_FIT_LAG) != 0,
+                .keep = (what & SITS_BATTERY_FIT_KEEP) != 0,
                 .q_ah = cell->capacity_ah,
                 .hyst = cell->hyst_m_v > 0 || cell->hyst_m0_v > 0,
                 .nk = 1};
-  if (cell->n_r_soc > 0) { /* the resistance tables over SOC: fitted at the cell's knots */
+  if (pb.keep)
+    pb.n_rc = cell->n_rc;       /* the cell's, whatever was asked */
+  else if (cell->n_r_soc > 0) { /* the resistance tables over SOC: fitted at the cell's knots */
     if (cell->n_r_t > 0)
       return sits__fail(err, SITS_EINPUT,
                         "the battery fit takes resistance tables over SOC only: the cell's rows "
@@ -310,18 +326,20 @@ int sits_battery_fit_cell_x(const sits_battery_cfg *cell, const double *t_s, con
     free(dt);
   }
   double soc0 = start_soc(cell, t_s, i_a, v_v, pb.n_train);
-  /* several starts: small and large R0, fast and slow RC pairs */
+  /* several starts: small and large R0, fast and slow RC pairs (one when the cell is kept) */
   const double r0s[] = {0.005, 0.03}, taus[] = {20.0, 300.0};
   double best[MAX_PARAMS], best_cost = INFINITY;
   bool best_conv = false;
   for (size_t a = 0; a < 2; a++)
     for (size_t b = 0; b < 2; b++) {
+      if (pb.keep && (a || b))
+        continue;
       double x[MAX_PARAMS], cost;
       bool conv;
       size_t k = 0;
-      for (size_t q = 0; q < pb.nk; q++)
+      for (size_t q = 0; !pb.keep && q < pb.nk; q++)
         x[k++] = log(r0s[a]);
-      for (size_t j = 0; j < n_rc; j++) {
+      for (size_t j = 0; !pb.keep && j < pb.n_rc; j++) {
         for (size_t q = 0; q < pb.nk; q++)
           x[k++] = log(r0s[a]);
         x[k++] = log(taus[b] * pow(10.0, (double)j));
@@ -329,7 +347,7 @@ int sits_battery_fit_cell_x(const sits_battery_cfg *cell, const double *t_s, con
       x[k++] = log(soc0 / (1 - soc0));
       if (fit_capacity)
         x[k++] = log(cell->capacity_ah);
-      if (pb.hyst) { /* from the cell's values, inside the bounds */
+      if (pb.hyst && !pb.keep) { /* from the cell's values, inside the bounds */
         double m = fmin(fmax(cell->hyst_m_v / SITS_BATTERY_FIT_HYST_M_MAX_V, 1e-3), 1 - 1e-3);
         double g = (log(fmin(fmax(cell->hyst_gamma, HYST_G_LO * 1.01), HYST_G_HI / 1.01)) -
                     log(HYST_G_LO)) /
@@ -354,14 +372,19 @@ int sits_battery_fit_cell_x(const sits_battery_cfg *cell, const double *t_s, con
     return sits__fail(err, SITS_ESOLVER, "the battery fit found no finite solution from any start");
   params p;
   unpack(&pb, best, &p);
+  if (pb.keep) { /* the cell's own values (their tables are not reported) */
+    p.r0[0] = cell->r0_ohm;
+    for (size_t j = 0; j < pb.n_rc; j++)
+      p.r[j][0] = cell->rc_r_ohm[j], p.tau[j] = cell->rc_r_ohm[j] * cell->rc_c_f[j];
+  }
   out->lag_s = p.lag_s;
   out->lag_frac = pb.fit_lag ? p.lag_s / pb.dt_med_s : 0.0;
   out->model_v = malloc(n * sizeof(double));
   if (!out->model_v || simulate(&pb, &p, n, out->model_v))
     return sits__fail(err, SITS_ENOMEM, "out of memory");
-  out->n_rc = n_rc;
+  out->n_rc = pb.n_rc;
   out->r0_ohm = p.r0[pb.ref];
-  for (size_t j = 0; j < n_rc; j++) {
+  for (size_t j = 0; j < pb.n_rc; j++) {
     out->rc_r_ohm[j] = p.r[j][pb.ref];
     out->rc_c_f[j] = p.tau[j] / p.r[j][pb.ref];
   }
@@ -373,11 +396,11 @@ int sits_battery_fit_cell_x(const sits_battery_cfg *cell, const double *t_s, con
     out->train_soc_lo = fmin(out->train_soc_lo, soc);
     out->train_soc_hi = fmax(out->train_soc_hi, soc);
   }
-  out->n_r_soc = cell->n_r_soc;
-  for (size_t q = 0; q < cell->n_r_soc; q++) { /* factors on the reference knot's values */
+  out->n_r_soc = pb.keep ? 0 : cell->n_r_soc;
+  for (size_t q = 0; q < out->n_r_soc; q++) { /* factors on the reference knot's values */
     out->r_soc[q] = cell->r_soc[q];
     out->r0_scale[q] = p.r0[q] / out->r0_ohm;
-    for (size_t j = 0; j < n_rc; j++)
+    for (size_t j = 0; j < pb.n_rc; j++)
       out->rc_r_scale[j][q] = p.r[j][q] / out->rc_r_ohm[j];
   }
   out->capacity_ah = p.q_ah;

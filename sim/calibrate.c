@@ -28,8 +28,8 @@ static const char *mapping(const sits_scenario *sc, const char *key, const char 
  * averaged; *merged counts the rows merged away. Time that goes back is an error. Without a
  * voltage column (names[2] NULL: a charge count) the voltages are NAN. */
 static int read_series_t(const char *path, const char *const names[4], double sign, size_t *n,
-                         double **t_s, double **i_a, double **v_v, double **temp_c,
-                         size_t *merged, sits_err *err) {
+                         double **t_s, double **i_a, double **v_v, double **temp_c, size_t *merged,
+                         sits_err *err) {
   sits_table *t = NULL;
   bool with_t = names[3] != NULL, with_v = names[2] != NULL;
   const char *cols[4] = {names[0], names[1], names[2], names[3]};
@@ -86,8 +86,7 @@ static int read_series_t(const char *path, const char *const names[4], double si
 }
 
 static int read_series(const char *path, const char *const names[3], double sign, size_t *n,
-                       double **t_s, double **i_a, double **v_v, size_t *merged,
-                       sits_err *err) {
+                       double **t_s, double **i_a, double **v_v, size_t *merged, sits_err *err) {
   const char *four[4] = {names[0], names[1], names[2], NULL};
   return read_series_t(path, four, sign, n, t_s, i_a, v_v, NULL, merged, err);
 }
@@ -110,8 +109,7 @@ static int ocv_test(const sits_battery_cfg *cell, const sits_calibrate_opts *o,
     rc = o->ocv_charge_path
              ? sits_ocv_from_branches(t, i, v, n, tc, ic, vc, nc, r, r_dc, pts,
                                       o->ocv_max_c_rate_per_h, out, err)
-             : sits_ocv_from_discharge(t, i, v, n, r, r_dc, pts, o->ocv_max_c_rate_per_h, out,
-                                       err);
+             : sits_ocv_from_discharge(t, i, v, n, r, r_dc, pts, o->ocv_max_c_rate_per_h, out, err);
     if (rc) {
       char msg[SITS_ERRMSG_MAX];
       snprintf(msg, sizeof msg, "%s", err->msg);
@@ -139,8 +137,8 @@ static int cycle_test(const sits_calibrate_opts *o, const char *const names[3], 
   }
   if (rc == SITS_OK) {
     double ref = o->cycle_ref_eta > 0 ? o->cycle_ref_eta : NAN;
-    rc = sits_capacity_from_cycle(m, n, (const double *const *)t, (const double *const *)i, 1,
-                                  ref, &out->cycle, err);
+    rc = sits_capacity_from_cycle(m, n, (const double *const *)t, (const double *const *)i, 1, ref,
+                                  &out->cycle, err);
     if (rc) { /* a cycle read with the wrong sign looks like no cycle: say which sign */
       char msg[SITS_ERRMSG_MAX];
       snprintf(msg, sizeof msg, "%s", err->msg);
@@ -257,6 +255,7 @@ int sits_calibrate_battery(const sits_scenario *sc, const sits_calibrate_opts *o
   out->train_fraction = o->train_fraction;
   out->fit_capacity = o->fit_capacity;
   out->fit_lag = o->fit_lag;
+  out->kept = o->keep_cell;
   if (!o->trace_path)
     return SITS_OK;
   out->has_fit = true;
@@ -268,11 +267,11 @@ int sits_calibrate_battery(const sits_scenario *sc, const sits_calibrate_opts *o
   if (rc == SITS_OK)
     segments(out);
   if (rc == SITS_OK)
-    rc = sits_battery_fit_cell_x(&c, out->t_s, out->i_a, out->v_v, out->temp_c, out->n, n_rc,
-                                 o->train_fraction,
-                                 (o->fit_capacity ? SITS_BATTERY_FIT_CAPACITY : 0u) |
-                                     (o->fit_lag ? SITS_BATTERY_FIT_LAG : 0u),
-                                 &out->fit, err);
+    rc = sits_battery_fit_cell_x(
+        &c, out->t_s, out->i_a, out->v_v, out->temp_c, out->n, n_rc, o->train_fraction,
+        (o->fit_capacity ? SITS_BATTERY_FIT_CAPACITY : 0u) |
+            (o->fit_lag ? SITS_BATTERY_FIT_LAG : 0u) | (o->keep_cell ? SITS_BATTERY_FIT_KEEP : 0u),
+        &out->fit, err);
   return rc;
 }
 
@@ -298,8 +297,9 @@ static void ocv_json(FILE *f, const sits_ocv_test *o) {
           o->n_samples, o->discharge_sign, o->n, o->ocv_v[0], o->ocv_v[(o->n - 1) / 2],
           o->ocv_v[o->n - 1]);
   if (o->both_branches) /* the midpoint of discharge and charge */
-    fprintf(f, ",\"branches\":\"discharge+charge\",\"charge_capacity_ah\":%.10g,"
-               "\"half_gap_v\":%.6g",
+    fprintf(f,
+            ",\"branches\":\"discharge+charge\",\"charge_capacity_ah\":%.10g,"
+            "\"half_gap_v\":%.6g",
             o->charge_capacity_ah, o->half_gap_v);
   fputc('}', f);
 }
@@ -311,15 +311,15 @@ static void cycle_json(FILE *f, const sits_cycle_capacity *y) {
           "\"reference_efficiency\":",
           y->capacity_ah, y->coulombic_eff, y->discharge_ah, y->charge_ah, y->first_charge_ah);
   sits__json_num(f, y->eta_ref); /* null without one */
-  fprintf(f, ",\"empty_recording\":%zu,\"empty_time_s\":%.10g}", y->empty_part + 1,
-          y->empty_t_s);
+  fprintf(f, ",\"empty_recording\":%zu,\"empty_time_s\":%.10g}", y->empty_part + 1, y->empty_t_s);
 }
 
 int sits_write_calibration_json(const sits_calibration *c, FILE *f) {
   const sits_battery_fit *b = &c->fit;
   if (!c->has_fit) { /* an OCV test or a cycle alone */
-    fprintf(f, "{\"schema_version\":1,\"fit\":[%s%s%s],\"parameters\":{", c->has_ocv ? "\"ocv\"" : "",
-            c->has_ocv && c->has_cycle ? "," : "", c->has_cycle ? "\"cycle\"" : "");
+    fprintf(f, "{\"schema_version\":1,\"fit\":[%s%s%s],\"parameters\":{",
+            c->has_ocv ? "\"ocv\"" : "", c->has_ocv && c->has_cycle ? "," : "",
+            c->has_cycle ? "\"cycle\"" : "");
     if (c->has_cycle)
       fprintf(f,
               "\"platform.battery.capacity_ah\":%.10g,"
@@ -337,10 +337,15 @@ int sits_write_calibration_json(const sits_calibration *c, FILE *f) {
     fputs("}\n", f);
     return ferror(f) ? SITS_EIO : SITS_OK;
   }
-  fprintf(f, "{\"schema_version\":1,\"fit\":[\"battery\"%s%s%s],\"parameters\":{\"platform.battery.r0_ohm\":%.10g",
+  fprintf(f, "{\"schema_version\":1,\"fit\":[\"%s\"%s%s%s%s],\"parameters\":{",
+          c->kept ? "soc" : "battery", c->kept && c->fit_capacity ? ",\"capacity\"" : "",
           c->has_ocv ? ",\"ocv\"" : "", c->has_cycle ? ",\"cycle\"" : "",
-          c->fit_lag ? ",\"lag\"" : "", b->r0_ohm);
-  for (size_t k = 0; k < b->n_rc; k++)
+          c->fit_lag ? ",\"lag\"" : "");
+  if (c->kept) /* the kept cell's values are the scenario's, not the fit's */
+    fprintf(f, "\"initial_soc_of_the_test\":%.10g", b->initial_soc);
+  else
+    fprintf(f, "\"platform.battery.r0_ohm\":%.10g", b->r0_ohm);
+  for (size_t k = 0; !c->kept && k < b->n_rc; k++)
     fprintf(f, ",\"platform.battery.rc.[%zu].r_ohm\":%.10g,\"platform.battery.rc.[%zu].c_f\":%.10g",
             k, b->rc_r_ohm[k], k, b->rc_c_f[k]);
   for (size_t q = 0; q < b->n_r_soc; q++) { /* the tables' factors, at the cell's r_soc */
@@ -352,15 +357,18 @@ int sits_write_calibration_json(const sits_calibration *c, FILE *f) {
     fprintf(f, ",\"platform.battery.capacity_ah\":%.10g", b->capacity_ah);
   if (c->has_cycle)
     fprintf(f, ",\"platform.battery.coulombic_efficiency\":%.10g", c->cycle.coulombic_eff);
-  if (b->hyst_m_v > 0)
-    fprintf(f,
-            ",\"platform.battery.hysteresis.m_v\":%.10g,\"platform.battery.hysteresis.gamma\":%.10g,"
-            "\"platform.battery.hysteresis.m0_v\":%.10g,\"hysteresis_initial_of_the_test\":%.10g",
-            b->hyst_m_v, b->hyst_gamma, b->hyst_m0_v, b->hyst_initial);
+  if (b->hyst_m_v > 0 && !c->kept)
+    fprintf(
+        f,
+        ",\"platform.battery.hysteresis.m_v\":%.10g,\"platform.battery.hysteresis.gamma\":%.10g,"
+        "\"platform.battery.hysteresis.m0_v\":%.10g,\"hysteresis_initial_of_the_test\":%.10g",
+        b->hyst_m_v, b->hyst_gamma, b->hyst_m0_v, b->hyst_initial);
   if (c->fit_lag)
     fprintf(f, ",\"voltage_lag_fraction_of_the_test\":%.10g,\"voltage_lag_s_of_the_test\":%.10g",
             b->lag_frac, b->lag_s);
-  fprintf(f, ",\"initial_soc_of_the_test\":%.10g},", b->initial_soc);
+  if (!c->kept)
+    fprintf(f, ",\"initial_soc_of_the_test\":%.10g", b->initial_soc);
+  fputs("},", f);
   metrics_json(f, "train", &b->train);
   fputc(',', f);
   metrics_json(f, "holdout", &b->holdout);
@@ -373,8 +381,8 @@ int sits_write_calibration_json(const sits_calibration *c, FILE *f) {
   if (isnan(c->r_step_median_ohm))
     fputs("null", f);
   else
-    fprintf(f, "{\"median\":%.6g,\"q1\":%.6g,\"q3\":%.6g}", c->r_step_median_ohm,
-            c->r_step_q1_ohm, c->r_step_q3_ohm);
+    fprintf(f, "{\"median\":%.6g,\"q1\":%.6g,\"q3\":%.6g}", c->r_step_median_ohm, c->r_step_q1_ohm,
+            c->r_step_q3_ohm);
   fputc('}', f);
   bool hyst_at_bound = b->hyst_m_v > 0.99 * SITS_BATTERY_FIT_HYST_M_MAX_V;
   if (b->hyst_m_v > 0 || b->n_r_soc > 0) {
@@ -384,7 +392,8 @@ int sits_write_calibration_json(const sits_calibration *c, FILE *f) {
       fputs("\"platform.battery.hysteresis.m_v is at the upper end of its range (0.1 V): "
             "the data ask for a drift with the charge moved that hysteresis does not "
             "explain (an OCV table or capacity off at this end of the SOC range?)\"",
-            f), sep = ",";
+            f),
+          sep = ",";
     for (size_t q = 0; q < b->n_r_soc; q++) /* the data say little there */
       if (b->r_soc[q] < b->train_soc_lo - 0.05 || b->r_soc[q] > b->train_soc_hi + 0.05)
         fprintf(f,
@@ -424,8 +433,8 @@ static int set_floats(config_setting_t *g, const char *key, const double *v, siz
   return s ? 0 : -1;
 }
 
-int sits_calibrated_cell(const sits_scenario *sc, const sits_calibration *c,
-                         sits_battery_cfg *out, sits_err *err) {
+int sits_calibrated_cell(const sits_scenario *sc, const sits_calibration *c, sits_battery_cfg *out,
+                         sits_err *err) {
   const sits_battery *b = sits_scenario_battery(sc);
   if (!b)
     return sits__fail(err, SITS_EINPUT, "the scenario's platform has no battery");
@@ -440,7 +449,10 @@ int sits_calibrated_cell(const sits_scenario *sc, const sits_calibration *c,
   if (c->has_cycle)
     out->capacity_ah = c->cycle.capacity_ah, out->capacity_wh = NAN,
     out->coulombic_eff = c->cycle.coulombic_eff;
-  if (c->has_fit) {
+  if (c->has_fit && c->kept) {
+    if (c->fit_capacity)
+      out->capacity_ah = c->fit.capacity_ah, out->capacity_wh = NAN;
+  } else if (c->has_fit) {
     out->r0_ohm = c->fit.r0_ohm;
     out->n_rc = c->fit.n_rc;
     memcpy(out->rc_r_ohm, c->fit.rc_r_ohm, c->fit.n_rc * sizeof *out->rc_r_ohm);
@@ -487,24 +499,27 @@ int sits_write_calibrated_config(const sits_scenario *sc, const sits_calibration
   }
   if (!c->has_fit)
     goto write;
-  ok = ok && set_float(b, "r0_ohm", c->fit.r0_ohm) == 0;
-  if (ok && config_setting_get_member(b, "rc"))
-    config_setting_remove(b, "rc");
-  config_setting_t *rc = ok ? config_setting_add(b, "rc", CONFIG_TYPE_LIST) : NULL;
-  for (size_t k = 0; rc && k < c->fit.n_rc; k++) {
-    config_setting_t *g = config_setting_add(rc, NULL, CONFIG_TYPE_GROUP);
-    ok = ok && g && set_float(g, "r_ohm", c->fit.rc_r_ohm[k]) == 0 &&
-         set_float(g, "c_f", c->fit.rc_c_f[k]) == 0 &&
-         (c->fit.n_r_soc == 0 ||
-          set_floats(g, "r_scale", c->fit.rc_r_scale[k], c->fit.n_r_soc) == 0);
+  if (!c->kept) { /* a kept cell stays as the scenario has it: only a fitted capacity changes */
+    ok = ok && set_float(b, "r0_ohm", c->fit.r0_ohm) == 0;
+    if (ok && config_setting_get_member(b, "rc"))
+      config_setting_remove(b, "rc");
+    config_setting_t *rc = ok ? config_setting_add(b, "rc", CONFIG_TYPE_LIST) : NULL;
+    for (size_t k = 0; rc && k < c->fit.n_rc; k++) {
+      config_setting_t *g = config_setting_add(rc, NULL, CONFIG_TYPE_GROUP);
+      ok = ok && g && set_float(g, "r_ohm", c->fit.rc_r_ohm[k]) == 0 &&
+           set_float(g, "c_f", c->fit.rc_c_f[k]) == 0 &&
+           (c->fit.n_r_soc == 0 ||
+            set_floats(g, "r_scale", c->fit.rc_r_scale[k], c->fit.n_r_soc) == 0);
+    }
+    if (ok && c->fit.n_r_soc > 0)
+      ok = set_floats(b, "r0_scale", c->fit.r0_scale, c->fit.n_r_soc) == 0;
+    config_setting_t *hy = ok ? config_setting_get_member(b, "hysteresis") : NULL;
+    if (hy && c->fit.hyst_m_v > 0) /* its initial state stays the scenario's (the test's is in
+                                    * the JSON) */
+      ok = set_float(hy, "m_v", c->fit.hyst_m_v) == 0 &&
+           set_float(hy, "gamma", c->fit.hyst_gamma) == 0 &&
+           set_float(hy, "m0_v", c->fit.hyst_m0_v) == 0;
   }
-  if (ok && c->fit.n_r_soc > 0)
-    ok = set_floats(b, "r0_scale", c->fit.r0_scale, c->fit.n_r_soc) == 0;
-  config_setting_t *hy = ok ? config_setting_get_member(b, "hysteresis") : NULL;
-  if (hy && c->fit.hyst_m_v > 0) /* its initial state stays the scenario's (the test's is in
-                                   * the JSON) */
-    ok = set_float(hy, "m_v", c->fit.hyst_m_v) == 0 && set_float(hy, "gamma", c->fit.hyst_gamma) == 0 &&
-         set_float(hy, "m0_v", c->fit.hyst_m0_v) == 0;
   if (ok && c->fit_capacity) {
     ok = set_float(b, "capacity_ah", c->fit.capacity_ah) == 0;
     if (config_setting_get_member(b, "capacity_wh"))

@@ -95,6 +95,11 @@ enum {
    *  residual at every step that no R or RC pair removes. A property of the recording, not
    *  of the cell: it is reported, not written into the cell. */
   SITS_BATTERY_FIT_LAG = 2u,
+  /** the cell kept as it is (R0, RC pairs, resistance tables, hysteresis and its initial
+   *  state): only the test's initial SOC is fitted (and the capacity and lag when flagged),
+   *  so the held-out figures say how a cell calibrated on one test holds on another. n_rc is
+   *  then the cell's; the result's r0_ohm and rc values are the cell's, without tables. */
+  SITS_BATTERY_FIT_KEEP = 4u,
 };
 
 /** The same with @p what a set of SITS_BATTERY_FIT_* flags. */
@@ -118,8 +123,8 @@ typedef struct sits_ocv_test {
   /* With a charge branch too (sits_ocv_from_branches): */
   bool both_branches;        /**< ocv_v is the midpoint of the discharge and charge branches */
   double charge_capacity_ah; /**< charge stored by the charge run */
-  double half_gap_v; /**< mean half gap (charge - discharge) / 2 over SOC 0.1-0.9: the
-                          hysteresis the branches show, NAN without a charge branch */
+  double half_gap_v;         /**< mean half gap (charge - discharge) / 2 over SOC 0.1-0.9: the
+                                  hysteresis the branches show, NAN without a charge branch */
 } sits_ocv_test;
 
 /**
@@ -156,20 +161,20 @@ SITS_API int sits_ocv_from_discharge(const double *t_s, const double *i_a, const
 SITS_API int sits_ocv_from_branches(const double *t_d, const double *i_d, const double *v_d,
                                     size_t n_d, const double *t_c, const double *i_c,
                                     const double *v_c, size_t n_c, double r_dc_ohm,
-                                    double r_fallback_ohm, size_t n_points,
-                                    double max_c_rate_per_h, sits_ocv_test *out, sits_err *err);
+                                    double r_fallback_ohm, size_t n_points, double max_c_rate_per_h,
+                                    sits_ocv_test *out, sits_err *err);
 
 /** The capacity and coulombic efficiency of a closed cycle (Plett's ESC procedure, step 1 of
  *  processDynamic): see sits_capacity_from_cycle. */
 typedef struct sits_cycle_capacity {
-  double capacity_ah;      /**< the most charge removed at any point: full to empty */
-  double coulombic_eff;    /**< efficiency of the charge in the first n_first parts */
-  double eta_ref;          /**< efficiency given for the later parts' charge, or NAN */
-  double discharge_ah;     /**< all discharge, integrated as the model does */
-  double charge_ah;        /**< all charge */
-  double first_charge_ah;  /**< charge in the first n_first parts */
-  size_t empty_part;       /**< the part where the charge removed peaks ... */
-  double empty_t_s;        /**< ... and the time there */
+  double capacity_ah;     /**< the most charge removed at any point: full to empty */
+  double coulombic_eff;   /**< efficiency of the charge in the first n_first parts */
+  double eta_ref;         /**< efficiency given for the later parts' charge, or NAN */
+  double discharge_ah;    /**< all discharge, integrated as the model does */
+  double charge_ah;       /**< all charge */
+  double first_charge_ah; /**< charge in the first n_first parts */
+  size_t empty_part;      /**< the part where the charge removed peaks ... */
+  double empty_t_s;       /**< ... and the time there */
 } sits_cycle_capacity;
 
 /**

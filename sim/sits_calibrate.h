@@ -24,7 +24,7 @@ typedef struct sits_calibrate_opts {
   /** a cell temperature column [C] (NULL: the scenario's replay.battery.temperature_column,
    *  else none: the fit at r_ref_c) */
   const char *temperature_column;
-  int discharge_positive;                                    /**< -1: the scenario's */
+  int discharge_positive; /**< -1: the scenario's */
   double train_fraction;
   bool fit_capacity;
   /* An OCV test (a slow discharge) to build the OCV table from: NULL for none. Columns as
@@ -50,6 +50,9 @@ typedef struct sits_calibrate_opts {
   double cycle_ref_eta;
   /** also fit the recording's voltage lag behind its current (SITS_BATTERY_FIT_LAG) */
   bool fit_lag;
+  /** keep the cell's R0, RC pairs, tables and hysteresis: fit only the test's initial SOC
+   *  (SITS_BATTERY_FIT_KEEP), to see how a cell calibrated elsewhere holds on this test */
+  bool keep_cell;
 } sits_calibrate_opts;
 
 typedef struct sits_calibration {
@@ -59,8 +62,8 @@ typedef struct sits_calibration {
   double *temp_c;          /**< the cell temperature at each sample, or NULL */
   double train_fraction;
   bool fit_capacity;
-  bool has_fit; /**< a trace was fitted (else only the OCV test) */
-  bool has_ocv; /**< the OCV table was built from an OCV test */
+  bool has_fit;   /**< a trace was fitted (else only the OCV test) */
+  bool has_ocv;   /**< the OCV table was built from an OCV test */
   bool has_cycle; /**< capacity and coulombic efficiency from a cycle */
   sits_cycle_capacity cycle;
   size_t merged_rows; /**< trace rows merged into the row before for an equal time stamp */
@@ -74,6 +77,7 @@ typedef struct sits_calibration {
   double rest_s, discharge_ah, charge_ah;
   double r_step_median_ohm, r_step_q1_ohm, r_step_q3_ohm; /**< NAN without steps */
   bool fit_lag; /**< the fit took the recording's sample lag (fit.lag_frac, fit.lag_s) */
+  bool kept;    /**< the cell was kept (opts.keep_cell): only the test's initial SOC fitted */
 } sits_calibration;
 
 /** Without a trace_path only the OCV test and the cycle are processed (opts->ocv_test_path

@@ -22,8 +22,8 @@ static void case_line(const char *name, char *trace, char *fit) {
   char line[512], n[128];
   bool found = false;
   while (!found && fgets(line, sizeof line, f))
-    found = line[0] != '#' && sscanf(line, "%127s %255s %63s", n, trace, fit) == 3 &&
-            !strcmp(n, name);
+    found =
+        line[0] != '#' && sscanf(line, "%127s %255s %63s", n, trace, fit) == 3 && !strcmp(n, name);
   fclose(f);
   cr_assert(found, "case %s is not in cases.txt", name);
 }
@@ -134,7 +134,8 @@ Test(validation, a123_capacity_from_the_25c_cycle, .timeout = 300) {
   char paths[4][600];
   const char *cycle[4];
   for (int k = 0; k < 4; k++)
-    snprintf(paths[k], sizeof paths[k], "%s/%s", SITS_VALIDATION_DATA, names[k]), cycle[k] = paths[k];
+    snprintf(paths[k], sizeof paths[k], "%s/%s", SITS_VALIDATION_DATA, names[k]),
+        cycle[k] = paths[k];
   sits_scenario *sc = NULL;
   sits_err err = {0};
   cr_assert_eq(sits_scenario_load(SITS_VALIDATION_DATA "/../cases/a123_temps/a123_p25degC.cfg",
@@ -144,8 +145,8 @@ Test(validation, a123_capacity_from_the_25c_cycle, .timeout = 300) {
   sits_calibrate_opts o = {.discharge_positive = -1, .cycle_paths = cycle, .n_cycle = 4};
   sits_calibration c;
   cr_assert_eq(sits_calibrate_battery(sc, &o, &c, &err), SITS_OK, "%s", err.msg);
-  cr_log_info("25 C cycle: %.6f Ah out, %.6f Ah in, eta %.6f, capacity %.6f Ah", c.cycle.discharge_ah,
-              c.cycle.charge_ah, c.cycle.coulombic_eff, c.cycle.capacity_ah);
+  cr_log_info("25 C cycle: %.6f Ah out, %.6f Ah in, eta %.6f, capacity %.6f Ah",
+              c.cycle.discharge_ah, c.cycle.charge_ah, c.cycle.coulombic_eff, c.cycle.capacity_ah);
   /* the scenario's values are written to 5 decimals */
   cr_assert_float_eq(c.cycle.capacity_ah, cell->capacity_ah, 5e-6);
   cr_assert_float_eq(c.cycle.coulombic_eff, cell->coulombic_eff, 5e-6);
@@ -193,8 +194,8 @@ Test(validation, a123_cell_at_seven_temperatures, .timeout = 600) {
   while (fgets(line, sizeof line, f)) {
     char cfg_name[128], trace[256];
     double t_c, bound[2];
-    if (line[0] == '#' || sscanf(line, "%lf %127s %255s %lf %lf", &t_c, cfg_name, trace,
-                                 &bound[0], &bound[1]) != 5)
+    if (line[0] == '#' ||
+        sscanf(line, "%lf %127s %255s %lf %lf", &t_c, cfg_name, trace, &bound[0], &bound[1]) != 5)
       continue;
     cr_assert_gt(t_c, last_t, "a123_temps.txt lists temperatures rising");
     char cfg[600], tr[600];
@@ -208,8 +209,7 @@ Test(validation, a123_cell_at_seven_temperatures, .timeout = 600) {
                    "%s: %s", cfg_name, err.msg);
       sits_calibrate_opts o = {.trace_path = tr, .discharge_positive = -1, .train_fraction = 0.7};
       sits_calibration c;
-      cr_assert_eq(sits_calibrate_battery(sc, &o, &c, &err), SITS_OK, "%s: %s", cfg_name,
-                   err.msg);
+      cr_assert_eq(sits_calibrate_battery(sc, &o, &c, &err), SITS_OK, "%s: %s", cfg_name, err.msg);
       double mv = 1e3 * c.fit.holdout.rmse;
       cr_log_info("A123 at %g C, %dRC: R0 %.2f mOhm, train %.2f mV, held out %.2f mV (bound %g)",
                   t_c, rc + 1, 1e3 * c.fit.r0_ohm, 1e3 * c.fit.train.rmse, mv, bound[rc]);
@@ -249,9 +249,9 @@ Test(validation, a123_cell_over_temperature_replays_each_test, .timeout = 600) {
   const char *sets[] = {"platform.battery=\"a123_lfp_cell_temps\""};
   sits_scenario *sc = NULL;
   sits_err err = {0};
-  cr_assert_eq(sits_scenario_load(SITS_CONFIGS "/scenarios/a123_cell_calibrate.cfg", sets, 1, &sc,
-                                  &err),
-               SITS_OK, "%s", err.msg);
+  cr_assert_eq(
+      sits_scenario_load(SITS_CONFIGS "/scenarios/a123_cell_calibrate.cfg", sets, 1, &sc, &err),
+      SITS_OK, "%s", err.msg);
   const sits_battery *b = sits_scenario_battery(sc);
   cr_assert_not_null(b);
   cr_assert_eq(sits_battery_state_count(b), 1);
@@ -275,8 +275,8 @@ Test(validation, a123_cell_over_temperature_replays_each_test, .timeout = 600) {
     cr_assert_eq(sits_table_read_csv(tr, &tb, &err), SITS_OK, "%s", err.msg);
     cell_ode c = {b, 0, t_c};
     gsl_odeiv2_system sys = {cell_rhs, NULL, 2, &c};
-    gsl_odeiv2_driver *d = gsl_odeiv2_driver_alloc_y_new(&sys, gsl_odeiv2_step_rk8pd, 1.0, 1e-10,
-                                                         1e-10);
+    gsl_odeiv2_driver *d =
+        gsl_odeiv2_driver_alloc_y_new(&sys, gsl_odeiv2_step_rk8pd, 1.0, 1e-10, 1e-10);
     double y[2] = {1.0, 0.0}, sq = 0;
     for (size_t k = 0; k < tb->n_rows; k++) {
       double t = sits_table_at(tb, k, 0), i = sits_table_at(tb, k, 1);
@@ -315,9 +315,9 @@ Test(validation, a123_cell_over_temperature_replays_each_test, .timeout = 600) {
 static sits_scenario *pan_scenario(void) {
   sits_scenario *sc = NULL;
   sits_err err = {0};
-  cr_assert_eq(sits_scenario_load(SITS_VALIDATION_DATA "/../cases/pan18650pf_us06.cfg", NULL, 0,
-                                  &sc, &err),
-               SITS_OK, "%s", err.msg);
+  cr_assert_eq(
+      sits_scenario_load(SITS_VALIDATION_DATA "/../cases/pan18650pf_us06.cfg", NULL, 0, &sc, &err),
+      SITS_OK, "%s", err.msg);
   return sc;
 }
 
@@ -337,7 +337,8 @@ Test(validation, nca_cell_us06_by_the_outside_recipe, .timeout = 600) {
   for (int lag = 0; lag < 2; lag++) {
     sits_calibration c;
     pan_fit(lag, &c);
-    double tr = 1e3 * c.fit.train.rmse, ho = 1e3 * c.fit.holdout.rmse, bias = 1e3 * c.fit.holdout.bias;
+    double tr = 1e3 * c.fit.train.rmse, ho = 1e3 * c.fit.holdout.rmse,
+           bias = 1e3 * c.fit.holdout.bias;
     cr_log_info("NCA US06%s: R0 %.2f mOhm, train %.2f mV, held out %.2f mV (bias %+.1f mV), "
                 "lag %.3f of a sample (%.4f s), capacity %.4f Ah",
                 lag ? " with the lag" : "", 1e3 * c.fit.r0_ohm, tr, ho, bias, c.fit.lag_frac,

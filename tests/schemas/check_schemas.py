@@ -81,6 +81,10 @@ check("calibrate", out("calibrate", cfg("scenarios/leaf_cell_calibrate.cfg"), "-
 check("calibrate", out("calibrate", cfg("scenarios/leaf_cell_calibrate.cfg"), "--trace",
                        os.path.join(root, "validation/data/leaf_c15_discharge_cycle2.csv"),
                        "--fit", "battery,lag", "-o", "lag.cfg"), "battery with lag")
+check("calibrate", out("calibrate", cfg("scenarios/leaf_cell_calibrate.cfg"), "--trace",
+                       os.path.join(root, "validation/data/leaf_c15_discharge_cycle2.csv"),
+                       "--fit", "soc,lag", "--train-fraction", "0.1", "-o", "kept.cfg"),
+      "kept cell")
 check("calibrate", out("calibrate", cfg("scenarios/a123_cell_calibrate.cfg"), *sum(
     (["--cycle", os.path.join(root, "validation/data", f)] for f in
      ("a123_dyn_25degC_s1.csv", "a123_dyn_25degC_s1_rest.csv", "a123_dyn_25degC_s2.csv",
