@@ -338,7 +338,7 @@ int sits_write_calibration_json(const sits_calibration *c, FILE *f) {
     return ferror(f) ? SITS_EIO : SITS_OK;
   }
   fprintf(f, "{\"schema_version\":1,\"fit\":[\"%s\"%s%s%s%s],\"parameters\":{",
-          c->kept ? "soc" : "battery", c->kept && c->fit_capacity ? ",\"capacity\"" : "",
+          c->kept ? "soc" : "battery", c->fit_capacity ? ",\"capacity\"" : "",
           c->has_ocv ? ",\"ocv\"" : "", c->has_cycle ? ",\"cycle\"" : "",
           c->fit_lag ? ",\"lag\"" : "");
   if (c->kept) /* the kept cell's values are the scenario's, not the fit's */
