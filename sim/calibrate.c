@@ -256,6 +256,7 @@ int sits_calibrate_battery(const sits_scenario *sc, const sits_calibrate_opts *o
   out->fit_capacity = o->fit_capacity;
   out->fit_lag = o->fit_lag;
   out->kept = o->keep_cell;
+  out->start_capacity_ah = c.capacity_ah;
   if (!o->trace_path)
     return SITS_OK;
   out->has_fit = true;
@@ -384,10 +385,24 @@ int sits_write_calibration_json(const sits_calibration *c, FILE *f) {
     fprintf(f, "{\"median\":%.6g,\"q1\":%.6g,\"q3\":%.6g}", c->r_step_median_ohm, c->r_step_q1_ohm,
             c->r_step_q3_ohm);
   fputc('}', f);
-  bool hyst_at_bound = b->hyst_m_v > 0.99 * SITS_BATTERY_FIT_HYST_M_MAX_V;
-  if (b->hyst_m_v > 0 || b->n_r_soc > 0) {
+  /* a kept cell's values are not the fit's: nothing to flag about them */
+  bool hyst_at_bound = !c->kept && b->hyst_m_v > 0.99 * SITS_BATTERY_FIT_HYST_M_MAX_V;
+  /* a fitted capacity far from where it started: what the training part fixes is the charge
+   * it moves against the OCV's slope, little on a flat OCV (LFP) or a short part */
+  double cap_off = c->fit_capacity ? b->capacity_ah / c->start_capacity_ah - 1.0 : 0.0;
+  bool cap_flag = fabs(cap_off) > 0.1;
+  if ((b->hyst_m_v > 0 && !c->kept) || b->n_r_soc > 0 || cap_flag) {
     fputs(",\"flags\":[", f);
     const char *sep = "";
+    if (cap_flag)
+      fprintf(f,
+              "\"platform.battery.capacity_ah was fitted at %.4g Ah, %+.0f %% from the %.4g Ah it "
+              "started from: the training part spans %.3g Ah, which fixes the capacity only as "
+              "far as the OCV changes over it (not on a flat OCV such as LFP's); see the held-out "
+              "figures, or take the capacity from an OCV test or a cycle\"",
+              b->capacity_ah, 100.0 * cap_off, c->start_capacity_ah,
+              (b->train_soc_hi - b->train_soc_lo) * b->capacity_ah),
+          sep = ",";
     if (hyst_at_bound) /* at the bound, the term stands in for something else */
       fputs("\"platform.battery.hysteresis.m_v is at the upper end of its range (0.1 V): "
             "the data ask for a drift with the charge moved that hysteresis does not "

@@ -78,6 +78,8 @@ typedef struct sits_calibration {
   double r_step_median_ohm, r_step_q1_ohm, r_step_q3_ohm; /**< NAN without steps */
   bool fit_lag; /**< the fit took the recording's sample lag (fit.lag_frac, fit.lag_s) */
   bool kept;    /**< the cell was kept (opts.keep_cell): only the test's initial SOC fitted */
+  /** the capacity the fit started from (the cell's, an OCV test's or a cycle's) [Ah] */
+  double start_capacity_ah;
 } sits_calibration;
 
 /** Without a trace_path only the OCV test and the cycle are processed (opts->ocv_test_path
