@@ -673,8 +673,8 @@ Test(battery_fit, a_far_fitted_capacity_is_flagged) {
   sits_scenario *sc = tu_shipped("scenarios/a123_cell_calibrate.cfg", NULL, 0);
   char trace[600];
   snprintf(trace, sizeof trace, "%s/a123_dyn_25degC_s1.csv", SITS_VALIDATION_DATA);
-  sits_calibrate_opts o = {.trace_path = trace, .discharge_positive = -1, .train_fraction = 0.7,
-                           .fit_capacity = true};
+  sits_calibrate_opts o = {
+      .trace_path = trace, .discharge_positive = -1, .train_fraction = 0.7, .fit_capacity = true};
   sits_calibration c;
   sits_err err = {0};
   for (int kept = 0; kept < 2; kept++) {
