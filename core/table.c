@@ -167,7 +167,9 @@ static bool units_row(const reader *r, char **f, size_t n) {
   for (size_t j = 0; j < n; j++) {
     if (r->dest[j] < 0 || !*f[j])
       continue;
-    if (strlen(f[j]) > 12)
+    char *end;
+    strtod(f[j], &end);
+    if (strlen(f[j]) > 12 || !*end) /* too long, or a number ("nan", "inf" too) */
       return false;
     for (const char *c = f[j]; *c; c++)
       if (isdigit((unsigned char)*c))

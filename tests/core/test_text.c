@@ -143,6 +143,10 @@ Test(text, cycler_export_with_metadata_and_units) {
     cr_assert(strstr(err.msg, "badtime.csv:3: column 't'") && strstr(err.msg, "is not a number"),
               "%s: %s", bad[k], err.msg);
   }
+  /* a first row of "nan" is a value (refused), not a units row */
+  path = tu_write("nanrow.csv", "t,v\nnan,NaN\n1,2\n");
+  cr_assert_eq(sits_table_read_csv_columns(path, tv, 2, &t, &err), SITS_EINPUT);
+  cr_assert(strstr(err.msg, "nanrow.csv:2: column 't': value is NaN"), "%s", err.msg);
   /* a column that no line names: the error of the first line, as before */
   const char *missing[3] = {"Prog Time", "Current", "Volts"};
   cr_assert_eq(sits_table_read_csv_columns(tu_write("digatron2.csv", text), missing, 3, &t, &err),
