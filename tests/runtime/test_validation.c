@@ -402,3 +402,47 @@ Test(validation, nca_c20_table_against_the_hppc_rests, .timeout = 300) {
   cr_assert_geq(low, 8);
   sits_calibration_release(&c);
 }
+
+/* The shipped NCA cell (configs/batteries/panasonic_ncr18650pf.cfg: R over SOC and 2 RC pairs
+ * fitted on the whole 25 C LA92 cycle, scripts/derive_pan18650pf.sh) kept as it is on two
+ * cycles it was not fitted to (--fit soc,lag: the start SOC and the recording's lag fitted on
+ * the first 5 %). Measured 2026-12-03: the NN cycle (parts of US06 and LA92) 9.10 mV held
+ * out; the US06 (up to 20.8 A where the LA92 draws 10.5 A) 49.9 mV, the model reading low by
+ * 43 mV: its resistance does not fall with the current as the cell's does. Bounds: 12 mV
+ * (the measured plus ~30 %, inside the issue's 15 mV) and 60 mV with a bias below -30 mV. */
+Test(validation, nca_shipped_cell_on_other_cycles, .timeout = 600) {
+  const char *set[] = {"platform.battery=\"panasonic_ncr18650pf\""};
+  const char *traces[2] = {"pan18650pf_nn_25degC.csv", "pan18650pf_us06_25degC.csv"};
+  for (int k = 0; k < 2; k++) {
+    sits_scenario *sc = NULL;
+    sits_err err = {0};
+    cr_assert_eq(
+        sits_scenario_load(SITS_VALIDATION_DATA "/../cases/pan18650pf_us06.cfg", set, 1, &sc, &err),
+        SITS_OK, "%s", err.msg);
+    char trace[600];
+    snprintf(trace, sizeof trace, "%s/%s", SITS_VALIDATION_DATA, traces[k]);
+    sits_calibrate_opts o = {.trace_path = trace,
+                             .discharge_positive = -1,
+                             .train_fraction = 0.05,
+                             .fit_lag = true,
+                             .keep_cell = true};
+    sits_calibration c;
+    cr_assert_eq(sits_calibrate_battery(sc, &o, &c, &err), SITS_OK, "%s", err.msg);
+    double ho = 1e3 * c.fit.holdout.rmse, bias = 1e3 * c.fit.holdout.bias;
+    cr_log_info("panasonic_ncr18650pf kept on %s: start SOC %.4f, lag %.3f s, held out %.2f mV "
+                "(bias %+.1f mV, %zu samples)",
+                traces[k], c.fit.initial_soc, c.fit.lag_s, ho, bias, c.fit.holdout.n);
+    cr_assert(c.kept);
+    cr_assert_eq(c.fit.r0_ohm, sits_battery_config(sits_scenario_battery(sc))->r0_ohm);
+    cr_assert_gt(c.fit.initial_soc, 0.98);
+    if (k == 0) {
+      cr_assert_lt(ho, 12.0, "NN held out %g mV", ho);
+      cr_assert_gt(c.fit.holdout.n, 100000);
+    } else {
+      cr_assert_lt(ho, 60.0, "US06 held out %g mV", ho);
+      cr_assert_lt(bias, -30.0, "US06 bias %g mV", bias);
+    }
+    sits_calibration_release(&c);
+    sits_scenario_free(sc);
+  }
+}
