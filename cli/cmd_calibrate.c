@@ -23,7 +23,7 @@ static const char calibrate_usage[] =
     "       sitsenergy calibrate SCENARIO.cfg --trace FILE --fit battery|soc[,capacity][,lag]\n"
     "                            [--train-fraction 0.7] [--plot OUT.png] [--set KEY=VALUE]...\n"
     "                            [--time-col NAME] [--current-col NAME] [--voltage-col NAME]\n"
-    "                            [--temp-col NAME]\n"
+    "                            [--temp-col NAME] [--ah-col NAME]\n"
     "                            [--discharge-positive | --discharge-negative]\n"
     "                            [--ocv-test FILE [--ocv-charge FILE]\n"
     "                             [--ocv-columns TIME,CURRENT,VOLTAGE]\n"
@@ -61,7 +61,9 @@ static const char calibrate_usage_more[] =
     "and the current's sign come from the scenario's replay.battery group or the options\n"
     "(default time_s, current_a, voltage_v, negative current discharging). With --temp-col\n"
     "(or replay.battery.temperature_column) each sample is taken at its cell temperature\n"
-    "(OCV over temperature, R times the Arrhenius factor): the values fitted are at r_ref_c.\n"
+    "(OCV over temperature, R times the Arrhenius factor): the values fitted are at r_ref_c.\n"    "With --ah-col (or replay.battery.charge_column) SOC follows the cycler's charge counter\n"
+    "[Ah, the current's sign] instead of the integrated current: for logs that leave out part\n"
+    "of the test (HPPC files with the pulses but not the discharges between them).\n"
     "A cell with a hysteresis group has its m_v, gamma and initial h fitted too. With 'lag'\n"
     "the recording's voltage lag behind its current is fitted as well (0 to the median\n"
     "sample interval: each voltage taken with the current interpolated that long before its\n"
@@ -120,6 +122,7 @@ static const struct option calibrate_opts[] = {{"trace", required_argument, NULL
                                                {"current-col", required_argument, NULL, 'I'},
                                                {"voltage-col", required_argument, NULL, 'V'},
                                                {"temp-col", required_argument, NULL, 'W'},
+                                               {"ah-col", required_argument, NULL, 'H'},
                                                {"discharge-positive", no_argument, NULL, 'P'},
                                                {"discharge-negative", no_argument, NULL, 'N'},
                                                {"ocv-test", required_argument, NULL, 'O'},
@@ -228,6 +231,7 @@ static int option(void *p, int c, const char *arg) {
   case 'I': a->opts.current_column = arg; break;
   case 'V': a->opts.voltage_column = arg; break;
   case 'W': a->opts.temperature_column = arg; break;
+  case 'H': a->opts.charge_column = arg; break;
   case 'P': a->opts.discharge_positive = 1; break;
   case 'N': a->opts.discharge_positive = 0; break;
   case 'O':

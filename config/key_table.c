@@ -520,6 +520,10 @@ static const sits_key keys[] = {
       "a cell temperature column [C] (the fit then takes R and OCV at each sample's "
       "temperature)",
       "sits_battery_fit"),
+    K("replay.battery.charge_column", STRING, "", NONE, NULL, ANY, 0,
+      "the cycler's charge counter [Ah] (SOC then follows it, not the integrated current: "
+      "for logs that leave out part of the test)",
+      "sits_battery_fit"),
     K("replay.battery.discharge_positive", BOOL, "", NONE, "false", ANY, 0,
       "a positive current discharges", "sits_battery_fit"),
 };

@@ -22,6 +22,7 @@ typedef struct problem {
   sits_battery_cfg cell;
   const double *t, *i, *v;
   const double *temp_c; /* the cell temperature at each sample, or NULL (r_ref_c) */
+  const double *q;      /* the cycler's charge counter, discharge positive [Ah], or NULL */
   size_t n, n_train, n_rc;
   bool fit_capacity;
   bool fit_lag;    /* the recording's voltage-to-current time lag */
@@ -133,8 +134,9 @@ static int simulate(const problem *pb, const params *p, size_t m, double *out) {
         double e = exp(-dt / (r * sits_battery_rc_c_f(b, j, soc, tc)));
         vrc[j] = vrc[j] * e + r * i * (1 - e);
       }
-      double i_eff = i >= 0 ? i : c.coulombic_eff * i;
-      soc -= i_eff * dt / (3600.0 * p->q_ah);
+      /* the charge moved: the counter's when there is one (a log with gaps), else counted */
+      double dq = pb->q ? pb->q[k + 1] - pb->q[k] : i * dt / 3600.0;
+      soc -= (dq >= 0 ? dq : c.coulombic_eff * dq) / p->q_ah;
     }
   }
   sits_battery_free(b);
@@ -230,7 +232,7 @@ static double soc_from_voltage(const sits_battery_cfg *c, double v) {
  * before it; the first voltage when the training part has no rest (a test that starts under
  * load reads low: the fit then has to move SOC0 a long way). */
 static double start_soc(const sits_battery_cfg *cell, const double *t_s, const double *i_a,
-                        const double *v_v, size_t n) {
+                        const double *v_v, const double *q, size_t n) {
   double i_max = 0;
   for (size_t k = 0; k < n; k++)
     i_max = fmax(i_max, fabs(i_a[k]));
@@ -243,7 +245,7 @@ static double start_soc(const sits_battery_cfg *cell, const double *t_s, const d
       return fmin(fmax(soc, 0.01), 0.99);
     }
     if (k + 1 < n)
-      q_ah += i_a[k] * (t_s[k + 1] - t_s[k]) / 3600.0;
+      q_ah += q ? q[k + 1] - q[k] : i_a[k] * (t_s[k + 1] - t_s[k]) / 3600.0;
   }
   return soc_from_voltage(cell, v_v[0]);
 }
@@ -259,7 +261,7 @@ int sits_battery_fit_cell_t(const sits_battery_cfg *cell, const double *t_s, con
                             const double *v_v, const double *temp_c, size_t n, size_t n_rc,
                             double train_fraction, bool fit_capacity, sits_battery_fit *out,
                             sits_err *err) {
-  return sits_battery_fit_cell_x(cell, t_s, i_a, v_v, temp_c, n, n_rc, train_fraction,
+  return sits_battery_fit_cell_x(cell, t_s, i_a, v_v, temp_c, NULL, n, n_rc, train_fraction,
                                  fit_capacity ? SITS_BATTERY_FIT_CAPACITY : 0u, out, err);
 }
 
@@ -269,9 +271,9 @@ static int cmp_double(const void *a, const void *b) {
 }
 
 int sits_battery_fit_cell_x(const sits_battery_cfg *cell, const double *t_s, const double *i_a,
-                            const double *v_v, const double *temp_c, size_t n, size_t n_rc,
-                            double train_fraction, unsigned what, sits_battery_fit *out,
-                            sits_err *err) {
+                            const double *v_v, const double *temp_c, const double *q_ah, size_t n,
+                            size_t n_rc, double train_fraction, unsigned what,
+                            sits_battery_fit *out, sits_err *err) {
   memset(out, 0, sizeof *out);
   bool fit_capacity = (what & SITS_BATTERY_FIT_CAPACITY) != 0;
   if (what & ~(unsigned)(SITS_BATTERY_FIT_CAPACITY | SITS_BATTERY_FIT_LAG | SITS_BATTERY_FIT_KEEP))
@@ -292,6 +294,7 @@ int sits_battery_fit_cell_x(const sits_battery_cfg *cell, const double *t_s, con
                 .i = i_a,
                 .v = v_v,
                 .temp_c = temp_c,
+                .q = q_ah,
                 .n = n,
                 .n_rc = n_rc,
                 .fit_capacity = fit_capacity,
@@ -325,7 +328,7 @@ int sits_battery_fit_cell_x(const sits_battery_cfg *cell, const double *t_s, con
     pb.dt_med_s = dt[(pb.n_train - 1) / 2];
     free(dt);
   }
-  double soc0 = start_soc(cell, t_s, i_a, v_v, pb.n_train);
+  double soc0 = start_soc(cell, t_s, i_a, v_v, q_ah, pb.n_train);
   /* several starts: small and large R0, fast and slow RC pairs (one when the cell is kept) */
   const double r0s[] = {0.005, 0.03}, taus[] = {20.0, 300.0};
   double best[MAX_PARAMS], best_cost = INFINITY;
@@ -391,8 +394,8 @@ int sits_battery_fit_cell_x(const sits_battery_cfg *cell, const double *t_s, con
   double soc = p.soc0;
   out->train_soc_lo = out->train_soc_hi = soc;
   for (size_t k = 0; k + 1 < pb.n_train; k++) {
-    double i = i_a[k];
-    soc -= (i >= 0 ? i : cell->coulombic_eff * i) * (t_s[k + 1] - t_s[k]) / (3600.0 * p.q_ah);
+    double dq = q_ah ? q_ah[k + 1] - q_ah[k] : i_a[k] * (t_s[k + 1] - t_s[k]) / 3600.0;
+    soc -= (dq >= 0 ? dq : cell->coulombic_eff * dq) / p.q_ah;
     out->train_soc_lo = fmin(out->train_soc_lo, soc);
     out->train_soc_hi = fmax(out->train_soc_hi, soc);
   }

@@ -26,18 +26,22 @@ static const char *mapping(const sits_scenario *sc, const char *key, const char 
  * current multiplied by @p sign. Rows with the time of the row before (a cycler logging 10 Hz
  * data to 0.01 s, or two channels per stamp) are merged into one, current and voltage
  * averaged; *merged counts the rows merged away. Time that goes back is an error. Without a
- * voltage column (names[2] NULL: a charge count) the voltages are NAN. */
-static int read_series_t(const char *path, const char *const names[4], double sign, size_t *n,
-                         double **t_s, double **i_a, double **v_v, double **temp_c, size_t *merged,
-                         sits_err *err) {
+ * voltage column (names[2] NULL: a charge count) the voltages are NAN. names[4], when given, is
+ * the cycler's charge counter [Ah], read into *q_ah with the current's sign (discharge
+ * positive). */
+static int read_series_t(const char *path, const char *const names[5], double sign, size_t *n,
+                         double **t_s, double **i_a, double **v_v, double **temp_c, double **q_ah,
+                         size_t *merged, sits_err *err) {
   sits_table *t = NULL;
-  bool with_t = names[3] != NULL, with_v = names[2] != NULL;
-  const char *cols[4] = {names[0], names[1], names[2], names[3]};
-  size_t nc = 2, col_v = 0, col_t = 0;
+  bool with_t = names[3] != NULL, with_v = names[2] != NULL, with_q = names[4] != NULL;
+  const char *cols[5] = {names[0], names[1], names[2], names[3], names[4]};
+  size_t nc = 2, col_v = 0, col_t = 0, col_q = 0;
   if (with_v)
     cols[col_v = nc++] = names[2];
   if (with_t)
     cols[col_t = nc++] = names[3];
+  if (with_q)
+    cols[col_q = nc++] = names[4];
   int rc = sits_table_read_csv_columns(path, cols, nc, &t, err);
   if (rc) {
     if (strstr(err->msg, ": no column '"))
@@ -51,14 +55,17 @@ static int read_series_t(const char *path, const char *const names[4], double si
   *v_v = malloc(*n * sizeof(double));
   if (with_t)
     *temp_c = malloc(*n * sizeof(double));
-  if (!*t_s || !*i_a || !*v_v || (with_t && !*temp_c))
+  if (with_q)
+    *q_ah = malloc(*n * sizeof(double));
+  if (!*t_s || !*i_a || !*v_v || (with_t && !*temp_c) || (with_q && !*q_ah))
     rc = sits__fail(err, SITS_ENOMEM, "out of memory");
   size_t m = 0, group = 0; /* rows kept; rows in the current stamp's group */
   *merged = 0;
   for (size_t k = 0; rc == SITS_OK && k < t->n_rows; k++) {
     double tk = sits_table_at(t, k, 0), ik = sign * sits_table_at(t, k, 1),
            vk = with_v ? sits_table_at(t, k, col_v) : NAN,
-           ck = with_t ? sits_table_at(t, k, col_t) : NAN;
+           ck = with_t ? sits_table_at(t, k, col_t) : NAN,
+           qk = with_q ? sign * sits_table_at(t, k, col_q) : NAN;
     if (with_t && !(ck > -100 && ck < 200)) {
       rc = sits__fail(err, SITS_EINPUT, "%s:%zu: cell temperature %g C is not one", path,
                       t->lines[k], ck);
@@ -70,6 +77,8 @@ static int read_series_t(const char *path, const char *const names[4], double si
       (*v_v)[m - 1] += (vk - (*v_v)[m - 1]) / (double)group;
       if (with_t)
         (*temp_c)[m - 1] += (ck - (*temp_c)[m - 1]) / (double)group;
+      if (with_q)
+        (*q_ah)[m - 1] += (qk - (*q_ah)[m - 1]) / (double)group;
       continue;
     }
     if (m && !(tk > (*t_s)[m - 1]))
@@ -78,6 +87,8 @@ static int read_series_t(const char *path, const char *const names[4], double si
     (*t_s)[m] = tk, (*i_a)[m] = ik, (*v_v)[m] = vk;
     if (with_t)
       (*temp_c)[m] = ck;
+    if (with_q)
+      (*q_ah)[m] = qk;
     m++, group = 1;
   }
   *n = m;
@@ -87,8 +98,8 @@ static int read_series_t(const char *path, const char *const names[4], double si
 
 static int read_series(const char *path, const char *const names[3], double sign, size_t *n,
                        double **t_s, double **i_a, double **v_v, size_t *merged, sits_err *err) {
-  const char *four[4] = {names[0], names[1], names[2], NULL};
-  return read_series_t(path, four, sign, n, t_s, i_a, v_v, NULL, merged, err);
+  const char *five[5] = {names[0], names[1], names[2], NULL, NULL};
+  return read_series_t(path, five, sign, n, t_s, i_a, v_v, NULL, NULL, merged, err);
 }
 
 /* The OCV test: a table from its discharge, corrected by the cell's R0 + sum R_k. */
@@ -127,12 +138,13 @@ static int cycle_test(const sits_calibrate_opts *o, const char *const names[3], 
   size_t m = o->n_cycle, *n = calloc(m, sizeof *n);
   double **t = calloc(m, sizeof *t), **i = calloc(m, sizeof *i);
   int rc = n && t && i ? SITS_OK : sits__fail(err, SITS_ENOMEM, "out of memory");
-  const char *two[4] = {o->cycle_columns[0] ? o->cycle_columns[0] : names[0],
-                        o->cycle_columns[1] ? o->cycle_columns[1] : names[1], NULL, NULL};
+  const char *two[5] = {o->cycle_columns[0] ? o->cycle_columns[0] : names[0],
+                        o->cycle_columns[1] ? o->cycle_columns[1] : names[1], NULL, NULL, NULL};
   for (size_t p = 0; rc == SITS_OK && p < m; p++) {
     double *v = NULL;
     size_t merged;
-    rc = read_series_t(o->cycle_paths[p], two, sign, &n[p], &t[p], &i[p], &v, NULL, &merged, err);
+    rc = read_series_t(o->cycle_paths[p], two, sign, &n[p], &t[p], &i[p], &v, NULL, NULL, &merged,
+                       err);
     free(v);
   }
   if (rc == SITS_OK) {
@@ -260,16 +272,17 @@ int sits_calibrate_battery(const sits_scenario *sc, const sits_calibrate_opts *o
   if (!o->trace_path)
     return SITS_OK;
   out->has_fit = true;
-  const char *with_t[4] = {names[0], names[1], names[2],
-                           mapping(sc, "temperature_column", o->temperature_column, NULL)};
+  const char *with_t[5] = {names[0], names[1], names[2],
+                           mapping(sc, "temperature_column", o->temperature_column, NULL),
+                           mapping(sc, "charge_column", o->charge_column, NULL)};
   rc = read_series_t(o->trace_path, with_t, sign ? 1.0 : -1.0, &out->n, &out->t_s, &out->i_a,
-                     &out->v_v, &out->temp_c, &out->merged_rows, err);
+                     &out->v_v, &out->temp_c, &out->q_ah, &out->merged_rows, err);
   size_t n_rc = cell->n_rc ? cell->n_rc : 1;
   if (rc == SITS_OK)
     segments(out);
   if (rc == SITS_OK)
     rc = sits_battery_fit_cell_x(
-        &c, out->t_s, out->i_a, out->v_v, out->temp_c, out->n, n_rc, o->train_fraction,
+        &c, out->t_s, out->i_a, out->v_v, out->temp_c, out->q_ah, out->n, n_rc, o->train_fraction,
         (o->fit_capacity ? SITS_BATTERY_FIT_CAPACITY : 0u) |
             (o->fit_lag ? SITS_BATTERY_FIT_LAG : 0u) | (o->keep_cell ? SITS_BATTERY_FIT_KEEP : 0u),
         &out->fit, err);
@@ -277,7 +290,7 @@ int sits_calibrate_battery(const sits_scenario *sc, const sits_calibrate_opts *o
 }
 
 void sits_calibration_release(sits_calibration *c) {
-  free(c->t_s), free(c->i_a), free(c->v_v), free(c->temp_c), free(c->fit.model_v);
+  free(c->t_s), free(c->i_a), free(c->v_v), free(c->temp_c), free(c->q_ah), free(c->fit.model_v);
   memset(c, 0, sizeof *c);
 }
 

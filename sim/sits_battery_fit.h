@@ -102,11 +102,15 @@ enum {
   SITS_BATTERY_FIT_KEEP = 4u,
 };
 
-/** The same with @p what a set of SITS_BATTERY_FIT_* flags. */
+/** The same with @p what a set of SITS_BATTERY_FIT_* flags, and @p q_ah (n values, or NULL)
+ *  the cycler's charge counter [Ah], discharge positive: SOC then follows its change between
+ *  samples instead of the current held over each interval (a log that leaves out part of the
+ *  test, as HPPC files that keep only the pulses do). */
 SITS_API int sits_battery_fit_cell_x(const sits_battery_cfg *cell, const double *t_s,
                                      const double *i_a, const double *v_v, const double *temp_c,
-                                     size_t n, size_t n_rc, double train_fraction, unsigned what,
-                                     sits_battery_fit *out, sits_err *err);
+                                     const double *q_ah, size_t n, size_t n_rc,
+                                     double train_fraction, unsigned what, sits_battery_fit *out,
+                                     sits_err *err);
 
 /** An OCV-SOC table built from a slow constant-current discharge. */
 typedef struct sits_ocv_test {

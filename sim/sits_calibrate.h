@@ -53,6 +53,10 @@ typedef struct sits_calibrate_opts {
   /** keep the cell's R0, RC pairs, tables and hysteresis: fit only the test's initial SOC
    *  (SITS_BATTERY_FIT_KEEP), to see how a cell calibrated elsewhere holds on this test */
   bool keep_cell;
+  /** the cycler's charge counter [Ah] (NULL: the scenario's replay.battery.charge_column, else
+   *  none): SOC then follows its change instead of the integrated current, for logs that keep
+   *  only part of a test (HPPC files that hold the pulses but not the discharges between) */
+  const char *charge_column;
 } sits_calibrate_opts;
 
 typedef struct sits_calibration {
@@ -80,6 +84,7 @@ typedef struct sits_calibration {
   bool kept;    /**< the cell was kept (opts.keep_cell): only the test's initial SOC fitted */
   /** the capacity the fit started from (the cell's, an OCV test's or a cycle's) [Ah] */
   double start_capacity_ah;
+  double *q_ah; /**< the charge counter at each sample (discharge positive) [Ah], or NULL */
 } sits_calibration;
 
 /** Without a trace_path only the OCV test and the cycle are processed (opts->ocv_test_path
