@@ -9,29 +9,30 @@
 # With the binary it also writes configs/batteries/panasonic_ncr18650pf.cfg: the cell fitted
 # on the whole 25 C LA92 cycle (see the end of this script).
 #
-# Each MATLAB file holds one struct `meas`; scripts/mat5_to_csv.py writes its Time, Current,
+# Each MATLAB file holds one struct `meas`; scripts/mat5_to_csv.py (SciPy's loadmat) writes its Time, Current,
 # Voltage and Battery_Temp_degC fields as time_s,current_a,voltage_v,temp_c (negative current
 # discharges, as recorded). Written: the 25 C C/20 discharge-and-charge test (the OCV test)
 # and the 25 C US06 drive cycle, from full to the 2.5 V cutoff and its rest.
 set -eu
 src=$1
+py=${PYTHON:-/usr/bin/python3} # with SciPy (python3-scipy) for scripts/mat5_to_csv.py
 data=validation/data
 here=$(dirname "$0")
 d="$src/Panasonic 18650PF Data/25degC"
-conv() { python3 "$here/mat5_to_csv.py" "$1" meas Time=time_s Current=current_a \
+conv() { "$py" "$here/mat5_to_csv.py" "$1" meas Time=time_s Current=current_a \
   Voltage=voltage_v Battery_Temp_degC=temp_c; }
 conv "$d/C20 OCV and 1C discharge tests_start_of_tests/05-08-17_13.26 C20 OCV Test_C20_25dC.mat" \
   > "$data/pan18650pf_c20_25degC.csv"
 conv "$d/Drive cycles/03-20-17_01.43 25degC_US06_Pan18650PF.mat" > "$data/pan18650pf_us06_25degC.csv"
 # The 25 C NN drive cycle (the set's last at 25 C: parts of US06 and LA92, from full to
 # 2.5 V), without the temperature: the held-out test of the shipped cell.
-python3 "$here/mat5_to_csv.py" "$d/Drive cycles/03-21-17_16.27 25degC_NN_Pan18650PF.mat" meas \
+"$py" "$here/mat5_to_csv.py" "$d/Drive cycles/03-21-17_16.27 25degC_NN_Pan18650PF.mat" meas \
   Time=time_s Current=current_a Voltage=voltage_v > "$data/pan18650pf_nn_25degC.csv"
 # The 25 C HPPC test (11 March 2017, nine days before the US06 cycle): only the relaxed
 # voltage at the end of each rest of 600 s or more (the last sample before the next pulse,
 # and the file's last sample), with the test's amp-hour counter there (0 at full charge,
 # negative discharged): time_s,ah,voltage_v,rest_s.
-python3 "$here/mat5_to_csv.py" "$d/5 pulse disch/03-11-17_08.47 25degC_5Pulse_HPPC_Pan18650PF.mat" \
+"$py" "$here/mat5_to_csv.py" "$d/5 pulse disch/03-11-17_08.47 25degC_5Pulse_HPPC_Pan18650PF.mat" \
   meas Time=time_s Current=current_a Voltage=voltage_v Ah=ah |
   awk -F, 'NR == 1 { print "time_s,ah,voltage_v,rest_s"; next }
     { quiet = ($2 < 0.01 && $2 > -0.01) }
@@ -49,7 +50,7 @@ python3 "$here/mat5_to_csv.py" "$d/5 pulse disch/03-11-17_08.47 25degC_5Pulse_HP
 bin=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-python3 "$here/mat5_to_csv.py" "$d/Drive cycles/03-21-17_09.38 25degC_LA92_Pan18650PF.mat" meas \
+"$py" "$here/mat5_to_csv.py" "$d/Drive cycles/03-21-17_09.38 25degC_LA92_Pan18650PF.mat" meas \
   Time=time_s Current=current_a Voltage=voltage_v > "$tmp/la92.csv"
 ones='[1.0, 1.0, 1.0, 1.0, 1.0]'
 "$bin" calibrate validation/cases/pan18650pf_us06.cfg --trace "$tmp/la92.csv" \
