@@ -47,17 +47,9 @@ typedef struct params {
 
 static void unpack(const problem *pb, const double *x, params *p) {
   size_t k = 0;
-  if (pb->keep) { /* the cell as it is: its initial hysteresis state too */
-    p->soc0 = 1.0 / (1.0 + exp(-x[k++]));
-    p->q_ah = pb->fit_capacity ? exp(x[k++]) : pb->q_ah;
-    p->m_v = pb->cell.hyst_m_v, p->gamma = pb->cell.hyst_gamma;
-    p->h0 = pb->cell.hyst_initial, p->m0_v = pb->cell.hyst_m0_v;
-    p->lag_s = pb->fit_lag ? pb->dt_med_s / (1.0 + exp(-x[k++])) : 0.0;
-    return;
-  }
-  for (size_t q = 0; q < pb->nk; q++)
+  for (size_t q = 0; !pb->keep && q < pb->nk; q++) /* a kept cell's R and C are its own */
     p->r0[q] = exp(x[k++]);
-  for (size_t j = 0; j < pb->n_rc; j++) {
+  for (size_t j = 0; !pb->keep && j < pb->n_rc; j++) {
     for (size_t q = 0; q < pb->nk; q++)
       p->r[j][q] = exp(x[k++]);
     p->tau[j] = exp(x[k++]);
@@ -65,7 +57,10 @@ static void unpack(const problem *pb, const double *x, params *p) {
   p->soc0 = 1.0 / (1.0 + exp(-x[k++]));
   p->q_ah = pb->fit_capacity ? exp(x[k++]) : pb->q_ah;
   p->m_v = p->gamma = p->h0 = p->m0_v = 0;
-  if (pb->hyst) { /* bounded: m_v and m0_v below the cap, gamma in (HYST_G_LO, HYST_G_HI) */
+  if (pb->keep) /* the cell's hysteresis as it is, its initial state too */
+    p->m_v = pb->cell.hyst_m_v, p->gamma = pb->cell.hyst_gamma, p->h0 = pb->cell.hyst_initial,
+    p->m0_v = pb->cell.hyst_m0_v;
+  else if (pb->hyst) { /* bounded: m_v and m0_v below the cap, gamma in (HYST_G_LO, HYST_G_HI) */
     p->m_v = SITS_BATTERY_FIT_HYST_M_MAX_V / (1.0 + exp(-x[k++]));
     p->gamma = exp(log(HYST_G_LO) + (log(HYST_G_HI) - log(HYST_G_LO)) / (1.0 + exp(-x[k++])));
     p->h0 = tanh(x[k++]);
@@ -79,6 +74,14 @@ static size_t n_params(const problem *pb) {
     return 1 + (pb->fit_capacity ? 1 : 0) + (pb->fit_lag ? 1 : 0);
   return (1 + pb->n_rc) * pb->nk + pb->n_rc + 1 + (pb->fit_capacity ? 1 : 0) + (pb->hyst ? 4 : 0) +
          (pb->fit_lag ? 1 : 0);
+}
+
+/* The charge the cell gives out from sample k to k+1 [Ah], charging negative and counted at the
+ * cell's coulombic efficiency: the counter's change when the log has one (a log with gaps),
+ * else the current @p i_a held over the interval @p dt_s. */
+static double charge_out_ah(const double *q, size_t k, double i_a, double dt_s, double eta) {
+  double dq = q ? q[k + 1] - q[k] : i_a * dt_s / 3600.0;
+  return dq >= 0 ? dq : eta * dq;
 }
 
 /* Simulates the first m samples into out (model voltage), with the model's own functions:
@@ -134,9 +137,7 @@ static int simulate(const problem *pb, const params *p, size_t m, double *out) {
         double e = exp(-dt / (r * sits_battery_rc_c_f(b, j, soc, tc)));
         vrc[j] = vrc[j] * e + r * i * (1 - e);
       }
-      /* the charge moved: the counter's when there is one (a log with gaps), else counted */
-      double dq = pb->q ? pb->q[k + 1] - pb->q[k] : i * dt / 3600.0;
-      soc -= (dq >= 0 ? dq : c.coulombic_eff * dq) / p->q_ah;
+      soc -= charge_out_ah(pb->q, k, i, dt, c.coulombic_eff) / p->q_ah;
     }
   }
   sits_battery_free(b);
@@ -245,7 +246,7 @@ static double start_soc(const sits_battery_cfg *cell, const double *t_s, const d
       return fmin(fmax(soc, 0.01), 0.99);
     }
     if (k + 1 < n)
-      q_ah += q ? q[k + 1] - q[k] : i_a[k] * (t_s[k + 1] - t_s[k]) / 3600.0;
+      q_ah += charge_out_ah(q, k, i_a[k], t_s[k + 1] - t_s[k], 1.0);
   }
   return soc_from_voltage(cell, v_v[0]);
 }
@@ -394,8 +395,7 @@ int sits_battery_fit_cell_x(const sits_battery_cfg *cell, const double *t_s, con
   double soc = p.soc0;
   out->train_soc_lo = out->train_soc_hi = soc;
   for (size_t k = 0; k + 1 < pb.n_train; k++) {
-    double dq = q_ah ? q_ah[k + 1] - q_ah[k] : i_a[k] * (t_s[k + 1] - t_s[k]) / 3600.0;
-    soc -= (dq >= 0 ? dq : cell->coulombic_eff * dq) / p.q_ah;
+    soc -= charge_out_ah(q_ah, k, i_a[k], t_s[k + 1] - t_s[k], cell->coulombic_eff) / p.q_ah;
     out->train_soc_lo = fmin(out->train_soc_lo, soc);
     out->train_soc_hi = fmax(out->train_soc_hi, soc);
   }
