@@ -58,7 +58,7 @@ ones='[1.0, 1.0, 1.0, 1.0, 1.0]'
   --set "platform.battery.r_soc=[0.1, 0.3, 0.5, 0.7, 0.9]" --set "platform.battery.r0_scale=$ones" \
   --set "platform.battery.rc=({r_ohm=0.01;c_f=2000.0;r_scale=$ones;},{r_ohm=0.02;c_f=50000.0;r_scale=$ones;})" \
   -o "$tmp/cell.cfg" > "$tmp/cell.json"
-python3 - "$tmp/cell.cfg" "$tmp/cell.json" > configs/batteries/panasonic_ncr18650pf.cfg <<'PY'
+"$py" - "$tmp/cell.cfg" "$tmp/cell.json" > configs/batteries/panasonic_ncr18650pf.cfg <<'PY'
 import json, re, sys
 cfg = open(sys.argv[1]).read()
 d = json.load(open(sys.argv[2]))
