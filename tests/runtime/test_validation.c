@@ -446,3 +446,57 @@ Test(validation, nca_shipped_cell_on_other_cycles, .timeout = 600) {
     sits_scenario_free(sc);
   }
 }
+
+/* Cell @p cell of configs/batteries kept on the NN cycle @p trace with its temperature column
+ * (only the start SOC and the lag fitted on the first 5 %): the held-out RMSE [mV]. */
+static double nca_kept_on(const char *cell, const char *trace, double *start_soc) {
+  char set[128], path[600];
+  snprintf(set, sizeof set, "platform.battery=\"%s\"", cell);
+  snprintf(path, sizeof path, "%s/%s", SITS_VALIDATION_DATA, trace);
+  const char *sets[] = {set};
+  sits_scenario *sc = NULL;
+  sits_err err = {0};
+  cr_assert_eq(
+      sits_scenario_load(SITS_VALIDATION_DATA "/../cases/pan18650pf_us06.cfg", sets, 1, &sc, &err),
+      SITS_OK, "%s", err.msg);
+  sits_calibrate_opts o = {.trace_path = path,
+                           .temperature_column = "temp_c",
+                           .discharge_positive = -1,
+                           .train_fraction = 0.05,
+                           .fit_lag = true,
+                           .keep_cell = true};
+  sits_calibration c;
+  cr_assert_eq(sits_calibrate_battery(sc, &o, &c, &err), SITS_OK, "%s: %s", trace, err.msg);
+  cr_assert(c.kept);
+  double mv = 1e3 * c.fit.holdout.rmse;
+  *start_soc = c.fit.initial_soc;
+  cr_log_info("%s kept on %s: start SOC %.4f, held out %.2f mV (bias %+.1f mV, %zu samples)", cell,
+              trace, c.fit.initial_soc, mv, 1e3 * c.fit.holdout.bias, c.fit.holdout.n);
+  sits_calibration_release(&c);
+  sits_scenario_free(sc);
+  return mv;
+}
+
+/* validation/cases/pan18650pf_temps.txt: the NCA cell over temperature (rows fitted on each
+ * chamber's LA92 cycle) held out on the NN cycle in the same chamber, against the bound; the
+ * 25 C cell on the same cycle above the floor (what the rows over temperature change). */
+Test(validation, nca_cell_over_temperature_on_the_nn_cycles, .timeout = 600) {
+  FILE *f = fopen(SITS_VALIDATION_DATA "/../cases/pan18650pf_temps.txt", "r");
+  cr_assert_not_null(f);
+  char line[512];
+  size_t cases = 0;
+  while (fgets(line, sizeof line, f)) {
+    char trace[256];
+    double t_c, bound, floor_mv, soc, soc25;
+    if (line[0] == '#' || sscanf(line, "%lf %255s %lf %lf", &t_c, trace, &bound, &floor_mv) != 4)
+      continue;
+    double mv = nca_kept_on("panasonic_ncr18650pf_temps", trace, &soc);
+    double mv25 = nca_kept_on("panasonic_ncr18650pf", trace, &soc25);
+    cr_assert_lt(mv, bound, "%g C: %g mV", t_c, mv);
+    cr_assert_gt(mv25, floor_mv, "%g C, the 25 C cell: %g mV", t_c, mv25);
+    cr_assert_gt(soc, 0.85, "%g C: start SOC %g (the cycle starts from full)", t_c, soc);
+    cases++;
+  }
+  fclose(f);
+  cr_assert_eq(cases, 4);
+}

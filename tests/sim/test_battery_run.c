@@ -412,12 +412,13 @@ Test(battery_run, shipped_pack_stops_at_empty) {
  * NMC packs (OCV 3.268 V at SOC 0 against a 3.0 V cutoff) carry a note naming both values;
  * the A123 4S2P pack (2.295 V at SOC 0, cutoff 2.5 V) reaches its cutoff and has none. */
 Test(battery_run, ocv_above_cutoff_at_soc0_is_noted) {
-  const char *packs[] = {"nmc_3s1p_56wh",       "nmc_18650_3s1p", "lipo_1s_wearable",
-                         "nissan_leaf_cell",    "a123_lfp_4s2p",  "a123_lfp_cell",
-                         "panasonic_ncr18650pf"};
-  /* the NCR18650PF: its IR-corrected C/20 branch ends 13 mV above the 2.5 V it was run to */
-  const bool noted[] = {true, true, true, true, false, true, true};
-  for (size_t k = 0; k < 7; k++) {
+  const char *packs[] = {
+      "nmc_3s1p_56wh", "nmc_18650_3s1p", "lipo_1s_wearable",     "nissan_leaf_cell",
+      "a123_lfp_4s2p", "a123_lfp_cell",  "panasonic_ncr18650pf", "panasonic_ncr18650pf_temps"};
+  /* the NCR18650PF (both): its IR-corrected C/20 branch ends 13 mV above the 2.5 V it was
+   * run to */
+  const bool noted[] = {true, true, true, true, false, true, true, true};
+  for (size_t k = 0; k < 8; k++) {
     char text[1024], name[64];
     snprintf(text, sizeof text,
              "platform = { thermal = { nodes = ( { name = \"die\"; c_j_per_k = 2.0; } );\n"
