@@ -20,7 +20,8 @@ static const char calibrate_usage[] =
     "                            [--fields LIST] [--strict] [--train-fraction 0.7]\n"
     "                            [--ambient-range LO:HI] [--orders 1,2,3 [--kfold K]]\n"
     "                            [--plot OUT.png] [--set KEY=VALUE]... -o CALIBRATED.cfg\n"
-    "       sitsenergy calibrate SCENARIO.cfg --trace FILE --fit battery|soc[,capacity][,lag]\n"
+    "       sitsenergy calibrate SCENARIO.cfg --trace FILE\n"
+    "                            --fit battery|soc[,capacity][,lag][,arrhenius]\n"
     "                            [--train-fraction 0.7] [--plot OUT.png] [--set KEY=VALUE]...\n"
     "                            [--time-col NAME] [--current-col NAME] [--voltage-col NAME]\n"
     "                            [--temp-col NAME] [--ah-col NAME]\n"
@@ -61,14 +62,19 @@ static const char calibrate_usage_more[] =
     "and the current's sign come from the scenario's replay.battery group or the options\n"
     "(default time_s, current_a, voltage_v, negative current discharging). With --temp-col\n"
     "(or replay.battery.temperature_column) each sample is taken at its cell temperature\n"
-    "(OCV over temperature, R times the Arrhenius factor): the values fitted are at r_ref_c.\n"    "With --ah-col (or replay.battery.charge_column) SOC follows the cycler's charge counter\n"
+    "(OCV over temperature, R times the Arrhenius factor): the values fitted are at r_ref_c.\n"
+    "With --ah-col (or replay.battery.charge_column) SOC follows the cycler's charge counter\n"
     "[Ah, the current's sign] instead of the integrated current: for logs that leave out part\n"
     "of the test (HPPC files with the pulses but not the discharges between them).\n"
     "A cell with a hysteresis group has its m_v, gamma and initial h fitted too. With 'lag'\n"
     "the recording's voltage lag behind its current is fitted as well (0 to the median\n"
     "sample interval: each voltage taken with the current interpolated that long before its\n"
     "stamp), for cyclers that log the two at different instants of a sample; it is reported\n"
-    "(voltage_lag_s_of_the_test), not written into the cell. --fit soc keeps the cell as\n"
+    "(voltage_lag_s_of_the_test), not written into the cell. With 'arrhenius' (and the\n"
+    "cell temperature, --temp-col, moving at least 1 K over the training part) the\n"
+    "resistances' activation energy r_ea_j_per_mol is fitted too (0 to 100 kJ/mol; flagged\n"
+    "at its range's ends or from less than 5 K), and written into the cell; not with rows\n"
+    "over temperature (r_t_c), which replace the factor. --fit soc keeps the cell as\n"
     "the scenario has it (R0, RC pairs, tables, hysteresis) and fits only the test's initial\n"
     "SOC (and capacity, lag if named): the held-out figures then say how a cell calibrated\n"
     "on one test holds on another (train on a short start, --train-fraction 0.05). The first\n"
@@ -396,16 +402,17 @@ static int check(void *p, cli_ctx *ctx) {
     }
     return thermal_fit(a, ctx->scenario);
   }
-  /* battery (or soc: the cell kept), with capacity and lag in any order, each once */
+  /* battery (or soc: the cell kept), with capacity, lag and arrhenius in any order, each once */
   bool battery = false, bad = false;
-  a->opts.fit_capacity = a->opts.fit_lag = a->opts.keep_cell = false;
+  a->opts.fit_capacity = a->opts.fit_lag = a->opts.keep_cell = a->opts.fit_arrhenius = false;
   for (const char *s = a->fit; *s && !bad;) {
     size_t len = strcspn(s, ",");
-    bool *flag = len == 7 && strncmp(s, "battery", 7) == 0    ? &battery
-                 : len == 3 && strncmp(s, "soc", 3) == 0      ? &a->opts.keep_cell
-                 : len == 8 && strncmp(s, "capacity", 8) == 0 ? &a->opts.fit_capacity
-                 : len == 3 && strncmp(s, "lag", 3) == 0      ? &a->opts.fit_lag
-                                                              : NULL;
+    bool *flag = len == 7 && strncmp(s, "battery", 7) == 0     ? &battery
+                 : len == 3 && strncmp(s, "soc", 3) == 0       ? &a->opts.keep_cell
+                 : len == 8 && strncmp(s, "capacity", 8) == 0  ? &a->opts.fit_capacity
+                 : len == 3 && strncmp(s, "lag", 3) == 0       ? &a->opts.fit_lag
+                 : len == 9 && strncmp(s, "arrhenius", 9) == 0 ? &a->opts.fit_arrhenius
+                                                               : NULL;
     bad = !flag || *flag;
     if (flag)
       *flag = true;
@@ -414,8 +421,8 @@ static int check(void *p, cli_ctx *ctx) {
       bad = true; /* a trailing comma */
   }
   if (bad || battery == a->opts.keep_cell) { /* one of battery and soc */
-    cli_error("--fit '%s': expected battery[,capacity][,lag], soc[,capacity][,lag] or "
-              "[thermal|capacitance,]ambient,initial,leakage",
+    cli_error("--fit '%s': expected battery[,capacity][,lag][,arrhenius], "
+              "soc[,capacity][,lag][,arrhenius] or [thermal|capacitance,]ambient,initial,leakage",
               a->fit);
     return EXIT_INPUT;
   }

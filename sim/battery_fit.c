@@ -27,6 +27,7 @@ typedef struct problem {
   bool fit_capacity;
   bool fit_lag;    /* the recording's voltage-to-current time lag */
   bool keep;       /* the cell's R0, RC pairs, tables and hysteresis kept: SOC0 fitted */
+  bool fit_ea;     /* the resistances' activation energy */
   double dt_med_s; /* the training part's median sample interval: the lag's upper bound */
   double q_ah;     /* when not fitted */
   bool hyst;       /* the cell has hysteresis: m, gamma, h0 and m0 are fitted too */
@@ -41,9 +42,10 @@ typedef struct params {
   double tau[SITS_BATTERY_MAX_RC], q_ah, soc0;
   double m_v, gamma, h0, m0_v;
   double lag_s; /* the voltage's lag behind the current [s], 0 when not fitted */
+  double ea;    /* the resistances' activation energy [J/mol] (the cell's when not fitted) */
 } params;
 
-#define MAX_PARAMS ((1 + SITS_BATTERY_MAX_RC) * SITS_BATTERY_MAX_R_SOC + SITS_BATTERY_MAX_RC + 7)
+#define MAX_PARAMS ((1 + SITS_BATTERY_MAX_RC) * SITS_BATTERY_MAX_R_SOC + SITS_BATTERY_MAX_RC + 8)
 
 static void unpack(const problem *pb, const double *x, params *p) {
   size_t k = 0;
@@ -67,13 +69,15 @@ static void unpack(const problem *pb, const double *x, params *p) {
     p->m0_v = SITS_BATTERY_FIT_HYST_M_MAX_V / (1.0 + exp(-x[k++]));
   }
   p->lag_s = pb->fit_lag ? pb->dt_med_s / (1.0 + exp(-x[k++])) : 0.0;
+  p->ea = pb->fit_ea ? SITS_BATTERY_FIT_EA_MAX_J_PER_MOL / (1.0 + exp(-x[k++]))
+                     : pb->cell.r_ea_j_per_mol;
 }
 
 static size_t n_params(const problem *pb) {
+  size_t common = 1 + (pb->fit_capacity ? 1 : 0) + (pb->fit_lag ? 1 : 0) + (pb->fit_ea ? 1 : 0);
   if (pb->keep)
-    return 1 + (pb->fit_capacity ? 1 : 0) + (pb->fit_lag ? 1 : 0);
-  return (1 + pb->n_rc) * pb->nk + pb->n_rc + 1 + (pb->fit_capacity ? 1 : 0) + (pb->hyst ? 4 : 0) +
-         (pb->fit_lag ? 1 : 0);
+    return common;
+  return (1 + pb->n_rc) * pb->nk + pb->n_rc + common + (pb->hyst ? 4 : 0);
 }
 
 /* The charge the cell gives out from sample k to k+1 [Ah], charging negative and counted at the
@@ -90,6 +94,7 @@ static int simulate(const problem *pb, const params *p, size_t m, double *out) {
   sits_battery_cfg c = pb->cell;
   c.capacity_ah = p->q_ah;
   c.capacity_wh = NAN;
+  c.r_ea_j_per_mol = p->ea;
   if (!pb->keep) { /* the fitted values (kept: the cell's own) */
     c.n_rc = pb->n_rc;
     c.r0_ohm = p->r0[pb->ref];
@@ -277,7 +282,8 @@ int sits_battery_fit_cell_x(const sits_battery_cfg *cell, const double *t_s, con
                             sits_battery_fit *out, sits_err *err) {
   memset(out, 0, sizeof *out);
   bool fit_capacity = (what & SITS_BATTERY_FIT_CAPACITY) != 0;
-  if (what & ~(unsigned)(SITS_BATTERY_FIT_CAPACITY | SITS_BATTERY_FIT_LAG | SITS_BATTERY_FIT_KEEP))
+  if (what & ~(unsigned)(SITS_BATTERY_FIT_CAPACITY | SITS_BATTERY_FIT_LAG | SITS_BATTERY_FIT_KEEP |
+                         SITS_BATTERY_FIT_ARRHENIUS))
     return sits__fail(err, SITS_EINPUT, "unknown battery fit flags 0x%x", what);
   if (n < 10)
     return sits__fail(err, SITS_EINPUT, "the fit needs at least 10 samples (the trace has %zu)", n);
@@ -301,6 +307,7 @@ int sits_battery_fit_cell_x(const sits_battery_cfg *cell, const double *t_s, con
                 .fit_capacity = fit_capacity,
                 .fit_lag = (what & SITS_BATTERY_FIT_LAG) != 0,
                 .keep = (what & SITS_BATTERY_FIT_KEEP) != 0,
+                .fit_ea = (what & SITS_BATTERY_FIT_ARRHENIUS) != 0,
                 .q_ah = cell->capacity_ah,
                 .hyst = cell->hyst_m_v > 0 || cell->hyst_m0_v > 0,
                 .nk = 1};
@@ -319,6 +326,31 @@ int sits_battery_fit_cell_x(const sits_battery_cfg *cell, const double *t_s, con
   pb.n_train = (size_t)floor(train_fraction * (double)n);
   if (pb.n_train < n_params(&pb) + 5)
     return sits__fail(err, SITS_EINPUT, "the training part has too few samples");
+  out->train_temp_lo_c = out->train_temp_hi_c = NAN;
+  for (size_t k = 0; temp_c && k < pb.n_train; k++)
+    if (isfinite(temp_c[k])) {
+      out->train_temp_lo_c =
+          isnan(out->train_temp_lo_c) ? temp_c[k] : fmin(out->train_temp_lo_c, temp_c[k]);
+      out->train_temp_hi_c =
+          isnan(out->train_temp_hi_c) ? temp_c[k] : fmax(out->train_temp_hi_c, temp_c[k]);
+    }
+  if (pb.fit_ea) { /* the factor needs the temperature to move, and no rows that replace it */
+    if (!temp_c)
+      return sits__fail(err, SITS_EINPUT,
+                        "the activation energy is fitted from the cell temperature at each "
+                        "sample: the test has none (replay.battery.temperature_column)");
+    if (cell->n_r_t > 0)
+      return sits__fail(err, SITS_EINPUT,
+                        "the cell's resistance rows over temperature (r_t_c) replace the "
+                        "Arrhenius factor: there is no activation energy to fit");
+    double span = out->train_temp_hi_c - out->train_temp_lo_c;
+    if (!(span >= SITS_BATTERY_FIT_EA_MIN_SPAN_K))
+      return sits__fail(err, SITS_EINPUT,
+                        "the cell temperature spans %.3g K over the training part (%.4g to %.4g "
+                        "C): at least %g K are needed to fit an activation energy",
+                        isnan(span) ? 0.0 : span, out->train_temp_lo_c, out->train_temp_hi_c,
+                        SITS_BATTERY_FIT_EA_MIN_SPAN_K);
+  }
   if (pb.fit_lag) { /* the lag is bounded by the training part's median interval */
     double *dt = malloc((pb.n_train - 1) * sizeof(double));
     if (!dt)
@@ -364,6 +396,11 @@ int sits_battery_fit_cell_x(const sits_battery_cfg *cell, const double *t_s, con
       }
       if (pb.fit_lag) /* half the median interval */
         x[k++] = 0.0;
+      if (pb.fit_ea) { /* from the cell's (20 kJ/mol without one), inside the range */
+        double e = cell->r_ea_j_per_mol > 0 ? cell->r_ea_j_per_mol : 20000.0;
+        e = fmin(fmax(e / SITS_BATTERY_FIT_EA_MAX_J_PER_MOL, 1e-3), 1 - 1e-3);
+        x[k++] = log(e / (1 - e));
+      }
       sits_fit_opts o = {n_params(&pb), pb.n_train, residual, &pb, 200, NULL, NULL, NULL};
       sits_err e2 = {0};
       if (sits_fit_nlinear(&o, x, &cost, &conv, &e2) == SITS_OK && cost < best_cost) {
@@ -382,6 +419,7 @@ int sits_battery_fit_cell_x(const sits_battery_cfg *cell, const double *t_s, con
       p.r[j][0] = cell->rc_r_ohm[j], p.tau[j] = cell->rc_r_ohm[j] * cell->rc_c_f[j];
   }
   out->lag_s = p.lag_s;
+  out->r_ea_j_per_mol = p.ea;
   out->lag_frac = pb.fit_lag ? p.lag_s / pb.dt_med_s : 0.0;
   out->model_v = malloc(n * sizeof(double));
   if (!out->model_v || simulate(&pb, &p, n, out->model_v))

@@ -268,6 +268,7 @@ int sits_calibrate_battery(const sits_scenario *sc, const sits_calibrate_opts *o
   out->fit_capacity = o->fit_capacity;
   out->fit_lag = o->fit_lag;
   out->kept = o->keep_cell;
+  out->fit_arrhenius = o->fit_arrhenius;
   out->start_capacity_ah = c.capacity_ah;
   if (!o->trace_path)
     return SITS_OK;
@@ -284,7 +285,8 @@ int sits_calibrate_battery(const sits_scenario *sc, const sits_calibrate_opts *o
     rc = sits_battery_fit_cell_x(
         &c, out->t_s, out->i_a, out->v_v, out->temp_c, out->q_ah, out->n, n_rc, o->train_fraction,
         (o->fit_capacity ? SITS_BATTERY_FIT_CAPACITY : 0u) |
-            (o->fit_lag ? SITS_BATTERY_FIT_LAG : 0u) | (o->keep_cell ? SITS_BATTERY_FIT_KEEP : 0u),
+            (o->fit_lag ? SITS_BATTERY_FIT_LAG : 0u) | (o->keep_cell ? SITS_BATTERY_FIT_KEEP : 0u) |
+            (o->fit_arrhenius ? SITS_BATTERY_FIT_ARRHENIUS : 0u),
         &out->fit, err);
   return rc;
 }
@@ -351,10 +353,10 @@ int sits_write_calibration_json(const sits_calibration *c, FILE *f) {
     fputs("}\n", f);
     return ferror(f) ? SITS_EIO : SITS_OK;
   }
-  fprintf(f, "{\"schema_version\":1,\"fit\":[\"%s\"%s%s%s%s],\"parameters\":{",
+  fprintf(f, "{\"schema_version\":1,\"fit\":[\"%s\"%s%s%s%s%s],\"parameters\":{",
           c->kept ? "soc" : "battery", c->fit_capacity ? ",\"capacity\"" : "",
           c->has_ocv ? ",\"ocv\"" : "", c->has_cycle ? ",\"cycle\"" : "",
-          c->fit_lag ? ",\"lag\"" : "");
+          c->fit_lag ? ",\"lag\"" : "", c->fit_arrhenius ? ",\"arrhenius\"" : "");
   if (c->kept) /* the kept cell's values are the scenario's, not the fit's */
     fprintf(f, "\"initial_soc_of_the_test\":%.10g", b->initial_soc);
   else
@@ -380,6 +382,8 @@ int sits_write_calibration_json(const sits_calibration *c, FILE *f) {
   if (c->fit_lag)
     fprintf(f, ",\"voltage_lag_fraction_of_the_test\":%.10g,\"voltage_lag_s_of_the_test\":%.10g",
             b->lag_frac, b->lag_s);
+  if (c->fit_arrhenius)
+    fprintf(f, ",\"platform.battery.r_ea_j_per_mol\":%.10g", b->r_ea_j_per_mol);
   if (!c->kept)
     fprintf(f, ",\"initial_soc_of_the_test\":%.10g", b->initial_soc);
   fputs("},", f);
@@ -404,7 +408,11 @@ int sits_write_calibration_json(const sits_calibration *c, FILE *f) {
    * it moves against the OCV's slope, little on a flat OCV (LFP) or a short part */
   double cap_off = c->fit_capacity ? b->capacity_ah / c->start_capacity_ah - 1.0 : 0.0;
   bool cap_flag = fabs(cap_off) > 0.1;
-  if ((b->hyst_m_v > 0 && !c->kept) || b->n_r_soc > 0 || cap_flag) {
+  /* an activation energy at an end of its range, or from a few kelvin */
+  double ea_frac = b->r_ea_j_per_mol / SITS_BATTERY_FIT_EA_MAX_J_PER_MOL;
+  bool ea_end = c->fit_arrhenius && (ea_frac < 0.01 || ea_frac > 0.99);
+  bool ea_short = c->fit_arrhenius && b->train_temp_hi_c - b->train_temp_lo_c < 5.0;
+  if ((b->hyst_m_v > 0 && !c->kept) || b->n_r_soc > 0 || cap_flag || ea_end || ea_short) {
     fputs(",\"flags\":[", f);
     const char *sep = "";
     if (cap_flag)
@@ -417,10 +425,25 @@ int sits_write_calibration_json(const sits_calibration *c, FILE *f) {
               (b->train_soc_hi - b->train_soc_lo) * b->capacity_ah),
           sep = ",";
     if (hyst_at_bound) /* at the bound, the term stands in for something else */
-      fputs("\"platform.battery.hysteresis.m_v is at the upper end of its range (0.1 V): "
-            "the data ask for a drift with the charge moved that hysteresis does not "
-            "explain (an OCV table or capacity off at this end of the SOC range?)\"",
-            f),
+      fprintf(f,
+              "%s\"platform.battery.hysteresis.m_v is at the upper end of its range (0.1 V): "
+              "the data ask for a drift with the charge moved that hysteresis does not "
+              "explain (an OCV table or capacity off at this end of the SOC range?)\"",
+              sep),
+          sep = ",";
+    if (ea_end)
+      fprintf(f,
+              "%s\"platform.battery.r_ea_j_per_mol is at an end of its range (0 to %g J/mol): "
+              "the resistances' change with temperature over this test is not an Arrhenius "
+              "factor's (or is hidden by what else changes with it)\"",
+              sep, SITS_BATTERY_FIT_EA_MAX_J_PER_MOL),
+          sep = ",";
+    if (ea_short)
+      fprintf(f,
+              "%s\"platform.battery.r_ea_j_per_mol comes from a cell temperature that spans "
+              "%.3g K over the training part (%.4g to %.4g C): it fixes the factor's slope "
+              "there, little beyond\"",
+              sep, b->train_temp_hi_c - b->train_temp_lo_c, b->train_temp_lo_c, b->train_temp_hi_c),
           sep = ",";
     for (size_t q = 0; q < b->n_r_soc; q++) /* the data say little there */
       if (b->r_soc[q] < b->train_soc_lo - 0.05 || b->r_soc[q] > b->train_soc_hi + 0.05)
@@ -477,6 +500,8 @@ int sits_calibrated_cell(const sits_scenario *sc, const sits_calibration *c, sit
   if (c->has_cycle)
     out->capacity_ah = c->cycle.capacity_ah, out->capacity_wh = NAN,
     out->coulombic_eff = c->cycle.coulombic_eff;
+  if (c->has_fit && c->fit_arrhenius)
+    out->r_ea_j_per_mol = c->fit.r_ea_j_per_mol;
   if (c->has_fit && c->kept) {
     if (c->fit_capacity)
       out->capacity_ah = c->fit.capacity_ah, out->capacity_wh = NAN;
@@ -548,6 +573,8 @@ int sits_write_calibrated_config(const sits_scenario *sc, const sits_calibration
            set_float(hy, "gamma", c->fit.hyst_gamma) == 0 &&
            set_float(hy, "m0_v", c->fit.hyst_m0_v) == 0;
   }
+  if (ok && c->fit_arrhenius)
+    ok = set_float(b, "r_ea_j_per_mol", c->fit.r_ea_j_per_mol) == 0;
   if (ok && c->fit_capacity) {
     ok = set_float(b, "capacity_ah", c->fit.capacity_ah) == 0;
     if (config_setting_get_member(b, "capacity_wh"))

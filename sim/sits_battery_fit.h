@@ -61,6 +61,11 @@ typedef struct sits_battery_fit {
    *  training part's median sample interval; 0 without the flag), and that lag as a fraction
    *  of the median interval */
   double lag_frac, lag_s;
+  /** the resistances' Arrhenius activation energy the model took [J/mol]: fitted with
+   *  SITS_BATTERY_FIT_ARRHENIUS, else the cell's */
+  double r_ea_j_per_mol;
+  /** the cell temperature's range over the training part [C] (NAN without temperatures) */
+  double train_temp_lo_c, train_temp_hi_c;
 } sits_battery_fit;
 
 /**
@@ -100,7 +105,19 @@ enum {
    *  so the held-out figures say how a cell calibrated on one test holds on another. n_rc is
    *  then the cell's; the result's r0_ohm and rc values are the cell's, without tables. */
   SITS_BATTERY_FIT_KEEP = 4u,
+  /** the resistances' Arrhenius activation energy (r_ea_j_per_mol, 0 to
+   *  SITS_BATTERY_FIT_EA_MAX_J_PER_MOL; R0 and each R_k times exp(E_a / R_gas (1/T - 1/T_ref)),
+   *  C_k unchanged), from the cell temperature at each sample (temp_c needed, spanning at
+   *  least SITS_BATTERY_FIT_EA_MIN_SPAN_K over the training part; a cell without rows over
+   *  temperature, which replace the factor) */
+  SITS_BATTERY_FIT_ARRHENIUS = 8u,
 };
+
+/** The activation energy's fitted range [J/mol]: 0 to this. */
+#define SITS_BATTERY_FIT_EA_MAX_J_PER_MOL 100000.0
+/** The least span of the cell temperature over the training part for an activation energy
+ *  [K]. */
+#define SITS_BATTERY_FIT_EA_MIN_SPAN_K 1.0
 
 /** The same with @p what a set of SITS_BATTERY_FIT_* flags, and @p q_ah (n values, or NULL)
  *  the cycler's charge counter [Ah], discharge positive: SOC then follows its change between

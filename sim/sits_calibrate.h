@@ -57,6 +57,9 @@ typedef struct sits_calibrate_opts {
    *  none): SOC then follows its change instead of the integrated current, for logs that keep
    *  only part of a test (HPPC files that hold the pulses but not the discharges between) */
   const char *charge_column;
+  /** also fit the resistances' Arrhenius activation energy from the cell temperature column
+   *  (SITS_BATTERY_FIT_ARRHENIUS) */
+  bool fit_arrhenius;
 } sits_calibrate_opts;
 
 typedef struct sits_calibration {
@@ -84,7 +87,8 @@ typedef struct sits_calibration {
   bool kept;    /**< the cell was kept (opts.keep_cell): only the test's initial SOC fitted */
   /** the capacity the fit started from (the cell's, an OCV test's or a cycle's) [Ah] */
   double start_capacity_ah;
-  double *q_ah; /**< the charge counter at each sample (discharge positive) [Ah], or NULL */
+  double *q_ah;       /**< the charge counter at each sample (discharge positive) [Ah], or NULL */
+  bool fit_arrhenius; /**< the fit took the activation energy (fit.r_ea_j_per_mol) */
 } sits_calibration;
 
 /** Without a trace_path only the OCV test and the cycle are processed (opts->ocv_test_path
