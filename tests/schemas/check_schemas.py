@@ -85,6 +85,11 @@ check("calibrate", out("calibrate", cfg("scenarios/leaf_cell_calibrate.cfg"), "-
                        os.path.join(root, "validation/data/leaf_c15_discharge_cycle2.csv"),
                        "--fit", "soc,lag", "--train-fraction", "0.1", "-o", "kept.cfg"),
       "kept cell")
+check("calibrate", out("calibrate", os.path.join(root, "validation/cases/pan18650pf_us06.cfg"),
+                       "--set", "platform.battery=panasonic_ncr18650pf", "--trace",
+                       os.path.join(root, "validation/data/pan18650pf_nn_m10degC.csv"),
+                       "--temp-col", "temp_c", "--fit", "soc,lag,arrhenius",
+                       "--train-fraction", "0.6", "-o", "arrhenius.cfg"), "kept cell, arrhenius")
 check("calibrate", out("calibrate", cfg("scenarios/a123_cell_calibrate.cfg"), *sum(
     (["--cycle", os.path.join(root, "validation/data", f)] for f in
      ("a123_dyn_25degC_s1.csv", "a123_dyn_25degC_s1_rest.csv", "a123_dyn_25degC_s2.csv",

@@ -771,6 +771,25 @@ Test(battery_fit, a_far_fitted_capacity_is_flagged) {
     if (!kept) {
       cr_assert_lt(c.fit.capacity_ah / c.start_capacity_ah, 0.9);
       cr_assert(strstr(json, "platform.battery.capacity_ah was fitted at"), "%s", json);
+      /* every flag at once: one array, its items separated by commas (a hysteresis flag after
+       * the capacity's had none before) */
+      c.fit.hyst_m_v = SITS_BATTERY_FIT_HYST_M_MAX_V;
+      c.fit_arrhenius = true;
+      c.fit.r_ea_j_per_mol = 0.995 * SITS_BATTERY_FIT_EA_MAX_J_PER_MOL;
+      c.fit.train_temp_lo_c = 24.0, c.fit.train_temp_hi_c = 26.0;
+      free(json);
+      mem = open_memstream(&json, &len);
+      cr_assert_eq(sits_write_calibration_json(&c, mem), SITS_OK);
+      fclose(mem);
+      cr_assert(strstr(json, "\"flags\":[\"platform.battery.capacity_ah was fitted at"), "%s",
+                json);
+      cr_assert(strstr(json, "\",\"platform.battery.hysteresis.m_v is at the upper end"), "%s",
+                json);
+      cr_assert(strstr(json, "\",\"platform.battery.r_ea_j_per_mol is at an end"), "%s", json);
+      cr_assert(strstr(json, "\",\"platform.battery.r_ea_j_per_mol comes from a cell temperature "
+                             "that spans 2 K"),
+                "%s", json);
+      cr_assert(strstr(json, "\"fit\":[\"battery\",\"capacity\",\"arrhenius\"]"), "%s", json);
     } else {
       cr_assert(strstr(json, "\"fit\":[\"soc\",\"capacity\"]"), "%s", json);
       cr_assert_gt(c.fit.capacity_ah / c.start_capacity_ah, 0.9);
