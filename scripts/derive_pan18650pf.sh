@@ -127,7 +127,7 @@ PY
 
 # The cell over temperature, configs/batteries/panasonic_ncr18650pf_temps.cfg: the same fit on
 # the LA92 cycle at 10, 0, -10 and -20 C (each in its chamber after ~1.7 h of rest; the cell
-# within ~3 K of the chamber while it runs), R0 and the pairs' R and C at each as rows of
+# warms by 4-10 K while it runs), R0 and the pairs' R and C at each as rows of
 # factors on the 25 C cell's values (r_t_c); the 25 C OCV table and capacity for all (the set
 # has no slow test at the other temperatures).
 fit_la92 "10degC/Drive Cycles/03-27-17_09.06 10degC_LA92_Pan18650PF.mat" t10
@@ -137,7 +137,7 @@ fit_la92 "-20degC/Drive cycles/06-23-17_23.35 n20degC_LA92_Pan18650PF.mat" tm20
 "$py" - configs/batteries/panasonic_ncr18650pf.cfg "$tmp" > configs/batteries/panasonic_ncr18650pf_temps.cfg <<'PY'
 import json, re, sys
 base, tmp = open(sys.argv[1]).read(), sys.argv[2]
-rows = []  # (T, train RMSE, SOC range, R0 at each knot, [R_k at each knot], [C_k])
+rows = []  # (T, train RMSE, R0 at each knot, [R_k at each knot], [C_k])
 for t, name in ((-20, "tm20"), (-10, "tm10"), (0, "t0"), (10, "t10"), (25, "cell")):
     d = json.load(open("%s/%s.json" % (tmp, name)))
     P = lambda k: d["parameters"]["platform.battery." + k]
@@ -162,8 +162,8 @@ print("""# One Panasonic NCR18650PF cell (NCA | graphite, 2.9 Ah nominal) from -
 # OCV table and capacity for every temperature: the set has no slow test at the others), and
 # R0 and the two RC pairs (R over SOC at 0.1-0.9, C) fitted as for it - `calibrate --fit
 # battery,lag` on the whole LA92 drive cycle - in the 10, 0, -10 and -20 C chambers, as rows
-# of factors on the 25 C values (r_t_c; the cell stays within ~3 K of its chamber while the
-# cycle runs). Train RMSE at %s C:
+# of factors on the 25 C values (r_t_c at the chambers' temperatures; the cell warms by 4-10 K
+# while the cycle runs). Train RMSE at %s C:
 # %s mV. Where the cold cell reaches 2.5 V above SOC 0.1 (at -20 C at SOC
 # 0.27), that row's SOC-0.1 factor is the fit's extrapolation, not a measurement.
 # Between the rows the factors are linear in the cell temperature; below -20 C and above

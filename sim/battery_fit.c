@@ -41,8 +41,8 @@ typedef struct params {
   double r0[SITS_BATTERY_MAX_R_SOC], r[SITS_BATTERY_MAX_RC][SITS_BATTERY_MAX_R_SOC];
   double tau[SITS_BATTERY_MAX_RC], q_ah, soc0;
   double m_v, gamma, h0, m0_v;
-  double lag_s; /* the voltage's lag behind the current [s], 0 when not fitted */
-  double ea;    /* the resistances' activation energy [J/mol] (the cell's when not fitted) */
+  double lag_s;        /* the voltage's lag behind the current [s], 0 when not fitted */
+  double ea_j_per_mol; /* the resistances' activation energy [J/mol] (the cell's when not fitted) */
 } params;
 
 #define MAX_PARAMS ((1 + SITS_BATTERY_MAX_RC) * SITS_BATTERY_MAX_R_SOC + SITS_BATTERY_MAX_RC + 8)
@@ -69,8 +69,8 @@ static void unpack(const problem *pb, const double *x, params *p) {
     p->m0_v = SITS_BATTERY_FIT_HYST_M_MAX_V / (1.0 + exp(-x[k++]));
   }
   p->lag_s = pb->fit_lag ? pb->dt_med_s / (1.0 + exp(-x[k++])) : 0.0;
-  p->ea = pb->fit_ea ? SITS_BATTERY_FIT_EA_MAX_J_PER_MOL / (1.0 + exp(-x[k++]))
-                     : pb->cell.r_ea_j_per_mol;
+  p->ea_j_per_mol = pb->fit_ea ? SITS_BATTERY_FIT_EA_MAX_J_PER_MOL / (1.0 + exp(-x[k++]))
+                               : pb->cell.r_ea_j_per_mol;
 }
 
 static size_t n_params(const problem *pb) {
@@ -94,7 +94,7 @@ static int simulate(const problem *pb, const params *p, size_t m, double *out) {
   sits_battery_cfg c = pb->cell;
   c.capacity_ah = p->q_ah;
   c.capacity_wh = NAN;
-  c.r_ea_j_per_mol = p->ea;
+  c.r_ea_j_per_mol = p->ea_j_per_mol;
   if (!pb->keep) { /* the fitted values (kept: the cell's own) */
     c.n_rc = pb->n_rc;
     c.r0_ohm = p->r0[pb->ref];
@@ -419,7 +419,7 @@ int sits_battery_fit_cell_x(const sits_battery_cfg *cell, const double *t_s, con
       p.r[j][0] = cell->rc_r_ohm[j], p.tau[j] = cell->rc_r_ohm[j] * cell->rc_c_f[j];
   }
   out->lag_s = p.lag_s;
-  out->r_ea_j_per_mol = p.ea;
+  out->r_ea_j_per_mol = p.ea_j_per_mol;
   out->lag_frac = pb.fit_lag ? p.lag_s / pb.dt_med_s : 0.0;
   out->model_v = malloc(n * sizeof(double));
   if (!out->model_v || simulate(&pb, &p, n, out->model_v))

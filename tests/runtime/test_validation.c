@@ -403,53 +403,20 @@ Test(validation, nca_c20_table_against_the_hppc_rests, .timeout = 300) {
   sits_calibration_release(&c);
 }
 
-/* The shipped NCA cell (configs/batteries/panasonic_ncr18650pf.cfg: R over SOC and 2 RC pairs
- * fitted on the whole 25 C LA92 cycle, scripts/derive_pan18650pf.sh) kept as it is on two
- * cycles it was not fitted to (--fit soc,lag: the start SOC and the recording's lag fitted on
- * the first 5 %). Measured 2026-12-03: the NN cycle (parts of US06 and LA92) 9.10 mV held
- * out; the US06 (up to 20.8 A where the LA92 draws 10.5 A) 49.9 mV, the model reading low by
- * 43 mV: its resistance does not fall with the current as the cell's does. Bounds: 12 mV
- * (the measured plus ~30 %, inside the issue's 15 mV) and 60 mV with a bias below -30 mV. */
-Test(validation, nca_shipped_cell_on_other_cycles, .timeout = 600) {
-  const char *set[] = {"platform.battery=\"panasonic_ncr18650pf\""};
-  const char *traces[2] = {"pan18650pf_nn_25degC.csv", "pan18650pf_us06_25degC.csv"};
-  for (int k = 0; k < 2; k++) {
-    sits_scenario *sc = NULL;
-    sits_err err = {0};
-    cr_assert_eq(
-        sits_scenario_load(SITS_VALIDATION_DATA "/../cases/pan18650pf_us06.cfg", set, 1, &sc, &err),
-        SITS_OK, "%s", err.msg);
-    char trace[600];
-    snprintf(trace, sizeof trace, "%s/%s", SITS_VALIDATION_DATA, traces[k]);
-    sits_calibrate_opts o = {.trace_path = trace,
-                             .discharge_positive = -1,
-                             .train_fraction = 0.05,
-                             .fit_lag = true,
-                             .keep_cell = true};
-    sits_calibration c;
-    cr_assert_eq(sits_calibrate_battery(sc, &o, &c, &err), SITS_OK, "%s", err.msg);
-    double ho = 1e3 * c.fit.holdout.rmse, bias = 1e3 * c.fit.holdout.bias;
-    cr_log_info("panasonic_ncr18650pf kept on %s: start SOC %.4f, lag %.3f s, held out %.2f mV "
-                "(bias %+.1f mV, %zu samples)",
-                traces[k], c.fit.initial_soc, c.fit.lag_s, ho, bias, c.fit.holdout.n);
-    cr_assert(c.kept);
-    cr_assert_eq(c.fit.r0_ohm, sits_battery_config(sits_scenario_battery(sc))->r0_ohm);
-    cr_assert_gt(c.fit.initial_soc, 0.98);
-    if (k == 0) {
-      cr_assert_lt(ho, 12.0, "NN held out %g mV", ho);
-      cr_assert_gt(c.fit.holdout.n, 100000);
-    } else {
-      cr_assert_lt(ho, 60.0, "US06 held out %g mV", ho);
-      cr_assert_lt(bias, -30.0, "US06 bias %g mV", bias);
-    }
-    sits_calibration_release(&c);
-    sits_scenario_free(sc);
-  }
-}
+/* What a kept NCA cell gives on a cycle (nca_kept). */
+typedef struct nca_kept_result {
+  double mv, bias_mv; /* held-out RMSE and bias */
+  double start_soc, r_ea_j_per_mol;
+  size_t n;             /* held-out samples */
+  bool r0_is_the_cells; /* the fit reports the cell's own R0 */
+} nca_kept_result;
 
-/* Cell @p cell of configs/batteries kept on the NN cycle @p trace with its temperature column
- * (only the start SOC and the lag fitted on the first 5 %): the held-out RMSE [mV]. */
-static double nca_kept_on(const char *cell, const char *trace, double *start_soc) {
+/* Cell @p cell of configs/batteries kept on cycle @p trace of validation/data through
+ * cases/pan18650pf_us06.cfg: the start SOC and the recording's lag fitted (and the activation
+ * energy with @p arrhenius) on the first @p train_fraction, the cell temperature from column
+ * @p temp_col (NULL: none). */
+static nca_kept_result nca_kept(const char *cell, const char *trace, const char *temp_col,
+                                double train_fraction, bool arrhenius) {
   char set[128], path[600];
   snprintf(set, sizeof set, "platform.battery=\"%s\"", cell);
   snprintf(path, sizeof path, "%s/%s", SITS_VALIDATION_DATA, trace);
@@ -460,21 +427,52 @@ static double nca_kept_on(const char *cell, const char *trace, double *start_soc
       sits_scenario_load(SITS_VALIDATION_DATA "/../cases/pan18650pf_us06.cfg", sets, 1, &sc, &err),
       SITS_OK, "%s", err.msg);
   sits_calibrate_opts o = {.trace_path = path,
-                           .temperature_column = "temp_c",
+                           .temperature_column = temp_col,
                            .discharge_positive = -1,
-                           .train_fraction = 0.05,
+                           .train_fraction = train_fraction,
                            .fit_lag = true,
-                           .keep_cell = true};
+                           .keep_cell = true,
+                           .fit_arrhenius = arrhenius};
   sits_calibration c;
   cr_assert_eq(sits_calibrate_battery(sc, &o, &c, &err), SITS_OK, "%s: %s", trace, err.msg);
   cr_assert(c.kept);
-  double mv = 1e3 * c.fit.holdout.rmse;
-  *start_soc = c.fit.initial_soc;
-  cr_log_info("%s kept on %s: start SOC %.4f, held out %.2f mV (bias %+.1f mV, %zu samples)", cell,
-              trace, c.fit.initial_soc, mv, 1e3 * c.fit.holdout.bias, c.fit.holdout.n);
+  nca_kept_result r = {.mv = 1e3 * c.fit.holdout.rmse,
+                       .bias_mv = 1e3 * c.fit.holdout.bias,
+                       .start_soc = c.fit.initial_soc,
+                       .r_ea_j_per_mol = c.fit.r_ea_j_per_mol,
+                       .n = c.fit.holdout.n,
+                       .r0_is_the_cells =
+                           c.fit.r0_ohm == sits_battery_config(sits_scenario_battery(sc))->r0_ohm};
+  cr_log_info("%s kept on %s (train %g%s): start SOC %.4f, lag %.3f s, held out %.2f mV (bias "
+              "%+.1f mV, %zu samples)",
+              cell, trace, train_fraction, arrhenius ? ", arrhenius" : "", r.start_soc, c.fit.lag_s,
+              r.mv, r.bias_mv, r.n);
   sits_calibration_release(&c);
   sits_scenario_free(sc);
-  return mv;
+  return r;
+}
+
+/* The shipped NCA cell (configs/batteries/panasonic_ncr18650pf.cfg: R over SOC and 2 RC pairs
+ * fitted on the whole 25 C LA92 cycle, scripts/derive_pan18650pf.sh) kept as it is on two
+ * cycles it was not fitted to (--fit soc,lag: the start SOC and the recording's lag fitted on
+ * the first 5 %). Measured 2026-12-03: the NN cycle (parts of US06 and LA92) 9.10 mV held
+ * out; the US06 (up to 20.8 A where the LA92 draws 10.5 A) 49.9 mV, the model reading low by
+ * 43 mV: its resistance does not fall with the current as the cell's does. Bounds: 12 mV
+ * (the measured plus ~30 %, inside the issue's 15 mV) and 60 mV with a bias below -30 mV. */
+Test(validation, nca_shipped_cell_on_other_cycles, .timeout = 600) {
+  const char *traces[2] = {"pan18650pf_nn_25degC.csv", "pan18650pf_us06_25degC.csv"};
+  for (int k = 0; k < 2; k++) {
+    nca_kept_result r = nca_kept("panasonic_ncr18650pf", traces[k], NULL, 0.05, false);
+    cr_assert(r.r0_is_the_cells);
+    cr_assert_gt(r.start_soc, 0.98);
+    if (k == 0) {
+      cr_assert_lt(r.mv, 12.0, "NN held out %g mV", r.mv);
+      cr_assert_gt(r.n, 100000);
+    } else {
+      cr_assert_lt(r.mv, 60.0, "US06 held out %g mV", r.mv);
+      cr_assert_lt(r.bias_mv, -30.0, "US06 bias %g mV", r.bias_mv);
+    }
+  }
 }
 
 /* The 25 C NCA cell (no temperature dependence) carried to the cold by one fitted activation
@@ -489,36 +487,15 @@ Test(validation, nca_activation_energy_from_the_cold_cycles, .timeout = 600) {
                           "pan18650pf_nn_m20degC.csv"};
   const double bound_mv[] = {82, 93, 112};
   for (size_t k = 0; k < 3; k++) {
-    double ho[2], ea = 0;
-    for (int with = 0; with < 2; with++) {
-      const char *sets[] = {"platform.battery=\"panasonic_ncr18650pf\""};
-      sits_scenario *sc = NULL;
-      sits_err err = {0};
-      cr_assert_eq(sits_scenario_load(SITS_VALIDATION_DATA "/../cases/pan18650pf_us06.cfg", sets, 1,
-                                      &sc, &err),
-                   SITS_OK, "%s", err.msg);
-      char path[600];
-      snprintf(path, sizeof path, "%s/%s", SITS_VALIDATION_DATA, traces[k]);
-      sits_calibrate_opts o = {.trace_path = path,
-                               .temperature_column = "temp_c",
-                               .discharge_positive = -1,
-                               .train_fraction = 0.6,
-                               .fit_lag = true,
-                               .keep_cell = true,
-                               .fit_arrhenius = with};
-      sits_calibration c;
-      cr_assert_eq(sits_calibrate_battery(sc, &o, &c, &err), SITS_OK, "%s", err.msg);
-      ho[with] = 1e3 * c.fit.holdout.rmse;
-      if (with)
-        ea = c.fit.r_ea_j_per_mol;
-      sits_calibration_release(&c);
-      sits_scenario_free(sc);
-    }
+    nca_kept_result with = nca_kept("panasonic_ncr18650pf", traces[k], "temp_c", 0.6, true);
+    nca_kept_result without = nca_kept("panasonic_ncr18650pf", traces[k], "temp_c", 0.6, false);
+    double ea = with.r_ea_j_per_mol;
     cr_log_info("%s: E_a %.0f J/mol, held out %.2f mV (%.2f mV without the factor)", traces[k], ea,
-                ho[1], ho[0]);
+                with.mv, without.mv);
     cr_assert(ea > 18000 && ea < 26000, "%s: E_a %g", traces[k], ea);
-    cr_assert_lt(ho[1], bound_mv[k], "%s: %g mV", traces[k], ho[1]);
-    cr_assert_lt(ho[1], 0.75 * ho[0], "%s: %g against %g mV", traces[k], ho[1], ho[0]);
+    cr_assert_lt(with.mv, bound_mv[k], "%s: %g mV", traces[k], with.mv);
+    cr_assert_lt(with.mv, 0.75 * without.mv, "%s: %g against %g mV", traces[k], with.mv,
+                 without.mv);
   }
 }
 
@@ -532,11 +509,12 @@ Test(validation, nca_cell_over_temperature_on_the_nn_cycles, .timeout = 600) {
   size_t cases = 0;
   while (fgets(line, sizeof line, f)) {
     char trace[256];
-    double t_c, bound, floor_mv, soc, soc25;
+    double t_c, bound, floor_mv;
     if (line[0] == '#' || sscanf(line, "%lf %255s %lf %lf", &t_c, trace, &bound, &floor_mv) != 4)
       continue;
-    double mv = nca_kept_on("panasonic_ncr18650pf_temps", trace, &soc);
-    double mv25 = nca_kept_on("panasonic_ncr18650pf", trace, &soc25);
+    nca_kept_result rows = nca_kept("panasonic_ncr18650pf_temps", trace, "temp_c", 0.05, false);
+    nca_kept_result at25 = nca_kept("panasonic_ncr18650pf", trace, "temp_c", 0.05, false);
+    double mv = rows.mv, mv25 = at25.mv, soc = rows.start_soc;
     cr_assert_lt(mv, bound, "%g C: %g mV", t_c, mv);
     cr_assert_gt(mv25, floor_mv, "%g C, the 25 C cell: %g mV", t_c, mv25);
     cr_assert_gt(soc, 0.85, "%g C: start SOC %g (the cycle starts from full)", t_c, soc);
