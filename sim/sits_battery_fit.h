@@ -36,6 +36,9 @@ SITS_API void sits_fit_metrics_compute(const double *model, const double *meas, 
 /** The hysteresis fit's upper bound on m_v [V]. */
 #define SITS_BATTERY_FIT_HYST_M_MAX_V 0.1
 
+/** The most tests one joint fit takes (sits_battery_fit_tests). */
+#define SITS_BATTERY_FIT_MAX_TESTS 16
+
 typedef struct sits_battery_fit {
   size_t n_rc;
   double r0_ohm, rc_r_ohm[SITS_BATTERY_MAX_RC], rc_c_f[SITS_BATTERY_MAX_RC];
@@ -66,6 +69,28 @@ typedef struct sits_battery_fit {
   double r_ea_j_per_mol;
   /** the cell temperature's range over the training part [C] (NAN without temperatures) */
   double train_temp_lo_c, train_temp_hi_c;
+  /** with SITS_BATTERY_FIT_ROWS: the rows over temperature fitted (n_r_t of them at r_t_c,
+   *  increasing), each row's factors on r0_ohm and rc_r_ohm at the r_soc knots above (the
+   *  cell's, or 0 and 1 for a cell without: one value per row) and on rc_c_f (one per row,
+   *  the same at every knot); the row nearest the cell's r_ref_c holds the reference knot's
+   *  factor 1. n_r_t is 0 without rows. */
+  size_t n_r_t;
+  double r_t_c[SITS_BATTERY_MAX_R_T];
+  double r0_scale_t[SITS_BATTERY_MAX_R_T][SITS_BATTERY_MAX_R_SOC];
+  double rc_r_scale_t[SITS_BATTERY_MAX_RC][SITS_BATTERY_MAX_R_T][SITS_BATTERY_MAX_R_SOC];
+  double rc_c_scale_t[SITS_BATTERY_MAX_RC][SITS_BATTERY_MAX_R_T];
+  /** each test's part of a joint fit (sits_battery_fit_tests; one test for the others):
+   *  model_v holds the tests one after another, test s from tests[s].offset; train, holdout,
+   *  train_soc_* and train_temp_* above are over all tests together, initial_soc test 0's */
+  size_t n_tests;
+  struct sits_battery_fit_test {
+    size_t n, n_train, offset;
+    double initial_soc;
+    /** the training part's median cell temperature [C] (NAN without temperatures) */
+    double temp_median_c;
+    double train_soc_lo, train_soc_hi;
+    sits_fit_metrics train, holdout;
+  } tests[SITS_BATTERY_FIT_MAX_TESTS];
 } sits_battery_fit;
 
 /**
@@ -111,7 +136,37 @@ enum {
    *  least SITS_BATTERY_FIT_EA_MIN_SPAN_K over the training part; a cell without rows over
    *  temperature, which replace the factor) */
   SITS_BATTERY_FIT_ARRHENIUS = 8u,
+  /** R0, the R_k and the C_k as rows over temperature (the cell's resistance tables with
+   *  r_t_c), fitted jointly over tests at several temperatures (sits_battery_fit_tests): each
+   *  test needs its cell temperature at each sample; the model interpolates the rows at it
+   *  (linear in T, held beyond the end rows), as a simulation does. Each row has R0 and each
+   *  R_k at every r_soc knot and one factor on each C_k; the SOC0 of each test is its own.
+   *  Rows at the cell's r_t_c when it has them, else at the tests' median training-part
+   *  temperatures (those within SITS_BATTERY_FIT_ROW_MERGE_K of each other sharing a row). */
+  SITS_BATTERY_FIT_ROWS = 16u,
 };
+
+/** Tests whose median temperatures lie within this of each other share a row [K]. */
+#define SITS_BATTERY_FIT_ROW_MERGE_K 2.0
+
+/** One test of a joint fit: its samples as sits_battery_fit_cell_x takes them (temp_c and q_ah
+ *  may be NULL). */
+typedef struct sits_battery_test {
+  const double *t_s, *i_a, *v_v, *temp_c, *q_ah;
+  size_t n;
+} sits_battery_test;
+
+/**
+ * Fits one cell to @p n_tests tests together (1 to SITS_BATTERY_FIT_MAX_TESTS): the first
+ * @p train_fraction of each test is trained on, the rest held out. R0, the RC pairs, their
+ * tables, the capacity, hysteresis (one initial state for all), the lag (one for all, bounded
+ * by the smallest median interval) and the activation energy are shared; each test has its
+ * own initial SOC. @p what as for sits_battery_fit_cell_x, plus SITS_BATTERY_FIT_ROWS.
+ * out->model_v holds every test's samples, test after test.
+ */
+SITS_API int sits_battery_fit_tests(const sits_battery_cfg *cell, const sits_battery_test *tests,
+                                    size_t n_tests, size_t n_rc, double train_fraction,
+                                    unsigned what, sits_battery_fit *out, sits_err *err);
 
 /** The activation energy's fitted range [J/mol]: 0 to this. */
 #define SITS_BATTERY_FIT_EA_MAX_J_PER_MOL 100000.0
