@@ -88,7 +88,8 @@ enum {
  *  (hotspot, capture, keys) gives @c raw instead. */
 typedef struct cli_cmd {
   const char *name, *help, *usage;
-  const char *usage_more; /* printed after usage by --help (NULL: none): C99 caps a literal */
+  const char *usage_more;    /* printed after usage by --help (NULL: none): C99 caps a literal */
+  const char *usage_more2;   /* and after it (NULL: none) */
   const struct option *opts; /* the command's own long options, {0}-terminated */
   const char *shortopts;     /* its short options with values ("o:") */
   size_t args_size;          /* the command's argument struct, zeroed then init() */

@@ -20,8 +20,8 @@ static const char calibrate_usage[] =
     "                            [--fields LIST] [--strict] [--train-fraction 0.7]\n"
     "                            [--ambient-range LO:HI] [--orders 1,2,3 [--kfold K]]\n"
     "                            [--plot OUT.png] [--set KEY=VALUE]... -o CALIBRATED.cfg\n"
-    "       sitsenergy calibrate SCENARIO.cfg --trace FILE\n"
-    "                            --fit battery|soc[,capacity][,lag][,arrhenius]\n"
+    "       sitsenergy calibrate SCENARIO.cfg --trace FILE [--trace FILE]...\n"
+    "                            --fit battery|soc[,capacity][,lag][,arrhenius|,rows]\n"
     "                            [--train-fraction 0.7] [--plot OUT.png] [--set KEY=VALUE]...\n"
     "                            [--time-col NAME] [--current-col NAME] [--voltage-col NAME]\n"
     "                            [--temp-col NAME] [--ah-col NAME]\n"
@@ -78,10 +78,19 @@ static const char calibrate_usage_more[] =
     "the scenario has it (R0, RC pairs, tables, hysteresis) and fits only the test's initial\n"
     "SOC (and capacity, lag if named): the held-out figures then say how a cell calibrated\n"
     "on one test holds on another (train on a short start, --train-fraction 0.05). The first\n"
-    "--train-fraction of the samples is fitted, the rest held out. Prints the Calibrate JSON\n"
+    "--train-fraction of the samples is fitted, the rest held out. --trace repeated (up to\n"
+    "16 tests of one cell, the same columns) fits them together: one cell, each test's own\n"
+    "start SOC, the first --train-fraction of each test trained on; the JSON adds each test's\n"
+    "figures (tests). With 'rows' (and --temp-col) R0, the RC pairs' R at each r_soc point and\n"
+    "their C become rows over temperature (r_t_c), the model taking each sample at its cell\n"
+    "temperature between the rows: rows at the cell's r_t_c if it has them, else at the\n"
+    "tests' median cell temperatures (tests within 2 K share one), each needing training\n"
+    "samples nearer to it than to its neighbours; the row nearest r_ref_c holds r0_ohm and\n"
+    "the r_ohm and c_f values. Prints the Calibrate JSON\n"
     "and writes the scenario with the fitted values to -o; --bpx also writes the fitted cell\n"
     "as Battery Parameter eXchange JSON (Model \"Partial\", the ECM under \"User-defined\"\n"
-    "with PyBaMM's names; sitsenergy.bpx in the Python package reads it back).\n\n"
+    "with PyBaMM's names; sitsenergy.bpx in the Python package reads it back).\n\n";
+static const char calibrate_usage_more2[] =
     "--ocv-test FILE builds the OCV-SOC table from a slow (C/20 or slower; --ocv-max-c-rate\n"
     "in C per hour) constant-current discharge from full to the cutoff: the first sustained\n"
     "discharge in the file, whatever the sign of its current, corrected by I R: R is\n"
@@ -116,7 +125,8 @@ typedef struct args {
   char ocv_cols[1024], cycle_cols[1024];
   int orders[SITS_THERMAL_CAL_MAX_ORDERS];
   size_t n_orders;
-  const char *cycle[CYCLE_MAX]; /* --cycle, in order */
+  const char *cycle[CYCLE_MAX];                     /* --cycle, in order */
+  const char *more[SITS_BATTERY_FIT_MAX_TESTS - 1]; /* --trace after the first */
 } args;
 
 static const struct option calibrate_opts[] = {{"trace", required_argument, NULL, 't'},
@@ -228,7 +238,17 @@ static int option(void *p, int c, const char *arg) {
   case 't':
     if (strcmp(arg, "-") == 0 && !(arg = cli_stdin("--trace -")))
       return EXIT_INPUT;
-    a->opts.trace_path = arg;
+    if (!a->opts.trace_path) {
+      a->opts.trace_path = arg;
+      break;
+    }
+    if (a->opts.n_more_traces == SITS_BATTERY_FIT_MAX_TESTS - 1) {
+      cli_error("--trace '%s': a battery fit takes at most %d traces", arg,
+                SITS_BATTERY_FIT_MAX_TESTS);
+      return EXIT_USAGE;
+    }
+    a->more[a->opts.n_more_traces++] = arg;
+    a->opts.more_trace_paths = a->more;
     break;
   case 'f': a->fit = arg; break;
   case 'p': a->png = arg; break;
@@ -375,12 +395,16 @@ static int check(void *p, cli_ctx *ctx) {
     cli_error("--ocv-charge goes with --ocv-test (the discharge branch)");
     return EXIT_USAGE;
   }
-  const char *in[4 + CYCLE_MAX] = {ctx->scenario, a->opts.trace_path, a->opts.ocv_test_path,
-                                   a->opts.ocv_charge_path},
-                     *out[] = {a->out, a->png, a->bpx};
+  const char *in[4 + CYCLE_MAX + SITS_BATTERY_FIT_MAX_TESTS] = {ctx->scenario, a->opts.trace_path,
+                                                                a->opts.ocv_test_path,
+                                                                a->opts.ocv_charge_path},
+                                 *out[] = {a->out, a->png, a->bpx};
+  size_t n_in = 4;
   for (size_t k = 0; k < a->opts.n_cycle; k++)
-    in[4 + k] = a->cycle[k];
-  if (cli_check_paths(in, 4 + a->opts.n_cycle, out, 3) || cli_no_stdout("--plot", a->png) ||
+    in[n_in++] = a->cycle[k];
+  for (size_t k = 0; k < a->opts.n_more_traces; k++)
+    in[n_in++] = a->more[k];
+  if (cli_check_paths(in, n_in, out, 3) || cli_no_stdout("--plot", a->png) ||
       cli_check_outputs_of(ctx))
     return EXIT_INPUT;
   if (a->out && strcmp(a->out, "-") == 0) {
@@ -400,11 +424,18 @@ static int check(void *p, cli_ctx *ctx) {
       cli_error("--cycle gives a battery's capacity: it goes with --fit battery, not '%s'", a->fit);
       return EXIT_USAGE;
     }
+    if (a->opts.n_more_traces) {
+      cli_error("--trace given %zu times: several tests are fitted together by --fit battery or "
+                "soc; a thermal fit takes one trace",
+                a->opts.n_more_traces + 1);
+      return EXIT_USAGE;
+    }
     return thermal_fit(a, ctx->scenario);
   }
   /* battery (or soc: the cell kept), with capacity, lag and arrhenius in any order, each once */
   bool battery = false, bad = false;
   a->opts.fit_capacity = a->opts.fit_lag = a->opts.keep_cell = a->opts.fit_arrhenius = false;
+  a->opts.fit_rows = false;
   for (const char *s = a->fit; *s && !bad;) {
     size_t len = strcspn(s, ",");
     bool *flag = len == 7 && strncmp(s, "battery", 7) == 0     ? &battery
@@ -412,6 +443,7 @@ static int check(void *p, cli_ctx *ctx) {
                  : len == 8 && strncmp(s, "capacity", 8) == 0  ? &a->opts.fit_capacity
                  : len == 3 && strncmp(s, "lag", 3) == 0       ? &a->opts.fit_lag
                  : len == 9 && strncmp(s, "arrhenius", 9) == 0 ? &a->opts.fit_arrhenius
+                 : len == 4 && strncmp(s, "rows", 4) == 0      ? &a->opts.fit_rows
                                                                : NULL;
     bad = !flag || *flag;
     if (flag)
@@ -421,10 +453,16 @@ static int check(void *p, cli_ctx *ctx) {
       bad = true; /* a trailing comma */
   }
   if (bad || battery == a->opts.keep_cell) { /* one of battery and soc */
-    cli_error("--fit '%s': expected battery[,capacity][,lag][,arrhenius], "
+    cli_error("--fit '%s': expected battery[,capacity][,lag][,arrhenius|,rows], "
               "soc[,capacity][,lag][,arrhenius] or [thermal|capacitance,]ambient,initial,leakage",
               a->fit);
     return EXIT_INPUT;
+  }
+  if (a->opts.fit_rows && (a->opts.keep_cell || a->opts.fit_arrhenius)) {
+    cli_error("--fit '%s': rows over temperature are fitted with battery (soc keeps the cell's), "
+              "and replace the Arrhenius factor (one of rows and arrhenius)",
+              a->fit);
+    return EXIT_USAGE;
   }
   if (a->opts.fit_capacity && a->opts.n_cycle) {
     cli_error("--fit '%s' --cycle: the cycle gives the capacity; fit 'battery' alone", a->fit);
@@ -513,6 +551,7 @@ const cli_cmd cli_cmd_calibrate = {.name = "calibrate",
                                    .help = "fit a thermal network or a battery to measured data",
                                    .usage = calibrate_usage,
                                    .usage_more = calibrate_usage_more,
+                                   .usage_more2 = calibrate_usage_more2,
                                    .opts = calibrate_opts,
                                    .shortopts = "o:",
                                    .args_size = sizeof(args),

@@ -44,6 +44,8 @@ static int parse(const cli_cmd *cmd, int argc, char **argv, void *args, cli_ctx 
       fputs(cmd->usage, stdout);
       if (cmd->usage_more)
         fputs(cmd->usage_more, stdout);
+      if (cmd->usage_more2)
+        fputs(cmd->usage_more2, stdout);
       return -1;
     } else if (c == '?' || c == ':')
       code = cli_bad_option(c, argv[optind - 1], cmd->name);

@@ -651,6 +651,7 @@ static void report(const problem *pb, const sits_battery_cfg *cell, params *p,
     }
   }
   out->n_r_t = pb->rows ? pb->nr : 0;
+  out->r_soc_flat = pb->flat;
   for (size_t t = 0; t < out->n_r_t; t++) {
     out->r_t_c[t] = pb->rows_c[t];
     for (size_t j = 0; j < pb->n_rc; j++)

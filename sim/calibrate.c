@@ -175,7 +175,8 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* Rests, current steps and the step resistance of the trace (see sits_calibration). */
+/* Rests, current steps and the step resistance of the trace (see sits_calibration), over each
+ * test (the largest current of them all the scale). */
 static void segments(sits_calibration *c) {
   size_t n = c->n;
   double i_max = 0;
@@ -185,18 +186,23 @@ static void segments(sits_calibration *c) {
   if (!(i_max > 0) || n < 2)
     return;
   double *r = malloc(n * sizeof *r), rest_start = NAN;
-  size_t nr = 0;
+  size_t nr = 0, test = 0;
   for (size_t k = 0; k < n; k++) {
+    bool last = k + 1 == c->test_start[test + 1]; /* the test's last sample */
     bool rest = fabs(c->i_a[k]) < 0.02 * i_max;
     if (rest && isnan(rest_start))
       rest_start = c->t_s[k];
-    if ((!rest || k + 1 == n) && !isnan(rest_start)) {
+    if ((!rest || last) && !isnan(rest_start)) {
       double len = c->t_s[k] - rest_start;
       if (len >= 10.0)
         c->n_rests++, c->rest_s += len;
       rest_start = NAN;
     }
-    if (k + 1 < n) {
+    if (last) {
+      test++;
+      continue;
+    }
+    {
       double dt = c->t_s[k + 1] - c->t_s[k], q = c->i_a[k] * dt / 3600.0;
       if (q > 0)
         c->discharge_ah += q;
@@ -218,6 +224,54 @@ static void segments(sits_calibration *c) {
     c->r_step_q3_ohm = r[(3 * nr) / 4];
   }
   free(r);
+}
+
+/* Appends @p n values of @p src to *dst (holding @p have), or drops *dst when @p src is NULL. */
+static int append(double **dst, size_t have, const double *src, size_t n) {
+  if (!src) {
+    free(*dst), *dst = NULL;
+    return 0;
+  }
+  double *d = realloc(*dst, (have + n) * sizeof(double));
+  if (!d)
+    return -1;
+  memcpy(d + have, src, n * sizeof(double));
+  *dst = d;
+  return 0;
+}
+
+/* Every test's trace (the same columns and sign) into out's series, one after another. */
+static int read_tests(const sits_calibrate_opts *o, const char *const names[5], double sign,
+                      sits_calibration *out, sits_err *err) {
+  size_t nt = 1 + o->n_more_traces;
+  if (nt > SITS_BATTERY_FIT_MAX_TESTS || (o->n_more_traces && !o->more_trace_paths))
+    return sits__fail(err, SITS_EINPUT, "a battery fit takes 1 to %d traces (given %zu)",
+                      SITS_BATTERY_FIT_MAX_TESTS, nt);
+  out->n_tests = nt;
+  int rc = SITS_OK;
+  for (size_t s = 0; rc == SITS_OK && s < nt; s++) {
+    const char *path = s ? o->more_trace_paths[s - 1] : o->trace_path;
+    out->trace_paths[s] = path;
+    out->test_start[s] = out->n;
+    if (s == 0) {
+      rc = read_series_t(path, names, sign, &out->n, &out->t_s, &out->i_a, &out->v_v, &out->temp_c,
+                         &out->q_ah, &out->merged_rows, err);
+      continue;
+    }
+    size_t n = 0, merged = 0;
+    double *t = NULL, *i = NULL, *v = NULL, *tc = NULL, *q = NULL;
+    rc = read_series_t(path, names, sign, &n, &t, &i, &v, &tc, &q, &merged, err);
+    if (rc == SITS_OK &&
+        (append(&out->t_s, out->n, t, n) || append(&out->i_a, out->n, i, n) ||
+         append(&out->v_v, out->n, v, n) || (out->temp_c && append(&out->temp_c, out->n, tc, n)) ||
+         (out->q_ah && append(&out->q_ah, out->n, q, n))))
+      rc = sits__fail(err, SITS_ENOMEM, "out of memory");
+    out->n += rc == SITS_OK ? n : 0;
+    out->merged_rows += merged;
+    free(t), free(i), free(v), free(tc), free(q);
+  }
+  out->test_start[out->n_tests] = out->n;
+  return rc;
 }
 
 int sits_calibrate_battery(const sits_scenario *sc, const sits_calibrate_opts *o,
@@ -273,21 +327,38 @@ int sits_calibrate_battery(const sits_scenario *sc, const sits_calibrate_opts *o
   if (!o->trace_path)
     return SITS_OK;
   out->has_fit = true;
+  out->fit_rows = o->fit_rows;
   const char *with_t[5] = {names[0], names[1], names[2],
                            mapping(sc, "temperature_column", o->temperature_column, NULL),
                            mapping(sc, "charge_column", o->charge_column, NULL)};
-  rc = read_series_t(o->trace_path, with_t, sign ? 1.0 : -1.0, &out->n, &out->t_s, &out->i_a,
-                     &out->v_v, &out->temp_c, &out->q_ah, &out->merged_rows, err);
+  if ((rc = read_tests(o, with_t, sign ? 1.0 : -1.0, out, err)))
+    return rc;
   size_t n_rc = cell->n_rc ? cell->n_rc : 1;
-  if (rc == SITS_OK)
-    segments(out);
-  if (rc == SITS_OK)
-    rc = sits_battery_fit_cell_x(
-        &c, out->t_s, out->i_a, out->v_v, out->temp_c, out->q_ah, out->n, n_rc, o->train_fraction,
-        (o->fit_capacity ? SITS_BATTERY_FIT_CAPACITY : 0u) |
-            (o->fit_lag ? SITS_BATTERY_FIT_LAG : 0u) | (o->keep_cell ? SITS_BATTERY_FIT_KEEP : 0u) |
-            (o->fit_arrhenius ? SITS_BATTERY_FIT_ARRHENIUS : 0u),
-        &out->fit, err);
+  segments(out);
+  sits_battery_test tests[SITS_BATTERY_FIT_MAX_TESTS];
+  for (size_t s = 0; s < out->n_tests; s++) {
+    size_t a = out->test_start[s];
+    tests[s] = (sits_battery_test){out->t_s + a,
+                                   out->i_a + a,
+                                   out->v_v + a,
+                                   out->temp_c ? out->temp_c + a : NULL,
+                                   out->q_ah ? out->q_ah + a : NULL,
+                                   out->test_start[s + 1] - a};
+  }
+  rc = sits_battery_fit_tests(&c, tests, out->n_tests, n_rc, o->train_fraction,
+                              (o->fit_capacity ? SITS_BATTERY_FIT_CAPACITY : 0u) |
+                                  (o->fit_lag ? SITS_BATTERY_FIT_LAG : 0u) |
+                                  (o->keep_cell ? SITS_BATTERY_FIT_KEEP : 0u) |
+                                  (o->fit_arrhenius ? SITS_BATTERY_FIT_ARRHENIUS : 0u) |
+                                  (o->fit_rows ? SITS_BATTERY_FIT_ROWS : 0u),
+                              &out->fit, err);
+  if (rc && out->n_tests > 1 && strncmp(err->msg, "test ", 5) == 0) { /* name the file */
+    char msg[SITS_ERRMSG_MAX];
+    size_t s = (size_t)strtoul(err->msg + 5, NULL, 10);
+    snprintf(msg, sizeof msg, "%s", err->msg);
+    if (s >= 1 && s <= out->n_tests)
+      sits__fail(err, rc, "%s: %s", out->trace_paths[s - 1], msg);
+  }
   return rc;
 }
 
@@ -330,6 +401,44 @@ static void cycle_json(FILE *f, const sits_cycle_capacity *y) {
   fprintf(f, ",\"empty_recording\":%zu,\"empty_time_s\":%.10g}", y->empty_part + 1, y->empty_t_s);
 }
 
+/* The rows over temperature as parameters: r_t_c, r_soc, and the factors of R0, each R_k and
+ * each C_k at each row and knot (the config's r0_scale, rc.[k].r_scale and c_scale rows). */
+static void rows_json(FILE *f, const sits_battery_fit *b) {
+  for (size_t t = 0; t < b->n_r_t; t++)
+    fprintf(f, ",\"platform.battery.r_t_c.[%zu]\":%.10g", t, b->r_t_c[t]);
+  for (size_t q = 0; q < b->n_r_soc; q++)
+    fprintf(f, ",\"platform.battery.r_soc.[%zu]\":%.10g", q, b->r_soc[q]);
+  for (size_t t = 0; t < b->n_r_t; t++)
+    for (size_t q = 0; q < b->n_r_soc; q++) {
+      fprintf(f, ",\"platform.battery.r0_scale.[%zu].[%zu]\":%.10g", t, q, b->r0_scale_t[t][q]);
+      for (size_t k = 0; k < b->n_rc; k++)
+        fprintf(f,
+                ",\"platform.battery.rc.[%zu].r_scale.[%zu].[%zu]\":%.10g,"
+                "\"platform.battery.rc.[%zu].c_scale.[%zu].[%zu]\":%.10g",
+                k, t, q, b->rc_r_scale_t[k][t][q], k, t, q, b->rc_c_scale_t[k][t]);
+    }
+}
+
+/* Each test of a joint fit: its trace, samples, start SOC, median temperature and figures. */
+static void tests_json(FILE *f, const sits_calibration *c) {
+  fputs(",\"tests\":[", f);
+  for (size_t s = 0; s < c->n_tests; s++) {
+    const struct sits_battery_fit_test *t = &c->fit.tests[s];
+    fputs(s ? ",{\"trace\":" : "{\"trace\":", f);
+    sits__json_str(f, c->trace_paths[s]);
+    fprintf(f,
+            ",\"samples\":%zu,\"train_samples\":%zu,\"initial_soc\":%.10g,\"temp_median_c\":", t->n,
+            t->n_train, t->initial_soc);
+    sits__json_num(f, t->temp_median_c);
+    fputc(',', f);
+    metrics_json(f, "train", &t->train);
+    fputc(',', f);
+    metrics_json(f, "holdout", &t->holdout);
+    fputc('}', f);
+  }
+  fputc(']', f);
+}
+
 int sits_write_calibration_json(const sits_calibration *c, FILE *f) {
   const sits_battery_fit *b = &c->fit;
   if (!c->has_fit) { /* an OCV test or a cycle alone */
@@ -353,10 +462,11 @@ int sits_write_calibration_json(const sits_calibration *c, FILE *f) {
     fputs("}\n", f);
     return ferror(f) ? SITS_EIO : SITS_OK;
   }
-  fprintf(f, "{\"schema_version\":1,\"fit\":[\"%s\"%s%s%s%s%s],\"parameters\":{",
+  fprintf(f, "{\"schema_version\":1,\"fit\":[\"%s\"%s%s%s%s%s%s],\"parameters\":{",
           c->kept ? "soc" : "battery", c->fit_capacity ? ",\"capacity\"" : "",
           c->has_ocv ? ",\"ocv\"" : "", c->has_cycle ? ",\"cycle\"" : "",
-          c->fit_lag ? ",\"lag\"" : "", c->fit_arrhenius ? ",\"arrhenius\"" : "");
+          c->fit_lag ? ",\"lag\"" : "", c->fit_arrhenius ? ",\"arrhenius\"" : "",
+          c->fit_rows ? ",\"rows\"" : "");
   if (c->kept) /* the kept cell's values are the scenario's, not the fit's */
     fprintf(f, "\"initial_soc_of_the_test\":%.10g", b->initial_soc);
   else
@@ -364,7 +474,9 @@ int sits_write_calibration_json(const sits_calibration *c, FILE *f) {
   for (size_t k = 0; !c->kept && k < b->n_rc; k++)
     fprintf(f, ",\"platform.battery.rc.[%zu].r_ohm\":%.10g,\"platform.battery.rc.[%zu].c_f\":%.10g",
             k, b->rc_r_ohm[k], k, b->rc_c_f[k]);
-  for (size_t q = 0; q < b->n_r_soc; q++) { /* the tables' factors, at the cell's r_soc */
+  if (b->n_r_t > 0 && !c->kept) /* rows over temperature: r_soc too when the cell had none */
+    rows_json(f, b);
+  for (size_t q = 0; b->n_r_t == 0 && q < b->n_r_soc; q++) { /* the factors at the cell's r_soc */
     fprintf(f, ",\"platform.battery.r0_scale.[%zu]\":%.10g", q, b->r0_scale[q]);
     for (size_t k = 0; k < b->n_rc; k++)
       fprintf(f, ",\"platform.battery.rc.[%zu].r_scale.[%zu]\":%.10g", k, q, b->rc_r_scale[k][q]);
@@ -392,6 +504,8 @@ int sits_write_calibration_json(const sits_calibration *c, FILE *f) {
   metrics_json(f, "holdout", &b->holdout);
   fprintf(f, ",\"train_fraction\":%.10g,\"converged\":%s,\"merged_rows\":%zu", c->train_fraction,
           b->converged ? "true" : "false", c->merged_rows);
+  if (c->n_tests > 1) /* each test's part of a joint fit */
+    tests_json(f, c);
   fprintf(f,
           ",\"segments\":{\"rests\":%zu,\"rest_s\":%.10g,\"steps\":%zu,\"discharge_ah\":%.10g,"
           "\"charge_ah\":%.10g,\"r_step_ohm\":",
@@ -445,7 +559,7 @@ int sits_write_calibration_json(const sits_calibration *c, FILE *f) {
               "there, little beyond\"",
               sep, b->train_temp_hi_c - b->train_temp_lo_c, b->train_temp_lo_c, b->train_temp_hi_c),
           sep = ",";
-    for (size_t q = 0; q < b->n_r_soc; q++) /* the data say little there */
+    for (size_t q = 0; !b->r_soc_flat && q < b->n_r_soc; q++) /* the data say little there */
       if (b->r_soc[q] < b->train_soc_lo - 0.05 || b->r_soc[q] > b->train_soc_hi + 0.05)
         fprintf(f,
                 "%s\"r_soc point %zu (SOC %.3g) lies outside the SOC the training part covers "
@@ -484,6 +598,23 @@ static int set_floats(config_setting_t *g, const char *key, const double *v, siz
   return s ? 0 : -1;
 }
 
+/* A list of @p n_rows arrays of @p n floats each (a table's rows over temperature). */
+static int set_rows(config_setting_t *g, const char *key, const double (*v)[SITS_BATTERY_MAX_R_SOC],
+                    size_t n_rows, size_t n) {
+  if (config_setting_get_member(g, key))
+    config_setting_remove(g, key);
+  config_setting_t *l = config_setting_add(g, key, CONFIG_TYPE_LIST);
+  for (size_t t = 0; l && t < n_rows; t++) {
+    config_setting_t *a = config_setting_add(l, NULL, CONFIG_TYPE_ARRAY);
+    for (size_t k = 0; a && k < n; k++)
+      if (!config_setting_set_float_elem(a, -1, v[t][k]))
+        return -1;
+    if (!a)
+      return -1;
+  }
+  return l ? 0 : -1;
+}
+
 int sits_calibrated_cell(const sits_scenario *sc, const sits_calibration *c, sits_battery_cfg *out,
                          sits_err *err) {
   const sits_battery *b = sits_scenario_battery(sc);
@@ -515,10 +646,23 @@ int sits_calibrated_cell(const sits_scenario *sc, const sits_calibration *c, sit
     if (c->fit.hyst_m_v > 0)
       out->hyst_m_v = c->fit.hyst_m_v, out->hyst_gamma = c->fit.hyst_gamma,
       out->hyst_m0_v = c->fit.hyst_m0_v;
-    for (size_t q = 0; q < c->fit.n_r_soc; q++) { /* 1-D tables over the cell's r_soc */
+    for (size_t q = 0; c->fit.n_r_t == 0 && q < c->fit.n_r_soc; q++) { /* over the r_soc */
       out->r0_scale[0][q] = c->fit.r0_scale[q];
       for (size_t k = 0; k < c->fit.n_rc; k++)
         out->rc_r_scale[k][0][q] = c->fit.rc_r_scale[k][q], out->rc_has_scale[k] = true;
+    }
+    if (c->fit.n_r_t > 0) { /* rows over temperature: R and C tables at every row */
+      out->n_r_t = c->fit.n_r_t, out->n_r_soc = c->fit.n_r_soc, out->r_ea_j_per_mol = 0;
+      memcpy(out->r_t_c, c->fit.r_t_c, c->fit.n_r_t * sizeof(double));
+      memcpy(out->r_soc, c->fit.r_soc, c->fit.n_r_soc * sizeof(double));
+      for (size_t t = 0; t < c->fit.n_r_t; t++)
+        for (size_t q = 0; q < c->fit.n_r_soc; q++) {
+          out->r0_scale[t][q] = c->fit.r0_scale_t[t][q];
+          for (size_t k = 0; k < c->fit.n_rc; k++)
+            out->rc_r_scale[k][t][q] = c->fit.rc_r_scale_t[k][t][q],
+            out->rc_c_scale[k][t][q] = c->fit.rc_c_scale_t[k][t],
+            out->rc_has_scale[k] = out->rc_has_c_scale[k] = true;
+        }
     }
   }
   return SITS_OK;
@@ -557,15 +701,33 @@ int sits_write_calibrated_config(const sits_scenario *sc, const sits_calibration
     if (ok && config_setting_get_member(b, "rc"))
       config_setting_remove(b, "rc");
     config_setting_t *rc = ok ? config_setting_add(b, "rc", CONFIG_TYPE_LIST) : NULL;
-    for (size_t k = 0; rc && k < c->fit.n_rc; k++) {
+    const sits_battery_fit *fr = &c->fit;
+    bool rows = fr->n_r_t > 0;
+    for (size_t k = 0; rc && k < fr->n_rc; k++) {
       config_setting_t *g = config_setting_add(rc, NULL, CONFIG_TYPE_GROUP);
-      ok = ok && g && set_float(g, "r_ohm", c->fit.rc_r_ohm[k]) == 0 &&
-           set_float(g, "c_f", c->fit.rc_c_f[k]) == 0 &&
-           (c->fit.n_r_soc == 0 ||
-            set_floats(g, "r_scale", c->fit.rc_r_scale[k], c->fit.n_r_soc) == 0);
+      ok = ok && g && set_float(g, "r_ohm", fr->rc_r_ohm[k]) == 0 &&
+           set_float(g, "c_f", fr->rc_c_f[k]) == 0 &&
+           (fr->n_r_soc == 0 || rows ||
+            set_floats(g, "r_scale", fr->rc_r_scale[k], fr->n_r_soc) == 0);
+      if (ok && rows) { /* a row of R factors and one of C factors per temperature */
+        double cs[SITS_BATTERY_MAX_R_T][SITS_BATTERY_MAX_R_SOC];
+        for (size_t t = 0; t < fr->n_r_t; t++)
+          for (size_t q = 0; q < fr->n_r_soc; q++)
+            cs[t][q] = fr->rc_c_scale_t[k][t];
+        ok = set_rows(g, "r_scale", fr->rc_r_scale_t[k], fr->n_r_t, fr->n_r_soc) == 0 &&
+             set_rows(g, "c_scale", (const double(*)[SITS_BATTERY_MAX_R_SOC])cs, fr->n_r_t,
+                      fr->n_r_soc) == 0;
+      }
     }
-    if (ok && c->fit.n_r_soc > 0)
-      ok = set_floats(b, "r0_scale", c->fit.r0_scale, c->fit.n_r_soc) == 0;
+    if (ok && fr->n_r_soc > 0 && !rows)
+      ok = set_floats(b, "r0_scale", fr->r0_scale, fr->n_r_soc) == 0;
+    if (ok && rows) { /* the rows replace the Arrhenius factor */
+      ok = set_floats(b, "r_t_c", fr->r_t_c, fr->n_r_t) == 0 &&
+           set_floats(b, "r_soc", fr->r_soc, fr->n_r_soc) == 0 &&
+           set_rows(b, "r0_scale", fr->r0_scale_t, fr->n_r_t, fr->n_r_soc) == 0;
+      if (ok && config_setting_get_member(b, "r_ea_j_per_mol"))
+        config_setting_remove(b, "r_ea_j_per_mol");
+    }
     config_setting_t *hy = ok ? config_setting_get_member(b, "hysteresis") : NULL;
     if (hy && c->fit.hyst_m_v > 0) /* its initial state stays the scenario's (the test's is in
                                     * the JSON) */
@@ -597,9 +759,22 @@ int sits_write_calibration_csv(const sits_calibration *c, const char *path, sits
   if (!o)
     return SITS_EIO;
   FILE *f = sits_output_file(o);
-  fputs("time_s,voltage_v,model_voltage_v,current_a\n", f);
-  for (size_t k = 0; k < c->n; k++)
-    fprintf(f, "%.9g,%.9g,%.9g,%.9g\n", c->t_s[k] - c->t_s[0], c->v_v[k], c->fit.model_v[k],
-            c->i_a[k]);
+  bool many = c->n_tests > 1;
+  fputs(many ? "time_s,voltage_v,model_voltage_v,current_a,test\n"
+             : "time_s,voltage_v,model_voltage_v,current_a\n",
+        f);
+  double t0 = 0; /* each test from the previous one's end */
+  for (size_t s = 0; s < (many ? c->n_tests : 1); s++) {
+    size_t a = many ? c->test_start[s] : 0, e = many ? c->test_start[s + 1] : c->n;
+    for (size_t k = a; k < e; k++) {
+      fprintf(f, "%.9g,%.9g,%.9g,%.9g", t0 + c->t_s[k] - c->t_s[a], c->v_v[k], c->fit.model_v[k],
+              c->i_a[k]);
+      if (many)
+        fprintf(f, ",%zu", s + 1);
+      fputc('\n', f);
+    }
+    if (e > a)
+      t0 += c->t_s[e - 1] - c->t_s[a];
+  }
   return sits_output_close(o, true, err);
 }

@@ -91,6 +91,9 @@ typedef struct sits_battery_fit {
     double train_soc_lo, train_soc_hi;
     sits_fit_metrics train, holdout;
   } tests[SITS_BATTERY_FIT_MAX_TESTS];
+  /** rows over temperature fitted for a cell without r_soc: r_soc is then 0 and 1 with one
+   *  value per row (the same factor at both) */
+  bool r_soc_flat;
 } sits_battery_fit;
 
 /**

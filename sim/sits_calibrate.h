@@ -60,6 +60,14 @@ typedef struct sits_calibrate_opts {
   /** also fit the resistances' Arrhenius activation energy from the cell temperature column
    *  (SITS_BATTERY_FIT_ARRHENIUS) */
   bool fit_arrhenius;
+  /** more tests of the same cell, fitted together with trace_path (sits_battery_fit_tests;
+   *  the same columns and sign; up to SITS_BATTERY_FIT_MAX_TESTS in all): one cell, a start
+   *  SOC per test */
+  const char *const *more_trace_paths;
+  size_t n_more_traces;
+  /** fit R0 and the RC pairs as rows over temperature (SITS_BATTERY_FIT_ROWS), from tests at
+   *  their temperatures (the temperature column needed) */
+  bool fit_rows;
 } sits_calibrate_opts;
 
 typedef struct sits_calibration {
@@ -89,6 +97,13 @@ typedef struct sits_calibration {
   double start_capacity_ah;
   double *q_ah;       /**< the charge counter at each sample (discharge positive) [Ah], or NULL */
   bool fit_arrhenius; /**< the fit took the activation energy (fit.r_ea_j_per_mol) */
+  /** the tests fitted (1 + opts.n_more_traces; t_s, i_a, v_v, temp_c and q_ah hold them one
+   *  after another, test s from test_start[s] to test_start[s + 1]) and their paths (the
+   *  caller's strings) */
+  size_t n_tests;
+  size_t test_start[SITS_BATTERY_FIT_MAX_TESTS + 1];
+  const char *trace_paths[SITS_BATTERY_FIT_MAX_TESTS];
+  bool fit_rows; /**< the fit took rows over temperature (fit.n_r_t of them) */
 } sits_calibration;
 
 /** Without a trace_path only the OCV test and the cycle are processed (opts->ocv_test_path
@@ -106,7 +121,9 @@ SITS_API int sits_write_calibrated_config(const sits_scenario *sc, const sits_ca
  *  capacity, the fitted R0, RC pairs and capacity) into @p out. */
 SITS_API int sits_calibrated_cell(const sits_scenario *sc, const sits_calibration *c,
                                   sits_battery_cfg *out, sits_err *err);
-/** CSV of time_s, voltage_v (measured), model_voltage_v, current_a, for plots. */
+/** CSV of time_s, voltage_v (measured), model_voltage_v, current_a, for plots; with several
+ *  tests they follow one another (each test's time from the previous one's end) and a
+ *  column test (1, 2, ...) says whose row it is. */
 SITS_API int sits_write_calibration_csv(const sits_calibration *c, const char *path, sits_err *err);
 
 SITS_END_DECLS

@@ -499,6 +499,76 @@ Test(validation, nca_activation_energy_from_the_cold_cycles, .timeout = 600) {
   }
 }
 
+/* Two cycles in one call (--trace twice): the NCA cell over temperature kept on the NN cycle at
+ * 0 and -10 C together (the start SOC of each, one lag) holds out on each as kept on it alone
+ * (41.99 and 34.27 mV when the cell was made; 42.01 and 34.28 with the one lag: within 0.5 mV),
+ * pools the two in train and holdout, and the plot's CSV gives the two one after the other
+ * (time from the first's end, a test column). */
+Test(validation, nca_cell_kept_on_two_cycles_at_once, .timeout = 600) {
+  const char *sets[] = {"platform.battery=\"panasonic_ncr18650pf_temps\""};
+  const char *more[] = {SITS_VALIDATION_DATA "/pan18650pf_nn_m10degC.csv"};
+  sits_scenario *sc = NULL;
+  sits_err err = {0};
+  cr_assert_eq(
+      sits_scenario_load(SITS_VALIDATION_DATA "/../cases/pan18650pf_us06.cfg", sets, 1, &sc, &err),
+      SITS_OK, "%s", err.msg);
+  sits_calibrate_opts o = {.trace_path = SITS_VALIDATION_DATA "/pan18650pf_nn_0degC.csv",
+                           .more_trace_paths = more,
+                           .n_more_traces = 1,
+                           .temperature_column = "temp_c",
+                           .discharge_positive = -1,
+                           .train_fraction = 0.05,
+                           .fit_lag = true,
+                           .keep_cell = true};
+  sits_calibration c;
+  cr_assert_eq(sits_calibrate_battery(sc, &o, &c, &err), SITS_OK, "%s", err.msg);
+  const sits_battery_fit *b = &c.fit;
+  cr_assert_eq(c.n_tests, 2);
+  cr_assert_eq(b->n_tests, 2);
+  double mv0 = 1e3 * b->tests[0].holdout.rmse, mv1 = 1e3 * b->tests[1].holdout.rmse;
+  cr_log_info("kept on two cycles: 0 C %.2f mV (start SOC %.4f), -10 C %.2f mV (%.4f), pooled "
+              "%.2f mV, lag %.3f s",
+              mv0, b->tests[0].initial_soc, mv1, b->tests[1].initial_soc, 1e3 * b->holdout.rmse,
+              b->lag_s);
+  cr_assert_float_eq(mv0, 41.99, 0.5, "0 C: %g mV", mv0);
+  cr_assert_float_eq(mv1, 34.27, 0.5, "-10 C: %g mV", mv1);
+  cr_assert_eq(b->holdout.n, b->tests[0].holdout.n + b->tests[1].holdout.n);
+  double pooled =
+      sqrt((b->tests[0].holdout.rmse * b->tests[0].holdout.rmse * (double)b->tests[0].holdout.n +
+            b->tests[1].holdout.rmse * b->tests[1].holdout.rmse * (double)b->tests[1].holdout.n) /
+           (double)b->holdout.n);
+  cr_assert_float_eq(b->holdout.rmse, pooled, 1e-9 * pooled);
+  cr_assert_eq(c.test_start[1], b->tests[1].offset);
+  cr_assert_eq(c.test_start[2], c.n);
+  /* the plot's CSV: the second test's first row starts where the first ended */
+  char csv[600];
+  snprintf(csv, sizeof csv, "%s/two.csv", tu_dir());
+  cr_assert_eq(sits_write_calibration_csv(&c, csv, &err), SITS_OK, "%s", err.msg);
+  FILE *f = fopen(csv, "r");
+  cr_assert_not_null(f);
+  char line[256];
+  cr_assert_not_null(fgets(line, sizeof line, f));
+  cr_assert_str_eq(line, "time_s,voltage_v,model_voltage_v,current_a,test\n");
+  size_t rows = 0, second = 0;
+  double t_last1 = NAN, t_first2 = NAN, t;
+  int test;
+  while (fgets(line, sizeof line, f)) {
+    cr_assert_eq(sscanf(line, "%lf,%*f,%*f,%*f,%d", &t, &test), 2, "%s", line);
+    if (test == 1)
+      t_last1 = t;
+    else if (second++ == 0)
+      t_first2 = t;
+    rows++;
+  }
+  fclose(f);
+  cr_assert_eq(rows, c.n);
+  cr_assert_eq(second, c.test_start[2] - c.test_start[1]);
+  cr_assert_float_eq(t_first2, t_last1, 1e-6 * t_last1);
+  cr_assert_float_eq(t_last1, c.t_s[c.test_start[1] - 1] - c.t_s[0], 1e-6 * t_last1);
+  sits_calibration_release(&c);
+  sits_scenario_free(sc);
+}
+
 /* validation/cases/pan18650pf_temps.txt: the NCA cell over temperature (rows fitted on each
  * chamber's LA92 cycle) held out on the NN cycle in the same chamber, against the bound; the
  * 25 C cell on the same cycle above the floor (what the rows over temperature change). */

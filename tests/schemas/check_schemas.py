@@ -90,6 +90,15 @@ check("calibrate", out("calibrate", os.path.join(root, "validation/cases/pan1865
                        os.path.join(root, "validation/data/pan18650pf_nn_m10degC.csv"),
                        "--temp-col", "temp_c", "--fit", "soc,lag,arrhenius",
                        "--train-fraction", "0.6", "-o", "arrhenius.cfg"), "kept cell, arrhenius")
+nn = lambda t: os.path.join(root, "validation/data/pan18650pf_nn_%sdegC.csv" % t)
+check("calibrate", out("calibrate", os.path.join(root, "validation/cases/pan18650pf_us06.cfg"),
+                       "--trace", nn("m10"), "--trace", nn("m20"), "--temp-col", "temp_c",
+                       "--fit", "battery,rows", "--train-fraction", "0.1", "-o", "rows.cfg"),
+      "two tests, rows over temperature")
+check("calibrate", out("calibrate", os.path.join(root, "validation/cases/pan18650pf_us06.cfg"),
+                       "--set", "platform.battery=panasonic_ncr18650pf_temps", "--trace", nn("0"),
+                       "--trace", nn("m10"), "--temp-col", "temp_c", "--fit", "soc,lag",
+                       "--train-fraction", "0.05", "-o", "kept2.cfg"), "two tests, kept cell")
 check("calibrate", out("calibrate", cfg("scenarios/a123_cell_calibrate.cfg"), *sum(
     (["--cycle", os.path.join(root, "validation/data", f)] for f in
      ("a123_dyn_25degC_s1.csv", "a123_dyn_25degC_s1_rest.csv", "a123_dyn_25degC_s2.csv",
