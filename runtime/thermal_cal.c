@@ -304,7 +304,8 @@ static int fit(problem *pb, sits_err *err) {
     }
     double cost, rc_s = NAN, weak_s[SITS_THERMAL_CAL_MAX_PARAMS];
     bool conv;
-    sits_fit_opts fo = {np, c->n_sensors * pb->n_train, residual, pb, 100, &rc_s, weak_s, cov_s};
+    sits_fit_opts fo = {np,     c->n_sensors * pb->n_train, residual, pb, 100, &rc_s, weak_s,
+                        cov_s, false};
     sits_err e2 = {0};
     c->starts++;
     if (sits_fit_nlinear(&fo, x, &cost, &conv, &e2) == SITS_OK && isfinite(cost) &&

@@ -766,7 +766,10 @@ int sits_battery_fit_tests(const sits_battery_cfg *cell, const sits_battery_test
       bool conv;
       start_point(&pb, cell, r0s[a], taus[b], x);
       pb.cache[0].valid = pb.cache[1].valid = false;
-      sits_fit_opts o = {np, pb.n_train, residual, &pb, 200, NULL, NULL, NULL};
+      sits_fit_opts o = {np, pb.n_train, residual, &pb, 200, NULL, NULL, NULL,
+                         /* a Jacobian of 1e7 values and more (joint fits over several long
+                          * tests): its QR would take most of the time */
+                         (double)pb.n_train * (double)np >= 1e7};
       sits_err e2 = {0};
       if (sits_fit_nlinear(&o, x, &cost, &conv, &e2) == SITS_OK && cost < best_cost) {
         best_cost = cost;

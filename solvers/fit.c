@@ -97,6 +97,8 @@ int sits_fit_nlinear(const sits_fit_opts *opts, double *x, double *cost_out, boo
   gsl_multifit_nlinear_parameters prm = gsl_multifit_nlinear_default_parameters();
   prm.scale =
       gsl_multifit_nlinear_scale_levenberg; /* robust when a parameter is barely identifiable */
+  if (o.normal_equations)
+    prm.solver = gsl_multifit_nlinear_solver_mcholesky;
   gsl_multifit_nlinear_workspace *w =
       gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &prm, o.n_residuals, o.n_params);
   if (!w || !c.x || !c.r) {

@@ -33,6 +33,12 @@ typedef struct sits_fit_opts {
    *  residuals (a time series) it is optimistic. A parameter GSL's pivoted QR drops as
    *  linearly dependent gets NAN in its row and column. */
   double *covar_out;
+  /** Solve each step from the normal equations J^T J (GSL's modified Cholesky solver, which
+   *  also takes a rank-deficient J^T J) instead of a pivoted QR of J: the QR's Householder
+   *  sweeps over J cost O(n_residuals n_params^2) in level-2 passes each iteration, and for
+   *  J of hundreds of thousands of rows and tens of columns they take most of the fit's time.
+   *  J^T J squares the condition number: for well-scaled problems with many residuals. */
+  bool normal_equations;
 } sits_fit_opts;
 
 /**
