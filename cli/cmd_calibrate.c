@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "sits_bpx.h"
@@ -508,13 +510,42 @@ static int calibrate_thermal(args *a, cli_ctx *ctx) {
   return code;
 }
 
+typedef struct fit_progress {
+  struct timespec start, last;
+  int shown;
+} fit_progress;
+
+static double since(const struct timespec *a, const struct timespec *b) {
+  return (double)(b->tv_sec - a->tv_sec) + 1e-9 * (double)(b->tv_nsec - a->tv_nsec);
+}
+
+/* A progress line on stderr once a battery fit has taken 2 s, refreshed once a second. */
+static void on_fit_progress(size_t start, size_t n_starts, size_t evals, double rms_v, void *user) {
+  fit_progress *p = user;
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  if (since(&p->start, &now) < 2.0 || (p->shown && since(&p->last, &now) < 1.0))
+    return;
+  p->last = now;
+  p->shown = 1;
+  fprintf(stderr,
+          "\rsitsenergy: battery fit, start %zu of %zu, %zu evaluations, RMS %.2f mV, %.0f s ",
+          start, n_starts, evals, 1e3 * rms_v, since(&p->start, &now));
+}
+
 static int calibrate_battery(args *a, cli_ctx *ctx) {
   sits_err err = {0};
+  fit_progress prog = {0};
+  clock_gettime(CLOCK_MONOTONIC, &prog.start);
+  if (isatty(STDERR_FILENO))
+    a->opts.progress = on_fit_progress, a->opts.progress_user = &prog;
   sits_scenario *sc = NULL;
   sits_calibration cal = {0};
   int code, rc = sits_scenario_load(ctx->scenario, ctx->sets.items, ctx->sets.n, &sc, &err);
   if (rc == SITS_OK)
     rc = sits_calibrate_battery(sc, &a->opts, &cal, &err);
+  if (prog.shown) /* the line ends before anything else is printed */
+    fputc('\n', stderr);
   if (rc == SITS_OK)
     rc = sits_write_calibrated_config(sc, &cal, a->out, &err);
   if (rc == SITS_OK && a->bpx) {

@@ -56,6 +56,9 @@ typedef struct problem {
   res_cache cache[2];
   size_t cache_next;      /* the cache the next evaluation without a source overwrites */
   unsigned char *reaches; /* n_params x n_tests: parameter k moves test s's residuals */
+  sits_battery_fit_progress_fn progress; /* NULL: none */
+  void *progress_user;
+  size_t start, n_starts, evaluations; /* for progress */
 } problem;
 
 /* With knots, R0 and each R_j are their values at the knots (tau_j at the reference knot:
@@ -286,6 +289,14 @@ static int residual(const double *x, double *r, void *user) {
     ca->valid = true;
   }
   pb->cache_next = 1 - w;
+  pb->evaluations++;
+  if (pb->progress) {
+    double ss = 0;
+    for (size_t k = 0; k < pb->n_train; k++)
+      ss += r[k] * r[k];
+    pb->progress(pb->start, pb->n_starts, pb->evaluations, sqrt(ss / (double)pb->n_train),
+                 pb->progress_user);
+  }
   return 0;
 }
 
@@ -666,6 +677,14 @@ static void report(const problem *pb, const sits_battery_cfg *cell, params *p,
 int sits_battery_fit_tests(const sits_battery_cfg *cell, const sits_battery_test *tests,
                            size_t n_tests, size_t n_rc, double train_fraction, unsigned what,
                            sits_battery_fit *out, sits_err *err) {
+  return sits_battery_fit_tests_p(cell, tests, n_tests, n_rc, train_fraction, what, NULL, NULL, out,
+                                  err);
+}
+
+int sits_battery_fit_tests_p(const sits_battery_cfg *cell, const sits_battery_test *tests,
+                             size_t n_tests, size_t n_rc, double train_fraction, unsigned what,
+                             sits_battery_fit_progress_fn progress, void *progress_user,
+                             sits_battery_fit *out, sits_err *err) {
   memset(out, 0, sizeof *out);
   bool fit_capacity = (what & SITS_BATTERY_FIT_CAPACITY) != 0;
   if (what & ~(unsigned)(SITS_BATTERY_FIT_CAPACITY | SITS_BATTERY_FIT_LAG | SITS_BATTERY_FIT_KEEP |
@@ -691,7 +710,9 @@ int sits_battery_fit_tests(const sits_battery_cfg *cell, const sits_battery_test
                 .q_ah = cell->capacity_ah,
                 .hyst = cell->hyst_m_v > 0 || cell->hyst_m0_v > 0,
                 .nk = 1,
-                .nr = 1};
+                .nr = 1,
+                .progress = progress,
+                .progress_user = progress_user};
   int rc = take_tests(&pb, tests, train_fraction, out, err);
   if (rc)
     return rc;
@@ -766,6 +787,7 @@ int sits_battery_fit_tests(const sits_battery_cfg *cell, const sits_battery_test
       bool conv;
       start_point(&pb, cell, r0s[a], taus[b], x);
       pb.cache[0].valid = pb.cache[1].valid = false;
+      pb.start = 2 * a + b + 1, pb.n_starts = pb.keep ? 1 : 4, pb.evaluations = 0;
       sits_fit_opts o = {np, pb.n_train, residual, &pb, 200, NULL, NULL, NULL,
                          /* a Jacobian of 1e7 values and more (joint fits over several long
                           * tests): its QR would take most of the time */

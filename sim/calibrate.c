@@ -345,13 +345,13 @@ int sits_calibrate_battery(const sits_scenario *sc, const sits_calibrate_opts *o
                                    out->q_ah ? out->q_ah + a : NULL,
                                    out->test_start[s + 1] - a};
   }
-  rc = sits_battery_fit_tests(&c, tests, out->n_tests, n_rc, o->train_fraction,
-                              (o->fit_capacity ? SITS_BATTERY_FIT_CAPACITY : 0u) |
-                                  (o->fit_lag ? SITS_BATTERY_FIT_LAG : 0u) |
-                                  (o->keep_cell ? SITS_BATTERY_FIT_KEEP : 0u) |
-                                  (o->fit_arrhenius ? SITS_BATTERY_FIT_ARRHENIUS : 0u) |
-                                  (o->fit_rows ? SITS_BATTERY_FIT_ROWS : 0u),
-                              &out->fit, err);
+  rc = sits_battery_fit_tests_p(&c, tests, out->n_tests, n_rc, o->train_fraction,
+                                (o->fit_capacity ? SITS_BATTERY_FIT_CAPACITY : 0u) |
+                                    (o->fit_lag ? SITS_BATTERY_FIT_LAG : 0u) |
+                                    (o->keep_cell ? SITS_BATTERY_FIT_KEEP : 0u) |
+                                    (o->fit_arrhenius ? SITS_BATTERY_FIT_ARRHENIUS : 0u) |
+                                    (o->fit_rows ? SITS_BATTERY_FIT_ROWS : 0u),
+                                o->progress, o->progress_user, &out->fit, err);
   if (rc && out->n_tests > 1 && strncmp(err->msg, "test ", 5) == 0) { /* name the file */
     char msg[SITS_ERRMSG_MAX];
     size_t s = (size_t)strtoul(err->msg + 5, NULL, 10);

@@ -171,6 +171,19 @@ SITS_API int sits_battery_fit_tests(const sits_battery_cfg *cell, const sits_bat
                                     size_t n_tests, size_t n_rc, double train_fraction,
                                     unsigned what, sits_battery_fit *out, sits_err *err);
 
+/** Called after each evaluation of the model on the training parts: the start (1-based) of
+ *  @p n_starts, the evaluations of this start so far and the evaluation's residual RMS [V]
+ *  (finite-difference columns included: it moves around the best point). For a progress line;
+ *  it must not call back into the fit. */
+typedef void (*sits_battery_fit_progress_fn)(size_t start, size_t n_starts, size_t evaluations,
+                                             double rms_v, void *user);
+
+/** sits_battery_fit_tests with @p progress (NULL: none) called as the fit goes. */
+SITS_API int sits_battery_fit_tests_p(const sits_battery_cfg *cell, const sits_battery_test *tests,
+                                      size_t n_tests, size_t n_rc, double train_fraction,
+                                      unsigned what, sits_battery_fit_progress_fn progress,
+                                      void *progress_user, sits_battery_fit *out, sits_err *err);
+
 /** The activation energy's fitted range [J/mol]: 0 to this. */
 #define SITS_BATTERY_FIT_EA_MAX_J_PER_MOL 100000.0
 /** The least span of the cell temperature over the training part for an activation energy

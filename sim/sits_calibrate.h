@@ -68,6 +68,9 @@ typedef struct sits_calibrate_opts {
   /** fit R0 and the RC pairs as rows over temperature (SITS_BATTERY_FIT_ROWS), from tests at
    *  their temperatures (the temperature column needed) */
   bool fit_rows;
+  /** called as the battery fit goes (NULL: not) */
+  sits_battery_fit_progress_fn progress;
+  void *progress_user;
 } sits_calibrate_opts;
 
 typedef struct sits_calibration {

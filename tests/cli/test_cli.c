@@ -493,7 +493,8 @@ Test(cli, calibrate_cycle) {
     int code;
     const char *says;
   } bad[] = {
-      {"--trace %s/a123_dyn_25degC_s1.csv --fit battery,capacity", 2, "the cycle gives the capacity"},
+      {"--trace %s/a123_dyn_25degC_s1.csv --fit battery,capacity", 2,
+       "the cycle gives the capacity"},
       {"--trace %s/a123_dyn_25degC_s1.csv --fit thermal", 2, "--cycle gives a battery's capacity"},
       {"--cycle-ref-eta 1.2", 1, "--cycle-ref-eta '1.2'"},
       {"--cycle-ref-eta 0.5", 1, "--cycle-ref-eta '0.5'"},
@@ -525,8 +526,9 @@ Test(cli, calibrate_cycle) {
   free(out), free(err);
   /* the whole cycle read with the other sign: charge and discharge swap, and the message says
    * which sign it read with */
-  snprintf(args, sizeof args, "calibrate %s/scenarios/a123_cell_calibrate.cfg %s "
-                              "--discharge-negative -o %s",
+  snprintf(args, sizeof args,
+           "calibrate %s/scenarios/a123_cell_calibrate.cfg %s "
+           "--discharge-negative -o %s",
            SITS_CONFIGS, cyc, cfg);
   cr_assert_eq(tu_cli(args, &out, &err), 1, "%s", err);
   cr_assert(strstr(err, "read with negative current discharging"), "%s", err);
@@ -736,17 +738,18 @@ Test(cli, sweep_rows_in_memory_equal_loaded_ones, .timeout = 120) {
   snprintf(path, sizeof path, "%s/mem.csv", tu_dir());
   char *table = tu_slurp(path);
   /* every summary field as a column, the per-domain energies among them */
-  cr_assert(strstr(table, ",energy_j.cpu,energy_j.gpu,energy_j.dla,energy_j.enc,verdict_ok,error\n"),
-            "%.400s", table);
+  cr_assert(
+      strstr(table, ",energy_j.cpu,energy_j.gpu,energy_j.dla,energy_j.enc,verdict_ok,error\n"),
+      "%.400s", table);
   const double amb[] = {20, 20, 31.5, 31.5}, r[] = {3, 3.4, 3, 3.4};
   const char *row = strchr(table, '\n') + 1;
   for (int k = 0; k < 4; k++, row = strchr(row, '\n') + 1) {
     char hash[17], cell[64];
     int index;
     double tj;
-    cr_assert_eq(sscanf(row, "%d,%16[0-9a-f],%*[^,],%*[^,],%63[^,],%*[^,],%lf", &index, hash,
-                        cell, &tj),
-                 4, "%.80s", row);
+    cr_assert_eq(
+        sscanf(row, "%d,%16[0-9a-f],%*[^,],%*[^,],%63[^,],%*[^,],%lf", &index, hash, cell, &tj), 4,
+        "%.80s", row);
     snprintf(args, sizeof args,
              "run %s --set duration_s=30 --set ambient_c=%g "
              "--set 'platform.thermal.links.[2].r_k_per_w=%g' --summary json --quiet",
@@ -779,8 +782,8 @@ Test(cli, sweep_rows_in_memory_equal_loaded_ones, .timeout = 120) {
     for (int c = 0; c < 5; c++)
       fb = strchr(fb, ',') + 1;
     size_t la = (size_t)(strchr(fa, '\n') - fa), lb = (size_t)(strchr(fb, '\n') - fb);
-    cr_assert(la == lb && memcmp(fa, fb, la) == 0, "row %d: %.*s vs %.*s", k, (int)la, fa,
-              (int)lb, fb);
+    cr_assert(la == lb && memcmp(fa, fb, la) == 0, "row %d: %.*s vs %.*s", k, (int)la, fa, (int)lb,
+              fb);
     a = strchr(a, '\n') + 1, b = strchr(b, '\n') + 1;
   }
   free(table), free(loaded), free(sc);
@@ -852,8 +855,9 @@ static size_t column(const char *t, int col, double *out, size_t max) {
 static char *sampled(const char *opts, const char *name) {
   char cmd[4096], path[600];
   snprintf(path, sizeof path, "%s/%s", tu_dir(), name);
-  snprintf(cmd, sizeof cmd, "%s sweep %s/scenarios/hotspot_3node_step.cfg --set duration_s=1 %s -o %s",
-           SITS_CLI, SITS_CONFIGS, opts, path);
+  snprintf(cmd, sizeof cmd,
+           "%s sweep %s/scenarios/hotspot_3node_step.cfg --set duration_s=1 %s -o %s", SITS_CLI,
+           SITS_CONFIGS, opts, path);
   cr_assert_eq(system(cmd), 0, "%s", cmd);
   return tu_slurp(path);
 }
@@ -865,9 +869,10 @@ static char *sampled(const char *opts, const char *name) {
  * cross the samples (the sample fastest); malformed specs are usage errors. */
 Test(cli, sweep_sampling) {
   double v[1024];
-  char *t = sampled("--dist 'ambient_c=uniform(20,45)' --dist 'platform.thermal.links.[2].r_k_per_w="
-                    "uniform(0.1,0.5)' --sample 50 --method lhs --seed 7",
-                    "lhs.csv");
+  char *t =
+      sampled("--dist 'ambient_c=uniform(20,45)' --dist 'platform.thermal.links.[2].r_k_per_w="
+              "uniform(0.1,0.5)' --sample 50 --method lhs --seed 7",
+              "lhs.csv");
   for (int col = 2; col <= 3; col++) {
     double lo = col == 2 ? 20 : 0.1, w = col == 2 ? 25 : 0.4;
     cr_assert_eq(column(t, col, v, 1024), 50);
@@ -965,8 +970,8 @@ Test(cli, sweep_probabilistic_summary) {
   cr_assert_float_eq(mean, 32.5 + 3.003, 0.001);
   const char *v = strstr(out, "\"violations\":{\"max_junction_temp_c\":{");
   cr_assert_not_null(v, "%s", out);
-  cr_assert_eq(sscanf(v, "\"violations\":{\"max_junction_temp_c\":{\"p\":%lf,\"ci95\":[%lf,%lf]", &p,
-                      &lo, &hi),
+  cr_assert_eq(sscanf(v, "\"violations\":{\"max_junction_temp_c\":{\"p\":%lf,\"ci95\":[%lf,%lf]",
+                      &p, &lo, &hi),
                3);
   cr_assert_float_eq(p, 1.0 / 3, 1e-9);
   cr_assert_float_eq(lo, 0.0967, 1e-3);
@@ -998,13 +1003,15 @@ Test(cli, sweep_merge_joins_shards) {
            d, SITS_CLI, sc, SITS_CLI, sc, SITS_CLI, SITS_CLI);
   cr_assert_eq(system(cmd), 0, "%s", cmd);
   char args[2048], *out, *err;
-  snprintf(cmd, sizeof cmd, "cd %s && sed '2s/,20,/,21,/' s1.csv > bad.csv && "
-                            "%s sweep %s --vary duration_s=1,2 -o other.csv 2>/dev/null", d,
-           SITS_CLI, sc);
+  snprintf(cmd, sizeof cmd,
+           "cd %s && sed '2s/,20,/,21,/' s1.csv > bad.csv && "
+           "%s sweep %s --vary duration_s=1,2 -o other.csv 2>/dev/null",
+           d, SITS_CLI, sc);
   cr_assert_eq(system(cmd), 0);
   snprintf(args, sizeof args, "sweep-merge %s/m.csv %s/all.csv %s/bad.csv", d, d, d);
   cr_assert_eq(tu_cli(args, &out, &err), 1);
-  cr_assert(strstr(err, "bad.csv:2: row 0 differs from") || strstr(err, "all.csv:2: row 0 differs from"),
+  cr_assert(strstr(err, "bad.csv:2: row 0 differs from") ||
+                strstr(err, "all.csv:2: row 0 differs from"),
             "%s", err);
   free(out), free(err);
   snprintf(args, sizeof args, "sweep-merge %s/m.csv %s/all.csv %s/other.csv", d, d, d);
@@ -1031,7 +1038,8 @@ Test(cli, summary_json_carries_overrides_and_hash) {
    * to the end of its group, so the merged text, and its hash, follow the order */
   snprintf(args, sizeof args, "run %s --set 'name=\"a b\"' --set ambient_c=35 --summary json", sc);
   cr_assert_eq(tu_cli(args, &out, &err), 0, "%s", err);
-  cr_assert(strstr(out, "\"overrides\":{\"name\":\"\\\"a b\\\"\",\"ambient_c\":\"35\"}"), "%s", out);
+  cr_assert(strstr(out, "\"overrides\":{\"name\":\"\\\"a b\\\"\",\"ambient_c\":\"35\"}"), "%s",
+            out);
   const char *h = strstr(out, "\"config_hash\":\"");
   cr_assert_not_null(h);
   char hash[17];
@@ -1057,8 +1065,9 @@ Test(cli, sweep_plots) {
   for (int k = 0; k < 3; k++) {
     char args[2048], png[600], *out, *err;
     snprintf(png, sizeof png, "%s/plot%d.png", tu_dir(), k);
-    snprintf(args, sizeof args, "sweep %s --set max_junction_temp_c=45 %s -o %s/plot%d.csv "
-                                "--plot %s",
+    snprintf(args, sizeof args,
+             "sweep %s --set max_junction_temp_c=45 %s -o %s/plot%d.csv "
+             "--plot %s",
              sc, cases[k], tu_dir(), k, png);
     cr_assert_eq(tu_cli(args, &out, &err), 0, "%s: %s", cases[k], err);
     char *img = tu_slurp(png);
@@ -1066,8 +1075,10 @@ Test(cli, sweep_plots) {
     free(img), free(out), free(err);
   }
   char args[2048], *out, *err;
-  snprintf(args, sizeof args, "sweep %s --vary ambient_c=20,30 -o %s/n.csv --plot %s/n.png "
-                              "--plot-y nope", sc, tu_dir(), tu_dir());
+  snprintf(args, sizeof args,
+           "sweep %s --vary ambient_c=20,30 -o %s/n.csv --plot %s/n.png "
+           "--plot-y nope",
+           sc, tu_dir(), tu_dir());
   cr_assert_eq(tu_cli(args, &out, &err), 2);
   cr_assert(strstr(err, "--plot-y 'nope': the table has no such column"), "%s", err);
   free(out), free(err);
@@ -1082,8 +1093,9 @@ Test(cli, sweep_plots) {
 Test(cli, sweep_progress_on_a_terminal, .timeout = 120) {
   char cmd[4096], *seen;
   /* ~4 s on the exponential path (the progress line waits 2 s) */
-  const char *sweep = "sweep " SITS_CONFIGS "/scenarios/orin_nx_video_enc.cfg --set duration_s=1800 "
-                      "--vary ambient_c=20:45:200";
+  const char *sweep =
+      "sweep " SITS_CONFIGS "/scenarios/orin_nx_video_enc.cfg --set duration_s=1800 "
+      "--vary ambient_c=20:45:200";
   snprintf(cmd, sizeof cmd, "script -qec '%s %s -o %s/tty.csv' /dev/null > %s/tty.out", SITS_CLI,
            sweep, tu_dir(), tu_dir());
   cr_assert_eq(system(cmd), 0);
@@ -1100,21 +1112,49 @@ Test(cli, sweep_progress_on_a_terminal, .timeout = 120) {
   free(seen);
 }
 
+/* A battery fit that runs for more than 2 s shows its start, evaluations and residual on a
+ * terminal (script(1)'s pseudo-terminal), and nothing when stderr is a file. */
+Test(cli, calibrate_battery_progress_on_a_terminal, .timeout = 300) {
+  char cmd[4096], *seen;
+  /* rows over temperature from two NN cycles: ~5 s in RelWithDebInfo */
+  const char *fit = "calibrate " SITS_VALIDATION_DATA
+                    "/../cases/pan18650pf_us06.cfg --trace " SITS_VALIDATION_DATA
+                    "/pan18650pf_nn_m10degC.csv --trace " SITS_VALIDATION_DATA
+                    "/pan18650pf_nn_m20degC.csv --temp-col temp_c --fit battery,rows "
+                    "--train-fraction 0.1";
+  snprintf(cmd, sizeof cmd, "script -qec '%s %s -o %s/tty.cfg' /dev/null > %s/tty.out", SITS_CLI,
+           fit, tu_dir(), tu_dir());
+  cr_assert_eq(system(cmd), 0);
+  snprintf(cmd, sizeof cmd, "%s/tty.out", tu_dir());
+  seen = tu_slurp(cmd);
+  cr_assert(strstr(seen, "battery fit, start 1 of 4,"), "no progress line: %.300s", seen);
+  free(seen);
+  snprintf(cmd, sizeof cmd, "%s %s -o %s/file.cfg > /dev/null 2> %s/file.err", SITS_CLI, fit,
+           tu_dir(), tu_dir());
+  cr_assert_eq(system(cmd), 0);
+  snprintf(cmd, sizeof cmd, "%s/file.err", tu_dir());
+  seen = tu_slurp(cmd);
+  cr_assert(!strstr(seen, "battery fit"), "%s", seen);
+  free(seen);
+}
+
 /* sweep --series DIR: each combination's time series in DIR/<index>.h5, the same series as a
  * run of that combination writes; a missing folder is refused before any run. */
 Test(cli, sweep_series_per_combination) {
   char cmd[4096];
   const char *sc = SITS_CONFIGS "/scenarios/hotspot_3node_step.cfg", *d = tu_dir();
-  snprintf(cmd, sizeof cmd,
-           "cd %s && mkdir -p ser && %s sweep %s --vary ambient_c=20,30,40 -j 2 -o ser.csv "
-           "--series ser 2>/dev/null && ls ser | tr '\\n' ' ' | grep -qx '0.h5 1.h5 2.h5 ' && "
-           "%s run %s --set ambient_c=30 -o one.h5 --quiet >/dev/null && "
-           "h5dump -d /temp_c/chip ser/1.h5 | grep -v -e DATASPACE -e HDF5 > a.txt && "
-           "h5dump -d /temp_c/chip one.h5 | grep -v -e DATASPACE -e HDF5 > b.txt && cmp -s a.txt b.txt",
-           d, SITS_CLI, sc, SITS_CLI, sc);
+  snprintf(
+      cmd, sizeof cmd,
+      "cd %s && mkdir -p ser && %s sweep %s --vary ambient_c=20,30,40 -j 2 -o ser.csv "
+      "--series ser 2>/dev/null && ls ser | tr '\\n' ' ' | grep -qx '0.h5 1.h5 2.h5 ' && "
+      "%s run %s --set ambient_c=30 -o one.h5 --quiet >/dev/null && "
+      "h5dump -d /temp_c/chip ser/1.h5 | grep -v -e DATASPACE -e HDF5 > a.txt && "
+      "h5dump -d /temp_c/chip one.h5 | grep -v -e DATASPACE -e HDF5 > b.txt && cmp -s a.txt b.txt",
+      d, SITS_CLI, sc, SITS_CLI, sc);
   cr_assert_eq(system(cmd), 0, "%s", cmd);
   char args[2048], *out, *err;
-  snprintf(args, sizeof args, "sweep %s --vary ambient_c=20 -o %s/x.csv --series %s/nodir", sc, d, d);
+  snprintf(args, sizeof args, "sweep %s --vary ambient_c=20 -o %s/x.csv --series %s/nodir", sc, d,
+           d);
   cr_assert_eq(tu_cli(args, &out, &err), 1);
   cr_assert(strstr(err, "nodir: not a folder"), "%s", err);
   free(out), free(err);
