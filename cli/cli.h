@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "sits_status.h"
 
@@ -130,6 +131,16 @@ void cli_cleanup_watch(const char *path);
 void cli_cleanup_file(const char *path);
 /** Sends SIGTERM to @p pid on a signal. */
 void cli_cleanup_child(int pid);
+
+/** The clock of a progress line on a terminal: cli_progress_start at the work's start, then
+ *  cli_progress_due says when to print (from 2 s after the start, every @p every_s). */
+typedef struct cli_progress {
+  struct timespec start, last;
+  bool shown;
+} cli_progress;
+void cli_progress_start(cli_progress *p);
+/** True when a line is due (and marks it printed); *elapsed_s: seconds since the start. */
+bool cli_progress_due(cli_progress *p, double every_s, double *elapsed_s);
 
 /** "-" given for input @p what: the path to read the standard input by (/dev/stdin, a pipe
  *  first copied into memory so that it can be read twice), or NULL with the error printed

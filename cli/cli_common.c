@@ -189,3 +189,23 @@ long cli_read_line(FILE *f, char **buf, size_t *cap, bool *nul) {
     (*buf)[len] = '\0';
   return (long)len;
 }
+
+void cli_progress_start(cli_progress *p) {
+  memset(p, 0, sizeof *p);
+  clock_gettime(CLOCK_MONOTONIC, &p->start);
+}
+
+static double seconds_between(const struct timespec *a, const struct timespec *b) {
+  return (double)(b->tv_sec - a->tv_sec) + 1e-9 * (double)(b->tv_nsec - a->tv_nsec);
+}
+
+bool cli_progress_due(cli_progress *p, double every_s, double *elapsed_s) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  *elapsed_s = seconds_between(&p->start, &now);
+  if (*elapsed_s < 2.0 || (p->shown && seconds_between(&p->last, &now) < every_s))
+    return false;
+  p->last = now;
+  p->shown = true;
+  return true;
+}

@@ -510,33 +510,19 @@ static int calibrate_thermal(args *a, cli_ctx *ctx) {
   return code;
 }
 
-typedef struct fit_progress {
-  struct timespec start, last;
-  int shown;
-} fit_progress;
-
-static double since(const struct timespec *a, const struct timespec *b) {
-  return (double)(b->tv_sec - a->tv_sec) + 1e-9 * (double)(b->tv_nsec - a->tv_nsec);
-}
-
 /* A progress line on stderr once a battery fit has taken 2 s, refreshed once a second. */
 static void on_fit_progress(size_t start, size_t n_starts, size_t evals, double rms_v, void *user) {
-  fit_progress *p = user;
-  struct timespec now;
-  clock_gettime(CLOCK_MONOTONIC, &now);
-  if (since(&p->start, &now) < 2.0 || (p->shown && since(&p->last, &now) < 1.0))
-    return;
-  p->last = now;
-  p->shown = 1;
-  fprintf(stderr,
-          "\rsitsenergy: battery fit, start %zu of %zu, %zu evaluations, RMS %.2f mV, %.0f s ",
-          start, n_starts, evals, 1e3 * rms_v, since(&p->start, &now));
+  double elapsed;
+  if (cli_progress_due(user, 1.0, &elapsed))
+    fprintf(stderr,
+            "\rsitsenergy: battery fit, start %zu of %zu, %zu evaluations, RMS %.2f mV, %.0f s ",
+            start, n_starts, evals, 1e3 * rms_v, elapsed);
 }
 
 static int calibrate_battery(args *a, cli_ctx *ctx) {
   sits_err err = {0};
-  fit_progress prog = {0};
-  clock_gettime(CLOCK_MONOTONIC, &prog.start);
+  cli_progress prog;
+  cli_progress_start(&prog);
   if (isatty(STDERR_FILENO))
     a->opts.progress = on_fit_progress, a->opts.progress_user = &prog;
   sits_scenario *sc = NULL;

@@ -27,26 +27,12 @@ static const char run_usage[] =
     "  --check            exit 3 when a constraint is violated\n"
     "  --quiet            no progress line and no notes on stderr\n";
 
-typedef struct progress {
-  struct timespec start, last;
-  int shown;
-} progress;
-
-static double since(const struct timespec *a, const struct timespec *b) {
-  return (double)(b->tv_sec - a->tv_sec) + 1e-9 * (double)(b->tv_nsec - a->tv_nsec);
-}
-
 /* A progress line on stderr once a run has taken 2 s, refreshed 4 times a second. */
 static void on_progress(double t_s, double end_s, void *user) {
-  progress *p = user;
-  struct timespec now;
-  clock_gettime(CLOCK_MONOTONIC, &now);
-  if (since(&p->start, &now) < 2.0 || (p->shown && since(&p->last, &now) < 0.25))
-    return;
-  p->last = now;
-  p->shown = 1;
-  fprintf(stderr, "\rsitsenergy: simulated %.1f of %.1f s (%3.0f%%)", t_s, end_s,
-          100.0 * t_s / end_s);
+  double elapsed;
+  if (cli_progress_due(user, 0.25, &elapsed))
+    fprintf(stderr, "\rsitsenergy: simulated %.1f of %.1f s (%3.0f%%)", t_s, end_s,
+            100.0 * t_s / end_s);
 }
 
 typedef struct run_args {
@@ -54,14 +40,11 @@ typedef struct run_args {
   int check, quiet;
 } run_args;
 
-static const struct option run_opts[] = {{"output", required_argument, NULL, 'o'},
-                                         {"csv", required_argument, NULL, 'c'},
-                                         {"plot", required_argument, NULL, 'p'},
-                                         {"ptrace", required_argument, NULL, 't'},
-                                         {"summary", required_argument, NULL, 's'},
-                                         {"check", no_argument, NULL, 'k'},
-                                         {"quiet", no_argument, NULL, 'q'},
-                                         {NULL, 0, NULL, 0}};
+static const struct option run_opts[] = {
+    {"output", required_argument, NULL, 'o'},  {"csv", required_argument, NULL, 'c'},
+    {"plot", required_argument, NULL, 'p'},    {"ptrace", required_argument, NULL, 't'},
+    {"summary", required_argument, NULL, 's'}, {"check", no_argument, NULL, 'k'},
+    {"quiet", no_argument, NULL, 'q'},         {NULL, 0, NULL, 0}};
 
 static void init(void *p) {
   ((run_args *)p)->summary = "text";
@@ -99,8 +82,7 @@ typedef struct streams {
   sits_stream *h5, *csv, *ptrace;
 } streams;
 
-static int to_streams(const sits_result *r, size_t first, size_t count, void *user,
-                      sits_err *err) {
+static int to_streams(const sits_result *r, size_t first, size_t count, void *user, sits_err *err) {
   streams *s = user;
   int rc = s->h5 ? sits_stream_write(s->h5, r, first, count, err) : SITS_OK;
   rc = rc || !s->csv ? rc : sits_stream_write(s->csv, r, first, count, err);
@@ -132,8 +114,8 @@ static int body(void *p, cli_ctx *ctx) {
   const run_args *a = p;
   sits_err err = {0};
   sits_result *res = NULL;
-  progress prog = {0};
-  clock_gettime(CLOCK_MONOTONIC, &prog.start);
+  cli_progress prog;
+  cli_progress_start(&prog);
   /* the series stream to their files as the run goes (memory does not grow with the run);
    * the plot needs them all in memory */
   streams st = {NULL, NULL, NULL};
@@ -145,7 +127,8 @@ static int body(void *p, cli_ctx *ctx) {
   int rc = SITS_OK;
   if (a->h5 && !(st.h5 = sits_stream_open(ctx->sc, a->h5, SITS_STREAM_H5, &err)))
     rc = err.code ? err.code : SITS_EIO;
-  if (rc == SITS_OK && a->csv && !(st.csv = sits_stream_open(ctx->sc, a->csv, SITS_STREAM_CSV, &err)))
+  if (rc == SITS_OK && a->csv &&
+      !(st.csv = sits_stream_open(ctx->sc, a->csv, SITS_STREAM_CSV, &err)))
     rc = err.code ? err.code : SITS_EIO;
   if (rc == SITS_OK && a->ptrace &&
       !(st.ptrace = sits_stream_open(ctx->sc, a->ptrace, SITS_STREAM_PTRACE, &err)))
