@@ -1127,7 +1127,9 @@ Test(cli, calibrate_battery_progress_on_a_terminal, .timeout = 300) {
   cr_assert_eq(system(cmd), 0);
   snprintf(cmd, sizeof cmd, "%s/tty.out", tu_dir());
   seen = tu_slurp(cmd);
-  cr_assert(strstr(seen, "battery fit, start 1 of 4,"), "no progress line: %.300s", seen);
+  /* which start is running at 2 s depends on the machine: any of the four */
+  cr_assert(strstr(seen, "sitsenergy: battery fit, start ") && strstr(seen, " of 4, "),
+            "no progress line: %.300s", seen);
   free(seen);
   snprintf(cmd, sizeof cmd, "%s %s -o %s/file.cfg > /dev/null 2> %s/file.err", SITS_CLI, fit,
            tu_dir(), tu_dir());
