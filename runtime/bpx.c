@@ -32,6 +32,26 @@ static void table(FILE *f, const double *x, const double *y, size_t n) {
   fputs("]}", f);
 }
 
+/* A resistance or capacitance table: the reference value times its factors, over SOC (one
+ * row) or by temperature in K (rows over r_t_c), under "<name> by SOC <unit>" or
+ * "<name> by temperature and SOC <unit>". */
+static void scaled_tables(FILE *f, const sits_battery_cfg *c, const char *name, const char *unit,
+                          double ref, const double (*scale)[SITS_BATTERY_MAX_R_SOC]) {
+  double y[SITS_BATTERY_MAX_R_SOC];
+  bool by_t = c->n_r_t > 0;
+  fprintf(f, "      \"%s by %sSOC %s\": ", name, by_t ? "temperature and " : "", unit);
+  if (by_t)
+    fputc('{', f);
+  for (size_t t = 0; t < (by_t ? c->n_r_t : 1); t++) {
+    for (size_t q = 0; q < c->n_r_soc; q++)
+      y[q] = ref * scale[t][q];
+    if (by_t)
+      fprintf(f, "%s\n        \"%.6g\": ", t ? "," : "", c->r_t_c[t] + 273.15);
+    table(f, c->r_soc, y, c->n_r_soc);
+  }
+  fputs(by_t ? "\n      },\n" : ",\n", f);
+}
+
 int sits_battery_write_bpx(const sits_battery_cfg *c, const char *title, const char *description,
                            FILE *f, sits_err *err) {
   sits_battery *b = sits_battery_new(c, err); /* checked, and its capacity in Ah per cell */
@@ -62,6 +82,25 @@ int sits_battery_write_bpx(const sits_battery_cfg *c, const char *title, const c
   for (size_t k = 0; k < c->n_rc; k++)
     fprintf(f, "      \"R%zu [Ohm]\": %.12g,\n      \"C%zu [F]\": %.12g,\n", k + 1, c->rc_r_ohm[k],
             k + 1, c->rc_c_f[k]);
+  if (c->n_r_soc >= 2) { /* the resistance (and capacitance) tables, as absolute values */
+    scaled_tables(f, c, "R0", "[Ohm]", c->r0_ohm, c->r0_scale);
+    for (size_t k = 0; k < c->n_rc; k++) {
+      char name[16];
+      snprintf(name, sizeof name, "R%zu", k + 1);
+      if (c->rc_has_scale[k])
+        scaled_tables(f, c, name, "[Ohm]", c->rc_r_ohm[k], c->rc_r_scale[k]);
+      name[0] = 'C';
+      if (c->rc_has_c_scale[k])
+        scaled_tables(f, c, name, "[F]", c->rc_c_f[k], c->rc_c_scale[k]);
+    }
+  }
+  if (c->hyst_m_v > 0 || c->hyst_m0_v > 0)
+    fprintf(f,
+            "      \"Hysteresis magnitude [V]\": %.12g,\n"
+            "      \"Hysteresis decay rate\": %.12g,\n"
+            "      \"Initial hysteresis state\": %.12g,\n"
+            "      \"Instantaneous hysteresis [V]\": %.12g,\n",
+            c->hyst_m_v, c->hyst_gamma, c->hyst_initial, c->hyst_m0_v);
   if (c->r_ea_j_per_mol > 0)
     fprintf(f,
             "      \"Resistance activation energy [J.mol-1]\": %.12g,\n"

@@ -117,9 +117,19 @@ static size_t n_params(const problem *pb) {
   return (1 + pb->n_rc) * pb->nk * pb->nr + pb->n_rc * pb->nr + common + (pb->hyst ? 4 : 0);
 }
 
-/* Which tests each parameter reaches: a row's values only those whose training temperatures
- * come within its neighbours' rows (the factors are linear in T between rows, held beyond
- * the end rows), a test's SOC0 only its own test, the rest every test. */
+/* Whether row t's values reach test s: without rows always; with rows when the test's
+ * training temperatures come within the row's neighbours (the factors are linear in T between
+ * rows, held beyond the end rows). */
+static bool row_reaches(const problem *pb, size_t t, size_t s) {
+  if (!pb->rows)
+    return true;
+  double lo = t > 0 ? pb->rows_c[t - 1] : -INFINITY;
+  double hi = t + 1 < pb->nr ? pb->rows_c[t + 1] : INFINITY;
+  return pb->ts[s].temp_hi_c > lo && pb->ts[s].temp_lo_c < hi;
+}
+
+/* Which tests each parameter reaches: a row's values those row_reaches gives, a test's SOC0
+ * only its own test, the rest every test. */
 static void map_reach(problem *pb) {
   size_t np = n_params(pb), k = 0, ns = pb->n_tests;
   memset(pb->reaches, 1, np * ns);
@@ -128,22 +138,16 @@ static void map_reach(problem *pb) {
     for (size_t blk = 0; blk < 1 + pb->n_rc; blk++) {
       for (size_t t = 0; t < pb->nr; t++)
         for (size_t q = 0; q < pb->nk; q++, k++)
-          for (size_t s = 0; pb->rows && s < ns; s++) {
-            double lo = t > 0 ? pb->rows_c[t - 1] : -INFINITY;
-            double hi = t + 1 < pb->nr ? pb->rows_c[t + 1] : INFINITY;
-            pb->reaches[k * ns + s] = pb->ts[s].temp_hi_c > lo && pb->ts[s].temp_lo_c < hi;
-          }
+          for (size_t s = 0; s < ns; s++)
+            pb->reaches[k * ns + s] = row_reaches(pb, t, s);
       if (blk == 0)
         continue;
       k++; /* tau: every test */
       for (size_t t = 0; t < pb->nr; t++) {
         if (t == pb->ref_row)
           continue;
-        for (size_t s = 0; s < ns; s++) {
-          double lo = t > 0 ? pb->rows_c[t - 1] : -INFINITY;
-          double hi = t + 1 < pb->nr ? pb->rows_c[t + 1] : INFINITY;
-          pb->reaches[k * ns + s] = pb->ts[s].temp_hi_c > lo && pb->ts[s].temp_lo_c < hi;
-        }
+        for (size_t s = 0; s < ns; s++)
+          pb->reaches[k * ns + s] = row_reaches(pb, t, s);
         k++;
       }
     }

@@ -11,6 +11,13 @@ Thevenin model where it has them:
   "Open-circuit voltage [V]" {"x": SOC, "y": V}     ocv_soc, ocv_v
   "Open-circuit voltage by temperature [V]"         {"<T in K>": {"x", "y"}} -> ocv_t_c, rows
   "R0 [Ohm]", "R1 [Ohm]", "C1 [F]", ...             r0_ohm, rc = ({ r_ohm; c_f; }, ...)
+  "R0 by SOC [Ohm]", "R1 by SOC [Ohm]", "C1 by SOC [F]" {"x": SOC, "y": value}
+                                                    r_soc, r0_scale, rc r_scale / c_scale
+                                                    (the values over the reference ones)
+  "R0 by temperature and SOC [Ohm]", ...            {"<T in K>": {"x", "y"}} -> r_t_c, rows
+  "Hysteresis magnitude [V]", "Hysteresis decay     hysteresis = { m_v; gamma; initial;
+  rate", "Initial hysteresis state",                m0_v; } (Plett's ESC model)
+  "Instantaneous hysteresis [V]"
   "Resistance activation energy [J.mol-1]",
   "Reference temperature [K]"                       r_ea_j_per_mol, r_ref_c
   "Lower voltage cut-off [V]"                       cutoff_v
@@ -53,6 +60,55 @@ def _table(v, what):
     return x, y
 
 
+def _soc_table(v, what):
+    # a resistance table: 2 or more points (linear between 2, as the product interpolates)
+    if not (isinstance(v, dict) and isinstance(v.get("x"), list) and isinstance(v.get("y"), list)
+            and len(v["x"]) == len(v["y"]) and len(v["x"]) >= 2):
+        raise BPXError(f"'{what}' must be a table {{\"x\": [...], \"y\": [...]}} of 2 or more "
+                       "points")
+    try:
+        x, y = [float(a) for a in v["x"]], [float(a) for a in v["y"]]
+    except (TypeError, ValueError):
+        raise BPXError(f"'{what}': x and y must be numbers") from None
+    if any(b <= a for a, b in zip(x, x[1:])) or x[0] < 0 or x[-1] > 1:
+        raise BPXError(f"'{what}': x (SOC) must increase within [0, 1]")
+    if not all(math.isfinite(a) and a > 0 for a in y):
+        raise BPXError(f"'{what}': the values must be positive numbers")
+    return x, y
+
+
+def _scaled(ud, name, unit, ref, cell):
+    """The factors (rows of them) of the table under `name` over its reference value `ref`,
+    or None when the file has none; its SOC points (and temperatures) go into cell's r_soc
+    (r_t_c), which every table must share."""
+    one, by_t = f"{name} by SOC {unit}", f"{name} by temperature and SOC {unit}"
+    if one in ud and by_t in ud:
+        raise BPXError(f"'{one}' and '{by_t}': give one of them")
+    if one in ud:
+        temps, rows = None, [_soc_table(ud[one], one)]
+    elif by_t in ud:
+        v = ud[by_t]
+        if not isinstance(v, dict) or not v:
+            raise BPXError(f"'{by_t}' must map temperatures in K to tables")
+        try:
+            items = sorted((float(k), k) for k in v)
+        except ValueError:
+            raise BPXError(f"'{by_t}': keys must be temperatures in K") from None
+        temps = [round(t - 273.15, 10) for t, _ in items]
+        rows = [_soc_table(v[k], f"{by_t} at {k} K") for _, k in items]
+    else:
+        return None
+    soc = rows[0][0]
+    if any(r[0] != soc for r in rows) or cell.setdefault("r_soc", soc) != soc:
+        raise BPXError(f"'{one if temps is None else by_t}': the resistance tables must share "
+                       "their SOC points")
+    if cell.setdefault("r_t_c", temps) != temps:
+        raise BPXError(f"'{one if temps is None else by_t}': the resistance tables must all be "
+                       "by SOC or all by the same temperatures")
+    f = [[float(f"{a / ref:.12g}") for a in r[1]] for r in rows]
+    return f if temps is not None else f[0]
+
+
 def _number(ud, key, required=True, positive=True):
     if key not in ud:
         if required:
@@ -67,7 +123,8 @@ def _number(ud, key, required=True, positive=True):
 
 def read(source):
     """The equivalent-circuit cell of a BPX file (path, JSON text or dict) as a dict with the
-    product's battery keys (capacity_ah, ocv_soc, ocv_v, [ocv_t_c, ocv_v_t], r0_ohm, rc,
+    product's battery keys (capacity_ah, ocv_soc, ocv_v, [ocv_t_c, ocv_v_t], r0_ohm, rc (each
+    pair r_ohm, c_f, [r_scale], [c_scale]), [r_soc, [r_t_c], r0_scale], [hysteresis],
     [r_ea_j_per_mol, r_ref_c], [cutoff_v], [coulombic_efficiency], name, description).
     Errors name the file (path:line for JSON syntax)."""
     where = "<BPX>"
@@ -140,6 +197,24 @@ def _cell(d):
         rc.append({"r_ohm": _number(ud, f"R{k} [Ohm]"), "c_f": _number(ud, f"C{k} [F]")})
         k += 1
     cell["rc"] = rc
+    r0_scale = _scaled(ud, "R0", "[Ohm]", cell["r0_ohm"], cell)
+    if r0_scale is not None:
+        cell["r0_scale"] = r0_scale
+    for k, p in enumerate(rc, 1):
+        for key, name, unit, ref in (("r_scale", f"R{k}", "[Ohm]", p["r_ohm"]),
+                                     ("c_scale", f"C{k}", "[F]", p["c_f"])):
+            t = _scaled(ud, name, unit, ref, cell)
+            if t is not None:
+                p[key] = t
+    if cell.get("r_t_c", 0) is None:
+        del cell["r_t_c"]
+    if "Hysteresis magnitude [V]" in ud or "Instantaneous hysteresis [V]" in ud:
+        hy = {"m_v": _number(ud, "Hysteresis magnitude [V]", positive=False),
+              "gamma": _number(ud, "Hysteresis decay rate"),
+              "initial": _number(ud, "Initial hysteresis state", required=False, positive=False),
+              "m0_v": _number(ud, "Instantaneous hysteresis [V]", required=False,
+                              positive=False)}
+        cell["hysteresis"] = {k: v for k, v in hy.items() if v is not None}
     ea = _number(ud, "Resistance activation energy [J.mol-1]", required=False)
     if ea is not None:
         cell["r_ea_j_per_mol"] = ea
@@ -160,6 +235,21 @@ def _arr(v):
     return "[" + ", ".join(repr(float(x)) for x in v) + "]"
 
 
+def _rows(v):
+    # a factor table: one row over SOC, or rows by temperature (a list of lists)
+    if v and isinstance(v[0], list):
+        return "( " + ",\n      ".join(_arr(r) for r in v) + " )"
+    return _arr(v)
+
+
+def _pair(p):
+    text = f"{{ r_ohm = {p['r_ohm']!r}; c_f = {p['c_f']!r};"
+    for key in ("r_scale", "c_scale"):
+        if key in p:
+            text += f" {key} = {_rows(p[key])};"
+    return text + " }"
+
+
 def to_config(source, name=None):
     """The text of a configs/batteries file (`battery = { ... };`, one cell, 1S1P) for the
     equivalent circuit of BPX `source` (path, text or dict)."""
@@ -174,10 +264,18 @@ def to_config(source, name=None):
                      " );")
     else:
         lines.append(f"  ocv_v = {_arr(c['ocv_v'])};")
+    if "r_soc" in c:
+        lines.append(f"  r_soc = {_arr(c['r_soc'])};")
+    if "r_t_c" in c:
+        lines.append(f"  r_t_c = {_arr(c['r_t_c'])};")
     lines.append(f"  r0_ohm = {c['r0_ohm']!r};")
+    if "r0_scale" in c:
+        lines.append(f"  r0_scale = {_rows(c['r0_scale'])};")
     if c["rc"]:
-        lines.append("  rc = ( " + ",\n         ".join(
-            f"{{ r_ohm = {p['r_ohm']!r}; c_f = {p['c_f']!r}; }}" for p in c["rc"]) + " );")
+        lines.append("  rc = ( " + ",\n         ".join(_pair(p) for p in c["rc"]) + " );")
+    if "hysteresis" in c:
+        lines.append("  hysteresis = { " + " ".join(f"{k} = {v!r};"
+                                                     for k, v in c["hysteresis"].items()) + " };")
     if "r_ea_j_per_mol" in c:
         lines.append(f"  r_ea_j_per_mol = {c['r_ea_j_per_mol']!r};")
         lines.append(f"  r_ref_c = {c['r_ref_c']!r};")

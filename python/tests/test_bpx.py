@@ -123,3 +123,77 @@ def test_errors_name_the_file(tmp_path):
                              "Parameterisation": {"Negative electrode": {}}}))
     with pytest.raises(bpx.BPXPhysicsBased, match=r"bad\.json: this BPX file is a physics"):
         bpx.read(str(p))
+
+
+def test_roundtrip_resistance_rows_over_temperature(configs, tmp_path):
+    # the NCA cell's R and C tables by temperature (r_t_c) and SOC (r_soc) go out as absolute
+    # values and come back as the same factors (a run with the cell read back is the same run)
+    sc, again, d = _roundtrip(configs, tmp_path, "scenarios/a123_cell_calibrate.cfg",
+                              "panasonic_ncr18650pf_temps")
+    ud = d["Parameterisation"]["User-defined"]
+    r0 = ud["R0 by temperature and SOC [Ohm]"]
+    assert sorted(r0) == ["253.15", "263.15", "273.15", "283.15", "298.15"]
+    assert r0["253.15"]["x"] == [0.1, 0.3, 0.5, 0.7, 0.9]
+    # configs/batteries/panasonic_ncr18650pf_temps.cfg: r0_ohm 0.0293141, -20 C row at SOC 0.1
+    # has factor 0.864163; the second pair's C at 0 C: 14619.1 F x 0.0979877
+    assert r0["253.15"]["y"][0] == pytest.approx(0.0293141 * 0.864163, rel=1e-11)
+    c2 = ud["C2 by temperature and SOC [F]"]["273.15"]["y"]
+    assert c2 == pytest.approx([14619.1 * 0.0979877] * 5, rel=1e-11)
+    cell = bpx.read(d)
+    assert cell["r_t_c"] == [-20.0, -10.0, 0.0, 10.0, 25.0]
+    assert cell["r0_scale"][0][0] == pytest.approx(0.864163, rel=1e-12)
+    assert cell["rc"][1]["c_scale"][2] == pytest.approx([0.0979877] * 5, rel=1e-12)
+    base = str(configs / "scenarios/a123_cell_calibrate.cfg")
+    a = se.load(base, set={"platform.battery": "panasonic_ncr18650pf_temps"}).run()
+    b = again.run()
+    assert b.summary["battery"] == a.summary["battery"]
+
+
+def test_roundtrip_resistance_over_soc_and_hysteresis(configs, tmp_path):
+    sets = ['platform.battery="panasonic_ncr18650pf"',
+            "platform.battery.hysteresis={ m_v = 0.012; gamma = 40.0; initial = 1.0; "
+            "m0_v = 0.003; }"]
+    base = str(configs / "scenarios/a123_cell_calibrate.cfg")
+    sc = se.load(base, set=sets)
+    d = sc.bpx()
+    ud = d["Parameterisation"]["User-defined"]
+    # configs/batteries/panasonic_ncr18650pf.cfg: r0_ohm 0.0293141, r0_scale at SOC 0.1 2.05809
+    assert ud["R0 by SOC [Ohm]"]["x"] == [0.1, 0.3, 0.5, 0.7, 0.9]
+    assert ud["R0 by SOC [Ohm]"]["y"][0] == pytest.approx(0.0293141 * 2.05809, rel=1e-11)
+    assert not any("temperature and SOC" in k for k in ud)
+    assert ud["Hysteresis magnitude [V]"] == 0.012 and ud["Hysteresis decay rate"] == 40.0
+    assert ud["Initial hysteresis state"] == 1.0 and ud["Instantaneous hysteresis [V]"] == 0.003
+    path = tmp_path / "cell.cfg"
+    path.write_text(bpx.to_config(d))
+    again = se.load(base, set={"platform.battery": str(path)})
+    assert again.bpx() == d
+    assert again.run().summary["battery"] == sc.run().summary["battery"]
+
+
+def test_resistance_tables_refused_when_inconsistent():
+    soc = [0.0, 0.5, 1.0]
+    base = {"Nominal cell capacity [A.h]": 2.0, "R0 [Ohm]": 0.02, "R1 [Ohm]": 0.01,
+            "C1 [F]": 1000.0,
+            "Open-circuit voltage [V]": {"x": soc, "y": [3.0, 3.5, 4.1]},
+            "R0 by SOC [Ohm]": {"x": [0.2, 0.8], "y": [0.03, 0.02]}}
+
+    def cell(**extra):
+        ud = {k: v for k, v in {**base, **extra}.items() if v is not None}
+        return {"Header": {"Model": "Partial"}, "Parameterisation": {"User-defined": ud}}
+
+    assert bpx.read(cell())["r0_scale"] == pytest.approx([1.5, 1.0])
+    with pytest.raises(bpx.BPXError, match="share their SOC points"):
+        bpx.read(cell(**{"R1 by SOC [Ohm]": {"x": [0.2, 0.5, 0.8], "y": [0.01] * 3}}))
+    with pytest.raises(bpx.BPXError, match="all be by SOC or all by the same temperatures"):
+        bpx.read(cell(**{"R1 by temperature and SOC [Ohm]": {
+            "273.15": {"x": [0.2, 0.8], "y": [0.02, 0.01]}}}))
+    with pytest.raises(bpx.BPXError, match="positive numbers"):
+        bpx.read(cell(**{"R1 by SOC [Ohm]": {"x": [0.2, 0.8], "y": [0.01, -0.01]}}))
+    with pytest.raises(bpx.BPXError, match="increase within"):
+        bpx.read(cell(**{"R1 by SOC [Ohm]": {"x": [0.8, 0.2], "y": [0.01, 0.01]}}))
+    with pytest.raises(bpx.BPXError, match="temperatures in K"):
+        bpx.read(cell(**{"R0 by SOC [Ohm]": None,
+                         "R0 by temperature and SOC [Ohm]": {"cold": {"x": [0, 1],
+                                                                      "y": [1, 1]}}}))
+    with pytest.raises(bpx.BPXError, match="Hysteresis decay rate"):
+        bpx.read(cell(**{"Hysteresis magnitude [V]": 0.01}))
