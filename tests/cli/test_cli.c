@@ -1088,56 +1088,52 @@ Test(cli, sweep_plots) {
   free(out), free(err);
 }
 
-/* A sweep that runs for more than 2 s shows "N of M combinations" on a terminal (here a
- * pseudo-terminal from script(1)), and nothing when stderr is a file. */
-Test(cli, sweep_progress_on_a_terminal, .timeout = 120) {
-  char cmd[4096], *seen;
-  /* ~4 s on the exponential path (the progress line waits 2 s) */
-  const char *sweep =
-      "sweep " SITS_CONFIGS "/scenarios/orin_nx_video_enc.cfg --set duration_s=1800 "
-      "--vary ambient_c=20:45:200";
-  snprintf(cmd, sizeof cmd, "script -qec '%s %s -o %s/tty.csv' /dev/null > %s/tty.out", SITS_CLI,
-           sweep, tu_dir(), tu_dir());
-  cr_assert_eq(system(cmd), 0);
+/* Runs `sitsenergy ARGS -o DIR/tty.EXT` under script(1) (stderr a pseudo-terminal) and
+ * `sitsenergy ARGS -o DIR/file.EXT` with stderr to a file; both must succeed. Returns what the
+ * terminal showed and what the file got (free both). */
+static void run_on_terminal_and_file(const char *args, const char *ext, char **tty, char **file) {
+  char cmd[4096];
+  snprintf(cmd, sizeof cmd, "script -qec '%s %s -o %s/tty.%s' /dev/null > %s/tty.out", SITS_CLI,
+           args, tu_dir(), ext, tu_dir());
+  cr_assert_eq(system(cmd), 0, "%s", cmd);
   snprintf(cmd, sizeof cmd, "%s/tty.out", tu_dir());
-  seen = tu_slurp(cmd);
-  cr_assert(strstr(seen, "of 200 combinations"), "no progress line: %.200s", seen);
-  free(seen);
-  snprintf(cmd, sizeof cmd, "%s %s -o %s/file.csv 2> %s/file.err", SITS_CLI, sweep, tu_dir(),
-           tu_dir());
-  cr_assert_eq(system(cmd), 0);
+  *tty = tu_slurp(cmd);
+  snprintf(cmd, sizeof cmd, "%s %s -o %s/file.%s > /dev/null 2> %s/file.err", SITS_CLI, args,
+           tu_dir(), ext, tu_dir());
+  cr_assert_eq(system(cmd), 0, "%s", cmd);
   snprintf(cmd, sizeof cmd, "%s/file.err", tu_dir());
-  seen = tu_slurp(cmd);
-  cr_assert(!strstr(seen, "combinations"), "%s", seen);
-  free(seen);
+  *file = tu_slurp(cmd);
+}
+
+/* A sweep that runs for more than 2 s shows "N of M combinations" on a terminal, and nothing
+ * when stderr is a file. */
+Test(cli, sweep_progress_on_a_terminal, .timeout = 120) {
+  char *tty, *file;
+  /* ~4 s on the exponential path (the progress line waits 2 s) */
+  run_on_terminal_and_file("sweep " SITS_CONFIGS "/scenarios/orin_nx_video_enc.cfg --set "
+                           "duration_s=1800 --vary ambient_c=20:45:200",
+                           "csv", &tty, &file);
+  cr_assert(strstr(tty, "of 200 combinations"), "no progress line: %.200s", tty);
+  cr_assert(!strstr(file, "combinations"), "%s", file);
+  free(tty), free(file);
 }
 
 /* A battery fit that runs for more than 2 s shows its start, evaluations and residual on a
- * terminal (script(1)'s pseudo-terminal), and nothing when stderr is a file. */
+ * terminal, and nothing when stderr is a file. */
 Test(cli, calibrate_battery_progress_on_a_terminal, .timeout = 300) {
-  char cmd[4096], *seen;
+  char *tty, *file;
   /* rows over temperature from two NN cycles: ~5 s in RelWithDebInfo */
-  const char *fit = "calibrate " SITS_VALIDATION_DATA
-                    "/../cases/pan18650pf_us06.cfg --trace " SITS_VALIDATION_DATA
-                    "/pan18650pf_nn_m10degC.csv --trace " SITS_VALIDATION_DATA
-                    "/pan18650pf_nn_m20degC.csv --temp-col temp_c --fit battery,rows "
-                    "--train-fraction 0.1";
-  snprintf(cmd, sizeof cmd, "script -qec '%s %s -o %s/tty.cfg' /dev/null > %s/tty.out", SITS_CLI,
-           fit, tu_dir(), tu_dir());
-  cr_assert_eq(system(cmd), 0);
-  snprintf(cmd, sizeof cmd, "%s/tty.out", tu_dir());
-  seen = tu_slurp(cmd);
+  run_on_terminal_and_file("calibrate " SITS_VALIDATION_DATA
+                           "/../cases/pan18650pf_us06.cfg --trace " SITS_VALIDATION_DATA
+                           "/pan18650pf_nn_m10degC.csv --trace " SITS_VALIDATION_DATA
+                           "/pan18650pf_nn_m20degC.csv --temp-col temp_c --fit battery,rows "
+                           "--train-fraction 0.1",
+                           "cfg", &tty, &file);
   /* which start is running at 2 s depends on the machine: any of the four */
-  cr_assert(strstr(seen, "sitsenergy: battery fit, start ") && strstr(seen, " of 4, "),
-            "no progress line: %.300s", seen);
-  free(seen);
-  snprintf(cmd, sizeof cmd, "%s %s -o %s/file.cfg > /dev/null 2> %s/file.err", SITS_CLI, fit,
-           tu_dir(), tu_dir());
-  cr_assert_eq(system(cmd), 0);
-  snprintf(cmd, sizeof cmd, "%s/file.err", tu_dir());
-  seen = tu_slurp(cmd);
-  cr_assert(!strstr(seen, "battery fit"), "%s", seen);
-  free(seen);
+  cr_assert(strstr(tty, "sitsenergy: battery fit, start ") && strstr(tty, " of 4, "),
+            "no progress line: %.300s", tty);
+  cr_assert(!strstr(file, "battery fit"), "%s", file);
+  free(tty), free(file);
 }
 
 /* sweep --series DIR: each combination's time series in DIR/<index>.h5, the same series as a
