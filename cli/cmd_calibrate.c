@@ -24,9 +24,9 @@ static const char calibrate_usage[] =
     "                            [--plot OUT.png] [--set KEY=VALUE]... -o CALIBRATED.cfg\n"
     "       sitsenergy calibrate SCENARIO.cfg --trace FILE [--trace FILE]...\n"
     "                            --fit battery|soc[,capacity][,lag][,arrhenius|,rows]\n"
-    "                            [--train-fraction 0.7] [--plot OUT.png] [--set KEY=VALUE]...\n"
-    "                            [--time-col NAME] [--current-col NAME] [--voltage-col NAME]\n"
-    "                            [--temp-col NAME] [--ah-col NAME]\n"
+    "                            [--train-fraction 0.7] [--average-s S] [--plot OUT.png]\n"
+    "                            [--set KEY=VALUE]... [--time-col NAME] [--current-col NAME]\n"
+    "                            [--voltage-col NAME] [--temp-col NAME] [--ah-col NAME]\n"
     "                            [--discharge-positive | --discharge-negative]\n"
     "                            [--ocv-test FILE [--ocv-charge FILE]\n"
     "                             [--ocv-columns TIME,CURRENT,VOLTAGE]\n"
@@ -88,7 +88,11 @@ static const char calibrate_usage_more[] =
     "temperature between the rows: rows at the cell's r_t_c if it has them, else at the\n"
     "tests' median cell temperatures (tests within 2 K share one), each needing training\n"
     "samples nearer to it than to its neighbours; the row nearest r_ref_c holds r0_ohm and\n"
-    "the r_ohm and c_f values. Prints the Calibrate JSON\n"
+    "the r_ohm and c_f values. --average-s S fits each test on averages over blocks of S\n"
+    "seconds, for long logs sampled fast: a block's current is the mean of the currents held\n"
+    "to the next sample (the charge is kept), its voltage and temperature the means, its time\n"
+    "its first sample's; R0 then takes up what each pair does in half a block (R_k S / 2\n"
+    "tau_k). The JSON gives average_s and recorded_samples. Prints the Calibrate JSON\n"
     "and writes the scenario with the fitted values to -o; --bpx also writes the fitted cell\n"
     "as Battery Parameter eXchange JSON (Model \"Partial\", the ECM under \"User-defined\"\n"
     "with PyBaMM's names; sitsenergy.bpx in the Python package reads it back).\n\n";
@@ -160,6 +164,7 @@ static const struct option calibrate_opts[] = {{"trace", required_argument, NULL
                                                {"cycle", required_argument, NULL, 'Y'},
                                                {"cycle-ref-eta", required_argument, NULL, 'E'},
                                                {"cycle-columns", required_argument, NULL, 'L'},
+                                               {"average-s", required_argument, NULL, 'a'},
                                                {NULL, 0, NULL, 0}};
 
 static void init(void *p) {
@@ -208,6 +213,9 @@ static int number_option(args *a, int c, const char *arg) {
     }
     a->opts.ocv_points = (size_t)v;
     return code;
+  case 'a':
+    return cli_number("--average-s", arg, 0, 3600, true, "a number of seconds in (0, 3600]",
+                      &a->opts.average_s);
   case 'm':
     return cli_number("--ocv-max-c-rate", arg, 0, 1, true, "a C-rate per hour in (0, 1]",
                       &a->opts.ocv_max_c_rate_per_h);
@@ -414,6 +422,10 @@ static int check(void *p, cli_ctx *ctx) {
               "file name");
     return EXIT_INPUT;
   }
+  if (a->opts.average_s > 0 && (ocv_only || !a->opts.trace_path)) {
+    cli_error("--average-s averages the --trace tests of a battery fit: give --trace");
+    return EXIT_USAGE;
+  }
   if (ocv_only)
     return EXIT_OK;
   if (strstr(a->fit, "thermal") || strstr(a->fit, "ambient") || strstr(a->fit, "initial") ||
@@ -424,6 +436,11 @@ static int check(void *p, cli_ctx *ctx) {
     }
     if (a->opts.n_cycle) {
       cli_error("--cycle gives a battery's capacity: it goes with --fit battery, not '%s'", a->fit);
+      return EXIT_USAGE;
+    }
+    if (a->opts.average_s > 0) {
+      cli_error("--average-s averages a battery test: it goes with --fit battery or soc, not '%s'",
+                a->fit);
       return EXIT_USAGE;
     }
     if (a->opts.n_more_traces) {

@@ -274,6 +274,39 @@ static int read_tests(const sits_calibrate_opts *o, const char *const names[5], 
   return rc;
 }
 
+/* Every test in out averaged over blocks of @p block_s seconds, in place (see
+ * sits_calibrate_opts.average_s): a block starts at a sample and holds the samples less than
+ * block_s after it. */
+static void average_blocks(sits_calibration *out, double block_s) {
+  size_t w = 0;
+  for (size_t s = 0; s < out->n_tests; s++) {
+    size_t a = out->test_start[s], b = out->test_start[s + 1];
+    out->test_start[s] = w;
+    for (size_t k0 = a; k0 < b;) {
+      size_t k1 = k0 + 1;
+      while (k1 < b && out->t_s[k1] - out->t_s[k0] < block_s)
+        k1++;
+      double it = 0, dt = 0, v = 0, tc = 0;
+      for (size_t k = k0; k < k1; k++) {
+        if (k + 1 < b) /* the current held until the next sample */
+          it += out->i_a[k] * (out->t_s[k + 1] - out->t_s[k]), dt += out->t_s[k + 1] - out->t_s[k];
+        v += out->v_v[k];
+        tc += out->temp_c ? out->temp_c[k] : 0.0;
+      }
+      double m = (double)(k1 - k0);
+      out->t_s[w] = out->t_s[k0];
+      out->i_a[w] = dt > 0 ? it / dt : out->i_a[k0];
+      out->v_v[w] = v / m;
+      if (out->temp_c)
+        out->temp_c[w] = tc / m;
+      if (out->q_ah)
+        out->q_ah[w] = out->q_ah[k0];
+      w++, k0 = k1;
+    }
+  }
+  out->test_start[out->n_tests] = out->n = w;
+}
+
 int sits_calibrate_battery(const sits_scenario *sc, const sits_calibrate_opts *o,
                            sits_calibration *out, sits_err *err) {
   memset(out, 0, sizeof *out);
@@ -335,6 +368,20 @@ int sits_calibrate_battery(const sits_scenario *sc, const sits_calibrate_opts *o
     return rc;
   size_t n_rc = cell->n_rc ? cell->n_rc : 1;
   segments(out);
+  out->n_recorded = out->n;
+  if (o->average_s != 0) {
+    if (!(o->average_s > 0 && o->average_s < INFINITY))
+      return sits__fail(err, SITS_EINPUT, "average_s must be a positive number of seconds");
+    out->average_s = o->average_s;
+    average_blocks(out, o->average_s);
+    for (size_t s = 0; s < out->n_tests; s++)
+      if (out->test_start[s + 1] - out->test_start[s] < 10)
+        return sits__fail(err, SITS_EINPUT,
+                          "%s: averaged over blocks of %g s it keeps %zu samples (10 or more "
+                          "needed)",
+                          out->trace_paths[s], o->average_s,
+                          out->test_start[s + 1] - out->test_start[s]);
+  }
   sits_battery_test tests[SITS_BATTERY_FIT_MAX_TESTS];
   for (size_t s = 0; s < out->n_tests; s++) {
     size_t a = out->test_start[s];
@@ -504,6 +551,8 @@ int sits_write_calibration_json(const sits_calibration *c, FILE *f) {
   metrics_json(f, "holdout", &b->holdout);
   fprintf(f, ",\"train_fraction\":%.10g,\"converged\":%s,\"merged_rows\":%zu", c->train_fraction,
           b->converged ? "true" : "false", c->merged_rows);
+  if (c->average_s > 0)
+    fprintf(f, ",\"average_s\":%.10g,\"recorded_samples\":%zu", c->average_s, c->n_recorded);
   if (c->n_tests > 1) /* each test's part of a joint fit */
     tests_json(f, c);
   fprintf(f,

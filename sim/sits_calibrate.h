@@ -71,6 +71,11 @@ typedef struct sits_calibrate_opts {
   /** called as the battery fit goes (NULL: not) */
   sits_battery_fit_progress_fn progress;
   void *progress_user;
+  /** > 0: each test is fitted on averages over blocks of this many seconds (for long logs
+   *  sampled fast): a block's time is its first sample's, its current the time-weighted mean
+   *  of the currents held to the next sample (the charge moved is kept), its voltage,
+   *  temperature the plain means, its charge counter the first sample's. 0: as recorded. */
+  double average_s;
 } sits_calibrate_opts;
 
 typedef struct sits_calibration {
@@ -107,6 +112,10 @@ typedef struct sits_calibration {
   size_t test_start[SITS_BATTERY_FIT_MAX_TESTS + 1];
   const char *trace_paths[SITS_BATTERY_FIT_MAX_TESTS];
   bool fit_rows; /**< the fit took rows over temperature (fit.n_r_t of them) */
+  /** opts.average_s, and the samples the tests had before it (n is after; the segments are
+   *  recognised in the samples as recorded) */
+  double average_s;
+  size_t n_recorded;
 } sits_calibration;
 
 /** Without a trace_path only the OCV test and the cycle are processed (opts->ocv_test_path

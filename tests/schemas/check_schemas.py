@@ -96,6 +96,10 @@ check("calibrate", out("calibrate", os.path.join(root, "validation/cases/pan1865
                        "--fit", "battery,rows", "--train-fraction", "0.1", "-o", "rows.cfg"),
       "two tests, rows over temperature")
 check("calibrate", out("calibrate", os.path.join(root, "validation/cases/pan18650pf_us06.cfg"),
+                       "--trace", nn("m10"), "--trace", nn("m20"), "--temp-col", "temp_c",
+                       "--fit", "battery,lag,rows", "--train-fraction", "0.1", "--average-s", "1",
+                       "-o", "rows_avg.cfg"), "two tests, rows, 1-s averages")
+check("calibrate", out("calibrate", os.path.join(root, "validation/cases/pan18650pf_us06.cfg"),
                        "--set", "platform.battery=panasonic_ncr18650pf_temps", "--trace", nn("0"),
                        "--trace", nn("m10"), "--temp-col", "temp_c", "--fit", "soc,lag",
                        "--train-fraction", "0.05", "-o", "kept2.cfg"), "two tests, kept cell")

@@ -1011,3 +1011,104 @@ Test(battery_fit, a_log_with_gaps_counts_by_the_charge_counter) {
   free(with.model_v), free(without.model_v), free(q);
   bench_free(&k);
 }
+
+/* --average-s: a 0.1-s log of a known cell (linear OCV 3.0-4.2 V over SOC, 2 Ah; R0 15 mOhm,
+ * one pair 10 mOhm / 3000 F: tau 30 s), 2 and 4 A pulses of 120 s with rests, and a stretch
+ * logged every 10 s (as cyclers log rests), fitted on 1-s block averages. The blocks keep the
+ * time of their first sample and the charge (the currents held to the next sample, summed),
+ * the voltage is the plain mean; the segments are the recorded samples'. The fit recovers the
+ * cell: a block's mean voltage carries R0 times its mean current exactly; the pair's part
+ * moves within the block (R1 I S / (2 tau) = 0.7 mV at a pulse's start), which R0 takes up. */
+Test(battery_fit, a_fit_on_block_averages) {
+  const double r0 = 0.015, r1 = 0.010, c1 = 3000.0, q = 2.0;
+  size_t cap = 40000, n = 0, len = 0;
+  char *text = malloc(cap * 48);
+  cr_assert_not_null(text);
+  len += (size_t)sprintf(text, "time_s,current_a,voltage_v\n");
+  double soc = 0.9, v1 = 0, t = 0, raw_charge = 0;
+  while (t < 3600.0 - 1e-9) {
+    size_t phase = (size_t)(t / 120.0) % 4;
+    double i = phase == 0 ? 2.0 : phase == 2 ? 4.0 : 0.0;
+    double dt = t >= 1920.0 && t < 2160.0 ? 10.0 : 0.1; /* a rest logged every 10 s */
+    double v = 3.0 + 1.2 * soc - v1 - r0 * i;
+    len += (size_t)sprintf(text + len, "%.1f,%.1f,%.9f\n", t, i, v);
+    n++;
+    soc -= i * dt / (3600.0 * q);
+    raw_charge += t + dt < 3600.0 - 1e-9 ? i * dt : 0.0; /* the last sample holds nothing */
+    double e = exp(-dt / (r1 * c1));
+    v1 = v1 * e + r1 * i * (1 - e);
+    t = round((t + dt) * 10.0) / 10.0;
+  }
+  char *trace = tu_write("averaged.csv", text);
+  free(text);
+  sits_scenario *sc = tu_load(
+      "averaged.cfg",
+      "platform = { thermal = { nodes = ( { name = \"cell\"; c_j_per_k = 40.0; } );\n"
+      "  links = ( { a = \"cell\"; b = \"ambient\"; r_k_per_w = 5.0; } ); };\n"
+      "  battery = { series = 1; parallel = 1; capacity_ah = 2.0; ocv_soc = [0.0, 0.5, 1.0];\n"
+      "    ocv_v = [3.0, 3.6, 4.2]; r0_ohm = 0.01; rc = ( { r_ohm = 0.02; c_f = 1000.0; } );\n"
+      "    cutoff_v = 2.5; }; };\n"
+      "replay = { battery = { discharge_positive = true; }; };\n"
+      "workload = { phases = ( { duration_s = 10.0; } ); };\n");
+  sits_calibrate_opts o = {
+      .trace_path = trace, .discharge_positive = -1, .train_fraction = 0.7, .average_s = 1.0};
+  sits_calibration c, raw;
+  sits_err err = {0};
+  cr_assert_eq(sits_calibrate_battery(sc, &o, &c, &err), SITS_OK, "%s", err.msg);
+  /* 3360 s at 0.1 s in 1-s blocks, 240 s at 10 s one sample each */
+  cr_assert_eq(c.n_recorded, n);
+  cr_assert_eq(c.n, 3360 + 24, "%zu blocks", c.n);
+  cr_assert_float_eq(c.t_s[1], 1.0, 1e-9);
+  cr_assert_float_eq(c.t_s[1920], 1920.0, 1e-9); /* the first 10-s sample starts a block */
+  cr_assert_float_eq(c.t_s[1921], 1930.0, 1e-9);
+  double charge = 0;
+  for (size_t k = 0; k + 1 < c.n; k++)
+    charge += c.i_a[k] * (c.t_s[k + 1] - c.t_s[k]);
+  cr_assert_float_eq(charge, raw_charge, 1e-9 * raw_charge, "%.12g vs %.12g As", charge,
+                     raw_charge);
+  /* the block [0, 1 s): ten samples at 2 A, v = 3.0 + 1.2 soc - v1 - 0.03 with soc and v1
+   * moving within it: the mean of the ten */
+  double vm = 0, s = 0.9, w = 0;
+  for (int k = 0; k < 10; k++) {
+    vm += (3.0 + 1.2 * s - w - r0 * 2.0) / 10.0;
+    s -= 2.0 * 0.1 / (3600.0 * q);
+    double e = exp(-0.1 / (r1 * c1));
+    w = w * e + r1 * 2.0 * (1 - e);
+  }
+  cr_assert_float_eq(c.v_v[0], vm, 1e-8, "%.9f vs %.9f", c.v_v[0], vm);
+  cr_assert_float_eq(c.i_a[0], 2.0, 1e-12);
+  cr_log_info("averaged: R0 %g R1 %g C1 %g rmse %g mV", c.fit.r0_ohm, c.fit.rc_r_ohm[0],
+              c.fit.rc_c_f[0], 1e3 * c.fit.train.rmse);
+  /* R0 takes up what the pair does in half a block (the model's sample holds the pair's
+   * state at the block's start, the block's voltage its mean): R1 (S / 2) / tau = 0.17 mOhm */
+  double r0_seen = r0 + r1 * 0.5 / (r1 * c1);
+  cr_assert_float_eq(c.fit.r0_ohm, r0_seen, 0.005 * r0, "R0 %g vs %g", c.fit.r0_ohm, r0_seen);
+  cr_assert_float_eq(c.fit.rc_r_ohm[0], r1, 0.03 * r1, "R1 %g", c.fit.rc_r_ohm[0]);
+  cr_assert_float_eq(c.fit.rc_c_f[0], c1, 0.05 * c1, "C1 %g", c.fit.rc_c_f[0]);
+  cr_assert_lt(c.fit.holdout.rmse, 1e-3, "held out %g", c.fit.holdout.rmse);
+  char *json = NULL;
+  size_t jl = 0;
+  FILE *mem = open_memstream(&json, &jl);
+  cr_assert_eq(sits_write_calibration_json(&c, mem), SITS_OK);
+  fclose(mem);
+  char want[96];
+  snprintf(want, sizeof want, "\"average_s\":1,\"recorded_samples\":%zu", n);
+  cr_assert(strstr(json, want), "%s", json);
+  free(json);
+  /* the segments as recorded: the same as without averaging */
+  o.average_s = 0;
+  cr_assert_eq(sits_calibrate_battery(sc, &o, &raw, &err), SITS_OK, "%s", err.msg);
+  cr_assert_eq(c.n_rests, raw.n_rests);
+  cr_assert_eq(c.n_steps, raw.n_steps);
+  cr_assert_float_eq(c.r_step_median_ohm, raw.r_step_median_ohm, 1e-12);
+  cr_assert_eq(raw.n, n);
+  sits_calibration_release(&raw);
+  /* refused: not a positive finite number of seconds */
+  o.average_s = -1;
+  cr_assert_eq(sits_calibrate_battery(sc, &o, &raw, &err), SITS_EINPUT);
+  cr_assert(strstr(err.msg, "average_s"), "%s", err.msg);
+  sits_calibration_release(&raw);
+  sits_calibration_release(&c);
+  sits_scenario_free(sc);
+  free(trace);
+}
