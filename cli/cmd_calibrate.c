@@ -92,7 +92,8 @@ static const char calibrate_usage_more[] =
     "seconds, for long logs sampled fast: a block's current is the mean of the currents held\n"
     "to the next sample (the charge is kept), its voltage and temperature the means, its time\n"
     "its first sample's; R0 then takes up what each pair does in half a block (R_k S / 2\n"
-    "tau_k). The JSON gives average_s and recorded_samples. Prints the Calibrate JSON\n"
+    "tau_k); --train-fraction counts the averaged samples. The JSON gives average_s and\n"
+    "recorded_samples. Prints the Calibrate JSON\n"
     "and writes the scenario with the fitted values to -o; --bpx also writes the fitted cell\n"
     "as Battery Parameter eXchange JSON (Model \"Partial\", the ECM under \"User-defined\"\n"
     "with PyBaMM's names; sitsenergy.bpx in the Python package reads it back).\n\n";
