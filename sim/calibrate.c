@@ -575,7 +575,8 @@ int sits_write_calibration_json(const sits_calibration *c, FILE *f) {
   double ea_frac = b->r_ea_j_per_mol / SITS_BATTERY_FIT_EA_MAX_J_PER_MOL;
   bool ea_end = c->fit_arrhenius && (ea_frac < 0.01 || ea_frac > 0.99);
   bool ea_short = c->fit_arrhenius && b->train_temp_hi_c - b->train_temp_lo_c < 5.0;
-  if ((b->hyst_m_v > 0 && !c->kept) || b->n_r_soc > 0 || cap_flag || ea_end || ea_short) {
+  if ((b->hyst_m_v > 0 && !c->kept) || b->n_r_soc > 0 || cap_flag || ea_end || ea_short ||
+      !b->converged) {
     fputs(",\"flags\":[", f);
     const char *sep = "";
     if (cap_flag)
@@ -586,6 +587,13 @@ int sits_write_calibration_json(const sits_calibration *c, FILE *f) {
               "figures, or take the capacity from an OCV test or a cycle\"",
               b->capacity_ah, 100.0 * cap_off, c->start_capacity_ah,
               (b->train_soc_hi - b->train_soc_lo) * b->capacity_ah),
+          sep = ",";
+    if (!b->converged) /* the best start ended at the iteration limit */
+      fprintf(f,
+              "%s\"the fit stopped at its iteration limit (200 per start) before its tolerances "
+              "were met: the parameters may not be at the least-squares optimum (fewer rows or "
+              "r_soc points, or --average-s for a long fast log, make the problem smaller)\"",
+              sep),
           sep = ",";
     if (hyst_at_bound) /* at the bound, the term stands in for something else */
       fprintf(f,

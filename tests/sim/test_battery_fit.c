@@ -1094,7 +1094,19 @@ Test(battery_fit, a_fit_on_block_averages) {
   char want[96];
   snprintf(want, sizeof want, "\"average_s\":1,\"recorded_samples\":%zu", n);
   cr_assert(strstr(json, want), "%s", json);
+  cr_assert(c.fit.converged);
+  cr_assert_null(strstr(json, "iteration limit"), "%s", json);
   free(json);
+  /* a fit that ends at its iteration limit is flagged (the report, with the flag forced) */
+  c.fit.converged = false;
+  mem = open_memstream(&json, &jl);
+  cr_assert_eq(sits_write_calibration_json(&c, mem), SITS_OK);
+  fclose(mem);
+  cr_assert(strstr(json, "\"converged\":false") &&
+                strstr(json, "\"flags\":[\"the fit stopped at its iteration limit"),
+            "%s", json);
+  free(json);
+  c.fit.converged = true;
   /* the segments as recorded: the same as without averaging */
   o.average_s = 0;
   cr_assert_eq(sits_calibrate_battery(sc, &o, &raw, &err), SITS_OK, "%s", err.msg);
