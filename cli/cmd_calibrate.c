@@ -568,8 +568,8 @@ static int calibrate_battery(args *a, cli_ctx *ctx) {
   else {
     sits_write_calibration_json(&cal, stdout);
     if (cal.has_fit && !cal.fit.converged)
-      cli_error("warning: the battery fit stopped at its iteration limit before converging "
-                "(see flags in the JSON)");
+      cli_error("warning: the battery fit stopped before its tolerances were met (see flags "
+                "in the JSON)");
     code = a->png && cal.has_fit ? cli_plot_calibration(&cal, a->png) : EXIT_OK;
     if (a->png && !cal.has_fit)
       cli_error("--plot draws a fitted trace: nothing drawn without --trace");

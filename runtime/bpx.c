@@ -85,7 +85,7 @@ int sits_battery_write_bpx(const sits_battery_cfg *c, const char *title, const c
   if (c->n_r_soc >= 2) { /* the resistance (and capacitance) tables, as absolute values */
     scaled_tables(f, c, "R0", "[Ohm]", c->r0_ohm, c->r0_scale);
     for (size_t k = 0; k < c->n_rc; k++) {
-      char name[16];
+      char name[32]; /* "R" and a size_t */
       snprintf(name, sizeof name, "R%zu", k + 1);
       if (c->rc_has_scale[k])
         scaled_tables(f, c, name, "[Ohm]", c->rc_r_ohm[k], c->rc_r_scale[k]);

@@ -588,11 +588,12 @@ int sits_write_calibration_json(const sits_calibration *c, FILE *f) {
               b->capacity_ah, 100.0 * cap_off, c->start_capacity_ah,
               (b->train_soc_hi - b->train_soc_lo) * b->capacity_ah),
           sep = ",";
-    if (!b->converged) /* the best start ended at the iteration limit */
+    if (!b->converged) /* the best start ended at the iteration limit or without progress */
       fprintf(f,
-              "%s\"the fit stopped at its iteration limit (200 per start) before its tolerances "
-              "were met: the parameters may not be at the least-squares optimum (fewer rows or "
-              "r_soc points, or --average-s for a long fast log, make the problem smaller)\"",
+              "%s\"the fit stopped before its tolerances were met (at its iteration limit, 200 "
+              "per start, or where no step lowered the cost): the parameters may not be at the "
+              "least-squares optimum (fewer rows or r_soc points, or --average-s for a long fast "
+              "log, make the problem smaller)\"",
               sep),
           sep = ",";
     if (hyst_at_bound) /* at the bound, the term stands in for something else */
