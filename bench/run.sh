@@ -11,6 +11,9 @@
 #   bench/run.sh paths      the fast-path table: each case on CVODE (before) and on
 #                           solver.method "auto" (after), and the exact-discretisation limit
 #                           (as many N x N mat-vecs as the run took steps; bench/limit.c)
+#   bench/run.sh battery    battery fits on the shipped 0.1-s Panasonic logs, as recorded and
+#                           on 1-s block averages (--average-s 1): wall time, peak memory,
+#                           samples fitted, train and held-out RMSE
 #
 # Builds a Release binary in build-bench, writes generated inputs to bench/out.
 # Timings on shared machines are noisy: compare ratios from one run.
@@ -63,6 +66,41 @@ print(f"| {label} | {b['solver']['method']} | {wa:.2f} s ({sim/max(wa,1e-3):,.0f
       f"{a['solver']['steps']:,} / {steps:,} | {lim:.3f} s ({ny} states) |")
 PY
 }
+
+# one battery fit: label, calibrate arguments (without -o)
+fit_row() {
+  local label=$1
+  shift
+  /usr/bin/time -f "%e %M" -o "$out/time.txt" "$bin" calibrate "$@" -o "$out/fit.cfg" \
+    > "$out/fit.json" 2> "$out/fit.err"
+  read -r wall rss < "$out/time.txt"
+  python3 - "$label" "$wall" "$rss" "$out/fit.json" <<'PY'
+import json, sys
+label, wall, rss, path = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+d = json.load(open(path))
+n = d["train"]["voltage_v"]["n"] + d["holdout"]["voltage_v"]["n"]
+print(f"| {label} | {wall:.2f} s | {rss/1024:.1f} MB | {n:,} of {d.get('recorded_samples', n):,} | "
+      f"{1e3*d['train']['voltage_v']['rmse_v']:.2f} mV | {1e3*d['holdout']['voltage_v']['rmse_v']:.2f} mV | "
+      f"{'yes' if d['converged'] else 'no'} |")
+PY
+}
+
+if [[ ${1:-all} == battery ]]; then
+  mkdir -p "$out"
+  v=$root/validation
+  us06=("$v/cases/pan18650pf_us06.cfg" --trace "$v/data/pan18650pf_us06_25degC.csv"
+    --fit battery,lag --train-fraction 0.6 --ocv-test "$v/data/pan18650pf_c20_25degC.csv")
+  rows=("$v/cases/pan18650pf_us06.cfg" --trace "$v/data/pan18650pf_nn_m10degC.csv"
+    --trace "$v/data/pan18650pf_nn_m20degC.csv" --temp-col temp_c --fit battery,rows
+    --train-fraction 0.6)
+  echo "| fit | wall | peak RSS | samples fitted | train | held out | converged |"
+  echo "|---|---|---|---|---|---|---|"
+  fit_row "US06 25 C, battery,lag, 60 %" "${us06[@]}"
+  fit_row "the same, --average-s 1" "${us06[@]}" --average-s 1
+  fit_row "NN -10 and -20 C, battery,rows, 60 %" "${rows[@]}"
+  fit_row "the same, --average-s 1" "${rows[@]}" --average-s 1
+  exit 0
+fi
 
 OUT=$out "$here/gen.sh" all
 case ${1:-all} in
