@@ -208,6 +208,11 @@ def _cell(d):
                 p[key] = t
     if cell.get("r_t_c", 0) is None:
         del cell["r_t_c"]
+    for key in ud:  # a table for a pair the file does not have
+        m = re.fullmatch(r"([RC])(\d+) by (?:temperature and )?SOC \[(?:Ohm|F)\]", key)
+        if m and m.group(0)[:3] != "R0 " and not 1 <= int(m.group(2)) <= len(rc):
+            raise BPXError(f"'{key}': the cell has no pair {m.group(2)} (its "
+                           f"'{m.group(1)}{m.group(2)} [{'Ohm' if m.group(1) == 'R' else 'F'}]')")
     if "Hysteresis magnitude [V]" in ud or "Instantaneous hysteresis [V]" in ud:
         hy = {"m_v": _number(ud, "Hysteresis magnitude [V]", positive=False),
               "gamma": _number(ud, "Hysteresis decay rate"),

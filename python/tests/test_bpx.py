@@ -195,5 +195,7 @@ def test_resistance_tables_refused_when_inconsistent():
         bpx.read(cell(**{"R0 by SOC [Ohm]": None,
                          "R0 by temperature and SOC [Ohm]": {"cold": {"x": [0, 1],
                                                                       "y": [1, 1]}}}))
+    with pytest.raises(bpx.BPXError, match=r"'R2 by SOC \[Ohm\]': the cell has no pair 2"):
+        bpx.read(cell(**{"R2 by SOC [Ohm]": {"x": [0.2, 0.8], "y": [0.01, 0.01]}}))
     with pytest.raises(bpx.BPXError, match="Hysteresis decay rate"):
         bpx.read(cell(**{"Hysteresis magnitude [V]": 0.01}))
