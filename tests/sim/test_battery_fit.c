@@ -1014,7 +1014,7 @@ Test(battery_fit, a_log_with_gaps_counts_by_the_charge_counter) {
 
 /* --average-s: a 0.1-s log of a known cell (linear OCV 3.0-4.2 V over SOC, 2 Ah; R0 15 mOhm,
  * one pair 10 mOhm / 3000 F: tau 30 s), 2 and 4 A pulses of 120 s with rests, and a stretch
- * logged every 10 s (as cyclers log rests), fitted on 1-s block averages. The blocks keep the
+ * of 240 s (a pulse and a rest) logged every 10 s, fitted on 1-s block averages. The blocks keep the
  * time of their first sample and the charge (the currents held to the next sample, summed),
  * the voltage is the plain mean; the segments are the recorded samples'. The fit recovers the
  * cell: a block's mean voltage carries R0 times its mean current exactly; the pair's part
@@ -1024,14 +1024,17 @@ Test(battery_fit, a_fit_on_block_averages) {
   size_t cap = 40000, n = 0, len = 0;
   char *text = malloc(cap * 48);
   cr_assert_not_null(text);
-  len += (size_t)sprintf(text, "time_s,current_a,voltage_v\n");
+  len += (size_t)sprintf(text, "time_s,current_a,voltage_v,temp_c,ah\n");
   double soc = 0.9, v1 = 0, t = 0, raw_charge = 0;
   while (t < 3600.0 - 1e-9) {
     size_t phase = (size_t)(t / 120.0) % 4;
     double i = phase == 0 ? 2.0 : phase == 2 ? 4.0 : 0.0;
-    double dt = t >= 1920.0 && t < 2160.0 ? 10.0 : 0.1; /* a rest logged every 10 s */
+    double dt = t >= 1920.0 && t < 2160.0 ? 10.0 : 0.1; /* 240 s logged every 10 s */
     double v = 3.0 + 1.2 * soc - v1 - r0 * i;
-    len += (size_t)sprintf(text + len, "%.1f,%.1f,%.9f\n", t, i, v);
+    /* a cell temperature rising 1 K an hour (no Arrhenius factor: it changes nothing) and
+     * the cycler's counter of the charge out before the sample */
+    len += (size_t)sprintf(text + len, "%.1f,%.1f,%.9f,%.6f,%.9f\n", t, i, v, 25.0 + t / 3600.0,
+                           raw_charge / 3600.0);
     n++;
     soc -= i * dt / (3600.0 * q);
     raw_charge += t + dt < 3600.0 - 1e-9 ? i * dt : 0.0; /* the last sample holds nothing */
@@ -1115,6 +1118,20 @@ Test(battery_fit, a_fit_on_block_averages) {
   cr_assert_float_eq(c.r_step_median_ohm, raw.r_step_median_ohm, 1e-12);
   cr_assert_eq(raw.n, n);
   sits_calibration_release(&raw);
+  /* with the temperature and the counter: a block's temperature is the mean (of the first
+   * ten: 25 C + 0.45 s / 3600 s), its counter the first sample's, and the fit is the same */
+  sits_calibration ct;
+  o.average_s = 1.0, o.temperature_column = "temp_c", o.charge_column = "ah";
+  cr_assert_eq(sits_calibrate_battery(sc, &o, &ct, &err), SITS_OK, "%s", err.msg);
+  cr_assert_eq(ct.n, c.n);
+  cr_assert_float_eq(ct.temp_c[0], 25.0 + 0.45 / 3600.0, 1e-6, "%.9f", ct.temp_c[0]);
+  /* 1920-1930 s: a 2-A pulse logged every 10 s, one sample a block */
+  cr_assert_float_eq(ct.q_ah[1921] - ct.q_ah[1920], 2.0 * 10.0 / 3600.0, 1e-9);
+  cr_assert_float_eq(ct.q_ah[1], 2.0 * 1.0 / 3600.0, 1e-9, "%.12f", ct.q_ah[1]);
+  cr_assert_float_eq(ct.fit.r0_ohm, c.fit.r0_ohm, 1e-4 * r0, "%g vs %g", ct.fit.r0_ohm,
+                     c.fit.r0_ohm);
+  sits_calibration_release(&ct);
+  o.temperature_column = o.charge_column = NULL;
   /* refused: not a positive finite number of seconds */
   o.average_s = -1;
   cr_assert_eq(sits_calibrate_battery(sc, &o, &raw, &err), SITS_EINPUT);
