@@ -1014,11 +1014,11 @@ Test(battery_fit, a_log_with_gaps_counts_by_the_charge_counter) {
 
 /* --average-s: a 0.1-s log of a known cell (linear OCV 3.0-4.2 V over SOC, 2 Ah; R0 15 mOhm,
  * one pair 10 mOhm / 3000 F: tau 30 s), 2 and 4 A pulses of 120 s with rests, and a stretch
- * of 240 s (a pulse and a rest) logged every 10 s, fitted on 1-s block averages. The blocks keep the
- * time of their first sample and the charge (the currents held to the next sample, summed),
- * the voltage is the plain mean; the segments are the recorded samples'. The fit recovers the
- * cell: a block's mean voltage carries R0 times its mean current exactly; the pair's part
- * moves within the block (R1 I S / (2 tau) = 0.7 mV at a pulse's start), which R0 takes up. */
+ * of 240 s (a pulse and a rest) logged every 10 s, fitted on 1-s block averages. The blocks keep
+ * the time of their first sample and the charge (the currents held to the next sample, summed), the
+ * voltage is the plain mean; the segments are the recorded samples'. The fit recovers the cell: a
+ * block's mean voltage carries R0 times its mean current exactly; the pair's part moves within the
+ * block (R1 I S / (2 tau) = 0.7 mV at a pulse's start), which R0 takes up. */
 Test(battery_fit, a_fit_on_block_averages) {
   const double r0 = 0.015, r1 = 0.010, c1 = 3000.0, q = 2.0;
   size_t cap = 40000, n = 0, len = 0;
