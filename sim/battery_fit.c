@@ -792,7 +792,7 @@ int sits_battery_fit_tests_p(const sits_battery_cfg *cell, const sits_battery_te
       start_point(&pb, cell, r0s[a], taus[b], x);
       pb.cache[0].valid = pb.cache[1].valid = false;
       pb.start = 2 * a + b + 1, pb.n_starts = pb.keep ? 1 : 4, pb.evaluations = 0;
-      sits_fit_opts o = {np, pb.n_train, residual, &pb, 200, NULL, NULL, NULL,
+      sits_fit_opts o = {np, pb.n_train, residual, &pb, SITS_BATTERY_FIT_MAX_ITER, NULL, NULL, NULL,
                          /* a Jacobian of 1e7 values and more (joint fits over several long
                           * tests): its QR would take most of the time */
                          (double)pb.n_train * (double)np >= 1e7};

@@ -590,11 +590,11 @@ int sits_write_calibration_json(const sits_calibration *c, FILE *f) {
           sep = ",";
     if (!b->converged) /* the best start ended at the iteration limit or without progress */
       fprintf(f,
-              "%s\"the fit stopped before its tolerances were met (at its iteration limit, 200 "
+              "%s\"the fit stopped before its tolerances were met (at its iteration limit, %d "
               "per start, or where no step lowered the cost): the parameters may not be at the "
               "least-squares optimum (fewer rows or r_soc points, or --average-s for a long fast "
               "log, make the problem smaller)\"",
-              sep),
+              sep, SITS_BATTERY_FIT_MAX_ITER),
           sep = ",";
     if (hyst_at_bound) /* at the bound, the term stands in for something else */
       fprintf(f,

@@ -184,6 +184,8 @@ SITS_API int sits_battery_fit_tests_p(const sits_battery_cfg *cell, const sits_b
                                       unsigned what, sits_battery_fit_progress_fn progress,
                                       void *progress_user, sits_battery_fit *out, sits_err *err);
 
+/** The iterations each start of a battery fit may take (GSL's trust-region driver). */
+#define SITS_BATTERY_FIT_MAX_ITER 200
 /** The activation energy's fitted range [J/mol]: 0 to this. */
 #define SITS_BATTERY_FIT_EA_MAX_J_PER_MOL 100000.0
 /** The least span of the cell temperature over the training part for an activation energy

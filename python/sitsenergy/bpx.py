@@ -49,30 +49,19 @@ class BPXPhysicsBased(BPXError):
 _PHYSICS_SECTIONS = ("Negative electrode", "Positive electrode", "Electrolyte", "Separator")
 
 
-def _table(v, what):
+def _table(v, what, min_points=3, positive=False):
+    # the OCV needs 3 or more points (GSL Steffen); a resistance table 2 (linear between 2)
     if not (isinstance(v, dict) and isinstance(v.get("x"), list) and isinstance(v.get("y"), list)
-            and len(v["x"]) == len(v["y"]) and len(v["x"]) >= 3):
-        raise BPXError(f"'{what}' must be a table {{\"x\": [...], \"y\": [...]}} of 3 or more "
-                       "points")
-    x, y = [float(a) for a in v["x"]], [float(a) for a in v["y"]]
-    if any(b <= a for a, b in zip(x, x[1:])) or x[0] < 0 or x[-1] > 1:
-        raise BPXError(f"'{what}': x (SOC) must increase within [0, 1]")
-    return x, y
-
-
-def _soc_table(v, what):
-    # a resistance table: 2 or more points (linear between 2, as the product interpolates)
-    if not (isinstance(v, dict) and isinstance(v.get("x"), list) and isinstance(v.get("y"), list)
-            and len(v["x"]) == len(v["y"]) and len(v["x"]) >= 2):
-        raise BPXError(f"'{what}' must be a table {{\"x\": [...], \"y\": [...]}} of 2 or more "
-                       "points")
+            and len(v["x"]) == len(v["y"]) and len(v["x"]) >= min_points):
+        raise BPXError(f"'{what}' must be a table {{\"x\": [...], \"y\": [...]}} of "
+                       f"{min_points} or more points")
     try:
         x, y = [float(a) for a in v["x"]], [float(a) for a in v["y"]]
     except (TypeError, ValueError):
         raise BPXError(f"'{what}': x and y must be numbers") from None
     if any(b <= a for a, b in zip(x, x[1:])) or x[0] < 0 or x[-1] > 1:
         raise BPXError(f"'{what}': x (SOC) must increase within [0, 1]")
-    if not all(math.isfinite(a) and a > 0 for a in y):
+    if positive and not all(math.isfinite(a) and a > 0 for a in y):
         raise BPXError(f"'{what}': the values must be positive numbers")
     return x, y
 
@@ -85,7 +74,7 @@ def _scaled(ud, name, unit, ref, cell):
     if one in ud and by_t in ud:
         raise BPXError(f"'{one}' and '{by_t}': give one of them")
     if one in ud:
-        temps, rows = None, [_soc_table(ud[one], one)]
+        temps, rows = None, [_table(ud[one], one, 2, True)]
     elif by_t in ud:
         v = ud[by_t]
         if not isinstance(v, dict) or not v:
@@ -95,7 +84,7 @@ def _scaled(ud, name, unit, ref, cell):
         except ValueError:
             raise BPXError(f"'{by_t}': keys must be temperatures in K") from None
         temps = [round(t - 273.15, 10) for t, _ in items]
-        rows = [_soc_table(v[k], f"{by_t} at {k} K") for _, k in items]
+        rows = [_table(v[k], f"{by_t} at {k} K", 2, True) for _, k in items]
     else:
         return None
     soc = rows[0][0]

@@ -189,6 +189,10 @@ def test_resistance_tables_refused_when_inconsistent():
             "273.15": {"x": [0.2, 0.8], "y": [0.02, 0.01]}}}))
     with pytest.raises(bpx.BPXError, match="positive numbers"):
         bpx.read(cell(**{"R1 by SOC [Ohm]": {"x": [0.2, 0.8], "y": [0.01, -0.01]}}))
+    with pytest.raises(bpx.BPXError, match="x and y must be numbers"):
+        bpx.read(cell(**{"R1 by SOC [Ohm]": {"x": [0.2, 0.8], "y": [0.01, "a lot"]}}))
+    with pytest.raises(bpx.BPXError, match="x and y must be numbers"):
+        bpx.read(cell(**{"Open-circuit voltage [V]": {"x": soc, "y": [3.0, None, 4.1]}}))
     with pytest.raises(bpx.BPXError, match="increase within"):
         bpx.read(cell(**{"R1 by SOC [Ohm]": {"x": [0.8, 0.2], "y": [0.01, 0.01]}}))
     with pytest.raises(bpx.BPXError, match="temperatures in K"):
