@@ -21,13 +21,14 @@ static const char calibrate_usage[] =
     "MS]\n"
     "                            [--fields LIST] [--strict] [--train-fraction 0.7]\n"
     "                            [--ambient-range LO:HI] [--orders 1,2,3 [--kfold K]]\n"
-    "                            [--plot OUT.png] [--set KEY=VALUE]... -o CALIBRATED.cfg\n"
+    "                            [--plot OUT.png] [--csv OUT.csv] [--set KEY=VALUE]...\n"
+    "                            -o CALIBRATED.cfg\n"
     "       sitsenergy calibrate SCENARIO.cfg --trace FILE [--trace FILE]...\n"
     "                            --fit battery|soc[,capacity][,lag][,arrhenius|,rows]\n"
     "                            [--train-fraction 0.7] [--average-s S] [--plot OUT.png]\n"
-    "                            [--set KEY=VALUE]... [--time-col NAME] [--current-col NAME]\n"
-    "                            [--voltage-col NAME] [--temp-col NAME] [--ah-col NAME]\n"
-    "                            [--discharge-positive | --discharge-negative]\n"
+    "                            [--csv OUT.csv] [--set KEY=VALUE]... [--time-col NAME]\n"
+    "                            [--current-col NAME] [--voltage-col NAME] [--temp-col NAME]\n"
+    "                            [--ah-col NAME] [--discharge-positive | --discharge-negative]\n"
     "                            [--ocv-test FILE [--ocv-charge FILE]\n"
     "                             [--ocv-columns TIME,CURRENT,VOLTAGE]\n"
     "                             [--ocv-points 101] [--ocv-max-c-rate 0.05] [--ocv-r-ohm R]]\n"
@@ -56,7 +57,10 @@ static const char calibrate_usage[] =
     "scenario gives it, say calibrated on another trace of the board, and only the ambient\n"
     "and initial temperatures are fitted: the held-out figures then say how that network\n"
     "holds on a trace it was not fitted to. --fit capacitance[,...] fits the nodes'\n"
-    "capacitances and keeps the resistances (from steady points or a datasheet).\n\n";
+    "capacitances and keeps the resistances (from steady points or a datasheet).\n"
+    "--plot draws each sensor measured and as the calibrated scenario replays it, the power\n"
+    "on a second axis; --csv writes those series (time_s, measured and simulated per sensor,\n"
+    "power_w; the first --train-fraction of the rows were fitted).\n\n";
 static const char calibrate_usage_more[] =
     "--fit battery fits the platform battery's R0 and RC pairs (and with 'capacity' its capacity) "
     "to a\n"
@@ -96,7 +100,10 @@ static const char calibrate_usage_more[] =
     "recorded_samples. Prints the Calibrate JSON\n"
     "and writes the scenario with the fitted values to -o; --bpx also writes the fitted cell\n"
     "as Battery Parameter eXchange JSON (Model \"Partial\", the ECM under \"User-defined\"\n"
-    "with PyBaMM's names; sitsenergy.bpx in the Python package reads it back).\n\n";
+    "with PyBaMM's names; sitsenergy.bpx in the Python package reads it back).\n"
+    "--plot draws the measured and fitted voltage, the current on a second axis; --csv\n"
+    "writes them (time_s, voltage_v, model_voltage_v, current_a discharge positive, held_out\n"
+    "1 for the samples held out, and test with several --trace).\n\n";
 static const char calibrate_usage_more2[] =
     "--ocv-test FILE builds the OCV-SOC table from a slow (C/20 or slower; --ocv-max-c-rate\n"
     "in C per hour) constant-current discharge from full to the cutoff: the first sustained\n"
@@ -127,7 +134,7 @@ static const char calibrate_usage_more2[] =
 typedef struct args {
   bool thermal;             /* --fit thermal[,ambient,initial] */
   sits_thermal_cal_opts th; /* its options */
-  const char *out, *png, *fit, *bpx;
+  const char *out, *png, *csv, *fit, *bpx;
   sits_calibrate_opts opts;
   char ocv_cols[1024], cycle_cols[1024];
   int orders[SITS_THERMAL_CAL_MAX_ORDERS];
@@ -140,6 +147,7 @@ static const struct option calibrate_opts[] = {{"trace", required_argument, NULL
                                                {"fit", required_argument, NULL, 'f'},
                                                {"train-fraction", required_argument, NULL, 'r'},
                                                {"plot", required_argument, NULL, 'p'},
+                                               {"csv", required_argument, NULL, 'S'},
                                                {"output", required_argument, NULL, 'o'},
                                                {"time-col", required_argument, NULL, 'T'},
                                                {"current-col", required_argument, NULL, 'I'},
@@ -263,6 +271,7 @@ static int option(void *p, int c, const char *arg) {
     break;
   case 'f': a->fit = arg; break;
   case 'p': a->png = arg; break;
+  case 'S': a->csv = arg; break;
   case 'o': a->out = arg; break;
   case 'T': a->opts.time_column = arg; break;
   case 'I': a->opts.current_column = arg; break;
@@ -409,14 +418,14 @@ static int check(void *p, cli_ctx *ctx) {
   const char *in[4 + CYCLE_MAX + SITS_BATTERY_FIT_MAX_TESTS] = {ctx->scenario, a->opts.trace_path,
                                                                 a->opts.ocv_test_path,
                                                                 a->opts.ocv_charge_path},
-                                 *out[] = {a->out, a->png, a->bpx};
+                                 *out[] = {a->out, a->png, a->csv, a->bpx};
   size_t n_in = 4;
   for (size_t k = 0; k < a->opts.n_cycle; k++)
     in[n_in++] = a->cycle[k];
   for (size_t k = 0; k < a->opts.n_more_traces; k++)
     in[n_in++] = a->more[k];
-  if (cli_check_paths(in, n_in, out, 3) || cli_no_stdout("--plot", a->png) ||
-      cli_check_outputs_of(ctx))
+  if (cli_check_paths(in, n_in, out, 4) || cli_no_stdout("--plot", a->png) ||
+      cli_no_stdout("--csv", a->csv) || cli_check_outputs_of(ctx))
     return EXIT_INPUT;
   if (a->out && strcmp(a->out, "-") == 0) {
     cli_error("-o -: the standard output carries the fit's JSON; give the calibrated config a "
@@ -425,6 +434,11 @@ static int check(void *p, cli_ctx *ctx) {
   }
   if (a->opts.average_s > 0 && (ocv_only || !a->opts.trace_path)) {
     cli_error("--average-s averages the --trace tests of a battery fit: give --trace");
+    return EXIT_USAGE;
+  }
+  if (ocv_only && (a->png || a->csv)) {
+    cli_error("%s draws and writes a fitted trace: give --trace and --fit",
+              a->png ? "--plot" : "--csv");
     return EXIT_USAGE;
   }
   if (ocv_only)
@@ -491,15 +505,19 @@ static int check(void *p, cli_ctx *ctx) {
   return EXIT_OK;
 }
 
-/* measured against calibrated replay per sensor, through a calibrated-scenario replay */
-static int thermal_plot(const char *cfg, const sits_thermal_cal_opts *o, const char *png) {
+/* Measured against calibrated per sensor, through a replay of the calibrated scenario: drawn
+ * into @p png, written to @p csv (either may be NULL). */
+static int thermal_series(const char *cfg, const sits_thermal_cal_opts *o, const char *png,
+                          const char *csv) {
   sits_scenario *sc = NULL;
   sits_replay *r = NULL;
   sits_err err = {0};
   int rc = sits_scenario_load(cfg, NULL, 0, &sc, &err);
   if (rc == SITS_OK)
     rc = sits_replay_run(sc, o->trace_path, &o->trace, &r, &err);
-  int code = rc ? cli_fail(rc, &err) : cli_plot_replay(r, png);
+  if (rc == SITS_OK && csv)
+    rc = sits_replay_write_csv(r, csv, &err);
+  int code = rc ? cli_fail(rc, &err) : png ? cli_plot_replay(r, png) : EXIT_OK;
   sits_replay_free(r);
   sits_scenario_free(sc);
   return code;
@@ -521,8 +539,8 @@ static int calibrate_thermal(args *a, cli_ctx *ctx) {
                 "unidentifiable are not determined by this trace (add a sensor on their nodes or "
                 "a richer power profile)",
                 cal.rcond);
-    if (a->png)
-      code = thermal_plot(a->out, &a->th, a->png);
+    if (a->png || a->csv)
+      code = thermal_series(a->out, &a->th, a->png, a->csv);
   }
   sits_thermal_cal_release(&cal);
   return code;
@@ -570,9 +588,10 @@ static int calibrate_battery(args *a, cli_ctx *ctx) {
     if (cal.has_fit && !cal.fit.converged)
       cli_error("warning: the battery fit stopped before its tolerances were met (see flags "
                 "in the JSON)");
-    code = a->png && cal.has_fit ? cli_plot_calibration(&cal, a->png) : EXIT_OK;
-    if (a->png && !cal.has_fit)
-      cli_error("--plot draws a fitted trace: nothing drawn without --trace");
+    /* a fit is there: check() refuses --plot and --csv without one */
+    code = a->png ? cli_plot_calibration(&cal, a->png) : EXIT_OK;
+    if (code == EXIT_OK && a->csv && (rc = sits_write_calibration_csv(&cal, a->csv, &err)))
+      code = cli_fail(rc, &err);
   }
   sits_calibration_release(&cal);
   sits_scenario_free(sc);

@@ -818,15 +818,17 @@ int sits_write_calibration_csv(const sits_calibration *c, const char *path, sits
     return SITS_EIO;
   FILE *f = sits_output_file(o);
   bool many = c->n_tests > 1;
-  fputs(many ? "time_s,voltage_v,model_voltage_v,current_a,test\n"
-             : "time_s,voltage_v,model_voltage_v,current_a\n",
+  fputs(many ? "time_s,voltage_v,model_voltage_v,current_a,held_out,test\n"
+             : "time_s,voltage_v,model_voltage_v,current_a,held_out\n",
         f);
   double t0 = 0; /* each test from the previous one's end */
   for (size_t s = 0; s < (many ? c->n_tests : 1); s++) {
     size_t a = many ? c->test_start[s] : 0, e = many ? c->test_start[s + 1] : c->n;
+    /* the fit's split: the first train_fraction of each test trained on (sits_battery_fit) */
+    size_t n_train = (size_t)floor(c->train_fraction * (double)(e - a));
     for (size_t k = a; k < e; k++) {
-      fprintf(f, "%.9g,%.9g,%.9g,%.9g", t0 + c->t_s[k] - c->t_s[a], c->v_v[k], c->fit.model_v[k],
-              c->i_a[k]);
+      fprintf(f, "%.9g,%.9g,%.9g,%.9g,%d", t0 + c->t_s[k] - c->t_s[a], c->v_v[k], c->fit.model_v[k],
+              c->i_a[k], k - a >= n_train);
       if (many)
         fprintf(f, ",%zu", s + 1);
       fputc('\n', f);

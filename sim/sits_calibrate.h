@@ -133,7 +133,8 @@ SITS_API int sits_write_calibrated_config(const sits_scenario *sc, const sits_ca
  *  capacity, the fitted R0, RC pairs and capacity) into @p out. */
 SITS_API int sits_calibrated_cell(const sits_scenario *sc, const sits_calibration *c,
                                   sits_battery_cfg *out, sits_err *err);
-/** CSV of time_s, voltage_v (measured), model_voltage_v, current_a, for plots; with several
+/** CSV of time_s, voltage_v (measured), model_voltage_v, current_a (discharge positive) and
+ *  held_out (0 for the samples the fit was trained on, 1 for those held out); with several
  *  tests they follow one another (each test's time from the previous one's end) and a
  *  column test (1, 2, ...) says whose row it is. */
 SITS_API int sits_write_calibration_csv(const sits_calibration *c, const char *path, sits_err *err);

@@ -352,15 +352,58 @@ Test(cli, sweep_grid_jobs_shards_and_errors) {
   free(out), free(err), free(sc);
 }
 
+/* The --csv of a calibration (tu_dir()/name, starting with @p header) against the JSON on
+ * @p out: the RMSE of the model's column against the measured one over the rows trained on
+ * and over those held out (the first floor(0.7 n) rows are the training part: the default
+ * --train-fraction) equals the JSON's train and holdout figures (after @p key), to the CSV's
+ * printed digits. Columns 2 and 3 are measured and model; a battery CSV has held_out in 5. */
+static void csv_matches_the_json(const char *out, const char *name, const char *header,
+                                 const char *key) {
+  char path[600];
+  snprintf(path, sizeof path, "%s/%s", tu_dir(), name);
+  char *csv = tu_slurp(path);
+  cr_assert(csv && strncmp(csv, header, strlen(header)) == 0, "%.200s", csv ? csv : "(none)");
+  size_t n = 0;
+  for (const char *c = strchr(csv, '\n') + 1; *c; c = strchr(c, '\n') + 1)
+    n++;
+  size_t n_train = (size_t)floor(0.7 * (double)n), k = 0, n_held = 0;
+  double sse[2] = {0, 0};
+  bool battery = strstr(header, "held_out") != NULL;
+  for (const char *c = strchr(csv, '\n') + 1; *c; c = strchr(c, '\n') + 1, k++) {
+    double t, meas, model, fifth[2] = {0, 0};
+    cr_assert_geq(sscanf(c, "%lf,%lf,%lf,%lf,%lf", &t, &meas, &model, &fifth[0], &fifth[1]), 4);
+    int held = k >= n_train;
+    if (battery)
+      cr_assert_eq((int)fifth[1], held, "row %zu: held_out %g", k, fifth[1]);
+    sse[held] += (model - meas) * (model - meas);
+    n_held += (size_t)held;
+  }
+  double json[2] = {0, 0};
+  const char *part[2] = {"\"train\":{\"", "\"holdout\":{\""};
+  for (int h = 0; h < 2; h++) {
+    const char *p = strstr(out, part[h]);
+    cr_assert_not_null(p, "%s", out);
+    p = strstr(p, key);
+    cr_assert_not_null(p, "%s", out);
+    sscanf(p + strlen(key), "%lf", &json[h]);
+    double from_csv = sqrt(sse[h] / (double)(h ? n_held : n_train));
+    cr_assert_float_eq(from_csv, json[h], 1e-5 * json[h], "%s: %g from the CSV, %g in the JSON",
+                       part[h], from_csv, json[h]);
+  }
+  free(csv);
+}
+
 /* calibrate --fit battery on the A123 dynamic test: metrics, the written config, errors. */
 Test(cli, calibrate_battery_end_to_end) {
   char args[2048], *out, *err, cfg[512];
   snprintf(cfg, sizeof cfg, "%s/a123_cal.cfg", tu_dir());
   snprintf(args, sizeof args,
            "calibrate %s/scenarios/a123_cell_calibrate.cfg --trace %s/a123_dyn_25degC_s1.csv "
-           "--fit battery -o %s --plot %s/cal.png --bpx %s/cell.json",
-           SITS_CONFIGS, SITS_VALIDATION_DATA, cfg, tu_dir(), tu_dir());
+           "--fit battery -o %s --plot %s/cal.png --bpx %s/cell.json --csv %s/cal.csv",
+           SITS_CONFIGS, SITS_VALIDATION_DATA, cfg, tu_dir(), tu_dir(), tu_dir());
   cr_assert_eq(tu_cli(args, &out, &err), 0, "%s", err);
+  csv_matches_the_json(out, "cal.csv", "time_s,voltage_v,model_voltage_v,current_a,held_out\n",
+                       "voltage_v\":{\"rmse_v\":");
   /* the BPX file carries the fitted R0 (as the Calibrate JSON prints it) */
   char bpx[600];
   snprintf(bpx, sizeof bpx, "%s/cell.json", tu_dir());
@@ -408,6 +451,28 @@ Test(cli, calibrate_battery_end_to_end) {
   snprintf(args, sizeof args, "calibrate %s/scenarios/a123_cell_calibrate.cfg --fit battery -o x",
            SITS_CONFIGS);
   cr_assert_eq(tu_cli(args, &out, &err), 2);
+  free(out), free(err);
+}
+
+/* calibrate --fit thermal --csv: the calibrated scenario's replay, whose held-out rows give
+ * the JSON's held-out RMSE. */
+Test(cli, calibrate_thermal_csv) {
+  char args[2048], *out, *err;
+  snprintf(args, sizeof args,
+           "calibrate %s/../cases/orin_nano_jp6.cfg --trace %s/orin_nano_jp6_tegrastats.raw "
+           "--fit thermal,ambient --csv %s/th.csv -o %s/th.cfg",
+           SITS_VALIDATION_DATA, SITS_VALIDATION_DATA, tu_dir(), tu_dir());
+  cr_assert_eq(tu_cli(args, &out, &err), 0, "%s", err);
+  csv_matches_the_json(out, "th.csv", "time_s,measured temp_c.tj,simulated temp_c.tj,power_w\n",
+                       "temp_c.tj\":{\"rmse_c\":");
+  free(out), free(err);
+  /* the standard output carries the JSON: --csv - is refused */
+  snprintf(args, sizeof args,
+           "calibrate %s/../cases/orin_nano_jp6.cfg --trace %s/orin_nano_jp6_tegrastats.raw "
+           "--fit thermal,ambient --csv - -o %s/th.cfg",
+           SITS_VALIDATION_DATA, SITS_VALIDATION_DATA, tu_dir());
+  cr_assert_eq(tu_cli(args, &out, &err), 1, "%s", err);
+  cr_assert(strstr(err, "--csv"), "%s", err);
   free(out), free(err);
 }
 
