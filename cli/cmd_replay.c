@@ -11,7 +11,8 @@
 #include "sits_text.h"
 
 static const char replay_usage[] =
-    "usage: sitsenergy replay SCENARIO.cfg --trace FILE [--format auto|tegrastats|jtop|nvsmi|csv|ttrace]\n"
+    "usage: sitsenergy replay SCENARIO.cfg --trace FILE [--format "
+    "auto|tegrastats|jtop|nvsmi|csv|ttrace]\n"
     "                         [--interval-ms MS] [--fields LIST] [--strict] [-o OUT.h5]\n"
     "                         [--plot OUT.png] [--summary text|json] [--set KEY=VALUE]...\n\n"
     "Drives the scenario's thermal network with the trace's measured power (the scenario's\n"
@@ -102,6 +103,11 @@ static int body(void *p, cli_ctx *ctx) {
     if (r->trace->skipped)
       fprintf(stderr, "sitsenergy: %s: %zu malformed lines skipped (the first on line %zu)\n",
               a->trace, r->trace->skipped, r->trace->first_skipped_line);
+    for (size_t k = 0; k < r->n_sensors; k++)
+      if (r->sensors[k].m.n == 0)
+        cli_error("warning: %s: sensor column '%s' has no reading (a zone the log marks absent, "
+                  "as jtop's -256 C, reads as missing): its figures are null",
+                  a->trace, r->sensors[k].column);
     if (a->h5 && (rc = sits_replay_write_h5(r, a->h5, &err)))
       code = cli_fail(rc, &err);
     if (code == EXIT_OK && a->png)

@@ -274,6 +274,22 @@ static int setup(problem *pb, sits_err *err) {
                                                                  : SITS_THERMAL_CAL_MAX_SENSORS;
     for (size_t k = 0; k < c->n_sensors; k++)
       snprintf(c->sensor[k], sizeof c->sensor[k], "%s", rep->sensors[k].column);
+    /* each sensor needs readings in the training part: a zone the log marks absent (jtop's
+     * -256 C) or a column left empty there gives the fit nothing to follow */
+    for (size_t k = 0; rc == SITS_OK && k < c->n_sensors; k++) {
+      int col = sits_trace_column(trace, rep->sensors[k].column);
+      size_t seen = 0;
+      for (size_t row = 0; col >= 0 && row < pb->n_rows; row++)
+        if ((row < pb->hold_lo || row >= pb->hold_hi) &&
+            !isnan(sits_trace_at(trace, row, (size_t)col)))
+          seen++;
+      if (seen == 0)
+        rc = sits__fail(err, SITS_EINPUT,
+                        "%s: sensor column '%s' has no reading in the training part (%zu of %zu "
+                        "rows): nothing to fit it to (a zone the log marks absent, as jtop's "
+                        "-256 C, reads as missing)",
+                        o->trace_path, rep->sensors[k].column, pb->n_train, pb->n_rows);
+    }
     if (rc == SITS_OK)
       rc = parameters(pb, pb->sc, rep, err);
     if (rc == SITS_OK && pb->n_train < c->n_params + 5)

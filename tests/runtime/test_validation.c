@@ -548,18 +548,23 @@ Test(validation, nca_cell_kept_on_two_cycles_at_once, .timeout = 600) {
   cr_assert_not_null(f);
   char line[256];
   cr_assert_not_null(fgets(line, sizeof line, f));
-  cr_assert_str_eq(line, "time_s,voltage_v,model_voltage_v,current_a,test\n");
-  size_t rows = 0, second = 0;
+  cr_assert_str_eq(line, "time_s,voltage_v,model_voltage_v,current_a,held_out,test\n");
+  size_t rows = 0, second = 0, held[2] = {0, 0};
   double t_last1 = NAN, t_first2 = NAN, t;
-  int test;
+  int test, held_out;
   while (fgets(line, sizeof line, f)) {
-    cr_assert_eq(sscanf(line, "%lf,%*f,%*f,%*f,%d", &t, &test), 2, "%s", line);
+    cr_assert_eq(sscanf(line, "%lf,%*f,%*f,%*f,%d,%d", &t, &held_out, &test), 3, "%s", line);
+    cr_assert(test == 1 || test == 2, "%s", line);
+    held[test - 1] += (size_t)held_out;
     if (test == 1)
       t_last1 = t;
     else if (second++ == 0)
       t_first2 = t;
     rows++;
   }
+  /* each test's own split: the rows it held out are its holdout figures' */
+  cr_assert_eq(held[0], b->tests[0].holdout.n);
+  cr_assert_eq(held[1], b->tests[1].holdout.n);
   fclose(f);
   cr_assert_eq(rows, c.n);
   cr_assert_eq(second, c.test_start[2] - c.test_start[1]);
