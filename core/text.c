@@ -50,7 +50,16 @@ char *sits__lines_next(sits__lines *L, bool *binary) {
     return NULL;
   L->line[len] = '\0';
   L->lineno++;
-  if (nul)
+  bool utf16 = L->lineno == 1 && len >= 2 &&
+               ((unsigned char)L->line[0] == 0xFF || (unsigned char)L->line[0] == 0xFE) &&
+               ((unsigned char)L->line[1] ^ (unsigned char)L->line[0]) == 0x01;
+  if (L->lineno == 1 && len >= 3 && memcmp(L->line, "\xEF\xBB\xBF", 3) == 0) {
+    memmove(L->line, L->line + 3, len - 2); /* UTF-8's byte-order mark, as spreadsheets save */
+    len -= 3;
+  }
+  if (utf16)
+    L->reason = "UTF-16 text (save the file as UTF-8)";
+  else if (nul)
     L->reason = "binary data in a text file";
   else if (len == SITS_MAX_LINE && c != '\n')
     L->reason = "a line over 1 MiB (not a text file of this kind)";

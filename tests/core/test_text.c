@@ -176,3 +176,86 @@ Test(text, cycler_export_with_metadata_and_units) {
   sits_table_free(t);
   free(big);
 }
+
+/* Dates and times in a chosen column (cyclers' Date_Time, Time Stamp): ISO with '-' or '/',
+ * ' ' or 'T', a fraction, a 'Z'; day first with dots; month first with slashes, on a 24- or
+ * 12-hour clock. Each row's value is seconds since 1970: the differences are checked by hand
+ * (a day boundary, a month's end, a leap day, noon and midnight on the 12-hour clock). */
+Test(text, cycler_dates_and_times) {
+  const char *tv[2] = {"t", "v"};
+  struct {
+    const char *a, *b;
+    double diff_s;
+  } pairs[] = {
+      {"2019-05-03 10:00:00", "2019-05-03 10:00:01.25", 1.25},
+      {"2019-05-03T23:59:59.5Z", "2019-05-04T00:00:00.5Z", 1.0},
+      {"2019/04/30 12:00:00", "2019/05/01 12:00:00", 86400.0},
+      {"2020-02-28 00:00:00", "2020-03-01 00:00:00", 2 * 86400.0}, /* 2020 is a leap year */
+      {"2019-02-28 00:00:00", "2019-03-01 00:00:00", 86400.0},
+      {"31.12.2018 23:00:00", "01.01.2019 01:00:00", 7200.0},
+      {"5/3/2019 10:00:00", "5/4/2019 10:00:00", 86400.0}, /* month first: 3 to 4 May */
+      {"11/27/2018 11:59:59 AM", "11/27/2018 12:00:01 PM", 2.0},
+      {"11/27/2018 12:00:00 AM", "11/27/2018 1:00:00 AM", 3600.0},
+      {"11/27/2018 11:00:00 PM", "11/28/2018 12:00:00 AM", 3600.0},
+  };
+  sits_table *t = NULL;
+  sits_err err = {0};
+  for (size_t k = 0; k < sizeof pairs / sizeof *pairs; k++) {
+    char body[160];
+    snprintf(body, sizeof body, "t,v\n%s,1\n%s,2\n", pairs[k].a, pairs[k].b);
+    char *path = tu_write("dates.csv", body);
+    cr_assert_eq(sits_table_read_csv_columns(path, tv, 2, &t, &err), SITS_OK, "%s: %s", pairs[k].a,
+                 err.msg);
+    double d = sits_table_at(t, 1, 0) - sits_table_at(t, 0, 0);
+    cr_assert_float_eq(d, pairs[k].diff_s, 1e-6, "%s to %s: %.6f s", pairs[k].a, pairs[k].b, d);
+    sits_table_free(t);
+  }
+  /* 1970-01-02 00:00:00 is one day after the epoch */
+  cr_assert_eq(sits_table_read_csv_columns(tu_write("epoch.csv", "t,v\n1970-01-02 00:00:00,1\n"),
+                                           tv, 2, &t, &err),
+               SITS_OK, "%s", err.msg);
+  cr_assert_eq(sits_table_at(t, 0, 0), 86400.0);
+  sits_table_free(t);
+  /* not dates: month 13, hour 24, minute 60, a 12-hour clock past 12, a zone offset, no
+   * seconds, a two-digit year, text after it */
+  const char *bad[] = {"2019-13-01 00:00:00",    "2019-05-03 24:00:00",       "2019-05-03 10:60:00",
+                       "11/27/2018 13:00:00 PM", "2019-05-03 10:00:00+01:00", "2019-05-03 10:00",
+                       "03.05.19 10:00:00",      "2019-05-03 10:00:00 x"};
+  for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+    char body[96];
+    snprintf(body, sizeof body, "t,v\n%s,2\n", bad[k]);
+    cr_assert_eq(sits_table_read_csv_columns(tu_write("baddate.csv", body), tv, 2, &t, &err),
+                 SITS_EINPUT, "%s", bad[k]);
+    cr_assert(strstr(err.msg, "baddate.csv:2: column 't'") && strstr(err.msg, "is not a number"),
+              "%s: %s", bad[k], err.msg);
+  }
+  /* the all-columns reader reads numbers only */
+  cr_assert_eq(
+      sits_table_read_csv(tu_write("alldate.csv", "t,v\n2019-05-03 10:00:00,1\n"), &t, &err),
+      SITS_EINPUT);
+}
+
+/* A spreadsheet's UTF-8 byte-order mark before the header is not part of the first name; a
+ * UTF-16 file is named as such. */
+Test(text, byte_order_marks) {
+  const char *tv[2] = {"t", "v"};
+  sits_table *t = NULL;
+  sits_err err = {0};
+  char *path = tu_write("bom.csv", "\xEF\xBB\xBFt,v\r\n0,1\r\n1,2\r\n");
+  cr_assert_eq(sits_table_read_csv_columns(path, tv, 2, &t, &err), SITS_OK, "%s", err.msg);
+  cr_assert_eq(t->n_rows, 2);
+  cr_assert_eq(sits_table_at(t, 1, 1), 2.0);
+  sits_table_free(t);
+  cr_assert_eq(sits_table_read_csv(path, &t, &err), SITS_OK, "%s", err.msg);
+  cr_assert_str_eq(t->names[0], "t");
+  sits_table_free(t);
+  const char utf16[] = "\xFF\xFEt\0,\0v\0\n\0";
+  char p16[512];
+  snprintf(p16, sizeof p16, "%s/u16.csv", tu_dir());
+  FILE *w = fopen(p16, "wb");
+  cr_assert_not_null(w);
+  fwrite(utf16, 1, sizeof utf16 - 1, w);
+  fclose(w);
+  cr_assert_eq(sits_table_read_csv_columns(p16, tv, 2, &t, &err), SITS_EINPUT);
+  cr_assert(strstr(err.msg, "u16.csv:1: UTF-16 text (save the file as UTF-8)"), "%s", err.msg);
+}
