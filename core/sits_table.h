@@ -28,6 +28,9 @@ typedef struct sits_table {
   double interval_s;           /**< the sample interval used (tegrastats), or NAN */
   const char *interval_source; /**< "option", "timestamps" or "default" (static text) */
   const char *format;          /**< the reader's name (static text) */
+  /** per column: the text of a units row under the header ("[V]", "mA"; "" where it is
+   *  empty), or NULL when the file has none (sits_table_read_csv_columns) */
+  char **units;
 } sits_table;
 
 /**
@@ -43,9 +46,11 @@ SITS_API int sits_table_read_csv(const char *path, sits_table **out, sits_err *e
  * files do all three). Each chosen name must appear exactly once in the header; their
  * values must be numbers on every row. As cyclers write them: up to 200 lines before the
  * header that do not name the chosen columns (metadata) are skipped, and so is a units row
- * right under it (the chosen columns hold short texts without digits, or nothing); a value
- * written [[h:]m:]s with an optional fraction is a duration in seconds (minutes and seconds
- * under 60). Without such a header the error is the first line's.
+ * right under it (the chosen columns hold short texts without digits, or nothing; kept in
+ * units); a value written [[h:]m:]s with an optional fraction is a duration in seconds
+ * (minutes and seconds under 60), and one written as a date and time ("2019-05-03
+ * 10:00:00.5", "03.05.2019 10:00:00", "11/27/2018 8:41:18 PM") is seconds since 1970, the
+ * zone not read. Without such a header the error is the first line's.
  */
 SITS_API int sits_table_read_csv_columns(const char *path, const char *const *names, size_t n_names,
                                          sits_table **out, sits_err *err);

@@ -14,8 +14,12 @@
 void sits_table_free(sits_table *t) {
   if (!t)
     return;
-  for (size_t j = 0; j < t->n_cols; j++)
+  for (size_t j = 0; j < t->n_cols; j++) {
     free(t->names[j]);
+    if (t->units)
+      free(t->units[j]);
+  }
+  free(t->units);
   free(t->names);
   free(t->values);
   free(t->lines);
@@ -317,8 +321,14 @@ static int read_lines(reader *r, sits__lines *L, sits_err *err) {
     } else {
       if (!r->units_checked) { /* the row under the header: a units row is skipped */
         r->units_checked = true;
-        if (r->want && units_row(r, fields, n))
+        if (r->want && units_row(r, fields, n)) {
+          if (!(t->units = calloc(t->n_cols, sizeof *t->units)))
+            rc = sits__fail(err, SITS_ENOMEM, "out of memory");
+          for (size_t j = 0; rc == SITS_OK && j < n; j++)
+            if (r->dest[j] >= 0 && !(t->units[r->dest[j]] = strdup(fields[j])))
+              rc = sits__fail(err, SITS_ENOMEM, "out of memory");
           continue;
+        }
       }
       if (add_row(t, &cap, lineno))
         rc = sits__fail(err, SITS_ENOMEM, "out of memory");

@@ -7,6 +7,7 @@
 #include "sits_table.h"
 #include "writer_impl.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,77 @@ static const char *mapping(const sits_scenario *sc, const char *key, const char 
   if (g && config_setting_lookup_string(g, key, &v) == CONFIG_TRUE)
     return v;
   return dflt;
+}
+
+/* The units a cycler's column may be in, per quantity (UNIT_TIME ... UNIT_CHARGE): value x
+ * scale + offset is in s, A, V, C or Ah. */
+enum { UNIT_TIME, UNIT_CURRENT, UNIT_VOLTAGE, UNIT_TEMP, UNIT_CHARGE };
+static const struct {
+  const char *text;
+  int kind;
+  double scale, offset;
+} known_units[] = {{"s", UNIT_TIME, 1, 0},
+                   {"sec", UNIT_TIME, 1, 0},
+                   {"ms", UNIT_TIME, 1e-3, 0},
+                   {"min", UNIT_TIME, 60, 0},
+                   {"h", UNIT_TIME, 3600, 0},
+                   {"A", UNIT_CURRENT, 1, 0},
+                   {"mA", UNIT_CURRENT, 1e-3, 0},
+                   {"uA", UNIT_CURRENT, 1e-6, 0},
+                   {"\u00b5A", UNIT_CURRENT, 1e-6, 0},
+                   {"V", UNIT_VOLTAGE, 1, 0},
+                   {"mV", UNIT_VOLTAGE, 1e-3, 0},
+                   {"C", UNIT_TEMP, 1, 0},
+                   {"degC", UNIT_TEMP, 1, 0},
+                   {"\u00b0C", UNIT_TEMP, 1, 0},
+                   {"\u2103", UNIT_TEMP, 1, 0},
+                   {"K", UNIT_TEMP, 1, -273.15},
+                   {"Ah", UNIT_CHARGE, 1, 0},
+                   {"mAh", UNIT_CHARGE, 1e-3, 0},
+                   {"As", UNIT_CHARGE, 1.0 / 3600, 0}};
+static const char *const unit_kinds[] = {"a time (s, ms, min, h)", "a current (A, mA, uA)",
+                                         "a voltage (V, mV)", "a temperature (C, degC, K)",
+                                         "a charge (Ah, mAh, As)"};
+
+/* The unit of column @p c (named @p name) of @p t, as @p kind: from the units row under the
+ * header when the file has one (it must be a unit of that quantity, or empty), else from a
+ * bracketed unit at the end of the name ("Current (mA)", "Voltage[V]"; text there that is no
+ * unit is passed over, a unit of another quantity is an error). *scale and *offset take a value
+ * to s, A, V, C or Ah. */
+static int column_unit(const sits_table *t, size_t c, const char *name, int kind, const char *path,
+                       double *scale, double *offset, sits_err *err) {
+  *scale = 1, *offset = 0;
+  const char *src = t->units ? t->units[c] : name, *a = src, *b = src + strlen(src);
+  bool from_row = t->units != NULL;
+  if (!from_row) { /* the last bracket group, when the name ends with one */
+    if (b == a || (b[-1] != ')' && b[-1] != ']'))
+      return SITS_OK;
+    char open = b[-1] == ')' ? '(' : '[';
+    const char *o = strrchr(a, open);
+    if (!o)
+      return SITS_OK;
+    a = o + 1, b--;
+  }
+  while (a < b && (isspace((unsigned char)*a) || *a == '[' || *a == '('))
+    a++;
+  while (b > a && (isspace((unsigned char)b[-1]) || b[-1] == ']' || b[-1] == ')'))
+    b--;
+  size_t len = (size_t)(b - a);
+  if (len == 0)
+    return SITS_OK; /* no unit: the base one */
+  int other = -1;
+  for (size_t k = 0; k < sizeof known_units / sizeof *known_units; k++)
+    if (strlen(known_units[k].text) == len && strncmp(known_units[k].text, a, len) == 0) {
+      if (known_units[k].kind == kind) {
+        *scale = known_units[k].scale, *offset = known_units[k].offset;
+        return SITS_OK;
+      }
+      other = known_units[k].kind;
+    }
+  if (!from_row && other < 0)
+    return SITS_OK; /* "(cell 1)": not a unit */
+  return sits__fail(err, SITS_EINPUT, "%s: column '%s' is in '%.*s', not %s", path, name, (int)len,
+                    a, unit_kinds[kind]);
 }
 
 /* Reads the time, current and voltage columns of @p path (other columns may hold text);
@@ -49,6 +121,17 @@ static int read_series_t(const char *path, const char *const names[5], double si
                " (map it with replay.battery or the options)");
     return rc;
   }
+  /* each column in its unit (a units row's or the name's), to s, A, V, C, Ah */
+  double sc[5] = {1, 1, 1, 1, 1}, off[5] = {0, 0, 0, 0, 0};
+  const int kinds[5] = {UNIT_TIME, UNIT_CURRENT, UNIT_VOLTAGE, UNIT_TEMP, UNIT_CHARGE};
+  size_t at[5] = {0, 1, col_v, col_t, col_q};
+  for (size_t k = 0; rc == SITS_OK && k < 5; k++)
+    if (k < 2 || (k == 2 && with_v) || (k == 3 && with_t) || (k == 4 && with_q))
+      rc = column_unit(t, at[k], names[k], kinds[k], path, &sc[k], &off[k], err);
+  if (rc) {
+    sits_table_free(t);
+    return rc;
+  }
   *n = t->n_rows;
   *t_s = malloc(*n * sizeof(double));
   *i_a = malloc(*n * sizeof(double));
@@ -62,10 +145,10 @@ static int read_series_t(const char *path, const char *const names[5], double si
   size_t m = 0, group = 0; /* rows kept; rows in the current stamp's group */
   *merged = 0;
   for (size_t k = 0; rc == SITS_OK && k < t->n_rows; k++) {
-    double tk = sits_table_at(t, k, 0), ik = sign * sits_table_at(t, k, 1),
-           vk = with_v ? sits_table_at(t, k, col_v) : NAN,
-           ck = with_t ? sits_table_at(t, k, col_t) : NAN,
-           qk = with_q ? sign * sits_table_at(t, k, col_q) : NAN;
+    double tk = sc[0] * sits_table_at(t, k, 0), ik = sign * sc[1] * sits_table_at(t, k, 1),
+           vk = with_v ? sc[2] * sits_table_at(t, k, col_v) : NAN,
+           ck = with_t ? sc[3] * sits_table_at(t, k, col_t) + off[3] : NAN,
+           qk = with_q ? sign * sc[4] * sits_table_at(t, k, col_q) : NAN;
     if (with_t && !(ck > -100 && ck < 200)) {
       rc = sits__fail(err, SITS_EINPUT, "%s:%zu: cell temperature %g C is not one", path,
                       t->lines[k], ck);

@@ -1141,3 +1141,112 @@ Test(battery_fit, a_fit_on_block_averages) {
   sits_scenario_free(sc);
   free(trace);
 }
+
+/* The pulses of cycler_segments written with their units: plain (s, A, V), in the names
+ * ("Time (min)", "Current (mA)", "Voltage[mV]", "Temp (K)") or in a units row under plain
+ * names ("h", "[mA]", "(mV)", "degC"). Each fits to the same cell as the plain file; a unit of
+ * the wrong quantity is an error naming the column; bracketed text that is no unit is not. */
+static char *pulses_in(const char *name, const char *header, const char *units, double t_scale,
+                       double i_scale, double v_scale, double temp_offset) {
+  char *text = malloc(1 << 16);
+  size_t cap = 1 << 16, n = (size_t)snprintf(text, cap, "%s\n%s", header, units);
+  double soc = 0.8, t = 0;
+  for (int pulse = 0; pulse < 4; pulse++)
+    for (int k = 0; k < 160; k++, t++) {
+      double i = k < 60 ? 2.0 : 0.0;
+      n += (size_t)snprintf(text + n, cap - n, "%.10g,%.10g,%.10g,%.10g\n", t / t_scale,
+                            i / i_scale, (3.0 + 1.2 * soc - 0.02 * i) / v_scale, 25 + temp_offset);
+      soc -= i / (3600 * 2.0);
+    }
+  char *path = tu_write(name, text);
+  free(text);
+  return path;
+}
+
+Test(battery_fit, units_in_the_names_or_a_units_row) {
+  sits_scenario *sc = tu_load(
+      "units.cfg",
+      "platform = { thermal = { nodes = ( { name = \"cell\"; c_j_per_k = 40.0; } );\n"
+      "  links = ( { a = \"cell\"; b = \"ambient\"; r_k_per_w = 5.0; } ); };\n"
+      "  battery = { series = 1; parallel = 1; capacity_ah = 2.0; ocv_soc = [0.0, 0.5, 1.0];\n"
+      "    ocv_v = [3.0, 3.6, 4.2]; r0_ohm = 0.01; cutoff_v = 2.5; }; };\n"
+      "replay = { battery = { discharge_positive = true; }; };\n"
+      "workload = { phases = ( { duration_s = 10.0; } ); };\n");
+  struct {
+    const char *file, *header, *units, *cols[4];
+    double t, i, v, temp_off;
+  } cases[] = {
+      {"plain.csv", "t,i,v,c", "", {"t", "i", "v", "c"}, 1, 1, 1, 0},
+      {"names.csv",
+       "Time (min),Current (mA),Voltage[mV],Temp (K)",
+       "",
+       {"Time (min)", "Current (mA)", "Voltage[mV]", "Temp (K)"},
+       60,
+       1e-3,
+       1e-3,
+       273.15},
+      {"row.csv", "t,i,v,c", "h,[mA],(mV),degC\n", {"t", "i", "v", "c"}, 3600, 1e-3, 1e-3, 0},
+      {"not_units.csv",
+       "Time (s),Current (cell 1),Voltage (V),Temp",
+       "",
+       {"Time (s)", "Current (cell 1)", "Voltage (V)", "Temp"},
+       1,
+       1,
+       1,
+       0},
+  };
+  double r0[4] = {0}, soc0[4] = {0};
+  for (size_t k = 0; k < 4; k++) {
+    char *path = pulses_in(cases[k].file, cases[k].header, cases[k].units, cases[k].t, cases[k].i,
+                           cases[k].v, cases[k].temp_off);
+    sits_calibrate_opts o = {.trace_path = path,
+                             .discharge_positive = -1,
+                             .train_fraction = 0.7,
+                             .time_column = cases[k].cols[0],
+                             .current_column = cases[k].cols[1],
+                             .voltage_column = cases[k].cols[2],
+                             .temperature_column = cases[k].cols[3]};
+    sits_calibration c;
+    sits_err err = {0};
+    cr_assert_eq(sits_calibrate_battery(sc, &o, &c, &err), SITS_OK, "%s: %s", cases[k].file,
+                 err.msg);
+    r0[k] = c.fit.r0_ohm, soc0[k] = c.fit.initial_soc;
+    cr_assert_eq(c.n_rests, 4, "%s: rests %zu", cases[k].file, c.n_rests);
+    cr_assert_float_eq(c.discharge_ah, 4 * 60 * 2.0 / 3600, 1e-9, "%s", cases[k].file);
+    cr_assert_float_eq(c.temp_c[0], 25.0, 1e-9, "%s: %g C", cases[k].file, c.temp_c[0]);
+    sits_calibration_release(&c);
+    free(path);
+  }
+  cr_assert_float_eq(r0[0], 0.02, 1e-4, "R0 %g (the pulses' 20 mOhm)", r0[0]);
+  for (size_t k = 1; k < 4; k++) {
+    cr_assert_float_eq(r0[k], r0[0], 1e-6 * r0[0], "%s: R0 %g vs %g", cases[k].file, r0[k], r0[0]);
+    cr_assert_float_eq(soc0[k], soc0[0], 1e-6, "%s", cases[k].file);
+  }
+  /* a unit of another quantity, in a units row or in a name */
+  struct {
+    const char *file, *header, *units, *cols[3], *msg;
+  } bad[] = {
+      {"watts.csv", "t,i,v,c", "s,W,V,C\n", {"t", "i", "v"}, "column 'i' is in 'W', not a current"},
+      {"volts.csv",
+       "t,Current (V),v,c",
+       "",
+       {"t", "Current (V)", "v"},
+       "column 'Current (V)' is in 'V', not a current"},
+      {"amps.csv", "t (A),i,v,c", "", {"t (A)", "i", "v"}, "column 't (A)' is in 'A', not a time"},
+  };
+  for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+    char *path = pulses_in(bad[k].file, bad[k].header, bad[k].units, 1, 1, 1, 0);
+    sits_calibrate_opts o = {.trace_path = path,
+                             .discharge_positive = -1,
+                             .train_fraction = 0.7,
+                             .time_column = bad[k].cols[0],
+                             .current_column = bad[k].cols[1],
+                             .voltage_column = bad[k].cols[2]};
+    sits_calibration c;
+    sits_err err = {0};
+    cr_assert_eq(sits_calibrate_battery(sc, &o, &c, &err), SITS_EINPUT, "%s", bad[k].file);
+    cr_assert(strstr(err.msg, bad[k].msg), "%s: %s", bad[k].file, err.msg);
+    free(path);
+  }
+  sits_scenario_free(sc);
+}
