@@ -46,17 +46,18 @@ typedef struct reader {
   size_t n_preamble;
   sits_err first_err;
   bool units_checked; /* the row after the header may be a units row ("[V]", "A") */
+  char sep;           /* between fields: ',', or the '\t' or ';' the chosen names were found by */
 } reader;
 
 #define PREAMBLE_MAX 200
 
 /* Splits @p line into fields (RFC 4180 quoting); the field count, or (size_t)-1 when out of
  * memory and (size_t)-2 for malformed quoting. */
-static size_t split(char *line, char ***fields, size_t *cap) {
+static size_t split(char *line, char sep, char ***fields, size_t *cap) {
   bool bad = false;
   size_t n = 0;
   char *cursor = line, *field;
-  while ((field = sits__csv_field(&cursor, &bad)) != NULL) {
+  while ((field = sits__csv_field_sep(&cursor, sep, &bad)) != NULL) {
     if (n == *cap) {
       size_t ncap = *cap ? 2 * *cap : 32;
       char **f = realloc(*fields, ncap * sizeof *f);
@@ -245,6 +246,9 @@ static int parse_row(reader *r, char **f, size_t n, double *row, const char *pat
     int d = r->dest[j];
     if (d < 0)
       continue;
+    char *comma = r->sep != ',' ? strchr(f[j], ',') : NULL;
+    if (comma && !strchr(f[j], '.') && !strchr(comma + 1, ','))
+      *comma = '.'; /* a decimal comma, as ';'- and tab-separated exports write them */
     char *end = NULL;
     errno = 0;
     double v = strtod(f[j], &end);
@@ -281,6 +285,15 @@ static int add_row(sits_table *t, size_t *cap, size_t lineno) {
   return 0;
 }
 
+/* Forgets a header that did not name the chosen columns. */
+static void reset_header(reader *r) {
+  for (size_t j = 0; j < r->t->n_cols; j++)
+    free(r->t->names[j]);
+  r->t->n_cols = 0;
+  free(r->dest);
+  r->dest = NULL;
+}
+
 static int read_lines(reader *r, sits__lines *L, sits_err *err) {
   sits_table *t = r->t;
   char *line, **fields = NULL;
@@ -296,7 +309,12 @@ static int read_lines(reader *r, sits__lines *L, sits_err *err) {
     }
     if (sits__blank_or_comment(line))
       continue;
-    size_t n = split(line, &fields, &fcap);
+    /* looking for the chosen names: a copy of the line for the other separators */
+    char *copy =
+        !r->dest && r->want && (strchr(line, '\t') || strchr(line, ';')) ? strdup(line) : NULL;
+    if (!r->dest)
+      r->sep = ',';
+    size_t n = split(line, r->sep, &fields, &fcap);
     if (n == (size_t)-1)
       rc = sits__fail(err, SITS_ENOMEM, "out of memory");
     else if (n == (size_t)-2)
@@ -304,18 +322,32 @@ static int read_lines(reader *r, sits__lines *L, sits_err *err) {
                       lineno);
     else if (!r->dest) {
       rc = parse_header(r, fields, n, path, lineno, err);
+      static const char other_sep[] = {'\t', ';'};
+      for (size_t a = 0; copy && a < 2 && rc == SITS_EINPUT && strstr(err->msg, ": no column '");
+           a++) {
+        if (!strchr(copy, other_sep[a]))
+          continue;
+        sits_err comma_err = *err; /* the message stays the comma's when none names them */
+        reset_header(r);
+        char *again = strdup(copy);
+        n = again ? split(again, other_sep[a], &fields, &fcap) : (size_t)-1;
+        if (n == (size_t)-1)
+          rc = sits__fail(err, SITS_ENOMEM, "out of memory");
+        else if (n != (size_t)-2 && (rc = parse_header(r, fields, n, path, lineno, err)) == SITS_OK)
+          r->sep = other_sep[a];
+        else
+          *err = comma_err, rc = SITS_EINPUT;
+        free(again);
+      }
       if (rc == SITS_EINPUT && r->want && strstr(err->msg, ": no column '")) {
         if (r->n_preamble++ == 0) /* a metadata line, perhaps: the header may follow */
           r->first_err = *err;
         if (r->n_preamble > PREAMBLE_MAX) { /* none named them: the first line's error */
           *err = r->first_err;
+          free(copy);
           break;
         }
-        for (size_t j = 0; j < t->n_cols; j++)
-          free(t->names[j]);
-        t->n_cols = 0;
-        free(r->dest);
-        r->dest = NULL;
+        reset_header(r);
         rc = SITS_OK;
       }
     } else {
@@ -336,6 +368,7 @@ static int read_lines(reader *r, sits__lines *L, sits_err *err) {
                                err)) == SITS_OK)
         t->n_rows++;
     }
+    free(copy);
   }
   free(fields);
   if (rc == SITS_OK && !r->dest && r->n_preamble) { /* no line names the columns */

@@ -89,8 +89,9 @@ bool sits__blank_or_comment(const char *line) {
   return *line == '\0' || *line == '#';
 }
 
-/* A quoted field from the opening quote at @p q: unescaped in place; *end gets what follows. */
-static char *quoted(char *q, char **end, bool *bad) {
+/* A quoted field from the opening quote at @p q: unescaped in place; *end gets what follows
+ * (white space, then @p sep or the line's end). */
+static char *quoted(char *q, char sep, char **end, bool *bad) {
   char *out = q + 1, *w = out, *r = out;
   for (;;) {
     if (*r == '\0' || *r == '\n' || (*r == '\r' && r[1] == '\0')) { /* not closed */
@@ -111,30 +112,34 @@ static char *quoted(char *q, char **end, bool *bad) {
     *w++ = *r++;
   }
   *w = '\0';
-  while (*r == ' ' || *r == '\t' || *r == '\r' || *r == '\n')
+  while ((*r == ' ' || *r == '\t' || *r == '\r' || *r == '\n') && *r != sep)
     r++;
-  if (*r && *r != ',')
+  if (*r && *r != sep)
     *bad = true; /* text after the closing quote */
   *end = r;
   return out;
 }
 
 char *sits__csv_field(char **cursor, bool *bad) {
+  return sits__csv_field_sep(cursor, ',', bad);
+}
+
+char *sits__csv_field_sep(char **cursor, char sep, bool *bad) {
   char *p = *cursor;
   if (!p)
     return NULL;
-  while (*p == ' ' || *p == '\t')
+  while ((*p == ' ' || *p == '\t') && *p != sep) /* a tab that separates is a field's end */
     p++;
   char *field, *end;
   if (*p == '"')
-    field = quoted(p, &end, bad);
+    field = quoted(p, sep, &end, bad);
   else {
     field = p;
-    end = strchr(p, ',');
+    end = strchr(p, sep);
     if (!end)
       end = p + strlen(p);
   }
-  if (*end == ',') {
+  if (*end == sep && sep) {
     *end = '\0';
     *cursor = end + 1;
   } else {

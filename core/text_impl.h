@@ -45,6 +45,8 @@ bool sits__blank_or_comment(const char *line);
  * is not closed on the line or text after a closing quote.
  */
 char *sits__csv_field(char **cursor, bool *bad);
+/** sits__csv_field with @p sep (',', '\t' or ';') between the fields. */
+char *sits__csv_field_sep(char **cursor, char sep, bool *bad);
 
 /** Splits @p line into at most @p max fields of @p f; the number of fields in the line (it
  *  may exceed max); *@p bad tells malformed quoting (sits__csv_field). */

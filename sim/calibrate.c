@@ -48,7 +48,9 @@ static const struct {
                    {"K", UNIT_TEMP, 1, -273.15},
                    {"Ah", UNIT_CHARGE, 1, 0},
                    {"mAh", UNIT_CHARGE, 1e-3, 0},
-                   {"As", UNIT_CHARGE, 1.0 / 3600, 0}};
+                   {"As", UNIT_CHARGE, 1.0 / 3600, 0},
+                   {"A.h", UNIT_CHARGE, 1, 0},
+                   {"mA.h", UNIT_CHARGE, 1e-3, 0}};
 static const char *const unit_kinds[] = {"a time (s, ms, min, h)", "a current (A, mA, uA)",
                                          "a voltage (V, mV)", "a temperature (C, degC, K)",
                                          "a charge (Ah, mAh, As)"};
@@ -63,14 +65,17 @@ static int column_unit(const sits_table *t, size_t c, const char *name, int kind
   *scale = 1, *offset = 0;
   const char *src = t->units ? t->units[c] : name, *a = src, *b = src + strlen(src);
   bool from_row = t->units != NULL;
-  if (!from_row) { /* the last bracket group, when the name ends with one */
-    if (b == a || (b[-1] != ')' && b[-1] != ']'))
+  if (!from_row) { /* the last bracket group, when the name ends with one; else after a '/' */
+    const char *slash = strrchr(a, '/');
+    if (b > a && (b[-1] == ')' || b[-1] == ']')) {
+      const char *o = strrchr(a, b[-1] == ')' ? '(' : '[');
+      if (!o)
+        return SITS_OK;
+      a = o + 1, b--;
+    } else if (slash) /* "I/mA", "time/s", "Ewe/V", "(Q-Qo)/mA.h" (EC-Lab's names) */
+      a = slash + 1;
+    else
       return SITS_OK;
-    char open = b[-1] == ')' ? '(' : '[';
-    const char *o = strrchr(a, open);
-    if (!o)
-      return SITS_OK;
-    a = o + 1, b--;
   }
   while (a < b && (isspace((unsigned char)*a) || *a == '[' || *a == '('))
     a++;

@@ -259,3 +259,40 @@ Test(text, byte_order_marks) {
   cr_assert_eq(sits_table_read_csv_columns(p16, tv, 2, &t, &err), SITS_EINPUT);
   cr_assert(strstr(err.msg, "u16.csv:1: UTF-16 text (save the file as UTF-8)"), "%s", err.msg);
 }
+
+/* Exports that separate fields with tabs (EC-Lab's .mpt, after its preamble) or semicolons,
+ * with decimal commas: the chosen names decide the separator, and the values read as the
+ * comma-separated file's. A comma-separated file keeps commas as separators. */
+Test(text, tab_and_semicolon_separated_exports) {
+  const char *tv[2] = {"time/s", "Ewe/V"};
+  sits_table *t = NULL;
+  sits_err err = {0};
+  const char *files[][2] = {
+      {"tab.mpt", "EC-Lab ASCII FILE\nNb header lines : 3\n\nmode\ttime/s\tEwe/V\tI/mA\n"
+                  "1\t0,5\t3,7125\t-1000,0\n1\t1,5\t3,7001\t-1000,0\n"},
+      {"semi.csv", "mode;time/s;Ewe/V;I/mA\n1;0,5;3,7125;-1000,0\n1;1,5;3,7001;-1000,0\n"},
+      {"semi_point.csv", "mode;time/s;Ewe/V;I/mA\n1;0.5;3.7125;-1000.0\n1;1.5;3.7001;-1000\n"},
+      {"tab_empty.tsv", "mode\ttime/s\t\tEwe/V\n1\t0.5\t\t3.7125\n1\t1.5\t\t3.7001\n"},
+      {"comma.csv", "mode,time/s,Ewe/V\n1,0.5,3.7125\n1,1.5,3.7001\n"},
+  };
+  for (size_t k = 0; k < sizeof files / sizeof *files; k++) {
+    cr_assert_eq(sits_table_read_csv_columns(tu_write(files[k][0], files[k][1]), tv, 2, &t, &err),
+                 SITS_OK, "%s: %s", files[k][0], err.msg);
+    cr_assert_eq(t->n_rows, 2, "%s", files[k][0]);
+    cr_assert_eq(sits_table_at(t, 0, 0), 0.5, "%s", files[k][0]);
+    cr_assert_eq(sits_table_at(t, 1, 0), 1.5, "%s", files[k][0]);
+    cr_assert_eq(sits_table_at(t, 0, 1), 3.7125, "%s", files[k][0]);
+    cr_assert_eq(sits_table_at(t, 1, 1), 3.7001, "%s", files[k][0]);
+    sits_table_free(t);
+  }
+  /* a decimal comma is not read in a comma-separated file, nor two commas in one value */
+  cr_assert_eq(sits_table_read_csv_columns(
+                   tu_write("two.csv", "mode;time/s;Ewe/V\n1;1,000,5;3,7\n"), tv, 2, &t, &err),
+               SITS_EINPUT);
+  cr_assert(strstr(err.msg, "two.csv:2: column 'time/s': '1,000,5' is not a number"), "%s",
+            err.msg);
+  /* a name found by no separator: the error stays the first line's, as before */
+  cr_assert_eq(sits_table_read_csv_columns(tu_write("none.csv", "a;b\n1;2\n"), tv, 2, &t, &err),
+               SITS_EINPUT);
+  cr_assert(strstr(err.msg, "none.csv:1: no column 'time/s'"), "%s", err.msg);
+}
