@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <getopt.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,7 +61,7 @@ static const char calibrate_usage[] =
     "capacitances and keeps the resistances (from steady points or a datasheet).\n"
     "--plot draws each sensor measured and as the calibrated scenario replays it, the power\n"
     "on a second axis; --csv writes those series (time_s, measured and simulated per sensor,\n"
-    "power_w; the first --train-fraction of the rows were fitted).\n\n";
+    "power_w, and held_out: 0 on the rows fitted, 1 on those held out).\n\n";
 static const char calibrate_usage_more[] =
     "--fit battery fits the platform battery's R0 and RC pairs (and with 'capacity' its capacity) "
     "to a\n"
@@ -508,7 +509,7 @@ static int check(void *p, cli_ctx *ctx) {
 /* Measured against calibrated per sensor, through a replay of the calibrated scenario: drawn
  * into @p png, written to @p csv (either may be NULL). */
 static int thermal_series(const char *cfg, const sits_thermal_cal_opts *o, const char *png,
-                          const char *csv) {
+                          const char *csv, size_t n_train) {
   sits_scenario *sc = NULL;
   sits_replay *r = NULL;
   sits_err err = {0};
@@ -516,7 +517,7 @@ static int thermal_series(const char *cfg, const sits_thermal_cal_opts *o, const
   if (rc == SITS_OK)
     rc = sits_replay_run(sc, o->trace_path, &o->trace, &r, &err);
   if (rc == SITS_OK && csv)
-    rc = sits_replay_write_csv(r, csv, &err);
+    rc = sits_replay_write_csv_split(r, csv, n_train, SIZE_MAX, &err); /* the tail held out */
   int code = rc ? cli_fail(rc, &err) : png ? cli_plot_replay(r, png) : EXIT_OK;
   sits_replay_free(r);
   sits_scenario_free(sc);
@@ -540,7 +541,7 @@ static int calibrate_thermal(args *a, cli_ctx *ctx) {
                 "a richer power profile)",
                 cal.rcond);
     if (a->png || a->csv)
-      code = thermal_series(a->out, &a->th, a->png, a->csv);
+      code = thermal_series(a->out, &a->th, a->png, a->csv, cal.n_train);
   }
   sits_thermal_cal_release(&cal);
   return code;

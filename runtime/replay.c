@@ -6,6 +6,7 @@
 #include "sits_netsteady.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -731,6 +732,12 @@ int sits_replay_write_h5(const sits_replay *r, const char *path, sits_err *err) 
 }
 
 int sits_replay_write_csv(const sits_replay *r, const char *path, sits_err *err) {
+  return sits_replay_write_csv_split(r, path, SIZE_MAX, SIZE_MAX, err);
+}
+
+int sits_replay_write_csv_split(const sits_replay *r, const char *path, size_t hold_lo,
+                                size_t hold_hi, sits_err *err) {
+  bool split = hold_lo != SIZE_MAX;
   sits_output *o = sits_output_open(path, err);
   if (!o)
     return SITS_EIO;
@@ -739,7 +746,7 @@ int sits_replay_write_csv(const sits_replay *r, const char *path, sits_err *err)
   fputs("time_s", f);
   for (size_t k = 0; k < r->n_sensors; k++)
     fprintf(f, ",measured %s,simulated %s", r->sensors[k].column, r->sensors[k].column);
-  fputs(",power_w\n", f);
+  fputs(split ? ",power_w,held_out\n" : ",power_w\n", f);
   for (size_t row = 0; row < rows; row++) {
     fprintf(f, "%.6f", sits_trace_at(r->trace, row, 0));
     for (size_t k = 0; k < r->n_sensors; k++) {
@@ -750,7 +757,10 @@ int sits_replay_write_csv(const sits_replay *r, const char *path, sits_err *err)
       else
         fprintf(f, ",%.6f,%.6f", m, r->sim_c[k * rows + row]);
     }
-    fprintf(f, ",%.6f\n", r->power_w[row]);
+    fprintf(f, ",%.6f", r->power_w[row]);
+    if (split)
+      fprintf(f, ",%d", row >= hold_lo && row < hold_hi);
+    fputc('\n', f);
   }
   return sits_output_close(o, true, err);
 }

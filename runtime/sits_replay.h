@@ -27,7 +27,7 @@ SITS_BEGIN_DECLS
 typedef struct sits_replay_sensor {
   char column[160];
   int node;
-  double weight; /**< in a thermal fit (replay.sensors.[].weight, default 1) */
+  double weight;      /**< in a thermal fit (replay.sensors.[].weight, default 1) */
   sits_fit_metrics m; /**< in kelvin (sim - measured) */
 } sits_replay_sensor;
 
@@ -35,9 +35,9 @@ typedef struct sits_replay_sensor {
  *  sits_rt_phase_begin/end) and the replay's figures over its rows. */
 typedef struct sits_replay_phase {
   char label[64];
-  size_t instances;   /**< runs of consecutive phase rows */
-  double duration_s;  /**< the rows' intervals (each row to the next) */
-  double energy_j;    /**< the mapped measured power over those intervals (as replayed) */
+  size_t instances;    /**< runs of consecutive phase rows */
+  double duration_s;   /**< the rows' intervals (each row to the next) */
+  double energy_j;     /**< the mapped measured power over those intervals (as replayed) */
   sits_fit_metrics *m; /**< per sensor, over the phase rows */
   double *peak_measured_c, *peak_simulated_c; /**< per sensor */
 } sits_replay_phase;
@@ -82,6 +82,10 @@ SITS_API int sits_replay_write_json(const sits_replay *r, const sits_scenario *s
 SITS_API int sits_replay_write_h5(const sits_replay *r, const char *path, sits_err *err);
 /** CSV of time_s, then per sensor measured and simulated, then the mapped power (plots). */
 SITS_API int sits_replay_write_csv(const sits_replay *r, const char *path, sits_err *err);
+/** The same with a last column held_out: 1 on the rows from @p hold_lo to before @p hold_hi
+ *  (a calibration's held-out part), 0 on the others. */
+SITS_API int sits_replay_write_csv_split(const sits_replay *r, const char *path, size_t hold_lo,
+                                         size_t hold_hi, sits_err *err);
 
 SITS_END_DECLS
 
