@@ -26,8 +26,9 @@ static const char calibrate_usage[] =
     "                            -o CALIBRATED.cfg\n"
     "       sitsenergy calibrate SCENARIO.cfg --trace FILE [--trace FILE]...\n"
     "                            --fit battery|soc[,capacity][,lag][,arrhenius|,rows]\n"
-    "                            [--train-fraction 0.7] [--average-s S] [--plot OUT.png]\n"
-    "                            [--csv OUT.csv] [--set KEY=VALUE]... [--time-col NAME]\n"
+    "                            [--train-fraction 0.7] [--average-s S] [--initial-soc S]\n"
+    "                            [--plot OUT.png] [--csv OUT.csv] [--set KEY=VALUE]...\n"
+    "                            [--time-col NAME]\n"
     "                            [--current-col NAME] [--voltage-col NAME] [--temp-col NAME]\n"
     "                            [--ah-col NAME] [--discharge-positive | --discharge-negative]\n"
     "                            [--ocv-test FILE [--ocv-charge FILE]\n"
@@ -98,8 +99,11 @@ static const char calibrate_usage_more[] =
     "to the next sample (the charge is kept), its voltage and temperature the means, its time\n"
     "its first sample's; R0 then takes up what each pair does in half a block (R_k S / 2\n"
     "tau_k); --train-fraction counts the averaged samples. The JSON gives average_s and\n"
-    "recorded_samples. Prints the Calibrate JSON\n"
-    "and writes the scenario with the fitted values to -o; --bpx also writes the fitted cell\n"
+    "recorded_samples. --initial-soc S gives every test's start SOC (1 for tests that start\n"
+    "from a full charge) instead of fitting it, so that the cell's values cannot trade\n"
+    "against a start SOC the test does not have (JSON: initial_soc_given). Prints the\n"
+    "Calibrate JSON and writes the scenario with the fitted values to -o; --bpx also writes\n"
+    "the fitted cell\n"
     "as Battery Parameter eXchange JSON (Model \"Partial\", the ECM under \"User-defined\"\n"
     "with PyBaMM's names; sitsenergy.bpx in the Python package reads it back).\n"
     "--plot draws the measured and fitted voltage, the current on a second axis; --csv\n"
@@ -175,6 +179,7 @@ static const struct option calibrate_opts[] = {{"trace", required_argument, NULL
                                                {"cycle-ref-eta", required_argument, NULL, 'E'},
                                                {"cycle-columns", required_argument, NULL, 'L'},
                                                {"average-s", required_argument, NULL, 'a'},
+                                               {"initial-soc", required_argument, NULL, 'i'},
                                                {NULL, 0, NULL, 0}};
 
 static void init(void *p) {
@@ -226,6 +231,10 @@ static int number_option(args *a, int c, const char *arg) {
   case 'a':
     return cli_number("--average-s", arg, 0, 3600, true, "a number of seconds in (0, 3600]",
                       &a->opts.average_s);
+  case 'i':
+    a->opts.initial_soc_given = true;
+    return cli_number("--initial-soc", arg, 0, 1, false, "a state of charge from 0 to 1",
+                      &a->opts.initial_soc);
   case 'm':
     return cli_number("--ocv-max-c-rate", arg, 0, 1, true, "a C-rate per hour in (0, 1]",
                       &a->opts.ocv_max_c_rate_per_h);
@@ -433,6 +442,10 @@ static int check(void *p, cli_ctx *ctx) {
               "file name");
     return EXIT_INPUT;
   }
+  if (a->opts.initial_soc_given && (ocv_only || !a->opts.trace_path)) {
+    cli_error("--initial-soc gives the --trace tests' start SOC: give --trace");
+    return EXIT_USAGE;
+  }
   if (a->opts.average_s > 0 && (ocv_only || !a->opts.trace_path)) {
     cli_error("--average-s averages the --trace tests of a battery fit: give --trace");
     return EXIT_USAGE;
@@ -456,6 +469,11 @@ static int check(void *p, cli_ctx *ctx) {
     }
     if (a->opts.average_s > 0) {
       cli_error("--average-s averages a battery test: it goes with --fit battery or soc, not '%s'",
+                a->fit);
+      return EXIT_USAGE;
+    }
+    if (a->opts.initial_soc_given) {
+      cli_error("--initial-soc is a battery test's start SOC: it goes with --fit battery, not '%s'",
                 a->fit);
       return EXIT_USAGE;
     }
@@ -496,6 +514,12 @@ static int check(void *p, cli_ctx *ctx) {
   if (a->opts.fit_rows && (a->opts.keep_cell || a->opts.fit_arrhenius)) {
     cli_error("--fit '%s': rows over temperature are fitted with battery (soc keeps the cell's), "
               "and replace the Arrhenius factor (one of rows and arrhenius)",
+              a->fit);
+    return EXIT_USAGE;
+  }
+  if (a->opts.keep_cell && a->opts.initial_soc_given) {
+    cli_error("--fit '%s' --initial-soc: soc fits the test's start SOC, --initial-soc gives it "
+              "(fit battery with it, or soc without it)",
               a->fit);
     return EXIT_USAGE;
   }

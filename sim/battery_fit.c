@@ -25,6 +25,8 @@ typedef struct test_data {
   const double *q;      /* the cycler's charge counter, discharge positive [Ah], or NULL */
   size_t n, n_train, off;
   double temp_lo_c, temp_hi_c; /* over the training part (NAN without temperatures) */
+  bool soc_given;              /* the SOC at the first sample given (soc0), not fitted */
+  double soc0;
 } test_data;
 
 /* The residuals of the last two evaluations: a finite-difference column moves one parameter
@@ -38,6 +40,7 @@ typedef struct problem {
   sits_battery_cfg cell;
   test_data ts[SITS_BATTERY_FIT_MAX_TESTS];
   size_t n_tests, n_train; /* n_train: all tests' training samples */
+  size_t n_soc_free;       /* the tests whose start SOC is fitted */
   size_t n_rc;
   bool fit_capacity;
   bool fit_lag;    /* the recording's voltage-to-current time lag */
@@ -92,7 +95,7 @@ static void unpack(const problem *pb, const double *x, params *p) {
       p->cf[j][t] = t == pb->ref_row ? 1.0 : exp(x[k++]);
   }
   for (size_t s = 0; s < pb->n_tests; s++)
-    p->soc0[s] = 1.0 / (1.0 + exp(-x[k++]));
+    p->soc0[s] = pb->ts[s].soc_given ? pb->ts[s].soc0 : 1.0 / (1.0 + exp(-x[k++]));
   p->q_ah = pb->fit_capacity ? exp(x[k++]) : pb->q_ah;
   p->m_v = p->gamma = p->h0 = p->m0_v = 0;
   if (pb->keep) /* the cell's hysteresis as it is, its initial state too */
@@ -111,7 +114,7 @@ static void unpack(const problem *pb, const double *x, params *p) {
 
 static size_t n_params(const problem *pb) {
   size_t common =
-      pb->n_tests + (pb->fit_capacity ? 1 : 0) + (pb->fit_lag ? 1 : 0) + (pb->fit_ea ? 1 : 0);
+      pb->n_soc_free + (pb->fit_capacity ? 1 : 0) + (pb->fit_lag ? 1 : 0) + (pb->fit_ea ? 1 : 0);
   if (pb->keep)
     return common;
   return (1 + pb->n_rc) * pb->nk * pb->nr + pb->n_rc * pb->nr + common + (pb->hyst ? 4 : 0);
@@ -152,9 +155,12 @@ static void map_reach(problem *pb) {
       }
     }
   }
-  for (size_t s = 0; s < ns; s++, k++)
-    for (size_t u = 0; u < ns; u++)
-      pb->reaches[k * ns + u] = u == s;
+  for (size_t s = 0; s < ns; s++)
+    if (!pb->ts[s].soc_given) {
+      for (size_t u = 0; u < ns; u++)
+        pb->reaches[k * ns + u] = u == s;
+      k++;
+    }
 }
 
 /* The charge the cell gives out from sample k to k+1 [Ah], charging negative and counted at the
@@ -424,7 +430,7 @@ int sits_battery_fit_cell_x(const sits_battery_cfg *cell, const double *t_s, con
                             const double *v_v, const double *temp_c, const double *q_ah, size_t n,
                             size_t n_rc, double train_fraction, unsigned what,
                             sits_battery_fit *out, sits_err *err) {
-  sits_battery_test one = {t_s, i_a, v_v, temp_c, q_ah, n};
+  sits_battery_test one = {t_s, i_a, v_v, temp_c, q_ah, n, false, NAN};
   return sits_battery_fit_tests(cell, &one, 1, n_rc, train_fraction, what, out, err);
 }
 
@@ -528,7 +534,13 @@ static int take_tests(problem *pb, const sits_battery_test *tests, double train_
                       (size_t)floor(train_fraction * (double)te->n),
                       pb->n_train,
                       NAN,
-                      NAN};
+                      NAN,
+                      te->soc_given,
+                      te->initial_soc};
+    if (te->soc_given && !(te->initial_soc >= 0 && te->initial_soc <= 1))
+      return sits__fail(err, SITS_EINPUT, "%s%sthe given initial SOC %g is not in [0, 1]", which,
+                        num, te->initial_soc);
+    pb->n_soc_free += !te->soc_given;
     pb->n_train += td->n_train;
     if (td->n_train < 2)
       return sits__fail(err, SITS_EINPUT, "%s%sthe training part has too few samples", which, num);
@@ -608,6 +620,8 @@ static size_t start_point(const problem *pb, const sits_battery_cfg *cell, doubl
   }
   for (size_t s = 0; s < pb->n_tests; s++) {
     const test_data *td = &pb->ts[s];
+    if (td->soc_given)
+      continue;
     double soc0 = start_soc(cell, td->t, td->i, td->v, td->q, td->n_train);
     x[k++] = log(soc0 / (1 - soc0));
   }
@@ -769,6 +783,9 @@ int sits_battery_fit_tests_p(const sits_battery_cfg *cell, const sits_battery_te
                         SITS_BATTERY_FIT_EA_MIN_SPAN_K);
   }
   size_t np = n_params(&pb);
+  if (np == 0)
+    return sits__fail(err, SITS_EINPUT,
+                      "nothing to fit: the cell is kept and every test's initial SOC is given");
   if (pb.n_train < np + 5)
     return sits__fail(err, SITS_EINPUT, "the training part has too few samples");
   pb.reaches = malloc(np * n_tests);

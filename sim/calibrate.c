@@ -440,6 +440,7 @@ int sits_calibrate_battery(const sits_scenario *sc, const sits_calibrate_opts *o
     c.coulombic_eff = out->cycle.coulombic_eff;
   }
   out->train_fraction = o->train_fraction;
+  out->initial_soc_given = o->initial_soc_given ? o->initial_soc : NAN;
   out->fit_capacity = o->fit_capacity;
   out->fit_lag = o->fit_lag;
   out->kept = o->keep_cell;
@@ -478,7 +479,9 @@ int sits_calibrate_battery(const sits_scenario *sc, const sits_calibrate_opts *o
                                    out->v_v + a,
                                    out->temp_c ? out->temp_c + a : NULL,
                                    out->q_ah ? out->q_ah + a : NULL,
-                                   out->test_start[s + 1] - a};
+                                   out->test_start[s + 1] - a,
+                                   o->initial_soc_given,
+                                   o->initial_soc};
   }
   rc = sits_battery_fit_tests_p(&c, tests, out->n_tests, n_rc, o->train_fraction,
                                 (o->fit_capacity ? SITS_BATTERY_FIT_CAPACITY : 0u) |
@@ -602,10 +605,12 @@ int sits_write_calibration_json(const sits_calibration *c, FILE *f) {
           c->has_ocv ? ",\"ocv\"" : "", c->has_cycle ? ",\"cycle\"" : "",
           c->fit_lag ? ",\"lag\"" : "", c->fit_arrhenius ? ",\"arrhenius\"" : "",
           c->fit_rows ? ",\"rows\"" : "");
-  if (c->kept) /* the kept cell's values are the scenario's, not the fit's */
-    fprintf(f, "\"initial_soc_of_the_test\":%.10g", b->initial_soc);
-  else
-    fprintf(f, "\"platform.battery.r0_ohm\":%.10g", b->r0_ohm);
+  bool soc_fitted = isnan(c->initial_soc_given);
+  const char *sep = "";      /* before the first parameter */
+  if (c->kept && soc_fitted) /* the kept cell's values are the scenario's, not the fit's */
+    fprintf(f, "\"initial_soc_of_the_test\":%.10g", b->initial_soc), sep = ",";
+  else if (!c->kept)
+    fprintf(f, "\"platform.battery.r0_ohm\":%.10g", b->r0_ohm), sep = ",";
   for (size_t k = 0; !c->kept && k < b->n_rc; k++)
     fprintf(f, ",\"platform.battery.rc.[%zu].r_ohm\":%.10g,\"platform.battery.rc.[%zu].c_f\":%.10g",
             k, b->rc_r_ohm[k], k, b->rc_c_f[k]);
@@ -617,7 +622,7 @@ int sits_write_calibration_json(const sits_calibration *c, FILE *f) {
       fprintf(f, ",\"platform.battery.rc.[%zu].r_scale.[%zu]\":%.10g", k, q, b->rc_r_scale[k][q]);
   }
   if (c->fit_capacity || c->has_ocv || c->has_cycle)
-    fprintf(f, ",\"platform.battery.capacity_ah\":%.10g", b->capacity_ah);
+    fprintf(f, "%s\"platform.battery.capacity_ah\":%.10g", sep, b->capacity_ah), sep = ",";
   if (c->has_cycle)
     fprintf(f, ",\"platform.battery.coulombic_efficiency\":%.10g", c->cycle.coulombic_eff);
   if (b->hyst_m_v > 0 && !c->kept)
@@ -627,13 +632,16 @@ int sits_write_calibration_json(const sits_calibration *c, FILE *f) {
         "\"platform.battery.hysteresis.m0_v\":%.10g,\"hysteresis_initial_of_the_test\":%.10g",
         b->hyst_m_v, b->hyst_gamma, b->hyst_m0_v, b->hyst_initial);
   if (c->fit_lag)
-    fprintf(f, ",\"voltage_lag_fraction_of_the_test\":%.10g,\"voltage_lag_s_of_the_test\":%.10g",
-            b->lag_frac, b->lag_s);
+    fprintf(f, "%s\"voltage_lag_fraction_of_the_test\":%.10g,\"voltage_lag_s_of_the_test\":%.10g",
+            sep, b->lag_frac, b->lag_s),
+        sep = ",";
   if (c->fit_arrhenius)
-    fprintf(f, ",\"platform.battery.r_ea_j_per_mol\":%.10g", b->r_ea_j_per_mol);
-  if (!c->kept)
+    fprintf(f, "%s\"platform.battery.r_ea_j_per_mol\":%.10g", sep, b->r_ea_j_per_mol);
+  if (!c->kept && soc_fitted)
     fprintf(f, ",\"initial_soc_of_the_test\":%.10g", b->initial_soc);
   fputs("},", f);
+  if (!soc_fitted)
+    fprintf(f, "\"initial_soc_given\":%.10g,", c->initial_soc_given);
   metrics_json(f, "train", &b->train);
   fputc(',', f);
   metrics_json(f, "holdout", &b->holdout);

@@ -157,6 +157,10 @@ enum {
 typedef struct sits_battery_test {
   const double *t_s, *i_a, *v_v, *temp_c, *q_ah;
   size_t n;
+  /** true: the test's SOC at its first sample is @p initial_soc (0 to 1, say 1 for a test that
+   *  starts from a full charge), not fitted; false (zero-initialised): fitted */
+  bool soc_given;
+  double initial_soc;
 } sits_battery_test;
 
 /**

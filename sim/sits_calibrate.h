@@ -76,6 +76,10 @@ typedef struct sits_calibrate_opts {
    *  of the currents held to the next sample (the charge moved is kept), its voltage,
    *  temperature the plain means, its charge counter the first sample's. 0: as recorded. */
   double average_s;
+  /** true: every test starts at SOC initial_soc (0 to 1; 1 for tests that start from a full
+   *  charge), not fitted; false: each test's start SOC is fitted */
+  bool initial_soc_given;
+  double initial_soc;
 } sits_calibrate_opts;
 
 typedef struct sits_calibration {
@@ -116,6 +120,8 @@ typedef struct sits_calibration {
    *  recognised in the samples as recorded) */
   double average_s;
   size_t n_recorded;
+  /** opts.initial_soc when given (the JSON's initial_soc_given), else NAN */
+  double initial_soc_given;
 } sits_calibration;
 
 /** Without a trace_path only the OCV test and the cycle are processed (opts->ocv_test_path

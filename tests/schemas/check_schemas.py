@@ -85,6 +85,10 @@ check("calibrate", out("calibrate", cfg("scenarios/leaf_cell_calibrate.cfg"), "-
                        os.path.join(root, "validation/data/leaf_c15_discharge_cycle2.csv"),
                        "--fit", "soc,lag", "--train-fraction", "0.1", "-o", "kept.cfg"),
       "kept cell")
+check("calibrate", out("calibrate", cfg("scenarios/leaf_cell_calibrate.cfg"), "--trace",
+                       os.path.join(root, "validation/data/leaf_c15_discharge_cycle2.csv"),
+                       "--fit", "battery,lag", "--initial-soc", "1", "-o", "soc_given.cfg"),
+      "a given initial SOC")
 check("calibrate", out("calibrate", os.path.join(root, "validation/cases/pan18650pf_us06.cfg"),
                        "--set", "platform.battery=panasonic_ncr18650pf", "--trace",
                        os.path.join(root, "validation/data/pan18650pf_nn_m10degC.csv"),

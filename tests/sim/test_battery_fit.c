@@ -567,7 +567,7 @@ Test(battery_fit, recovers_rows_over_temperature_from_tests_at_three_temperature
   for (size_t s = 0; s < 3; s++) {
     t[s] = column(n), i[s] = column(n), v[s] = column(n), tc[s] = column(n);
     synth_ramp(b, n, soc0[s], ramp[s][0], ramp[s][1], s, t[s], i[s], v[s], tc[s]);
-    tests[s] = (sits_battery_test){t[s], i[s], v[s], tc[s], NULL, n};
+    tests[s] = (sits_battery_test){t[s], i[s], v[s], tc[s], NULL, n, false, NAN};
   }
   sits_battery_free(b);
   sits_battery_cfg start = c; /* flat starts: every factor 1 */
@@ -656,7 +656,7 @@ Test(battery_fit, two_tests_at_one_temperature_share_the_cell) {
   for (size_t s = 0; s < 2; s++) {
     t[s] = column(n), i[s] = column(n), v[s] = column(n), tc[s] = column(n);
     synth_ramp(b, n, soc0[s], 25.0, 25.0, 2 * s, t[s], i[s], v[s], tc[s]);
-    tests[s] = (sits_battery_test){t[s], i[s], v[s], NULL, NULL, n};
+    tests[s] = (sits_battery_test){t[s], i[s], v[s], NULL, NULL, n, false, NAN};
   }
   sits_battery_free(b);
   sits_battery_fit fit, one;
@@ -1258,4 +1258,48 @@ Test(battery_fit, units_in_the_names_or_a_units_row) {
     free(path);
   }
   sits_scenario_free(sc);
+}
+
+/* A given start SOC: the synthetic test starts at SOC 0.9. Given 0.9 the fit recovers R0, R1
+ * and C1 as when it fits the SOC too and reports 0.9 exactly; given 0.8 (a wrong start: the
+ * OCV 10 % lower) the cell cannot make up the offset and the training RMSE shows it (the
+ * fitted values trade against it: R0 off); a value outside [0, 1] is refused; a kept cell
+ * with every start SOC given and nothing else to fit is refused. */
+Test(battery_fit, a_given_initial_soc) {
+  sits_battery_cfg c = a123_cell();
+  sits_err err = {0};
+  sits_battery *b = cell_new(&c);
+  size_t n = 7200;
+  double *t = column(n), *i = column(n), *v = column(n);
+  double r0 = 0.015, r1 = 0.012, c1 = 2500;
+  synthesize(b, &(synth){.n = n, .r0 = r0, .r1 = r1, .c1 = c1}, t, i, v, NULL);
+  sits_battery_test te = {t, i, v, NULL, NULL, n, true, 0.9};
+  sits_battery_fit fit;
+  cr_assert_eq(sits_battery_fit_tests(&c, &te, 1, 1, 0.7, 0, &fit, &err), SITS_OK, "%s", err.msg);
+  cr_assert_eq(fit.initial_soc, 0.9);
+  cr_assert_eq(fit.tests[0].initial_soc, 0.9);
+  cr_assert_float_eq(fit.r0_ohm, r0, 0.01 * r0, "R0 %g", fit.r0_ohm);
+  cr_assert_float_eq(fit.rc_r_ohm[0], r1, 0.01 * r1, "R1 %g", fit.rc_r_ohm[0]);
+  cr_assert_float_eq(fit.rc_c_f[0], c1, 0.01 * c1, "C1 %g", fit.rc_c_f[0]);
+  cr_assert_lt(fit.holdout.rmse, 1e-4);
+  free(fit.model_v);
+  te.initial_soc = 0.8;
+  cr_assert_eq(sits_battery_fit_tests(&c, &te, 1, 1, 0.7, 0, &fit, &err), SITS_OK, "%s", err.msg);
+  cr_assert_eq(fit.initial_soc, 0.8);
+  cr_assert_gt(fit.train.rmse, 0.005, "a 10 %% SOC offset fitted away to %g V", fit.train.rmse);
+  free(fit.model_v);
+  te.initial_soc = 1.2;
+  cr_assert_eq(sits_battery_fit_tests(&c, &te, 1, 1, 0.7, 0, &fit, &err), SITS_EINPUT);
+  cr_assert(strstr(err.msg, "the given initial SOC 1.2 is not in [0, 1]"), "%s", err.msg);
+  te.initial_soc = 0.9;
+  cr_assert_eq(sits_battery_fit_tests(&c, &te, 1, 1, 0.7, SITS_BATTERY_FIT_KEEP, &fit, &err),
+               SITS_EINPUT);
+  cr_assert(strstr(err.msg, "nothing to fit"), "%s", err.msg);
+  /* kept, with the lag to fit: the SOC stays as given */
+  cr_assert_eq(sits_battery_fit_tests(&c, &te, 1, 1, 0.7,
+                                      SITS_BATTERY_FIT_KEEP | SITS_BATTERY_FIT_LAG, &fit, &err),
+               SITS_OK, "%s", err.msg);
+  cr_assert_eq(fit.initial_soc, 0.9);
+  free(fit.model_v), free(t), free(i), free(v);
+  sits_battery_free(b);
 }
