@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static const char *mapping(const sits_scenario *sc, const char *key, const char *given,
                            const char *dflt) {
@@ -85,14 +86,17 @@ static int column_unit(const sits_table *t, size_t c, const char *name, int kind
   if (len == 0)
     return SITS_OK; /* no unit: the base one */
   int other = -1;
-  for (size_t k = 0; k < sizeof known_units / sizeof *known_units; k++)
-    if (strlen(known_units[k].text) == len && strncmp(known_units[k].text, a, len) == 0) {
-      if (known_units[k].kind == kind) {
-        *scale = known_units[k].scale, *offset = known_units[k].offset;
-        return SITS_OK;
+  for (int pass = 0; pass < 2 && other < 0; pass++) /* as written, then in any case ("AH") */
+    for (size_t k = 0; k < sizeof known_units / sizeof *known_units; k++)
+      if (strlen(known_units[k].text) == len &&
+          (pass ? strncasecmp(known_units[k].text, a, len)
+                : strncmp(known_units[k].text, a, len)) == 0) {
+        if (known_units[k].kind == kind) {
+          *scale = known_units[k].scale, *offset = known_units[k].offset;
+          return SITS_OK;
+        }
+        other = known_units[k].kind;
       }
-      other = known_units[k].kind;
-    }
   if (!from_row && other < 0)
     return SITS_OK; /* "(cell 1)": not a unit */
   return sits__fail(err, SITS_EINPUT, "%s: column '%s' is in '%.*s', not %s", path, name, (int)len,

@@ -1144,8 +1144,8 @@ Test(battery_fit, a_fit_on_block_averages) {
 
 /* The pulses of cycler_segments written with their units: plain (s, A, V), in the names
  * ("Time (min)", "Current (mA)", "Voltage[mV]", "Temp (K)"; EC-Lab's "I/mA") or in a units
- * row under plain names ("h", "[mA]", "(mV)", "degC"). Each fits to the same cell as the
- * plain file; a unit of the wrong quantity is an error naming the column; bracketed text
+ * row under plain names ("h", "[mA]", "(mV)", "degC"; in capitals too). Each fits to the same cell
+ * as the plain file; a unit of the wrong quantity is an error naming the column; bracketed text
  * that is no unit is not. */
 static char *pulses_in(const char *name, const char *header, const char *units, double t_scale,
                        double i_scale, double v_scale, double temp_offset) {
@@ -1187,6 +1187,7 @@ Test(battery_fit, units_in_the_names_or_a_units_row) {
        1e-3,
        273.15},
       {"row.csv", "t,i,v,c", "h,[mA],(mV),degC\n", {"t", "i", "v", "c"}, 3600, 1e-3, 1e-3, 0},
+      {"row_upper.csv", "t,i,v,c", "H,[MA],(MV),DEGC\n", {"t", "i", "v", "c"}, 3600, 1e-3, 1e-3, 0},
       {"slash.csv",
        "time/min,I/mA,Ewe/mV,T/K",
        "",
@@ -1204,8 +1205,8 @@ Test(battery_fit, units_in_the_names_or_a_units_row) {
        1,
        0},
   };
-  double r0[5] = {0}, soc0[5] = {0};
-  for (size_t k = 0; k < 5; k++) {
+  double r0[6] = {0}, soc0[6] = {0};
+  for (size_t k = 0; k < 6; k++) {
     char *path = pulses_in(cases[k].file, cases[k].header, cases[k].units, cases[k].t, cases[k].i,
                            cases[k].v, cases[k].temp_off);
     sits_calibrate_opts o = {.trace_path = path,
@@ -1227,7 +1228,7 @@ Test(battery_fit, units_in_the_names_or_a_units_row) {
     free(path);
   }
   cr_assert_float_eq(r0[0], 0.02, 1e-4, "R0 %g (the pulses' 20 mOhm)", r0[0]);
-  for (size_t k = 1; k < 5; k++) {
+  for (size_t k = 1; k < 6; k++) {
     cr_assert_float_eq(r0[k], r0[0], 1e-6 * r0[0], "%s: R0 %g vs %g", cases[k].file, r0[k], r0[0]);
     cr_assert_float_eq(soc0[k], soc0[0], 1e-6, "%s", cases[k].file);
   }
