@@ -1263,9 +1263,9 @@ Test(battery_fit, units_in_the_names_or_a_units_row) {
 
 /* A given start SOC: the synthetic test starts at SOC 0.9. Given 0.9 the fit recovers R0, R1
  * and C1 as when it fits the SOC too and reports 0.9 exactly; given 0.8 (a wrong start: the
- * OCV 10 % lower) the cell cannot make up the offset and the training RMSE shows it (the
- * fitted values trade against it: R0 off); a value outside [0, 1] is refused; a kept cell
- * with every start SOC given and nothing else to fit is refused. */
+ * OCV 10 % lower) the cell cannot make up the offset and the training RMSE shows it; a value
+ * outside [0, 1] is refused; a kept cell with every start SOC given and nothing else to fit
+ * is refused. */
 Test(battery_fit, a_given_initial_soc) {
   sits_battery_cfg c = a123_cell();
   sits_err err = {0};
