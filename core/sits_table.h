@@ -31,6 +31,8 @@ typedef struct sits_table {
   /** per column: the text of a units row under the header ("[V]", "mA"; "" where it is
    *  empty), or NULL when the file has none (sits_table_read_csv_columns) */
   char **units;
+  /** the source lines of the header and of the units row (0 without one) */
+  size_t header_line, units_line;
 } sits_table;
 
 /**

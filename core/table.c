@@ -40,7 +40,6 @@ typedef struct reader {
   size_t n_want;
   size_t n_file; /* columns in the file's header */
   int *dest;     /* n_file entries */
-  size_t header_line;
   /* choosing columns: lines before the one that names them all (a cycler's metadata),
    * skipped up to PREAMBLE_MAX; the first one's error is the file's if none does */
   size_t n_preamble;
@@ -84,7 +83,7 @@ static int add_name(sits_table *t, const char *name, sits_err *err) {
 static int parse_header(reader *r, char **f, size_t n, const char *path, size_t lineno,
                         sits_err *err) {
   sits_table *t = r->t;
-  r->header_line = lineno;
+  t->header_line = lineno;
   r->n_file = n;
   if (!(r->dest = malloc(n * sizeof *r->dest)))
     return sits__fail(err, SITS_ENOMEM, "out of memory");
@@ -354,6 +353,7 @@ static int read_lines(reader *r, sits__lines *L, sits_err *err) {
       if (!r->units_checked) { /* the row under the header: a units row is skipped */
         r->units_checked = true;
         if (r->want && units_row(r, fields, n)) {
+          t->units_line = lineno;
           if (!(t->units = calloc(t->n_cols, sizeof *t->units)))
             rc = sits__fail(err, SITS_ENOMEM, "out of memory");
           for (size_t j = 0; rc == SITS_OK && j < n; j++)

@@ -99,8 +99,8 @@ static int column_unit(const sits_table *t, size_t c, const char *name, int kind
       }
   if (!from_row && other < 0)
     return SITS_OK; /* "(cell 1)": not a unit */
-  return sits__fail(err, SITS_EINPUT, "%s: column '%s' is in '%.*s', not %s", path, name, (int)len,
-                    a, unit_kinds[kind]);
+  return sits__fail(err, SITS_EINPUT, "%s:%zu: column '%s' is in '%.*s', not %s", path,
+                    from_row ? t->units_line : t->header_line, name, (int)len, a, unit_kinds[kind]);
 }
 
 /* Reads the time, current and voltage columns of @p path (other columns may hold text);
@@ -924,8 +924,7 @@ int sits_write_calibration_csv(const sits_calibration *c, const char *path, sits
   double t0 = 0; /* each test from the previous one's end */
   for (size_t s = 0; s < (many ? c->n_tests : 1); s++) {
     size_t a = many ? c->test_start[s] : 0, e = many ? c->test_start[s + 1] : c->n;
-    /* the fit's split: the first train_fraction of each test trained on (sits_battery_fit) */
-    size_t n_train = (size_t)floor(c->train_fraction * (double)(e - a));
+    size_t n_train = c->fit.tests[s].n_train; /* the fit's own split of this test */
     for (size_t k = a; k < e; k++) {
       fprintf(f, "%.9g,%.9g,%.9g,%.9g,%d", t0 + c->t_s[k] - c->t_s[a], c->v_v[k], c->fit.model_v[k],
               c->i_a[k], k - a >= n_train);

@@ -1236,13 +1236,21 @@ Test(battery_fit, units_in_the_names_or_a_units_row) {
   struct {
     const char *file, *header, *units, *cols[3], *msg;
   } bad[] = {
-      {"watts.csv", "t,i,v,c", "s,W,V,C\n", {"t", "i", "v"}, "column 'i' is in 'W', not a current"},
+      {"watts.csv",
+       "t,i,v,c",
+       "s,W,V,C\n",
+       {"t", "i", "v"},
+       "watts.csv:2: column 'i' is in 'W', not a current"},
       {"volts.csv",
        "t,Current (V),v,c",
        "",
        {"t", "Current (V)", "v"},
-       "column 'Current (V)' is in 'V', not a current"},
-      {"amps.csv", "t (A),i,v,c", "", {"t (A)", "i", "v"}, "column 't (A)' is in 'A', not a time"},
+       "volts.csv:1: column 'Current (V)' is in 'V', not a current"},
+      {"amps.csv",
+       "t (A),i,v,c",
+       "",
+       {"t (A)", "i", "v"},
+       "amps.csv:1: column 't (A)' is in 'A', not a time"},
   };
   for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
     char *path = pulses_in(bad[k].file, bad[k].header, bad[k].units, 1, 1, 1, 0);
