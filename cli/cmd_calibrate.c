@@ -451,8 +451,8 @@ static int check(void *p, cli_ctx *ctx) {
     return EXIT_USAGE;
   }
   if (ocv_only && (a->png || a->csv)) {
-    cli_error("%s draws and writes a fitted trace: give --trace and --fit",
-              a->png ? "--plot" : "--csv");
+    cli_error("%s a fitted trace: give --trace and --fit",
+              a->png ? "--plot draws" : "--csv writes");
     return EXIT_USAGE;
   }
   if (ocv_only)
