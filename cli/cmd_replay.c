@@ -26,7 +26,9 @@ static const char replay_usage[] =
     "same name beside it gives the block powers).\n"
     "--fields: the --query-gpu list of a noheader nvidia-smi log; with --format csv, the\n"
     "column names of any CSV (time_ms,temp_mc.cpu,power_mw.board...: names with units,\n"
-    "converted on reading; a non-numeric first line is the file's header and is passed over).\n"
+    "converted on reading; a non-numeric first line is the file's header and is passed over;\n"
+    "'-' names a column to pass over; the time column may hold the logger's date-and-time or\n"
+    "clock stamps, e.g. 2025-05-01 17:06:56).\n"
     "--strict: a malformed line is an error instead of being skipped.\n"
     "-o: measured and simulated series in HDF5.\n"
     "--plot: measured against simulated per sensor, with the power on a second axis.\n";

@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -159,4 +160,88 @@ size_t sits__csv_split(char *line, char **f, size_t max, bool *bad) {
     n++;
   }
   return n;
+}
+
+/* A duration as [[h:]m:]s with an optional fraction ("25:19:08.386", "01:30", "12:05:00"),
+ * as cyclers write their test and step times: seconds in *out, false if @p s is not one. */
+bool sits__parse_hms(const char *s, double *out) {
+  double parts[3], v = 0;
+  size_t n = 0;
+  const char *p = s;
+  while (n < 3) {
+    if (!isdigit((unsigned char)*p))
+      return false;
+    char *end;
+    errno = 0;
+    parts[n] = strtod(p, &end);
+    if (errno || end == p)
+      return false;
+    for (const char *q = p; q < end; q++) /* digits, and a fraction only on the seconds */
+      if (!isdigit((unsigned char)*q) && *q != '.')
+        return false;
+    n++;
+    p = end;
+    if (*p != ':')
+      break;
+    if (memchr(s, '.', (size_t)(end - s))) /* a fraction before a ':' */
+      return false;
+    p++;
+  }
+  if (*p || n < 2)
+    return false;
+  for (size_t k = 0; k < n; k++) {
+    if (k > 0 && parts[k] >= 60) /* minutes and seconds below 60; hours run on */
+      return false;
+    v = v * 60 + parts[k];
+  }
+  *out = v;
+  return true;
+}
+
+/* Days from 1970-01-01 to the proleptic Gregorian date y-m-d. */
+static long days_from_civil(long y, long m, long d) {
+  y -= m <= 2;
+  long era = (y >= 0 ? y : y - 399) / 400, yoe = y - era * 400;
+  long doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  return era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468;
+}
+
+/* A date and time as cyclers log them: "2019-05-03 10:00:00.5" (or with a 'T', '/' for '-',
+ * an optional 'Z'), "03.05.2019 10:00:00" (day first) and "5/3/2019 10:00:00" or
+ * "11/27/2018 8:41:18 PM" (month first, as US cyclers write it): seconds since 1970 (the zone
+ * is not read: only the differences between rows count), false if @p s is not one. */
+bool sits__parse_datetime(const char *s, double *out) {
+  int y, mo, d, h, mi, used = 0;
+  char sep1, sep2, sep3;
+  if (sscanf(s, "%4d%c%2d%c%2d%c%2d:%2d:%n", &y, &sep1, &mo, &sep2, &d, &sep3, &h, &mi, &used) ==
+          8 &&
+      used > 0 && y >= 1000 && (sep1 == '-' || sep1 == '/') && sep2 == sep1 &&
+      (sep3 == ' ' || sep3 == 'T')) {
+  } else if (sscanf(s, "%2d%c%2d%c%4d %2d:%2d:%n", &d, &sep1, &mo, &sep2, &y, &h, &mi, &used) ==
+                 7 &&
+             used > 0 && (sep1 == '.' || sep1 == '/') && sep2 == sep1) {
+    sep3 = ' ';
+    if (sep1 == '/') { /* month first */
+      int m = d;
+      d = mo, mo = m;
+    }
+  } else
+    return false;
+  const char *sec = s + used;
+  char *end;
+  if (!isdigit((unsigned char)sec[0]) || !isdigit((unsigned char)sec[1]))
+    return false;
+  double secs = strtod(sec, &end);
+  if (*end == 'Z' && sep1 != '.')
+    end++;
+  if (end[0] == ' ' && (end[1] == 'A' || end[1] == 'P') && end[2] == 'M' && !end[3] &&
+      sep3 != 'T' && h >= 1 && h <= 12) { /* a 12-hour clock */
+    h = h % 12 + (end[1] == 'P' ? 12 : 0);
+    end += 3;
+  }
+  if (*end || y < 1900 || y > 9999 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 ||
+      !(secs < 61))
+    return false;
+  *out = (double)days_from_civil(y, mo, d) * 86400.0 + h * 3600.0 + mi * 60.0 + secs;
+  return true;
 }

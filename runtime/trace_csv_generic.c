@@ -6,7 +6,11 @@
  * With sits_trace_opts.fields (`--fields`, with `--format csv`) the column names come from
  * that list instead, in the same normalised or unit forms, and a first line of the file that
  * is not numeric (the file's own header, e.g. `Time,CPU temp,Power`) is passed over: a CSV
- * from any logger is read by naming its columns.
+ * from any logger is read by naming its columns; a column named `-` there is passed over (its
+ * cells are not read: a logger's text columns, "11283/62841MB", "59%").
+ * The time column holds seconds (milliseconds as time_ms), or a logger's stamps: a date and
+ * time ("2025-05-01 17:06:56", the forms sits__parse_datetime reads) or a clock time
+ * ("17:06:56.250"; past midnight it runs on into the next day).
  * Empty cells and `nan` are missing values; a row with a wrong field count or a value that is
  * not a number is malformed (skipped and counted, or an error under strict). Time is shifted
  * to start at 0 and must increase.
@@ -23,6 +27,7 @@
 #include <string.h>
 
 #define MAX_FIELDS 1024
+#define SKIP "-" /* a column name that passes the column over */
 
 /* A header name with a unit other than the normalised one: the normalised name and the factor. */
 static double unit(const char *h, char *norm, size_t size) {
@@ -71,7 +76,8 @@ static int header(char **f, size_t n, char ***names, size_t *n_names, double *sc
     scale[k] = unit(f[k], norm, sizeof norm);
     if (!*f[k] || !((*names)[k] = strdup(norm)))
       return sits__fail(err, SITS_EINPUT, "%s%s: empty or unreadable column name", where, at);
-    for (size_t j = 0; j < k; j++) /* a second time_s would overwrite the first */
+    for (size_t j = 0; j < k && strcmp(norm, SKIP) != 0;
+         j++) /* a second time_s would overwrite the first */
       if (strcmp((*names)[j], norm) == 0)
         return sits__fail(err, SITS_EINPUT, "%s%s: column '%s' given twice", where, at, norm);
   }
@@ -86,7 +92,7 @@ int sits__csv_trace_read(const char *path, const sits_trace_opts *o, sits_trace 
   double *scale = malloc(MAX_FIELDS * sizeof *scale);
   size_t n_names = 0;
   int rc = f && scale ? SITS_OK : sits__fail(err, SITS_ENOMEM, "out of memory");
-  double t0 = NAN, prev = -INFINITY;
+  double t0 = NAN, prev = -INFINITY, day = 0;
   bool given = o && o->fields && *o->fields, first_data = true;
   if (rc == SITS_OK && given) {
     char *list = strdup(o->fields);
@@ -113,17 +119,25 @@ int sits__csv_trace_read(const char *path, const sits_trace_opts *o, sits_trace 
     }
     double v[MAX_FIELDS];
     const char *why = n != n_names ? "wrong number of fields" : NULL;
+    bool stamp = false, next_day = false; /* the time is a logger's stamp, in seconds */
     for (size_t k = 0; !why && k < n; k++) {
       char *end;
-      if (!*f[k] || strcmp(f[k], "nan") == 0 || strcmp(f[k], "NaN") == 0) {
+      if (strcmp(names[k], SKIP) == 0 || !*f[k] || strcmp(f[k], "nan") == 0 ||
+          strcmp(f[k], "NaN") == 0) {
         v[k] = NAN;
         continue;
       }
       v[k] = strtod(f[k], &end);
-      if (*end || !isfinite(v[k]))
+      if (k == 0 && *end && sits__parse_hms(f[k], &v[k])) { /* a clock time */
+        stamp = true;
+        next_day = v[k] + day < prev - 43200.0; /* past midnight (kept if the row is) */
+        v[k] += day + (next_day ? 86400.0 : 0.0);
+      } else if (k == 0 && *end && sits__parse_datetime(f[k], &v[k]))
+        stamp = true;
+      else if (*end || !isfinite(v[k]))
         why = "a value is not a number";
     }
-    for (size_t k = 0; !why && k < n; k++)
+    for (size_t k = stamp ? 1 : 0; !why && k < n; k++)
       v[k] *= scale[k];
     if (!why && !(isfinite(v[0]) && v[0] > prev))
       why = "time_s missing or not increasing";
@@ -132,6 +146,7 @@ int sits__csv_trace_read(const char *path, const sits_trace_opts *o, sits_trace 
       continue;
     }
     prev = v[0];
+    day += next_day ? 86400.0 : 0.0;
     if (isnan(t0))
       t0 = v[0];
     if (sits__trace_add_row(t, L.lineno) < 0) {
@@ -140,7 +155,8 @@ int sits__csv_trace_read(const char *path, const sits_trace_opts *o, sits_trace 
     }
     rc = sits__trace_set(t, "time_s", v[0] - t0);
     for (size_t k = 1; rc == SITS_OK && k < n; k++)
-      rc = sits__trace_set(t, names[k], v[k]);
+      if (strcmp(names[k], SKIP) != 0)
+        rc = sits__trace_set(t, names[k], v[k]);
   }
   if (rc == SITS_OK && !names)
     rc = sits__fail(err, SITS_EINPUT, "%s: empty file (no header)", path);

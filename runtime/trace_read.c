@@ -23,24 +23,44 @@ const sits_trace_reader *sits_trace_readers(void) {
   return readers;
 }
 
-/* The first line of the file that is neither blank nor a # comment, for sniffing. */
-/* The first line that is not blank or a comment (the first 10,000 lines looked at), for the
- * format's sniffing; a file that is not text is refused here. */
-static int first_line(const char *path, char *buf, size_t size, sits_err *err) {
+/* How many lines past the first a tegrastats log may be preceded by (a shell prompt, sudo's
+ * password prompt, a note pasted above the samples): the reader skips them as malformed. */
+#define PREAMBLE_LINES 50
+
+/* The format of @p path by its content: the first line that is neither blank nor a comment
+ * (the first 10,000 lines looked at) sniffed by every reader, or failing that a tegrastats
+ * sample within the PREAMBLE_LINES lines after it. The first line into @p first; NULL in *r
+ * when nothing matches. A file that is not text is refused here. */
+static int detect(const char *path, char *first, size_t size, const sits_trace_reader **r,
+                  sits_err *err) {
   sits__lines L;
   int rc = sits__lines_open(&L, path, err);
   if (rc)
     return rc;
-  buf[0] = '\0';
+  first[0] = '\0';
+  *r = NULL;
   char *line;
-  bool binary;
-  while (rc == SITS_OK && L.lineno < 10000 && (line = sits__lines_next(&L, &binary)) != NULL) {
-    if (binary)
+  bool binary, seen = false;
+  size_t after = 0;
+  while (rc == SITS_OK && !*r && L.lineno < 10000 && after <= PREAMBLE_LINES &&
+         (line = sits__lines_next(&L, &binary)) != NULL) {
+    if (binary) {
       rc = sits__fail(err, SITS_EINPUT, "%s:%zu: %s", path, L.lineno, L.reason);
-    else if (!sits__blank_or_comment(line)) {
-      snprintf(buf, size, "%s", line);
       break;
     }
+    if (sits__blank_or_comment(line))
+      continue;
+    if (!seen) { /* the first line: every reader's sniff, the best score wins */
+      snprintf(first, size, "%s", line);
+      seen = true;
+      int best = 0;
+      for (const sits_trace_reader *k = readers; k->name; k++) {
+        int s = k->sniff(line);
+        if (s > best)
+          best = s, *r = k;
+      }
+    } else if (after++, sits__tegrastats_sniff(line) > 0)
+      *r = &readers[0];
   }
   sits__lines_close(&L);
   return rc;
@@ -61,14 +81,16 @@ int sits_trace_read(const char *path, const sits_trace_opts *o, sits_trace **out
                         "unknown trace format '%s' (tegrastats, jtop, nvsmi, csv, ttrace)", o->format);
   } else {
     char line[8192];
-    int rc = first_line(path, line, sizeof line, err), best = 0;
+    int rc = detect(path, line, sizeof line, &r, err);
     if (rc)
       return rc;
-    for (const sits_trace_reader *k = readers; k->name; k++) {
-      int s = k->sniff(line);
-      if (s > best)
-        best = s, r = k;
-    }
+    if (!r && strchr(line, ','))
+      return sits__fail(err, SITS_EINPUT,
+                        "%s:1: not a trace format this version reads (tegrastats, jtop, nvsmi, "
+                        "csv, ttrace); a CSV from another logger is read by naming its columns: "
+                        "--format csv --fields time_s,temp_c.<sensor>,power_w.<rail>,... ('-' "
+                        "for a column to pass over)",
+                        path);
     if (!r)
       return sits__fail(err, SITS_EINPUT,
                         "%s:1: not a trace format this version reads "

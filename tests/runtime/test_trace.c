@@ -328,6 +328,82 @@ Test(trace, generic_csv_columns_named_by_option) {
   free(with), free(without);
 }
 
+/* A logger's CSV as it comes (the layout of a jtop-based script's log): stamps for time, text
+ * columns passed over by naming them '-', spaces after the commas, a last column left empty.
+ * Times are the stamps' differences (hand-checked: 17:06:56 -> :58 -> 17:07:01); clock times
+ * run on past midnight; with no --fields the error says how to name the columns. */
+Test(trace, generic_csv_logger_stamps_and_skipped_columns) {
+  char *p = tu_write("stamps.csv",
+                     "Timestamp, RAM_Usage, GPU_Utilization, CPU_Temperature, System_Power_Inst, "
+                     "Extra Power\n"
+                     "2025-05-01 17:06:56, 11283/62841MB, 0%, 50.125, 4327, \n"
+                     "2025-05-01 17:06:58, 11283/62841MB, 59%, 51.062, 6048, \n"
+                     "2025-05-01 17:07:01.5, 10936/62841MB, 0%, 50.843, 5040, \n");
+  sits_trace_opts o = {.format = "csv", .fields = "time_s,-,-,temp_c.cpu,power_mw.sys,-"};
+  sits_trace *t = read_ok(p, &o);
+  cr_assert_eq(t->n_rows, 3);
+  cr_assert_eq(t->skipped, 0);
+  cr_assert_eq(t->n_cols, 3, "time, temperature and power only: the '-' columns are not kept");
+  cr_assert_float_eq(at(t, 1, "time_s"), 2.0, 1e-9);
+  cr_assert_float_eq(at(t, 2, "time_s"), 5.5, 1e-9);
+  cr_assert_float_eq(at(t, 1, "temp_c.cpu"), 51.062, 1e-12);
+  cr_assert_float_eq(at(t, 1, "power_w.sys"), 6.048, 1e-12); /* mW */
+  conformance(t);
+  sits_trace_free(t);
+  /* the same log with clock times across midnight, in milliseconds' name: stamps are seconds */
+  char *q = tu_write("clock.csv", "time_ms,temp_c.cpu\n23:59:59,50\n00:00:01.25,51\n");
+  sits_trace_opts none = {0};
+  t = read_ok(q, &none);
+  cr_assert_float_eq(at(t, 1, "time_s"), 2.25, 1e-9);
+  sits_trace_free(t);
+  /* a stamp that is not one is a malformed line; a '-' column's cell is never read */
+  char *r = tu_write("badstamp.csv", "time_s,-,temp_c.cpu\n2025-13-01 10:00:00,x,50\n"
+                                     "2025-05-01 10:00:00,??,50\n2025-05-01 10:00:01,,51\n");
+  t = read_ok(r, &none);
+  cr_assert_eq(t->n_rows, 2);
+  cr_assert_eq(t->skipped, 1);
+  cr_assert_eq(t->first_skipped_line, 2);
+  sits_trace_free(t);
+  /* unnamed, the logger's CSV is refused with the way to name its columns */
+  sits_err err = {0};
+  cr_assert_eq(sits_trace_read(p, &none, &t, &err), SITS_EINPUT);
+  cr_assert(strstr(err.msg, "stamps.csv:1: not a trace format") &&
+                strstr(err.msg, "--format csv --fields"),
+            "%s", err.msg);
+  free(p), free(q), free(r);
+}
+
+/* A tegrastats log as a terminal captured it: the shell's prompt and sudo's above the samples.
+ * Detected as tegrastats all the same; the two lines are skipped and counted (an error under
+ * strict, at line 1). */
+Test(trace, tegrastats_after_a_shell_prompt) {
+  char *p =
+      tu_write("prompt.log",
+               "nvidia@linux:~$ sudo /usr/bin/tegrastats\n"
+               "[sudo] password for nvidia:\n"
+               "RAM 284/7860MB (lfb 1808x4MB) CPU [48%@2034,off,off,53%@2034,43%@2033,41%@2034] "
+               "EMC_FREQ 2%@1600 GR3D_FREQ @0 APE 150 GPU@27.5C BCPU@29.5C VDD_IN 3566/3566\n"
+               "RAM 288/7860MB (lfb 1808x4MB) CPU [45%@2033,off,off,39%@2030,43%@2030,42%@2033] "
+               "EMC_FREQ 2%@1600 GR3D_FREQ @0 APE 150 GPU@27.5C BCPU@29.5C VDD_IN 3445/3505\n\n");
+  sits_trace *t = read_ok(p, NULL);
+  cr_assert_str_eq(t->format, "tegrastats");
+  cr_assert_eq(t->n_rows, 2);
+  cr_assert_eq(t->skipped, 2);
+  cr_assert_eq(t->first_skipped_line, 1);
+  cr_assert_float_eq(at(t, 1, "power_w.VDD_IN"), 3.445, 1e-12);
+  cr_assert_float_eq(at(t, 0, "temp_c.BCPU"), 29.5, 1e-12);
+  sits_trace_free(t);
+  sits_trace_opts strict = {.strict = true};
+  sits_err err = {0};
+  cr_assert_eq(sits_trace_read(p, &strict, &t, &err), SITS_EINPUT);
+  cr_assert(strstr(err.msg, "prompt.log:1:"), "%s", err.msg);
+  /* a text with no sample in its first lines is still not a trace */
+  char *q = tu_write("notes.txt", "$ tegrastats --interval 500\nerror: not a Jetson\n");
+  cr_assert_eq(sits_trace_read(q, NULL, &t, &err), SITS_EINPUT);
+  cr_assert(strstr(err.msg, "notes.txt:1: not a trace format"), "%s", err.msg);
+  free(p), free(q);
+}
+
 /* nvidia-smi cells are read in their unit: mW and kW cells, and a nounits log whose header
  * says [mW]; a unit of the wrong kind makes the line malformed. */
 Test(trace, nvidia_smi_units) {
