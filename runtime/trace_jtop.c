@@ -8,6 +8,15 @@
  * averages (AVG_POWER), trip temperatures, limits, states and sizes are not samples and are
  * dropped. A `-` cell is missing. Row times as for tegrastats: --interval-ms, else what the
  * 1-s stamps imply, else 1 s.
+ *
+ * The other jtop log: jetson-stats' `jetson.stats` dictionary written row by row by a CSV
+ * writer (its jtop_logger example and the scripts built on it), header `time,uptime,...`.
+ * Read: `Temp <zone>` (C; -256 = absent) -> temp_c.<zone>; `Power <rail>` and `Power TOT`
+ * (mW) -> power_w.<rail>, power_w.TOT; jetson-stats 3's `power cur` (mW) -> power_w.TOT;
+ * `CPUn` (% load, `OFF` for an offline core) -> util_frac.cpuN; `GPU` (% load) ->
+ * util_frac.gpu; `Fan <name><n>` and 3's `fan` (%) -> util_frac.<name><n>, util_frac.fan.
+ * Memory, engines, `power avg`, jetson_clocks and the power model are dropped. The row times
+ * are the `time` stamps' differences (datetime's microseconds kept).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "trace_impl.h"
@@ -76,6 +85,31 @@ static map field(const char *h) {
   return m;
 }
 
+/* One header field of the `jetson.stats` log into its mapping. */
+static map stats_field(const char *h) {
+  map m = {"", 1.0, false};
+  if (!strncmp(h, "Temp ", 5) && h[5]) {
+    snprintf(m.name, sizeof m.name, "temp_c.%s", h + 5);
+    m.temp = true;
+  } else if (!strncmp(h, "Power ", 6) && h[6]) {
+    snprintf(m.name, sizeof m.name, "power_w.%s", h + 6), m.scale = 1e-3;
+  } else if (!strcmp(h, "power cur")) {
+    snprintf(m.name, sizeof m.name, "power_w.TOT"), m.scale = 1e-3;
+  } else if (!strncmp(h, "CPU", 3) && isdigit((unsigned char)h[3])) {
+    snprintf(m.name, sizeof m.name, "util_frac.cpu%s", h + 3), m.scale = 0.01;
+  } else if (!strcmp(h, "GPU") || (!strncmp(h, "GPU", 3) && isdigit((unsigned char)h[3]))) {
+    snprintf(m.name, sizeof m.name, "util_frac.gpu%s", h + 3), m.scale = 0.01;
+  } else if (!strncmp(h, "Fan ", 4) && h[4]) {
+    snprintf(m.name, sizeof m.name, "util_frac.%s", h + 4), m.scale = 0.01;
+  } else if (!strcmp(h, "fan")) {
+    snprintf(m.name, sizeof m.name, "util_frac.fan"), m.scale = 0.01;
+  }
+  for (char *c = m.name; *c; c++) /* a zone or rail name with a space ("Temp CV0 x") */
+    if (*c == ' ')
+      *c = '_';
+  return m;
+}
+
 static bool clock_s(const char *s, double *v) {
   int h, m, sec;
   char tail;
@@ -87,7 +121,10 @@ static bool clock_s(const char *s, double *v) {
 }
 
 int sits__jtop_sniff(const char *line) {
-  return !strncmp(line, "System-Time,", 12) || strstr(line, "-thermal-CURR_TEMP") ? 30 : 0;
+  return !strncmp(line, "System-Time,", 12) || strstr(line, "-thermal-CURR_TEMP") ||
+                 !strncmp(line, "time,uptime,", 12)
+             ? 30
+             : 0;
 }
 
 int sits__jtop_read(const char *path, const sits_trace_opts *o, sits_trace *t, sits_err *err) {
@@ -98,16 +135,20 @@ int sits__jtop_read(const char *path, const sits_trace_opts *o, sits_trace *t, s
   map *maps = NULL;
   size_t n_fields = 0, ts_rows = 0;
   int rc = f ? SITS_OK : sits__fail(err, SITS_ENOMEM, "out of memory");
-  double ts_first = NAN, ts_last = NAN, day = 0, prev = -1;
+  double ts_first = NAN, ts_last = NAN, day = 0, prev = -1, t0 = NAN;
+  bool stats = false; /* the jetson.stats dialect */
   for (char *line; (line = sits__trace_lines_next(&L, t, o, &rc, err));) {
     char *s = sits__trim(line);
     if (!*s)
       continue;
     size_t n = sits__trace_split(s, f, MAX_FIELDS);
     if (!maps) {
-      if (strcmp(f[0], "System-Time") != 0) {
-        rc = sits__fail(err, SITS_EINPUT, "%s:%zu: a jtop CSV starts with System-Time", path,
-                        L.lineno);
+      stats = n >= 2 && !strcmp(f[0], "time") && !strcmp(f[1], "uptime");
+      if (strcmp(f[0], "System-Time") != 0 && !stats) {
+        rc = sits__fail(err, SITS_EINPUT,
+                        "%s:%zu: a jtop CSV starts with System-Time (or time,uptime, as "
+                        "jetson-stats' logger writes it)",
+                        path, L.lineno);
         break;
       }
       if (!(maps = calloc(n, sizeof *maps))) {
@@ -116,19 +157,25 @@ int sits__jtop_read(const char *path, const sits_trace_opts *o, sits_trace *t, s
       }
       n_fields = n;
       for (size_t k = 1; k < n; k++)
-        maps[k] = field(f[k]);
+        maps[k] = stats ? stats_field(f[k]) : field(f[k]);
       continue;
     }
     double ts;
-    if (n != n_fields || !clock_s(f[0], &ts)) {
+    if (n != n_fields || !(stats ? sits__parse_datetime(f[0], &ts) : clock_s(f[0], &ts)) ||
+        (stats && !isnan(t0) && !(ts > prev))) {
       rc = sits__trace_bad_line(t, o, path, L.lineno,
-                                n != n_fields ? "wrong number of fields" : "bad System-Time", err);
+                                n != n_fields ? "wrong number of fields"
+                                : stats       ? "time missing or not increasing"
+                                              : "bad System-Time",
+                                err);
       continue;
     }
-    if (prev >= 0 && ts + day < prev)
+    if (!stats && prev >= 0 && ts + day < prev)
       day += 86400; /* past midnight */
-    ts += day;
+    ts += stats ? 0 : day;
     prev = ts;
+    if (stats && isnan(t0))
+      t0 = ts;
     if (sits__trace_add_row(t, L.lineno) < 0) {
       rc = sits__fail(err, SITS_ENOMEM, "out of memory");
       break;
@@ -139,7 +186,7 @@ int sits__jtop_read(const char *path, const sits_trace_opts *o, sits_trace *t, s
         continue;
       double v = NAN;
       char *end;
-      if (strcmp(f[k], "-") != 0 && *f[k]) {
+      if (strcmp(f[k], "-") != 0 && *f[k] && !(stats && !strcmp(f[k], "OFF"))) {
         v = strtod(f[k], &end);
         if (*end || !isfinite(v))
           why = "a value is not a number";
@@ -153,6 +200,10 @@ int sits__jtop_read(const char *path, const sits_trace_opts *o, sits_trace *t, s
       rc = sits__trace_bad_line(t, o, path, L.lineno, why, err);
       continue;
     }
+    if (stats) { /* the stamp is the sample's time */
+      rc = sits__trace_set(t, "time_s", ts - t0);
+      continue;
+    }
     if (isnan(ts_first))
       ts_first = ts;
     ts_last = ts;
@@ -162,6 +213,12 @@ int sits__jtop_read(const char *path, const sits_trace_opts *o, sits_trace *t, s
   sits__lines_close(&L);
   if (rc)
     return rc;
+  if (stats && !(o && o->interval_ms > 0)) { /* (--interval-ms overrides, as for the others) */
+    t->interval_source = "timestamps";
+    t->interval_s =
+        t->n_rows > 1 ? sits_trace_at(t, t->n_rows - 1, 0) / (double)(t->n_rows - 1) : NAN;
+    return SITS_OK;
+  }
   sits__trace_row_times(t, o, ts_first, ts_last, ts_rows);
   return SITS_OK;
 }

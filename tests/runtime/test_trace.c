@@ -328,6 +328,55 @@ Test(trace, generic_csv_columns_named_by_option) {
   free(with), free(without);
 }
 
+/* jetson-stats' own log (its jtop_logger example: the jetson.stats dictionary per row):
+ * datetime stamps to seconds (hand-checked: 1.001459 s), the quoted uptime with its comma
+ * passed over, OFF cores and the -256 zone missing, mW to W, % to fractions; jetson-stats 3's
+ * `power cur` and `fan`; a stamp going back is a malformed line. */
+Test(trace, jtop_stats_logger_csv) {
+  char *p = tu_write(
+      "jtop_logger.csv",
+      "time,uptime,CPU1,CPU2,RAM,SWAP,EMC,GPU,APE,Fan pwmfan0,Temp CPU,Temp CV0,Temp tj,"
+      "Power VDD_CPU_GPU_CV,Power TOT,jetson_clocks,nvp model\n"
+      "2024-03-21 16:00:53.431553,\"1 day, 2:33:44.123456\",12,OFF,0.41,0.0,7,0.0,OFF,34.5,"
+      "48.5,-256,48.5,1204,5608,OFF,15W\n"
+      "2024-03-21 16:00:54.433012,\"1 day, 2:33:45.125002\",100,OFF,0.44,0.0,31,99.0,OFF,40.0,"
+      "50.25,-256,51.0,6012,12004,OFF,15W\n"
+      "2024-03-21 16:00:54.000000,\"1 day, 2:33:45.5\",100,OFF,0.44,0.0,31,99.0,OFF,40.0,"
+      "50.25,-256,51.0,6012,12004,OFF,15W\n");
+  sits_trace *t = read_ok(p, NULL);
+  cr_assert_str_eq(t->format, "jtop");
+  conformance(t);
+  cr_assert_eq(t->n_rows, 2);
+  cr_assert_eq(t->skipped, 1);
+  /* seconds since 1970 in a double resolve 2.4e-7 s: the difference to 1e-6 */
+  cr_assert_float_eq(at(t, 1, "time_s"), 1.001459, 1e-6);
+  cr_assert_float_eq(at(t, 1, "power_w.TOT"), 12.004, 1e-12);
+  cr_assert_float_eq(at(t, 0, "power_w.VDD_CPU_GPU_CV"), 1.204, 1e-12);
+  cr_assert_float_eq(at(t, 1, "temp_c.tj"), 51.0, 1e-12);
+  cr_assert(isnan(at(t, 0, "temp_c.CV0")));
+  cr_assert_float_eq(at(t, 1, "util_frac.cpu1"), 1.0, 1e-12);
+  cr_assert(isnan(at(t, 0, "util_frac.cpu2")));
+  cr_assert_float_eq(at(t, 1, "util_frac.gpu"), 0.99, 1e-12);
+  cr_assert_float_eq(at(t, 0, "util_frac.pwmfan0"), 0.345, 1e-12);
+  cr_assert_lt(sits_trace_column(t, "util_frac.EMC"), 0);
+  sits_trace_free(t);
+  char *q = tu_write("jtop3_logger.csv",
+                     "time,uptime,jetson_clocks,nvp model,CPU1,GPU,RAM,fan,Temp AO,Temp GPU,"
+                     "power cur,power avg\n"
+                     "2021-06-01 10:00:00.000000,2:00:00,OFF,MAXN,5,0,0.2,0.0,30.5,29.0,1500,1450\n"
+                     "2021-06-01 10:00:00.500000,2:00:00.5,OFF,MAXN,90,80,0.2,20.0,30.5,29.5,4500,"
+                     "2000\n");
+  t = read_ok(q, NULL);
+  cr_assert_eq(t->n_rows, 2);
+  cr_assert_float_eq(at(t, 1, "time_s"), 0.5, 1e-6);
+  cr_assert_float_eq(at(t, 1, "power_w.TOT"), 4.5, 1e-12);
+  cr_assert_float_eq(at(t, 1, "util_frac.fan"), 0.2, 1e-12);
+  cr_assert_float_eq(at(t, 1, "temp_c.GPU"), 29.5, 1e-12);
+  conformance(t);
+  sits_trace_free(t);
+  free(p), free(q);
+}
+
 /* A logger's CSV as it comes (the layout of a jtop-based script's log): stamps for time, text
  * columns passed over by naming them '-', spaces after the commas, a last column left empty.
  * Times are the stamps' differences (hand-checked: 17:06:56 -> :58 -> 17:07:01); clock times
