@@ -206,17 +206,21 @@ static long days_from_civil(long y, long m, long d) {
   return era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468;
 }
 
-/* A date and time as cyclers log them: "2019-05-03 10:00:00.5" (or with a 'T', '/' for '-',
- * an optional 'Z'), "03.05.2019 10:00:00" (day first) and "5/3/2019 10:00:00" or
- * "11/27/2018 8:41:18 PM" (month first, as US cyclers write it): seconds since 1970 (the zone
- * is not read: only the differences between rows count), false if @p s is not one. */
+/* A date and time as cyclers and loggers write them: "2019-05-03 10:00:00.5" (or with a 'T',
+ * '/' for '-', then 'Z' or a UTC offset, +08:00, -0500, +05, which is applied: a log across a
+ * daylight-saving change stays continuous), "03.05.2019 10:00:00" (day first) and
+ * "5/3/2019 10:00:00" or "11/27/2018 8:41:18 PM" (month first, as US cyclers write it):
+ * seconds since 1970 (a time without an offset taken as UTC: only the differences between
+ * rows count), false if @p s is not one. */
 bool sits__parse_datetime(const char *s, double *out) {
   int y, mo, d, h, mi, used = 0;
   char sep1, sep2, sep3;
+  bool iso = false; /* year first: it may end in a UTC offset */
   if (sscanf(s, "%4d%c%2d%c%2d%c%2d:%2d:%n", &y, &sep1, &mo, &sep2, &d, &sep3, &h, &mi, &used) ==
           8 &&
       used > 0 && y >= 1000 && (sep1 == '-' || sep1 == '/') && sep2 == sep1 &&
       (sep3 == ' ' || sep3 == 'T')) {
+    iso = true;
   } else if (sscanf(s, "%2d%c%2d%c%4d %2d:%2d:%n", &d, &sep1, &mo, &sep2, &y, &h, &mi, &used) ==
                  7 &&
              used > 0 && (sep1 == '.' || sep1 == '/') && sep2 == sep1) {
@@ -231,9 +235,25 @@ bool sits__parse_datetime(const char *s, double *out) {
   char *end;
   if (!isdigit((unsigned char)sec[0]) || !isdigit((unsigned char)sec[1]))
     return false;
-  double secs = strtod(sec, &end);
+  double secs = strtod(sec, &end), zone_s = 0;
   if (*end == 'Z' && sep1 != '.')
     end++;
+  else if ((*end == '+' || *end == '-') && iso) { /* a UTC offset: +08:00, -0500, +05 */
+    int zh = 0, zm = 0, n = 0;
+    const char *z = end + 1;
+    if (isdigit((unsigned char)z[0]) && isdigit((unsigned char)z[1])) {
+      zh = (z[0] - '0') * 10 + (z[1] - '0'), n = 2;
+      const char *m = z[2] == ':' ? z + 3 : z + 2;
+      if (isdigit((unsigned char)m[0]) && isdigit((unsigned char)m[1]))
+        zm = (m[0] - '0') * 10 + (m[1] - '0'), n = (int)(m + 2 - z);
+      else if (z[2] == ':')
+        return false;
+    }
+    if (!n || zh > 14 || zm > 59)
+      return false;
+    zone_s = (*end == '+' ? 1 : -1) * (zh * 3600.0 + zm * 60.0);
+    end = (char *)z + n;
+  }
   if (end[0] == ' ' && (end[1] == 'A' || end[1] == 'P') && end[2] == 'M' && !end[3] &&
       sep3 != 'T' && h >= 1 && h <= 12) { /* a 12-hour clock */
     h = h % 12 + (end[1] == 'P' ? 12 : 0);
@@ -242,6 +262,6 @@ bool sits__parse_datetime(const char *s, double *out) {
   if (*end || y < 1900 || y > 9999 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 ||
       !(secs < 61))
     return false;
-  *out = (double)days_from_civil(y, mo, d) * 86400.0 + h * 3600.0 + mi * 60.0 + secs;
+  *out = (double)days_from_civil(y, mo, d) * 86400.0 + h * 3600.0 + mi * 60.0 + secs - zone_s;
   return true;
 }

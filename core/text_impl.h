@@ -56,9 +56,10 @@ size_t sits__csv_split(char *line, char **f, size_t max, bool *bad);
  *  seconds in *@p out; false if @p s is not one (minutes and seconds below 60). */
 bool sits__parse_hms(const char *s, double *out);
 
-/** A date and time: "2019-05-03 10:00:00.5" (or 'T', '/' for '-', a trailing 'Z'),
- *  "03.05.2019 10:00:00" (day first), "5/3/2019 10:00:00" or "11/27/2018 8:41:18 PM" (month
- *  first): seconds since 1970 in *@p out (the zone is not read); false if @p s is not one. */
+/** A date and time: "2019-05-03 10:00:00.5" (or 'T', '/' for '-', a trailing 'Z' or a UTC
+ *  offset such as +08:00, -0500, +05, applied), "03.05.2019 10:00:00" (day first),
+ *  "5/3/2019 10:00:00" or "11/27/2018 8:41:18 PM" (month first): seconds since 1970 in *@p out
+ *  (without an offset, as if UTC); false if @p s is not one. */
 bool sits__parse_datetime(const char *s, double *out);
 
 #endif

@@ -9,8 +9,8 @@
  * from any logger is read by naming its columns; a column named `-` there is passed over (its
  * cells are not read: a logger's text columns, "11283/62841MB", "59%").
  * The time column holds seconds (milliseconds as time_ms), or a logger's stamps: a date and
- * time ("2025-05-01 17:06:56", the forms sits__parse_datetime reads) or a clock time
- * ("17:06:56.250"; past midnight it runs on into the next day).
+ * time ("2025-05-01 17:06:56", "2025-05-01T17:06:56+08:00", the forms sits__parse_datetime
+ * reads) or a clock time ("17:06:56.250"; past midnight it runs on into the next day).
  * Empty cells and `nan` are missing values; a row with a wrong field count or a value that is
  * not a number is malformed (skipped and counted, or an error under strict). Time is shifted
  * to start at 0 and must increase.

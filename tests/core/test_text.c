@@ -197,6 +197,11 @@ Test(text, cycler_dates_and_times) {
       {"11/27/2018 11:59:59 AM", "11/27/2018 12:00:01 PM", 2.0},
       {"11/27/2018 12:00:00 AM", "11/27/2018 1:00:00 AM", 3600.0},
       {"11/27/2018 11:00:00 PM", "11/28/2018 12:00:00 AM", 3600.0},
+      /* UTC offsets applied: across the EU's spring change (01:59:59 CET is 00:59:59 UTC,
+       * 03:00:01 CEST is 01:00:01 UTC), and the other forms of an offset */
+      {"2024-03-31T01:59:59+01:00", "2024-03-31T03:00:01+02:00", 2.0},
+      {"2024-03-31 12:00:00-0500", "2024-03-31 12:00:00+05", 10 * -3600.0},
+      {"2024-03-31 12:00:00Z", "2024-03-31 12:00:00.5+00:00", 0.5},
   };
   sits_table *t = NULL;
   sits_err err = {0};
@@ -216,11 +221,14 @@ Test(text, cycler_dates_and_times) {
                SITS_OK, "%s", err.msg);
   cr_assert_eq(sits_table_at(t, 0, 0), 86400.0);
   sits_table_free(t);
-  /* not dates: month 13, hour 24, minute 60, a 12-hour clock past 12, a zone offset, no
-   * seconds, a two-digit year, text after it */
-  const char *bad[] = {"2019-13-01 00:00:00",    "2019-05-03 24:00:00",       "2019-05-03 10:60:00",
-                       "11/27/2018 13:00:00 PM", "2019-05-03 10:00:00+01:00", "2019-05-03 10:00",
-                       "03.05.19 10:00:00",      "2019-05-03 10:00:00 x"};
+  /* not dates: month 13, hour 24, minute 60, a 12-hour clock past 12, offsets that are not
+   * (one digit, past 14 h, a dangling ':', on a day-first date), no seconds, a two-digit year,
+   * text after it */
+  const char *bad[] = {
+      "2019-13-01 00:00:00",     "2019-05-03 24:00:00",       "2019-05-03 10:60:00",
+      "11/27/2018 13:00:00 PM",  "2019-05-03 10:00:00+1:00",  "2019-05-03 10:00:00+15:00",
+      "2019-05-03 10:00:00+01:", "03.05.2019 10:00:00+01:00", "2019-05-03 10:00",
+      "03.05.19 10:00:00",       "2019-05-03 10:00:00 x"};
   for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
     char body[96];
     snprintf(body, sizeof body, "t,v\n%s,2\n", bad[k]);
