@@ -211,16 +211,29 @@ static int parameters(problem *pb, const sits_scenario *sc, const sits_replay *r
                               .lo = lo, .hi = hi};
     snprintf(p->path, sizeof p->path, "ambient_c");
   }
+  /* an unsensed node's initial temperature: between the coolest the ambient may be and the
+   * warmest sensed node at the start (heat flows from the sources outwards; a node of no
+   * sensor starts between them), with 5 and 10 K to spare, and around the replay's own
+   * estimate (the steady state of the first power: a powered node may start above every
+   * sensor); with no sensed reading at the start, the scenario's ambient -20 to +80 K */
+  double sensed_hi = -INFINITY;
+  for (size_t i = 0; i < pb->n_nodes; i++)
+    if (rep->sensed[i] && isfinite(rep->initial_c[i]))
+      sensed_hi = fmax(sensed_hi, rep->initial_c[i]);
+  bool prior = pb->o->ambient_lo_c == 0 && pb->o->ambient_hi_c == 0; /* 15-40 C, as above */
+  double amb_lo = !c->fit_ambient ? sc->ambient_c : prior ? 15.0 : pb->o->ambient_lo_c;
   for (size_t i = 0; c->fit_initial && i < pb->n_nodes; i++) {
     if (rep->sensed[i])
       continue;
+    double est = rep->initial_c[i], ilo = sc->ambient_c - 20, ihi = sc->ambient_c + 80;
+    if (isfinite(sensed_hi) && isfinite(est)) {
+      ilo = fmin(fmin(sc->ambient_c, amb_lo) - 5, est - 10);
+      ihi = fmax(sensed_hi + 10, est + 10);
+    }
     if (c->n_params == SITS_THERMAL_CAL_MAX_PARAMS)
       return sits__fail(err, SITS_EINPUT, "too many parameters to fit");
     sits_thermal_param *p = &c->params[c->n_params++];
-    *p = (sits_thermal_param){.node = (int)i,
-                              .start = rep->initial_c[i],
-                              .lo = sc->ambient_c - 20,
-                              .hi = sc->ambient_c + 80};
+    *p = (sits_thermal_param){.node = (int)i, .start = est, .lo = ilo, .hi = ihi};
     snprintf(p->path, sizeof p->path, "platform.thermal.nodes.[%zu].initial_c", i);
   }
   if (c->n_params == 0)

@@ -646,3 +646,62 @@ Test(thermal_cal, orders_keep_modelled_domains) {
   sits_thermal_cal_release(&c);
   free(temp), free(cfg), free(tr);
 }
+
+/* The range an unsensed node's initial temperature is fitted in: from 5 K below the coolest
+ * ambient the fit allows (the 15-40 C prior's 15 C, under the scenario's 25 C: 10 C) to 10 K
+ * above the warmest sensed reading at the start (the die's 40 C: 50 C), widened to 10 K
+ * around the replay's own estimate for a powered node. Hand-checked estimates, with the die
+ * held at its 40 C: the heatsink (die - 1 K/W - heatsink - 1 K/W - ambient, no power) at
+ * (40 + 25) / 2 = 32.5 C, inside; the gpu (10 W, 1 K/W to the die only) at 40 + 10 = 50 C,
+ * so its range reaches 60 C. Given an ambient range 20:30 the floor is 15 C; with the ambient
+ * kept (not fitted) it is that ambient's 25 C less 5 K, 20 C. */
+Test(thermal_cal, initial_temperatures_in_a_physical_range) {
+  char text[4096];
+  size_t n = (size_t)snprintf(text, sizeof text, "time_s,power_w.gpu,temp_c.die\n");
+  for (int k = 0; k < 40; k++) /* the die warming slowly under the gpu's 10 W */
+    n += (size_t)snprintf(text + n, sizeof text - n, "%d,10,%.3f\n", k, 40.0 + 0.05 * k);
+  char *tr = tu_write("init.csv", text);
+  char *sc = tu_write(
+      "init.cfg",
+      "platform = { thermal = { nodes = ( { name = \"die\"; c_j_per_k = 5.0; },\n"
+      "  { name = \"heatsink\"; c_j_per_k = 60.0; }, { name = \"gpu\"; c_j_per_k = 3.0; } );\n"
+      "  links = ( { a = \"die\"; b = \"heatsink\"; r_k_per_w = 1.0; },\n"
+      "    { a = \"heatsink\"; b = \"ambient\"; r_k_per_w = 1.0; },\n"
+      "    { a = \"gpu\"; b = \"die\"; r_k_per_w = 1.0; } ); }; };\n"
+      "replay = { power = ( { column = \"power_w.gpu\"; node = \"gpu\"; } );\n"
+      "  sensors = ( { column = \"temp_c.die\"; node = \"die\"; } ); };\nambient_c = 25.0;\n");
+  struct {
+    bool ambient;
+    double lo, hi, floor; /* the ambient range (0, 0: the prior); the expected floor */
+  } cases[] = {{true, 0, 0, 10.0}, {true, 20, 30, 15.0}, {false, 0, 0, 20.0}};
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+    sits_thermal_cal_opts o = {.scenario_path = sc,
+                               .trace_path = tr,
+                               .train_fraction = 0.75,
+                               .fit_ambient = cases[k].ambient,
+                               .fit_initial = true,
+                               .ambient_lo_c = cases[k].lo,
+                               .ambient_hi_c = cases[k].hi};
+    sits_thermal_cal c;
+    sits_err err = {0};
+    cr_assert_eq(sits_calibrate_thermal(&o, &c, &err), SITS_OK, "%s", err.msg);
+    const sits_thermal_param *hs = NULL, *gpu = NULL;
+    for (size_t j = 0; j < c.n_params; j++) {
+      if (!strcmp(c.params[j].path, "platform.thermal.nodes.[1].initial_c"))
+        hs = &c.params[j];
+      if (!strcmp(c.params[j].path, "platform.thermal.nodes.[2].initial_c"))
+        gpu = &c.params[j];
+    }
+    cr_assert(hs && gpu, "case %zu: both unsensed nodes' initial temperatures fitted", k);
+    cr_assert_float_eq(hs->start, 32.5, 1e-6, "the replay's estimate %g", hs->start);
+    cr_assert_float_eq(gpu->start, 50.0, 1e-6, "the replay's estimate %g", gpu->start);
+    cr_assert_float_eq(hs->lo, cases[k].floor, 1e-9, "case %zu: %g", k, hs->lo);
+    cr_assert_float_eq(hs->hi, 50.0, 1e-9, "case %zu: %g", k, hs->hi);
+    cr_assert_float_eq(gpu->lo, cases[k].floor, 1e-9, "case %zu: %g", k, gpu->lo);
+    cr_assert_float_eq(gpu->hi, 60.0, 1e-9, "case %zu: %g", k, gpu->hi);
+    cr_assert(hs->value >= hs->lo && hs->value <= hs->hi && gpu->value >= gpu->lo &&
+              gpu->value <= gpu->hi);
+    sits_thermal_cal_release(&c);
+  }
+  free(tr), free(sc);
+}
