@@ -62,10 +62,16 @@ static const char calibrate_usage[] =
     "and initial temperatures are fitted: the held-out figures then say how that network\n"
     "holds on a trace it was not fitted to. --fit capacitance[,...] fits the nodes'\n"
     "capacitances and keeps the resistances (from steady points or a datasheet).\n"
+    "With trips (a board whose fan state is not logged): the trip temperatures of the fans\n"
+    "the trace does not drive (a fan with trips and no column) are shifted by one offset,\n"
+    "scanned from -15 to +15 K in 1-K steps, each a fit from the scenario's values; the five\n"
+    "offsets of least training cost are fitted again from every start and the least wins\n"
+    "(trip_offset_c, every trial's figures under trip_scan; the calibrated scenario carries\n"
+    "the shifted trips).\n";
+static const char calibrate_usage_more[] =
     "--plot draws each sensor measured and as the calibrated scenario replays it, the power\n"
     "on a second axis; --csv writes those series (time_s, measured and simulated per sensor,\n"
-    "power_w, and held_out: 0 on the rows fitted, 1 on those held out).\n\n";
-static const char calibrate_usage_more[] =
+    "power_w, and held_out: 0 on the rows fitted, 1 on those held out).\n\n"
     "--fit battery fits the platform battery's R0 and RC pairs (and with 'capacity' its capacity) "
     "to a\n"
     "measured cell-level test: a CSV with time, current and voltage columns. The columns\n"
@@ -379,12 +385,27 @@ static int thermal_fit(args *a, const char *scenario) {
       a->th.fit_leakage = true;
     else if (!strcmp(tok, "capacitance"))
       a->th.fit_capacitance = true;
+    else if (!strcmp(tok, "trips"))
+      a->th.fit_trips = true;
     else {
       cli_error("--fit '%s': '%s' does not combine with thermal (thermal, capacitance, ambient, "
-                "initial, leakage)",
+                "initial, leakage, trips)",
                 a->fit, tok);
       return EXIT_INPUT;
     }
+  }
+  if (a->th.fit_trips && !fitted_network && !a->th.fit_capacitance && !a->th.fit_ambient &&
+      !a->th.fit_initial && !a->th.fit_leakage) {
+    cli_error("--fit '%s': trips shifts the fans' trips while the rest is fitted: add thermal, "
+              "capacitance, ambient, initial or leakage",
+              a->fit);
+    return EXIT_USAGE;
+  }
+  if (a->th.fit_trips && a->n_orders) {
+    cli_error("--fit '%s' --orders: a trip scan with the orders is not in this version; scan "
+              "the trips on the network the orders chose",
+              a->fit);
+    return EXIT_USAGE;
   }
   if (fitted_network && a->th.fit_capacitance) {
     cli_error("--fit '%s': thermal fits the capacitances already; capacitance alone keeps the "
@@ -460,7 +481,7 @@ static int check(void *p, cli_ctx *ctx) {
   if (ocv_only)
     return EXIT_OK;
   if (strstr(a->fit, "thermal") || strstr(a->fit, "ambient") || strstr(a->fit, "initial") ||
-      strstr(a->fit, "leakage") || strstr(a->fit, "capacitance")) {
+      strstr(a->fit, "leakage") || strstr(a->fit, "capacitance") || strstr(a->fit, "trips")) {
     if (a->bpx) {
       cli_error("--bpx writes a battery cell: it goes with --fit battery or --ocv-test");
       return EXIT_USAGE;
@@ -508,9 +529,10 @@ static int check(void *p, cli_ctx *ctx) {
       bad = true; /* a trailing comma */
   }
   if (bad || battery == a->opts.keep_cell) { /* one of battery and soc */
-    cli_error("--fit '%s': expected battery[,capacity][,lag][,arrhenius|,rows], "
-              "soc[,capacity][,lag][,arrhenius] or [thermal|capacitance,]ambient,initial,leakage",
-              a->fit);
+    cli_error(
+        "--fit '%s': expected battery[,capacity][,lag][,arrhenius|,rows], "
+        "soc[,capacity][,lag][,arrhenius] or [thermal|capacitance,]ambient,initial,leakage,trips",
+        a->fit);
     return EXIT_INPUT;
   }
   if (a->opts.fit_rows && (a->opts.keep_cell || a->opts.fit_arrhenius)) {
@@ -550,12 +572,26 @@ static int thermal_series(const char *cfg, const sits_thermal_cal_opts *o, const
   return code;
 }
 
+/* A progress line on stderr once a trip scan has taken 2 s, refreshed once a second. */
+static void on_trip_progress(size_t done, size_t total, double offset_c, void *user) {
+  double elapsed;
+  if (cli_progress_due(user, 1.0, &elapsed))
+    fprintf(stderr, "\rsitsenergy: trip scan, offset %zu of %zu (%+.2f K), %.0f s ", done, total,
+            offset_c, elapsed);
+}
+
 static int calibrate_thermal(args *a, cli_ctx *ctx) {
   a->th.sets = ctx->sets.items, a->th.n_sets = ctx->sets.n;
   sits_thermal_cal cal;
   sits_err err = {0};
+  cli_progress prog;
+  cli_progress_start(&prog);
+  if (isatty(STDERR_FILENO))
+    a->th.progress = on_trip_progress, a->th.progress_user = &prog;
   int rc = a->n_orders ? sits_calibrate_thermal_orders(&a->th, a->orders, a->n_orders, &cal, &err)
                        : sits_calibrate_thermal(&a->th, &cal, &err);
+  if (prog.shown) /* the line ends before anything else is printed */
+    fputc('\n', stderr);
   if (rc == SITS_OK)
     rc = sits_thermal_cal_write_config(&cal, a->out, &err);
   int code = rc ? cli_fail(rc, &err) : EXIT_OK;

@@ -6,7 +6,8 @@
  * out. Parameters are fitted in log space (R, C) or linearly (temperatures) inside bounds
  * (R and C within 30x of the scenario's values; the ambient in a prior range, by default
  * [15, 40] C, its ends flagged; initial
- * temperatures within [-20, +80] K of the ambient), through a smooth map, from several starts
+ * temperatures from 5 K below the coolest ambient allowed to 10 K above the warmest sensed
+ * reading at the start, or 10 K around the replay's estimate), through a smooth map, from several starts
  * (the scenario's values, all R and C x0.3, x3); the best finite one wins. The Jacobian's
  * reciprocal condition number at the solution says how well the parameters are determined;
  * below 1e-6 (or undefined: a rank-deficient Jacobian) the parameters that carry its weakest
@@ -61,6 +62,16 @@ typedef struct sits_thermal_cal_opts {
    *  fans') kept, say from steady points or a datasheet: the trace then sets the transients
    *  only. */
   bool fit_capacitance;
+  /** The trip temperatures of the fans the trace does not drive (a fan with trips, and no
+   *  replay.fans or util_frac.<fan> column: its governor switches it), all shifted by one
+   *  offset: scanned from -15 to +15 K in 1-K steps, each offset a fit from the scenario's
+   *  values; the five of least training cost fitted again from every start, and the least
+   *  of those wins (a switching point is no smooth parameter for the least squares). For a
+   *  board whose fan state is not logged and whose fan table is not known. */
+  bool fit_trips;
+  /** Called after each offset of a trip scan (done of total, the offset), if not NULL. */
+  void (*progress)(size_t done, size_t total, double offset_c, void *user);
+  void *progress_user;
 } sits_thermal_cal_opts;
 
 typedef struct sits_thermal_param {
@@ -91,6 +102,16 @@ typedef struct sits_thermal_order_fig {
   bool board; /**< the chains joined at a shared board node (sensors on several nodes) */
 } sits_thermal_order_fig;
 #define SITS_THERMAL_CAL_MAX_SENSORS 32
+/** The offsets a trip scan tries (fit_trips). */
+#define SITS_THERMAL_CAL_MAX_TRIP_SCAN 40
+
+/** One trial of a trip scan: the offset, the worst sensor's RMSE (NAN where the fit
+ *  failed), and from how many starts it was fitted (1 in the coarse scan, 3 for the
+ *  finalists). */
+typedef struct sits_thermal_trip_fig {
+  double offset_c, train_rmse_c, holdout_rmse_c;
+  size_t starts;
+} sits_thermal_trip_fig;
 
 typedef struct sits_thermal_cal {
   size_t n_params;
@@ -115,6 +136,10 @@ typedef struct sits_thermal_cal {
   bool keep_network; /**< the network was kept as given (sits_thermal_cal_opts) */
   bool board; /**< with sits_calibrate_thermal_orders: the chosen candidate has a board node */
   bool fit_capacitance; /**< the kept network's capacitances were fitted (sits_thermal_cal_opts) */
+  bool fit_trips;       /**< the fans' trips were shifted by the scan (sits_thermal_cal_opts) */
+  double trip_offset_c; /**< the offset chosen (fit_trips) */
+  size_t n_trip_scan;   /**< the offsets tried, with their figures */
+  sits_thermal_trip_fig trip_scan[SITS_THERMAL_CAL_MAX_TRIP_SCAN];
 } sits_thermal_cal;
 
 SITS_API int sits_calibrate_thermal(const sits_thermal_cal_opts *o, sits_thermal_cal *out,

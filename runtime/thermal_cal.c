@@ -31,6 +31,8 @@ typedef struct problem {
   double *initial;        /* per node: NAN or a fitted initial temperature */
   double *best_x;         /* the fitted parameters, in the fit's coordinates */
   size_t evaluations;
+  double cost;     /* the fit's least training cost */
+  size_t n_starts; /* of fit()'s three starts, how many (a trip scan's trials take one) */
   sits_err last;
 } problem;
 
@@ -326,7 +328,7 @@ static int fit(problem *pb, sits_err *err) {
   bool best_conv = false;
   int rc = x && best && cov && cov_s ? SITS_OK : sits__fail(err, SITS_ENOMEM, "out of memory");
   const double scales[] = {1.0, 0.3, 3.0};
-  for (size_t s = 0; rc == SITS_OK && s < 3; s++) {
+  for (size_t s = 0; rc == SITS_OK && s < pb->n_starts; s++) {
     for (size_t k = 0; k < np; k++) {
       const sits_thermal_param *p = &c->params[k];
       x[k] = x_of(p, p->log_scale ? p->start * scales[s] : p->start);
@@ -366,6 +368,7 @@ static int fit(problem *pb, sits_err *err) {
   }
   c->converged = best_conv;
   c->rcond = rcond;
+  pb->cost = best_cost;
   c->unidentifiable = !isfinite(rcond) || rcond < 1e-6; /* GSL gives NaN when rank-deficient */
   if (rc == SITS_OK)
     memcpy(x, best, np * sizeof *x);
@@ -527,14 +530,16 @@ static int finish(problem *pb, sits_err *err) {
   return rc;
 }
 
-int sits_calibrate_thermal(const sits_thermal_cal_opts *o, sits_thermal_cal *c, sits_err *err) {
+/* One calibration as the options say (no trip scan); its training cost into *cost. */
+static int calibrate_once(const sits_thermal_cal_opts *o, sits_thermal_cal *c, double *cost,
+                          size_t n_starts, sits_err *err) {
   memset(c, 0, sizeof *c);
   c->train_fraction = o->train_fraction > 0 ? o->train_fraction : 0.7;
   c->fit_ambient = o->fit_ambient, c->fit_initial = o->fit_initial;
   c->fit_leakage = o->fit_leakage;
   c->keep_network = o->keep_network;
   c->fit_capacitance = o->keep_network && o->fit_capacitance;
-  problem pb = {.o = o, .c = c};
+  problem pb = {.o = o, .c = c, .n_starts = n_starts};
   int rc = setup(&pb, err);
   if (rc == SITS_OK)
     rc = fit(&pb, err);
@@ -543,12 +548,170 @@ int sits_calibrate_thermal(const sits_thermal_cal_opts *o, sits_thermal_cal *c, 
   if (rc == SITS_OK)
     plausibility(&pb);
   c->evaluations = pb.evaluations;
+  *cost = pb.cost;
   sits_scenario_free(pb.sc);
   sits_trace_free((sits_trace *)pb.trace);
   free(pb.loaded_initial), free(pb.initial), free(pb.best_x);
   if (rc)
     sits_thermal_cal_release(c);
   return rc;
+}
+
+#define TRIP_SCAN_K 15.0 /* the coarse scan's reach, K either way */
+#define MAX_SHIFTED (SITS__MAX_FANS * SITS__FAN_TRIPS)
+
+/* The trips the scan shifts: every fan with trips that the trace does not drive, as
+ * `platform.fans.[f].trips.[t].temp_c` paths with their values. */
+typedef struct trip_set {
+  size_t n;
+  char path[MAX_SHIFTED][64];
+  double temp_c[MAX_SHIFTED];
+} trip_set;
+
+static int governed_trips(const sits_thermal_cal_opts *o, trip_set *ts, sits_err *err) {
+  sits_trace *trace = NULL;
+  sits_scenario *sc = NULL;
+  sits_replay *rep = NULL;
+  ts->n = 0;
+  int rc = sits_trace_read(o->trace_path, &o->trace, &trace, err);
+  if (rc == SITS_OK)
+    rc = o->scenario_text ? sits_scenario_load_text(o->scenario_text, o->scenario_path, o->sets,
+                                                    o->n_sets, &sc, err)
+                          : sits_scenario_load(o->scenario_path, o->sets, o->n_sets, &sc, err);
+  if (rc == SITS_OK)
+    rc = sits_replay_run_trace(sc, trace, o->trace_path, NULL, &rep, err);
+  for (size_t f = 0; rc == SITS_OK && f < sc->n_fans; f++)
+    for (size_t k = 0; !rep->fan_traced[f] && k < sc->fans[f].n_trips && ts->n < MAX_SHIFTED; k++) {
+      snprintf(ts->path[ts->n], sizeof ts->path[0], "platform.fans.[%zu].trips.[%zu].temp_c", f, k);
+      ts->temp_c[ts->n++] = sc->fans[f].trip_c[k];
+    }
+  if (rc == SITS_OK && ts->n == 0)
+    rc = sits__fail(err, SITS_EINPUT,
+                    "--fit trips: no fan here is switched by its trips (a platform fan with trips "
+                    "and no trace column: replay.fans or util_frac.<fan>)");
+  sits_replay_free(rep);
+  sits_scenario_free(sc);
+  sits_trace_free(trace);
+  return rc;
+}
+
+/* The worst sensor's RMSE of @p m. */
+static double worst_rmse(const sits_thermal_cal *c, const sits_fit_metrics *m) {
+  double w = NAN;
+  for (size_t k = 0; k < c->n_sensors; k++)
+    if (!(m[k].rmse <= w))
+      w = m[k].rmse;
+  return w;
+}
+
+/* One trial of a trip scan: the calibration with the governed trips moved by @p offset, from
+ * @p n_starts starts; its figures into *fig and its cost into *cost (INFINITY where it fits
+ * nothing finite). @p keep: the calibration is left in *out (else released). */
+static int trip_trial(const sits_thermal_cal_opts *o, const trip_set *ts, const char **sets,
+                      char (*text)[96], double offset, size_t n_starts, sits_thermal_cal *out,
+                      bool keep, sits_thermal_trip_fig *fig, double *cost, sits_err *err) {
+  for (size_t j = 0; j < ts->n; j++) {
+    snprintf(text[j], sizeof text[0], "%s=%.6f", ts->path[j], ts->temp_c[j] + offset);
+    sets[o->n_sets + j] = text[j];
+  }
+  sits_thermal_cal_opts oo = *o;
+  oo.sets = sets, oo.n_sets = o->n_sets + ts->n, oo.fit_trips = false;
+  *fig = (sits_thermal_trip_fig){offset, NAN, NAN, n_starts};
+  *cost = INFINITY;
+  int r = calibrate_once(&oo, out, cost, n_starts, err);
+  if (r == SITS_OK) {
+    fig->train_rmse_c = worst_rmse(out, out->train);
+    fig->holdout_rmse_c = worst_rmse(out, out->holdout);
+    if (!keep)
+      sits_thermal_cal_release(out);
+  }
+  return r;
+}
+
+#define TRIP_FINALISTS 5 /* the coarse scan's best offsets fitted from every start */
+
+/* The trip scan (sits_thermal_cal_opts.fit_trips): a calibration from the scenario's values
+ * (one start) at each offset of the governed fans' trips, -15 to +15 K by 1 K; the five
+ * offsets of least training cost then fitted from every start, and the least of those is
+ * the result. */
+static int trip_scan(const sits_thermal_cal_opts *o, sits_thermal_cal *c, sits_err *err) {
+  trip_set *ts = malloc(sizeof *ts);
+  sits_thermal_cal *trial = malloc(sizeof *trial);
+  const char **sets = malloc((o->n_sets + MAX_SHIFTED + 1) * sizeof *sets);
+  char(*text)[96] = malloc(MAX_SHIFTED * sizeof *text);
+  int rc = ts && trial && sets && text ? governed_trips(o, ts, err)
+                                       : sits__fail(err, SITS_ENOMEM, "out of memory");
+  enum { N_COARSE = 2 * (int)TRIP_SCAN_K + 1 };
+  double coarse_cost[N_COARSE], best_cost = INFINITY, best_offset = NAN;
+  size_t evaluations = 0, starts = 0, n_scan = 0, total = N_COARSE + TRIP_FINALISTS;
+  sits_thermal_trip_fig scan[SITS_THERMAL_CAL_MAX_TRIP_SCAN];
+  sits_err last = {0};
+  memset(c, 0, sizeof *c);
+  for (size_t k = 0; rc == SITS_OK && k < o->n_sets; k++)
+    sets[k] = o->sets[k];
+  for (int s = 0; rc == SITS_OK && s < N_COARSE; s++) { /* the coarse scan */
+    sits_err e = {0};
+    int r = trip_trial(o, ts, sets, text, -TRIP_SCAN_K + s, 1, trial, false, &scan[n_scan],
+                       &coarse_cost[s], &e);
+    evaluations += trial->evaluations, starts += trial->starts, n_scan++;
+    if (r == SITS_ESOLVER)
+      last = e; /* this offset fits nothing finite: the others may */
+    else if (r)
+      rc = r, *err = e;
+    if (o->progress)
+      o->progress(n_scan, total, -TRIP_SCAN_K + s, o->progress_user);
+  }
+  for (int f = 0; rc == SITS_OK && f < TRIP_FINALISTS; f++) { /* the finalists, every start */
+    int pick = -1;
+    for (int s = 0; s < N_COARSE; s++)
+      if (isfinite(coarse_cost[s]) && (pick < 0 || coarse_cost[s] < coarse_cost[pick]))
+        pick = s;
+    if (pick < 0)
+      break;
+    coarse_cost[pick] = INFINITY; /* taken */
+    double cost, offset = -TRIP_SCAN_K + pick;
+    sits_err e = {0};
+    int r = trip_trial(o, ts, sets, text, offset, 3, trial, true, &scan[n_scan], &cost, &e);
+    evaluations += trial->evaluations, starts += trial->starts, n_scan++;
+    if (r == SITS_OK && cost < best_cost) { /* kept as the result */
+      sits_thermal_cal_release(c);
+      *c = *trial;
+      evaluations -= trial->evaluations, starts -= trial->starts; /* counted in c */
+      best_cost = cost, best_offset = offset;
+    } else if (r == SITS_OK)
+      sits_thermal_cal_release(trial);
+    else if (r == SITS_ESOLVER)
+      last = e;
+    else if (r)
+      rc = r, *err = e;
+    if (o->progress)
+      o->progress(n_scan, total, offset, o->progress_user);
+  }
+  if (rc == SITS_OK && isnan(best_offset))
+    rc = last.msg[0] ? (*err = last, SITS_ESOLVER)
+                     : sits__fail(err, SITS_ESOLVER, "the trip scan fitted no offset");
+  if (rc == SITS_OK) {
+    c->fit_trips = true;
+    c->trip_offset_c = best_offset;
+    c->n_trip_scan = n_scan;
+    memcpy(c->trip_scan, scan, n_scan * sizeof *scan);
+    c->evaluations += evaluations, c->starts += starts;
+    if (fabs(best_offset) >= TRIP_SCAN_K && c->n_flags < sizeof c->flags / sizeof c->flags[0])
+      snprintf(c->flags[c->n_flags++], sizeof c->flags[0],
+               "the fans' trips moved by %+.0f K, the end of the scan (+-%.0f K): the trace "
+               "does not place the switching, or the fan is not what it shows",
+               best_offset, TRIP_SCAN_K);
+  } else
+    sits_thermal_cal_release(c);
+  free(ts), free(trial), free(sets), free(text);
+  return rc;
+}
+
+int sits_calibrate_thermal(const sits_thermal_cal_opts *o, sits_thermal_cal *c, sits_err *err) {
+  if (o->fit_trips)
+    return trip_scan(o, c, err);
+  double cost;
+  return calibrate_once(o, c, &cost, 3, err);
 }
 
 void sits_thermal_cal_release(sits_thermal_cal *c) {
@@ -569,10 +732,10 @@ static void metrics_json(FILE *f, const sits_thermal_cal *c, const sits_fit_metr
 }
 
 int sits_thermal_cal_write_json(const sits_thermal_cal *c, FILE *f) {
-  const char *what[] = {c->keep_network ? NULL : "thermal",
-                        c->fit_capacitance ? "capacitance" : NULL,
-                        c->fit_ambient ? "ambient" : NULL, c->fit_initial ? "initial" : NULL,
-                        c->fit_leakage ? "leakage" : NULL};
+  const char *what[] = {
+      c->keep_network ? NULL : "thermal", c->fit_capacitance ? "capacitance" : NULL,
+      c->fit_ambient ? "ambient" : NULL,  c->fit_initial ? "initial" : NULL,
+      c->fit_leakage ? "leakage" : NULL,  c->fit_trips ? "trips" : NULL};
   fputs("{\"schema_version\":1,\"fit\":[", f);
   for (size_t k = 0, n = 0; k < sizeof what / sizeof *what; k++)
     if (what[k])
@@ -640,6 +803,21 @@ int sits_thermal_cal_write_json(const sits_thermal_cal *c, FILE *f) {
         sits__json_num(f, o->kfold_rmse_c);
       }
       fprintf(f, ",\"flags\":%zu}", o->flags);
+    }
+  }
+  if (c->fit_trips) { /* the trip scan (the array closed below) */
+    fputs("],\"trip_offset_c\":", f);
+    sits__json_num(f, c->trip_offset_c);
+    fputs(",\"trip_scan\":[", f);
+    for (size_t k = 0; k < c->n_trip_scan; k++) {
+      const sits_thermal_trip_fig *s = &c->trip_scan[k];
+      fprintf(f, "%s{\"offset_c\":", k ? "," : "");
+      sits__json_num(f, s->offset_c);
+      fputs(",\"train_rmse_c\":", f);
+      sits__json_num(f, s->train_rmse_c);
+      fputs(",\"holdout_rmse_c\":", f);
+      sits__json_num(f, s->holdout_rmse_c);
+      fprintf(f, ",\"starts\":%zu}", s->starts);
     }
   }
   fprintf(f, "],\"starts\":%zu,\"evaluations\":%zu,\"rows\":%zu,\"train_rows\":%zu}\n", c->starts,

@@ -705,3 +705,77 @@ Test(thermal_cal, initial_temperatures_in_a_physical_range) {
   }
   free(tr), free(sc);
 }
+
+/* --fit trips on a closed form: one node of 20 J/K, 10 W from a 25-C start, 4 K/W to the air
+ * with the fan off, 2.2 K/W with it on; the fan starts at 50 C (hysteresis 5 C, checked every
+ * 0.5 s). Off: T = 65 - 40 exp(-t / 80 s), 50 C at t1 = 80 ln(40 / 15) = 78.47 s (the check at
+ * 78.5 s switches it, 0.006 K late); on: T = 47 + 3 exp(-(t - t1) / 44 s), above 45 C, so it
+ * stays on. The scenario has the network right and the trip at 45 C: the scan must move it by
+ * +5 K and the fit keep 4, 2.2 K/W and 20 J/K; with the trip where the scenario has it the
+ * training part is not followed (over 1 K). (The least squares do not move a switching time:
+ * from a network far enough off that its fan never starts, the fit can end there with the
+ * fan's conductance undetermined; the scan places the trips, it does not replace a start near
+ * the board.) A fan the trace drives (a util_frac column) has no trip to scan: refused. */
+Test(thermal_cal, a_fan_trip_found_by_the_scan) {
+  char text[16384];
+  size_t n = (size_t)snprintf(text, sizeof text, "time_s,power_w.in,temp_c.die\n");
+  const double t1 = 80.0 * log(40.0 / 15.0);
+  for (int k = 0; k <= 300; k++) {
+    double t = k;
+    double temp = t < t1 ? 65.0 - 40.0 * exp(-t / 80.0) : 47.0 + 3.0 * exp(-(t - t1) / 44.0);
+    n += (size_t)snprintf(text + n, sizeof text - n, "%d,10,%.9f\n", k, temp);
+  }
+  char *tr = tu_write("fan_trip.csv", text);
+  const char *cfg =
+      "platform = { thermal = { nodes = ( { name = \"die\"; c_j_per_k = 20.0; } );\n"
+      "  links = ( { a = \"die\"; b = \"ambient\"; r_k_per_w = 4.0; } ); };\n"
+      "  fans = ( { name = \"fan\"; a = \"die\"; b = \"ambient\"; sensor = \"die\";\n"
+      "    period_s = 0.5; duty = [ 0.0, 1.0 ]; r_k_per_w = [ 4.0, 2.2 ];\n"
+      "    trips = ( { temp_c = 45.0; hysteresis_c = 5.0; duty = 1.0; } ); } ); };\n"
+      "replay = { power = ( { column = \"power_w.in\"; node = \"die\"; } );\n"
+      "  sensors = ( { column = \"temp_c.die\"; node = \"die\"; } ); };\nambient_c = 25.0;\n";
+  char *sc = tu_write("fan_trip.cfg", cfg);
+  sits_thermal_cal_opts o = {
+      .scenario_path = sc, .trace_path = tr, .train_fraction = 0.75, .fit_trips = true};
+  sits_thermal_cal c;
+  sits_err err = {0};
+  cr_assert_eq(sits_calibrate_thermal(&o, &c, &err), SITS_OK, "%s", err.msg);
+  cr_assert(c.fit_trips);
+  cr_assert_float_eq(c.trip_offset_c, 5.0, 1e-9, "offset %g", c.trip_offset_c);
+  cr_assert_eq(c.n_trip_scan, 31 + 5);
+  double r_off = NAN, r_on = NAN, cap = NAN;
+  for (size_t k = 0; k < c.n_params; k++) {
+    if (!strcmp(c.params[k].path, "platform.fans.[0].r_k_per_w.[0]"))
+      r_off = c.params[k].value;
+    if (!strcmp(c.params[k].path, "platform.fans.[0].r_k_per_w.[1]"))
+      r_on = c.params[k].value;
+    if (!strcmp(c.params[k].path, "platform.thermal.nodes.[0].c_j_per_k"))
+      cap = c.params[k].value;
+  }
+  cr_log_info("trip +%.2f K: R off %.4f, on %.4f K/W, C %.4f J/K, train %.2e, held out %.2e K",
+              c.trip_offset_c, r_off, r_on, cap, c.train[0].rmse, c.holdout[0].rmse);
+  cr_assert_float_eq(r_off, 4.0, 0.02, "R off %g", r_off);
+  cr_assert_float_eq(r_on, 2.2, 0.011, "R on %g", r_on);
+  cr_assert_float_eq(cap, 20.0, 0.1, "C %g", cap);
+  cr_assert_lt(c.train[0].rmse, 0.01);
+  cr_assert_lt(c.holdout[0].rmse, 0.01);
+  cr_assert(strstr(c.config_text, "temp_c = 50"), "%s", c.config_text); /* the shifted trip */
+  char *json = json_of(&c);
+  cr_assert(strstr(json, "\"trips\"]") && strstr(json, "\"trip_offset_c\":5,") &&
+                strstr(json, "\"trip_scan\":[{\"offset_c\":-15,"),
+            "%s", json);
+  free(json);
+  sits_thermal_cal_release(&c);
+  o.fit_trips = false; /* the trip as the scenario has it */
+  cr_assert_eq(sits_calibrate_thermal(&o, &c, &err), SITS_OK, "%s", err.msg);
+  cr_log_info("trip at 45 C: train %.3f K", c.train[0].rmse);
+  cr_assert_gt(c.train[0].rmse, 1.0);
+  sits_thermal_cal_release(&c);
+  /* a fan the trace drives has no trip to scan */
+  char *driven = tu_write("fan_driven.csv", "time_s,power_w.in,temp_c.die,util_frac.fan\n"
+                                            "0,10,25,0\n1,10,25.5,0\n2,10,26,1\n");
+  o.trace_path = driven, o.fit_trips = true;
+  cr_assert_eq(sits_calibrate_thermal(&o, &c, &err), SITS_EINPUT);
+  cr_assert(strstr(err.msg, "no fan here is switched by its trips"), "%s", err.msg);
+  free(tr), free(sc), free(driven);
+}

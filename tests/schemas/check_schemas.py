@@ -75,6 +75,14 @@ check("calibrate", out("calibrate", os.path.join(root, "validation/cases/orin_na
 check("calibrate", out("calibrate", os.path.join(root, "validation/cases/orin_nano_jp6.cfg"),
                        "--trace", os.path.join(root, "validation/data/orin_nano_jp6_tegrastats.raw"),
                        "--fit", "thermal,ambient", "--orders", "1,2", "-o", "orders.cfg"), "orders")
+fan = ('platform.fans=({name="fan";a="heatsink";b="ambient";sensor="die";duty=[0.0,1.0];'
+       'r_k_per_w=[3.4,2.0];trips=({temp_c=55.0;hysteresis_c=5.0;duty=1.0;});})')
+trips = out("calibrate", os.path.join(root, "validation/cases/orin_nano_jp6.cfg"),
+            "--trace", os.path.join(root, "validation/data/orin_nano_jp6_tegrastats.raw"),
+            "--fit", "thermal,ambient,trips", "--set", fan, "-o", "trips.cfg")
+check("calibrate", trips, "trip scan")
+if len(trips["trip_scan"]) != 36 or "trips" not in trips["fit"]:
+    sys.exit(f"calibrate (trip scan): {len(trips['trip_scan'])} trials, fit {trips['fit']}")
 check("calibrate", out("calibrate", cfg("scenarios/leaf_cell_calibrate.cfg"), "--trace",
                        os.path.join(root, "validation/data/leaf_c15_discharge_cycle2.csv"),
                        "--fit", "battery", "-o", "battery.cfg"), "battery")
