@@ -564,7 +564,7 @@ static int calibrate_once(const sits_thermal_cal_opts *o, sits_thermal_cal *c, d
  * `platform.fans.[f].trips.[t].temp_c` paths with their values. */
 typedef struct trip_set {
   size_t n;
-  char path[MAX_SHIFTED][64];
+  char path[MAX_SHIFTED][96];
   double temp_c[MAX_SHIFTED];
 } trip_set;
 
@@ -608,7 +608,7 @@ static double worst_rmse(const sits_thermal_cal *c, const sits_fit_metrics *m) {
  * @p n_starts starts; its figures into *fig and its cost into *cost (INFINITY where it fits
  * nothing finite). @p keep: the calibration is left in *out (else released). */
 static int trip_trial(const sits_thermal_cal_opts *o, const trip_set *ts, const char **sets,
-                      char (*text)[96], double offset, size_t n_starts, sits_thermal_cal *out,
+                      char (*text)[128], double offset, size_t n_starts, sits_thermal_cal *out,
                       bool keep, sits_thermal_trip_fig *fig, double *cost, sits_err *err) {
   for (size_t j = 0; j < ts->n; j++) {
     snprintf(text[j], sizeof text[0], "%s=%.6f", ts->path[j], ts->temp_c[j] + offset);
@@ -638,7 +638,7 @@ static int trip_scan(const sits_thermal_cal_opts *o, sits_thermal_cal *c, sits_e
   trip_set *ts = malloc(sizeof *ts);
   sits_thermal_cal *trial = malloc(sizeof *trial);
   const char **sets = malloc((o->n_sets + MAX_SHIFTED + 1) * sizeof *sets);
-  char(*text)[96] = malloc(MAX_SHIFTED * sizeof *text);
+  char(*text)[128] = malloc(MAX_SHIFTED * sizeof *text);
   int rc = ts && trial && sets && text ? governed_trips(o, ts, err)
                                        : sits__fail(err, SITS_ENOMEM, "out of memory");
   enum { N_COARSE = 2 * (int)TRIP_SCAN_K + 1 };
