@@ -301,7 +301,9 @@ Test(trace, generic_csv_units_in_the_header) {
 
 /* A logger's CSV read by naming its columns (--fields with --format csv): the file's own
  * header is passed over, a headerless file reads the same, values are converted by the units
- * in the names (hand-checked), and a list without time first is an error naming --fields. */
+ * in the names (hand-checked); the time column may stand anywhere (a logger that writes it
+ * last: `gpu load, pwr main, ..., time`), and a list without one is an error naming
+ * --fields. */
 Test(trace, generic_csv_columns_named_by_option) {
   char *with = tu_write("logger.csv", "Time (ms),CPU temp,Board power\n"
                                       "1000,45000,1500\n"
@@ -320,12 +322,22 @@ Test(trace, generic_csv_columns_named_by_option) {
     conformance(t);
     sits_trace_free(t);
   }
-  sits_trace *t = NULL;
+  char *last = tu_write("time_last.csv", "cpu temp, board power, time\n45000, 1500, 17:59:59.5\n"
+                                         "46500, 2500, 18:00:00.25\n");
+  sits_trace_opts tl = {.format = "csv", .fields = "temp_mc.cpu,power_mw.board,time_s"};
+  sits_trace *t = read_ok(last, &tl);
+  cr_assert_eq(t->n_rows, 2);
+  cr_assert_float_eq(at(t, 1, "time_s"), 0.75, 1e-9);
+  cr_assert_float_eq(at(t, 1, "temp_c.cpu"), 46.5, 1e-12);
+  cr_assert_float_eq(at(t, 0, "power_w.board"), 1.5, 1e-12);
+  conformance(t);
+  sits_trace_free(t);
   sits_err err = {0};
-  sits_trace_opts bad = {.format = "csv", .fields = "temp_mc.cpu,time_ms"};
+  sits_trace_opts bad = {.format = "csv", .fields = "temp_mc.cpu,power_mw.board"};
   cr_assert_eq(sits_trace_read(with, &bad, &t, &err), SITS_EINPUT);
-  cr_assert(strstr(err.msg, "--fields: the header must start with time_s"), "%s", err.msg);
-  free(with), free(without);
+  cr_assert(strstr(err.msg, "--fields: the header needs a time_s (or time_ms) column"), "%s",
+            err.msg);
+  free(with), free(without), free(last);
 }
 
 /* jetson-stats' own log (its jtop_logger example: the jetson.stats dictionary per row):
@@ -399,6 +411,15 @@ Test(trace, generic_csv_logger_stamps_and_skipped_columns) {
   cr_assert_float_eq(at(t, 1, "power_w.sys"), 6.048, 1e-12); /* mW */
   conformance(t);
   sits_trace_free(t);
+  /* without its header line the first row is data all the same (its stamp is a time) */
+  char *bare = tu_write("stamps_bare.csv", "2025-05-01 17:06:56, x, 0%, 50.125, 4327, \n"
+                                           "2025-05-01 17:06:58, x, 59%, 51.062, 6048, \n");
+  t = read_ok(bare, &o);
+  cr_assert_eq(t->n_rows, 2);
+  cr_assert_eq(t->skipped, 0);
+  cr_assert_float_eq(at(t, 0, "temp_c.cpu"), 50.125, 1e-12);
+  sits_trace_free(t);
+  free(bare);
   /* the same log with clock times across midnight, in milliseconds' name: stamps are seconds */
   char *q = tu_write("clock.csv", "time_ms,temp_c.cpu\n23:59:59,50\n00:00:01.25,51\n");
   sits_trace_opts none = {0};
