@@ -44,11 +44,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   sits_table_free(t);
   /* the board-trace readers, sniffed and forced, lenient and strict */
   const char *formats[] = {NULL, "tegrastats", "jtop", "nvsmi", "csv", "ttrace"};
-  for (int k = 0; k < 14; k++) { /* 12, 13: a logger's CSV by named columns, one passed over */
+  for (int k = 0; k < 14; k++) { /* 12, 13: a logger's CSV by named columns (time first or
+                                  * last), one passed over */
     sits_trace_opts o = {.format = k < 12 ? formats[k % 6] : "csv",
                          .strict = k >= 6 && k != 12,
                          .interval_ms = 10,
-                         .fields = k < 12 ? NULL : "time_s,-,temp_c.cpu,power_mw.sys"};
+                         .fields = k < 12    ? NULL
+                                   : k == 12 ? "time_s,-,temp_c.cpu,power_mw.sys"
+                                             : "temp_c.cpu,-,power_mw.sys,time_ms"};
     sits_trace *tr = NULL;
     err.msg[0] = '\0';
     if (sits_trace_read(path, &o, &tr, &err) == SITS_OK) {
