@@ -173,9 +173,8 @@ int sits__jtop_read(const char *path, const sits_trace_opts *o, sits_trace *t, s
     if (!stats && prev >= 0 && ts + day < prev)
       day += 86400; /* past midnight */
     ts += stats ? 0 : day;
-    prev = ts;
-    if (stats && isnan(t0))
-      t0 = ts;
+    if (!stats)
+      prev = ts;
     if (sits__trace_add_row(t, L.lineno) < 0) {
       rc = sits__fail(err, SITS_ENOMEM, "out of memory");
       break;
@@ -200,7 +199,10 @@ int sits__jtop_read(const char *path, const sits_trace_opts *o, sits_trace *t, s
       rc = sits__trace_bad_line(t, o, path, L.lineno, why, err);
       continue;
     }
-    if (stats) { /* the stamp is the sample's time */
+    if (stats) { /* the stamp is the sample's time (from the first row kept) */
+      if (isnan(t0))
+        t0 = ts;
+      prev = ts;
       rc = sits__trace_set(t, "time_s", ts - t0);
       continue;
     }

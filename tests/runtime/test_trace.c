@@ -343,12 +343,15 @@ Test(trace, generic_csv_columns_named_by_option) {
 /* jetson-stats' own log (its jtop_logger example: the jetson.stats dictionary per row):
  * datetime stamps to seconds (hand-checked: 1.001459 s), the quoted uptime with its comma
  * passed over, OFF cores and the -256 zone missing, mW to W, % to fractions; jetson-stats 3's
- * `power cur` and `fan`; a stamp going back is a malformed line. */
+ * `power cur` and `fan`; a stamp going back and a first row with a value that is no number
+ * are malformed lines (the times start at the first row kept). */
 Test(trace, jtop_stats_logger_csv) {
   char *p = tu_write(
       "jtop_logger.csv",
       "time,uptime,CPU1,CPU2,RAM,SWAP,EMC,GPU,APE,Fan pwmfan0,Temp CPU,Temp CV0,Temp tj,"
       "Power VDD_CPU_GPU_CV,Power TOT,jetson_clocks,nvp model\n"
+      "2024-03-21 16:00:52.000000,\"1 day, 2:33:43\",12,OFF,0.41,0.0,7,0.0,OFF,34.5,"
+      "48.5,-256,x,1204,5608,OFF,15W\n"
       "2024-03-21 16:00:53.431553,\"1 day, 2:33:44.123456\",12,OFF,0.41,0.0,7,0.0,OFF,34.5,"
       "48.5,-256,48.5,1204,5608,OFF,15W\n"
       "2024-03-21 16:00:54.433012,\"1 day, 2:33:45.125002\",100,OFF,0.44,0.0,31,99.0,OFF,40.0,"
@@ -359,7 +362,7 @@ Test(trace, jtop_stats_logger_csv) {
   cr_assert_str_eq(t->format, "jtop");
   conformance(t);
   cr_assert_eq(t->n_rows, 2);
-  cr_assert_eq(t->skipped, 1);
+  cr_assert_eq(t->skipped, 2); /* a first row with a bad value (its stamp not the start) */
   /* seconds since 1970 in a double resolve 2.4e-7 s: the difference to 1e-6 */
   cr_assert_float_eq(at(t, 1, "time_s"), 1.001459, 1e-6);
   cr_assert_float_eq(at(t, 1, "power_w.TOT"), 12.004, 1e-12);
