@@ -14,6 +14,9 @@
 #   bench/run.sh battery    battery fits on the shipped 0.1-s Panasonic logs, as recorded and
 #                           on 1-s block averages (--average-s 1): wall time, peak memory,
 #                           samples fitted, train and held-out RMSE
+#   bench/run.sh trips      the trip scan (calibrate --fit ...,trips) against the plain fit on
+#                           the shipped Orin Nano log with a one-trip fan on the heatsink's
+#                           path: wall time, peak memory, starts, evaluations
 #
 # Builds a Release binary in build-bench, writes generated inputs to bench/out.
 # Timings on shared machines are noisy: compare ratios from one run.
@@ -84,6 +87,38 @@ print(f"| {label} | {wall:.2f} s | {rss/1024:.1f} MB | {n:,} of {d.get('recorded
       f"{'yes' if d['converged'] else 'no'} |")
 PY
 }
+
+# one thermal fit: label, calibrate arguments (without -o)
+thermal_row() {
+  local label=$1
+  shift
+  /usr/bin/time -f "%e %M" -o "$out/time.txt" "$bin" calibrate "$@" -o "$out/fit.cfg" \
+    > "$out/fit.json" 2> "$out/fit.err"
+  read -r wall rss < "$out/time.txt"
+  python3 - "$label" "$wall" "$rss" "$out/fit.json" <<'PY'
+import json, sys
+label, wall, rss, path = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+d = json.load(open(path))
+tr = max(v["rmse_c"] for v in d["train"].values())
+ho = max(v["rmse_c"] for v in d["holdout"].values())
+print(f"| {label} | {wall:.2f} s | {rss/1024:.1f} MB | {d['starts']} | {d['evaluations']:,} | "
+      f"{tr:.3f} K | {ho:.3f} K | {d.get('trip_offset_c', '-')} |")
+PY
+}
+
+if [[ ${1:-all} == trips ]]; then
+  mkdir -p "$out"
+  v=$root/validation
+  fan='platform.fans=({name="fan";a="heatsink";b="ambient";sensor="die";duty=[0.0,1.0];'
+  fan+='r_k_per_w=[3.4,2.0];trips=({temp_c=55.0;hysteresis_c=5.0;duty=1.0;});})'
+  base=("$v/cases/orin_nano_jp6.cfg" --trace "$v/data/orin_nano_jp6_tegrastats.raw"
+    --train-fraction 0.6 --set "$fan")
+  echo "| fit | wall | peak RSS | starts | evaluations | train | held out | trip offset |"
+  echo "|---|---|---|---|---|---|---|---|"
+  thermal_row "thermal,ambient,initial (trip as given)" "${base[@]}" --fit thermal,ambient,initial
+  thermal_row "thermal,ambient,initial,trips" "${base[@]}" --fit thermal,ambient,initial,trips
+  exit 0
+fi
 
 if [[ ${1:-all} == battery ]]; then
   mkdir -p "$out"
