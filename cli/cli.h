@@ -47,6 +47,8 @@ int cli_plot_run(const sits_scenario *sc, const sits_result *r, const char *titl
 typedef struct sits_replay sits_replay;
 /** Plots measured against simulated per sensor of @p r, power on a second axis (gnuplot). */
 int cli_plot_replay(const sits_replay *r, const char *png);
+/** The same with a dashed line where a fit's training part ends (@p split_s; NAN: none). */
+int cli_plot_replay_split(const sits_replay *r, double split_s, const char *png);
 
 /** A sweep's table for --plot: the header line, the rows (NULL: none) and what to draw. */
 typedef struct cli_sweep_plot {

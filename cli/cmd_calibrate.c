@@ -70,8 +70,9 @@ static const char calibrate_usage[] =
     "the shifted trips).\n";
 static const char calibrate_usage_more[] =
     "--plot draws each sensor measured and as the calibrated scenario replays it, the power\n"
-    "on a second axis; --csv writes those series (time_s, measured and simulated per sensor,\n"
-    "power_w, and held_out: 0 on the rows fitted, 1 on those held out).\n\n"
+    "on a second axis, a dashed line where the held-out tail begins; --csv writes those\n"
+    "series (time_s, measured and simulated per sensor, power_w, and held_out: 0 on the rows\n"
+    "fitted, 1 on those held out).\n\n"
     "--fit battery fits the platform battery's R0 and RC pairs (and with 'capacity' its capacity) "
     "to a\n"
     "measured cell-level test: a CSV with time, current and voltage columns. The columns\n"
@@ -566,7 +567,11 @@ static int thermal_series(const char *cfg, const sits_thermal_cal_opts *o, const
     rc = sits_replay_run(sc, o->trace_path, &o->trace, &r, &err);
   if (rc == SITS_OK && csv)
     rc = sits_replay_write_csv_split(r, csv, n_train, SIZE_MAX, &err); /* the tail held out */
-  int code = rc ? cli_fail(rc, &err) : png ? cli_plot_replay(r, png) : EXIT_OK;
+  /* the plot marks where the held-out tail begins */
+  double split_s = rc == SITS_OK && n_train < r->trace->n_rows
+                       ? sits_trace_at(r->trace, n_train, 0)
+                       : NAN;
+  int code = rc ? cli_fail(rc, &err) : png ? cli_plot_replay_split(r, split_s, png) : EXIT_OK;
   sits_replay_free(r);
   sits_scenario_free(sc);
   return code;

@@ -131,10 +131,6 @@ int cli_plot_run(const sits_scenario *sc, const sits_result *r, const char *titl
 
 /* ---- a replay: one panel per sensor ---- */
 
-static int replay_csv(const void *r, const char *csv, sits_err *err) {
-  return sits_replay_write_csv(r, csv, err);
-}
-
 /* Each phase's row runs shaded behind the curves, labelled once, a colour per phase. */
 static void replay_phases(FILE *gp, const sits_replay *r) {
   static const char *fill[] = {"#dde6ff", "#ffe2cc", "#dff3dd", "#f3dcf0", "#f6f2c8"};
@@ -168,11 +164,27 @@ static void replay_phases(FILE *gp, const sits_replay *r) {
   }
 }
 
+/* A replay with the time the fit's training part ends (NAN: none). */
+typedef struct replay_plot {
+  const sits_replay *r;
+  double split_s;
+} replay_plot;
+
+static int replay_plot_csv(const void *p, const char *csv, sits_err *err) {
+  return sits_replay_write_csv(((const replay_plot *)p)->r, csv, err);
+}
+
 static void replay_script(FILE *gp, const void *p, const char *csv) {
-  const sits_replay *r = p;
+  const replay_plot *rp = p;
+  const sits_replay *r = rp->r;
   fprintf(gp, "set multiplot layout %zu,1\nset ylabel 'temperature (C)'\nset y2label 'power (W)'\n",
           r->n_sensors);
   replay_phases(gp, r);
+  if (isfinite(rp->split_s)) /* where the fit's training part ends */
+    fprintf(gp,
+            "set arrow from %.9g, graph 0 to %.9g, graph 1 nohead dt 2 lc rgb '#606060'\n"
+            "set label 'fitted | held out' at %.9g, graph 0.04 center font ',8'\n",
+            rp->split_s, rp->split_s, rp->split_s);
   for (size_t k = 0; k < r->n_sensors; k++) {
     fputs("plot ", gp);
     gp_quote(gp, csv);
@@ -185,8 +197,13 @@ static void replay_script(FILE *gp, const void *p, const char *csv) {
 }
 
 int cli_plot_replay(const sits_replay *r, const char *png) {
-  plot_spec spec = {300 + 300 * r->n_sensors, replay_csv, replay_script};
-  return plot_png(&spec, r, png);
+  return cli_plot_replay_split(r, NAN, png);
+}
+
+int cli_plot_replay_split(const sits_replay *r, double split_s, const char *png) {
+  replay_plot rp = {r, split_s};
+  plot_spec spec = {300 + 300 * r->n_sensors, replay_plot_csv, replay_script};
+  return plot_png(&spec, &rp, png);
 }
 
 /* ---- a battery calibration: voltage measured and fitted, current on the right ---- */
