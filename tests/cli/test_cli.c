@@ -453,18 +453,25 @@ Test(cli, calibrate_battery_end_to_end) {
 }
 
 /* calibrate --fit thermal --csv: the calibrated scenario's replay, whose held-out rows give
- * the JSON's held-out RMSE. */
+ * the JSON's held-out RMSE; --plot beside it draws the same (a PNG, the split marked). */
 Test(cli, calibrate_thermal_csv) {
   char args[2048], *out, *err;
   snprintf(args, sizeof args,
            "calibrate %s/../cases/orin_nano_jp6.cfg --trace %s/orin_nano_jp6_tegrastats.raw "
-           "--fit thermal,ambient --csv %s/th.csv -o %s/th.cfg",
-           SITS_VALIDATION_DATA, SITS_VALIDATION_DATA, tu_dir(), tu_dir());
+           "--fit thermal,ambient --csv %s/th.csv --plot %s/th.png -o %s/th.cfg",
+           SITS_VALIDATION_DATA, SITS_VALIDATION_DATA, tu_dir(), tu_dir(), tu_dir());
   cr_assert_eq(tu_cli(args, &out, &err), 0, "%s", err);
   csv_matches_the_json(out, "th.csv",
                        "time_s,measured temp_c.tj,simulated temp_c.tj,power_w,held_out\n",
                        "temp_c.tj\":{\"rmse_c\":");
   free(out), free(err);
+  char png[1024], magic[8] = {0};
+  snprintf(png, sizeof png, "%s/th.png", tu_dir());
+  FILE *f = fopen(png, "rb");
+  cr_assert_not_null(f, "%s", png);
+  cr_assert_eq(fread(magic, 1, 8, f), 8);
+  fclose(f);
+  cr_assert(memcmp(magic, "\x89PNG\r\n\x1a\n", 8) == 0, "not a PNG");
   /* the standard output carries the JSON: --csv - is refused */
   snprintf(args, sizeof args,
            "calibrate %s/../cases/orin_nano_jp6.cfg --trace %s/orin_nano_jp6_tegrastats.raw "
