@@ -568,9 +568,8 @@ static int thermal_series(const char *cfg, const sits_thermal_cal_opts *o, const
   if (rc == SITS_OK && csv)
     rc = sits_replay_write_csv_split(r, csv, n_train, SIZE_MAX, &err); /* the tail held out */
   /* the plot marks where the held-out tail begins */
-  double split_s = rc == SITS_OK && n_train < r->trace->n_rows
-                       ? sits_trace_at(r->trace, n_train, 0)
-                       : NAN;
+  double split_s =
+      rc == SITS_OK && n_train < r->trace->n_rows ? sits_trace_at(r->trace, n_train, 0) : NAN;
   int code = rc ? cli_fail(rc, &err) : png ? cli_plot_replay_split(r, split_s, png) : EXIT_OK;
   sits_replay_free(r);
   sits_scenario_free(sc);
