@@ -595,11 +595,11 @@ static int governed_trips(const sits_thermal_cal_opts *o, trip_set *ts, sits_err
   return rc;
 }
 
-/* The worst sensor's RMSE of @p m. */
+/* The worst sensor's RMSE of @p m (sensors without one passed over; NAN if none has one). */
 static double worst_rmse(const sits_thermal_cal *c, const sits_fit_metrics *m) {
   double w = NAN;
   for (size_t k = 0; k < c->n_sensors; k++)
-    if (!(m[k].rmse <= w))
+    if (!isnan(m[k].rmse) && !(m[k].rmse <= w))
       w = m[k].rmse;
   return w;
 }
