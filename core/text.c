@@ -199,7 +199,7 @@ bool sits__parse_hms(const char *s, double *out) {
 }
 
 /* Days from 1970-01-01 to the proleptic Gregorian date y-m-d. */
-static long days_from_civil(long y, long m, long d) {
+long sits__days_from_civil(int y, int m, int d) {
   y -= m <= 2;
   long era = (y >= 0 ? y : y - 399) / 400, yoe = y - era * 400;
   long doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
@@ -262,6 +262,6 @@ bool sits__parse_datetime(const char *s, double *out) {
   if (*end || y < 1900 || y > 9999 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 ||
       !(secs < 61))
     return false;
-  *out = (double)days_from_civil(y, mo, d) * 86400.0 + h * 3600.0 + mi * 60.0 + secs - zone_s;
+  *out = (double)sits__days_from_civil(y, mo, d) * 86400.0 + h * 3600.0 + mi * 60.0 + secs - zone_s;
   return true;
 }

@@ -52,6 +52,10 @@ char *sits__csv_field_sep(char **cursor, char sep, bool *bad);
  *  may exceed max); *@p bad tells malformed quoting (sits__csv_field). */
 size_t sits__csv_split(char *line, char **f, size_t max, bool *bad);
 
+/** Days from 1970-01-01 to the proleptic Gregorian date @p y - @p m - @p d (Howard Hinnant's
+ *  days_from_civil): for stamps' differences. */
+long sits__days_from_civil(int y, int m, int d);
+
 /** A duration as [[h:]m:]s with an optional fraction on the seconds ("25:19:08.386", "01:30"):
  *  seconds in *@p out; false if @p s is not one (minutes and seconds below 60). */
 bool sits__parse_hms(const char *s, double *out);

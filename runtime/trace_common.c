@@ -116,14 +116,6 @@ size_t sits__trace_split(char *line, char **f, size_t max) {
   return n < max ? n : max;
 }
 
-/* Howard Hinnant's days_from_civil. */
-long sits__civil_day(int y, int m, int d) {
-  y -= m <= 2;
-  long era = (y >= 0 ? y : y - 399) / 400, yoe = y - era * 400;
-  long doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  return era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy;
-}
-
 void sits__trace_row_times(sits_trace *t, const sits_trace_opts *o, double first_s, double last_s,
                            size_t stamped) {
   if (o && o->interval_ms > 0) {

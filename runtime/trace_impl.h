@@ -26,8 +26,6 @@ void sits__trace_lines_close(sits__lines *L);
  *  @p max fields; returns how many were stored (a malformed quote ends its field at the end of
  *  the line). */
 size_t sits__trace_split(char *line, char **fields, size_t max);
-/** Days since 0000-03-01 of a proleptic Gregorian date (for differences between stamps). */
-long sits__civil_day(int year, int month, int day);
 /** Sets time_s of every row to k x interval: --interval-ms if given, else what @p stamped
  *  rows with 1-s stamps from @p first_s to @p last_s imply ((span + 1 s) / rows: each end
  *  second is partly covered), else 1 s; records the interval and its source. */

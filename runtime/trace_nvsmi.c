@@ -30,7 +30,7 @@ static bool stamp(const char *s, long *day, double *v) {
   if (sscanf(s, "%d/%d/%d %d:%d:%lf", &y, &mo, &d, &h, &mi, &sec) != 6 || mo < 1 || mo > 12 ||
       d < 1 || d > 31 || h > 23 || mi > 59 || sec < 0 || sec >= 61)
     return false;
-  *day = sits__civil_day(y, mo, d);
+  *day = sits__days_from_civil(y, mo, d);
   *v = h * 3600.0 + mi * 60.0 + sec;
   return true;
 }

@@ -38,7 +38,7 @@ static bool timestamp(const char *date, const char *clock, double *s) {
       sscanf(clock, "%2d:%2d:%2d%c", &h, &mi, &se, &tail) != 3 || mo < 1 || mo > 12 || d < 1 ||
       d > 31 || h > 23 || mi > 59 || se > 60)
     return false;
-  *s = (double)sits__civil_day(y, mo, d) * 86400.0 + h * 3600.0 + mi * 60.0 + se;
+  *s = (double)sits__days_from_civil(y, mo, d) * 86400.0 + h * 3600.0 + mi * 60.0 + se;
   return true;
 }
 
