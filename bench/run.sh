@@ -70,39 +70,29 @@ print(f"| {label} | {b['solver']['method']} | {wa:.2f} s ({sim/max(wa,1e-3):,.0f
 PY
 }
 
-# one battery fit: label, calibrate arguments (without -o)
+# one fit's row: kind (battery or thermal), label, calibrate arguments (without -o); the
+# wall time and peak memory from /usr/bin/time, the rest from the Calibrate JSON
 fit_row() {
-  local label=$1
-  shift
+  local kind=$1 label=$2
+  shift 2
   /usr/bin/time -f "%e %M" -o "$out/time.txt" "$bin" calibrate "$@" -o "$out/fit.cfg" \
     > "$out/fit.json" 2> "$out/fit.err"
   read -r wall rss < "$out/time.txt"
-  python3 - "$label" "$wall" "$rss" "$out/fit.json" <<'PY'
+  python3 - "$kind" "$label" "$wall" "$rss" "$out/fit.json" <<'PY'
 import json, sys
-label, wall, rss, path = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+kind, label, wall, rss, path = sys.argv[1:3] + [float(sys.argv[3]), int(sys.argv[4]), sys.argv[5]]
 d = json.load(open(path))
-n = d["train"]["voltage_v"]["n"] + d["holdout"]["voltage_v"]["n"]
-print(f"| {label} | {wall:.2f} s | {rss/1024:.1f} MB | {n:,} of {d.get('recorded_samples', n):,} | "
-      f"{1e3*d['train']['voltage_v']['rmse_v']:.2f} mV | {1e3*d['holdout']['voltage_v']['rmse_v']:.2f} mV | "
-      f"{'yes' if d['converged'] else 'no'} |")
-PY
-}
-
-# one thermal fit: label, calibrate arguments (without -o)
-thermal_row() {
-  local label=$1
-  shift
-  /usr/bin/time -f "%e %M" -o "$out/time.txt" "$bin" calibrate "$@" -o "$out/fit.cfg" \
-    > "$out/fit.json" 2> "$out/fit.err"
-  read -r wall rss < "$out/time.txt"
-  python3 - "$label" "$wall" "$rss" "$out/fit.json" <<'PY'
-import json, sys
-label, wall, rss, path = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
-d = json.load(open(path))
-tr = max(v["rmse_c"] for v in d["train"].values())
-ho = max(v["rmse_c"] for v in d["holdout"].values())
-print(f"| {label} | {wall:.2f} s | {rss/1024:.1f} MB | {d['starts']} | {d['evaluations']:,} | "
-      f"{tr:.3f} K | {ho:.3f} K | {d.get('trip_offset_c', '-')} |")
+head = f"| {label} | {wall:.2f} s | {rss/1024:.1f} MB | "
+if kind == "battery":
+    n = d["train"]["voltage_v"]["n"] + d["holdout"]["voltage_v"]["n"]
+    print(head + f"{n:,} of {d.get('recorded_samples', n):,} | "
+          f"{1e3*d['train']['voltage_v']['rmse_v']:.2f} mV | {1e3*d['holdout']['voltage_v']['rmse_v']:.2f} mV | "
+          f"{'yes' if d['converged'] else 'no'} |")
+else:
+    tr = max(v["rmse_c"] for v in d["train"].values())
+    ho = max(v["rmse_c"] for v in d["holdout"].values())
+    print(head + f"{d['starts']} | {d['evaluations']:,} | {tr:.3f} K | {ho:.3f} K | "
+          f"{d.get('trip_offset_c', '-')} |")
 PY
 }
 
@@ -115,8 +105,8 @@ if [[ ${1:-all} == trips ]]; then
     --train-fraction 0.6 --set "$fan")
   echo "| fit | wall | peak RSS | starts | evaluations | train | held out | trip offset |"
   echo "|---|---|---|---|---|---|---|---|"
-  thermal_row "thermal,ambient,initial (trip as given)" "${base[@]}" --fit thermal,ambient,initial
-  thermal_row "thermal,ambient,initial,trips" "${base[@]}" --fit thermal,ambient,initial,trips
+  fit_row thermal "thermal,ambient,initial (trip as given)" "${base[@]}" --fit thermal,ambient,initial
+  fit_row thermal "thermal,ambient,initial,trips" "${base[@]}" --fit thermal,ambient,initial,trips
   exit 0
 fi
 
@@ -130,10 +120,10 @@ if [[ ${1:-all} == battery ]]; then
     --train-fraction 0.6)
   echo "| fit | wall | peak RSS | samples fitted | train | held out | converged |"
   echo "|---|---|---|---|---|---|---|"
-  fit_row "US06 25 C, battery,lag, 60 %" "${us06[@]}"
-  fit_row "the same, --average-s 1" "${us06[@]}" --average-s 1
-  fit_row "NN -10 and -20 C, battery,rows, 60 %" "${rows[@]}"
-  fit_row "the same, --average-s 1" "${rows[@]}" --average-s 1
+  fit_row battery "US06 25 C, battery,lag, 60 %" "${us06[@]}"
+  fit_row battery "the same, --average-s 1" "${us06[@]}" --average-s 1
+  fit_row battery "NN -10 and -20 C, battery,rows, 60 %" "${rows[@]}"
+  fit_row battery "the same, --average-s 1" "${rows[@]}" --average-s 1
   exit 0
 fi
 

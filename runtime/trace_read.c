@@ -29,15 +29,17 @@ const sits_trace_reader *sits_trace_readers(void) {
 
 /* The format of @p path by its content: the first line that is neither blank nor a comment
  * (the first 10,000 lines looked at) sniffed by every reader, or failing that a tegrastats
- * sample within the PREAMBLE_LINES lines after it. The first line into @p first; NULL in *r
- * when nothing matches. A file that is not text is refused here. */
-static int detect(const char *path, char *first, size_t size, const sits_trace_reader **r,
-                  sits_err *err) {
+ * sample (readers[0]) within the PREAMBLE_LINES lines after it. The first line into @p first
+ * and its number into *@p first_no; NULL in *r when nothing matches. A file that is not text
+ * is refused here. */
+static int detect(const char *path, char *first, size_t size, size_t *first_no,
+                  const sits_trace_reader **r, sits_err *err) {
   sits__lines L;
   int rc = sits__lines_open(&L, path, err);
   if (rc)
     return rc;
   first[0] = '\0';
+  *first_no = 1;
   *r = NULL;
   char *line;
   bool binary, seen = false;
@@ -52,6 +54,7 @@ static int detect(const char *path, char *first, size_t size, const sits_trace_r
       continue;
     if (!seen) { /* the first line: every reader's sniff, the best score wins */
       snprintf(first, size, "%s", line);
+      *first_no = L.lineno;
       seen = true;
       int best = 0;
       for (const sits_trace_reader *k = readers; k->name; k++) {
@@ -59,8 +62,11 @@ static int detect(const char *path, char *first, size_t size, const sits_trace_r
         if (s > best)
           best = s, *r = k;
       }
-    } else if (after++, sits__tegrastats_sniff(line) > 0)
-      *r = &readers[0];
+    } else {
+      after++;
+      if (readers[0].sniff(line) > 0)
+        *r = &readers[0];
+    }
   }
   sits__lines_close(&L);
   return rc;
@@ -78,24 +84,23 @@ int sits_trace_read(const char *path, const sits_trace_opts *o, sits_trace **out
         r = k;
     if (!r)
       return sits__fail(err, SITS_EINPUT,
-                        "unknown trace format '%s' (tegrastats, jtop, nvsmi, csv, ttrace)", o->format);
+                        "unknown trace format '%s' (tegrastats, jtop, nvsmi, csv, ttrace)",
+                        o->format);
   } else {
     char line[8192];
-    int rc = detect(path, line, sizeof line, &r, err);
+    size_t line_no;
+    int rc = detect(path, line, sizeof line, &line_no, &r, err);
     if (rc)
       return rc;
-    if (!r && strchr(line, ','))
+    if (!r) /* a comma-separated line: a CSV from another logger, read by naming its columns */
       return sits__fail(err, SITS_EINPUT,
-                        "%s:1: not a trace format this version reads (tegrastats, jtop, nvsmi, "
-                        "csv, ttrace); a CSV from another logger is read by naming its columns: "
-                        "--format csv --fields time_s,temp_c.<sensor>,power_w.<rail>,... ('-' "
-                        "for a column to pass over)",
-                        path);
-    if (!r)
-      return sits__fail(err, SITS_EINPUT,
-                        "%s:1: not a trace format this version reads "
-                        "(tegrastats, jtop, nvsmi, csv, ttrace)",
-                        path);
+                        "%s:%zu: not a trace format this version reads (tegrastats, jtop, nvsmi, "
+                        "csv, ttrace)%s",
+                        path, line_no,
+                        strchr(line, ',') ? "; a CSV from another logger is read by naming its "
+                                            "columns: --format csv --fields time_s,temp_c.<sensor>,"
+                                            "power_w.<rail>,... ('-' for a column to pass over)"
+                                          : "");
   }
   sits_trace *t = calloc(1, sizeof *t);
   if (!t)

@@ -474,7 +474,11 @@ Test(trace, tegrastats_after_a_shell_prompt) {
   char *q = tu_write("notes.txt", "$ tegrastats --interval 500\nerror: not a Jetson\n");
   cr_assert_eq(sits_trace_read(q, NULL, &t, &err), SITS_EINPUT);
   cr_assert(strstr(err.msg, "notes.txt:1: not a trace format"), "%s", err.msg);
-  free(p), free(q);
+  /* the line named is the first that is not blank or a comment */
+  char *c = tu_write("commented.txt", "# exported by a script\n\nhello, world!\n");
+  cr_assert_eq(sits_trace_read(c, NULL, &t, &err), SITS_EINPUT);
+  cr_assert(strstr(err.msg, "commented.txt:3: not a trace format"), "%s", err.msg);
+  free(p), free(q), free(c);
 }
 
 /* nvidia-smi cells are read in their unit: mW and kW cells, and a nounits log whose header
