@@ -1,4 +1,5 @@
-/* cmd_capture.c - `sitsenergy capture`: sample sysfs into a normalised trace CSV. */
+/* cmd_capture.c - `sitsenergy capture`: sample sysfs and NVIDIA GPUs (NVML) into a normalised
+ * trace CSV. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <getopt.h>
@@ -15,14 +16,28 @@
 #include "sits_rt.h"
 
 static const char capture_usage[] =
-    "usage: sitsenergy capture [--sysfs-root DIR] [--period-ms 200] [--duration-s S]\n"
-    "                          [--samples N] [--mark LABEL]... -o TRACE.csv\n\n"
+    "usage: sitsenergy capture [--source sysfs,nvml] [--sysfs-root DIR] [--nvml-library LIB]\n"
+    "                          [--period-ms MS] [--duration-s S] [--samples N]\n"
+    "                          [--mark LABEL]... -o TRACE.csv\n\n"
     "Samples the board's sysfs (thermal zones, hwmon rails incl. INA3221, battery, RAPL,\n"
-    "cpufreq, devfreq) every --period-ms on the monotonic clock and writes the normalised\n"
-    "trace CSV (time_s, temp_c.*, power_w.*, voltage_v.*, current_a.*, freq_mhz.*) that\n"
-    "replay and calibrate read. It stops after --duration-s or --samples, or at Ctrl-C; the\n"
-    "file appears when the capture ends. --sysfs-root points at another tree (default /sys).\n"
-    "--mark LABEL declares a mark.LABEL column for runtime annotations (sits_rt_mark()).\n";
+    "cpufreq, devfreq) and NVIDIA GPUs through NVML every --period-ms on the monotonic clock\n"
+    "and writes the normalised trace CSV (time_s, temp_c.*, power_w.*, voltage_v.*,\n"
+    "current_a.*, freq_mhz.*, util_frac.*, ...) that replay and calibrate read. It stops after\n"
+    "--duration-s or --samples, or at Ctrl-C; the file appears when the capture ends.\n\n"
+    "  --source LIST     sysfs, nvml or both (default: sysfs, and NVML too when\n"
+    "                    libnvidia-ml.so.1 loads and --sysfs-root is not given); a source\n"
+    "                    named here that finds nothing is an error\n"
+    "  --sysfs-root DIR  another sysfs tree (default /sys)\n"
+    "  --nvml-library LIB  the NVML library to load (default libnvidia-ml.so.1)\n"
+    "  --period-ms MS    sample period (default 200; 100 when NVML is a source)\n"
+    "  --mark LABEL      declares a mark.LABEL column for runtime annotations\n"
+    "                    (sits_rt_mark())\n\n"
+    "NVML columns per GPU (gpu, or gpu0, gpu1, ... with several): power_w.gpu (nvidia-smi's\n"
+    "power.draw), power_w.gpu_average, _instant, _energy (the interval's mean from the energy\n"
+    "counter), _limit; temp_c.gpu, gpu_mem; freq_mhz.gpu_gr, _sm, _mem, _video;\n"
+    "util_frac.gpu, _mem, _fan; pstate.gpu; throttle.gpu_<reason> (0/1: sw_power_cap,\n"
+    "hw_slowdown, sw_thermal, hw_thermal, hw_power_brake, idle, ...). What a GPU does not\n"
+    "report has no column.\n";
 
 /* The one piece of process state: Ctrl-C ends the capture cleanly (the CLI, not the library). */
 static volatile sig_atomic_t stop;
@@ -32,12 +47,15 @@ static void on_signal(int sig) {
 }
 
 typedef struct args {
-  const char *root, *out, *marks[16];
+  const char *root, *out, *marks[16], *nvml_library;
   size_t n_marks;
+  int sysfs, nvml; /* --source: -1 not given */
   double period_ms, duration_s, samples; /* samples < 0: until stopped */
 } args;
 
-static const struct option capture_opts[] = {{"sysfs-root", required_argument, NULL, 'r'},
+static const struct option capture_opts[] = {{"source", required_argument, NULL, 's'},
+                                             {"nvml-library", required_argument, NULL, 'l'},
+                                             {"sysfs-root", required_argument, NULL, 'r'},
                                              {"period-ms", required_argument, NULL, 'p'},
                                              {"duration-s", required_argument, NULL, 'd'},
                                              {"samples", required_argument, NULL, 'n'},
@@ -47,12 +65,38 @@ static const struct option capture_opts[] = {{"sysfs-root", required_argument, N
 
 static void init(void *p) {
   args *a = p;
-  a->period_ms = 200, a->duration_s = INFINITY, a->samples = -1;
+  a->period_ms = -1, a->duration_s = INFINITY, a->samples = -1;
+  a->sysfs = a->nvml = -1;
+}
+
+/* --source sysfs,nvml: each named once, nothing else. */
+static int sources(args *a, const char *arg) {
+  a->sysfs = a->nvml = 0;
+  const char *p = arg;
+  while (*p) {
+    size_t n = strcspn(p, ",");
+    int *flag = n == 5 && !strncmp(p, "sysfs", 5) ? &a->sysfs
+                : n == 4 && !strncmp(p, "nvml", 4) ? &a->nvml
+                                                    : NULL;
+    if (!flag || *flag) {
+      cli_error("--source '%s': expected sysfs, nvml or sysfs,nvml", arg);
+      return EXIT_USAGE;
+    }
+    *flag = 1;
+    p += n + (p[n] == ',');
+  }
+  if (!a->sysfs && !a->nvml) {
+    cli_error("--source '%s': expected sysfs, nvml or sysfs,nvml", arg);
+    return EXIT_USAGE;
+  }
+  return EXIT_OK;
 }
 
 static int option(void *p, int c, const char *arg) {
   args *a = p;
   switch (c) {
+  case 's': return sources(a, arg);
+  case 'l': a->nvml_library = arg; break;
   case 'r': a->root = arg; break;
   case 'p': return cli_number("--period-ms", arg, 1, 3600000, false, "1 to 3600000", &a->period_ms);
   case 'd':
@@ -122,10 +166,19 @@ static int sample_loop(const args *a, sits_rt *rt, FILE *f, double *v, long *k, 
 }
 
 static int body(void *p, cli_ctx *ctx) {
-  const args *a = p;
+  args *a = p;
   (void)ctx;
   sits_err err = {0};
-  sits_rt *rt = sits_rt_new(a->root, &err);
+  /* Without --source: sysfs, and NVML when it loads on the machine's own tree (required when
+   * --nvml-library names one). */
+  sits_rt_opts ro = {.sysfs_root = a->root, .nvml_library = a->nvml_library};
+  if (a->sysfs < 0)
+    ro.nvml = a->nvml_library ? 1 : a->root ? 0 : -1;
+  else {
+    ro.no_sysfs = !a->sysfs;
+    ro.nvml = a->nvml;
+  }
+  sits_rt *rt = sits_rt_open(&ro, &err);
   if (!rt)
     return cli_fail(SITS_EINPUT, &err);
   int rc = SITS_OK;
@@ -136,6 +189,9 @@ static int body(void *p, cli_ctx *ctx) {
   if (rc == SITS_OK && !o) {
     sits_rt_free(rt);
     return cli_fail(SITS_EIO, &err);
+  }
+  if (a->period_ms < 0) { /* NVML's readings change at 10 Hz and more: sample at 10 Hz */
+    a->period_ms = sits_rt_gpu_count(rt) > 0 ? 100 : 200;
   }
   size_t nc = sits_rt_column_count(rt);
   double *v = malloc((nc ? nc : 1) * sizeof *v);
@@ -155,7 +211,8 @@ static int body(void *p, cli_ctx *ctx) {
   if (rc) {
     code = err.msg[0] ? cli_fail(rc, &err) : (cli_error("%s: write error", a->out), EXIT_INPUT);
   } else
-    fprintf(stderr, "sitsenergy: wrote %s (%ld samples, %zu columns)\n", a->out, k, nc);
+    fprintf(stderr, "sitsenergy: wrote %s (%ld samples, %zu columns, %zu GPUs through NVML)\n",
+            a->out, k, nc, sits_rt_gpu_count(rt));
   free(v);
   sits_rt_free(rt);
   return code;

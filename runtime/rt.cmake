@@ -1,15 +1,15 @@
-# libsits_rt: the runtime hook library for boards (sysfs capture with phase marks), libc only:
-# no HDF5, SUNDIALS, GSL, libconfig or FFTW. Included by the top-level CMakeLists.txt in every
+# libsits_rt: the runtime hook library for boards (sysfs and NVML capture with phase marks), libc
+# only (NVML is dlopen()ed at run time): no HDF5, SUNDIALS, GSL, libconfig or FFTW. Included by the top-level CMakeLists.txt in every
 # build; with -DSITS_RUNTIME_ONLY=ON it is all that is built (a C compiler and CMake: the
 # board's own toolchain or a cross toolchain file, e.g. cmake/aarch64-linux-gnu.cmake).
 # Installs: the library, its three headers, sitsenergy-rt.pc (relocatable) and the CMake
 # package SITSEnergyRT (imported target SITSEnergy::sits_rt).
-add_library(sits_rt SHARED ${PROJECT_SOURCE_DIR}/runtime/rt_capture.c
+add_library(sits_rt SHARED ${PROJECT_SOURCE_DIR}/runtime/rt_capture.c ${PROJECT_SOURCE_DIR}/runtime/rt_nvml.c
                            ${PROJECT_SOURCE_DIR}/core/status.c ${PROJECT_SOURCE_DIR}/core/fail.c)
 target_include_directories(sits_rt PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/runtime>
                                           $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/core>
                                           $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/sitsenergy>)
-target_link_libraries(sits_rt PRIVATE m)
+target_link_libraries(sits_rt PRIVATE m ${CMAKE_DL_LIBS})
 set_target_properties(sits_rt PROPERTIES VERSION ${PROJECT_VERSION} SOVERSION 0
                       LIBRARY_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR})
 install(TARGETS sits_rt EXPORT SITSEnergyRTTargets LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})

@@ -1,6 +1,7 @@
 /* rt_capture.c - the runtime hook library: sysfs sources into normalised rows (sits_rt.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "sits_rt.h"
+#include "rt_nvml_impl.h"
 #include "status_impl.h"
 
 /* sysfs paths are built in fixed buffers; a name long enough to be cut makes a path that does
@@ -52,6 +53,7 @@ struct sits_rt {
   size_t n_marks;
   bool sampled;
   double t0;
+  sits__nvml *nvml; /* NVIDIA GPUs (rt_nvml.c), or NULL */
 };
 
 /* A file's first line, trimmed; false when it cannot be read. */
@@ -308,38 +310,75 @@ static void clocks(sits_rt *rt) {
   }
 }
 
-sits_rt *sits_rt_new(const char *sysfs_root, sits_err *err) {
+sits_rt *sits_rt_open(const sits_rt_opts *o, sits_err *err) {
+  static const sits_rt_opts defaults = {0};
+  if (!o)
+    o = &defaults;
   sits_rt *rt = calloc(1, sizeof *rt);
   if (!rt) {
     sits__fail(err, SITS_ENOMEM, "out of memory");
     return NULL;
   }
-  snprintf(rt->root, sizeof rt->root, "%s", sysfs_root ? sysfs_root : "/sys");
-  thermal_zones(rt);
-  cooling_devices(rt);
-  hwmon(rt);
-  power_supply(rt);
-  rapl(rt);
-  clocks(rt);
-  if (rt->n == 0) {
-    sits__fail(err, SITS_EINPUT,
-               "%s: no thermal zone, hwmon, power supply, RAPL or clock source found", rt->root);
+  snprintf(rt->root, sizeof rt->root, "%s", o->sysfs_root ? o->sysfs_root : "/sys");
+  if (!o->no_sysfs) {
+    thermal_zones(rt);
+    cooling_devices(rt);
+    hwmon(rt);
+    power_supply(rt);
+    rapl(rt);
+    clocks(rt);
+  }
+  char why[512] = "";
+  if (o->nvml)
+    rt->nvml = sits__nvml_open(o->nvml_library, why, sizeof why);
+  if (o->nvml > 0 && !rt->nvml) {
+    sits__fail(err, SITS_EINPUT, "%s", why);
+    free(rt);
+    return NULL;
+  }
+  if (rt->n == 0 && !rt->nvml) {
+    if (o->no_sysfs)
+      sits__fail(err, SITS_EINPUT, "no source to capture: %s", why[0] ? why : "sysfs is off");
+    else
+      sits__fail(err, SITS_EINPUT,
+                 "%s: no thermal zone, hwmon, power supply, RAPL or clock source found%s%s",
+                 rt->root, why[0] ? "; " : "", why);
     free(rt);
     return NULL;
   }
   return rt;
 }
 
+sits_rt *sits_rt_new(const char *sysfs_root, sits_err *err) {
+  sits_rt_opts o = {.sysfs_root = sysfs_root};
+  return sits_rt_open(&o, err);
+}
+
 void sits_rt_free(sits_rt *rt) {
+  if (rt)
+    sits__nvml_close(rt->nvml);
   free(rt);
 }
 
+size_t sits_rt_gpu_count(const sits_rt *rt) {
+  return sits__nvml_gpu_count(rt->nvml);
+}
+
+/* The sources' columns: sysfs, then NVML (marks and phases follow). */
+static size_t n_sources(const sits_rt *rt) {
+  return rt->n + sits__nvml_column_count(rt->nvml);
+}
+
 size_t sits_rt_column_count(const sits_rt *rt) {
-  return rt->n + rt->n_marks;
+  return n_sources(rt) + rt->n_marks;
 }
 
 const char *sits_rt_column_name(const sits_rt *rt, size_t k) {
-  return k < rt->n ? rt->src[k].name : rt->marks[k - rt->n];
+  if (k < rt->n)
+    return rt->src[k].name;
+  if (k < n_sources(rt))
+    return sits__nvml_column_name(rt->nvml, k - rt->n);
+  return rt->marks[k - n_sources(rt)];
 }
 
 /* The column "<kind>.<label>", or -1. */
@@ -453,8 +492,11 @@ int sits_rt_sample_at(sits_rt *rt, double t_s, double *values, sits_err *err) {
   (void)err;
   for (size_t k = 0; k < rt->n; k++)
     values[k] = read_source(&rt->src[k], t_s);
+  if (rt->nvml)
+    sits__nvml_read(rt->nvml, t_s, values + rt->n);
+  size_t m0 = n_sources(rt);
   for (size_t k = 0; k < rt->n_marks; k++) {
-    values[rt->n + k] = rt->pending[k];
+    values[m0 + k] = rt->pending[k];
     rt->pending[k] = rt->open[k]; /* a phase: 1 again while it stays open */
   }
   rt->sampled = true;

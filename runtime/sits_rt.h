@@ -21,6 +21,13 @@
  *     difference between samples (wrap-around at max_energy_range_uj; missing on the first)
  *   devices/system/cpu/cpuN/cpufreq/scaling_cur_freq (kHz) -> freq_mhz.cpuN
  *   class/devfreq/NAME cur_freq (Hz)                         -> freq_mhz.<device>
+ * With sits_rt_opts.nvml, NVIDIA GPUs through NVML, loaded at run time (dlopen of
+ * libnvidia-ml.so.1; no build dependency): power (power_w.gpu = nvidia-smi's power.draw,
+ * gpu_average, gpu_instant, gpu_energy from the energy counter, gpu_limit), temp_c.gpu and
+ * gpu_mem, freq_mhz.gpu_gr/_sm/_mem/_video, util_frac.gpu/_mem/_fan, pstate.gpu and one 0/1
+ * throttle.gpu_<reason> column per clock event reason (sw_power_cap, hw_slowdown, sw_thermal,
+ * hw_thermal, hw_power_brake, ...); gpu0, gpu1, ... with several GPUs. A quantity a GPU does
+ * not report has no column.
  * Time comes from CLOCK_MONOTONIC, as seconds from the first sample.
  */
 #ifndef SITS_RT_H
@@ -37,10 +44,24 @@ typedef struct sits_rt sits_rt;
 
 #define SITS_RT_MAX_MARKS 32
 
-/** Discovers the sources under @p sysfs_root (NULL: "/sys"). A tree with no source is an
- *  error. */
+/** Which sources sits_rt_open() looks for. All zero: sysfs under "/sys", no NVML. */
+typedef struct sits_rt_opts {
+  const char *sysfs_root;   /**< NULL: "/sys" */
+  int no_sysfs;             /**< nonzero: no sysfs source (NVML alone) */
+  int nvml;                 /**< 0: no NVML; 1: NVML required (an error when it cannot be
+                                 loaded or finds no GPU); -1: NVML when it loads */
+  const char *nvml_library; /**< NULL: "libnvidia-ml.so.1" (a path: another NVML, a stand-in) */
+} sits_rt_opts;
+
+/** Discovers the sources @p o asks for (NULL: as all zero). Finding none is an error that
+ *  says why (no sysfs source under the root; NVML not loadable, no GPU). */
+SITS_API sits_rt *sits_rt_open(const sits_rt_opts *o, sits_err *err);
+/** sits_rt_open() of the sysfs sources under @p sysfs_root (NULL: "/sys") alone. */
 SITS_API sits_rt *sits_rt_new(const char *sysfs_root, sits_err *err);
 SITS_API void sits_rt_free(sits_rt *rt);
+
+/** The GPUs NVML found (0 without NVML). */
+SITS_API size_t sits_rt_gpu_count(const sits_rt *rt);
 
 /** Columns after time_s: count and names ("temp_c.cpu-thermal", ...; marks last). */
 SITS_API size_t sits_rt_column_count(const sits_rt *rt);

@@ -276,3 +276,153 @@ Test(capture, phases_nest_and_cover_their_intervals) {
   cr_assert(strstr(err.msg, "declare phases before the first sample"), "%s", err.msg);
   sits_rt_free(rt);
 }
+
+/* NVML through the stand-in library (fake_nvml.c): its scripted sequence, k-th call of each
+ * quantity (k = 0 the discovery probe, k = s the s-th sample). */
+static sits_rt *fake_nvml(int gpus, sits_err *err) {
+  char n[8];
+  snprintf(n, sizeof n, "%d", gpus);
+  setenv("FAKE_NVML_GPUS", n, 1);
+  unsetenv("FAKE_NVML_INIT_RC");
+  sits_rt_opts o = {.no_sysfs = 1, .nvml = 1, .nvml_library = FAKE_NVML};
+  return sits_rt_open(&o, err);
+}
+
+Test(capture, nvml_columns_units_and_the_scripted_sequence) {
+  sits_err err = {0};
+  sits_rt *rt = fake_nvml(1, &err);
+  cr_assert_not_null(rt, "%s", err.msg);
+  cr_assert_eq(sits_rt_gpu_count(rt), 1);
+  /* every quantity the stand-in reports, none it does not (video clock, fan) */
+  static const char *const want[] = {
+      "power_w.gpu", "power_w.gpu_average", "power_w.gpu_instant", "temp_c.gpu_mem",
+      "power_w.gpu_energy", "power_w.gpu_limit", "temp_c.gpu", "freq_mhz.gpu_gr",
+      "freq_mhz.gpu_sm", "freq_mhz.gpu_mem", "util_frac.gpu", "util_frac.gpu_mem", "pstate.gpu",
+      "throttle.gpu_idle", "throttle.gpu_app_clocks", "throttle.gpu_sw_power_cap",
+      "throttle.gpu_hw_slowdown", "throttle.gpu_sync_boost", "throttle.gpu_sw_thermal",
+      "throttle.gpu_hw_thermal", "throttle.gpu_hw_power_brake", "throttle.gpu_display_clocks"};
+  size_t nw = sizeof want / sizeof want[0];
+  cr_assert_eq(sits_rt_column_count(rt), nw);
+  for (size_t k = 0; k < nw; k++)
+    cr_assert_str_eq(sits_rt_column_name(rt, k), want[k]);
+  cr_assert_not(has(rt, "video"));
+  cr_assert_not(has(rt, "fan"));
+  double v[64];
+  /* sample 1 (k = 1) */
+  cr_assert_eq(sits_rt_sample_at(rt, 0.0, v, &err), SITS_OK);
+  cr_assert_float_eq(col(rt, v, "temp_c.gpu"), 41.0, 0);
+  cr_assert_float_eq(col(rt, v, "temp_c.gpu_mem"), 47.0, 0);
+  cr_assert_float_eq(col(rt, v, "power_w.gpu"), 101.0, 1e-12);         /* mW -> W */
+  cr_assert_float_eq(col(rt, v, "power_w.gpu_average"), 110.5, 1e-12);
+  cr_assert_float_eq(col(rt, v, "power_w.gpu_instant"), 122.0, 1e-12);
+  cr_assert(isnan(col(rt, v, "power_w.gpu_energy")), "no interval yet");
+  cr_assert_float_eq(col(rt, v, "power_w.gpu_limit"), 700.0, 1e-12);
+  cr_assert_float_eq(col(rt, v, "freq_mhz.gpu_sm"), 1970.0, 0);
+  cr_assert_float_eq(col(rt, v, "freq_mhz.gpu_gr"), 1970.0, 0);
+  cr_assert_float_eq(col(rt, v, "freq_mhz.gpu_mem"), 3201.0, 0);
+  cr_assert_float_eq(col(rt, v, "util_frac.gpu"), 0.5, 1e-12);         /* % -> fraction */
+  cr_assert_float_eq(col(rt, v, "util_frac.gpu_mem"), 0.2, 1e-12);
+  cr_assert_float_eq(col(rt, v, "pstate.gpu"), 0.0, 0);
+  cr_assert_float_eq(col(rt, v, "throttle.gpu_sw_power_cap"), 1.0, 0); /* odd k: 0x4 */
+  cr_assert_float_eq(col(rt, v, "throttle.gpu_idle"), 0.0, 0);
+  /* sample 2, 0.5 s later: 60 J from the energy counter in 0.5 s = 120 W */
+  cr_assert_eq(sits_rt_sample_at(rt, 0.5, v, &err), SITS_OK);
+  cr_assert_float_eq(col(rt, v, "power_w.gpu_energy"), 120.0, 1e-9);
+  cr_assert_float_eq(col(rt, v, "temp_c.gpu"), 42.0, 0);
+  cr_assert_float_eq(col(rt, v, "pstate.gpu"), 2.0, 0);
+  cr_assert_float_eq(col(rt, v, "throttle.gpu_sw_power_cap"), 0.0, 0); /* even k: 0x1 */
+  cr_assert_float_eq(col(rt, v, "throttle.gpu_idle"), 1.0, 0);
+  /* sample 3: the instant field fails (NVML_ERROR_UNKNOWN): empty, the rest read */
+  cr_assert_eq(sits_rt_sample_at(rt, 0.75, v, &err), SITS_OK);
+  cr_assert(isnan(col(rt, v, "power_w.gpu_instant")));
+  cr_assert_float_eq(col(rt, v, "power_w.gpu_average"), 111.5, 1e-12);
+  cr_assert_float_eq(col(rt, v, "power_w.gpu_energy"), 240.0, 1e-9); /* 60 J in 0.25 s */
+  sits_rt_free(rt);
+}
+
+Test(capture, nvml_several_gpus_and_failures_named) {
+  sits_err err = {0};
+  sits_rt *rt = fake_nvml(2, &err);
+  cr_assert_not_null(rt, "%s", err.msg);
+  cr_assert_eq(sits_rt_gpu_count(rt), 2);
+  cr_assert_str_eq(sits_rt_column_name(rt, 0), "power_w.gpu0");
+  cr_assert(has(rt, "temp_c.gpu1_mem"));
+  double v[128];
+  cr_assert_eq(sits_rt_sample_at(rt, 0.0, v, &err), SITS_OK);
+  cr_assert_float_eq(col(rt, v, "temp_c.gpu0"), 41.0, 0); /* each GPU its own sequence */
+  cr_assert_float_eq(col(rt, v, "temp_c.gpu1"), 41.0, 0);
+  sits_rt_free(rt);
+  /* a library that is not there, one that fails to initialise, no GPU */
+  sits_rt_opts o = {.no_sysfs = 1, .nvml = 1, .nvml_library = "/nonexistent/libnvidia-ml.so.1"};
+  cr_assert_null(sits_rt_open(&o, &err));
+  cr_assert(strstr(err.msg, "NVML: cannot load /nonexistent/libnvidia-ml.so.1"), "%s", err.msg);
+  setenv("FAKE_NVML_INIT_RC", "9", 1);
+  o.nvml_library = FAKE_NVML;
+  cr_assert_null(sits_rt_open(&o, &err));
+  cr_assert(strstr(err.msg, "nvmlInit_v2 failed (NVML error 9)"), "%s", err.msg);
+  unsetenv("FAKE_NVML_INIT_RC");
+  setenv("FAKE_NVML_GPUS", "0", 1);
+  cr_assert_null(sits_rt_open(&o, &err));
+  cr_assert(strstr(err.msg, "no GPU found"), "%s", err.msg);
+  /* NVML when it loads (-1): a sysfs tree alone still captures */
+  o.nvml = -1, o.no_sysfs = 0, o.sysfs_root = jetson();
+  rt = sits_rt_open(&o, &err);
+  cr_assert_not_null(rt, "%s", err.msg);
+  cr_assert_eq(sits_rt_gpu_count(rt), 0);
+  cr_assert(has(rt, "VDD_IN"));
+  sits_rt_free(rt);
+  /* sysfs and NVML together: sysfs columns, then NVML's, then marks */
+  setenv("FAKE_NVML_GPUS", "1", 1);
+  rt = sits_rt_open(&o, &err);
+  cr_assert_not_null(rt, "%s", err.msg);
+  cr_assert_eq(sits_rt_add_mark(rt, "load", &err), SITS_OK);
+  size_t n = sits_rt_column_count(rt);
+  cr_assert_str_eq(sits_rt_column_name(rt, n - 1), "mark.load");
+  cr_assert(has(rt, "power_w.VDD_IN") && has(rt, "power_w.gpu_instant"));
+  cr_assert_eq(sits_rt_sample_at(rt, 0.0, v, &err), SITS_OK);
+  cr_assert_float_eq(col(rt, v, "power_w.VDD_IN"), 6.0, 1e-12);
+  cr_assert_float_eq(col(rt, v, "temp_c.gpu"), 41.0, 0);
+  sits_rt_free(rt);
+}
+
+/* The capture command on the stand-in: --source nvml at the 10-Hz default, read back; bad
+ * --source values are usage errors. */
+Test(capture, the_capture_command_with_nvml) {
+  char args[2048], *out, *err, path[600];
+  snprintf(path, sizeof path, "%s/cli_nvml.csv", tu_dir());
+  setenv("FAKE_NVML_GPUS", "1", 1);
+  unsetenv("FAKE_NVML_INIT_RC");
+  snprintf(args, sizeof args, "capture --source nvml --nvml-library %s --samples 4 -o %s",
+           FAKE_NVML, path);
+  cr_assert_eq(tu_cli(args, &out, &err), 0, "%s", err);
+  cr_assert(strstr(err, "4 samples, 22 columns, 1 GPUs through NVML"), "%s", err);
+  free(out), free(err);
+  sits_trace *t = NULL;
+  sits_err e = {0};
+  cr_assert_eq(sits_trace_read(path, NULL, &t, &e), SITS_OK, "%s", e.msg);
+  cr_assert_eq(t->n_rows, 4);
+  double span = sits_trace_at(t, 3, 0);
+  cr_assert(span > 0.28 && span < 0.9, "3 periods of the 100-ms default took %g s", span);
+  cr_assert_float_eq(sits_trace_at(t, 3, (size_t)sits_trace_column(t, "temp_c.gpu")), 44.0, 0);
+  cr_assert_float_eq(sits_trace_at(t, 0, (size_t)sits_trace_column(t, "power_w.gpu_instant")),
+                     122.0, 1e-9);
+  sits_trace_free(t);
+  static const char *const bad[] = {"bogus", "nvml,nvml", "", ",", "sysfs,"};
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+    snprintf(args, sizeof args, "capture --source '%s' --samples 1 -o %s", bad[k], path);
+    int rc = tu_cli(args, &out, &err);
+    if (k == 4) { /* a trailing comma is read as the list it ends */
+      free(out), free(err);
+      continue;
+    }
+    cr_assert_eq(rc, 2, "--source '%s': %s", bad[k], err);
+    cr_assert(strstr(err, "expected sysfs, nvml or sysfs,nvml"), "%s", err);
+    free(out), free(err);
+  }
+  /* NVML named but not loadable: exit 1, the reason given */
+  snprintf(args, sizeof args,
+           "capture --source nvml --nvml-library /nonexistent/nvml.so --samples 1 -o %s", path);
+  cr_assert_eq(tu_cli(args, &out, &err), 1);
+  cr_assert(strstr(err, "NVML: cannot load /nonexistent/nvml.so"), "%s", err);
+  free(out), free(err);
+}
