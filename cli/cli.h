@@ -82,7 +82,8 @@ typedef struct cli_ctx {
 
 enum {
   CLI_SCENARIO = 1u << 0, /* one positional SCENARIO.cfg and --set */
-  CLI_LOAD = 1u << 1      /* the dispatcher loads the scenario before the body */
+  CLI_LOAD = 1u << 1,     /* the dispatcher loads the scenario before the body */
+  CLI_FILE = 1u << 2      /* one positional FILE (in cli_ctx.scenario), no --set */
 };
 
 /** A command for the dispatcher (dispatch.c): it parses the command's own options through
@@ -91,8 +92,9 @@ enum {
  *  (hotspot, capture, keys) gives @c raw instead. */
 typedef struct cli_cmd {
   const char *name, *help, *usage;
-  const char *usage_more;    /* printed after usage by --help (NULL: none): C99 caps a literal */
-  const char *usage_more2;   /* and after it (NULL: none) */
+  /** The rest of the --help text after usage, in pieces (C99 caps a string literal at 4095
+   *  characters): a NULL-terminated list, or NULL for none. */
+  const char *const *usage_more;
   const struct option *opts; /* the command's own long options, {0}-terminated */
   const char *shortopts;     /* its short options with values ("o:") */
   size_t args_size;          /* the command's argument struct, zeroed then init() */
@@ -171,6 +173,6 @@ long cli_read_line(FILE *f, char **buf, size_t *cap, bool *nul);
 /** The commands. argv[0] is the command name. */
 extern const cli_cmd cli_cmd_run, cli_cmd_steady, cli_cmd_dvfs_table, cli_cmd_sweep,
     cli_cmd_calibrate, cli_cmd_replay, cli_cmd_capture, cli_cmd_hotspot, cli_cmd_keys,
-    cli_cmd_sweep_merge;
+    cli_cmd_sweep_merge, cli_cmd_trace_info;
 
 #endif

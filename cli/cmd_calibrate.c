@@ -17,7 +17,7 @@
 
 static const char calibrate_usage[] =
     "usage: sitsenergy calibrate SCENARIO.cfg --trace FILE --fit "
-    "[thermal|capacitance,]ambient,...\n"
+    "auto|[thermal|capacitance,]ambient,...\n"
     "                            [--format auto|tegrastats|jtop|nvsmi|csv|ttrace] [--interval-ms "
     "MS]\n"
     "                            [--fields LIST] [--strict] [--train-fraction 0.7]\n"
@@ -68,6 +68,14 @@ static const char calibrate_usage[] =
     "offsets of least training cost are fitted again from every start and the least wins\n"
     "(trip_offset_c, every trial's figures under trip_scan; the calibrated scenario carries\n"
     "the shifted trips).\n";
+static const char calibrate_usage_auto[] =
+    "--fit auto is thermal,ambient,initial with the power timing the data call for: each\n"
+    "mapped power column's rail under every name the trace holds (power_w.<rail>, _instant,\n"
+    "_average, _energy), each as a reading held from its row and as the mean over the interval\n"
+    "before it (replay.power.[].timing); the least training RMSE wins (same parameters), the\n"
+    "held-out tail untouched; with --orders, the order is then chosen on that timing. Every\n"
+    "candidate's figures under power_timing; the calibrated scenario maps the chosen columns.\n";
+
 static const char calibrate_usage_more[] =
     "--plot draws each sensor measured and as the calibrated scenario replays it, the power\n"
     "on a second axis, a dashed line where the held-out tail begins; --csv writes those\n"
@@ -147,6 +155,7 @@ static const char calibrate_usage_more2[] =
 
 typedef struct args {
   bool thermal;             /* --fit thermal[,ambient,initial] */
+  bool fit_auto;            /* --fit auto */
   sits_thermal_cal_opts th; /* its options */
   const char *out, *png, *csv, *fit, *bpx;
   sits_calibrate_opts opts;
@@ -388,9 +397,11 @@ static int thermal_fit(args *a, const char *scenario) {
       a->th.fit_capacitance = true;
     else if (!strcmp(tok, "trips"))
       a->th.fit_trips = true;
+    else if (!strcmp(tok, "auto")) /* thermal, ambient, initial and the structure */
+      a->fit_auto = fitted_network = a->th.fit_ambient = a->th.fit_initial = true;
     else {
       cli_error("--fit '%s': '%s' does not combine with thermal (thermal, capacitance, ambient, "
-                "initial, leakage, trips)",
+                "initial, leakage, trips, auto)",
                 a->fit, tok);
       return EXIT_INPUT;
     }
@@ -405,6 +416,12 @@ static int thermal_fit(args *a, const char *scenario) {
   if (a->th.fit_trips && a->n_orders) {
     cli_error("--fit '%s' --orders: a trip scan with the orders is not in this version; scan "
               "the trips on the network the orders chose",
+              a->fit);
+    return EXIT_USAGE;
+  }
+  if (a->fit_auto && (a->th.fit_trips || a->th.fit_capacitance)) {
+    cli_error("--fit '%s': auto fits the network with its power timing; trips and capacitance "
+              "are not among its candidates in this version",
               a->fit);
     return EXIT_USAGE;
   }
@@ -482,7 +499,8 @@ static int check(void *p, cli_ctx *ctx) {
   if (ocv_only)
     return EXIT_OK;
   if (strstr(a->fit, "thermal") || strstr(a->fit, "ambient") || strstr(a->fit, "initial") ||
-      strstr(a->fit, "leakage") || strstr(a->fit, "capacitance") || strstr(a->fit, "trips")) {
+      strstr(a->fit, "leakage") || strstr(a->fit, "capacitance") || strstr(a->fit, "trips") ||
+      strstr(a->fit, "auto")) {
     if (a->bpx) {
       cli_error("--bpx writes a battery cell: it goes with --fit battery or --ocv-test");
       return EXIT_USAGE;
@@ -592,8 +610,9 @@ static int calibrate_thermal(args *a, cli_ctx *ctx) {
   cli_progress_start(&prog);
   if (isatty(STDERR_FILENO))
     a->th.progress = on_trip_progress, a->th.progress_user = &prog;
-  int rc = a->n_orders ? sits_calibrate_thermal_orders(&a->th, a->orders, a->n_orders, &cal, &err)
-                       : sits_calibrate_thermal(&a->th, &cal, &err);
+  int rc = a->fit_auto   ? sits_calibrate_thermal_auto(&a->th, a->orders, a->n_orders, &cal, &err)
+           : a->n_orders ? sits_calibrate_thermal_orders(&a->th, a->orders, a->n_orders, &cal, &err)
+                         : sits_calibrate_thermal(&a->th, &cal, &err);
   if (prog.shown) /* the line ends before anything else is printed */
     fputc('\n', stderr);
   if (rc == SITS_OK)
@@ -671,11 +690,13 @@ static int body(void *p, cli_ctx *ctx) {
   return a->thermal ? calibrate_thermal(a, ctx) : calibrate_battery(a, ctx);
 }
 
+static const char *const calibrate_usage_parts[] = {calibrate_usage_auto, calibrate_usage_more,
+                                                    calibrate_usage_more2, NULL};
+
 const cli_cmd cli_cmd_calibrate = {.name = "calibrate",
                                    .help = "fit a thermal network or a battery to measured data",
                                    .usage = calibrate_usage,
-                                   .usage_more = calibrate_usage_more,
-                                   .usage_more2 = calibrate_usage_more2,
+                                   .usage_more = calibrate_usage_parts,
                                    .opts = calibrate_opts,
                                    .shortopts = "o:",
                                    .args_size = sizeof(args),

@@ -49,7 +49,7 @@ static void on_signal(int sig) {
 typedef struct args {
   const char *root, *out, *marks[16], *nvml_library;
   size_t n_marks;
-  int sysfs, nvml; /* --source: -1 not given */
+  int sysfs, nvml;                       /* --source: -1 not given */
   double period_ms, duration_s, samples; /* samples < 0: until stopped */
 } args;
 
@@ -75,9 +75,9 @@ static int sources(args *a, const char *arg) {
   const char *p = arg;
   while (*p) {
     size_t n = strcspn(p, ",");
-    int *flag = n == 5 && !strncmp(p, "sysfs", 5) ? &a->sysfs
+    int *flag = n == 5 && !strncmp(p, "sysfs", 5)  ? &a->sysfs
                 : n == 4 && !strncmp(p, "nvml", 4) ? &a->nvml
-                                                    : NULL;
+                                                   : NULL;
     if (!flag || *flag) {
       cli_error("--source '%s': expected sysfs, nvml or sysfs,nvml", arg);
       return EXIT_USAGE;
@@ -219,7 +219,7 @@ static int body(void *p, cli_ctx *ctx) {
 }
 
 const cli_cmd cli_cmd_capture = {.name = "capture",
-                                 .help = "sample a board's sysfs into a trace CSV",
+                                 .help = "sample a board's sysfs and NVIDIA GPUs (NVML) into a trace CSV",
                                  .usage = capture_usage,
                                  .opts = capture_opts,
                                  .shortopts = "o:",

@@ -42,10 +42,8 @@ static int parse(const cli_cmd *cmd, int argc, char **argv, void *args, cli_ctx 
       code = cli_sets_add(&ctx->sets, optarg) ? EXIT_INPUT : EXIT_OK;
     else if (c == OPT_HELP) {
       fputs(cmd->usage, stdout);
-      if (cmd->usage_more)
-        fputs(cmd->usage_more, stdout);
-      if (cmd->usage_more2)
-        fputs(cmd->usage_more2, stdout);
+      for (const char *const *part = cmd->usage_more; part && *part; part++)
+        fputs(*part, stdout);
       return -1;
     } else if (c == '?' || c == ':')
       code = cli_bad_option(c, argv[optind - 1], cmd->name);
@@ -54,6 +52,14 @@ static int parse(const cli_cmd *cmd, int argc, char **argv, void *args, cli_ctx 
   }
   if (code)
     return code;
+  if (cmd->flags & CLI_FILE) {
+    if (optind != argc - 1) {
+      cli_error("%s takes one file (see 'sitsenergy %s --help')", cmd->name, cmd->name);
+      return EXIT_USAGE;
+    }
+    ctx->scenario = argv[optind];
+    return EXIT_OK;
+  }
   if (!(cmd->flags & CLI_SCENARIO)) {
     if (optind == argc)
       return EXIT_OK;

@@ -9,7 +9,7 @@
 static const cli_cmd *const commands[] = {
     &cli_cmd_run,    &cli_cmd_steady,  &cli_cmd_dvfs_table, &cli_cmd_sweep, &cli_cmd_sweep_merge,
     &cli_cmd_calibrate,
-    &cli_cmd_replay, &cli_cmd_capture, &cli_cmd_hotspot,    &cli_cmd_keys,
+    &cli_cmd_replay, &cli_cmd_capture, &cli_cmd_trace_info, &cli_cmd_hotspot, &cli_cmd_keys,
 };
 
 static void usage(FILE *f) {

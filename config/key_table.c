@@ -473,6 +473,13 @@ static const sits_key keys[] = {
       "sits_replay power map"),
     K("replay.power.[].fraction", NUMBER, "", 1.0, NULL, 0, INF, 0, "the share of the column",
       "sits_replay power map"),
+    K("replay.power.[].timing", STRING, "", NONE, "auto", ANY, 0,
+      "\"hold\" (a reading: it holds from its row to the next), \"interval_mean\" (the mean "
+      "over the interval that ends at its row, as an energy counter's difference gives: applied "
+      "over that interval) or \"auto\" (interval_mean for power_w.*_energy and "
+      "power_w.rapl_* columns, which sitsenergy capture derives from energy counters; else "
+      "hold)",
+      "sits_replay power map"),
     K("replay.sensors", LIST, "", NONE, NULL, ANY, 0, "trace temperature columns against nodes",
       "sits_replay sensors"),
     K("replay.sensors.[].column", STRING, "", NONE, NULL, ANY, REQ,

@@ -20,12 +20,48 @@
 typedef struct power_map {
   int column, node;
   double fraction;
+  bool interval_mean; /* the value is the mean over the interval ending at its row */
 } power_map;
 
-/* The trace column @p name, or an error naming the trace and the nearest column. */
-static int trace_col(const sits_trace *t, const char *name, const char *path,
+/* replay.power.[].timing "auto": the columns sitsenergy capture derives from an energy
+ * counter's difference (the NVML energy counter, RAPL) are means over the interval before
+ * their row. */
+static bool auto_interval_mean(const char *column) {
+  size_t n = strlen(column);
+  return (n > 7 && !strcmp(column + n - 7, "_energy") && !strncmp(column, "power_w.", 8)) ||
+         !strncmp(column, "power_w.rapl_", 13);
+}
+
+/* The trace's columns holding @p quantity (NULL: all) as "a, b, c" (the first 12, then how
+ * many more); "" when it has none. */
+static void list_columns(const sits_trace *t, const char *quantity, char *out, size_t size) {
+  size_t n = 0, used = 0;
+  out[0] = '\0';
+  for (size_t j = 1; j < t->n_cols; j++) {
+    if (quantity && strcmp(sits_trace_column_quantity(t->names[j]), quantity) != 0)
+      continue;
+    if (n++ < 12 && used < size)
+      used += (size_t)snprintf(out + used, size - used, "%s%s", n > 1 ? ", " : "", t->names[j]);
+  }
+  if (n > 12 && used < size)
+    snprintf(out + used, size - used, " and %zu more", n - 12);
+}
+
+/* The trace column @p name, which must hold @p quantity ("power", "temperature", ...; NULL:
+ * any; a column of a kind outside the normalised names passes, its quantity unknown): else an
+ * error naming the trace, the nearest column and the columns that would do. */
+static int trace_col(const sits_trace *t, const char *name, const char *quantity, const char *path,
                      const config_setting_t *s, sits_err *err) {
+  char list[1024];
   int c = sits_trace_column(t, name);
+  const char *holds = sits_trace_column_quantity(name);
+  if (c >= 0 && quantity && strcmp(holds, "other") != 0 && strcmp(holds, quantity) != 0) {
+    list_columns(t, quantity, list, sizeof list);
+    sits__fail_at(err, SITS_EINPUT, s, "%s: column '%s' holds a %s (%s), not a %s%s%s", path, name,
+                  holds, sits_trace_column_unit(name), quantity,
+                  *list ? "; its columns that do: " : "; it has no such column", list);
+    return -1;
+  }
   if (c >= 0)
     return c;
   const char *best = NULL;
@@ -35,11 +71,16 @@ static int trace_col(const sits_trace *t, const char *name, const char *path,
     if (d < bd)
       bd = d, best = t->names[j];
   }
+  list_columns(t, quantity, list, sizeof list);
+  bool some = *list;
+  if (!some)
+    list_columns(t, NULL, list, sizeof list);
+  char hint[160] = "";
   if (best && bd <= 4)
-    sits__fail_at(err, SITS_EINPUT, s, "%s has no column '%s' (did you mean '%s'?)", path, name,
-                  best);
-  else
-    sits__fail_at(err, SITS_EINPUT, s, "%s has no column '%s'", path, name);
+    snprintf(hint, sizeof hint, " (did you mean '%s'?)", best);
+  sits__fail_at(err, SITS_EINPUT, s, "%s has no column '%s'%s; its %s%scolumns: %s", path, name,
+                hint, some && quantity ? quantity : "", some && quantity ? " " : "",
+                *list ? list : "none");
   return -1;
 }
 
@@ -72,7 +113,8 @@ static int auto_mapping(const sits_scenario *sc, const sits_trace *t, power_map 
     if (idx < 0 || (power && sits__scenario_group(sc, node)))
       continue;
     if (power && *n_pm < MAX_MAP)
-      pm[*n_pm].column = (int)c, pm[*n_pm].node = idx, pm[*n_pm].fraction = 1.0, (*n_pm)++;
+      pm[*n_pm].column = (int)c, pm[*n_pm].node = idx, pm[*n_pm].fraction = 1.0,
+      pm[*n_pm].interval_mean = auto_interval_mean(name), (*n_pm)++;
     if (temp && *n_sens < MAX_MAP) {
       sens[*n_sens].node = idx;
       sens[*n_sens].weight = 1.0;
@@ -123,8 +165,20 @@ static int read_mapping(const sits_scenario *sc, const sits_trace *t, const char
         (rc = sits__key_num(g, "replay.power.[].fraction", &pm[k].fraction, err)) ||
         (rc = node_of(sc, g, true, &pm[k].node, err)))
       return rc;
-    if ((pm[k].column = trace_col(t, col, path, config_setting_get_member(g, "column"), err)) < 0)
+    if ((pm[k].column =
+             trace_col(t, col, "power", path, config_setting_get_member(g, "column"), err)) < 0)
       return SITS_EINPUT;
+    const char *timing = "auto";
+    if ((rc = sits__key_str(g, "replay.power.[].timing", &timing, err)))
+      return rc;
+    if (!timing)
+      timing = "auto";
+    if (strcmp(timing, "auto") && strcmp(timing, "hold") && strcmp(timing, "interval_mean"))
+      return sits__fail_at(err, SITS_EINPUT, config_setting_get_member(g, "timing"),
+                           "replay.power.[].timing '%s': expected hold, interval_mean or auto",
+                           timing);
+    pm[k].interval_mean =
+        !strcmp(timing, "interval_mean") || (!strcmp(timing, "auto") && auto_interval_mean(col));
   }
   *n_sens = (size_t)config_setting_length(se);
   for (size_t k = 0; k < *n_sens; k++) {
@@ -136,7 +190,7 @@ static int read_mapping(const sits_scenario *sc, const sits_trace *t, const char
         (rc = sits__key_num(g, "replay.sensors.[].weight", &sens[k].weight, err)) ||
         (rc = node_of(sc, g, false, &sens[k].node, err)))
       return rc;
-    if (trace_col(t, col, path, config_setting_get_member(g, "column"), err) < 0)
+    if (trace_col(t, col, "temperature", path, config_setting_get_member(g, "column"), err) < 0)
       return SITS_EINPUT;
     snprintf(sens[k].column, sizeof sens[k].column, "%s", col);
   }
@@ -144,8 +198,8 @@ static int read_mapping(const sits_scenario *sc, const sits_trace *t, const char
   *amb_col = -1;
   if ((rc = sits__key_str(rp, "replay.ambient_column", &amb, err)))
     return rc;
-  if (amb && (*amb_col = trace_col(t, amb, path, config_setting_get_member(rp, "ambient_column"),
-                                   err)) < 0)
+  if (amb && (*amb_col = trace_col(t, amb, "temperature", path,
+                                   config_setting_get_member(rp, "ambient_column"), err)) < 0)
     return SITS_EINPUT;
   return SITS_OK;
 }
@@ -198,7 +252,8 @@ static int fan_mapping(const sits_scenario *sc, const sits_trace *t, const char 
     if (f == sc->n_fans)
       return sits__fail_at(err, SITS_EINPUT, config_setting_get_member(g, "fan"),
                            "the platform has no fan '%s'", fan);
-    if ((fd[f].col = trace_col(t, col, path, config_setting_get_member(g, "column"), err)) < 0)
+    if ((fd[f].col = trace_col(t, col, NULL, path, config_setting_get_member(g, "column"), err)) <
+        0)
       return SITS_EINPUT;
     fd[f].scale = scale;
     const config_setting_t *lv = config_setting_get_member(g, "levels");
@@ -240,8 +295,9 @@ static int domain_mapping(sits_scenario *sc, const sits_trace *t, const char *pa
     const char *name, *fc, *uc = NULL;
     int rc;
     if (!config_setting_is_group(g))
-      return sits__fail_at(err, SITS_EINPUT, g, "a modelled domain is a group { domain; "
-                                                "freq_column; }");
+      return sits__fail_at(err, SITS_EINPUT, g,
+                           "a modelled domain is a group { domain; "
+                           "freq_column; }");
     if ((rc = sits__key_str(g, "replay.domains.[].domain", &name, err)) ||
         (rc = sits__key_str(g, "replay.domains.[].freq_column", &fc, err)) ||
         (rc = sits__key_str(g, "replay.domains.[].util_column", &uc, err)))
@@ -255,12 +311,12 @@ static int domain_mapping(sits_scenario *sc, const sits_trace *t, const char *pa
     if (keep[d])
       return sits__fail_at(err, SITS_EINPUT, g, "domain '%s' is mapped twice", name);
     keep[d] = true;
-    if ((cols[d][0] = trace_col(t, fc, path, config_setting_get_member(g, "freq_column"), err)) <
-        0)
+    if ((cols[d][0] = trace_col(t, fc, "frequency", path,
+                                config_setting_get_member(g, "freq_column"), err)) < 0)
       return SITS_EINPUT;
     cols[d][1] = -1;
-    if (uc &&
-        (cols[d][1] = trace_col(t, uc, path, config_setting_get_member(g, "util_column"), err)) < 0)
+    if (uc && (cols[d][1] = trace_col(t, uc, "utilisation", path,
+                                      config_setting_get_member(g, "util_column"), err)) < 0)
       return SITS_EINPUT;
   }
   size_t m = 0;
@@ -316,9 +372,8 @@ int sits_replay_run(sits_scenario *sc, const char *path, const sits_trace_opts *
  * sample (zero-order hold; a missing value holds the last one, 0 before the first); the total
  * per row into r->power_w and the first row's node powers into @p p0. */
 static int power_schedule(const sits_scenario *sc, sits_replay *r, const power_map *pm, size_t n_pm,
-                          int amb_col, const fan_drive *fd,
-                          const int (*dom_col)[2], size_t n_dom, const char *path, double *p0,
-                          sits_schedule **out, sits_err *err) {
+                          int amb_col, const fan_drive *fd, const int (*dom_col)[2], size_t n_dom,
+                          const char *path, double *p0, sits_schedule **out, sits_err *err) {
   const sits_trace *t = r->trace;
   size_t rows = t->n_rows, n_cols = 0, n_power;
   sits_column cols[MAX_MAP + SITS__MAX_FANS + 2 * SITS_MAX_DOMAINS];
@@ -355,7 +410,10 @@ static int power_schedule(const sits_scenario *sc, sits_replay *r, const power_m
   for (size_t row = 0; rc == SITS_OK && row < rows; row++) {
     memset(vals, 0, n_cols * sizeof *vals);
     for (size_t k = 0; k < n_pm; k++) {
-      double v = sits_trace_at(t, row, (size_t)pm[k].column);
+      /* an interval mean is the next row's value over this row's interval (the last row holds
+       * its own); a missing value holds the last one */
+      size_t src = pm[k].interval_mean && row + 1 < rows ? row + 1 : row;
+      double v = sits_trace_at(t, src, (size_t)pm[k].column);
       if (!isnan(v))
         last[k] = v;
       vals[col_of_node[k]] += pm[k].fraction * last[k];
@@ -378,8 +436,8 @@ static int power_schedule(const sits_scenario *sc, sits_replay *r, const power_m
         rc = sits__fail(err, SITS_EINPUT,
                         "%s: sample %zu (t = %g s): fan %s's duty %g is outside 0-1 (column %s; "
                         "replay.fans.[].scale scales it)",
-                        path, row + 1, sits_trace_at(t, row, 0),
-                        sc->fans[f].name, v, t->names[fd[f].col]);
+                        path, row + 1, sits_trace_at(t, row, 0), sc->fans[f].name, v,
+                        t->names[fd[f].col]);
       if (!isnan(v))
         fan_last[f] = fmin(v, 1.0);
       vals[j++] = fan_last[f];
@@ -394,10 +452,10 @@ static int power_schedule(const sits_scenario *sc, sits_replay *r, const power_m
       double fq = sits_trace_at(t, row, (size_t)dom_col[d][0]);
       double ut = dom_col[d][1] >= 0 ? sits_trace_at(t, row, (size_t)dom_col[d][1]) : 1.0;
       if (!isnan(fq) && !(fq > 0 && fq < 1e6)) /* MHz: a clock, not a count of Hz */
-        rc = sits__fail(err, SITS_EINPUT,
-                        "%s: sample %zu (t = %g s): domain %s's clock %g MHz is not one (column %s)",
-                        path, row + 1, sits_trace_at(t, row, 0), sc->domains[d].name, fq,
-                        t->names[dom_col[d][0]]);
+        rc = sits__fail(
+            err, SITS_EINPUT,
+            "%s: sample %zu (t = %g s): domain %s's clock %g MHz is not one (column %s)", path,
+            row + 1, sits_trace_at(t, row, 0), sc->domains[d].name, fq, t->names[dom_col[d][0]]);
       else if (!isnan(ut) && (ut < 0 || ut > 1 + 1e-9))
         rc = sits__fail(err, SITS_EINPUT,
                         "%s: sample %zu (t = %g s): domain %s's load %g is outside 0-1 (column %s)",
@@ -572,13 +630,18 @@ int sits_replay_run_trace(sits_scenario *sc, const sits_trace *trace, const char
   int dom_col[SITS_MAX_DOMAINS][2];
   fan_drive fd[SITS__MAX_FANS];
   size_t n_dom = 0;
+  for (size_t k = 0; rc == SITS_OK && k < n_pm && k < SITS_REPLAY_MAX_POWER_COLUMNS; k++) {
+    snprintf(r->power_column[k], sizeof r->power_column[k], "%s", trace->names[pm[k].column]);
+    r->power_interval_mean[k] = pm[k].interval_mean;
+    r->n_power = k + 1;
+  }
   if (rc == SITS_OK)
     rc = fan_mapping(sc, r->trace, path, fd, err);
   if (rc == SITS_OK)
     rc = domain_mapping(sc, r->trace, path, dom_col, &n_dom, err);
   if (rc == SITS_OK)
-    rc = power_schedule(sc, r, pm, n_pm, amb_col, fd, (const int(*)[2])dom_col,
-                        n_dom, path, p0, &sched, err);
+    rc = power_schedule(sc, r, pm, n_pm, amb_col, fd, (const int(*)[2])dom_col, n_dom, path, p0,
+                        &sched, err);
   if (rc == SITS_OK)
     rc = initial_temperatures(sc, r, p0, amb_col, initial_c, err);
   /* the run: to the last sample plus one interval, sampled on the trace's spacing */

@@ -45,10 +45,10 @@ struct sits_rt {
   char root[400];
   source src[MAX_SOURCES];
   size_t n;
-  char marks[SITS_RT_MAX_MARKS][64]; /* "mark.<label>" or "phase.<label>" columns */
-  int pending[SITS_RT_MAX_MARKS];    /* mark: set since the last sample; phase: open during
-                                        the interval since the last sample */
-  bool open[SITS_RT_MAX_MARKS];      /* phase: open now */
+  char marks[SITS_RT_MAX_MARKS][64];      /* "mark.<label>" or "phase.<label>" columns */
+  int pending[SITS_RT_MAX_MARKS];         /* mark: set since the last sample; phase: open during
+                                             the interval since the last sample */
+  bool open[SITS_RT_MAX_MARKS];           /* phase: open now */
   size_t stack[SITS_RT_MAX_MARKS], depth; /* the open phases, innermost last */
   size_t n_marks;
   bool sampled;
@@ -121,8 +121,7 @@ static size_t entries(const char *dir, const char *prefix, char (*names)[256], s
 
 /* What a sysfs entry calls itself: the first line of @p dir/@p entry/@p file (type, name), or
  * the entry's own name. */
-static void label_of(const char *dir, const char *entry, const char *file, char *out,
-                     size_t size) {
+static void label_of(const char *dir, const char *entry, const char *file, char *out, size_t size) {
   char p[PATH_MAX_LEN];
   snprintf(p, sizeof p, "%s/%s/%s", dir, entry, file);
   if (!read_line(p, out, size))
@@ -395,8 +394,8 @@ static int add_col(sits_rt *rt, const char *kind, const char *label, sits_err *e
   if (find_col(rt, kind, label) >= 0)
     return SITS_OK;
   if (rt->sampled)
-    return sits__fail(err, SITS_EINPUT, "%s '%s': declare %ss before the first sample", kind,
-                      label, kind);
+    return sits__fail(err, SITS_EINPUT, "%s '%s': declare %ss before the first sample", kind, label,
+                      kind);
   if (rt->n_marks == SITS_RT_MAX_MARKS || !*label || strlen(label) > 50 || strchr(label, ','))
     return sits__fail(err, SITS_EINPUT,
                       "%s '%s': at most %d marks and phases of 1-50 characters, no comma", kind,

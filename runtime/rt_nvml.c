@@ -124,8 +124,8 @@ struct sits__nvml {
 static const struct {
   const char *name;
   unsigned long long bit;
-} reasons[] = {{"idle", 0x1},       {"app_clocks", 0x2},     {"sw_power_cap", 0x4},
-               {"hw_slowdown", 0x8}, {"sync_boost", 0x10},    {"sw_thermal", 0x20},
+} reasons[] = {{"idle", 0x1},        {"app_clocks", 0x2},      {"sw_power_cap", 0x4},
+               {"hw_slowdown", 0x8}, {"sync_boost", 0x10},     {"sw_thermal", 0x20},
                {"hw_thermal", 0x40}, {"hw_power_brake", 0x80}, {"display_clocks", 0x100}};
 
 /* dlsym into a function pointer (POSIX guarantees the conversion; ISO C has no word for it). */
@@ -260,8 +260,10 @@ sits__nvml *sits__nvml_open(const char *library, char *why, size_t why_size) {
   const api *f = &n->f;
   int rc;
   if (!f->init || !f->shutdown || !f->count || !f->handle)
-    snprintf(why, why_size, "NVML: %s lacks nvmlInit_v2, nvmlDeviceGetCount_v2 or "
-                            "nvmlDeviceGetHandleByIndex_v2", name);
+    snprintf(why, why_size,
+             "NVML: %s lacks nvmlInit_v2, nvmlDeviceGetCount_v2 or "
+             "nvmlDeviceGetHandleByIndex_v2",
+             name);
   else if ((rc = f->init()) != 0)
     snprintf(why, why_size, "NVML: nvmlInit_v2 failed (NVML error %d): is the driver loaded?", rc);
   else if ((rc = f->count(&n->n_dev)) != 0 || n->n_dev == 0) {
@@ -276,8 +278,7 @@ sits__nvml *sits__nvml_open(const char *library, char *why, size_t why_size) {
         discover(n, (int)g);
     if (n->n_col > 0)
       return n;
-    snprintf(why, why_size, "NVML: none of %u GPUs reports power, temperature or clocks",
-             n->n_dev);
+    snprintf(why, why_size, "NVML: none of %u GPUs reports power, temperature or clocks", n->n_dev);
     f->shutdown();
   }
   dlclose(n->lib);

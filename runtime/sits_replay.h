@@ -42,8 +42,15 @@ typedef struct sits_replay_phase {
   double *peak_measured_c, *peak_simulated_c; /**< per sensor */
 } sits_replay_phase;
 
+#define SITS_REPLAY_MAX_POWER_COLUMNS 16
+
 typedef struct sits_replay {
   sits_trace *trace;
+  /** The mapped power columns (replay.power, in order; the first 16) and whether each was
+   *  taken as an interval mean (replay.power.[].timing). */
+  size_t n_power;
+  char power_column[SITS_REPLAY_MAX_POWER_COLUMNS][160];
+  bool power_interval_mean[SITS_REPLAY_MAX_POWER_COLUMNS];
   bool owns_trace;
   sits_result *result;
   size_t n_sensors;

@@ -113,6 +113,16 @@ typedef struct sits_thermal_trip_fig {
   size_t starts;
 } sits_thermal_trip_fig;
 
+/** One power-timing candidate of sits_calibrate_thermal_auto: the suffix given to every mapped
+ *  power column's rail ("" power_w.<rail>, "_instant", "_average", "_energy"), whether its
+ *  values were taken as interval means, and the fit's figures (worst sensor). */
+typedef struct sits_thermal_timing_fig {
+  char suffix[16];
+  bool interval_mean;
+  double train_rmse_c, holdout_rmse_c;
+} sits_thermal_timing_fig;
+#define SITS_THERMAL_CAL_MAX_TIMINGS 8
+
 typedef struct sits_thermal_cal {
   size_t n_params;
   sits_thermal_param params[SITS_THERMAL_CAL_MAX_PARAMS];
@@ -140,6 +150,11 @@ typedef struct sits_thermal_cal {
   double trip_offset_c; /**< the offset chosen (fit_trips) */
   size_t n_trip_scan;   /**< the offsets tried, with their figures */
   sits_thermal_trip_fig trip_scan[SITS_THERMAL_CAL_MAX_TRIP_SCAN];
+  /** sits_calibrate_thermal_auto: the power-timing candidates tried and the one kept. */
+  bool fit_auto;
+  size_t n_timings, timing_chosen;
+  sits_thermal_timing_fig timings[SITS_THERMAL_CAL_MAX_TIMINGS];
+  char power_columns[256]; /**< the chosen candidate's power columns, comma-separated */
 } sits_thermal_cal;
 
 SITS_API int sits_calibrate_thermal(const sits_thermal_cal_opts *o, sits_thermal_cal *out,
@@ -160,6 +175,19 @@ SITS_API void sits_thermal_cal_release(sits_thermal_cal *c);
  */
 SITS_API int sits_calibrate_thermal_orders(const sits_thermal_cal_opts *o, const int *orders,
                                            size_t n_orders, sits_thermal_cal *out, sits_err *err);
+/**
+ * `calibrate --fit auto`: thermal, ambient and initial (as @p o asks) with the structure the
+ * data call for. Power timing: each mapped power column's rail is tried under every name the
+ * trace holds for it (power_w.<rail>, <rail>_instant, _average, _energy: a reading, the
+ * driver's average, an energy counter's interval mean) and each taken as a reading (held
+ * from its row) and as an interval mean (applied over the interval before its row); all
+ * candidates have the same parameters, so the least training RMSE (worst sensor) chooses,
+ * the held-out tail untouched. Then, with @p n_orders, the network's order as
+ * sits_calibrate_thermal_orders chooses it on the chosen timing. Every candidate's figures
+ * in out->timings; the scenario must map its power with a replay.power list.
+ */
+SITS_API int sits_calibrate_thermal_auto(const sits_thermal_cal_opts *o, const int *orders,
+                                         size_t n_orders, sits_thermal_cal *out, sits_err *err);
 /** The Calibrate JSON of the contract (metrics per sensor in degC). */
 SITS_API int sits_thermal_cal_write_json(const sits_thermal_cal *c, FILE *f);
 /** The calibrated scenario (runs with run and replay), written atomically. */

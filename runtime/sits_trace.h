@@ -49,6 +49,17 @@ SITS_API const sits_trace_reader *sits_trace_readers(void);
 SITS_API int sits_trace_read(const char *path, const sits_trace_opts *o, sits_trace **out,
                              sits_err *err);
 SITS_API void sits_trace_free(sits_trace *t);
+/** What a normalised column holds, from its kind (the part before the first '.'): the
+ *  quantity ("power", "temperature", ...) and its unit ("W", "C", "MHz", "fraction", "0/1",
+ *  ...). A kind outside the contract's list is "other" with unit "as logged". */
+SITS_API const char *sits_trace_column_quantity(const char *name);
+SITS_API const char *sits_trace_column_unit(const char *name);
+
+/** What the reader made of @p path: format, rows, span, the sample interval (median, least,
+ *  largest step), lines skipped, and every column with its quantity, unit, count of values
+ *  and range; a table (text) or the Trace-info JSON (@p json nonzero). */
+SITS_API int sits_trace_write_info(const sits_trace *t, const char *path, int json, FILE *f);
+
 /** Index of column @p name, or -1. */
 SITS_API int sits_trace_column(const sits_trace *t, const char *name);
 static inline double sits_trace_at(const sits_trace *t, size_t r, size_t c) {

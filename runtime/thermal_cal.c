@@ -735,7 +735,8 @@ int sits_thermal_cal_write_json(const sits_thermal_cal *c, FILE *f) {
   const char *what[] = {
       c->keep_network ? NULL : "thermal", c->fit_capacitance ? "capacitance" : NULL,
       c->fit_ambient ? "ambient" : NULL,  c->fit_initial ? "initial" : NULL,
-      c->fit_leakage ? "leakage" : NULL,  c->fit_trips ? "trips" : NULL};
+      c->fit_leakage ? "leakage" : NULL,  c->fit_trips ? "trips" : NULL,
+      c->fit_auto ? "auto" : NULL};
   fputs("{\"schema_version\":1,\"fit\":[", f);
   for (size_t k = 0, n = 0; k < sizeof what / sizeof *what; k++)
     if (what[k])
@@ -818,6 +819,21 @@ int sits_thermal_cal_write_json(const sits_thermal_cal *c, FILE *f) {
       fputs(",\"holdout_rmse_c\":", f);
       sits__json_num(f, s->holdout_rmse_c);
       fprintf(f, ",\"starts\":%zu}", s->starts);
+    }
+  }
+  if (c->fit_auto) { /* the power-timing candidates (the array closed below) */
+    fputs("],\"power_columns\":", f);
+    sits__json_str(f, c->power_columns);
+    fputs(",\"power_timing\":[", f);
+    for (size_t k = 0; k < c->n_timings; k++) {
+      const sits_thermal_timing_fig *t = &c->timings[k];
+      fprintf(f, "%s{\"suffix\":", k ? "," : "");
+      sits__json_str(f, t->suffix);
+      fprintf(f, ",\"timing\":\"%s\",\"train_rmse_c\":", t->interval_mean ? "interval_mean" : "hold");
+      sits__json_num(f, t->train_rmse_c);
+      fputs(",\"holdout_rmse_c\":", f);
+      sits__json_num(f, t->holdout_rmse_c);
+      fprintf(f, ",\"chosen\":%s}", k == c->timing_chosen ? "true" : "false");
     }
   }
   fprintf(f, "],\"starts\":%zu,\"evaluations\":%zu,\"rows\":%zu,\"train_rows\":%zu}\n", c->starts,

@@ -23,6 +23,45 @@ int sits_trace_column(const sits_trace *t, const char *name) {
   return sits_table_column(t, name);
 }
 
+/* The kinds of the normalised names (sits_trace.h, DESIGN.md's traces) and what they hold. */
+static const struct {
+  const char *kind, *quantity, *unit;
+} kinds[] = {{"time_s", "time", "s"},
+             {"temp_c", "temperature", "C"},
+             {"power_w", "power", "W"},
+             {"voltage_v", "voltage", "V"},
+             {"current_a", "current", "A"},
+             {"freq_mhz", "frequency", "MHz"},
+             {"util_frac", "utilisation", "fraction"},
+             {"fan_rpm", "fan speed", "rpm"},
+             {"cooling_state", "cooling-device state", "state"},
+             {"pstate", "performance state", "P-state number"},
+             {"throttle", "throttle reason", "0/1"},
+             {"memory_mib", "memory", "MiB"},
+             {"energy_j", "energy", "J"},
+             {"ambient_c", "temperature", "C"},
+             {"nvsmi", "nvidia-smi field", "as logged"},
+             {"mark", "mark", "0/1"},
+             {"phase", "phase", "0/1"}};
+
+static size_t kind_of(const char *name) {
+  size_t n = strcspn(name, ".");
+  for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+    if (strlen(kinds[k].kind) == n && !strncmp(kinds[k].kind, name, n))
+      return k;
+  return (size_t)-1;
+}
+
+const char *sits_trace_column_quantity(const char *name) {
+  size_t k = kind_of(name);
+  return k == (size_t)-1 ? "other" : kinds[k].quantity;
+}
+
+const char *sits_trace_column_unit(const char *name) {
+  size_t k = kind_of(name);
+  return k == (size_t)-1 ? "as logged" : kinds[k].unit;
+}
+
 /* Row capacity is tracked in the skipped field's neighbour: keep it simple, grow by doubling
  * with the capacity derived from n_rows (powers of two). */
 static size_t capacity(size_t n) {

@@ -426,3 +426,35 @@ Test(capture, the_capture_command_with_nvml) {
   cr_assert(strstr(err, "NVML: cannot load /nonexistent/nvml.so"), "%s", err);
   free(out), free(err);
 }
+
+/* trace-info on the real H200 capture (validation/data/h200_nvml_hook_capture.csv): rows,
+ * span, interval and a column's count and range as computed independently (Python's csv and
+ * statistics over the file): temp_c.gpu 2,208 values 33..56, mean 44.44293; the energy
+ * counter's mean power has no value on the first row (2,207). */
+Test(capture, trace_info_on_the_real_capture) {
+  char *out, *err;
+  cr_assert_eq(tu_cli("trace-info " SITS_VALIDATION_DATA "/h200_nvml_hook_capture.csv", &out,
+                      &err),
+               0, "%s", err);
+  cr_assert(strstr(out, "csv, 2208 rows over 220.700 s, interval 0.1 s (0.09872 to 0.1013, "
+                        "timestamps), 0 malformed lines skipped"),
+            "%s", out);
+  cr_assert(strstr(out, "temp_c.gpu                         temperature            C        "
+                        "          2208           33           56      44.4429"),
+            "%s", out);
+  cr_assert(strstr(out, "power_w.gpu_energy                 power                  W        "
+                        "          2207"),
+            "%s", out);
+  cr_assert(strstr(out, "phase.duty100                      phase                  0/1"), "%s",
+            out);
+  free(out), free(err);
+  cr_assert_eq(tu_cli("trace-info --summary json " SITS_VALIDATION_DATA
+                      "/h200_nvml_hook_capture.csv",
+                      &out, &err),
+               0, "%s", err);
+  cr_assert(strstr(out, "\"rows\":2208,\"skipped_lines\":0,\"duration_s\":220.700141"), "%s", out);
+  cr_assert(strstr(out, "{\"name\":\"temp_c.gpu\",\"quantity\":\"temperature\",\"unit\":\"C\","
+                        "\"n\":2208,\"min\":33,\"max\":56,\"mean\":44.44293478"),
+            "%s", out);
+  free(out), free(err);
+}

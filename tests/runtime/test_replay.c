@@ -97,8 +97,21 @@ Test(replay, mapping_errors_name_where) {
        "dye"},
       {"replay = { power = ( { column = \"power_w.in\"; node = \"die\"; } ); };\n",
        "replay.sensors must be a list"},
+      /* a temperature mapped as a power, a power as a sensor: refused, the right columns named */
+      {"replay = { power = ( { column = \"temp_c.exact\"; node = \"die\"; } ); sensors = ( { "
+       "column = \"temp_c.exact\"; node = \"die\"; } ); };\n",
+       "column 'temp_c.exact' holds a temperature (C), not a power; its columns that do: "
+       "power_w.in"},
+      {"replay = { power = ( { column = \"power_w.in\"; node = \"die\"; } ); sensors = ( { "
+       "column = \"power_w.in\"; node = \"die\"; } ); };\n",
+       "column 'power_w.in' holds a power (W), not a temperature; its columns that do: "
+       "temp_c.exact, temp_c.biased"},
+      /* no such column, none near: the columns of that quantity listed */
+      {"replay = { power = ( { column = \"power_w.gpu_instant\"; node = \"die\"; } ); "
+       "sensors = ( { column = \"temp_c.exact\"; node = \"die\"; } ); };\n",
+       "has no column 'power_w.gpu_instant'; its power columns: power_w.in"},
   };
-  for (size_t k = 0; k < 3; k++) {
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
     char text[2048];
     snprintf(text, sizeof text,
              "platform = { thermal = { nodes = ( { name = \"die\"; c_j_per_k = 10.0; } );\n"

@@ -36,7 +36,9 @@ static void conformance(const sits_trace *t) {
     size_t k = 0;
     while (k < 7 && strncmp(t->names[j], kinds[k], strlen(kinds[k])) != 0)
       k++;
-    cr_assert_lt(k, 7, "column %s is not a normalised name", t->names[j]);
+    /* the other kinds of sits_trace_column_quantity() (pstate, throttle, memory_mib, nvsmi) */
+    cr_assert(k < 7 || strcmp(sits_trace_column_quantity(t->names[j]), "other") != 0,
+              "column %s is not a normalised name", t->names[j]);
     for (size_t r = 0; r < t->n_rows; r++) {
       double v = sits_trace_at(t, r, j);
       if (isnan(v))
@@ -479,6 +481,77 @@ Test(trace, tegrastats_after_a_shell_prompt) {
   cr_assert_eq(sits_trace_read(c, NULL, &t, &err), SITS_EINPUT);
   cr_assert(strstr(err.msg, "commented.txt:3: not a trace format"), "%s", err.msg);
   free(p), free(q), free(c);
+}
+
+/* Every column nvidia-smi logs is kept under a normalised name: the H200 log of this project
+ * (validation/data/h200_nvsmi_allcols.csv, a current driver's names) hand-checked on its line
+ * 700 (row 698: header and rows from line 2); the reason mask's bits and the per-reason
+ * Active/Not Active fields agree. */
+Test(trace, nvidia_smi_keeps_every_column) {
+  sits_trace *t = read_ok(SITS_VALIDATION_DATA "/h200_nvsmi_allcols.csv", NULL);
+  cr_assert_eq(t->n_rows, 2274);
+  conformance(t);
+  size_t r = 698; /* 15:31:20.025, 0, 692.57 W, 692.57 W, 677.73 W, 700.00 W, 700.00 W, 55, 48,
+                     1485 MHz, 1485 MHz, 3201 MHz, 1515 MHz, 99 %, 25 %, P0, [N/A], 0x...04,
+                     Not Active, Active, Not Active x 4 */
+  cr_assert_float_eq(at(t, r, "power_w.gpu0"), 692.57, 1e-9);
+  cr_assert_float_eq(at(t, r, "power_w.gpu0_average"), 692.57, 1e-9);
+  cr_assert_float_eq(at(t, r, "power_w.gpu0_instant"), 677.73, 1e-9);
+  cr_assert_float_eq(at(t, r, "power_w.gpu0_set_limit"), 700.0, 1e-9);
+  cr_assert_float_eq(at(t, r, "power_w.gpu0_limit"), 700.0, 1e-9);
+  cr_assert_float_eq(at(t, r, "temp_c.gpu0"), 55.0, 0);
+  cr_assert_float_eq(at(t, r, "temp_c.gpu0_mem"), 48.0, 0);
+  cr_assert_float_eq(at(t, r, "freq_mhz.gpu0_gr"), 1485.0, 0); /* clocks.current.graphics */
+  cr_assert_float_eq(at(t, r, "freq_mhz.gpu0_sm"), 1485.0, 0); /* clocks.current.sm */
+  cr_assert_float_eq(at(t, r, "freq_mhz.gpu0_mem"), 3201.0, 0);
+  cr_assert_float_eq(at(t, r, "freq_mhz.gpu0_video"), 1515.0, 0);
+  cr_assert_float_eq(at(t, r, "util_frac.gpu0"), 0.99, 1e-12);
+  cr_assert_float_eq(at(t, r, "util_frac.gpu0_mem"), 0.25, 1e-12);
+  cr_assert_float_eq(at(t, r, "pstate.gpu0"), 0.0, 0);
+  cr_assert(isnan(at(t, r, "util_frac.gpu0_fan"))); /* [N/A]: no fan on the card */
+  cr_assert_float_eq(at(t, r, "throttle.gpu0_sw_power_cap"), 1.0, 0);
+  cr_assert_float_eq(at(t, r, "throttle.gpu0_idle"), 0.0, 0);
+  cr_assert_float_eq(at(t, r, "throttle.gpu0_hw_thermal"), 0.0, 0);
+  cr_assert_float_eq(at(t, 0, "throttle.gpu0_idle"), 1.0, 0); /* 0x...01 at the start */
+  sits_trace_free(t);
+}
+
+/* The older names (clocks.sm, clocks_throttle_reasons.*) and the newer ones give the same
+ * columns; a numeric field the reader has no name for is kept as nvsmi.<gpu>_<field>, a text
+ * field (name, uuid, driver_version, pci.bus_id) is passed over; a mask that is not hexadecimal
+ * makes its line malformed; P-states beyond P15 or text are empty. */
+Test(trace, nvidia_smi_old_and_new_names) {
+  char *path = tu_write(
+      "names.csv",
+      "timestamp, name, pci.bus_id, driver_version, clocks.sm [MHz], clocks_throttle_reasons.active, "
+      "clocks_throttle_reasons.hw_thermal_slowdown, pstate, encoder.stats.sessionCount, "
+      "memory.used [MiB]\n"
+      "2026/07/15 01:52:12.000, NVIDIA A100, 00000000:19:00.0, 535.104.05, 1410 MHz, "
+      "0x0000000000000044, Active, P2, 3, 1024 MiB\n"
+      "2026/07/15 01:52:12.100, NVIDIA A100, 00000000:19:00.0, 535.104.05, 1395 MHz, "
+      "0x0000000000000000, Not Active, P16, 4, 2 GiB\n"
+      "2026/07/15 01:52:12.200, NVIDIA A100, 00000000:19:00.0, 535.104.05, 1395 MHz, "
+      "44, Not Active, P0, 5, 1 MiB\n");
+  sits_trace *t = read_ok(path, NULL);
+  cr_assert_eq(t->n_rows, 2);
+  cr_assert_eq(t->skipped, 1); /* "44": not 0x... */
+  cr_assert_eq(t->first_skipped_line, 4);
+  cr_assert_float_eq(at(t, 0, "freq_mhz.gpu_sm"), 1410.0, 0);
+  cr_assert_float_eq(at(t, 0, "throttle.gpu_sw_thermal"), 0.0, 0); /* 0x44 = 0x40 | 0x04 */
+  cr_assert_float_eq(at(t, 0, "throttle.gpu_sw_power_cap"), 1.0, 0);
+  cr_assert_float_eq(at(t, 0, "throttle.gpu_hw_thermal"), 1.0, 0);
+  cr_assert_float_eq(at(t, 1, "throttle.gpu_hw_thermal"), 0.0, 0);
+  cr_assert_float_eq(at(t, 0, "pstate.gpu"), 2.0, 0);
+  cr_assert(isnan(at(t, 1, "pstate.gpu")));
+  cr_assert_float_eq(at(t, 1, "nvsmi.gpu_encoder.stats.sessionCount"), 4.0, 0);
+  cr_assert_float_eq(at(t, 0, "memory_mib.gpu_used"), 1024.0, 0);
+  cr_assert_float_eq(at(t, 1, "memory_mib.gpu_used"), 2048.0, 0);
+  for (size_t c = 0; c < t->n_cols; c++)
+    cr_assert(!strstr(t->names[c], "name") && !strstr(t->names[c], "bus_id") &&
+                  !strstr(t->names[c], "driver"),
+              "text field kept: %s", t->names[c]);
+  sits_trace_free(t);
+  free(path);
 }
 
 /* nvidia-smi cells are read in their unit: mW and kW cells, and a nounits log whose header

@@ -122,7 +122,19 @@ check("calibrate", out("calibrate", cfg("scenarios/a123_cell_calibrate.cfg"), *s
 check("calibrate", out("calibrate", os.path.join(root, "validation/cases/orin_nano_jp6.cfg"),
                        "--trace", os.path.join(root, "validation/data/orin_nano_jp6_tegrastats.raw"),
                        "--fit", "capacitance,ambient", "-o", "capacitance.cfg"), "capacitance")
+auto = out("calibrate", os.path.join(root, "validation/cases/orin_nano_jp6.cfg"), "--trace",
+           os.path.join(root, "validation/data/orin_nano_jp6_tegrastats.raw"), "--fit", "auto",
+           "-o", "auto.cfg")
+check("calibrate", auto, "auto")
+if "auto" not in auto["fit"] or sum(c["chosen"] for c in auto["power_timing"]) != 1:
+    sys.exit(f"calibrate (auto): fit {auto['fit']}, candidates {auto['power_timing']}")
 check("sweep-summary", out("sweep", cfg("scenarios/orin_nx_video_enc.cfg"), "--set",
                            "duration_s=30", "--dist", "ambient_c=uniform(20,45)", "--sample", "6",
                            "--summary", "json", "-o", "s.csv"), "sampled")
+for f in ("validation/data/h200_nvsmi_allcols.csv", "validation/data/h200_nvml_hook_capture.csv",
+          "validation/data/orin_nano_jp6_tegrastats.raw", "validation/data/agx_orin_jtop.csv"):
+    info = out("trace-info", os.path.join(root, f), "--summary", "json")
+    check("trace-info", info, f)
+    if info["columns"][0]["name"] != "time_s" or info["rows"] < 100:
+        sys.exit(f"trace-info ({f}): {info['rows']} rows, first column {info['columns'][0]}")
 print("validated: " + ", ".join(f"{k} x{n}" for k, n in sorted(counts.items())))
