@@ -2,8 +2,8 @@
  * key_table.c - every configuration key (sits_config.h), in document order.
  *
  * This table is the one list of names the loader accepts, the defaults and ranges its
- * getters apply (get.c), and the source of the README's key reference (`sitsenergy keys
- * --format markdown`; tests/config checks that the README equals it). A default written as
+ * getters apply (get.c), and the source of docs/scenarios.md's key reference (`sitsenergy keys
+ * --format markdown`; test_key_reference checks that docs/scenarios.md equals it). A default written as
  * text is computed from other values; the loader says how.
  */
 #include "config_impl.h"
@@ -205,7 +205,7 @@ static const sits_key keys[] = {
     K("platform.domains.[].tops.int4", NUMBER, "TOPS", NONE, NULL, 0, 1e6, 0, "INT4",
       "sits__dom_caps tops"),
     K("platform.domains.[].tops_efficiency", NUMBER, "", 0.5, NULL, 0, 1, SITS_KEY_LO_OPEN,
-      "the share of 'tops' a network reaches (0.5: an estimate, see the README)",
+      "the share of 'tops' a network reaches (0.5: an estimate, see docs/scenarios.md)",
       "sits__dom_caps efficiency"),
     K("platform.domains.[].mpix_per_s", NUMBER, "Mpixel/s", NONE, NULL, 0, 1e9, SITS_KEY_LO_OPEN,
       "a video unit's throughput at the top OPP", "sits__dom_caps mpix_per_s"),
@@ -397,7 +397,7 @@ static const sits_key keys[] = {
     K("platform.mem_gb_per_s", NUMBER, "GB/s", NONE, NULL, 0, 1e5, SITS_KEY_LO_OPEN,
       "peak DRAM bandwidth (the memory cap of a workload's work)", "sits__caps mem_gb_per_s"),
     K("platform.mem_efficiency", NUMBER, "", 0.7, NULL, 0, 1, SITS_KEY_LO_OPEN,
-      "the share of mem_gb_per_s a workload reaches (0.7: an estimate, see the README)",
+      "the share of mem_gb_per_s a workload reaches (0.7: an estimate, see docs/scenarios.md)",
       "sits__caps mem_efficiency"),
     K("platform.static_w", NUMBER, "W", 0.0, NULL, WATTS,
       "constant power outside the domains (needs static_node)", "sits_scenario static_power_w"),

@@ -66,6 +66,19 @@ file(READ ${man} man_text)
 if(NOT man_text MATCHES "\\.TH SITSENERGY \"1\"" OR NOT man_text MATCHES "sweep.-merge")
   message(FATAL_ERROR "the man page lacks its title or the command list")
 endif()
+# a page per command, from that command's --help: `man sitsenergy-calibrate` after install
+foreach(cmd run steady dvfs-table sweep sweep-merge calibrate replay capture trace-info hotspot keys)
+  file(GLOB_RECURSE page ${prefix}/sitsenergy-${cmd}.1)
+  if(NOT page)
+    message(FATAL_ERROR "no man page sitsenergy-${cmd}.1 installed")
+  endif()
+  file(READ ${page} page_text)
+  string(TOUPPER ${cmd} upper)
+  if(NOT page_text MATCHES "\\.TH SITSENERGY.${upper} \"1\"" OR NOT page_text MATCHES "usage: sitsenergy")
+    message(FATAL_ERROR "sitsenergy-${cmd}.1: no title or no usage: ${page_text}")
+  endif()
+endforeach()
+
 execute_process(COMMAND bash -c "source ${completion}; COMP_WORDS=(${prefix}/bin/sitsenergy sw);
                         COMP_CWORD=1; _sitsenergy; echo \"\${COMPREPLY[*]}\""
                 OUTPUT_VARIABLE words RESULT_VARIABLE rc)
