@@ -20,7 +20,6 @@
 #include <string.h>
 #include <time.h>
 
-#define MAX_SOURCES 512
 #define PATH_MAX_LEN 1024 /* a file's path */
 #define DIR_LEN 512       /* a class directory: the root (at most 400) and a few components */
 
@@ -43,8 +42,9 @@ typedef struct source {
 
 struct sits_rt {
   char root[400];
-  source src[MAX_SOURCES];
-  size_t n;
+  source *src; /* every source found (grown as found: a server has hundreds of zones) */
+  size_t n, cap;
+  bool oom;                               /* a source could not be added */
   char marks[SITS_RT_MAX_MARKS][64];      /* "mark.<label>" or "phase.<label>" columns */
   int pending[SITS_RT_MAX_MARKS];         /* mark: set since the last sample; phase: open during
                                              the interval since the last sample */
@@ -81,8 +81,15 @@ static bool read_num(const char *path, double *v) {
 }
 
 static source *add(sits_rt *rt, const char *name, kind k, const char *path, double scale) {
-  if (rt->n == MAX_SOURCES)
-    return NULL;
+  if (rt->n == rt->cap) {
+    size_t cap = rt->cap ? 2 * rt->cap : 64;
+    source *grown = realloc(rt->src, cap * sizeof *grown);
+    if (!grown) {
+      rt->oom = true;
+      return NULL;
+    }
+    rt->src = grown, rt->cap = cap;
+  }
   for (size_t j = 0; j < rt->n; j++) /* two sources with one name: keep the first */
     if (strcmp(rt->src[j].name, name) == 0)
       return NULL;
@@ -94,27 +101,39 @@ static source *add(sits_rt *rt, const char *name, kind k, const char *path, doub
   return s;
 }
 
-/* Directory entries of @p dir starting with @p prefix, sorted, into names (at most max). */
-static size_t entries(const char *dir, const char *prefix, char (*names)[256], size_t max) {
+/* Directory entries of @p dir starting with @p prefix, sorted (natural order: zone2 before
+ * zone10), into a new array (*names, free()); their count. None, or no memory: 0. */
+typedef char entry_name[256];
+static size_t entries(const char *dir, const char *prefix, entry_name **names) {
+  *names = NULL;
   DIR *d = opendir(dir);
   if (!d)
     return 0;
-  size_t n = 0;
+  size_t n = 0, cap = 0;
   struct dirent *e;
-  while ((e = readdir(d)) && n < max)
-    if (e->d_name[0] != '.' && strncmp(e->d_name, prefix, strlen(prefix)) == 0)
-      snprintf(names[n++], sizeof names[0], "%s", e->d_name);
-  closedir(d);
-  /* insertion sort by natural order (zone2 before zone10) */
-  for (size_t i = 1; i < n; i++)
-    for (size_t j = i; j > 0; j--) {
-      size_t la = strlen(names[j - 1]), lb = strlen(names[j]);
-      if (la < lb || (la == lb && strcmp(names[j - 1], names[j]) <= 0))
+  while ((e = readdir(d))) {
+    if (e->d_name[0] == '.' || strncmp(e->d_name, prefix, strlen(prefix)) != 0)
+      continue;
+    if (n == cap) {
+      cap = cap ? 2 * cap : 32;
+      entry_name *grown = realloc(*names, cap * sizeof *grown);
+      if (!grown)
         break;
-      char tmp[256];
-      memcpy(tmp, names[j], sizeof tmp);
-      memcpy(names[j], names[j - 1], sizeof tmp);
-      memcpy(names[j - 1], tmp, sizeof tmp);
+      *names = grown;
+    }
+    snprintf((*names)[n++], sizeof(entry_name), "%s", e->d_name);
+  }
+  closedir(d);
+  entry_name *v = *names;
+  for (size_t i = 1; i < n; i++) /* insertion sort by natural order */
+    for (size_t j = i; j > 0; j--) {
+      size_t la = strlen(v[j - 1]), lb = strlen(v[j]);
+      if (la < lb || (la == lb && strcmp(v[j - 1], v[j]) <= 0))
+        break;
+      entry_name tmp;
+      memcpy(tmp, v[j], sizeof tmp);
+      memcpy(v[j], v[j - 1], sizeof tmp);
+      memcpy(v[j - 1], tmp, sizeof tmp);
     }
   return n;
 }
@@ -129,24 +148,30 @@ static void label_of(const char *dir, const char *entry, const char *file, char 
 }
 
 static void thermal_zones(sits_rt *rt) {
-  char dir[DIR_LEN], names[64][256];
+  char dir[DIR_LEN];
+  entry_name *names;
   snprintf(dir, sizeof dir, "%s/class/thermal", rt->root);
-  size_t n = entries(dir, "thermal_zone", names, 64);
+  size_t n = entries(dir, "thermal_zone", &names);
   for (size_t k = 0; k < n; k++) {
     char p[PATH_MAX_LEN], type[128], col[300];
     label_of(dir, names[k], "type", type, sizeof type);
     snprintf(col, sizeof col, "temp_c.%s", type);
     snprintf(p, sizeof p, "%s/%s/temp", dir, names[k]);
-    add(rt, col, K_TEMP_MC, p, 1e-3);
+    if (!add(rt, col, K_TEMP_MC, p, 1e-3) && !rt->oom) { /* a type seen before: its number */
+      snprintf(col, sizeof col, "temp_c.%s_%s", type, names[k] + strlen("thermal_zone"));
+      add(rt, col, K_TEMP_MC, p, 1e-3);
+    }
   }
+  free(names);
 }
 
 /* Cooling devices: cur_state as cooling_state.<type> (the device's number when two share a
  * type, as x86's "Processor" devices do). */
 static void cooling_devices(sits_rt *rt) {
-  char dir[DIR_LEN], names[64][256];
+  char dir[DIR_LEN];
+  entry_name *names;
   snprintf(dir, sizeof dir, "%s/class/thermal", rt->root);
-  size_t n = entries(dir, "cooling_device", names, 64);
+  size_t n = entries(dir, "cooling_device", &names);
   for (size_t k = 0; k < n; k++) {
     char p[PATH_MAX_LEN], type[128], col[300];
     label_of(dir, names[k], "type", type, sizeof type);
@@ -160,6 +185,7 @@ static void cooling_devices(sits_rt *rt) {
       add(rt, col, K_SCALE, p, 1.0);
     }
   }
+  free(names);
 }
 
 /* A hwmon chip's fans: pwmN (0-255) as the duty util_frac.<chip>_pwmN, fanN_input as
@@ -182,9 +208,10 @@ static void hwmon_fans(sits_rt *rt, const char *base, const char *chip) {
 }
 
 static void hwmon(sits_rt *rt) {
-  char dir[DIR_LEN], names[64][256];
+  char dir[DIR_LEN];
+  entry_name *names;
   snprintf(dir, sizeof dir, "%s/class/hwmon", rt->root);
-  size_t n = entries(dir, "hwmon", names, 64);
+  size_t n = entries(dir, "hwmon", &names);
   for (size_t h = 0; h < n; h++) {
     char base[800], chip[64];
     snprintf(base, sizeof base, "%s/%s", dir, names[h]);
@@ -230,12 +257,14 @@ static void hwmon(sits_rt *rt) {
         }
       }
   }
+  free(names);
 }
 
 static void power_supply(sits_rt *rt) {
-  char dir[DIR_LEN], names[32][256];
+  char dir[DIR_LEN];
+  entry_name *names;
   snprintf(dir, sizeof dir, "%s/class/power_supply", rt->root);
-  size_t n = entries(dir, "", names, 32);
+  size_t n = entries(dir, "", &names);
   for (size_t k = 0; k < n; k++) {
     char p[PATH_MAX_LEN], type[64], col[160];
     snprintf(p, sizeof p, "%s/%s/type", dir, names[k]);
@@ -260,12 +289,14 @@ static void power_supply(sits_rt *rt) {
       add(rt, col, K_SCALE, p, 1e-6);
     }
   }
+  free(names);
 }
 
 static void rapl(sits_rt *rt) {
-  char dir[DIR_LEN], names[32][256];
+  char dir[DIR_LEN];
+  entry_name *names;
   snprintf(dir, sizeof dir, "%s/class/powercap", rt->root);
-  size_t n = entries(dir, "intel-rapl:", names, 32);
+  size_t n = entries(dir, "intel-rapl:", &names);
   for (size_t k = 0; k < n; k++) {
     char p[PATH_MAX_LEN], name[128], col[300];
     label_of(dir, names[k], "name", name, sizeof name);
@@ -279,12 +310,14 @@ static void rapl(sits_rt *rt) {
     if (s && !read_num(p, &s->range))
       s->range = 0;
   }
+  free(names);
 }
 
 static void clocks(sits_rt *rt) {
-  char dir[DIR_LEN], names[256][256];
+  char dir[DIR_LEN];
+  entry_name *names;
   snprintf(dir, sizeof dir, "%s/devices/system/cpu", rt->root);
-  size_t n = entries(dir, "cpu", names, 256);
+  size_t n = entries(dir, "cpu", &names);
   for (size_t k = 0; k < n; k++) {
     if (!isdigit((unsigned char)names[k][3]))
       continue;
@@ -297,7 +330,8 @@ static void clocks(sits_rt *rt) {
     add(rt, col, K_SCALE, p, 1e-3);
   }
   snprintf(dir, sizeof dir, "%s/class/devfreq", rt->root);
-  n = entries(dir, "", names, 64);
+  free(names);
+  n = entries(dir, "", &names);
   for (size_t k = 0; k < n; k++) {
     char p[PATH_MAX_LEN], col[300];
     snprintf(p, sizeof p, "%s/%s/cur_freq", dir, names[k]);
@@ -307,6 +341,7 @@ static void clocks(sits_rt *rt) {
     snprintf(col, sizeof col, "freq_mhz.%s", names[k]);
     add(rt, col, K_SCALE, p, 1e-6);
   }
+  free(names);
 }
 
 sits_rt *sits_rt_open(const sits_rt_opts *o, sits_err *err) {
@@ -332,7 +367,12 @@ sits_rt *sits_rt_open(const sits_rt_opts *o, sits_err *err) {
     rt->nvml = sits__nvml_open(o->nvml_library, why, sizeof why);
   if (o->nvml > 0 && !rt->nvml) {
     sits__fail(err, SITS_EINPUT, "%s", why);
-    free(rt);
+    sits_rt_free(rt);
+    return NULL;
+  }
+  if (rt->oom) {
+    sits_rt_free(rt);
+    sits__fail(err, SITS_ENOMEM, "out of memory listing the sources");
     return NULL;
   }
   if (rt->n == 0 && !rt->nvml) {
@@ -342,7 +382,7 @@ sits_rt *sits_rt_open(const sits_rt_opts *o, sits_err *err) {
       sits__fail(err, SITS_EINPUT,
                  "%s: no thermal zone, hwmon, power supply, RAPL or clock source found%s%s",
                  rt->root, why[0] ? "; " : "", why);
-    free(rt);
+    sits_rt_free(rt);
     return NULL;
   }
   return rt;
@@ -354,8 +394,10 @@ sits_rt *sits_rt_new(const char *sysfs_root, sits_err *err) {
 }
 
 void sits_rt_free(sits_rt *rt) {
-  if (rt)
+  if (rt) {
     sits__nvml_close(rt->nvml);
+    free(rt->src);
+  }
   free(rt);
 }
 

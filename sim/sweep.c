@@ -26,9 +26,9 @@ struct sits_sweep {
   size_t n_sets;
   axis v[MAX_VARY];
   size_t n_vary;
-  sits__sampler *sampler; /* --dist keys and their drawn samples (NULL: none) */
-  const char *series_dir; /* each combination's time series to DIR/<index>.h5 (NULL: none) */
-  sits_scenario *base;    /* the first row's scenario, reused by the next rows in memory */
+  sits__sampler *sampler;      /* --dist keys and their drawn samples (NULL: none) */
+  const char *series_dir;      /* each combination's time series to DIR/<index>.h5 (NULL: none) */
+  sits_scenario *base;         /* the first row's scenario, reused by the next rows in memory */
   char *dom[SITS_MAX_DOMAINS]; /* the energy_j.<domain> columns' domains */
   size_t n_dom;
 };
@@ -48,8 +48,9 @@ static const char columns[] =
     "min_battery_life_s.value,min_battery_life_s.limit,min_battery_life_s.ok";
 /* then energy_j.<domain> per domain of the scenario as loaded without the varied keys, then */
 static const char last_columns[] = "verdict_ok,error";
-#define N_RESULT_COLUMNS 37 /* end_reason .. verdict_ok, besides the domains: empty on a
-                               failed row */
+#define N_RESULT_COLUMNS                                                                           \
+  37 /* end_reason .. verdict_ok, besides the domains: empty on a                                  \
+        failed row */
 
 sits_sweep *sits_sweep_new(const char *scenario_path, const char *const *sets, size_t n_sets,
                            sits_err *err) {
@@ -108,6 +109,8 @@ static int parse_values(axis *v, const char *text) {
   if (sscanf(text, "%lf:%lf:%ld%c", &a, &b, &count, &tail) == 3) {
     if (count < 1 || count > MAX_VALUES || !isfinite(a) || !isfinite(b))
       return -1;
+    if (count == 1 && a != b) /* one value of two ends: which? (20:40:1 dropped 40) */
+      return -2;
     for (long i = 0; i < count; i++) {
       char buf[64];
       snprintf(buf, sizeof buf, "%.12g",
@@ -145,7 +148,13 @@ int sits_sweep_vary(sits_sweep *s, const char *spec, sits_err *err) {
     memcpy(v->key, spec, (size_t)(eq - spec));
     v->key[eq - spec] = '\0';
     s->n_vary++; /* counted now, so that sits_sweep_free releases what parse_values added */
-    ok = parse_values(v, eq + 1) == 0;
+    int pv = parse_values(v, eq + 1);
+    if (pv == -2)
+      return sits__fail(err, SITS_EINPUT,
+                        "--vary '%s': a count of 1 between two different ends gives one of them "
+                        "only: use START:STOP:2 for both ends, or KEY=V for one value",
+                        spec);
+    ok = pv == 0;
   }
   if (!ok)
     return sits__fail(err, SITS_EINPUT,
@@ -284,7 +293,6 @@ static void summary_fields(FILE *f, const sits_sweep *sw, const sits_scenario *s
   }
   fprintf(f, ",%d,", s->ok);
 }
-
 
 int sits_sweep_row_values(const sits_sweep *s, size_t idx, char *out, size_t size) {
   FILE *f = fmemopen(out, size, "w");

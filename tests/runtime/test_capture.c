@@ -458,3 +458,30 @@ Test(capture, trace_info_on_the_real_capture) {
             "%s", out);
   free(out), free(err);
 }
+
+/* A server's tree: 301 thermal zones, most sharing a type (acpitz), none dropped: each
+ * duplicate type gets its zone's number; the values are each zone's own. */
+Test(capture, every_zone_of_a_large_tree) {
+  char root[600];
+  snprintf(root, sizeof root, "%s/server", tu_dir());
+  mkdir(root, 0755);
+  for (int z = 0; z < 301; z++) {
+    char rel[128], val[32];
+    snprintf(rel, sizeof rel, "class/thermal/thermal_zone%d/type", z);
+    put(root, rel, z < 290 ? "acpitz\n" : "x86_pkg_temp\n");
+    snprintf(rel, sizeof rel, "class/thermal/thermal_zone%d/temp", z);
+    snprintf(val, sizeof val, "%d\n", 30000 + 10 * z);
+    put(root, rel, val);
+  }
+  sits_err err = {0};
+  sits_rt *rt = sits_rt_new(root, &err);
+  cr_assert_not_null(rt, "%s", err.msg);
+  cr_assert_eq(sits_rt_column_count(rt), 301);
+  double *v = malloc(301 * sizeof *v);
+  cr_assert_eq(sits_rt_sample_at(rt, 0.0, v, &err), SITS_OK);
+  cr_assert_float_eq(col(rt, v, "temp_c.acpitz"), 30.0, 1e-12);     /* zone 0 */
+  cr_assert_float_eq(col(rt, v, "temp_c.acpitz_289"), 32.89, 1e-12); /* zone 289 */
+  cr_assert_float_eq(col(rt, v, "temp_c.x86_pkg_temp_300"), 33.0, 1e-12);
+  free(v);
+  sits_rt_free(rt);
+}
