@@ -67,7 +67,7 @@ Test(validation, boards_calibrate_then_hold_out, .timeout = 900) {
     cases++;
   }
   fclose(f);
-  cr_assert_eq(cases, 11); /* a case dropped from cases.txt must not pass unnoticed */
+  cr_assert_eq(cases, 12); /* a case dropped from cases.txt must not pass unnoticed */
 }
 
 /* validation/cases/transfer.txt: a network calibrated on one case's trace, kept, and checked
@@ -120,7 +120,7 @@ Test(validation, network_transfers_to_other_recordings, .timeout = 600) {
   }
   sits_thermal_cal_release(&net);
   fclose(f);
-  cr_assert_eq(cases, 6);
+  cr_assert_eq(cases, 7);
 }
 
 /* The 25 C dynamic test's closed cycle recounted from validation/data (script 1 in two files,
