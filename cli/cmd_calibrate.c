@@ -615,6 +615,8 @@ static int calibrate_thermal(args *a, cli_ctx *ctx) {
                          : sits_calibrate_thermal(&a->th, &cal, &err);
   if (prog.shown) /* the line ends before anything else is printed */
     fputc('\n', stderr);
+  if (rc == SITS_OK) /* the covariance and residuals into the scenario, the held-out band */
+    rc = sits_thermal_cal_add_uncertainty(&cal, &a->th, &err);
   if (rc == SITS_OK)
     rc = sits_thermal_cal_write_config(&cal, a->out, &err);
   int code = rc ? cli_fail(rc, &err) : EXIT_OK;

@@ -96,6 +96,8 @@ static int body(void *p, cli_ctx *ctx) {
   sits_replay *r = NULL;
   sits_err err = {0};
   int rc = sits_replay_run(ctx->sc, a->trace, &a->to, &r, &err);
+  if (rc == SITS_OK) /* 95 % bands where the scenario carries its calibration's uncertainty */
+    rc = sits_replay_bands(ctx->sc, r, 0, &err);
   int code = rc ? cli_fail(rc, &err) : EXIT_OK;
   if (code == EXIT_OK) {
     if (strcmp(a->summary, "json") == 0)

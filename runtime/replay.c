@@ -673,6 +673,7 @@ void sits_replay_free(sits_replay *r) {
     sits_trace_free(r->trace);
   sits_result_free(r->result);
   free(r->sensors), free(r->sim_c), free(r->power_w), free(r->initial_c), free(r->sensed);
+  free(r->band_c);
   for (size_t p = 0; r->phases && p < r->n_phases; p++)
     free(r->phases[p].m), free(r->phases[p].peak_measured_c), free(r->phases[p].peak_simulated_c);
   free(r->phases);
@@ -689,6 +690,14 @@ int sits_replay_write_json(const sits_replay *r, const sits_scenario *sc, FILE *
     sits__json_str(f, sits_thermal_name(sits_scenario_thermal(sc), r->sensors[k].node));
     fputc(',', f);
     sits__json_metrics(f, m, "c");
+    if (r->band_c && k < SITS_REPLAY_MAX_BAND_SENSORS) {
+      fputs(",\"band\":{\"level\":0.95,\"coverage\":", f);
+      sits__json_num(f, r->band_coverage[k]);
+      fputs(",\"mean_half_width_c\":", f);
+      sits__json_num(f, r->band_mean_half_width_c[k]);
+      fprintf(f, ",\"from_row\":%zu,\"parameters\":%zu,\"method\":\"linearised\"}",
+              r->band_from, r->band_params);
+    }
     fputc('}', f);
   }
   fputs("},\"duration_s\":", f);

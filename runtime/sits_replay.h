@@ -43,6 +43,7 @@ typedef struct sits_replay_phase {
 } sits_replay_phase;
 
 #define SITS_REPLAY_MAX_POWER_COLUMNS 16
+#define SITS_REPLAY_MAX_BAND_SENSORS 32
 
 typedef struct sits_replay {
   sits_trace *trace;
@@ -65,6 +66,13 @@ typedef struct sits_replay {
   /** per platform fan: whether a trace column drove it, and the range of duties
    *  it took */
   bool fan_traced[SITS_MAX_FANS];
+  /** 95 % bands (sits_replay_bands, on a scenario with an uncertainty group): per sensor the
+   *  half-width at each row (n_sensors x rows; NULL without), the fraction of measured
+   *  samples inside (from row band_from on) and the mean half-width there. */
+  double *band_c;
+  double band_coverage[SITS_REPLAY_MAX_BAND_SENSORS];
+  double band_mean_half_width_c[SITS_REPLAY_MAX_BAND_SENSORS];
+  size_t band_from, band_params;
   double fan_duty_min[SITS_MAX_FANS], fan_duty_max[SITS_MAX_FANS];
 } sits_replay;
 
@@ -80,6 +88,18 @@ SITS_API int sits_replay_run(sits_scenario *sc, const char *trace_path,
 SITS_API int sits_replay_run_trace(sits_scenario *sc, const sits_trace *trace, const char *path,
                                    const double *initial_c, sits_replay **out, sits_err *err);
 SITS_API void sits_replay_free(sits_replay *r);
+/**
+ * 95 % bands around the replay @p r of @p sc, when the scenario carries an uncertainty group
+ * (written by calibrate: the fitted parameters, their standard errors and correlations, and
+ * per sensor the 95th percentile of the training residuals): the parameters' covariance is
+ * propagated linearly (each parameter moved by one standard error and the trace replayed
+ * again: a secant sensitivity) and combined with the residual quantile, half-width =
+ * sqrt(q95^2 + (1.96 sigma_model)^2) at every row. Coverage and mean half-width count the
+ * rows from @p from_row on (a calibration's held-out part; 0: all). Without the group
+ * nothing is done (band_c stays NULL). At most 32 sensors.
+ */
+SITS_API int sits_replay_bands(const sits_scenario *sc, sits_replay *r, size_t from_row,
+                               sits_err *err);
 
 /** The Replay summary JSON of the contract (sensors, duration_s) plus the initial state and
  *  `phases` (by label: instances, duration_s, energy_j, sensors with the metrics and the

@@ -155,6 +155,12 @@ typedef struct sits_thermal_cal {
   size_t n_timings, timing_chosen;
   sits_thermal_timing_fig timings[SITS_THERMAL_CAL_MAX_TIMINGS];
   char power_columns[256]; /**< the chosen candidate's power columns, comma-separated */
+  /** sits_thermal_cal_add_uncertainty: per sensor the training residuals' 95th percentile,
+   *  and the 95 % band's coverage and mean half-width over the held-out rows. */
+  bool has_band;
+  double residual_q95_c[SITS_THERMAL_CAL_MAX_SENSORS];
+  double band_coverage[SITS_THERMAL_CAL_MAX_SENSORS];
+  double band_mean_half_width_c[SITS_THERMAL_CAL_MAX_SENSORS];
 } sits_thermal_cal;
 
 SITS_API int sits_calibrate_thermal(const sits_thermal_cal_opts *o, sits_thermal_cal *out,
@@ -188,6 +194,15 @@ SITS_API int sits_calibrate_thermal_orders(const sits_thermal_cal_opts *o, const
  */
 SITS_API int sits_calibrate_thermal_auto(const sits_thermal_cal_opts *o, const int *orders,
                                          size_t n_orders, sits_thermal_cal *out, sits_err *err);
+/**
+ * Writes the fit's uncertainty into the calibrated scenario (c->config_text, an
+ * `uncertainty` group replacing any it had): the parameters, values, standard errors (0 where
+ * undetermined or at a bound) and correlations, and per sensor the 95th percentile of the
+ * absolute residuals over the training rows (the calibrated scenario replayed on the trace of
+ * @p o). sits_replay_bands reads it; c->band_* get the held-out part's coverage.
+ */
+SITS_API int sits_thermal_cal_add_uncertainty(sits_thermal_cal *c, const sits_thermal_cal_opts *o,
+                                              sits_err *err);
 /** The Calibrate JSON of the contract (metrics per sensor in degC). */
 SITS_API int sits_thermal_cal_write_json(const sits_thermal_cal *c, FILE *f);
 /** The calibrated scenario (runs with run and replay), written atomically. */

@@ -789,8 +789,9 @@ int sits_thermal_cal_write_json(const sits_thermal_cal *c, FILE *f) {
     fputs(k ? "," : "", f);
     sits__json_str(f, c->flags[k]);
   }
+  fputc(']', f);
   if (c->n_orders) { /* the network's order from the data (the array closed below) */
-    fprintf(f, "],\"order\":%d,\"board\":%s,\"orders\":[", c->order,
+    fprintf(f, ",\"order\":%d,\"board\":%s,\"orders\":[", c->order,
             c->board ? "true" : "false");
     for (size_t k = 0; k < c->n_orders; k++) {
       const sits_thermal_order_fig *o = &c->orders[k];
@@ -805,9 +806,10 @@ int sits_thermal_cal_write_json(const sits_thermal_cal *c, FILE *f) {
       }
       fprintf(f, ",\"flags\":%zu}", o->flags);
     }
+    fputc(']', f);
   }
   if (c->fit_trips) { /* the trip scan (the array closed below) */
-    fputs("],\"trip_offset_c\":", f);
+    fputs(",\"trip_offset_c\":", f);
     sits__json_num(f, c->trip_offset_c);
     fputs(",\"trip_scan\":[", f);
     for (size_t k = 0; k < c->n_trip_scan; k++) {
@@ -820,9 +822,26 @@ int sits_thermal_cal_write_json(const sits_thermal_cal *c, FILE *f) {
       sits__json_num(f, s->holdout_rmse_c);
       fprintf(f, ",\"starts\":%zu}", s->starts);
     }
+    fputc(']', f);
+  }
+  if (c->has_band) { /* the 95 % band over the held-out rows (the array closed below) */
+    fputs(",\"band\":{", f);
+    for (size_t k = 0; k < c->n_sensors; k++) {
+      fputs(k ? "," : "", f);
+      sits__json_str(f, c->sensor[k]);
+      fputs(":{\"level\":0.95,\"residual_q95_c\":", f);
+      sits__json_num(f, c->residual_q95_c[k]);
+      fputs(",\"holdout_coverage\":", f);
+      sits__json_num(f, c->band_coverage[k]);
+      fputs(",\"holdout_mean_half_width_c\":", f);
+      sits__json_num(f, c->band_mean_half_width_c[k]);
+      fputc('}', f);
+    }
+    fputs("},\"band_method\":\"sqrt(residual_q95^2 + (1.96 sigma)^2), sigma the parameters' "
+          "covariance propagated linearly\"", f);
   }
   if (c->fit_auto) { /* the power-timing candidates (the array closed below) */
-    fputs("],\"power_columns\":", f);
+    fputs(",\"power_columns\":", f);
     sits__json_str(f, c->power_columns);
     fputs(",\"power_timing\":[", f);
     for (size_t k = 0; k < c->n_timings; k++) {
@@ -835,8 +854,9 @@ int sits_thermal_cal_write_json(const sits_thermal_cal *c, FILE *f) {
       sits__json_num(f, t->holdout_rmse_c);
       fprintf(f, ",\"chosen\":%s}", k == c->timing_chosen ? "true" : "false");
     }
+    fputc(']', f);
   }
-  fprintf(f, "],\"starts\":%zu,\"evaluations\":%zu,\"rows\":%zu,\"train_rows\":%zu}\n", c->starts,
+  fprintf(f, ",\"starts\":%zu,\"evaluations\":%zu,\"rows\":%zu,\"train_rows\":%zu}\n", c->starts,
           c->evaluations, c->n_rows, c->n_train);
   return ferror(f) ? SITS_EIO : SITS_OK;
 }

@@ -854,3 +854,49 @@ Test(thermal_cal, auto_chooses_the_power_timing) {
   sits_thermal_cal_release(&c);
   free(tr), free(sc);
 }
+
+/* 95 % bands: the one-node response with Gaussian noise of 0.1 K (seed 11). The training
+ * residuals' 95th percentile is about 1.96 x 0.1 = 0.196 K (of |N(0, 0.1)|; 180 samples, so
+ * within 0.15-0.25); the covariance the replay's sensitivities give matches GSL's fit
+ * covariance for this well-determined fit (R and C standard errors within 25 %); the band
+ * covers at least 85 % of the 60 held-out samples, its half-width near the quantile (the
+ * parameters add little); the calibrated scenario carries the group and a replay of it on
+ * the same trace reports the same band. */
+Test(thermal_cal, bands_from_the_fit_cover_held_out_samples) {
+  char *tr = noisy_trace(0.10, 11), *sc = scenario("", "");
+  sits_thermal_cal_opts o = {.scenario_path = sc, .trace_path = tr, .train_fraction = 0.75};
+  sits_thermal_cal c;
+  sits_err err = {0};
+  cr_assert_eq(sits_calibrate_thermal(&o, &c, &err), SITS_OK, "%s", err.msg);
+  double gsl_se[2] = {c.params[0].std_err, c.params[1].std_err};
+  cr_assert_eq(sits_thermal_cal_add_uncertainty(&c, &o, &err), SITS_OK, "%s", err.msg);
+  cr_assert(c.has_band);
+  cr_assert(c.residual_q95_c[0] > 0.15 && c.residual_q95_c[0] < 0.25, "q95 %g",
+            c.residual_q95_c[0]);
+  cr_assert_geq(c.band_coverage[0], 0.85, "coverage %g", c.band_coverage[0]);
+  cr_assert(c.band_mean_half_width_c[0] >= c.residual_q95_c[0] &&
+                c.band_mean_half_width_c[0] < 1.2 * c.residual_q95_c[0],
+            "half-width %g", c.band_mean_half_width_c[0]);
+  cr_assert(strstr(c.config_text, "uncertainty") && strstr(c.config_text, "residual_q95_c"),
+            "%s", c.config_text);
+  /* the scenario's standard errors against GSL's: read back through a replay's load */
+  sits_scenario *s2 = NULL;
+  cr_assert_eq(sits_scenario_load_text(c.config_text, sc, NULL, 0, &s2, &err), SITS_OK, "%s",
+               err.msg);
+  const char *txt = sits_scenario_config_text(s2);
+  const char *p = strstr(txt, "std_err = [");
+  cr_assert_not_null(p);
+  double se0, se1;
+  cr_assert_eq(sscanf(p, "std_err = [ %lf , %lf", &se0, &se1), 2, "%s", p);
+  cr_assert(fabs(se0 / gsl_se[0] - 1) < 0.25 && fabs(se1 / gsl_se[1] - 1) < 0.25,
+            "se %g %g vs GSL %g %g", se0, se1, gsl_se[0], gsl_se[1]);
+  sits_replay *r = NULL;
+  cr_assert_eq(sits_replay_run(s2, tr, NULL, &r, &err), SITS_OK, "%s", err.msg);
+  cr_assert_eq(sits_replay_bands(s2, r, c.n_train, &err), SITS_OK, "%s", err.msg);
+  cr_assert_not_null(r->band_c);
+  cr_assert_float_eq(r->band_coverage[0], c.band_coverage[0], 1e-12);
+  sits_replay_free(r);
+  sits_scenario_free(s2);
+  sits_thermal_cal_release(&c);
+  free(tr), free(sc);
+}

@@ -72,6 +72,11 @@ check("calibrate", out("calibrate", os.path.join(root, "validation/cases/orin_na
 check("calibrate", out("calibrate", os.path.join(root, "validation/cases/orin_nano_jp6.cfg"),
                        "--trace", os.path.join(root, "validation/data/orin_nano_jp6_tegrastats.raw"),
                        "--fit", "ambient,initial", "-o", "kept.cfg"), "kept network")
+banded = out("replay", os.path.join(work, "thermal.cfg"), "--trace",
+             os.path.join(root, "validation/data/orin_nano_jp6_tegrastats.raw"), "--summary", "json")
+check("replay", banded, "a calibrated scenario: bands")
+if "band" not in banded["sensors"]["temp_c.tj"]:
+    sys.exit("replay of a calibrated scenario: no band")
 check("calibrate", out("calibrate", os.path.join(root, "validation/cases/orin_nano_jp6.cfg"),
                        "--trace", os.path.join(root, "validation/data/orin_nano_jp6_tegrastats.raw"),
                        "--fit", "thermal,ambient", "--orders", "1,2", "-o", "orders.cfg"), "orders")
