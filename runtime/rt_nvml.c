@@ -129,29 +129,29 @@ static const struct {
                {"hw_thermal", 0x40}, {"hw_power_brake", 0x80}, {"display_clocks", 0x100}};
 
 /* dlsym into a function pointer (POSIX guarantees the conversion; ISO C has no word for it). */
-static void bind(void *lib, const char *name, void *fn_ptr) {
+static void resolve(void *lib, const char *name, void *fn_ptr) {
   void *p = dlsym(lib, name);
   memcpy(fn_ptr, &p, sizeof p);
 }
 
 static void bind_all(sits__nvml *n) {
   api *f = &n->f;
-  bind(n->lib, "nvmlInit_v2", &f->init);
-  bind(n->lib, "nvmlShutdown", &f->shutdown);
-  bind(n->lib, "nvmlDeviceGetCount_v2", &f->count);
-  bind(n->lib, "nvmlDeviceGetHandleByIndex_v2", &f->handle);
-  bind(n->lib, "nvmlDeviceGetPowerUsage", &f->power);
-  bind(n->lib, "nvmlDeviceGetEnforcedPowerLimit", &f->limit);
-  bind(n->lib, "nvmlDeviceGetTotalEnergyConsumption", &f->energy);
-  bind(n->lib, "nvmlDeviceGetTemperature", &f->temp);
-  bind(n->lib, "nvmlDeviceGetClockInfo", &f->clock);
-  bind(n->lib, "nvmlDeviceGetUtilizationRates", &f->util);
-  bind(n->lib, "nvmlDeviceGetFanSpeed", &f->fan);
-  bind(n->lib, "nvmlDeviceGetPerformanceState", &f->pstate);
-  bind(n->lib, "nvmlDeviceGetCurrentClocksEventReasons", &f->reasons);
+  resolve(n->lib, "nvmlInit_v2", &f->init);
+  resolve(n->lib, "nvmlShutdown", &f->shutdown);
+  resolve(n->lib, "nvmlDeviceGetCount_v2", &f->count);
+  resolve(n->lib, "nvmlDeviceGetHandleByIndex_v2", &f->handle);
+  resolve(n->lib, "nvmlDeviceGetPowerUsage", &f->power);
+  resolve(n->lib, "nvmlDeviceGetEnforcedPowerLimit", &f->limit);
+  resolve(n->lib, "nvmlDeviceGetTotalEnergyConsumption", &f->energy);
+  resolve(n->lib, "nvmlDeviceGetTemperature", &f->temp);
+  resolve(n->lib, "nvmlDeviceGetClockInfo", &f->clock);
+  resolve(n->lib, "nvmlDeviceGetUtilizationRates", &f->util);
+  resolve(n->lib, "nvmlDeviceGetFanSpeed", &f->fan);
+  resolve(n->lib, "nvmlDeviceGetPerformanceState", &f->pstate);
+  resolve(n->lib, "nvmlDeviceGetCurrentClocksEventReasons", &f->reasons);
   if (!f->reasons)
-    bind(n->lib, "nvmlDeviceGetCurrentClocksThrottleReasons", &f->reasons);
-  bind(n->lib, "nvmlDeviceGetFieldValues", &f->fields);
+    resolve(n->lib, "nvmlDeviceGetCurrentClocksThrottleReasons", &f->reasons);
+  resolve(n->lib, "nvmlDeviceGetFieldValues", &f->fields);
 }
 
 static void add_col(sits__nvml *n, int gpu, const char *kind, const char *suffix, what w, int arg,

@@ -17,6 +17,9 @@ export PKG_CONFIG_PATH="$pc"
   fail "sitsenergy.pc points at $(pkg-config --variable=libdir sitsenergy), not $libdir"
 [ "$(pkg-config --variable=libdir sitsenergy-rt)" -ef "$libdir" ] ||
   fail "sitsenergy-rt.pc points at $(pkg-config --variable=libdir sitsenergy-rt)"
+# the public headers include GSL's: gsl is a public requirement, not a private one
+pkg-config --print-requires sitsenergy | grep -q '^gsl' ||
+  fail "sitsenergy.pc does not require gsl (its public headers include GSL's)"
 # shellcheck disable=SC2046
 cc -std=c11 -Wall -o "$work/c" "$src/tests/install/downstream/main.c" \
   $(pkg-config --cflags --libs sitsenergy) || fail "C build on libsits failed"
