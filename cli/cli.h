@@ -112,6 +112,8 @@ typedef struct cli_cmd {
 /** Runs @p cmd on its arguments (argv[0] is the command name); the exit code. */
 int cli_dispatch(const cli_cmd *cmd, int argc, char **argv);
 
+/** --summary's value: "text" or "json" into *out; else the error printed and EXIT_INPUT. */
+int cli_summary_format(const char *arg, const char **out);
 /** Parses @p arg as a number in [lo, hi] (lo excluded when @p lo_open) for option @p opt;
  *  prints "--opt 'arg': expected EXPECT" and returns EXIT_INPUT when it is not. */
 int cli_number(const char *opt, const char *arg, double lo, double hi, bool lo_open,

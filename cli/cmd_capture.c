@@ -96,7 +96,13 @@ static int option(void *p, int c, const char *arg) {
   args *a = p;
   switch (c) {
   case 's': return sources(a, arg);
-  case 'l': a->nvml_library = arg; break;
+  case 'l':
+    if (!*arg) { /* dlopen("") is the program itself */
+      cli_error("--nvml-library '': expected the NVML library's file name");
+      return EXIT_USAGE;
+    }
+    a->nvml_library = arg;
+    break;
   case 'r': a->root = arg; break;
   case 'p': return cli_number("--period-ms", arg, 1, 3600000, false, "1 to 3600000", &a->period_ms);
   case 'd':

@@ -67,13 +67,7 @@ static int option(void *p, int c, const char *arg) {
   case 'q': a->to.fields = arg; break;
   case 'S': a->to.strict = true; break;
   case 'p': a->png = arg; break;
-  case 's':
-    a->summary = arg;
-    if (strcmp(arg, "json") != 0 && strcmp(arg, "text") != 0) {
-      cli_error("--summary '%s': expected text or json", arg);
-      return EXIT_INPUT;
-    }
-    break;
+  case 's': return cli_summary_format(arg, &a->summary);
   case 'o': a->h5 = arg; break;
   }
   return EXIT_OK;

@@ -158,6 +158,15 @@ int cli_check_outputs_of(const cli_ctx *ctx) {
   return code;
 }
 
+int cli_summary_format(const char *arg, const char **out) {
+  if (strcmp(arg, "json") != 0 && strcmp(arg, "text") != 0) {
+    cli_error("--summary '%s': expected text or json", arg);
+    return EXIT_INPUT;
+  }
+  *out = arg;
+  return EXIT_OK;
+}
+
 int cli_number(const char *opt, const char *arg, double lo, double hi, bool lo_open,
                const char *expect, double *out) {
   char *end;

@@ -35,8 +35,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_GPUS 16
-#define MAX_COLS (MAX_GPUS * 32)
+#define MAX_GPUS 64
+#define MAX_COLS (MAX_GPUS * 32) /* a GPU has at most 24 columns (below) */
 #define MAX_FIELDS 3
 
 /* The NVML types this file uses, as nvml.h lays them out. */
@@ -243,7 +243,7 @@ static void discover(sits__nvml *n, int g) {
 }
 
 sits__nvml *sits__nvml_open(const char *library, char *why, size_t why_size) {
-  const char *name = library ? library : "libnvidia-ml.so.1";
+  const char *name = library && *library ? library : "libnvidia-ml.so.1";
   sits__nvml *n = calloc(1, sizeof *n);
   if (!n) {
     snprintf(why, why_size, "out of memory");
@@ -270,9 +270,11 @@ sits__nvml *sits__nvml_open(const char *library, char *why, size_t why_size) {
     snprintf(why, why_size, "NVML: no GPU found (nvmlDeviceGetCount_v2: error %d, %u GPUs)", rc,
              n->n_dev);
     f->shutdown();
+  } else if (n->n_dev > MAX_GPUS) {
+    snprintf(why, why_size, "NVML: %u GPUs, more than the %d one capture reads", n->n_dev,
+             MAX_GPUS);
+    f->shutdown();
   } else {
-    if (n->n_dev > MAX_GPUS)
-      n->n_dev = MAX_GPUS;
     for (unsigned int g = 0; g < n->n_dev; g++)
       if (f->handle(g, &n->dev[g].h) == 0)
         discover(n, (int)g);

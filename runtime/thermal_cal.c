@@ -731,6 +731,107 @@ static void metrics_json(FILE *f, const sits_thermal_cal *c, const sits_fit_metr
   fputc('}', f);
 }
 
+/* The parameters' standard errors, ranges and correlations ("uncertainty", "correlation"). */
+static void json_uncertainty(FILE *f, const sits_thermal_cal *c) {
+  fputs(",\"uncertainty\":{", f);
+  for (size_t k = 0; k < c->n_params; k++) {
+    const sits_thermal_param *p = &c->params[k];
+    fprintf(f, "%s", k ? "," : "");
+    sits__json_str(f, p->path);
+    fputs(":{\"std_err\":", f);
+    sits__json_num(f, p->std_err);
+    fputs(",\"lo\":", f);
+    sits__json_num(f, p->lo);
+    fputs(",\"hi\":", f);
+    sits__json_num(f, p->hi);
+    fprintf(f, ",\"at_bound\":%s}", p->at_bound ? "true" : "false");
+  }
+  fputs("},\"correlation\":[", f);
+  for (size_t k = 0; k < c->n_params; k++) {
+    fputs(k ? ",[" : "[", f);
+    for (size_t j = 0; j < c->n_params; j++) {
+      fputs(j ? "," : "", f);
+      sits__json_num(f, c->corr[k * c->n_params + j]);
+    }
+    fputc(']', f);
+  }
+  fputc(']', f);
+}
+
+/* The network order's candidates (--orders). */
+static void json_orders(FILE *f, const sits_thermal_cal *c) {
+  fprintf(f, ",\"order\":%d,\"board\":%s,\"orders\":[", c->order,
+          c->board ? "true" : "false");
+  for (size_t k = 0; k < c->n_orders; k++) {
+    const sits_thermal_order_fig *o = &c->orders[k];
+    fprintf(f, "%s{\"order\":%d,\"board\":%s,\"train_rmse_c\":", k ? "," : "", o->order,
+            o->board ? "true" : "false");
+    sits__json_num(f, o->train_rmse_c);
+    fputs(",\"holdout_rmse_c\":", f);
+    sits__json_num(f, o->holdout_rmse_c);
+    if (!isnan(o->kfold_rmse_c)) {
+      fputs(",\"kfold_rmse_c\":", f);
+      sits__json_num(f, o->kfold_rmse_c);
+    }
+    fprintf(f, ",\"flags\":%zu}", o->flags);
+  }
+  fputc(']', f);
+}
+
+/* The trip scan (--fit ...,trips). */
+static void json_trip_scan(FILE *f, const sits_thermal_cal *c) {
+  fputs(",\"trip_offset_c\":", f);
+  sits__json_num(f, c->trip_offset_c);
+  fputs(",\"trip_scan\":[", f);
+  for (size_t k = 0; k < c->n_trip_scan; k++) {
+    const sits_thermal_trip_fig *s = &c->trip_scan[k];
+    fprintf(f, "%s{\"offset_c\":", k ? "," : "");
+    sits__json_num(f, s->offset_c);
+    fputs(",\"train_rmse_c\":", f);
+    sits__json_num(f, s->train_rmse_c);
+    fputs(",\"holdout_rmse_c\":", f);
+    sits__json_num(f, s->holdout_rmse_c);
+    fprintf(f, ",\"starts\":%zu}", s->starts);
+  }
+  fputc(']', f);
+}
+
+/* The 95 % band over the held-out rows. */
+static void json_band(FILE *f, const sits_thermal_cal *c) {
+  fputs(",\"band\":{", f);
+  for (size_t k = 0; k < c->n_sensors; k++) {
+    fputs(k ? "," : "", f);
+    sits__json_str(f, c->sensor[k]);
+    fputs(":{\"level\":0.95,\"residual_q95_c\":", f);
+    sits__json_num(f, c->residual_q95_c[k]);
+    fputs(",\"holdout_coverage\":", f);
+    sits__json_num(f, c->band_coverage[k]);
+    fputs(",\"holdout_mean_half_width_c\":", f);
+    sits__json_num(f, c->band_mean_half_width_c[k]);
+    fputc('}', f);
+  }
+  fputs("},\"band_method\":\"sqrt(residual_q95^2 + (1.96 sigma)^2), sigma the parameters' "
+        "covariance propagated linearly\"", f);
+}
+
+/* The power-timing candidates (--fit auto). */
+static void json_timing(FILE *f, const sits_thermal_cal *c) {
+  fputs(",\"power_columns\":", f);
+  sits__json_str(f, c->power_columns);
+  fputs(",\"power_timing\":[", f);
+  for (size_t k = 0; k < c->n_timings; k++) {
+    const sits_thermal_timing_fig *t = &c->timings[k];
+    fprintf(f, "%s{\"suffix\":", k ? "," : "");
+    sits__json_str(f, t->suffix);
+    fprintf(f, ",\"timing\":\"%s\",\"train_rmse_c\":", t->interval_mean ? "interval_mean" : "hold");
+    sits__json_num(f, t->train_rmse_c);
+    fputs(",\"holdout_rmse_c\":", f);
+    sits__json_num(f, t->holdout_rmse_c);
+    fprintf(f, ",\"chosen\":%s}", k == c->timing_chosen ? "true" : "false");
+  }
+  fputc(']', f);
+}
+
 int sits_thermal_cal_write_json(const sits_thermal_cal *c, FILE *f) {
   const char *what[] = {
       c->keep_network ? NULL : "thermal", c->fit_capacitance ? "capacitance" : NULL,
@@ -762,100 +863,22 @@ int sits_thermal_cal_write_json(const sits_thermal_cal *c, FILE *f) {
       fputs(first ? "" : ",", f), first = 0;
       sits__json_str(f, c->params[k].path);
     }
-  fputs("],\"uncertainty\":{", f);
-  for (size_t k = 0; k < c->n_params; k++) {
-    const sits_thermal_param *p = &c->params[k];
-    fprintf(f, "%s", k ? "," : "");
-    sits__json_str(f, p->path);
-    fputs(":{\"std_err\":", f);
-    sits__json_num(f, p->std_err);
-    fputs(",\"lo\":", f);
-    sits__json_num(f, p->lo);
-    fputs(",\"hi\":", f);
-    sits__json_num(f, p->hi);
-    fprintf(f, ",\"at_bound\":%s}", p->at_bound ? "true" : "false");
-  }
-  fputs("},\"correlation\":[", f);
-  for (size_t k = 0; k < c->n_params; k++) {
-    fputs(k ? ",[" : "[", f);
-    for (size_t j = 0; j < c->n_params; j++) {
-      fputs(j ? "," : "", f);
-      sits__json_num(f, c->corr[k * c->n_params + j]);
-    }
-    fputc(']', f);
-  }
-  fputs("],\"flags\":[", f);
+  fputc(']', f);
+  json_uncertainty(f, c);
+  fputs(",\"flags\":[", f);
   for (size_t k = 0; k < c->n_flags; k++) {
     fputs(k ? "," : "", f);
     sits__json_str(f, c->flags[k]);
   }
   fputc(']', f);
-  if (c->n_orders) { /* the network's order from the data (the array closed below) */
-    fprintf(f, ",\"order\":%d,\"board\":%s,\"orders\":[", c->order,
-            c->board ? "true" : "false");
-    for (size_t k = 0; k < c->n_orders; k++) {
-      const sits_thermal_order_fig *o = &c->orders[k];
-      fprintf(f, "%s{\"order\":%d,\"board\":%s,\"train_rmse_c\":", k ? "," : "", o->order,
-              o->board ? "true" : "false");
-      sits__json_num(f, o->train_rmse_c);
-      fputs(",\"holdout_rmse_c\":", f);
-      sits__json_num(f, o->holdout_rmse_c);
-      if (!isnan(o->kfold_rmse_c)) {
-        fputs(",\"kfold_rmse_c\":", f);
-        sits__json_num(f, o->kfold_rmse_c);
-      }
-      fprintf(f, ",\"flags\":%zu}", o->flags);
-    }
-    fputc(']', f);
-  }
-  if (c->fit_trips) { /* the trip scan (the array closed below) */
-    fputs(",\"trip_offset_c\":", f);
-    sits__json_num(f, c->trip_offset_c);
-    fputs(",\"trip_scan\":[", f);
-    for (size_t k = 0; k < c->n_trip_scan; k++) {
-      const sits_thermal_trip_fig *s = &c->trip_scan[k];
-      fprintf(f, "%s{\"offset_c\":", k ? "," : "");
-      sits__json_num(f, s->offset_c);
-      fputs(",\"train_rmse_c\":", f);
-      sits__json_num(f, s->train_rmse_c);
-      fputs(",\"holdout_rmse_c\":", f);
-      sits__json_num(f, s->holdout_rmse_c);
-      fprintf(f, ",\"starts\":%zu}", s->starts);
-    }
-    fputc(']', f);
-  }
-  if (c->has_band) { /* the 95 % band over the held-out rows (the array closed below) */
-    fputs(",\"band\":{", f);
-    for (size_t k = 0; k < c->n_sensors; k++) {
-      fputs(k ? "," : "", f);
-      sits__json_str(f, c->sensor[k]);
-      fputs(":{\"level\":0.95,\"residual_q95_c\":", f);
-      sits__json_num(f, c->residual_q95_c[k]);
-      fputs(",\"holdout_coverage\":", f);
-      sits__json_num(f, c->band_coverage[k]);
-      fputs(",\"holdout_mean_half_width_c\":", f);
-      sits__json_num(f, c->band_mean_half_width_c[k]);
-      fputc('}', f);
-    }
-    fputs("},\"band_method\":\"sqrt(residual_q95^2 + (1.96 sigma)^2), sigma the parameters' "
-          "covariance propagated linearly\"", f);
-  }
-  if (c->fit_auto) { /* the power-timing candidates (the array closed below) */
-    fputs(",\"power_columns\":", f);
-    sits__json_str(f, c->power_columns);
-    fputs(",\"power_timing\":[", f);
-    for (size_t k = 0; k < c->n_timings; k++) {
-      const sits_thermal_timing_fig *t = &c->timings[k];
-      fprintf(f, "%s{\"suffix\":", k ? "," : "");
-      sits__json_str(f, t->suffix);
-      fprintf(f, ",\"timing\":\"%s\",\"train_rmse_c\":", t->interval_mean ? "interval_mean" : "hold");
-      sits__json_num(f, t->train_rmse_c);
-      fputs(",\"holdout_rmse_c\":", f);
-      sits__json_num(f, t->holdout_rmse_c);
-      fprintf(f, ",\"chosen\":%s}", k == c->timing_chosen ? "true" : "false");
-    }
-    fputc(']', f);
-  }
+  if (c->n_orders)
+    json_orders(f, c);
+  if (c->fit_trips)
+    json_trip_scan(f, c);
+  if (c->has_band)
+    json_band(f, c);
+  if (c->fit_auto)
+    json_timing(f, c);
   fprintf(f, ",\"starts\":%zu,\"evaluations\":%zu,\"rows\":%zu,\"train_rows\":%zu}\n", c->starts,
           c->evaluations, c->n_rows, c->n_train);
   return ferror(f) ? SITS_EIO : SITS_OK;

@@ -44,7 +44,7 @@ static bool stamp(const char *s, long *day, double *v) {
 /* The fields this reader names, under every name a driver has given them (nvidia-smi 525
  * renamed clocks.sm to clocks.current.sm and clocks_throttle_reasons.* to
  * clocks_event_reasons.*; both are accepted in a query and the header prints the new one). */
-typedef enum parse { P_NUMBER, P_PSTATE, P_MASK, P_FLAG } parse;
+typedef enum parse { P_NUMBER, P_PSTATE, P_MASK } parse;
 static const struct {
   const char *field, *alias, *kind, *name;
   double scale;
@@ -69,7 +69,7 @@ static const struct {
     {"clocks.mem", "clocks.current.memory", "freq_mhz", "_mem", 1.0, P_NUMBER},
     {"clocks.gr", "clocks.current.graphics", "freq_mhz", "_gr", 1.0, P_NUMBER},
     {"clocks.video", "clocks.current.video", "freq_mhz", "_video", 1.0, P_NUMBER},
-    {"clocks.max.sm", "clocks.max.sm", "freq_mhz", "_max_sm", 1.0, P_NUMBER},
+    {"clocks.max.sm", NULL, "freq_mhz", "_max_sm", 1.0, P_NUMBER},
     {"clocks.max.mem", "clocks.max.memory", "freq_mhz", "_max_mem", 1.0, P_NUMBER},
     {"clocks.max.gr", "clocks.max.graphics", "freq_mhz", "_max_gr", 1.0, P_NUMBER},
     {"clocks.applications.gr", "clocks.applications.graphics", "freq_mhz", "_app_gr", 1.0,
@@ -222,7 +222,6 @@ static int row_values(sits_trace *t, char **f, size_t n, const plan *plans, char
         }
         break;
       }
-      case P_FLAG: break;
       }
     } else if (p->reason >= 0) {
       double v = !strcmp(f[k], "Active") ? 1.0 : !strcmp(f[k], "Not Active") ? 0.0 : NAN;
