@@ -224,13 +224,14 @@ static int body(void *p, cli_ctx *ctx) {
   return code;
 }
 
-const cli_cmd cli_cmd_capture = {.name = "capture",
-                                 .help = "sample a board's sysfs and NVIDIA GPUs (NVML) into a trace CSV",
-                                 .usage = capture_usage,
-                                 .opts = capture_opts,
-                                 .shortopts = "o:",
-                                 .args_size = sizeof(args),
-                                 .init = init,
-                                 .option = option,
-                                 .check = check,
-                                 .body = body};
+const cli_cmd cli_cmd_capture = {
+    .name = "capture",
+    .help = "sample a board's sysfs and NVIDIA GPUs (NVML) into a trace CSV",
+    .usage = capture_usage,
+    .opts = capture_opts,
+    .shortopts = "o:",
+    .args_size = sizeof(args),
+    .init = init,
+    .option = option,
+    .check = check,
+    .body = body};
