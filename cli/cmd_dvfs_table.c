@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "sits_board.h"
 #include "sits_dvfs.h"
 #include "sits_table_writer.h"
 

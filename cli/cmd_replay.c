@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "sits_replay.h"
+#include "sits_thermal_cal.h"
 #include "sits_text.h"
 
 static const char replay_usage[] =

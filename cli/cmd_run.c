@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "sits_sim.h"
+#include "sits_writers.h"
 #include "sits_text.h"
 
 static const char run_usage[] =

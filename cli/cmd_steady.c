@@ -4,6 +4,7 @@
 
 #include "cli.h"
 #include "sits_sim.h"
+#include "sits_writers.h"
 
 static const char steady_usage[] =
     "usage: sitsenergy steady SCENARIO.cfg [--set KEY=VALUE]...\n\n"

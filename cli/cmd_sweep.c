@@ -24,6 +24,7 @@
 
 #include "cli.h"
 #include "sits_sim.h"
+#include "sits_writers.h"
 #include "sits_output.h"
 #include "sits_sweep.h"
 

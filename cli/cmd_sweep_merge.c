@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "sits_output.h"
 #include "sits_sim.h"
+#include "sits_writers.h"
 
 static const char merge_usage[] =
     "usage: sitsenergy sweep-merge OUT.csv|OUT.h5 IN.csv...\n\n"

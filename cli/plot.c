@@ -21,6 +21,7 @@
 #include "sits_replay.h"
 #include "sits_trace.h"
 #include "sits_sim.h"
+#include "sits_writers.h"
 
 static void gp_quote(FILE *gp, const char *s) { /* gnuplot single-quoted string */
   fputc('\'', gp);

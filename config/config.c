@@ -7,9 +7,9 @@
  * address and that outputs store.
  */
 #define _XOPEN_SOURCE 700 /* realpath */
-#include "config_impl.h"
-#include "module_impl.h"
-#include "status_impl.h"
+#include "config_internal.h"
+#include "module_internal.h"
+#include "status_internal.h"
 
 #include <libgen.h>
 #include <stdarg.h>

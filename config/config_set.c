@@ -7,8 +7,8 @@
  * groups along the path are created; the result is checked like any config afterwards.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "config_impl.h"
-#include "status_impl.h"
+#include "config_internal.h"
+#include "status_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,8 +5,8 @@
  * keys (the values of MAP groups: a node's power, a domain's demand or rate). Errors name
  * the file:line the setting came from.
  */
-#include "config_impl.h"
-#include "status_impl.h"
+#include "config_internal.h"
+#include "status_internal.h"
 
 #include <math.h>
 #include <stdio.h>

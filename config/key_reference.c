@@ -2,8 +2,8 @@
  * key_reference.c - the key table as text: defaults and ranges in words, and the reference
  * that `sitsenergy keys` prints and the README carries (sits_config.h).
  */
-#include "config_impl.h"
-#include "status_impl.h"
+#include "config_internal.h"
+#include "status_internal.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -6,7 +6,7 @@
  * --format markdown`; test_key_reference checks that docs/scenarios.md equals it). A default written as
  * text is computed from other values; the loader says how.
  */
-#include "config_impl.h"
+#include "config_internal.h"
 
 #include <math.h>
 

@@ -6,8 +6,8 @@
  * among its group's keys. Groups whose members are user names (MAP keys: node names under
  * `power_w`, HotSpot options) are not descended.
  */
-#include "config_impl.h"
-#include "status_impl.h"
+#include "config_internal.h"
+#include "status_internal.h"
 
 #include <math.h>
 #include <stdio.h>

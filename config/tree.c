@@ -4,8 +4,8 @@
  * file:line, errors prefixed with a setting's location, and setting a number in place.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "config_impl.h"
-#include "status_impl.h"
+#include "config_internal.h"
+#include "status_internal.h"
 
 #include <libgen.h>
 #include <stdarg.h>

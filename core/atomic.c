@@ -1,5 +1,5 @@
 /*
- * atomic.c - writing an output file without losing anything (io_impl.h).
+ * atomic.c - writing an output file without losing anything (io_internal.h).
  *
  * A regular file (or a new one) is written under a unique temporary name next to it
  * (mkstemp: O_EXCL, never through a link) and renamed over it when complete, so a failed or
@@ -15,9 +15,9 @@
  * SIGINT/SIGTERM/SIGHUP.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "io_impl.h"
+#include "io_internal.h"
 #include "sits_output.h"
-#include "status_impl.h"
+#include "status_internal.h"
 
 #include <dirent.h>
 #include <errno.h>

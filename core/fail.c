@@ -1,6 +1,6 @@
-/* fail.c - recording an error (status_impl.h). Its own file so that the modules, which
+/* fail.c - recording an error (status_internal.h). Its own file so that the modules, which
  * cannot reach libsits' hidden functions, compile their own copy. */
-#include "status_impl.h"
+#include "status_internal.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -4,9 +4,9 @@
  * libraries: ~22 ms per process, measured), and writes through a temporary file.
  */
 #define _GNU_SOURCE
-#include "h5_impl.h"
-#include "io_impl.h"
-#include "module_impl.h"
+#include "h5_internal.h"
+#include "io_internal.h"
+#include "module_internal.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* module.c - optional modules loaded beside libsits (see sits_module.h). */
 #define _GNU_SOURCE
-#include "module_impl.h"
-#include "status_impl.h"
+#include "module_internal.h"
+#include "status_internal.h"
 
 #include <dlfcn.h>
 #include <libgen.h>

@@ -1,8 +1,8 @@
 /* table.c - the table type and numeric CSV tables (see sits_table.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "sits_table.h"
-#include "status_impl.h"
-#include "text_impl.h"
+#include "status_internal.h"
+#include "text_internal.h"
 
 #include <ctype.h>
 #include <errno.h>

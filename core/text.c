@@ -1,6 +1,6 @@
-/* text.c - the line source and the CSV field splitter (text_impl.h). */
+/* text.c - the line source and the CSV field splitter (text_internal.h). */
 #define _POSIX_C_SOURCE 200809L
-#include "text_impl.h"
+#include "text_internal.h"
 
 #include <ctype.h>
 #include <errno.h>

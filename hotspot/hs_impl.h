@@ -6,8 +6,8 @@
 #include <stdio.h>
 
 #include "sits_hotspot.h"
-#include "status_impl.h"
-#include "text_impl.h"
+#include "status_internal.h"
+#include "text_internal.h"
 
 /** The next line that is not blank or a comment, split into at most @p max tokens (in place).
  *  Returns the token count, 0 at the end, -1 on binary data (error set). */

@@ -4,7 +4,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "sits_floorplan.h"
-#include "status_impl.h"
+#include "status_internal.h"
 
 #include <math.h>
 #include <stdio.h>

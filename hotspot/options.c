@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config_impl.h"
+#include "config_internal.h"
 
 /* ---- options -------------------------------------------------------------------------- */
 

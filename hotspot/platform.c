@@ -13,7 +13,7 @@
  * (HotSpot's -ambient and -init_temp do not).
  */
 #define _POSIX_C_SOURCE 200809L
-#include "platform_impl.h"
+#include "platform_internal.h"
 #include "hs_impl.h"
 
 #include <math.h>

@@ -4,8 +4,8 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "sits_hotspot.h"
-#include "status_impl.h"
-#include "h5_impl.h"
+#include "status_internal.h"
+#include "h5_internal.h"
 #include "sits_output.h"
 
 #include <math.h>

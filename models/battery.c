@@ -1,6 +1,6 @@
 /* battery.c - the Thevenin battery pack (see sits_battery.h for the equations). */
 #include "sits_battery.h"
-#include "status_impl.h"
+#include "status_internal.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* power.c - DVFS power and performance of a domain (see sits_power.h for the equations). */
 #include "sits_power.h"
-#include "status_impl.h"
+#include "status_internal.h"
 
 #include <math.h>
 

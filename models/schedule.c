@@ -1,6 +1,6 @@
 /* schedule.c - piecewise-constant inputs (see sits_schedule.h). */
 #include "sits_schedule.h"
-#include "status_impl.h"
+#include "status_internal.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -6,7 +6,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "sits_thermal.h"
-#include "status_impl.h"
+#include "status_internal.h"
 
 #include <math.h>
 #include <stdlib.h>

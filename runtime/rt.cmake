@@ -6,15 +6,16 @@
 # package SITSEnergyRT (imported target SITSEnergy::sits_rt).
 add_library(sits_rt SHARED ${PROJECT_SOURCE_DIR}/runtime/rt_capture.c ${PROJECT_SOURCE_DIR}/runtime/rt_nvml.c
                            ${PROJECT_SOURCE_DIR}/core/status.c ${PROJECT_SOURCE_DIR}/core/fail.c)
-target_include_directories(sits_rt PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/runtime>
-                                          $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/core>
-                                          $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/sitsenergy>)
+target_include_directories(sits_rt PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include/sitsenergy>
+                                          $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/sitsenergy>
+                                   PRIVATE ${PROJECT_SOURCE_DIR}/runtime ${PROJECT_SOURCE_DIR}/core)
 target_link_libraries(sits_rt PRIVATE m ${CMAKE_DL_LIBS})
 set_target_properties(sits_rt PROPERTIES VERSION ${PROJECT_VERSION} SOVERSION 0
                       LIBRARY_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR})
 install(TARGETS sits_rt EXPORT SITSEnergyRTTargets LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
-install(FILES ${PROJECT_SOURCE_DIR}/runtime/sits_rt.h ${PROJECT_SOURCE_DIR}/core/sits_status.h
-              ${PROJECT_SOURCE_DIR}/core/sits_export.h
+install(FILES ${PROJECT_SOURCE_DIR}/include/sitsenergy/sits_rt.h
+              ${PROJECT_SOURCE_DIR}/include/sitsenergy/sits_status.h
+              ${PROJECT_SOURCE_DIR}/include/sitsenergy/sits_export.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/sitsenergy)
 install(EXPORT SITSEnergyRTTargets NAMESPACE SITSEnergy::
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/SITSEnergyRT)

@@ -2,7 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "sits_rt.h"
 #include "rt_nvml_impl.h"
-#include "status_impl.h"
+#include "status_internal.h"
 
 /* sysfs paths are built in fixed buffers; a name long enough to be cut makes a path that does
  * not exist, and that source is simply not found. GCC cannot see the bounds of directory

@@ -96,7 +96,7 @@ print("""# One Panasonic NCR18650PF cell (NCA | graphite, 2.9 Ah nominal) at 25 
 #        cycle (21 March 2017, 0.1-s samples, to 2.5 V; up to 10.5 A): train RMSE %(tr).1f mV; the
 #        recording's lag (%(lag).3f s) is the log's, not the cell's. r0_ohm and r_ohm are the values
 #        at SOC 0.5, the scales the factors at each r_soc.
-#   Held out (validation/README.md, tests/runtime/test_validation.c): kept on the set's NN cycle
+#   Held out (validation/README.md, tests/calibration/test_validation.c): kept on the set's NN cycle
 #        (`--fit soc,lag`) it holds within 15 mV; on the US06 (up to 20.8 A) it does not (~50 mV):
 #        the cell's resistance falls with the current, which a fixed-R model does not carry.
 # Fitted at 25 C only: no Arrhenius factor (r_ea_j_per_mol unset), so R does not change with
@@ -169,7 +169,7 @@ print("""# One Panasonic NCR18650PF cell (NCA | graphite, 2.9 Ah nominal) from -
 # Between the rows the factors are linear in the cell temperature; below -20 C and above
 # 25 C the end rows hold. Held out on the NN cycle at each temperature (`calibrate
 # --set platform.battery=panasonic_ncr18650pf_temps --temp-col temp_c --fit soc,lag
-# --train-fraction 0.05`): validation/README.md, tests/runtime/test_validation.c.""" % (
+# --train-fraction 0.05`): validation/README.md, tests/calibration/test_validation.c.""" % (
     " / ".join("%g" % row[0] for row in rows), " / ".join("%.1f" % (1e3 * row[1]) for row in rows)))
 print(cell + """  r_soc = [0.1, 0.3, 0.5, 0.7, 0.9];
   r_t_c = %s;

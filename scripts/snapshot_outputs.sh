@@ -30,10 +30,12 @@ keep() {
   sed -i -e "s#$out#OUT#g" -e "s#$root#ROOT#g" "$out/$name.err" "$out/$name.out"
 }
 
-# The HDF5 file as text, less the attribute that names the build.
+# The HDF5 file as text, less the attribute that names the build (and the build's version
+# wherever else a provenance attribute quotes it).
 h5text() {
   if [ -f "$1" ]; then
-    h5dump "$1" | sed -e '/ATTRIBUTE "sitsenergy_version"/,/^ *}/d' -e "s#$out#OUT#g" > "$2"
+    h5dump "$1" | sed -e '/ATTRIBUTE "sitsenergy_version"/,/^ *}/d' -e "s#$out#OUT#g" \
+      -e 's/"[0-9.]* (git [0-9a-f]*\(-dirty\)\{0,1\})"/"VERSION"/' > "$2"
     rm -f "$1"
   fi
 }

@@ -3,8 +3,8 @@
  * scenario's battery_capacity_wh override. Errors name file:line.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "scenario_impl.h"
-#include "status_impl.h"
+#include "scenario_internal.h"
+#include "status_internal.h"
 
 #include <math.h>
 #include <stdio.h>

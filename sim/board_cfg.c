@@ -5,8 +5,8 @@
  * the numbers the outputs carry come from the model (board_out.c).
  */
 #define _POSIX_C_SOURCE 200809L
-#include "scenario_impl.h"
-#include "status_impl.h"
+#include "scenario_internal.h"
+#include "status_internal.h"
 
 #include <ctype.h>
 #include <math.h>

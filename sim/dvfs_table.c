@@ -1,6 +1,6 @@
 /* dvfs_table.c - the DVFS table of a domain (see sits_dvfs.h for the definitions). */
 #include "run_impl.h"
-#include "status_impl.h"
+#include "status_internal.h"
 #include "sits_netsteady.h"
 #include "sits_dvfs.h"
 #include "sits_steady.h"

@@ -12,8 +12,8 @@
  * trip_c[k] and stays on until the sensor is below trip_c[k] - hysteresis_c[k]; the duty is
  * that of the highest trip on, initial_duty when none is.
  */
-#include "scenario_impl.h"
-#include "status_impl.h"
+#include "scenario_internal.h"
+#include "status_internal.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -21,7 +21,7 @@
  * exponential path). No fans: they change the conductances the grid solvers have factored.
  */
 #include "run_impl.h"
-#include "status_impl.h"
+#include "status_internal.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -5,8 +5,8 @@
 #ifndef SITS_RUN_IMPL_H
 #define SITS_RUN_IMPL_H
 
-#include "result_impl.h"
-#include "scenario_impl.h"
+#include "result_internal.h"
+#include "scenario_internal.h"
 #include "sits_expint.h"
 
 /** The battery at a state. */

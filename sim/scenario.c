@@ -6,8 +6,8 @@
  * setting came from.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "scenario_impl.h"
-#include "status_impl.h"
+#include "scenario_internal.h"
+#include "status_internal.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -599,4 +599,33 @@ const sits_governor_cfg *sits_scenario_governor(const sits_scenario *sc) {
 }
 const sits_battery *sits_scenario_battery(const sits_scenario *sc) {
   return sc->battery;
+}
+
+size_t sits_scenario_fan_count(const sits_scenario *sc) {
+  return sc->n_fans;
+}
+
+const char *sits_scenario_fan_name(const sits_scenario *sc, size_t k) {
+  return k < sc->n_fans ? sc->fans[k].name : NULL;
+}
+
+size_t sits_scenario_domain_count(const sits_scenario *sc) {
+  size_t n;
+  sits_scenario_domains(sc, &n);
+  return n;
+}
+
+const char *sits_scenario_domain_name(const sits_scenario *sc, size_t d) {
+  size_t n;
+  const sits_domain *dom = sits_scenario_domains(sc, &n);
+  return d < n ? dom[d].name : NULL;
+}
+
+size_t sits_scenario_node_count(const sits_scenario *sc) {
+  return sits_thermal_node_count(sits_scenario_thermal(sc));
+}
+
+const char *sits_scenario_node_name(const sits_scenario *sc, size_t i) {
+  const sits_thermal *th = sits_scenario_thermal(sc);
+  return i < sits_thermal_node_count(th) ? sits_thermal_name(th, (int)i) : NULL;
 }

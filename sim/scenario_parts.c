@@ -5,8 +5,8 @@
  * input segments that follow the scenario's ambient.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "scenario_impl.h"
-#include "status_impl.h"
+#include "scenario_internal.h"
+#include "status_internal.h"
 
 #include <math.h>
 #include <stdarg.h>

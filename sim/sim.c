@@ -9,7 +9,7 @@
  * under a governor steps past the ticks that change nothing (step_ahead below).
  */
 #include "run_impl.h"
-#include "status_impl.h"
+#include "status_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -887,4 +887,33 @@ double sits_result_battery_voltage_v(const sits_result *r, size_t k) {
 }
 double sits_result_battery_current_a(const sits_result *r, size_t k) {
   return r->batt_current_a[k];
+}
+
+const double *sits_result_series(const sits_result *r, const char *what, size_t *cols) {
+  static const struct {
+    const char *name;
+    size_t off;
+    int width; /* 0: nodes, 1: domains, 2: one column, 3: fans */
+  } s[] = {{"temp_c", offsetof(sits_result, temp_c), 0},
+           {"node_power_w", offsetof(sits_result, node_power_w), 0},
+           {"domain_power_w", offsetof(sits_result, domain_power_w), 1},
+           {"freq_mhz", offsetof(sits_result, freq_mhz), 1},
+           {"total_power_w", offsetof(sits_result, total_power_w), 2},
+           {"time_s", offsetof(sits_result, time_s), 2},
+           {"battery_soc", offsetof(sits_result, batt_soc), 2},
+           {"battery_voltage_v", offsetof(sits_result, batt_voltage_v), 2},
+           {"battery_current_a", offsetof(sits_result, batt_current_a), 2},
+           {"fan_duty", offsetof(sits_result, fan_duty), 3}};
+  *cols = 0;
+  for (size_t k = 0; r && what && k < sizeof s / sizeof s[0]; k++)
+    if (strcmp(s[k].name, what) == 0) {
+      if (strncmp(what, "battery_", 8) == 0 && !r->has_battery)
+        return NULL;
+      *cols = s[k].width == 0   ? r->n_nodes
+              : s[k].width == 1 ? r->n_domains
+              : s[k].width == 3 ? r->n_fans
+                                : 1;
+      return *(double *const *)((const char *)r + s[k].off);
+    }
+  return NULL;
 }

@@ -17,7 +17,7 @@
  * battery terms alone; the rest stays analytic.
  */
 #include "run_impl.h"
-#include "status_impl.h"
+#include "status_internal.h"
 
 #include <math.h>
 #include <stdlib.h>

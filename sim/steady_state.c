@@ -11,8 +11,8 @@
  * Thermal runaway: no root (the iteration diverges or fails), or a root where
  * G - diag(dP/dT) is not positive definite (an unstable fixed point).
  */
-#include "scenario_impl.h"
-#include "status_impl.h"
+#include "scenario_internal.h"
+#include "status_internal.h"
 #include "sits_netsteady.h"
 #include "sits_sim.h"
 #include "sits_steady.h"

@@ -7,8 +7,8 @@
  * with leakage the power drifts slowly inside an interval). The maximum of such a
  * piecewise-linear function lies where t or t - W is a breakpoint.
  */
-#include "result_impl.h"
-#include "scenario_impl.h"
+#include "result_internal.h"
+#include "scenario_internal.h"
 
 #include <math.h>
 #include <stdlib.h>

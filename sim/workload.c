@@ -8,8 +8,8 @@
  * next one starts. Before the first trace row the first row's values apply.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "scenario_impl.h"
-#include "status_impl.h"
+#include "scenario_internal.h"
+#include "status_internal.h"
 
 #include <math.h>
 #include <stdio.h>

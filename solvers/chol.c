@@ -1,12 +1,12 @@
 /* chol.c - sits_chol through the CHOLMOD module libsits_cholmod (chol_cholmod.c), loaded on
- * first use (core/module_impl.h). */
+ * first use (core/module_internal.h). */
 #include "sits_chol.h"
-#include "status_impl.h"
+#include "status_internal.h"
 
 #include <stdlib.h>
 
 #include "chol_impl.h"
-#include "module_impl.h"
+#include "module_internal.h"
 
 struct sits_chol {
   void *module;

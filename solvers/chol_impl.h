@@ -5,7 +5,7 @@
 
 #include <gsl/gsl_spmatrix.h>
 
-#include "status_impl.h"
+#include "status_internal.h"
 
 #define SITS__CHOLMOD_MODULE "libsits_cholmod.so"
 #define SITS__CHOLMOD_OPS "sits_cholmod_module_ops"

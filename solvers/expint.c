@@ -3,7 +3,7 @@
  * step control and root location are described in sits_expint.h).
  */
 #include "sits_expint.h"
-#include "status_impl.h"
+#include "status_internal.h"
 
 #include <math.h>
 #include <stdbool.h>

@@ -1,6 +1,6 @@
 /* fit.c - nonlinear least squares with GSL multifit_nlinear (see sits_fit.h). */
 #include "sits_fit.h"
-#include "status_impl.h"
+#include "status_internal.h"
 
 #include <math.h>
 #include <stdlib.h>

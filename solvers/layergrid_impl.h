@@ -6,7 +6,7 @@
 
 #include <gsl/gsl_spmatrix.h>
 
-#include "status_impl.h"
+#include "status_internal.h"
 
 #define SITS__LAYERGRID_MODULE "libsits_layergrid.so"
 #define SITS__LAYERGRID_OPS "sits_layergrid_module_ops"

@@ -1,12 +1,12 @@
 /* layergrid_load.c - sits_layergrid through the module libsits_layergrid (layergrid.c, which
- * links FFTW), loaded on first use (core/module_impl.h). */
+ * links FFTW), loaded on first use (core/module_internal.h). */
 #include "sits_layergrid.h"
-#include "status_impl.h"
+#include "status_internal.h"
 
 #include <stdlib.h>
 
 #include "layergrid_impl.h"
-#include "module_impl.h"
+#include "module_internal.h"
 
 struct sits_layergrid {
   void *module;

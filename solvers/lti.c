@@ -1,6 +1,6 @@
 /* lti.c - fixed-step ESDIRK (ARKODE) for linear constant-Jacobian systems (sits_lti.h). */
 #include "sits_lti.h"
-#include "status_impl.h"
+#include "status_internal.h"
 #include "sits_chol.h"
 #include "nvec_impl.h"
 #include "own_ls_impl.h"

@@ -3,7 +3,7 @@
  * every solve; the network-level entry (sits_netsteady.h) and the matrix-level one
  * (sits_steady_solve, sits_steady.h) are both over it. */
 #include "sits_netsteady.h"
-#include "status_impl.h"
+#include "status_internal.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* newton.c - KINSOL + KLU behind sits_newton_solve (sits_newton.h). */
 #include "sits_newton.h"
-#include "status_impl.h"
+#include "status_internal.h"
 #include "nvec_impl.h"
 
 #include <stdio.h>

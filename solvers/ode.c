@@ -6,7 +6,7 @@
  * at every CVodeReInit, so they are accumulated here before each restart.
  */
 #include "sits_ode.h"
-#include "status_impl.h"
+#include "status_internal.h"
 #include "nvec_impl.h"
 #include "own_ls_impl.h"
 

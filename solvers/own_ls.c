@@ -1,6 +1,6 @@
 /* own_ls.c - the caller's own Newton solver as a SUNDIALS linear solver (own_ls_impl.h). */
 #include "own_ls_impl.h"
-#include "status_impl.h"
+#include "status_internal.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,11 +1,11 @@
 /*
- * test_energy_log.c - the run's energy history (sits__elog in result_impl.h): the peak
+ * test_energy_log.c - the run's energy history (sits__elog in result_internal.h): the peak
  * moving average of power (TDP) taken as breakpoints come, against closed forms, and its
  * memory bounded however long the run.
  */
 #include "test_util.h"
 
-#include "result_impl.h"
+#include "result_internal.h"
 
 /* Power 2 W with a burst of 10 W on [t0, t0 + d]: energy piecewise linear, breakpoints
  * every dt. The peak 1-s average: a window holding the whole burst when d <= w,

@@ -5,6 +5,7 @@
  * Between fan ticks the die follows T(t) = T_inf + (T0 - T_inf) exp(-t / (R C)) exactly.
  */
 #include "test_util.h"
+#include "sits_writers.h"
 
 #include "sits_output.h"
 #include "sits_replay.h"

@@ -1,0 +1,365 @@
+/*
+ * bands.c - 95 % bands on replayed temperatures: what calibrate knows of its fit (the
+ * parameters' covariance, the training residuals) written into the calibrated scenario as its
+ * `uncertainty` group, and propagated through a replay of any trace (sits_replay.h,
+ * sits_thermal_cal.h).
+ *
+ * The band at each row is sqrt(q95^2 + (1.96 sigma_model)^2): q95 the 95th percentile of the
+ * sensor's absolute training residuals (what the model structure misses, taken from the data
+ * rather than assumed Gaussian: the residuals of a board's integer sensor are heavy-tailed),
+ * sigma_model the parameters' covariance propagated linearly through the replay (each
+ * parameter's sensitivity by a forward difference of 1e-4 of its value, the trace replayed
+ * again). The covariance is the one the same sensitivities give on the training rows,
+ * sigma^2 (J^T J)^+ (sigma^2 the mean squared training residual; parameters at a bound held;
+ * directions the trace does not determine dropped), so that at the rows it was fitted on the
+ * parameters add no more than the residuals do.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "sits_replay.h"
+#include "sits_thermal_cal.h"
+#include "status_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_linalg.h>
+#include <gsl/gsl_matrix.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include <libconfig.h>
+
+#include "scenario_internal.h"
+
+#define MAX_P SITS_THERMAL_CAL_MAX_PARAMS
+#define Z95 1.959963984540054
+
+/* The uncertainty group of a scenario, read. */
+typedef struct uncertainty {
+  size_t n_p, n_s;
+  const char *path[MAX_P];
+  double value[MAX_P], se[MAX_P], corr[MAX_P * MAX_P];
+  const char *sensor[SITS_REPLAY_MAX_BAND_SENSORS];
+  double q95[SITS_REPLAY_MAX_BAND_SENSORS];
+} uncertainty;
+
+static int array_of(const config_setting_t *g, const char *name, size_t want, double *out,
+                    sits_err *err) {
+  const config_setting_t *a = config_setting_get_member(g, name);
+  if (!a || !config_setting_is_array(a) || (size_t)config_setting_length(a) != want)
+    return sits__fail_at(err, SITS_EINPUT, a ? a : g,
+                         "uncertainty.%s: expected an array of %zu numbers", name, want);
+  for (size_t k = 0; k < want; k++) {
+    out[k] = config_setting_get_float_elem(a, (int)k);
+    if (!isfinite(out[k]))
+      return sits__fail_at(err, SITS_EINPUT, a, "uncertainty.%s: a value is not finite", name);
+  }
+  return SITS_OK;
+}
+
+static int strings_of(const config_setting_t *g, const char *name, size_t max, const char **out,
+                      size_t *n, sits_err *err) {
+  const config_setting_t *a = config_setting_get_member(g, name);
+  int len = a && config_setting_is_array(a) ? config_setting_length(a) : -1;
+  if (len < 0 || (size_t)len > max)
+    return sits__fail_at(err, SITS_EINPUT, a ? a : g,
+                         "uncertainty.%s: expected an array of at most %zu names", name, max);
+  for (int k = 0; k < len; k++)
+    if (!(out[k] = config_setting_get_string_elem(a, k)))
+      return sits__fail_at(err, SITS_EINPUT, a, "uncertainty.%s: a name is not a string", name);
+  *n = (size_t)len;
+  return SITS_OK;
+}
+
+/* 1: the group read; 0: the scenario has none; else an error. */
+static int read_uncertainty(const sits_scenario *sc, uncertainty *u, sits_err *err) {
+  const config_setting_t *g = config_lookup(&sc->config.cfg, "uncertainty");
+  if (!g)
+    return 0;
+  int rc = strings_of(g, "parameters", MAX_P, u->path, &u->n_p, err);
+  if (rc == SITS_OK)
+    rc = strings_of(g, "sensors", SITS_REPLAY_MAX_BAND_SENSORS, u->sensor, &u->n_s, err);
+  if (rc == SITS_OK)
+    rc = array_of(g, "values", u->n_p, u->value, err);
+  if (rc == SITS_OK)
+    rc = array_of(g, "std_err", u->n_p, u->se, err);
+  if (rc == SITS_OK)
+    rc = array_of(g, "correlation", u->n_p * u->n_p, u->corr, err);
+  if (rc == SITS_OK)
+    rc = array_of(g, "residual_q95_c", u->n_s, u->q95, err);
+  return rc == SITS_OK ? 1 : -1;
+}
+
+/* The replay of @p sc with parameter @p path at @p value (the scenario reloaded with it set). */
+static int replay_moved(const sits_scenario *sc, const sits_replay *r, const char *path,
+                        double value, sits_replay **out, sits_err *err) {
+  char set[256];
+  snprintf(set, sizeof set, "%s=%.17g", path, value);
+  const char *sets[] = {set};
+  sits_scenario *moved = NULL;
+  int rc = sits_scenario_load_text(sits_scenario_config_text(sc), sc->config.scenario_path, sets, 1,
+                                   &moved, err);
+  if (rc == SITS_OK)
+    rc = sits_replay_run_trace(moved, r->trace, sc->config.scenario_path, NULL, out, err);
+  sits_scenario_free(moved);
+  return rc;
+}
+
+int sits_replay_bands(const sits_scenario *sc, sits_replay *r, size_t from_row, sits_err *err) {
+  uncertainty u;
+  memset(&u, 0, sizeof u);
+  int got = read_uncertainty(sc, &u, err);
+  if (got <= 0)
+    return got == 0 ? SITS_OK : SITS_EINPUT;
+  size_t rows = r->trace->n_rows, ns = r->n_sensors;
+  if (ns > SITS_REPLAY_MAX_BAND_SENSORS)
+    ns = SITS_REPLAY_MAX_BAND_SENSORS;
+  double *g = calloc(u.n_p * ns * rows + 1, sizeof *g); /* sensitivity x se per parameter */
+  double *band = calloc(ns * rows + 1, sizeof *band);
+  if (!g || !band) {
+    free(g), free(band);
+    return sits__fail(err, SITS_ENOMEM, "out of memory");
+  }
+  int rc = SITS_OK;
+  size_t used = 0;
+  for (size_t p = 0; rc == SITS_OK && p < u.n_p; p++) {
+    if (!(u.se[p] > 0))
+      continue; /* undetermined or at a bound: held */
+    sits_replay *m = NULL;
+    double h = 1e-4 * (fabs(u.value[p]) > 0 ? fabs(u.value[p]) : 1.0);
+    rc = replay_moved(sc, r, u.path[p], u.value[p] + h, &m, err);
+    for (size_t k = 0; rc == SITS_OK && k < ns; k++)
+      for (size_t t = 0; t < rows; t++) /* d sim / d p x its standard error */
+        g[(p * ns + k) * rows + t] =
+            (m->sim_c[k * rows + t] - r->sim_c[k * rows + t]) / h * u.se[p];
+    sits_replay_free(m);
+    used++;
+  }
+  for (size_t k = 0; rc == SITS_OK && k < ns; k++) {
+    double q = NAN;
+    for (size_t s = 0; s < u.n_s; s++)
+      if (!strcmp(u.sensor[s], r->sensors[k].column))
+        q = u.q95[s];
+    if (isnan(q)) /* a sensor the fit did not see: the widest residual it knew */
+      for (size_t s = 0; s < u.n_s; s++)
+        q = isnan(q) ? u.q95[s] : fmax(q, u.q95[s]);
+    int col = sits_trace_column(r->trace, r->sensors[k].column);
+    size_t n = 0, in = 0;
+    double sum_hw = 0;
+    for (size_t t = 0; t < rows; t++) {
+      double var = 0;
+      for (size_t i = 0; i < u.n_p; i++)
+        for (size_t j = 0; j < u.n_p; j++)
+          if (u.se[i] > 0 && u.se[j] > 0)
+            var += g[(i * ns + k) * rows + t] * g[(j * ns + k) * rows + t] * u.corr[i * u.n_p + j];
+      double hw = sqrt((isnan(q) ? 0 : q * q) + Z95 * Z95 * fmax(var, 0));
+      band[k * rows + t] = hw;
+      double meas = col >= 0 ? sits_trace_at(r->trace, t, (size_t)col) : NAN;
+      if (t < from_row || !isfinite(meas))
+        continue;
+      n++, sum_hw += hw;
+      in += fabs(r->sim_c[k * rows + t] - meas) <= hw;
+    }
+    r->band_coverage[k] = n ? (double)in / (double)n : NAN;
+    r->band_mean_half_width_c[k] = n ? sum_hw / (double)n : NAN;
+  }
+  free(g);
+  if (rc) {
+    free(band);
+    return rc;
+  }
+  free(r->band_c);
+  r->band_c = band, r->band_from = from_row, r->band_params = used;
+  return SITS_OK;
+}
+
+/* The training rows' absolute residuals' 95th percentile per sensor (GSL's quantile), and
+ * the mean squared residual over all sensors' training samples into *msr. */
+static int residual_q95(sits_replay *r, size_t n_train, double *q95, double *msr, sits_err *err) {
+  size_t rows = r->trace->n_rows, all = 0;
+  double *d = malloc((rows + 1) * sizeof *d), ss = 0;
+  if (!d)
+    return sits__fail(err, SITS_ENOMEM, "out of memory");
+  for (size_t k = 0; k < r->n_sensors && k < SITS_THERMAL_CAL_MAX_SENSORS; k++) {
+    int col = sits_trace_column(r->trace, r->sensors[k].column);
+    size_t n = 0;
+    for (size_t t = 0; col >= 0 && t < n_train && t < rows; t++) {
+      double m = sits_trace_at(r->trace, t, (size_t)col);
+      if (isfinite(m))
+        d[n++] = fabs(r->sim_c[k * rows + t] - m);
+    }
+    for (size_t i = 0; i < n; i++)
+      ss += d[i] * d[i];
+    all += n;
+    gsl_sort(d, 1, n);
+    q95[k] = n ? gsl_stats_quantile_from_sorted_data(d, 1, n, 0.95) : NAN;
+  }
+  *msr = all ? ss / (double)all : NAN;
+  free(d);
+  return SITS_OK;
+}
+
+/* The covariance of the free parameters (not at a bound) from the replay's sensitivities on
+ * the training rows: sigma^2 (J^T J)^+ by GSL's SVD of J scaled by the parameters' values,
+ * the directions whose singular value is below 1e-8 of the largest (the trace does not
+ * determine them) dropped. Into se[] (0 for a held parameter) and corr[] (row-major). */
+static int covariance(const sits_scenario *sc, const sits_replay *r, const sits_thermal_cal *c,
+                      double msr, double *se, double *corr, sits_err *err) {
+  size_t rows = r->trace->n_rows, ns = r->n_sensors, nt = c->n_train < rows ? c->n_train : rows;
+  size_t free_p[MAX_P], nf = 0;
+  for (size_t p = 0; p < c->n_params; p++) {
+    se[p] = 0;
+    for (size_t q = 0; q < c->n_params; q++)
+      corr[p * c->n_params + q] = p == q;
+    if (!c->params[p].at_bound && isfinite(c->params[p].value))
+      free_p[nf++] = p;
+  }
+  if (nf == 0 || !(msr > 0) || ns * nt <= nf)
+    return SITS_OK;
+  gsl_matrix *J = gsl_matrix_calloc(ns * nt, nf), *V = gsl_matrix_alloc(nf, nf);
+  gsl_vector *S = gsl_vector_alloc(nf), *w = gsl_vector_alloc(nf);
+  if (!J || !V || !S || !w) {
+    gsl_matrix_free(J), gsl_matrix_free(V), gsl_vector_free(S), gsl_vector_free(w);
+    return sits__fail(err, SITS_ENOMEM, "out of memory");
+  }
+  int rc = SITS_OK;
+  double scale[MAX_P];
+  for (size_t j = 0; rc == SITS_OK && j < nf; j++) {
+    const sits_thermal_param *p = &c->params[free_p[j]];
+    scale[j] = fabs(p->value) > 0 ? fabs(p->value) : 1.0;
+    double h = 1e-4 * scale[j];
+    sits_replay *m = NULL;
+    rc = replay_moved(sc, r, p->path, p->value + h, &m, err);
+    for (size_t k = 0; rc == SITS_OK && k < ns; k++) {
+      int col = sits_trace_column(r->trace, r->sensors[k].column);
+      for (size_t t = 0; t < nt; t++) /* rows without a reading carry no information */
+        if (col >= 0 && isfinite(sits_trace_at(r->trace, t, (size_t)col)))
+          gsl_matrix_set(J, k * nt + t, j,
+                         (m->sim_c[k * rows + t] - r->sim_c[k * rows + t]) / h * scale[j]);
+    }
+    sits_replay_free(m);
+  }
+  if (rc == SITS_OK && gsl_linalg_SV_decomp(J, V, S, w) != GSL_SUCCESS)
+    rc = sits__fail(err, SITS_ESOLVER, "the sensitivities' SVD failed");
+  if (rc == SITS_OK) {
+    double smax = gsl_vector_get(S, 0);
+    double cov[MAX_P * MAX_P] = {0};
+    for (size_t a = 0; a < nf; a++)
+      for (size_t b = 0; b < nf; b++) {
+        double v = 0;
+        for (size_t i = 0; i < nf; i++) {
+          double si = gsl_vector_get(S, i);
+          if (si > 1e-8 * smax)
+            v += gsl_matrix_get(V, a, i) * gsl_matrix_get(V, b, i) / (si * si);
+        }
+        cov[a * nf + b] = msr * v * scale[a] * scale[b];
+      }
+    for (size_t a = 0; a < nf; a++)
+      se[free_p[a]] = sqrt(fmax(cov[a * nf + a], 0));
+    for (size_t a = 0; a < nf; a++)
+      for (size_t b = 0; b < nf; b++) {
+        double d = se[free_p[a]] * se[free_p[b]];
+        corr[free_p[a] * c->n_params + free_p[b]] = d > 0 ? cov[a * nf + b] / d : (a == b);
+      }
+  }
+  gsl_matrix_free(J), gsl_matrix_free(V), gsl_vector_free(S), gsl_vector_free(w);
+  return rc;
+}
+
+static void add_array(config_setting_t *g, const char *name, const double *v, size_t n) {
+  config_setting_t *a = config_setting_add(g, name, CONFIG_TYPE_ARRAY);
+  for (size_t k = 0; a && k < n; k++)
+    config_setting_set_float_elem(a, -1, isfinite(v[k]) ? v[k] : 0.0);
+}
+
+static void add_strings(config_setting_t *g, const char *name, const char *const *v, size_t n) {
+  config_setting_t *a = config_setting_add(g, name, CONFIG_TYPE_ARRAY);
+  for (size_t k = 0; a && k < n; k++)
+    config_setting_set_string_elem(a, -1, v[k]);
+}
+
+/* c->config_text with its uncertainty group replaced by one from @p c and @p q95. */
+static int write_group(sits_thermal_cal *c, const double *q95, const double *se_in,
+                       const double *corr, sits_err *err) {
+  config_t cfg;
+  config_init(&cfg);
+  if (config_read_string(&cfg, c->config_text) != CONFIG_TRUE) {
+    sits__fail(err, SITS_EINPUT, "the calibrated scenario does not read back: %s",
+               config_error_text(&cfg));
+    config_destroy(&cfg);
+    return SITS_EINPUT;
+  }
+  config_setting_t *root = config_root_setting(&cfg);
+  config_setting_remove(root, "uncertainty");
+  config_setting_t *g = config_setting_add(root, "uncertainty", CONFIG_TYPE_GROUP);
+  const char *paths[MAX_P], *sensors[SITS_THERMAL_CAL_MAX_SENSORS];
+  double values[MAX_P], se[MAX_P];
+  for (size_t k = 0; k < c->n_params; k++)
+    paths[k] = c->params[k].path, values[k] = c->params[k].value, se[k] = se_in[k];
+  for (size_t k = 0; k < c->n_sensors; k++)
+    sensors[k] = c->sensor[k];
+  add_strings(g, "parameters", paths, c->n_params);
+  add_array(g, "values", values, c->n_params);
+  add_array(g, "std_err", se, c->n_params);
+  add_array(g, "correlation", corr, c->n_params * c->n_params);
+  add_strings(g, "sensors", sensors, c->n_sensors);
+  add_array(g, "residual_q95_c", q95, c->n_sensors);
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  int rc = SITS_OK;
+  if (!f)
+    rc = sits__fail(err, SITS_ENOMEM, "out of memory");
+  else {
+    config_write(&cfg, f);
+    if (fclose(f) != 0)
+      rc = sits__fail(err, SITS_ENOMEM, "out of memory");
+  }
+  config_destroy(&cfg);
+  if (rc) {
+    free(text);
+    return rc;
+  }
+  free(c->config_text);
+  c->config_text = text;
+  return SITS_OK;
+}
+
+int sits_thermal_cal_add_uncertainty(sits_thermal_cal *c, const sits_thermal_cal_opts *o,
+                                     sits_err *err) {
+  sits_scenario *sc = NULL;
+  sits_replay *r = NULL;
+  double q95[SITS_THERMAL_CAL_MAX_SENSORS], msr = NAN;
+  double *se = calloc(MAX_P, sizeof *se), *corr = calloc(MAX_P * MAX_P, sizeof *corr);
+  int rc = se && corr ? SITS_OK : sits__fail(err, SITS_ENOMEM, "out of memory");
+  if (rc == SITS_OK)
+    rc = sits_scenario_load_text(c->config_text, o->scenario_path, NULL, 0, &sc, err);
+  if (rc == SITS_OK)
+    rc = sits_replay_run(sc, o->trace_path, &o->trace, &r, err);
+  if (rc == SITS_OK)
+    rc = residual_q95(r, c->n_train, q95, &msr, err);
+  if (rc == SITS_OK)
+    rc = covariance(sc, r, c, msr, se, corr, err);
+  sits_replay_free(r), r = NULL;
+  sits_scenario_free(sc), sc = NULL;
+  if (rc == SITS_OK)
+    rc = write_group(c, q95, se, corr, err);
+  free(se), free(corr);
+  /* the band over the held-out rows, from the scenario as written */
+  if (rc == SITS_OK)
+    rc = sits_scenario_load_text(c->config_text, o->scenario_path, NULL, 0, &sc, err);
+  if (rc == SITS_OK)
+    rc = sits_replay_run(sc, o->trace_path, &o->trace, &r, err);
+  if (rc == SITS_OK)
+    rc = sits_replay_bands(sc, r, c->n_train, err);
+  for (size_t k = 0; rc == SITS_OK && k < c->n_sensors && k < r->n_sensors; k++) {
+    c->residual_q95_c[k] = q95[k];
+    c->band_coverage[k] = r->band_coverage[k];
+    c->band_mean_half_width_c[k] = r->band_mean_half_width_c[k];
+  }
+  c->has_band = rc == SITS_OK;
+  sits_replay_free(r);
+  sits_scenario_free(sc);
+  return rc;
+}

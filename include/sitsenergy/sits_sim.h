@@ -1,0 +1,181 @@
+/*
+ * sits_sim.h - running a scenario: the coupled solve, its recording and summary.
+ *
+ * sits_run() integrates the scenario's network over [0, duration_s] with CVODE,
+ * stopping exactly at every input breakpoint, and records temperatures and powers every
+ * sample_period_s (plus the final time). The state is [T_1..T_N, E_in, E_amb]: the node
+ * temperatures [degC] and two energy integrators [J] (heat put in, heat given to the
+ * ambient), so the energy account closes: E_in = sum C_i dT_i + E_amb.
+ *
+ * Domains add power that depends on their OPP, utilisation and node temperature
+ * (leakage); the governor picks OPPs once per period, and each tick is a breakpoint.
+ *
+ * sits_steady() solves G T = P(T) + g_amb T_amb for the time-averaged inputs.
+ */
+#ifndef SITS_SIM_H
+#define SITS_SIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "sits_ode.h"
+#include "sits_scenario.h"
+#include "sits_thermal.h"
+#include "sits_version.h"
+#include "sits_export.h"
+
+SITS_BEGIN_DECLS
+
+/** Why a run ended. */
+typedef enum sits_end_reason {
+  SITS_END_DURATION,
+  SITS_END_CRITICAL_TEMP,
+  SITS_END_BATTERY_CUTOFF,
+  SITS_END_BROWNOUT,
+  SITS_END_BATTERY_EMPTY /**< SOC reached 0 before the cell voltage reached cutoff_v */
+} sits_end_reason;
+
+/** Text of an end reason as the summary prints it ("duration", "critical_temp",
+ *  "battery_cutoff", "brownout", "battery_empty"). */
+SITS_API const char *sits_end_reason_name(sits_end_reason r);
+
+/** One constraint of the summary. `set` is false when the scenario gives no limit. */
+typedef struct sits_constraint {
+  bool set;
+  double limit, value;
+  bool ok;
+} sits_constraint;
+
+typedef struct sits_summary {
+  sits_end_reason end_reason;
+  double simulated_s;
+  double max_junction_temp_c; /**< peak over the junction nodes (all nodes if none marked) */
+  double avg_power_w, peak_power_w, energy_j;
+  double tdp_w; /**< peak moving average of total power over tdp_window_s */
+  double energy_stored_j, energy_to_ambient_j;
+  double energy_balance_rel; /**< |E_in - stored - to ambient| / E_in (0 when E_in = 0) */
+  double time_to_throttle_s; /**< first tick limited by the thermal governor; NAN if never */
+  double throttled_fraction; /**< share of time some domain ran below its base OPP */
+  /* item-based workloads (domains with max_rate); NAN without them. A pipeline: every
+   * item passes through each item domain, so items_done is the smallest count and the
+   * latency is the sum of the stages' item-weighted service times 1000/(cap * max_rate). */
+  double items_done, energy_per_item_mj, latency_ms, deficit_fraction;
+  sits_constraint tdp, junction, latency, energy_per_item;
+  /** min_battery_life_s: a lower bound, ok when value >= limit */
+  sits_constraint battery_life;
+  /** battery (has_battery false for a wall-powered platform) */
+  bool has_battery, runtime_estimated;
+  double final_soc, runtime_s, min_voltage_v, energy_drawn_wh;
+  /** Energy of each DVFS domain [J] (idle, dynamic and leakage; the scenario's domain order),
+   *  integrated by the trapezoid rule over the integrator's steps inside each interval of
+   *  constant inputs; the rest of energy_j is static and traced power and battery heat. */
+  double domain_energy_j[SITS_MAX_DOMAINS];
+  bool ok; /**< every constraint that is set holds */
+} sits_summary;
+
+/** One /events row. */
+typedef struct sits_event {
+  double time_s;
+  char kind[32];
+  char detail[128]; /**< the event in words */
+  /** The same as fields (NAN / "" where they do not apply): what it is about (a domain for
+   *  opp_change, a node for critical_temp, "pack" for the battery's, "thermal" or "power_cap"
+   *  for throttling), the unit of value/from/limit, the new value (MHz, degC, V or W), the
+   *  value before (opp_change), the limit reached (critical_c, cutoff_v) and the pack's SOC. */
+  char subject[48];
+  char unit[8];
+  double value, from, limit, soc;
+} sits_event;
+
+typedef struct sits_result sits_result;
+
+/** Called now and then during a run with the simulated time reached. */
+typedef void (*sits_progress_fn)(double t_s, double end_s, void *user);
+
+/** Receives recorded samples as the run goes: rows [first, first + count) of @p r, read with
+ *  the sits_result_* accessors. Returns SITS_OK, or a status (with @p err filled) that stops
+ *  the run. */
+typedef int (*sits_sample_sink)(const sits_result *r, size_t first, size_t count, void *user,
+                                sits_err *err);
+
+typedef struct sits_run_opts {
+  sits_progress_fn progress; /**< NULL: none */
+  void *progress_user;
+  /** Streaming: every sample goes to @c sink in blocks of up to 4096, and the result keeps
+   *  none (sits_result_sample_count() is 0 after the run) unless @c keep_samples, so that a
+   *  long run's memory does not grow with its length. NULL: samples are kept. */
+  sits_sample_sink sink;
+  void *sink_user;
+  bool keep_samples;
+} sits_run_opts;
+
+/**
+ * Runs @p sc (opts may be NULL). On success *out is a new result to free with
+ * sits_result_free(); @p sc must outlive it. SITS_ESOLVER when CVODE fails.
+ */
+SITS_API int sits_run(const sits_scenario *sc, const sits_run_opts *opts, sits_result **out,
+                      sits_err *err);
+
+/** Frees @p r; NULL is a no-op. */
+SITS_API void sits_result_free(sits_result *r);
+
+SITS_API size_t sits_result_sample_count(const sits_result *r);
+/** Sample times [s] (borrowed, sample_count values). */
+SITS_API const double *sits_result_time_s(const sits_result *r);
+/** Temperature of node @p node at sample @p k [degC]. */
+SITS_API double sits_result_temp_c(const sits_result *r, size_t k, size_t node);
+/** Total power at sample @p k [W] (the input that holds at that time). */
+SITS_API double sits_result_total_power_w(const sits_result *r, size_t k);
+/** Power injected into node @p node at sample @p k [W] (static + workload). */
+SITS_API double sits_result_node_power_w(const sits_result *r, size_t k, size_t node);
+/** Power of domain @p d at sample @p k [W]. */
+SITS_API double sits_result_domain_power_w(const sits_result *r, size_t k, size_t d);
+/** Frequency of domain @p d at sample @p k [MHz]. */
+SITS_API double sits_result_freq_mhz(const sits_result *r, size_t k, size_t d);
+/** Battery state at sample @p k: SOC, pack terminal voltage [V], pack current [A]
+ *  (discharge positive). Only with a battery. */
+SITS_API double sits_result_battery_soc(const sits_result *r, size_t k);
+SITS_API double sits_result_battery_voltage_v(const sits_result *r, size_t k);
+SITS_API double sits_result_battery_current_a(const sits_result *r, size_t k);
+/** Peak temperature of each node over the run [degC] (borrowed, n nodes). */
+SITS_API const double *sits_result_peak_temp_c(const sits_result *r);
+SITS_API const sits_summary *sits_result_summary(const sits_result *r);
+SITS_API void sits_result_solver_stats(const sits_result *r, sits_ode_stats *stats);
+SITS_API size_t sits_result_event_count(const sits_result *r);
+SITS_API const sits_event *sits_result_event(const sits_result *r, size_t k);
+
+/** Steady state of the time-averaged inputs. */
+typedef struct sits_steady_state {
+  size_t n;
+  double *temp_c; /**< n node temperatures [degC] */
+  double total_power_w;
+  double ambient_c;             /**< the averaged ambient */
+  double max_junction_temp_c;   /**< NAN on runaway */
+  bool runaway;                 /**< no stable fixed point: leakage outgrows the package */
+  size_t opp[SITS_MAX_DOMAINS]; /**< each domain's OPP (base governor, average demand) */
+  double domain_power_w[SITS_MAX_DOMAINS]; /**< at the steady temperatures (NAN on runaway) */
+  /** per platform fan (platform.fans, at most SITS_MAX_FANS): the duty at the steady state, from its trips
+   *  as the board warms up from the ambient (initial_duty without trips), and whether its
+   *  trips cycle there (no steady state with the fan at one duty: the figures are at the
+   *  highest duty of the cycle) */
+  size_t n_fans;
+  double fan_duty[SITS_MAX_FANS];
+  bool fan_cycles[SITS_MAX_FANS];
+} sits_steady_state;
+
+/** Solves the steady state of @p sc into @p st (release with sits_steady_release()). */
+SITS_API int sits_steady(const sits_scenario *sc, sits_steady_state *st, sits_err *err);
+SITS_API void sits_steady_release(sits_steady_state *st);
+
+/**
+ * The samples x *cols row-major block of the series @p what (borrowed, valid until the
+ * result is freed): "temp_c" and "node_power_w" (a column per node), "domain_power_w" and
+ * "freq_mhz" (per domain), "time_s", "total_power_w", "battery_soc", "battery_voltage_v",
+ * "battery_current_a" (one column), "fan_duty" (per fan). NULL (and *cols 0) for an unknown
+ * name or no battery.
+ */
+SITS_API const double *sits_result_series(const sits_result *r, const char *what, size_t *cols);
+SITS_END_DECLS
+
+#endif

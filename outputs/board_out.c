@@ -1,0 +1,417 @@
+/*
+ * board_out.c - outputs a board takes as they are (sits_board.h): a device-tree overlay with
+ * OPP tables, the Energy Model's coefficients and thermal zones, and an L4T nvpmodel power
+ * mode that holds the scenario's budget and junction limit (chosen by sim/nvp_mode.c).
+ *
+ * The overlay's trips and cooling maps are new nodes named sits-* next to whatever the board's
+ * zone already has: overwriting a board node that other nodes reference by phandle would
+ * leave those references dangling with dtc 1.6's fdtoverlay.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "scenario_internal.h"
+#include "sits_board.h"
+#include "sits_dvfs.h"
+#include "status_internal.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NO_LIMIT "0xffffffff" /* THERMAL_NO_LIMIT */
+
+static const char *platform_name(const sits_scenario *sc) {
+  const char *name = NULL;
+  return config_lookup_string(&sc->config.cfg, "platform.name", &name) == CONFIG_TRUE && name
+             ? name
+             : "the platform";
+}
+
+static int write_nvpmodel(const sits_scenario *sc, const sits_board_opts *o, FILE *f,
+                          sits_err *err) {
+  const sits__board *b = &sc->board;
+  size_t nd;
+  const sits_domain *dom = sits_scenario_domains(sc, &nd);
+  if (!b->nvp)
+    return sits__fail(err, SITS_EINPUT,
+                      "platform '%s' names no nvpmodel parameters (platform.nvpmodel.clocks): "
+                      "nvpmodel is the Jetson (L4T) tool; see the README's key reference",
+                      platform_name(sc));
+  long id = o->mode_id < 0 ? (long)b->n_stock : o->mode_id;
+  if (id < (long)b->n_stock)
+    return sits__fail(err, SITS_EINPUT,
+                      "--mode-id %ld is the stock mode %s of %s: take %zu or above", id,
+                      b->stock[id], platform_name(sc), b->n_stock);
+  if (id > 255)
+    return sits__fail(err, SITS_EINPUT, "--mode-id %ld: nvpmodel takes IDs 0 to 255", id);
+  sits_nvp_mode m;
+  int rc = sits_nvp_mode_choose(sc, &m, err);
+  if (rc)
+    return rc;
+  if (!m.feasible)
+    return sits__fail(err, SITS_EINPUT,
+                      "no power mode holds %s%.6g W and %.6g C at %.6g C ambient: the lowest OPPs "
+                      "still take %.4g W and reach %.4g C",
+                      isnan(m.budget_w) ? "(no budget) " : "", m.budget_w, m.limit_c, m.ambient_c,
+                      m.total_power_w, m.junction_c);
+  char name[32];
+  if (o->mode_name)
+    snprintf(name, sizeof name, "%s", o->mode_name);
+  else if (isnan(m.budget_w))
+    snprintf(name, sizeof name, "SITS_SUSTAINABLE");
+  else
+    snprintf(name, sizeof name, "SITS_%.0fW", floor(m.budget_w));
+  for (const char *p = name; *p; p++)
+    if (!isalnum((unsigned char)*p) && *p != '_')
+      return sits__fail(err, SITS_EINPUT, "--mode-name '%s' may hold only [A-Za-z0-9_]", name);
+  fprintf(f,
+          "# nvpmodel power mode for %s, written by sitsenergy dvfs-table.\n"
+          "# Append to the board's /etc/nvpmodel.conf (it has the PARAM definitions), then\n"
+          "# sudo nvpmodel -m %ld.",
+          platform_name(sc), id);
+  if (b->n_stock) {
+    fprintf(f, " IDs 0-%zu are the stock modes", b->n_stock - 1);
+    for (size_t k = 0; k < b->n_stock; k++)
+      fprintf(f, "%s%s", k ? ", " : " (", b->stock[k]);
+    fputs(").", f);
+  } else
+    fputs(" The platform names no stock modes: check the ID is free.", f);
+  fputc('\n', f);
+  fprintf(f,
+          "# Chosen so that every domain at full load at its cap (the worst case) keeps steady\n"
+          "# total power <= the budget and the junction < the limit at the ambient; among those\n"
+          "# caps, the ones that serve the largest share of the workload's peak demand, then\n"
+          "# keep the most capacity (combinations tried: %zu).\n",
+          m.evaluated);
+  char budget[32] = "none", limit[32] = "none";
+  if (!isnan(m.budget_w))
+    snprintf(budget, sizeof budget, "%.6g W", m.budget_w);
+  if (!isnan(m.limit_c))
+    snprintf(limit, sizeof limit, "%.6g C", m.limit_c);
+  fprintf(f, "# Budget %s, junction limit %s, ambient %.4g C: at full load %.4g W, %.4g C;\n"
+             "# %.1f %% of the workload's peak demand served.\n",
+          budget, limit, m.ambient_c, m.total_power_w, m.junction_c, 100.0 * m.throughput);
+  for (size_t d = 0; d < nd; d++)
+    fprintf(f, "#   %s: %s %.6g MHz (of %.6g), peak demand %.3g\n", dom[d].name,
+            m.capped[d] ? "cap" : "not an nvpmodel clock, at", dom[d].opp[m.cap[d]].freq_mhz,
+            dom[d].opp[dom[d].n_opp - 1].freq_mhz, m.demand[d]);
+  fprintf(f, "< POWER_MODEL ID=%ld NAME=%s >\n", id, name);
+  for (size_t c = 0; c < b->n_clocks; c++) {
+    const sits__nvp_clock *k = &b->clocks[c];
+    const sits_domain *d = &dom[k->domain];
+    long long lo = llround(d->opp[0].freq_mhz * 1e6 / k->unit_hz);
+    long long hi = llround(d->opp[m.cap[k->domain]].freq_mhz * 1e6 / k->unit_hz);
+    if (k->power_control)
+      fputs("GPU_POWER_CONTROL_ENABLE GPU_PWR_CNTL_EN on\n", f);
+    for (size_t p = 0; p < k->n_params; p++) {
+      if (k->min_freq)
+        fprintf(f, "%s MIN_FREQ %lld\n", k->params[p], lo);
+      fprintf(f, "%s MAX_FREQ %lld\n", k->params[p], hi);
+    }
+    if (k->power_control)
+      fputs("GPU_POWER_CONTROL_DISABLE GPU_PWR_CNTL_DIS auto\n", f);
+  }
+  return SITS_OK;
+}
+
+/* ---- the device-tree overlay ---- */
+
+/* A label from a name ([a-z0-9_]) and a node name ([a-z0-9-]). */
+static void to_label(const char *s, char *out, size_t size, char sep) {
+  size_t k = 0;
+  for (; *s && k + 1 < size; s++)
+    out[k++] = isalnum((unsigned char)*s) ? (char)tolower((unsigned char)*s) : sep;
+  out[k] = '\0';
+}
+
+typedef struct zone {
+  char name[14];
+  double sensor_id;
+  const sits__dt_zone *cfg; /* NULL: made up for a platform without device_tree */
+  double share[SITS_MAX_DOMAINS];
+  bool any;
+} zone;
+
+/* The zones to write: the platform's, or one per domain. */
+static size_t make_zones(const sits_scenario *sc, int only, zone *z) {
+  const sits__board *b = &sc->board;
+  size_t nd, n = 0;
+  const sits_domain *dom = sits_scenario_domains(sc, &nd);
+  if (!b->dt) {
+    for (size_t d = 0; d < nd; d++) {
+      if (only >= 0 && (int)d != only)
+        continue;
+      memset(&z[n], 0, sizeof z[n]);
+      char base[13];
+      to_label(dom[d].name, base, sizeof base, '-');
+      snprintf(z[n].name, sizeof z[n].name, "%s%s", isalpha((unsigned char)base[0]) ? "" : "d",
+               base);
+      if (strlen(z[n].name) < 2)
+        snprintf(z[n].name, sizeof z[n].name, "domain%u", (unsigned)(d % 100));
+      for (size_t j = 0; j < n; j++) /* unique names */
+        if (strcmp(z[j].name, z[n].name) == 0)
+          snprintf(z[n].name, sizeof z[n].name, "domain%u", (unsigned)(d % 100));
+      z[n].sensor_id = (double)d;
+      z[n].share[d] = 1, z[n].any = true;
+      n++;
+    }
+    return n;
+  }
+  for (size_t k = 0; k < b->n_zones; k++) {
+    const sits__dt_zone *c = &b->zones[k];
+    zone *o = &z[n];
+    memset(o, 0, sizeof *o);
+    snprintf(o->name, sizeof o->name, "%s", c->name);
+    o->sensor_id = c->sensor_id, o->cfg = c;
+    for (size_t d = 0; d < nd; d++) { /* share: clusters (or the device) it cools */
+      const sits__dt_domain *x = &b->dom[d];
+      size_t clusters = x->n_cpus ? x->n_cpus / x->cluster_size : 1, hit = 0;
+      bool seen[SITS__DT_LABELS] = {false};
+      for (size_t l = 0; l < c->n_cooling; l++) {
+        if (x->node[0] && strcmp(x->node, c->cooling[l]) == 0 && !seen[0])
+          seen[0] = true, hit++;
+        for (size_t cpu = 0; cpu < x->n_cpus; cpu++)
+          if (strcmp(x->cpus[cpu], c->cooling[l]) == 0 && !seen[cpu / x->cluster_size])
+            seen[cpu / x->cluster_size] = true, hit++;
+      }
+      o->share[d] = (double)hit / (double)clusters;
+      o->any |= hit > 0;
+    }
+    if (only < 0 || o->share[only] > 0)
+      n++;
+  }
+  return n;
+}
+
+static void trip(FILE *f, const char *zl, const char *suffix, double c, double hyst,
+                 const char *type) {
+  fprintf(f,
+          "\t\t\t\tsits_%s_%s: sits-%s {\n\t\t\t\t\ttemperature = <%lld>;\n"
+          "\t\t\t\t\thysteresis = <%lld>;\n\t\t\t\t\ttype = \"%s\";\n\t\t\t\t};\n",
+          zl, suffix, suffix, llround(c * 1000), llround(hyst * 1000), type);
+}
+
+/* The critical temperature: device_tree.critical_c, else a junction node's critical_c. */
+static double critical_of(const sits_scenario *sc) {
+  if (!isnan(sc->board.critical_c))
+    return sc->board.critical_c;
+  const sits_thermal *th = sits_scenario_thermal(sc);
+  bool any = sits_thermal_has_junctions(th);
+  double c = NAN;
+  for (size_t i = 0; i < sits_thermal_node_count(th); i++)
+    if (!any || sits_thermal_is_junction(th, (int)i)) {
+      double k = sits_thermal_critical_c(th, (int)i);
+      if (!isnan(k))
+        c = isnan(c) ? k : fmin(c, k);
+    }
+  return c;
+}
+
+static void cooling_device(FILE *f, const char *label, const sits__dt_domain *x,
+                           const sits_dvfs_table *t, bool *first) {
+  size_t n = t->n, top = n; /* cooling state s caps at OPP n-1-s */
+  for (size_t k = 0; k < n; k++)
+    if (t->rows[k].sustainable)
+      top = k;
+  fprintf(f, "%s\n\t\t\t\t\t\t<&%s ", *first ? "" : ",", label);
+  if (x->opp_table)
+    fprintf(f, "%zu %zu>", top == n ? n - 1 : n - 1 - top, n - 1);
+  else
+    fputs(NO_LIMIT " " NO_LIMIT ">", f);
+  *first = false;
+}
+
+static int write_zone(const sits_scenario *sc, const zone *z, const sits_dvfs_table *tables,
+                      FILE *f, sits_err *err) {
+  const sits__board *b = &sc->board;
+  const sits_governor_cfg *g = sits_scenario_governor(sc);
+  size_t nd;
+  sits_scenario_domains(sc, &nd);
+  char zl[16];
+  to_label(z->name, zl, sizeof zl, '_');
+  double passive_ms = isnan(b->polling_passive_ms) ? round(g->period_s * 1000) : b->polling_passive_ms;
+  double poll_ms = isnan(b->polling_ms) ? 1000 : b->polling_ms;
+  fprintf(f, "\t\t%s-thermal {\n\t\t\tpolling-delay-passive = <%.0f>;\n"
+             "\t\t\tpolling-delay = <%.0f>;\n",
+          z->name, passive_ms, poll_ms);
+  if (b->dt)
+    fprintf(f, isnan(z->sensor_id) ? "\t\t\tthermal-sensors = <&%s>;\n"
+                                   : "\t\t\tthermal-sensors = <&%s %.0f>;\n",
+            b->sensor, z->sensor_id);
+  else
+    fprintf(f, "\t\t\tthermal-sensors = <&sits_sensor %.0f>; /* stands for the board's */\n",
+            z->sensor_id);
+  double control = sits__control_c(sc);
+  bool cools = z->any && !isnan(control);
+  if (cools) {
+    double p_w, p_max_w;
+    int rc = sits__zone_sustainable_w(sc, z->share, tables[0].ambient_c, control, &p_w, &p_max_w,
+                                      err);
+    if (rc)
+      return rc;
+    if (isfinite(p_w)) {
+      fprintf(f, "\t\t\tsustainable-power = <%lld>; /* mW at %.4g C", llround(p_w * 1000),
+              control);
+      if (p_w > p_max_w)
+        fprintf(f, "; the zone draws at most %lld mW, so it cannot reach %.4g C on its own",
+                llround(p_max_w * 1000), control);
+      fputs(" */\n", f);
+    }
+  }
+  fputs("\n\t\t\ttrips {\n", f);
+  const char *map_trip = NULL;
+  double hyst = !isnan(b->hysteresis_c)                ? b->hysteresis_c
+                : g->thermal == SITS_THERMAL_STEP_WISE ? g->hysteresis_c
+                                                       : 0;
+  if (cools && g->thermal == SITS_THERMAL_POWER_ALLOCATOR) {
+    trip(f, zl, "alert0", g->switch_on_c, hyst, "passive");
+    trip(f, zl, "alert1", control, hyst, "passive");
+    map_trip = "alert1";
+  } else if (cools) {
+    trip(f, zl, "alert", control, hyst, "passive");
+    map_trip = "alert";
+  }
+  double crit = critical_of(sc);
+  if (!isnan(crit))
+    trip(f, zl, "crit", crit, 0, "critical");
+  fputs("\t\t\t};\n", f);
+  bool any_label = z->cfg && z->cfg->n_cooling > 0;
+  if (map_trip && any_label) {
+    fprintf(f, "\n\t\t\tcooling-maps {\n\t\t\t\tsits-map0 {\n\t\t\t\t\ttrip = <&sits_%s_%s>;\n"
+               "\t\t\t\t\tcooling-device =",
+            zl, map_trip);
+    bool first = true;
+    for (size_t l = 0; l < z->cfg->n_cooling; l++)
+      for (size_t d = 0; d < nd; d++) {
+        const sits__dt_domain *x = &b->dom[d];
+        bool mine = strcmp(x->node, z->cfg->cooling[l]) == 0;
+        for (size_t c = 0; c < x->n_cpus; c++)
+          mine |= strcmp(x->cpus[c], z->cfg->cooling[l]) == 0;
+        if (mine)
+          cooling_device(f, z->cfg->cooling[l], x, &tables[d], &first);
+      }
+    fputs(";\n\t\t\t\t};\n\t\t\t};\n", f);
+  }
+  fputs("\t\t};\n", f);
+  return SITS_OK;
+}
+
+static void opp_table(FILE *f, const sits_domain *d, const sits_dvfs_table *t, size_t cluster,
+                      size_t per) {
+  char lab[64], node[64];
+  to_label(d->name, lab, sizeof lab, '_');
+  to_label(d->name, node, sizeof node, '-');
+  fprintf(f, "\tsits_%s_opp_table%zu: opp-table-%s-%zu {\n\t\tcompatible = \"operating-points-v2\";\n"
+             "\t\topp-shared;\n",
+          lab, cluster, node, cluster);
+  for (size_t k = 0; k < t->n; k++) {
+    const sits_dvfs_row *r = &t->rows[k];
+    unsigned long long hz = (unsigned long long)llround(r->freq_mhz * 1e6);
+    fprintf(f, "\n\t\topp-%llu {\n\t\t\topp-hz = /bits/ 64 <%llu>;\n\t\t\topp-microvolt = <%lld>;\n",
+            hz, hz, llround(r->volt_v * 1e6));
+    if (isfinite(r->power_w))
+      fprintf(f, "\t\t\topp-microwatt = <%lld>;\n", llround(r->power_w * 1e6 / (double)per));
+    else
+      fputs("\t\t\t/* no opp-microwatt: thermal runaway at full load */\n", f);
+    if (r->inefficient)
+      fputs("\t\t\t/* inefficient: a faster OPP costs no more per unit of work */\n", f);
+    fputs("\t\t};\n", f);
+  }
+  fputs("\t};\n\n", f);
+}
+
+static void device_fragment(FILE *f, const char *label, const sits_domain *d,
+                            const sits__dt_domain *x, const sits_dvfs_table *t, size_t cluster,
+                            size_t per) {
+  char lab[64];
+  to_label(d->name, lab, sizeof lab, '_');
+  fprintf(f, "\n&%s {\n", label);
+  if (x->opp_table)
+    fprintf(f, "\toperating-points-v2 = <&sits_%s_opp_table%zu>;\n", lab, cluster);
+  fprintf(f, "\tdynamic-power-coefficient = <%lld>;\n\t#cooling-cells = <2>;\n};\n",
+          llround(t->dynamic_power_coefficient_uw_per_mhz_v2 / (double)per));
+}
+
+static int write_dts(const sits_scenario *sc, const sits_board_opts *o, FILE *f, sits_err *err) {
+  const sits__board *b = &sc->board;
+  size_t nd;
+  const sits_domain *dom = sits_scenario_domains(sc, &nd);
+  if (nd == 0)
+    return sits__fail(err, SITS_EINPUT, "the platform has no DVFS domain");
+  int only = o->domain ? sits__find_domain(sc, o->domain) : -1;
+  if (o->domain && only < 0)
+    return sits__fail(err, SITS_EINPUT, "no domain '%s' in the platform", o->domain);
+  sits_dvfs_table *tables = calloc(nd, sizeof *tables);
+  zone *zones = calloc(SITS__DT_ZONES > nd ? SITS__DT_ZONES : nd, sizeof *zones);
+  int rc = tables && zones ? SITS_OK : sits__fail(err, SITS_ENOMEM, "out of memory");
+  for (size_t d = 0; rc == SITS_OK && d < nd; d++)
+    rc = sits_dvfs_table_compute(sc, dom[d].name, &tables[d], err);
+  size_t nz = rc ? 0 : make_zones(sc, only, zones);
+  if (rc == SITS_OK) {
+    fprintf(f,
+            "// Device-tree overlay for %s at %.4g C ambient, written by sitsenergy dvfs-table.\n"
+            "// Build: dtc -@ -I dts -O dtb -o sits.dtbo THIS; apply: fdtoverlay -i BOARD.dtb\n"
+            "// -o OUT.dtb sits.dtbo (or the bootloader's overlay support).\n"
+            "// opp-microwatt: one CPU's (or the device's) full-load power at its steady\n"
+            "//   temperature, the other domains idle at their lowest OPP.\n"
+            "// dynamic-power-coefficient: per CPU (uW/MHz/V^2), the least-squares fit of the\n"
+            "//   OPPs' dynamic power divided by the CPUs of the domain.\n"
+            "// sustainable-power (the IPA's): the zone's actors' steady power with the hottest\n"
+            "//   junction at the control trip, static power on and every other actor at its\n"
+            "//   lowest OPP at full load (its least IPA power), leakage included.\n"
+            "// Cooling maps: from the state of the highest sustainable OPP to the lowest OPP.\n"
+            "// Trips and maps are new nodes (sits-*) beside the board's own.\n",
+            platform_name(sc), tables[0].ambient_c);
+    if (!b->dt)
+      fprintf(f,
+              "// %s names no device_tree (README, key reference): &sits_sensor stands for the\n"
+              "// board's thermal sensor, and the zones have no cooling devices.\n",
+              platform_name(sc));
+    fputs("/dts-v1/;\n/plugin/;\n\n&{/} {\n", f);
+    for (size_t d = 0; d < nd; d++) {
+      const sits__dt_domain *x = &b->dom[d];
+      if ((only >= 0 && (int)d != only) || !x->opp_table ||
+          (b->dt && !x->n_cpus && !x->node[0])) /* no device of the board takes it */
+        continue;
+      size_t clusters = x->n_cpus ? x->n_cpus / x->cluster_size : 1;
+      for (size_t c = 0; c < clusters; c++)
+        opp_table(f, &dom[d], &tables[d], c, x->n_cpus ? x->n_cpus : 1);
+      if (!x->n_cpus && !x->node[0])
+        fprintf(f,
+                "\t/* %s: dynamic-power-coefficient = <%lld> for the whole domain (the platform\n"
+                "\t * names no device: dt_cpus or dt_node put it on the board's nodes) */\n\n",
+                dom[d].name, llround(tables[d].dynamic_power_coefficient_uw_per_mhz_v2));
+    }
+    fputs("\tthermal-zones {\n", f);
+    for (size_t k = 0; rc == SITS_OK && k < nz; k++) {
+      if (k)
+        fputc('\n', f);
+      rc = write_zone(sc, &zones[k], tables, f, err);
+    }
+    fputs("\t};\n};\n", f);
+    for (size_t d = 0; rc == SITS_OK && d < nd; d++) {
+      const sits__dt_domain *x = &b->dom[d];
+      if (only >= 0 && (int)d != only)
+        continue;
+      for (size_t c = 0; c < x->n_cpus; c++)
+        device_fragment(f, x->cpus[c], &dom[d], x, &tables[d], c / x->cluster_size, x->n_cpus);
+      if (x->node[0])
+        device_fragment(f, x->node, &dom[d], x, &tables[d], 0, 1);
+    }
+  }
+  free(tables);
+  free(zones);
+  return rc;
+}
+
+int sits_board_write(const sits_scenario *sc, const char *format, const sits_board_opts *o,
+                     FILE *f, sits_err *err) {
+  sits_board_opts none = {NULL, -1, NULL};
+  if (!o)
+    o = &none;
+  if (strcmp(format, "dts") == 0)
+    return write_dts(sc, o, f, err);
+  if (strcmp(format, "nvpmodel") == 0)
+    return write_nvpmodel(sc, o, f, err);
+  return sits__fail(err, SITS_EINPUT, "board format '%s' is not dts or nvpmodel", format);
+}

@@ -1,0 +1,150 @@
+/* output_json.c - Summary and Steady JSON, the text summary, and the temp-file helper. */
+#define _POSIX_C_SOURCE 200809L
+#include "result_internal.h"
+#include "status_internal.h"
+#include "scenario_internal.h"
+#include "sits_writers.h"
+#include "writer_impl.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ,"key":number */
+static void json_kv(FILE *f, const char *key, double v) {
+  fprintf(f, ",\"%s\":", key);
+  sits__json_num(f, v);
+}
+
+/* ,"key":{"<node>":number,...} */
+static void json_by_node(FILE *f, const char *key, const sits_thermal *th, const double *v,
+                         size_t n) {
+  fprintf(f, ",\"%s\":{", key);
+  for (size_t i = 0; i < n; i++) {
+    fputs(i ? "," : "", f);
+    sits__json_str(f, sits_thermal_name(th, (int)i));
+    fputc(':', f);
+    sits__json_num(f, v[i]);
+  }
+  fputc('}', f);
+}
+
+static void json_constraint(FILE *f, const char *key, const sits_constraint *c, int *first) {
+  if (!c->set)
+    return;
+  fprintf(f, "%s\"%s\":{\"limit\":", *first ? "" : ",", key);
+  sits__json_num(f, c->limit);
+  json_kv(f, "value", c->value);
+  fprintf(f, ",\"ok\":%s}", c->ok ? "true" : "false");
+  *first = 0;
+}
+
+int sits_write_summary_json(const sits_scenario *sc, const sits_result *r, FILE *f) {
+  const sits_summary *s = &r->summary;
+  fprintf(f, "{\"schema_version\":1,\"end_reason\":\"%s\"", sits_end_reason_name(s->end_reason));
+  json_kv(f, "simulated_s", s->simulated_s);
+  json_kv(f, "max_junction_temp_c", s->max_junction_temp_c);
+  json_by_node(f, "peak_temp_c", sits_scenario_thermal(sc), r->peak_temp_c, r->n_nodes);
+  json_kv(f, "avg_power_w", s->avg_power_w);
+  json_kv(f, "peak_power_w", s->peak_power_w);
+  json_kv(f, "energy_j", s->energy_j);
+  size_t nd;
+  const sits_domain *dom = sits_scenario_domains(sc, &nd);
+  fputs(",\"domain_energy_j\":{", f);
+  for (size_t d = 0; d < nd; d++) {
+    fputs(d ? "," : "", f);
+    sits__json_str(f, dom[d].name);
+    fputc(':', f);
+    sits__json_num(f, s->domain_energy_j[d]);
+  }
+  fputc('}', f);
+  json_kv(f, "tdp_w", s->tdp_w);
+  json_kv(f, "time_to_throttle_s", s->time_to_throttle_s);
+  json_kv(f, "throttled_fraction", s->throttled_fraction);
+  json_kv(f, "items_done", s->items_done);
+  json_kv(f, "energy_per_item_mj", s->energy_per_item_mj);
+  json_kv(f, "latency_ms", s->latency_ms);
+  json_kv(f, "deficit_fraction", s->deficit_fraction);
+  if (s->has_battery) {
+    fputs(",\"battery\":{\"final_soc\":", f);
+    sits__json_num(f, s->final_soc);
+    json_kv(f, "runtime_s", s->runtime_s);
+    fprintf(f, ",\"estimated\":%s", s->runtime_estimated ? "true" : "false");
+    json_kv(f, "min_voltage_v", s->min_voltage_v);
+    json_kv(f, "energy_drawn_wh", s->energy_drawn_wh);
+    fputc('}', f);
+  } else {
+    fputs(",\"battery\":null", f);
+  }
+  fputs(",\"energy_account\":{\"in_j\":", f);
+  sits__json_num(f, s->energy_j);
+  json_kv(f, "stored_j", s->energy_stored_j);
+  json_kv(f, "to_ambient_j", s->energy_to_ambient_j);
+  json_kv(f, "balance_rel_err", s->energy_balance_rel);
+  fputs("},\"constraints\":{", f);
+  int first = 1;
+  json_constraint(f, "tdp_budget_w", &s->tdp, &first);
+  json_constraint(f, "max_junction_temp_c", &s->junction, &first);
+  json_constraint(f, "max_latency_ms", &s->latency, &first);
+  json_constraint(f, "max_energy_per_item_mj", &s->energy_per_item, &first);
+  json_constraint(f, "min_battery_life_s", &s->battery_life, &first);
+  fprintf(f, "},\"config_hash\":\"%016llx\",\"overrides\":{", sits_scenario_config_hash(sc));
+  for (size_t k = 0; k < sits_scenario_override_count(sc); k++) {
+    const char *o = sits_scenario_override(sc, k), *eq = strchr(o, '=');
+    char key[512];
+    snprintf(key, sizeof key, "%.*s", eq ? (int)(eq - o) : (int)strlen(o), o);
+    fputs(k ? "," : "", f);
+    sits__json_str(f, key);
+    fputc(':', f);
+    sits__json_str(f, eq ? eq + 1 : "");
+  }
+  fputs("},\"notes\":[", f);
+  for (size_t k = 0; k < sits_scenario_note_count(sc); k++) {
+    fputs(k ? "," : "", f);
+    sits__json_str(f, sits_scenario_note(sc, k));
+  }
+  fprintf(f,
+          "],\"verdict\":\"%s\",\"solver\":{\"steps\":%ld,\"rhs_evals\":%ld,"
+          "\"jac_evals\":%ld,\"lin_setups\":%ld,\"reinits\":%ld,\"err_test_fails\":%ld,"
+          "\"linear_solver\":\"%s\",\"method\":\"%s\"}}\n",
+          s->ok ? "ok" : "violated", r->stats.steps, r->stats.rhs_evals, r->stats.jac_evals,
+          r->stats.lin_setups, r->stats.reinits, r->stats.err_test_fails,
+          sits__result_linear_solver(r), r->stats.method ? r->stats.method : "cvode");
+  return ferror(f) ? SITS_EIO : SITS_OK;
+}
+
+int sits_write_steady_json(const sits_scenario *sc, const sits_steady_state *st, FILE *f) {
+  fprintf(f, "{\"schema_version\":1,\"runaway\":%s", st->runaway ? "true" : "false");
+  json_by_node(f, "temp_c", sits_scenario_thermal(sc), st->temp_c, st->n);
+  json_kv(f, "max_junction_temp_c", st->max_junction_temp_c);
+  size_t nd;
+  const sits_domain *dom = sits_scenario_domains(sc, &nd);
+  fputs(",\"power_w\":{\"total\":", f);
+  sits__json_num(f, st->total_power_w);
+  for (size_t d = 0; d < nd; d++)
+    json_kv(f, dom[d].name, st->domain_power_w[d]);
+  fputc('}', f);
+  json_kv(f, "ambient_c", st->ambient_c);
+  fputs(",\"freq_mhz\":{", f);
+  for (size_t d = 0; d < nd; d++) {
+    fprintf(f, "%s", d ? "," : "");
+    sits__json_str(f, dom[d].name);
+    fprintf(f, ":%.10g", dom[d].opp[st->opp[d]].freq_mhz);
+  }
+  fputc('}', f);
+  if (st->n_fans) { /* the fans' steady duties */
+    fputs(",\"fans\":{", f);
+    for (size_t k = 0; k < st->n_fans && k < SITS_MAX_FANS; k++) {
+      fprintf(f, "%s", k ? "," : "");
+      sits__json_str(f, sc->fans[k].name);
+      fprintf(f, ":{\"duty\":%.10g,\"cycles\":%s}", st->fan_duty[k],
+              st->fan_cycles[k] ? "true" : "false");
+    }
+    fputc('}', f);
+  }
+  fputs("}\n", f);
+  return ferror(f) ? SITS_EIO : SITS_OK;
+}

@@ -1,0 +1,128 @@
+/*
+ * text_summary.c - the summaries a person reads (sits_text.h): a run's (end reason,
+ * temperatures, power, energy balance, items, battery, throttling, constraints, verdict)
+ * and a replay's (per sensor metrics). The JSON forms are in outputs/output_json.c and
+ * traces/replay.c.
+ */
+#include "sits_text.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "result_internal.h"
+#include "scenario_internal.h"
+
+static void text_constraint(FILE *f, const char *key, const char *unit, const sits_constraint *c) {
+  if (c->set)
+    fprintf(f, "  %-22s %10.3f %-3s (limit %.3f)  %s\n", key, c->value, unit, c->limit,
+            c->ok ? "ok" : "VIOLATED");
+}
+
+int sits_write_summary_text(const sits_scenario *sc, const sits_result *r, FILE *f) {
+  const sits_summary *s = &r->summary;
+  const sits_thermal *th = sits_scenario_thermal(sc);
+  fprintf(f, "end reason            %s after %.3f s\n", sits_end_reason_name(s->end_reason),
+          s->simulated_s);
+  fprintf(f, "max junction temp     %.3f C\n", s->max_junction_temp_c);
+  fprintf(f, "power                 avg %.3f W, peak %.3f W, peak %.0f-s average %.3f W\n",
+          s->avg_power_w, s->peak_power_w, sits_scenario_limits(sc)->tdp_window_s, s->tdp_w);
+  fprintf(f,
+          "energy                %.3f J in = %.3f J stored + %.3f J to ambient "
+          "(balance error %.1e)\n",
+          s->energy_j, s->energy_stored_j, s->energy_to_ambient_j, s->energy_balance_rel);
+  size_t nd;
+  const sits_domain *dom = sits_scenario_domains(sc, &nd);
+  if (nd) {
+    fprintf(f, "energy by domain     ");
+    for (size_t d = 0; d < nd; d++)
+      fprintf(f, " %s %.3f J%s", dom[d].name, s->domain_energy_j[d], d + 1 < nd ? "," : "\n");
+  }
+  /* every node up to 24; beyond (floorplans), the 12 hottest: all of them are in the JSON */
+  size_t shown = r->n_nodes <= 24 ? r->n_nodes : 12;
+  if (shown == r->n_nodes)
+    fprintf(f, "peak temperature by node:\n");
+  else
+    fprintf(f, "peak temperature, the %zu hottest of %zu nodes (all in --summary json):\n", shown,
+            r->n_nodes);
+  bool *done = calloc(r->n_nodes, sizeof *done);
+  for (size_t k = 0; k < shown; k++) {
+    size_t i = k;
+    if (shown < r->n_nodes) { /* the hottest not shown yet */
+      i = r->n_nodes;
+      for (size_t j = 0; done && j < r->n_nodes; j++)
+        if (!done[j] && (i == r->n_nodes || r->peak_temp_c[j] > r->peak_temp_c[i]))
+          i = j;
+      if (i == r->n_nodes)
+        break;
+      done[i] = true;
+    }
+    fprintf(f, "  %-22s %10.3f C%s\n", sits_thermal_name(th, (int)i), r->peak_temp_c[i],
+            sits_thermal_is_junction(th, (int)i) ? "  (junction)" : "");
+  }
+  free(done);
+  if (!isnan(s->items_done))
+    fprintf(f, "items                 %.1f done, %.3f mJ each, latency %.3f ms, deficit %.2f%%\n",
+            s->items_done, s->energy_per_item_mj, s->latency_ms, 100 * s->deficit_fraction);
+  if (s->has_battery)
+    fprintf(
+        f,
+        "battery               SOC %.4f at the end, runtime %.1f s%s, min %.3f V, %.3f Wh drawn\n",
+        s->final_soc, s->runtime_s, s->runtime_estimated ? " (estimated)" : "", s->min_voltage_v,
+        s->energy_drawn_wh);
+  if (!isnan(s->time_to_throttle_s) || s->throttled_fraction > 0)
+    fprintf(f, "throttling            first at %.3f s, %.1f%% of the time\n", s->time_to_throttle_s,
+            100 * s->throttled_fraction);
+  if (s->tdp.set || s->junction.set || s->latency.set || s->energy_per_item.set ||
+      s->battery_life.set) {
+    fprintf(f, "constraints:\n");
+    text_constraint(f, "tdp_budget_w", "W", &s->tdp);
+    text_constraint(f, "max_junction_temp_c", "C", &s->junction);
+    text_constraint(f, "max_latency_ms", "ms", &s->latency);
+    text_constraint(f, "max_energy_per_item_mj", "mJ", &s->energy_per_item);
+    if (s->battery_life.set)
+      fprintf(f, "  %-22s %10.1f s   (at least %.1f)  %s\n", "min_battery_life_s",
+              s->battery_life.value, s->battery_life.limit, s->battery_life.ok ? "ok" : "VIOLATED");
+  }
+  fprintf(f, "verdict               %s\n", s->ok ? "ok" : "violated");
+  if (r->stats.method && strcmp(r->stats.method, "exponential") == 0)
+    fprintf(f, "solver                exponential (ETD2RK), %ld steps, %ld RHS evaluations, %ld "
+               "Jacobians, %ld phi computations\n",
+            r->stats.steps, r->stats.rhs_evals, r->stats.jac_evals, r->stats.lin_setups);
+  else if (r->stats.method && strcmp(r->stats.method, "grid-cvode") == 0)
+    fprintf(f, "solver                CVODE on the layered-grid solver, stepping past ticks, %ld "
+               "steps, %ld RHS evaluations, %ld grid setups\n",
+            r->stats.steps, r->stats.rhs_evals, r->stats.lin_setups);
+  else
+    fprintf(f, "solver                CVODE%s, %ld steps, %ld RHS evaluations, %ld Jacobians, %s\n",
+            r->stats.method && strcmp(r->stats.method, "cvode-ahead") == 0
+                ? ", stepping past ticks"
+                : "",
+            r->stats.steps, r->stats.rhs_evals, r->stats.jac_evals,
+            r->stats.sparse ? "KLU" : "dense");
+  return ferror(f) ? SITS_EIO : SITS_OK;
+}
+
+int sits_replay_write_text(const sits_replay *r, FILE *f) {
+  fprintf(f, "trace                 %s, %zu samples (%zu malformed lines skipped), %.3f s\n",
+          r->trace->format, r->trace->n_rows, r->trace->skipped, r->duration_s);
+  for (size_t k = 0; k < r->n_sensors; k++) {
+    const sits_fit_metrics *m = &r->sensors[k].m;
+    fprintf(f, "%-22s rmse %.3f C, mae %.3f C, max %.3f C, bias %+.3f C, r2 %.3f, n %zu\n",
+            r->sensors[k].column, m->rmse, m->mae, m->max_abs_err, m->bias, m->r2, m->n);
+    if (r->band_c && k < SITS_REPLAY_MAX_BAND_SENSORS)
+      fprintf(f, "%-22s 95 %% band: %.1f %% of samples inside, mean half-width %.3f K\n", "",
+              100 * r->band_coverage[k], r->band_mean_half_width_c[k]);
+  }
+  for (size_t p = 0; p < r->n_phases; p++) {
+    const sits_replay_phase *ph = &r->phases[p];
+    fprintf(f, "phase %-16s %zu times, %.3f s, %.3f J measured in\n", ph->label, ph->instances,
+            ph->duration_s, ph->energy_j);
+    for (size_t k = 0; k < r->n_sensors; k++)
+      fprintf(f, "  %-20s rmse %.3f C, bias %+.3f C, peak %.3f C measured, %.3f C simulated\n",
+              r->sensors[k].column, ph->m[k].rmse, ph->m[k].bias, ph->peak_measured_c[k],
+              ph->peak_simulated_c[k]);
+  }
+  return ferror(f) ? SITS_EIO : SITS_OK;
+}

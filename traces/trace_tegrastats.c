@@ -1,0 +1,301 @@
+/*
+ * trace_tegrastats.c - tegrastats text logs, every JetPack variant, by generic tokens rather
+ * than positions (one fixture per variant in tests/data/tegrastats):
+ *   - an optional leading `MM-DD-YYYY HH:MM:SS` (JetPack 5 on; 1-s resolution);
+ *   - rails `NAME inst/avg[/max]` in mW, with or without the `mW` suffix: the first number
+ *     is the sample (the others are running statistics) -> power_w.NAME in watts (`NC`,
+ *     an unconnected monitor channel, is dropped);
+ *   - temperatures `NAME@x[/y]C`: the first value; `-256C` is a sensor that is off (NAN);
+ *     PMIC@100C and PMIC@50C are fixed dummies and are dropped -> temp_c.NAME;
+ *   - `CPU [a%@f,off,...]` -> util_frac.cpuK and freq_mhz.cpuK (NAN for an offline core);
+ *   - `EMC_FREQ x%[@f]`, `GR3D_FREQ x%@f | x%@[f,f] | @[f,f,f] | @f | x%` -> util_frac.EMC,
+ *     util_frac.GR3D, freq_mhz.EMC, freq_mhz.GR3D (the first GPC; freq_mhz.GR3D_gpcK for
+ *     the others);
+ *   - engine clocks `APE 150`, `NVDEC 1190` -> freq_mhz.NAME (`off` -> NAN).
+ * RAM/SWAP/IRAM/lfb and other tokens are ignored. Sample times: row k is at k x interval,
+ * the interval from --interval-ms, else what the timestamps imply ((span + 1 s) / rows: each
+ * end second is partly covered), else tegrastats' default 1000 ms (also when every stamp is
+ * the same second): never the 1-s stamps themselves.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "trace_impl.h"
+#include "status_internal.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_TOKENS 512
+
+/* `MM-DD-YYYY` then `HH:MM:SS` -> seconds (the epoch does not matter, only differences). */
+static bool timestamp(const char *date, const char *clock, double *s) {
+  int mo, d, y, h, mi, se;
+  char tail;
+  if (sscanf(date, "%2d-%2d-%4d%c", &mo, &d, &y, &tail) != 3 ||
+      sscanf(clock, "%2d:%2d:%2d%c", &h, &mi, &se, &tail) != 3 || mo < 1 || mo > 12 || d < 1 ||
+      d > 31 || h > 23 || mi > 59 || se > 60)
+    return false;
+  *s = (double)sits__days_from_civil(y, mo, d) * 86400.0 + h * 3600.0 + mi * 60.0 + se;
+  return true;
+}
+
+/* A whole-token number. */
+static bool num(const char *s, double *v) {
+  char *end;
+  errno = 0;
+  *v = strtod(s, &end);
+  return end != s && *end == '\0' && isfinite(*v);
+}
+
+/* A rail value list `a/b[/c]` with optional mW suffixes: the first number in mW. */
+static bool rail(const char *s, double *mw) {
+  char buf[128];
+  if (strlen(s) >= sizeof buf || !strchr(s, '/'))
+    return false;
+  snprintf(buf, sizeof buf, "%s", s);
+  int parts = 0;
+  for (char *save = NULL, *p = strtok_r(buf, "/", &save); p; p = strtok_r(NULL, "/", &save)) {
+    size_t n = strlen(p);
+    if (n > 2 && strcmp(p + n - 2, "mW") == 0)
+      p[n - 2] = '\0';
+    double v;
+    if (!num(p, &v) || v < 0)
+      return false;
+    if (parts++ == 0)
+      *mw = v;
+  }
+  return parts >= 2 && parts <= 3;
+}
+
+static bool is_name(const char *s) {
+  if (!*s || !(isalpha((unsigned char)*s) || *s == '_'))
+    return false;
+  for (; *s; s++)
+    if (!(isalnum((unsigned char)*s) || *s == '_'))
+      return false;
+  return true;
+}
+
+static int set(sits_trace *t, const char *kind, const char *name, double v) {
+  char col[160];
+  snprintf(col, sizeof col, "%s.%s", kind, name);
+  return sits__trace_set(t, col, v);
+}
+
+/* `x%@f`, `x%@[f,f]`, `@[f,f,f]`, `@f`, `x%`, `off` for engine @p name (EMC, GR3D). */
+static int load_clock(sits_trace *t, const char *name, const char *s) {
+  int rc = SITS_OK;
+  if (strcmp(s, "off") == 0)
+    return SITS_OK;
+  const char *at = strchr(s, '@');
+  if (at != s) { /* a load percentage first */
+    char pct[32];
+    size_t n = (size_t)((at ? at : s + strlen(s)) - s);
+    if (n == 0 || n >= sizeof pct || s[n - 1] != '%')
+      return -1;
+    memcpy(pct, s, n - 1);
+    pct[n - 1] = '\0';
+    double v;
+    if (!num(pct, &v))
+      return -1;
+    rc = set(t, "util_frac", name, v / 100.0);
+  }
+  if (!at || rc)
+    return rc;
+  const char *f = at + 1;
+  char buf[256];
+  snprintf(buf, sizeof buf, "%s", f);
+  char *p = buf;
+  if (*p == '[') {
+    p++;
+    char *close = strchr(p, ']');
+    if (!close || close[1])
+      return -1;
+    *close = '\0';
+  }
+  int k = 0;
+  for (char *save = NULL, *q = strtok_r(p, ",", &save); q && !rc;
+       q = strtok_r(NULL, ",", &save), k++) {
+    double v;
+    if (!num(q, &v))
+      return -1;
+    char col[64];
+    if (k == 0)
+      snprintf(col, sizeof col, "%s", name);
+    else
+      snprintf(col, sizeof col, "%s_gpc%d", name, k);
+    rc = set(t, "freq_mhz", col, v);
+  }
+  return k ? rc : -1;
+}
+
+/* `[a%@f,off,...]` (the token may have been split on spaces: it never is in practice). */
+static int cpu_list(sits_trace *t, const char *s) {
+  char buf[1024];
+  size_t n = strlen(s);
+  if (n < 2 || s[0] != '[' || s[n - 1] != ']' || n >= sizeof buf)
+    return -1;
+  memcpy(buf, s + 1, n - 2);
+  buf[n - 2] = '\0';
+  int k = 0, rc = SITS_OK;
+  for (char *save = NULL, *q = strtok_r(buf, ",", &save); q && !rc;
+       q = strtok_r(NULL, ",", &save), k++) {
+    char name[16];
+    snprintf(name, sizeof name, "cpu%d", k);
+    if (strcmp(q, "off") == 0) {
+      rc = set(t, "util_frac", name, NAN);
+      rc = rc ? rc : set(t, "freq_mhz", name, NAN);
+      continue;
+    }
+    char *pct = strchr(q, '%');
+    double u, f = NAN;
+    if (!pct)
+      return -1;
+    *pct = '\0';
+    if (!num(q, &u) || (pct[1] && (pct[1] != '@' || !num(pct + 2, &f))))
+      return -1;
+    rc = set(t, "util_frac", name, u / 100.0);
+    rc = rc ? rc : set(t, "freq_mhz", name, f);
+  }
+  return rc;
+}
+
+/* `NAME@x[/y]C` -> a temperature; 1 when the token is one, 0 when not, -1 on a bad value. */
+static int temperature(sits_trace *t, const char *s, int *rc) {
+  const char *at = strchr(s, '@');
+  size_t n = strlen(s);
+  if (!at || at == s || n < 3 || s[n - 1] != 'C')
+    return 0;
+  char name[128], val[64];
+  size_t ln = (size_t)(at - s);
+  if (ln >= sizeof name || n - ln - 2 >= sizeof val)
+    return -1;
+  memcpy(name, s, ln);
+  name[ln] = '\0';
+  if (!is_name(name) || strcmp(name, "GR3D_FREQ") == 0 || strcmp(name, "EMC_FREQ") == 0)
+    return 0;
+  memcpy(val, at + 1, n - ln - 2);
+  val[n - ln - 2] = '\0';
+  char *slash = strchr(val, '/');
+  if (slash) /* JetPack 7: x/yC, the second a statistic */
+    *slash = '\0';
+  size_t lv = strlen(val);
+  if (lv && val[lv - 1] == 'C')
+    val[lv - 1] = '\0';
+  double v;
+  if (!num(val, &v))
+    return -1;
+  if (strcmp(name, "PMIC") == 0 && (v == 100.0 || v == 50.0))
+    return 1; /* a fixed dummy */
+  *rc = set(t, "temp_c", name, v <= -256.0 ? NAN : v);
+  return 1;
+}
+
+static const char *const engines[] = {
+    "APE",    "NVENC", "NVENC0", "NVENC1", "NVDEC",  "NVDEC0",    "NVDEC1",    "NVJPG", "NVJPG0",
+    "NVJPG1", "VIC",   "OFA",    "NVDLA0", "NVDLA1", "PVA0_FREQ", "PVA1_FREQ", "MSENC", NULL};
+
+static bool engine(const char *s) {
+  for (int k = 0; engines[k]; k++)
+    if (strcmp(s, engines[k]) == 0)
+      return true;
+  return false;
+}
+
+/* One line's tokens into the last row; returns the number of values recognised, or -1. */
+static int parse_tokens(sits_trace *t, char **tok, int n, bool *has_ts, double *ts) {
+  int used = 0, i = 0, rc = SITS_OK;
+  *has_ts = n >= 2 && timestamp(tok[0], tok[1], ts);
+  if (*has_ts)
+    i = 2;
+  for (; i < n && rc == SITS_OK; i++) {
+    const char *s = tok[i], *next = i + 1 < n ? tok[i + 1] : NULL;
+    double mw;
+    int tr = temperature(t, s, &rc);
+    if (tr < 0)
+      return -1;
+    if (tr > 0) {
+      used++;
+      continue;
+    }
+    if (strcmp(s, "CPU") == 0 && next && next[0] == '[') {
+      if (cpu_list(t, next))
+        return -1;
+      used++, i++;
+    } else if ((strcmp(s, "EMC_FREQ") == 0 || strcmp(s, "GR3D_FREQ") == 0) && next) {
+      if (load_clock(t, s[0] == 'E' ? "EMC" : "GR3D", next))
+        return -1;
+      used++, i++;
+    } else if (next && is_name(s) && rail(next, &mw)) {
+      if (strcmp(s, "NC") != 0) /* INA3221 channels wired to nothing */
+        rc = set(t, "power_w", s, mw / 1000.0);
+      used++, i++;
+    } else if (next && engine(s)) {
+      double f;
+      if (strcmp(next, "off") == 0)
+        rc = set(t, "freq_mhz", s, NAN);
+      else if (num(next, &f))
+        rc = set(t, "freq_mhz", s, f);
+      else
+        continue;
+      used++, i++;
+    }
+  }
+  return rc ? -2 : used;
+}
+
+int sits__tegrastats_sniff(const char *line) {
+  return strstr(line, "RAM ") && (strstr(line, "CPU [") || strstr(line, "@")) ? 10 : 0;
+}
+
+int sits__tegrastats_read(const char *path, const sits_trace_opts *o, sits_trace *t,
+                          sits_err *err) {
+  sits__lines L;
+  if (sits__lines_open(&L, path, err))
+    return SITS_EINPUT;
+  char *tok[MAX_TOKENS];
+  int rc = SITS_OK;
+  double ts_first = NAN, ts_last = NAN;
+  size_t ts_rows = 0;
+  for (char *line; (line = sits__trace_lines_next(&L, t, o, &rc, err));) {
+    int n = 0;
+    for (char *save = NULL, *p = strtok_r(line, " \t\r\n", &save); p && n < MAX_TOKENS;
+         p = strtok_r(NULL, " \t\r\n", &save))
+      tok[n++] = p;
+    if (n == 0)
+      continue;
+    long row = sits__trace_add_row(t, L.lineno);
+    if (row < 0) {
+      rc = sits__fail(err, SITS_ENOMEM, "out of memory");
+      break;
+    }
+    bool has_ts;
+    double ts = NAN;
+    int used = parse_tokens(t, tok, n, &has_ts, &ts);
+    if (used == -2) {
+      rc = sits__fail(err, SITS_ENOMEM, "out of memory");
+      break;
+    }
+    if (used <= 0) { /* nothing tegrastats-like, or a malformed value: drop the row */
+      t->n_rows--;
+      rc = sits__trace_bad_line(t, o, path, L.lineno,
+                                used < 0 ? "malformed tegrastats value" : "not a tegrastats line",
+                                err);
+      continue;
+    }
+    if (has_ts) {
+      if (isnan(ts_first))
+        ts_first = ts;
+      ts_last = ts;
+      ts_rows++;
+    }
+  }
+  sits__lines_close(&L);
+  if (rc)
+    return rc;
+  sits__trace_row_times(t, o, ts_first, ts_last, ts_rows);
+  return SITS_OK;
+}
