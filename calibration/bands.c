@@ -74,7 +74,7 @@ static int strings_of(const config_setting_t *g, const char *name, size_t max, c
 
 /* 1: the group read; 0: the scenario has none; else an error. */
 static int read_uncertainty(const sits_scenario *sc, uncertainty *u, sits_err *err) {
-  const config_setting_t *g = config_lookup(&sc->config.cfg, "uncertainty");
+  const config_setting_t *g = config_lookup(sits__scenario_cfg(sc), "uncertainty");
   if (!g)
     return 0;
   int rc = strings_of(g, "parameters", MAX_P, u->path, &u->n_p, err);
@@ -98,10 +98,10 @@ static int replay_moved(const sits_scenario *sc, const sits_replay *r, const cha
   snprintf(set, sizeof set, "%s=%.17g", path, value);
   const char *sets[] = {set};
   sits_scenario *moved = NULL;
-  int rc = sits_scenario_load_text(sits_scenario_config_text(sc), sc->config.scenario_path, sets, 1,
+  int rc = sits_scenario_load_text(sits_scenario_config_text(sc), sits__scenario_path(sc), sets, 1,
                                    &moved, err);
   if (rc == SITS_OK)
-    rc = sits_replay_run_trace(moved, r->trace, sc->config.scenario_path, NULL, out, err);
+    rc = sits_replay_run_trace(moved, r->trace, sits__scenario_path(sc), NULL, out, err);
   sits_scenario_free(moved);
   return rc;
 }

@@ -18,7 +18,7 @@ static const char *mapping(const sits_scenario *sc, const char *key, const char 
   if (given)
     return given;
   const char *v = NULL;
-  config_setting_t *g = config_lookup(&sc->config.cfg, "replay.battery");
+  config_setting_t *g = config_lookup(sits__scenario_cfg(sc), "replay.battery");
   if (g && config_setting_lookup_string(g, key, &v) == CONFIG_TRUE)
     return v;
   return dflt;
@@ -408,7 +408,7 @@ int sits_calibrate_battery(const sits_scenario *sc, const sits_calibrate_opts *o
   int sign = o->discharge_positive;
   if (sign < 0) {
     int v = 0;
-    config_setting_t *g = config_lookup(&sc->config.cfg, "replay.battery");
+    config_setting_t *g = config_lookup(sits__scenario_cfg(sc), "replay.battery");
     sign = g && config_setting_lookup_bool(g, "discharge_positive", &v) == CONFIG_TRUE ? v : 0;
   }
   const char *names[3] = {mapping(sc, "time_column", o->time_column, "time_s"),

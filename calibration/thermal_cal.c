@@ -26,10 +26,10 @@ typedef struct problem {
   sits_thermal_cal *c;
   size_t n_rows, n_train, n_nodes;
   size_t hold_lo, hold_hi; /* the held-out rows [lo, hi); n_train counts the others */
-  sits_scenario *sc;      /* loaded once; each evaluation sets the parameters in memory */
-  double *loaded_initial; /* per node: its initial_c as loaded (a replay changes it) */
-  double *initial;        /* per node: NAN or a fitted initial temperature */
-  double *best_x;         /* the fitted parameters, in the fit's coordinates */
+  sits_scenario *sc;       /* loaded once; each evaluation sets the parameters in memory */
+  double *loaded_initial;  /* per node: its initial_c as loaded (a replay changes it) */
+  double *initial;         /* per node: NAN or a fitted initial temperature */
+  double *best_x;          /* the fitted parameters, in the fit's coordinates */
   size_t evaluations;
   double cost;     /* the fit's least training cost */
   size_t n_starts; /* of fit()'s three starts, how many (a trip scan's trials take one) */
@@ -60,7 +60,7 @@ static int evaluate(problem *pb, const double *x, sits_replay **rep, sits_err *e
   *rep = NULL;
   for (size_t i = 0; i < pb->n_nodes; i++) { /* as loaded, whatever the last replay left */
     pb->initial[i] = NAN;
-    sits_thermal_set_initial_c(pb->sc->thermal, (int)i, pb->loaded_initial[i]);
+    sits_thermal_set_initial_c(sits__scenario_thermal_mut(pb->sc), (int)i, pb->loaded_initial[i]);
   }
   for (size_t k = 0; rc == SITS_OK && k < pb->c->n_params; k++) {
     const sits_thermal_param *p = &pb->c->params[k];
@@ -108,7 +108,7 @@ static bool lookup_number(const config_setting_t *g, const char *name, double *v
 /* The parameters: every link's R and node's C, then the ambient and initial temperatures. */
 static int parameters(problem *pb, const sits_scenario *sc, const sits_replay *rep, sits_err *err) {
   sits_thermal_cal *c = pb->c;
-  const config_setting_t *th = config_lookup(&sc->config.cfg, "platform.thermal");
+  const config_setting_t *th = config_lookup(sits__scenario_cfg(sc), "platform.thermal");
   if (!th || config_setting_get_member(th, "hotspot"))
     return sits__fail(err, SITS_EUNSUPPORTED,
                       "--fit thermal needs a platform with thermal nodes and links (floorplan "
@@ -120,8 +120,8 @@ static int parameters(problem *pb, const sits_scenario *sc, const sits_replay *r
     if (c->keep_network && !(c->fit_capacitance && k >= nl)) /* kept (but its C's, if asked) */
       continue;
     bool fan_link = false; /* its resistance is the fan's (below) */
-    for (size_t f = 0; k < nl && f < sc->n_fans; f++)
-      fan_link |= sc->fans[f].link == k;
+    for (size_t f = 0; k < nl && f < sits_scenario_fan_count(sc); f++)
+      fan_link |= sits__scenario_fan(sc, f)->link == k;
     if (fan_link)
       continue;
     if (c->n_params == SITS_THERMAL_CAL_MAX_PARAMS)
@@ -143,8 +143,8 @@ static int parameters(problem *pb, const sits_scenario *sc, const sits_replay *r
   /* each fan's resistances at the duties the replay visits: a traced fan's, the points
    * around the range of its column; otherwise those around its initial duty and its trips'
    * duties (a point no duty reaches leaves the fit unchanged: not a parameter) */
-  for (size_t f = 0; !c->keep_network && f < sc->n_fans; f++) {
-    const sits__fan *fan = &sc->fans[f];
+  for (size_t f = 0; !c->keep_network && f < sits_scenario_fan_count(sc); f++) {
+    const sits__fan *fan = sits__scenario_fan(sc, f);
     double lo = rep->fan_traced[f] ? rep->fan_duty_min[f] : fan->initial_duty;
     double hi = rep->fan_traced[f] ? rep->fan_duty_max[f] : fan->initial_duty;
     for (size_t t = 0; !rep->fan_traced[f] && t < fan->n_trips; t++)
@@ -166,41 +166,47 @@ static int parameters(problem *pb, const sits_scenario *sc, const sits_replay *r
   }
   /* the modelled domains' leakage: its size at the reference and its slope (the replay keeps
    * only the domains replay.domains names; their config index by name) */
-  const config_setting_t *cdom = config_lookup(&sc->config.cfg, "platform.domains");
-  if (c->fit_leakage && !sc->traced_domains)
+  const config_setting_t *cdom = config_lookup(sits__scenario_cfg(sc), "platform.domains");
+  if (c->fit_leakage && !sits__scenario_traced_domains(sc))
     return sits__fail(err, SITS_EINPUT,
                       "--fit leakage needs domains the replay models (replay.domains: each "
                       "domain's clock and load from the trace); with measured power only, the "
                       "leakage is in the measurement");
-  for (size_t d = 0; c->fit_leakage && d < sc->n_domains; d++) {
+  for (size_t d = 0; c->fit_leakage && d < sits_scenario_domain_count(sc); d++) {
     int ci = -1;
     for (int e = 0; cdom && ci < 0 && e < config_setting_length(cdom); e++) {
       const char *nm = NULL;
       if (config_setting_lookup_string(config_setting_get_elem(cdom, (unsigned)e), "name", &nm) &&
-          !strcmp(nm, sc->domains[d].name))
+          !strcmp(nm, sits_scenario_domains(sc, NULL)[d].name))
         ci = e;
     }
     if (ci < 0)
       return sits__fail(err, SITS_EINPUT, "domain '%s' is not in platform.domains",
-                        sc->domains[d].name);
-    const sits_domain *dm = &sc->domains[d];
+                        sits_scenario_domains(sc, NULL)[d].name);
+    const sits_domain *dm = &sits_scenario_domains(sc, NULL)[d];
     if (c->n_params + 2 > SITS_THERMAL_CAL_MAX_PARAMS)
       return sits__fail(err, SITS_EINPUT, "more than %d parameters to fit",
                         SITS_THERMAL_CAL_MAX_PARAMS);
     if (dm->leak_ref_w > 0) {
       sits_thermal_param *p = &c->params[c->n_params++];
-      *p = (sits_thermal_param){.node = -1, .start = dm->leak_ref_w, .lo = dm->leak_ref_w / SPREAD,
-                                .hi = dm->leak_ref_w * SPREAD, .log_scale = true};
+      *p = (sits_thermal_param){.node = -1,
+                                .start = dm->leak_ref_w,
+                                .lo = dm->leak_ref_w / SPREAD,
+                                .hi = dm->leak_ref_w * SPREAD,
+                                .log_scale = true};
       snprintf(p->path, sizeof p->path, "platform.domains.[%d].leak_ref_w", ci);
     }
     /* the slope: leakage doubling every 6 K to every 350 K */
     sits_thermal_param *p = &c->params[c->n_params++];
-    *p = (sits_thermal_param){.node = -1, .start = fmin(fmax(dm->leak_per_k, 0.0021), 0.11),
-                              .lo = 0.002, .hi = 0.12, .log_scale = true};
+    *p = (sits_thermal_param){.node = -1,
+                              .start = fmin(fmax(dm->leak_per_k, 0.0021), 0.11),
+                              .lo = 0.002,
+                              .hi = 0.12,
+                              .log_scale = true};
     snprintf(p->path, sizeof p->path, "platform.domains.[%d].leak_per_k", ci);
   }
   if (c->fit_ambient) {
-    if (config_lookup(&sc->config.cfg, "replay.ambient_column"))
+    if (config_lookup(sits__scenario_cfg(sc), "replay.ambient_column"))
       return sits__fail(err, SITS_EINPUT,
                         "--fit ambient: the trace gives the ambient (replay.ambient_column)");
     sits_thermal_param *p = &c->params[c->n_params++];
@@ -209,8 +215,8 @@ static int parameters(problem *pb, const sits_scenario *sc, const sits_replay *r
       lo = 15, hi = 40;
     if (!(hi > lo))
       return sits__fail(err, SITS_EINPUT, "the ambient's range %g to %g C is empty", lo, hi);
-    *p = (sits_thermal_param){.node = -1, .start = fmin(fmax(sc->ambient_c, lo), hi),
-                              .lo = lo, .hi = hi};
+    *p = (sits_thermal_param){
+        .node = -1, .start = fmin(fmax(sits_scenario_ambient_c(sc), lo), hi), .lo = lo, .hi = hi};
     snprintf(p->path, sizeof p->path, "ambient_c");
   }
   /* an unsensed node's initial temperature: between the coolest the ambient may be and the
@@ -223,13 +229,16 @@ static int parameters(problem *pb, const sits_scenario *sc, const sits_replay *r
     if (rep->sensed[i] && isfinite(rep->initial_c[i]))
       sensed_hi = fmax(sensed_hi, rep->initial_c[i]);
   bool prior = pb->o->ambient_lo_c == 0 && pb->o->ambient_hi_c == 0; /* 15-40 C, as above */
-  double amb_lo = !c->fit_ambient ? sc->ambient_c : prior ? 15.0 : pb->o->ambient_lo_c;
+  double amb_lo = !c->fit_ambient ? sits_scenario_ambient_c(sc)
+                  : prior         ? 15.0
+                                  : pb->o->ambient_lo_c;
   for (size_t i = 0; c->fit_initial && i < pb->n_nodes; i++) {
     if (rep->sensed[i])
       continue;
-    double est = rep->initial_c[i], ilo = sc->ambient_c - 20, ihi = sc->ambient_c + 80;
+    double est = rep->initial_c[i], ilo = sits_scenario_ambient_c(sc) - 20,
+           ihi = sits_scenario_ambient_c(sc) + 80;
     if (isfinite(sensed_hi) && isfinite(est)) {
-      ilo = fmin(fmin(sc->ambient_c, amb_lo) - 5, est - 10);
+      ilo = fmin(fmin(sits_scenario_ambient_c(sc), amb_lo) - 5, est - 10);
       ihi = fmax(sensed_hi + 10, est + 10);
     }
     if (c->n_params == SITS_THERMAL_CAL_MAX_PARAMS)
@@ -262,13 +271,13 @@ static int setup(problem *pb, sits_err *err) {
                                                     o->n_sets, &pb->sc, err)
                           : sits_scenario_load(o->scenario_path, o->sets, o->n_sets, &pb->sc, err);
   if (rc == SITS_OK) {
-    pb->n_nodes = sits_thermal_node_count(pb->sc->thermal);
+    pb->n_nodes = sits_thermal_node_count(sits_scenario_thermal(pb->sc));
     pb->loaded_initial = malloc((pb->n_nodes + 1) * sizeof *pb->loaded_initial);
     pb->initial = malloc((pb->n_nodes + 1) * sizeof *pb->initial);
     if (!pb->loaded_initial || !pb->initial)
       rc = sits__fail(err, SITS_ENOMEM, "out of memory");
     for (size_t i = 0; rc == SITS_OK && i < pb->n_nodes; i++)
-      pb->loaded_initial[i] = sits_thermal_initial_c(pb->sc->thermal, (int)i);
+      pb->loaded_initial[i] = sits_thermal_initial_c(sits_scenario_thermal(pb->sc), (int)i);
   }
   if (rc == SITS_OK &&
       (rc = sits_replay_run_trace(pb->sc, trace, o->trace_path, NULL, &rep, err)) == SITS_OK) {
@@ -335,8 +344,8 @@ static int fit(problem *pb, sits_err *err) {
     }
     double cost, rc_s = NAN, weak_s[SITS_THERMAL_CAL_MAX_PARAMS];
     bool conv;
-    sits_fit_opts fo = {np,     c->n_sensors * pb->n_train, residual, pb, 100, &rc_s, weak_s,
-                        cov_s, false};
+    sits_fit_opts fo = {np,   c->n_sensors * pb->n_train, residual, pb, 100, &rc_s, weak_s, cov_s,
+                        false};
     sits_err e2 = {0};
     c->starts++;
     if (sits_fit_nlinear(&fo, x, &cost, &conv, &e2) == SITS_OK && isfinite(cost) &&
@@ -390,7 +399,7 @@ static void flag(sits_thermal_cal *c, const char *fmt, ...) {
 /* What a user should not believe in the fitted values (sits_thermal_cal.h). */
 static void plausibility(problem *pb) {
   sits_thermal_cal *c = pb->c;
-  const sits_thermal *th = pb->sc->thermal;
+  const sits_thermal *th = sits_scenario_thermal(pb->sc);
   size_t np = c->n_params;
   for (size_t k = 0; k < np; k++) {
     const sits_thermal_param *p = &c->params[k];
@@ -398,8 +407,10 @@ static void plausibility(problem *pb) {
       flag(c, "%s = %.4g is at the %s end of its range [%.4g, %.4g]: the data push it out", p->path,
            p->value, sigmoid(x_of(p, p->value)) < 0.5 ? "lower" : "upper", p->lo, p->hi);
     if (strcmp(p->path, "ambient_c") == 0 && (p->value < 15 || p->value > 40))
-      flag(c, "ambient_c = %.4g C is outside 15-40 C, where a board indoors sits: it stands in "
-              "for something the network lacks (a fan, a missing node)", p->value);
+      flag(c,
+           "ambient_c = %.4g C is outside 15-40 C, where a board indoors sits: it stands in "
+           "for something the network lacks (a fan, a missing node)",
+           p->value);
     for (size_t j = k + 1; j < np; j++)
       if (fabs(c->corr[k * np + j]) > 0.99)
         flag(c, "%s and %s are correlated %+.3f: the trace fixes their combination, not each",
@@ -407,7 +418,8 @@ static void plausibility(problem *pb) {
   }
   /* a node lighter than its own silicon: die_area_mm2 x die_thickness_mm at silicon's
    * volumetric heat capacity (SILICON_J_PER_MM3_K); nodes are in the config's order */
-  const config_setting_t *nodes = config_lookup(&pb->sc->config.cfg, "platform.thermal.nodes");
+  const config_setting_t *nodes =
+      config_lookup(sits__scenario_cfg(pb->sc), "platform.thermal.nodes");
   for (int i = 0; nodes && i < config_setting_length(nodes); i++) {
     const config_setting_t *g = config_setting_get_elem(nodes, (unsigned)i);
     double area, thick;
@@ -415,14 +427,16 @@ static void plausibility(problem *pb) {
       continue;
     double c_si = area * thick * SILICON_J_PER_MM3_K, c_node = sits_thermal_capacity_j_per_k(th, i);
     if (c_node < c_si)
-      flag(c, "node '%s' c_j_per_k = %.4g J/K is below the heat capacity of its silicon alone "
-              "(%.4g mm2 x %.4g mm x 1.63 J/(cm3 K) = %.4g J/K): the trace does not resolve its "
-              "time constant, or its power enters elsewhere",
+      flag(c,
+           "node '%s' c_j_per_k = %.4g J/K is below the heat capacity of its silicon alone "
+           "(%.4g mm2 x %.4g mm x 1.63 J/(cm3 K) = %.4g J/K): the trace does not resolve its "
+           "time constant, or its power enters elsewhere",
            sits_thermal_name(th, i), c_node, area, thick, c_si);
   }
   /* a junction node heavier than a linked node that is not a junction (the fitted values
    * are in the scenario after the final evaluation) */
-  const config_setting_t *links = config_lookup(&pb->sc->config.cfg, "platform.thermal.links");
+  const config_setting_t *links =
+      config_lookup(sits__scenario_cfg(pb->sc), "platform.thermal.links");
   for (int l = 0; links && l < config_setting_length(links); l++) {
     const config_setting_t *g = config_setting_get_elem(links, (unsigned)l);
     const char *an = NULL, *bn = NULL;
@@ -433,8 +447,9 @@ static void plausibility(problem *pb) {
       int j = s ? b : a, o = s ? a : b;
       double cj = sits_thermal_capacity_j_per_k(th, j), co = sits_thermal_capacity_j_per_k(th, o);
       if (sits_thermal_is_junction(th, j) && !sits_thermal_is_junction(th, o) && cj > co)
-        flag(c, "junction node '%s' (%.4g J/K) is heavier than its neighbour '%s' (%.4g J/K): a "
-                "die is lighter than the metal it sits on",
+        flag(c,
+             "junction node '%s' (%.4g J/K) is heavier than its neighbour '%s' (%.4g J/K): a "
+             "die is lighter than the metal it sits on",
              sits_thermal_name(th, j), cj, sits_thermal_name(th, o), co);
     }
   }
@@ -580,10 +595,12 @@ static int governed_trips(const sits_thermal_cal_opts *o, trip_set *ts, sits_err
                           : sits_scenario_load(o->scenario_path, o->sets, o->n_sets, &sc, err);
   if (rc == SITS_OK)
     rc = sits_replay_run_trace(sc, trace, o->trace_path, NULL, &rep, err);
-  for (size_t f = 0; rc == SITS_OK && f < sc->n_fans; f++)
-    for (size_t k = 0; !rep->fan_traced[f] && k < sc->fans[f].n_trips && ts->n < MAX_SHIFTED; k++) {
+  for (size_t f = 0; rc == SITS_OK && f < sits_scenario_fan_count(sc); f++)
+    for (size_t k = 0;
+         !rep->fan_traced[f] && k < sits__scenario_fan(sc, f)->n_trips && ts->n < MAX_SHIFTED;
+         k++) {
       snprintf(ts->path[ts->n], sizeof ts->path[0], "platform.fans.[%zu].trips.[%zu].temp_c", f, k);
-      ts->temp_c[ts->n++] = sc->fans[f].trip_c[k];
+      ts->temp_c[ts->n++] = sits__scenario_fan(sc, f)->trip_c[k];
     }
   if (rc == SITS_OK && ts->n == 0)
     rc = sits__fail(err, SITS_EINPUT,
@@ -760,8 +777,7 @@ static void json_uncertainty(FILE *f, const sits_thermal_cal *c) {
 
 /* The network order's candidates (--orders). */
 static void json_orders(FILE *f, const sits_thermal_cal *c) {
-  fprintf(f, ",\"order\":%d,\"board\":%s,\"orders\":[", c->order,
-          c->board ? "true" : "false");
+  fprintf(f, ",\"order\":%d,\"board\":%s,\"orders\":[", c->order, c->board ? "true" : "false");
   for (size_t k = 0; k < c->n_orders; k++) {
     const sits_thermal_order_fig *o = &c->orders[k];
     fprintf(f, "%s{\"order\":%d,\"board\":%s,\"train_rmse_c\":", k ? "," : "", o->order,
@@ -811,7 +827,8 @@ static void json_band(FILE *f, const sits_thermal_cal *c) {
     fputc('}', f);
   }
   fputs("},\"band_method\":\"sqrt(residual_q95^2 + (1.96 sigma)^2), sigma the parameters' "
-        "covariance propagated linearly\"", f);
+        "covariance propagated linearly\"",
+        f);
 }
 
 /* The power-timing candidates (--fit auto). */

@@ -18,8 +18,8 @@
  * network; / (k + 1) with the board node, which takes the least of them / (k + 1)), C_S for
  * each S and the scenario's other capacitance shared by the rest. Static power, battery and
  * governor are dropped: a replay leaves them out; so are the domains, unless the replay
- * models some (replay.domains), whose nodes then move as a power column's. A fan on a link to the ambient
- * moves to the candidate's link to the ambient (the board's, or the chain's whose node its
+ * models some (replay.domains), whose nodes then move as a power column's. A fan on a link to the
+ * ambient moves to the candidate's link to the ambient (the board's, or the chain's whose node its
  * trips read, else the first chain's; its trip sensor, when the candidate lacks it, to the
  * first S); a fan between two nodes is dropped.
  */
@@ -79,8 +79,8 @@ static void one_neighbour(const config_setting_t *links, const char *name, char 
 /* The distinct nodes replay.sensors measure, each with its R_eq (1 W into it alone, the rest
  * unpowered, at a 0 C ambient), and the others' capacitance. */
 static int survey(const sits_scenario *sc, survey_t *sv, sits_err *err) {
-  const config_setting_t *sens = config_lookup(&sc->config.cfg, "replay.sensors");
-  const sits_thermal *th = sc->thermal;
+  const config_setting_t *sens = config_lookup(sits__scenario_cfg(sc), "replay.sensors");
+  const sits_thermal *th = sits_scenario_thermal(sc);
   memset(sv, 0, sizeof *sv);
   for (int k = 0; sens && k < config_setting_length(sens); k++) {
     const char *node = NULL;
@@ -110,7 +110,7 @@ static int survey(const sits_scenario *sc, survey_t *sv, sits_err *err) {
     if (!is_sensed)
       sv->c_rest += sits_thermal_capacity_j_per_k(th, (int)i);
   }
-  const config_setting_t *links = config_lookup(&sc->config.cfg, "platform.thermal.links");
+  const config_setting_t *links = config_lookup(sits__scenario_cfg(sc), "platform.thermal.links");
   for (size_t j = 0; j < sv->m; j++) {
     one_neighbour(links, sv->s[j].name, sv->s[j].neighbour, sizeof sv->s[j].neighbour);
     for (size_t o = 0; o < sv->m; o++) /* a sensed node is its own chain's, not another's N2 */
@@ -137,8 +137,8 @@ static int survey(const sits_scenario *sc, survey_t *sv, sits_err *err) {
 /* The sensed node (index into sv) nearest to node @p name in the scenario's network, by the
  * fewest links (breadth first); 0 when none is reachable. */
 static size_t nearest_sensed(const sits_scenario *sc, const survey_t *sv, const char *name) {
-  const sits_thermal *th = sc->thermal;
-  const config_setting_t *links = config_lookup(&sc->config.cfg, "platform.thermal.links");
+  const sits_thermal *th = sits_scenario_thermal(sc);
+  const config_setting_t *links = config_lookup(sits__scenario_cfg(sc), "platform.thermal.links");
   size_t n = sits_thermal_node_count(th);
   int start = sits_thermal_find(th, name);
   int *dist = malloc(n * sizeof *dist), *queue = malloc(n * sizeof *queue);
@@ -198,8 +198,8 @@ static char *candidate(const sits_scenario *sc, const survey_t *sv, int k, bool 
   ok = plat != NULL;
   /* modelled domains (replay.domains) heat the candidate too: they stay, the rest go */
   bool modelled = config_lookup(&cfg, "replay.domains") != NULL;
-  static const char *const drop[] = {"thermal", "domains", "static_w", "static_node", "battery",
-                                     "governor", "device_tree", "nvpmodel"};
+  static const char *const drop[] = {"thermal", "domains",  "static_w",    "static_node",
+                                     "battery", "governor", "device_tree", "nvpmodel"};
   for (size_t d = 0; ok && d < sizeof drop / sizeof drop[0]; d++)
     if (config_setting_get_member(plat, drop[d]) && !(modelled && !strcmp(drop[d], "domains")))
       config_setting_remove(plat, drop[d]);
@@ -262,7 +262,8 @@ static char *candidate(const sits_scenario *sc, const survey_t *sv, int k, bool 
     config_setting_lookup_string(g, "b", &b);
     config_setting_lookup_string(g, "sensor", &sensor);
     bool amb = (a && !strcmp(a, "ambient")) || (b && !strcmp(b, "ambient"));
-    config_setting_t *ma = config_setting_get_member(g, "a"), *mb = config_setting_get_member(g, "b");
+    config_setting_t *ma = config_setting_get_member(g, "a"),
+                     *mb = config_setting_get_member(g, "b");
     size_t chain = 0;
     bool in_candidate = false;
     for (size_t c = 0; sensor && c < m; c++)
@@ -324,10 +325,9 @@ int sits_calibrate_thermal_orders(const sits_thermal_cal_opts *o, const int *ord
     if (orders[k] < 1 || orders[k] > 3)
       return sits__fail(err, SITS_EINPUT, "--orders: order %d is not 1, 2 or 3", orders[k]);
   sits_scenario *sc = NULL;
-  int rc = o->scenario_text
-               ? sits_scenario_load_text(o->scenario_text, o->scenario_path, o->sets, o->n_sets,
-                                         &sc, err)
-               : sits_scenario_load(o->scenario_path, o->sets, o->n_sets, &sc, err);
+  int rc = o->scenario_text ? sits_scenario_load_text(o->scenario_text, o->scenario_path, o->sets,
+                                                      o->n_sets, &sc, err)
+                            : sits_scenario_load(o->scenario_path, o->sets, o->n_sets, &sc, err);
   survey_t *sv = rc ? NULL : malloc(sizeof *sv);
   if (rc == SITS_OK)
     rc = sv ? survey(sc, sv, err) : sits__fail(err, SITS_ENOMEM, "out of memory");
@@ -366,8 +366,8 @@ int sits_calibrate_thermal_orders(const sits_thermal_cal_opts *o, const int *ord
                 : sits__fail(err, SITS_ENOMEM, "cannot build the order-%d candidate", k);
     if (rc == SITS_OK) {
       double h = worst_holdout(cand), score = folds ? kf : h;
-      figs[n_figs++] = (sits_thermal_order_fig){k, cand->train[0].rmse, h, cand->n_flags,
-                                                folds ? kf : NAN, board};
+      figs[n_figs++] = (sits_thermal_order_fig){
+          k, cand->train[0].rmse, h, cand->n_flags, folds ? kf : NAN, board};
       if (score < 0.98 * best) { /* the winner so far (a later candidate must gain 2 %) */
         best = score;
         sits_thermal_cal_release(out);

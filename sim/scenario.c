@@ -591,8 +591,30 @@ const sits_solver_settings *sits_scenario_solver(const sits_scenario *sc) {
   return &sc->solver;
 }
 const sits_domain *sits_scenario_domains(const sits_scenario *sc, size_t *n) {
-  *n = sc->n_domains;
+  if (n)
+    *n = sc->n_domains;
   return sc->domains;
+}
+double sits_scenario_ambient_c(const sits_scenario *sc) {
+  return sc->ambient_c;
+}
+const config_t *sits__scenario_cfg(const sits_scenario *sc) {
+  return &sc->config.cfg;
+}
+const char *sits__scenario_path(const sits_scenario *sc) {
+  return sc->config.scenario_path;
+}
+sits_thermal *sits__scenario_thermal_mut(sits_scenario *sc) {
+  return sc->thermal;
+}
+const sits__fan *sits__scenario_fan(const sits_scenario *sc, size_t k) {
+  return k < sc->n_fans ? &sc->fans[k] : NULL;
+}
+bool sits__scenario_traced_domains(const sits_scenario *sc) {
+  return sc->traced_domains;
+}
+void sits__scenario_set_traced_domains(sits_scenario *sc) {
+  sc->traced_domains = true;
 }
 const sits_governor_cfg *sits_scenario_governor(const sits_scenario *sc) {
   return &sc->gov;

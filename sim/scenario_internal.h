@@ -228,4 +228,14 @@ int sits__scenario_apply_sets(sits_scenario *sc, const char *const *sets, size_t
  *  control temperature (power_allocator), else max_junction_temp_c (sim/nvp_mode.c). */
 double sits__control_c(const sits_scenario *sc);
 
+/* What the layers above sim/ (traces, calibration) read of a scenario besides the public
+ * accessors: the merged configuration, the scenario file's path, the network to change, a
+ * fan's model, and whether a trace drives the domains. */
+const config_t *sits__scenario_cfg(const sits_scenario *sc);
+const char *sits__scenario_path(const sits_scenario *sc);
+sits_thermal *sits__scenario_thermal_mut(sits_scenario *sc);
+const sits__fan *sits__scenario_fan(const sits_scenario *sc, size_t k); /**< NULL past the end */
+bool sits__scenario_traced_domains(const sits_scenario *sc);
+void sits__scenario_set_traced_domains(sits_scenario *sc);
+
 #endif

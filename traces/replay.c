@@ -94,9 +94,9 @@ static int node_of(const sits_scenario *sc, const config_setting_t *g, bool powe
   if (power && sits__scenario_group(sc, name))
     return sits__fail_at(err, SITS_EUNSUPPORTED, config_setting_get_member(g, "node"),
                          "node '%s': %s", name, SITS__GRID_BLOCK_POWER);
-  if ((*node = sits_thermal_find(sc->thermal, name)) < 0)
-    return sits__unknown_node(sc->thermal, config_setting_get_member(g, "node"), "replay", name,
-                              err);
+  if ((*node = sits_thermal_find(sits_scenario_thermal(sc), name)) < 0)
+    return sits__unknown_node(sits_scenario_thermal(sc), config_setting_get_member(g, "node"),
+                              "replay", name, err);
   return SITS_OK;
 }
 
@@ -110,7 +110,7 @@ static int auto_mapping(const sits_scenario *sc, const sits_trace *t, power_map 
     const char *name = t->names[c];
     bool power = strncmp(name, "power_w.", 8) == 0, temp = strncmp(name, "temp_c.", 7) == 0;
     const char *node = name + (power ? 8 : 7);
-    int idx = power || temp ? sits_thermal_find(sc->thermal, node) : -1;
+    int idx = power || temp ? sits_thermal_find(sits_scenario_thermal(sc), node) : -1;
     if (idx < 0 || (power && sits__scenario_group(sc, node)))
       continue;
     if (power && *n_pm < MAX_MAP)
@@ -130,7 +130,7 @@ static int auto_mapping(const sits_scenario *sc, const sits_trace *t, power_map 
 static int read_mapping(const sits_scenario *sc, const sits_trace *t, const char *path,
                         power_map *pm, size_t *n_pm, sits_replay_sensor *sens, size_t *n_sens,
                         int *amb_col, sits_err *err) {
-  const config_setting_t *root = config_root_setting(&sc->config.cfg);
+  const config_setting_t *root = config_root_setting(sits__scenario_cfg(sc));
   const config_setting_t *rp = config_setting_get_member(root, "replay");
   if (!rp && auto_mapping(sc, t, pm, n_pm, sens, n_sens) == SITS_OK) {
     *amb_col = -1;
@@ -140,7 +140,7 @@ static int read_mapping(const sits_scenario *sc, const sits_trace *t, const char
     return sits__fail(err, SITS_EINPUT,
                       "%s: replay needs a 'replay' group with power and sensors (or a trace "
                       "whose power_w.<node> and temp_c.<node> columns name the network's nodes)",
-                      sc->config.scenario_path);
+                      sits__scenario_path(sc));
   const config_setting_t *pw = config_setting_get_member(rp, "power");
   const config_setting_t *se = config_setting_get_member(rp, "sensors");
   /* with modelled domains the measured power may be none */
@@ -221,12 +221,12 @@ typedef struct fan_drive {
  * util_frac.<name> column where the trace has one. */
 static int fan_mapping(const sits_scenario *sc, const sits_trace *t, const char *path,
                        fan_drive *fd, sits_err *err) {
-  for (size_t f = 0; f < sc->n_fans; f++) {
+  for (size_t f = 0; f < sits_scenario_fan_count(sc); f++) {
     char name[64];
-    snprintf(name, sizeof name, "util_frac.%s", sc->fans[f].name);
+    snprintf(name, sizeof name, "util_frac.%s", sits_scenario_fan_name(sc, f));
     fd[f] = (fan_drive){.col = sits_trace_column(t, name), .scale = 1.0};
   }
-  const config_setting_t *fl = config_lookup(&sc->config.cfg, "replay.fans");
+  const config_setting_t *fl = config_lookup(sits__scenario_cfg(sc), "replay.fans");
   if (!fl)
     return SITS_OK;
   if (!config_setting_is_list(fl) || (size_t)config_setting_length(fl) > SITS__MAX_FANS)
@@ -234,7 +234,7 @@ static int fan_mapping(const sits_scenario *sc, const sits_trace *t, const char 
                          "replay.fans must be a list of { column; fan; scale or levels; } "
                          "(at most %d)",
                          SITS__MAX_FANS);
-  for (size_t f = 0; f < sc->n_fans; f++)
+  for (size_t f = 0; f < sits_scenario_fan_count(sc); f++)
     fd[f].col = -1; /* the list says which */
   for (int k = 0; k < config_setting_length(fl); k++) {
     const config_setting_t *g = config_setting_get_elem(fl, (unsigned)k);
@@ -248,9 +248,9 @@ static int fan_mapping(const sits_scenario *sc, const sits_trace *t, const char 
         (rc = sits__key_num(g, "replay.fans.[].scale", &scale, err)))
       return rc;
     size_t f = 0;
-    while (f < sc->n_fans && strcmp(sc->fans[f].name, fan))
+    while (f < sits_scenario_fan_count(sc) && strcmp(sits_scenario_fan_name(sc, f), fan))
       f++;
-    if (f == sc->n_fans)
+    if (f == sits_scenario_fan_count(sc))
       return sits__fail_at(err, SITS_EINPUT, config_setting_get_member(g, "fan"),
                            "the platform has no fan '%s'", fan);
     if ((fd[f].col = trace_col(t, col, NULL, path, config_setting_get_member(g, "column"), err)) <
@@ -283,7 +283,7 @@ static int fan_mapping(const sits_scenario *sc, const sits_trace *t, const char 
 static int domain_mapping(sits_scenario *sc, const sits_trace *t, const char *path,
                           int (*dom_col)[2], size_t *n_dom, sits_err *err) {
   *n_dom = 0;
-  const config_setting_t *dl = config_lookup(&sc->config.cfg, "replay.domains");
+  const config_setting_t *dl = config_lookup(sits__scenario_cfg(sc), "replay.domains");
   if (!dl)
     return SITS_OK;
   if (!config_setting_is_list(dl) || config_setting_length(dl) > SITS_MAX_DOMAINS)
@@ -304,9 +304,10 @@ static int domain_mapping(sits_scenario *sc, const sits_trace *t, const char *pa
         (rc = sits__key_str(g, "replay.domains.[].util_column", &uc, err)))
       return rc;
     size_t d = 0;
-    while (d < sc->n_domains && strcmp(sc->domains[d].name, name))
+    while (d < sits_scenario_domain_count(sc) &&
+           strcmp(sits_scenario_domains(sc, NULL)[d].name, name))
       d++;
-    if (d == sc->n_domains)
+    if (d == sits_scenario_domain_count(sc))
       return sits__fail_at(err, SITS_EINPUT, config_setting_get_member(g, "domain"),
                            "the platform has no domain '%s'", name);
     if (keep[d])
@@ -321,11 +322,11 @@ static int domain_mapping(sits_scenario *sc, const sits_trace *t, const char *pa
       return SITS_EINPUT;
   }
   size_t m = 0;
-  for (size_t d = 0; d < sc->n_domains; d++)
+  for (size_t d = 0; d < sits_scenario_domain_count(sc); d++)
     if (keep[d])
       dom_col[m][0] = cols[d][0], dom_col[m][1] = cols[d][1], m++;
   sits__scenario_keep_domains(sc, keep);
-  sc->traced_domains = true;
+  sits__scenario_set_traced_domains(sc);
   *n_dom = m;
   return SITS_OK;
 }
@@ -389,13 +390,14 @@ static int power_schedule(const sits_scenario *sc, sits_replay *r, const power_m
   }
   n_power = n_cols;
   double fan_last[SITS__MAX_FANS], dom_last[SITS_MAX_DOMAINS][2];
-  for (size_t f = 0; f < sc->n_fans; f++)
+  for (size_t f = 0; f < sits_scenario_fan_count(sc); f++)
     if (fd[f].col >= 0) {
-      fan_last[f] = sc->fans[f].initial_duty; /* until the column's first value */
+      fan_last[f] = sits__scenario_fan(sc, f)->initial_duty; /* until the column's first value */
       cols[n_cols++] = (sits_column){SITS_COLUMN_FAN_DUTY, (int)f};
     }
   for (size_t d = 0; d < n_dom; d++) { /* until the first values: the top OPP, full load */
-    dom_last[d][0] = sc->domains[d].opp[sc->domains[d].n_opp - 1].freq_mhz, dom_last[d][1] = 1.0;
+    const sits_domain *dm = &sits_scenario_domains(sc, NULL)[d];
+    dom_last[d][0] = dm->opp[dm->n_opp - 1].freq_mhz, dom_last[d][1] = 1.0;
     cols[n_cols++] = (sits_column){SITS_COLUMN_FREQ_MHZ, (int)d};
     cols[n_cols++] = (sits_column){SITS_COLUMN_UTIL, (int)d};
   }
@@ -406,7 +408,7 @@ static int power_schedule(const sits_scenario *sc, sits_replay *r, const power_m
     return sits__fail(err, SITS_ENOMEM, "out of memory");
   }
   double last[MAX_MAP] = {0}, vals[MAX_MAP + SITS__MAX_FANS + 2 * SITS_MAX_DOMAINS];
-  double amb_last = sc->ambient_c;
+  double amb_last = sits_scenario_ambient_c(sc);
   int rc = SITS_OK;
   for (size_t row = 0; rc == SITS_OK && row < rows; row++) {
     memset(vals, 0, n_cols * sizeof *vals);
@@ -419,7 +421,7 @@ static int power_schedule(const sits_scenario *sc, sits_replay *r, const power_m
         last[k] = v;
       vals[col_of_node[k]] += pm[k].fraction * last[k];
     }
-    for (size_t f = 0, j = n_power; f < sc->n_fans && rc == SITS_OK; f++) {
+    for (size_t f = 0, j = n_power; f < sits_scenario_fan_count(sc) && rc == SITS_OK; f++) {
       if (fd[f].col < 0)
         continue;
       double raw = sits_trace_at(t, row, (size_t)fd[f].col), v = raw * fd[f].scale;
@@ -429,15 +431,15 @@ static int power_schedule(const sits_scenario *sc, sits_replay *r, const power_m
           rc = sits__fail(err, SITS_EINPUT,
                           "%s: sample %zu (t = %g s): fan %s's cooling state %g is not one of "
                           "0-%zu (column %s; replay.fans.[].levels gives a duty per state)",
-                          path, row + 1, sits_trace_at(t, row, 0), sc->fans[f].name, raw,
-                          fd[f].n_levels - 1, t->names[fd[f].col]);
+                          path, row + 1, sits_trace_at(t, row, 0), sits_scenario_fan_name(sc, f),
+                          raw, fd[f].n_levels - 1, t->names[fd[f].col]);
         else
           v = fd[f].levels[(size_t)k];
       } else if (v < 0 || v > 1 + 1e-9)
         rc = sits__fail(err, SITS_EINPUT,
                         "%s: sample %zu (t = %g s): fan %s's duty %g is outside 0-1 (column %s; "
                         "replay.fans.[].scale scales it)",
-                        path, row + 1, sits_trace_at(t, row, 0), sc->fans[f].name, v,
+                        path, row + 1, sits_trace_at(t, row, 0), sits_scenario_fan_name(sc, f), v,
                         t->names[fd[f].col]);
       if (!isnan(v))
         fan_last[f] = fmin(v, 1.0);
@@ -447,21 +449,22 @@ static int power_schedule(const sits_scenario *sc, sits_replay *r, const power_m
       r->fan_duty_max[f] = row == 0 ? fan_last[f] : fmax(r->fan_duty_max[f], fan_last[f]);
     }
     size_t j0 = n_power;
-    for (size_t f = 0; f < sc->n_fans; f++)
+    for (size_t f = 0; f < sits_scenario_fan_count(sc); f++)
       j0 += fd[f].col >= 0;
     for (size_t d = 0; d < n_dom && rc == SITS_OK; d++) {
       double fq = sits_trace_at(t, row, (size_t)dom_col[d][0]);
       double ut = dom_col[d][1] >= 0 ? sits_trace_at(t, row, (size_t)dom_col[d][1]) : 1.0;
       if (!isnan(fq) && !(fq > 0 && fq < 1e6)) /* MHz: a clock, not a count of Hz */
-        rc = sits__fail(
-            err, SITS_EINPUT,
-            "%s: sample %zu (t = %g s): domain %s's clock %g MHz is not one (column %s)", path,
-            row + 1, sits_trace_at(t, row, 0), sc->domains[d].name, fq, t->names[dom_col[d][0]]);
+        rc =
+            sits__fail(err, SITS_EINPUT,
+                       "%s: sample %zu (t = %g s): domain %s's clock %g MHz is not one (column %s)",
+                       path, row + 1, sits_trace_at(t, row, 0),
+                       sits_scenario_domains(sc, NULL)[d].name, fq, t->names[dom_col[d][0]]);
       else if (!isnan(ut) && (ut < 0 || ut > 1 + 1e-9))
         rc = sits__fail(err, SITS_EINPUT,
                         "%s: sample %zu (t = %g s): domain %s's load %g is outside 0-1 (column %s)",
-                        path, row + 1, sits_trace_at(t, row, 0), sc->domains[d].name, ut,
-                        t->names[dom_col[d][1]]);
+                        path, row + 1, sits_trace_at(t, row, 0),
+                        sits_scenario_domains(sc, NULL)[d].name, ut, t->names[dom_col[d][1]]);
       if (!isnan(fq))
         dom_last[d][0] = fq;
       if (!isnan(ut))
@@ -491,7 +494,7 @@ static int power_schedule(const sits_scenario *sc, sits_replay *r, const power_m
 static int initial_temperatures(const sits_scenario *sc, sits_replay *r, const double *p0,
                                 int amb_col, const double *initial_c, sits_err *err) {
   const sits_trace *t = r->trace;
-  size_t n_nodes = sits_thermal_node_count(sc->thermal);
+  size_t n_nodes = sits_thermal_node_count(sits_scenario_thermal(sc));
   r->initial_c = calloc(n_nodes, sizeof *r->initial_c);
   r->sensed = calloc(n_nodes, sizeof *r->sensed);
   if (!r->initial_c || !r->sensed)
@@ -503,13 +506,13 @@ static int initial_temperatures(const sits_scenario *sc, sits_replay *r, const d
       r->sensed[r->sensors[k].node] = true;
     }
   }
-  double amb0 =
-      amb_col >= 0 && !isnan(first_value(t, amb_col)) ? first_value(t, amb_col) : sc->ambient_c;
-  int rc = initial_state(sc->thermal, r->sensed, p0, amb0, r->initial_c, err);
+  double amb0 = amb_col >= 0 && !isnan(first_value(t, amb_col)) ? first_value(t, amb_col)
+                                                                : sits_scenario_ambient_c(sc);
+  int rc = initial_state(sits_scenario_thermal(sc), r->sensed, p0, amb0, r->initial_c, err);
   for (size_t i = 0; rc == SITS_OK && i < n_nodes; i++) {
     double given = initial_c ? initial_c[i] : NAN;
     if (isnan(given))
-      given = sits_thermal_initial_c(sc->thermal, (int)i);
+      given = sits_thermal_initial_c(sits_scenario_thermal(sc), (int)i);
     if (!r->sensed[i] && !isnan(given))
       r->initial_c[i] = given;
   }
@@ -615,7 +618,7 @@ int sits_replay_run_trace(sits_scenario *sc, const sits_trace *trace, const char
   *out = NULL;
   sits_replay *r = calloc(1, sizeof *r);
   power_map *pm = malloc(MAX_MAP * sizeof *pm);
-  size_t n_pm = 0, n_nodes = sits_thermal_node_count(sc->thermal);
+  size_t n_pm = 0, n_nodes = sits_thermal_node_count(sits_scenario_thermal(sc));
   double *p0 = calloc(n_nodes ? n_nodes : 1, sizeof *p0);
   if (!r || !pm || !p0 || !(r->sensors = calloc(MAX_MAP, sizeof *r->sensors))) {
     free(r), free(pm), free(p0);
@@ -696,8 +699,8 @@ int sits_replay_write_json(const sits_replay *r, const sits_scenario *sc, FILE *
       sits__json_num(f, r->band_coverage[k]);
       fputs(",\"mean_half_width_c\":", f);
       sits__json_num(f, r->band_mean_half_width_c[k]);
-      fprintf(f, ",\"from_row\":%zu,\"parameters\":%zu,\"method\":\"linearised\"}",
-              r->band_from, r->band_params);
+      fprintf(f, ",\"from_row\":%zu,\"parameters\":%zu,\"method\":\"linearised\"}", r->band_from,
+              r->band_params);
     }
     fputc('}', f);
   }

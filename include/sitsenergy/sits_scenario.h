@@ -95,8 +95,10 @@ SITS_API const char *sits_scenario_config_text(const sits_scenario *sc);
 SITS_API int sits_scenario_set_number(sits_scenario *sc, const char *path, double value,
                                       sits_err *err);
 
-/** The DVFS domains (borrowed, *n of them). */
+/** The DVFS domains (borrowed, *n of them; @p n may be NULL). */
 SITS_API const sits_domain *sits_scenario_domains(const sits_scenario *sc, size_t *n);
+/** The scenario's ambient temperature [degC] (ambient_c). */
+SITS_API double sits_scenario_ambient_c(const sits_scenario *sc);
 /** The battery (borrowed), or NULL for a wall-powered platform. */
 SITS_API const sits_battery *sits_scenario_battery(const sits_scenario *sc);
 /** The governor settings. */
