@@ -126,7 +126,7 @@ int sits_calibrate_thermal_auto(const sits_thermal_cal_opts *o, const int *order
         break;
       }
       sits_thermal_cal_opts oc = *o;
-      oc.sets = c.sets, oc.n_sets = c.n;
+      oc.sets = c.sets, oc.n_sets = c.n, oc.physics_bounds = true;
       sits_err e = {0};
       sits_thermal_timing_fig *f = &figs[n_figs++];
       snprintf(f->suffix, sizeof f->suffix, "%s", suffixes[s]);
@@ -151,7 +151,7 @@ int sits_calibrate_thermal_auto(const sits_thermal_cal_opts *o, const int *order
     return sits__fail(err, SITS_ENOMEM, "out of memory");
   }
   sits_thermal_cal_opts oc = *o;
-  oc.sets = c.sets, oc.n_sets = c.n;
+  oc.sets = c.sets, oc.n_sets = c.n, oc.physics_bounds = true;
   rc = n_orders ? sits_calibrate_thermal_orders(&oc, orders, n_orders, out, err)
                 : sits_calibrate_thermal(&oc, out, err);
   candidate_free(&c);

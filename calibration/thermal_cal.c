@@ -16,6 +16,20 @@
 #include "json_internal.h"
 
 #define SPREAD 30.0 /* R and C bounds: within this factor of the scenario's values */
+/* Physics bounds (sits_thermal_cal_opts.physics_bounds), from the power class of the training
+ * rows (P_max, P_mean):
+ *  - a resistance between the one that drops 0.05 K at P_max (less is no link a sensor sees)
+ *    and the one on which the mean power would raise 200 K (no running device does: dies stop
+ *    near 100-125 C), with the mean taken as at least P_max / 20 (a trace mostly idle);
+ *  - a capacitance between 1e-4 and 100 J/K per watt of P_max: at the low end a die of silicon
+ *    a tenth of the smallest per watt (an H200's 814 mm2 x 0.78 mm die, 1.0 J/K for 700 W,
+ *    1.5e-3 J/(K W); a 5-W phone SoC's ~100 mm2 x 0.5 mm, 0.08 J/K, 1.6e-2 J/(K W)), at the
+ *    high end 110 g of aluminium per watt (0.9 J/(g K)), beyond a passively cooled 15-W board
+ *    with its heatsink (~250 g, 17 g/W) and a 700-W card with its cooler (~1.5 kg, 2 g/W). */
+#define PHYS_R_LO_K 0.05
+#define PHYS_R_HI_K 200.0
+#define PHYS_C_LO_J_PER_K_W 1e-4
+#define PHYS_C_HI_J_PER_K_W 100.0
 /* Silicon's volumetric heat capacity: 2330 kg/m3 x 700 J/(kg K) = 1.63 J/(cm3 K), the value
  * of HotSpot's example.config (p_chip 1.6303e6 J/(m3 K)) */
 #define SILICON_J_PER_MM3_K 1.6303e-3
@@ -33,6 +47,10 @@ typedef struct problem {
   size_t evaluations;
   double cost;     /* the fit's least training cost */
   size_t n_starts; /* of fit()'s three starts, how many (a trip scan's trials take one) */
+  /* physics bounds: a fourth start from the trace's own scales (per parameter; NAN: the
+   * scenario's value), see data_start() */
+  bool has_data_start;
+  double data_start[SITS_THERMAL_CAL_MAX_PARAMS];
   sits_err last;
 } problem;
 
@@ -105,9 +123,92 @@ static bool lookup_number(const config_setting_t *g, const char *name, double *v
   return true;
 }
 
+/* The ranges of R and C from the device's physics (PHYS_*; lo = hi = 0: around the scenario's
+ * values). */
+typedef struct range {
+  double r_lo, r_hi, c_lo, c_hi;
+} range;
+
+static int physics_ranges(problem *pb, const sits_replay *rep, range *r, sits_err *err) {
+  double pmax = 0, sum = 0;
+  size_t n = 0;
+  for (size_t row = 0; row < pb->n_rows; row++)
+    if ((row < pb->hold_lo || row >= pb->hold_hi) && isfinite(rep->power_w[row])) {
+      pmax = fmax(pmax, rep->power_w[row]);
+      sum += rep->power_w[row], n++;
+    }
+  if (!(pmax > 0))
+    return sits__fail(err, SITS_EINPUT,
+                      "physics bounds need power: the mapped power is never above 0 W in the "
+                      "training part");
+  double pmean = fmax(sum / (double)n, pmax / 20);
+  pb->c->physics_bounds = true;
+  pb->c->power_max_w = pmax, pb->c->power_mean_w = sum / (double)n;
+  *r = (range){PHYS_R_LO_K / pmax, PHYS_R_HI_K / pmean, PHYS_C_LO_J_PER_K_W * pmax,
+               PHYS_C_HI_J_PER_K_W * pmax};
+  return SITS_OK;
+}
+
+/* The fourth start of a fit with physics bounds, from the trace's own scales: every
+ * resistance scaled so that they add up to the rise the training rows show over the power
+ * they carry (mean sensed reading - ambient, over the mean power), every capacitance so that
+ * the network's time constant is a quarter of the training span. Only the network's R and C
+ * move; the rest starts where the scenario puts it. */
+static void data_start(problem *pb, const sits_scenario *sc, const sits_replay *rep) {
+  sits_thermal_cal *c = pb->c;
+  double r_sum = 0, c_sum = 0, t_sum = 0, span = 0;
+  size_t n_t = 0;
+  for (size_t k = 0; k < c->n_params; k++) {
+    pb->data_start[k] = NAN;
+    if (strstr(c->params[k].path, ".r_k_per_w"))
+      r_sum += c->params[k].start;
+    else if (strstr(c->params[k].path, ".c_j_per_k"))
+      c_sum += c->params[k].start;
+  }
+  for (size_t row = 0; row < pb->n_rows; row++)
+    if (row < pb->hold_lo || row >= pb->hold_hi) {
+      for (size_t s = 0; s < rep->n_sensors; s++) {
+        int col = sits_trace_column(rep->trace, rep->sensors[s].column);
+        double v = col >= 0 ? sits_trace_at(rep->trace, row, (size_t)col) : NAN;
+        if (isfinite(v))
+          t_sum += v, n_t++;
+      }
+      span = fmax(span, sits_trace_at(rep->trace, row, 0) - sits_trace_at(rep->trace, 0, 0));
+    }
+  double rise = n_t ? t_sum / (double)n_t - sits_scenario_ambient_c(sc) : NAN;
+  double r_est = rise / c->power_mean_w, c_est = span / 4 / r_est;
+  if (!(r_sum > 0 && c_sum > 0 && r_est > 0 && c_est > 0 && isfinite(r_est) && isfinite(c_est)))
+    return;
+  for (size_t k = 0; k < c->n_params; k++) {
+    sits_thermal_param *p = &c->params[k];
+    double f = strstr(p->path, ".r_k_per_w")   ? r_est / r_sum
+               : strstr(p->path, ".c_j_per_k") ? c_est / c_sum
+                                               : NAN;
+    if (isfinite(f))
+      pb->data_start[k] = fmin(fmax(p->start * f, p->lo * 1.05), p->hi / 1.05);
+  }
+  pb->has_data_start = true;
+}
+
+/* A resistance or capacitance parameter starting at @p v: within [lo, hi] (the start moved
+ * inside), or within SPREAD of @p v when lo is 0. */
+static sits_thermal_param bounded(double v, double lo, double hi) {
+  if (!(lo > 0))
+    return (sits_thermal_param){
+        .node = -1, .start = v, .lo = v / SPREAD, .hi = v * SPREAD, .log_scale = true};
+  double start = fmin(fmax(v, lo * 1.05), hi / 1.05);
+  return (sits_thermal_param){.node = -1, .start = start, .lo = lo, .hi = hi, .log_scale = true};
+}
+
 /* The parameters: every link's R and node's C, then the ambient and initial temperatures. */
 static int parameters(problem *pb, const sits_scenario *sc, const sits_replay *rep, sits_err *err) {
   sits_thermal_cal *c = pb->c;
+  range phys = {0};
+  if (pb->o->physics_bounds) {
+    int prc = physics_ranges(pb, rep, &phys, err);
+    if (prc)
+      return prc;
+  }
   const config_setting_t *th = config_lookup(sits__scenario_cfg(sc), "platform.thermal");
   if (!th || config_setting_get_member(th, "hotspot"))
     return sits__fail(err, SITS_EUNSUPPORTED,
@@ -135,8 +236,7 @@ static int parameters(problem *pb, const sits_scenario *sc, const sits_replay *r
       return sits__fail(err, SITS_EINPUT, "cannot read %s of thermal %s %zu", key,
                         k < nl ? "link" : "node", k < nl ? k : k - nl);
     sits_thermal_param *p = &c->params[c->n_params++];
-    *p = (sits_thermal_param){
-        .node = -1, .start = v, .lo = v / SPREAD, .hi = v * SPREAD, .log_scale = true};
+    *p = bounded(v, k < nl ? phys.r_lo : phys.c_lo, k < nl ? phys.r_hi : phys.c_hi);
     snprintf(p->path, sizeof p->path, "platform.thermal.%s.[%zu].%s", k < nl ? "links" : "nodes",
              k < nl ? k : k - nl, key);
   }
@@ -159,8 +259,7 @@ static int parameters(problem *pb, const sits_scenario *sc, const sits_replay *r
                           SITS_THERMAL_CAL_MAX_PARAMS);
       double v = fan->r_k_per_w[j];
       sits_thermal_param *p = &c->params[c->n_params++];
-      *p = (sits_thermal_param){
-          .node = -1, .start = v, .lo = v / SPREAD, .hi = v * SPREAD, .log_scale = true};
+      *p = bounded(v, phys.r_lo, phys.r_hi);
       snprintf(p->path, sizeof p->path, "platform.fans.[%zu].r_k_per_w.[%zu]", f, j);
     }
   }
@@ -254,6 +353,8 @@ static int parameters(problem *pb, const sits_scenario *sc, const sits_replay *r
                             "initial temperature to fit) and no ambient or leakage is asked for"
                           : "nothing to fit: the network is kept and no capacitance, ambient, "
                             "initial or leakage is asked for");
+  if (pb->o->physics_bounds)
+    data_start(pb, sc, rep);
   return SITS_OK;
 }
 
@@ -326,8 +427,9 @@ static int setup(problem *pb, sits_err *err) {
   return rc;
 }
 
-/* GSL's least squares from the scenario's values and from all R and C x0.3 and x3; the best
- * finite solution into c->params (value, weak_share), converged, rcond. */
+/* GSL's least squares from the scenario's values and from all R and C x0.3 and x3 (and with
+ * physics bounds from the trace's own scales, data_start()); the best finite solution into
+ * c->params (value, weak_share), converged, rcond. */
 static int fit(problem *pb, sits_err *err) {
   sits_thermal_cal *c = pb->c;
   size_t np = c->n_params;
@@ -337,10 +439,12 @@ static int fit(problem *pb, sits_err *err) {
   bool best_conv = false;
   int rc = x && best && cov && cov_s ? SITS_OK : sits__fail(err, SITS_ENOMEM, "out of memory");
   const double scales[] = {1.0, 0.3, 3.0};
-  for (size_t s = 0; rc == SITS_OK && s < pb->n_starts; s++) {
+  size_t n_starts = pb->n_starts + (pb->has_data_start && pb->n_starts == 3);
+  for (size_t s = 0; rc == SITS_OK && s < n_starts; s++) {
     for (size_t k = 0; k < np; k++) {
       const sits_thermal_param *p = &c->params[k];
-      x[k] = x_of(p, p->log_scale ? p->start * scales[s] : p->start);
+      x[k] = s == 3 ? x_of(p, isnan(pb->data_start[k]) ? p->start : pb->data_start[k])
+                    : x_of(p, p->log_scale ? p->start * scales[s] : p->start);
     }
     double cost, rc_s = NAN, weak_s[SITS_THERMAL_CAL_MAX_PARAMS];
     bool conv;
@@ -896,6 +1000,13 @@ int sits_thermal_cal_write_json(const sits_thermal_cal *c, FILE *f) {
     json_band(f, c);
   if (c->fit_auto)
     json_timing(f, c);
+  if (c->physics_bounds) {
+    fputs(",\"bounds\":{\"method\":\"physics\",\"power_max_w\":", f);
+    sits__json_num(f, c->power_max_w);
+    fputs(",\"power_mean_w\":", f);
+    sits__json_num(f, c->power_mean_w);
+    fputc('}', f);
+  }
   fprintf(f, ",\"starts\":%zu,\"evaluations\":%zu,\"rows\":%zu,\"train_rows\":%zu}\n", c->starts,
           c->evaluations, c->n_rows, c->n_train);
   return ferror(f) ? SITS_EIO : SITS_OK;

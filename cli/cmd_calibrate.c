@@ -74,7 +74,11 @@ static const char calibrate_usage_auto[] =
     "_average, _energy), each as a reading held from its row and as the mean over the interval\n"
     "before it (replay.power.[].timing); the least training RMSE wins (same parameters), the\n"
     "held-out tail untouched; with --orders, the order is then chosen on that timing. Every\n"
-    "candidate's figures under power_timing; the calibrated scenario maps the chosen columns.\n";
+    "candidate's figures under power_timing; the calibrated scenario maps the chosen columns.\n"
+    "Its ranges of R and C come from the device's power class, not from the scenario's values\n"
+    "(which only start the fit, with a fourth start from the trace's own scales): R in\n"
+    "[0.05 K / P_max, 200 K / max(P_mean, P_max / 20)], C in [1e-4, 100] J/(K W) x P_max, P_max\n"
+    "and P_mean the training rows' mapped power (bounds in the JSON).\n";
 
 static const char calibrate_usage_more[] =
     "--plot draws each sensor measured and as the calibrated scenario replays it, the power\n"

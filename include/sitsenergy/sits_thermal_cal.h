@@ -70,6 +70,12 @@ typedef struct sits_thermal_cal_opts {
    *  of those wins (a switching point is no smooth parameter for the least squares). For a
    *  board whose fan state is not logged and whose fan table is not known. */
   bool fit_trips;
+  /** Ranges of the links' and fans' resistances and the nodes' capacitances from the device's
+   *  physics instead of 30 x around the scenario's values (sits_calibrate_thermal_auto sets
+   *  it): from the power class P_max, P_mean of the training rows, R in [0.05 K / P_max,
+   *  200 K / max(P_mean, P_max / 20)] and C in [1e-4, 100] J/(K W) x P_max (see
+   *  docs/traces-and-calibration.md); the scenario's values only start the fit. */
+  bool physics_bounds;
   /** Called after each offset of a trip scan (done of total, the offset), if not NULL. */
   void (*progress)(size_t done, size_t total, double offset_c, void *user);
   void *progress_user;
@@ -156,6 +162,10 @@ typedef struct sits_thermal_cal {
   size_t n_timings, timing_chosen;
   sits_thermal_timing_fig timings[SITS_THERMAL_CAL_MAX_TIMINGS];
   char power_columns[256]; /**< the chosen candidate's power columns, comma-separated */
+  /** physics_bounds (sits_thermal_cal_opts): the training rows' power class the ranges of
+   *  R and C came from. */
+  bool physics_bounds;
+  double power_max_w, power_mean_w;
   /** sits_thermal_cal_add_uncertainty: per sensor the training residuals' 95th percentile,
    *  and the 95 % band's coverage and mean half-width over the held-out rows. */
   bool has_band;

@@ -855,6 +855,51 @@ Test(thermal_cal, auto_chooses_the_power_timing) {
   free(tr), free(sc);
 }
 
+/* --fit auto's ranges come from the device's physics, not from the scenario's guess: on the
+ * switching trace (R 2 K/W, C 1 J/K, up to 8 W), guesses 50 x and 100 x too high and 200 x and
+ * 100 x too low (outside the 30 x ranges --fit thermal puts around a guess, which cannot reach
+ * the truth from either) both recover R within 1 % and C within 5 % (as the timing test). The
+ * ranges: R in [0.05 K / P_max, 200 K / P_mean], C in [1e-4, 100] J/(K W) x P_max, with P_max
+ * the largest interval mean (8 W at most) and P_mean the mean power (8 x 0.6 / 1.3 + 1 x 0.7 /
+ * 1.3 = 4.23 W). */
+Test(thermal_cal, auto_bounds_do_not_depend_on_the_guess) {
+  char *tr = switching_trace();
+  const double guess[2][2] = {{100.0, 100.0}, {0.01, 0.01}}; /* R, C */
+  for (int g = 0; g < 2; g++) {
+    char text[600];
+    snprintf(text, sizeof text,
+             "platform = { thermal = { nodes = ( { name = \"die\"; c_j_per_k = %g; } );\n"
+             "  links = ( { a = \"die\"; b = \"ambient\"; r_k_per_w = %g; } ); }; };\n"
+             "replay = { power = ( { column = \"power_w.in\"; node = \"die\"; } );\n"
+             "  sensors = ( { column = \"temp_c.die\"; node = \"die\"; } ); };\n"
+             "ambient_c = 25.0;\n",
+             guess[g][1], guess[g][0]);
+    char *sc = tu_write("guess.cfg", text);
+    sits_thermal_cal_opts o = {.scenario_path = sc, .trace_path = tr, .train_fraction = 0.6};
+    sits_thermal_cal c;
+    sits_err err = {0};
+    cr_assert_eq(sits_calibrate_thermal_auto(&o, NULL, 0, &c, &err), SITS_OK, "%s", err.msg);
+    cr_assert(c.physics_bounds);
+    cr_assert(c.power_max_w > 4.2 && c.power_max_w <= 8.0 + 1e-9, "P_max %g", c.power_max_w);
+    cr_assert_float_eq(c.power_mean_w, 4.23, 0.3, "P_mean %g", c.power_mean_w);
+    for (size_t k = 0; k < c.n_params; k++) {
+      const sits_thermal_param *p = &c.params[k];
+      if (strstr(p->path, "r_k_per_w")) {
+        cr_assert_float_eq(p->lo, 0.05 / c.power_max_w, 1e-12);
+        cr_assert_float_eq(p->value, 2.0, 0.02, "guess %d: R %g", g, p->value);
+      }
+      if (strstr(p->path, "c_j_per_k")) {
+        cr_assert_float_eq(p->hi, 100.0 * c.power_max_w, 1e-9);
+        cr_assert_float_eq(p->value, 1.0, 0.05, "guess %d: C %g", g, p->value);
+      }
+    }
+    cr_assert_lt(c.holdout[0].rmse, 0.05, "guess %d: held out %g K", g, c.holdout[0].rmse);
+    sits_thermal_cal_release(&c);
+    free(sc);
+  }
+  free(tr);
+}
+
 /* 95 % bands: the one-node response with Gaussian noise of 0.1 K (seed 11). The training
  * residuals' 95th percentile is about 1.96 x 0.1 = 0.196 K (of |N(0, 0.1)|; 180 samples, so
  * within 0.15-0.25); the covariance the replay's sensitivities give matches GSL's fit
