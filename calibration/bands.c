@@ -24,12 +24,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_cdf.h>
 #include <gsl/gsl_linalg.h>
 #include <gsl/gsl_matrix.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <libconfig.h>
 
+#include "result_internal.h"
 #include "scenario_internal.h"
 
 #define MAX_P SITS_THERMAL_CAL_MAX_PARAMS
@@ -361,5 +363,134 @@ int sits_thermal_cal_add_uncertainty(sits_thermal_cal *c, const sits_thermal_cal
   c->has_band = rc == SITS_OK;
   sits_replay_free(r);
   sits_scenario_free(sc);
+  return rc;
+}
+
+/* ---- bands on predictions: run and steady ---- */
+
+/* The scenario @p sc with parameter @p path at @p value (reloaded from its merged text). */
+static int scenario_moved(const sits_scenario *sc, const char *path, double value,
+                          sits_scenario **out, sits_err *err) {
+  char set[256];
+  snprintf(set, sizeof set, "%s=%.17g", path, value);
+  const char *sets[] = {set};
+  return sits_scenario_load_text(sits_scenario_config_text(sc), sits__scenario_path(sc), sets, 1,
+                                 out, err);
+}
+
+/* The figures a band covers, as one prediction gives them. */
+enum { F_PEAK, F_THROTTLE, F_RUNTIME, N_FIGS };
+
+typedef int (*predict_fn)(const sits_scenario *sc, const void *ctx, double *fig, sits_err *err);
+
+/* The secant sensitivities of the figures to each parameter moved by its standard error,
+ * combined through the correlations: sigma per figure, and how many parameters moved. */
+static int propagate(const sits_scenario *sc, const uncertainty *u, predict_fn predict,
+                     const void *ctx, const double *base, double *sigma, size_t *used,
+                     sits_err *err) {
+  double d[MAX_P][N_FIGS] = {{0}};
+  int rc = SITS_OK;
+  *used = 0;
+  for (size_t p = 0; rc == SITS_OK && p < u->n_p; p++) {
+    if (!(u->se[p] > 0))
+      continue; /* undetermined or at a bound: held */
+    sits_scenario *moved = NULL;
+    double fig[N_FIGS];
+    rc = scenario_moved(sc, u->path[p], u->value[p] + u->se[p], &moved, err);
+    if (rc == SITS_OK)
+      rc = predict(moved, ctx, fig, err);
+    sits_scenario_free(moved);
+    for (int k = 0; rc == SITS_OK && k < N_FIGS; k++)
+      d[p][k] = fig[k] - base[k];
+    (*used)++;
+  }
+  for (int k = 0; rc == SITS_OK && k < N_FIGS; k++) {
+    double var = 0;
+    for (size_t i = 0; i < u->n_p; i++)
+      for (size_t j = 0; j < u->n_p; j++)
+        if (u->se[i] > 0 && u->se[j] > 0)
+          var += d[i][k] * d[j][k] * u->corr[i * u->n_p + j];
+    sigma[k] = isfinite(base[k]) ? sqrt(fmax(var, 0)) : NAN;
+  }
+  return rc;
+}
+
+/* The band from the figures' sigmas: temperatures with the widest sensor's residual quantile,
+ * times with the parameters' part alone; the junction limit's probability as Gaussian. */
+static void band_of(const sits_scenario *sc, const uncertainty *u, const double *base,
+                    const double *sigma, size_t used, sits_band *b) {
+  double q = 0;
+  for (size_t s = 0; s < u->n_s; s++)
+    q = fmax(q, u->q95[s]);
+  double hw = sqrt(q * q + Z95 * Z95 * sigma[F_PEAK] * sigma[F_PEAK]);
+  double limit = sits_scenario_limits(sc)->max_junction_temp_c;
+  *b = (sits_band){.set = true,
+                   .level = 0.95,
+                   .n_params = used,
+                   .residual_q95_c = q,
+                   .max_junction_temp_half_width_c = hw,
+                   .time_to_throttle_half_width_s = Z95 * sigma[F_THROTTLE],
+                   .runtime_half_width_s = Z95 * sigma[F_RUNTIME],
+                   .p_junction_ok = NAN};
+  if (isfinite(limit) && isfinite(base[F_PEAK]))
+    b->p_junction_ok =
+        hw > 0 ? gsl_cdf_ugaussian_P((limit - base[F_PEAK]) / (hw / Z95)) : base[F_PEAK] < limit;
+}
+
+static void run_figures(const sits_summary *s, double *fig) {
+  fig[F_PEAK] = s->max_junction_temp_c;
+  fig[F_THROTTLE] = s->time_to_throttle_s;
+  fig[F_RUNTIME] = s->has_battery ? s->runtime_s : NAN;
+}
+
+static int predict_run(const sits_scenario *sc, const void *ctx, double *fig, sits_err *err) {
+  (void)ctx;
+  sits_result *r = NULL;
+  int rc = sits_run(sc, NULL, &r, err);
+  if (rc == SITS_OK)
+    run_figures(sits_result_summary(r), fig);
+  sits_result_free(r);
+  return rc;
+}
+
+int sits_run_bands(const sits_scenario *sc, const sits_run_opts *opts, sits_result *r,
+                   sits_err *err) {
+  (void)opts; /* the moved runs need neither sinks nor progress */
+  uncertainty u;
+  memset(&u, 0, sizeof u);
+  int got = read_uncertainty(sc, &u, err);
+  if (got <= 0)
+    return got == 0 ? SITS_OK : SITS_EINPUT;
+  double base[N_FIGS], sigma[N_FIGS];
+  size_t used;
+  run_figures(sits_result_summary(r), base);
+  int rc = propagate(sc, &u, predict_run, NULL, base, sigma, &used, err);
+  if (rc == SITS_OK)
+    band_of(sc, &u, base, sigma, used, &r->band);
+  return rc;
+}
+
+static int predict_steady(const sits_scenario *sc, const void *ctx, double *fig, sits_err *err) {
+  (void)ctx;
+  sits_steady_state st;
+  memset(&st, 0, sizeof st);
+  int rc = sits_steady(sc, &st, err);
+  fig[F_PEAK] = rc == SITS_OK ? st.max_junction_temp_c : NAN;
+  fig[F_THROTTLE] = fig[F_RUNTIME] = NAN;
+  sits_steady_release(&st);
+  return rc;
+}
+
+int sits_steady_bands(const sits_scenario *sc, sits_steady_state *st, sits_err *err) {
+  uncertainty u;
+  memset(&u, 0, sizeof u);
+  int got = read_uncertainty(sc, &u, err);
+  if (got <= 0)
+    return got == 0 ? SITS_OK : SITS_EINPUT;
+  double base[N_FIGS] = {st->max_junction_temp_c, NAN, NAN}, sigma[N_FIGS];
+  size_t used;
+  int rc = propagate(sc, &u, predict_steady, NULL, base, sigma, &used, err);
+  if (rc == SITS_OK)
+    band_of(sc, &u, base, sigma, used, &st->band);
   return rc;
 }

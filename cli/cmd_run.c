@@ -10,11 +10,12 @@
 #include "sits_sim.h"
 #include "sits_writers.h"
 #include "sits_text.h"
+#include "sits_thermal_cal.h"
 
 static const char run_usage[] =
     "usage: sitsenergy run SCENARIO.cfg [-o OUT.h5] [--csv OUT.csv] [--summary text|json]\n"
     "                      [--plot OUT.png] [--ptrace OUT.ptrace] [--set KEY=VALUE]...\n"
-    "                      [--check] [--quiet]\n\n"
+    "                      [--check] [--no-band] [--quiet]\n\n"
     "Simulates the scenario over duration_s and prints a summary on stdout.\n"
     "  -o OUT.h5          write the time series to HDF5 (/time_s, /temp_c/<node>, ...)\n"
     "  --csv OUT.csv      write the time series to CSV (one row per sample); '-' for stdout,\n"
@@ -26,6 +27,8 @@ static const char run_usage[] =
     "  --set KEY=VALUE    override a config value, e.g. ambient_c=35 or\n"
     "                     platform.thermal.links.[2].r_k_per_w=1.5 (repeatable)\n"
     "  --check            exit 3 when a constraint is violated\n"
+    "  --no-band          on a calibrated scenario (one with an uncertainty group), skip\n"
+    "                     the 95 % band: it costs one more run per fitted parameter\n"
     "  --quiet            no progress line and no notes on stderr\n";
 
 /* A progress line on stderr once a run has taken 2 s, refreshed 4 times a second. */
@@ -38,14 +41,18 @@ static void on_progress(double t_s, double end_s, void *user) {
 
 typedef struct run_args {
   const char *h5, *csv, *png, *summary, *ptrace;
-  int check, quiet;
+  int check, quiet, no_band;
 } run_args;
 
-static const struct option run_opts[] = {
-    {"output", required_argument, NULL, 'o'},  {"csv", required_argument, NULL, 'c'},
-    {"plot", required_argument, NULL, 'p'},    {"ptrace", required_argument, NULL, 't'},
-    {"summary", required_argument, NULL, 's'}, {"check", no_argument, NULL, 'k'},
-    {"quiet", no_argument, NULL, 'q'},         {NULL, 0, NULL, 0}};
+static const struct option run_opts[] = {{"output", required_argument, NULL, 'o'},
+                                         {"csv", required_argument, NULL, 'c'},
+                                         {"plot", required_argument, NULL, 'p'},
+                                         {"ptrace", required_argument, NULL, 't'},
+                                         {"summary", required_argument, NULL, 's'},
+                                         {"check", no_argument, NULL, 'k'},
+                                         {"quiet", no_argument, NULL, 'q'},
+                                         {"no-band", no_argument, NULL, 'b'},
+                                         {NULL, 0, NULL, 0}};
 
 static void init(void *p) {
   ((run_args *)p)->summary = "text";
@@ -61,6 +68,7 @@ static int option(void *p, int c, const char *arg) {
   case 's': a->summary = arg; break;
   case 'k': a->check = 1; break;
   case 'q': a->quiet = 1; break;
+  case 'b': a->no_band = 1; break;
   }
   return EXIT_OK;
 }
@@ -140,6 +148,8 @@ static int body(void *p, cli_ctx *ctx) {
     rc = sits_run(ctx->sc, &ro, &res, &err);
   if (prog.shown)
     fputs("\r\033[K", stderr);
+  if (rc == SITS_OK && !a->no_band) /* a calibrated scenario's 95 % band */
+    rc = sits_run_bands(ctx->sc, &ro, res, &err);
   int c1 = sits_stream_close(st.h5, rc ? NULL : res, &err);
   int c2 = rc || c1 ? sits_stream_close(st.csv, NULL, NULL) : sits_stream_close(st.csv, res, &err);
   int c3 = rc || c1 || c2 ? sits_stream_close(st.ptrace, NULL, NULL)

@@ -42,6 +42,27 @@ static void json_constraint(FILE *f, const char *key, const sits_constraint *c, 
   *first = 0;
 }
 
+/* ,"band":{...}: a prediction's 95 % band (sits_band), when set. */
+static void json_band(FILE *f, const sits_band *b) {
+  if (!b->set)
+    return;
+  static const char method[] =
+      "sqrt(residual_q95^2 + (1.96 sigma)^2), sigma the calibration's parameter covariance "
+      "propagated by one secant run per parameter (each moved by its standard error)";
+  fputs(",\"band\":{", f);
+  fputs("\"level\":", f);
+  sits__json_num(f, b->level);
+  fprintf(f, ",\"parameters\":%zu", b->n_params);
+  json_kv(f, "residual_q95_c", b->residual_q95_c);
+  json_kv(f, "max_junction_temp_half_width_c", b->max_junction_temp_half_width_c);
+  json_kv(f, "time_to_throttle_half_width_s", b->time_to_throttle_half_width_s);
+  json_kv(f, "runtime_half_width_s", b->runtime_half_width_s);
+  json_kv(f, "p_junction_ok", b->p_junction_ok);
+  fputs(",\"method\":", f);
+  sits__json_str(f, method);
+  fputc('}', f);
+}
+
 int sits_write_summary_json(const sits_scenario *sc, const sits_result *r, FILE *f) {
   const sits_summary *s = &r->summary;
   fprintf(f, "{\"schema_version\":1,\"end_reason\":\"%s\"", sits_end_reason_name(s->end_reason));
@@ -106,8 +127,10 @@ int sits_write_summary_json(const sits_scenario *sc, const sits_result *r, FILE 
     fputs(k ? "," : "", f);
     sits__json_str(f, sits_scenario_note(sc, k));
   }
+  fputc(']', f);
+  json_band(f, &r->band);
   fprintf(f,
-          "],\"verdict\":\"%s\",\"solver\":{\"steps\":%ld,\"rhs_evals\":%ld,"
+          ",\"verdict\":\"%s\",\"solver\":{\"steps\":%ld,\"rhs_evals\":%ld,"
           "\"jac_evals\":%ld,\"lin_setups\":%ld,\"reinits\":%ld,\"err_test_fails\":%ld,"
           "\"linear_solver\":\"%s\",\"method\":\"%s\"}}\n",
           s->ok ? "ok" : "violated", r->stats.steps, r->stats.rhs_evals, r->stats.jac_evals,
@@ -145,6 +168,7 @@ int sits_write_steady_json(const sits_scenario *sc, const sits_steady_state *st,
     }
     fputc('}', f);
   }
+  json_band(f, &st->band);
   fputs("}\n", f);
   return ferror(f) ? SITS_EIO : SITS_OK;
 }

@@ -86,19 +86,33 @@ int sits_write_summary_text(const sits_scenario *sc, const sits_result *r, FILE 
               s->battery_life.value, s->battery_life.limit, s->battery_life.ok ? "ok" : "VIOLATED");
   }
   fprintf(f, "verdict               %s\n", s->ok ? "ok" : "violated");
+  if (r->band.set) {
+    fprintf(f, "95 %% band             max junction temp %.3f +- %.3f C", s->max_junction_temp_c,
+            r->band.max_junction_temp_half_width_c);
+    if (!isnan(r->band.p_junction_ok))
+      fprintf(f, ", P(junction limit holds) %.3f", r->band.p_junction_ok);
+    if (!isnan(s->time_to_throttle_s) && !isnan(r->band.time_to_throttle_half_width_s))
+      fprintf(f, ", first throttle %.1f +- %.1f s", s->time_to_throttle_s,
+              r->band.time_to_throttle_half_width_s);
+    if (s->has_battery && !isnan(r->band.runtime_half_width_s))
+      fprintf(f, ", runtime %.0f +- %.0f s", s->runtime_s, r->band.runtime_half_width_s);
+    fprintf(f, " (%zu fitted parameters, residual q95 %.3f C)\n", r->band.n_params,
+            r->band.residual_q95_c);
+  }
   if (r->stats.method && strcmp(r->stats.method, "exponential") == 0)
-    fprintf(f, "solver                exponential (ETD2RK), %ld steps, %ld RHS evaluations, %ld "
-               "Jacobians, %ld phi computations\n",
+    fprintf(f,
+            "solver                exponential (ETD2RK), %ld steps, %ld RHS evaluations, %ld "
+            "Jacobians, %ld phi computations\n",
             r->stats.steps, r->stats.rhs_evals, r->stats.jac_evals, r->stats.lin_setups);
   else if (r->stats.method && strcmp(r->stats.method, "grid-cvode") == 0)
-    fprintf(f, "solver                CVODE on the layered-grid solver, stepping past ticks, %ld "
-               "steps, %ld RHS evaluations, %ld grid setups\n",
+    fprintf(f,
+            "solver                CVODE on the layered-grid solver, stepping past ticks, %ld "
+            "steps, %ld RHS evaluations, %ld grid setups\n",
             r->stats.steps, r->stats.rhs_evals, r->stats.lin_setups);
   else
     fprintf(f, "solver                CVODE%s, %ld steps, %ld RHS evaluations, %ld Jacobians, %s\n",
-            r->stats.method && strcmp(r->stats.method, "cvode-ahead") == 0
-                ? ", stepping past ticks"
-                : "",
+            r->stats.method && strcmp(r->stats.method, "cvode-ahead") == 0 ? ", stepping past ticks"
+                                                                           : "",
             r->stats.steps, r->stats.rhs_evals, r->stats.jac_evals,
             r->stats.sparse ? "KLU" : "dense");
   return ferror(f) ? SITS_EIO : SITS_OK;

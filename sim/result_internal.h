@@ -6,6 +6,7 @@
 #include <string.h>
 
 struct sits_result {
+  sits_band band; /* sits_run_bands (calibration/bands.c) */
   size_t n_nodes;
   size_t n_samples, cap_samples;
   size_t n_recorded;  /* samples made so far, streamed ones included */

@@ -870,6 +870,9 @@ const double *sits_result_peak_temp_c(const sits_result *r) {
 const sits_summary *sits_result_summary(const sits_result *r) {
   return &r->summary;
 }
+const sits_band *sits_result_band(const sits_result *r) {
+  return &r->band;
+}
 void sits_result_solver_stats(const sits_result *r, sits_ode_stats *stats) {
   *stats = r->stats;
 }

@@ -88,6 +88,27 @@ typedef struct sits_event {
   double value, from, limit, soc;
 } sits_event;
 
+/**
+ * A 95 % band on a prediction (sits_run_bands, sits_steady_bands in sits_thermal_cal.h), on a
+ * scenario that carries the uncertainty group a thermal calibration writes: the fitted
+ * parameters' covariance propagated linearly (each parameter moved by its standard error, the
+ * prediction made again: a secant sensitivity), combined with the calibration's own miss
+ * (the widest sensor's 95th percentile of the training residuals):
+ * half-width = sqrt(q95^2 + (1.96 sigma)^2) for temperatures, 1.96 sigma for times.
+ */
+typedef struct sits_band {
+  bool set;          /**< false: no uncertainty group, no band */
+  double level;      /**< 0.95 */
+  size_t n_params;   /**< parameters propagated (those with a standard error) */
+  double residual_q95_c;
+  double max_junction_temp_half_width_c;
+  double time_to_throttle_half_width_s; /**< NAN when the run never throttles */
+  double runtime_half_width_s;          /**< the battery's; NAN without one */
+  /** The probability that the junction stays below max_junction_temp_c (the verdict's
+   *  thermal part), from the band taken as Gaussian; NAN without that limit. */
+  double p_junction_ok;
+} sits_band;
+
 typedef struct sits_result sits_result;
 
 /** Called now and then during a run with the simulated time reached. */
@@ -141,6 +162,8 @@ SITS_API double sits_result_battery_current_a(const sits_result *r, size_t k);
 /** Peak temperature of each node over the run [degC] (borrowed, n nodes). */
 SITS_API const double *sits_result_peak_temp_c(const sits_result *r);
 SITS_API const sits_summary *sits_result_summary(const sits_result *r);
+/** The run's 95 % band (set by sits_run_bands; band->set false without). */
+SITS_API const sits_band *sits_result_band(const sits_result *r);
 SITS_API void sits_result_solver_stats(const sits_result *r, sits_ode_stats *stats);
 SITS_API size_t sits_result_event_count(const sits_result *r);
 SITS_API const sits_event *sits_result_event(const sits_result *r, size_t k);
@@ -162,6 +185,7 @@ typedef struct sits_steady_state {
   size_t n_fans;
   double fan_duty[SITS_MAX_FANS];
   bool fan_cycles[SITS_MAX_FANS];
+  sits_band band; /**< sits_steady_bands: the steady junction's 95 % band */
 } sits_steady_state;
 
 /** Solves the steady state of @p sc into @p st (release with sits_steady_release()). */

@@ -26,6 +26,7 @@
 
 #include "sits_battery_fit.h"
 #include "sits_replay.h"
+#include "sits_sim.h"
 #include "sits_trace.h"
 #include "sits_export.h"
 
@@ -232,6 +233,17 @@ SITS_API int sits_thermal_cal_write_config(const sits_thermal_cal *c, const char
  */
 SITS_API int sits_replay_bands(const sits_scenario *sc, sits_replay *r, size_t from_row,
                                sits_err *err);
+
+/**
+ * The 95 % band of the run @p r of @p sc (made with @p opts; NULL: none) when the scenario
+ * carries an uncertainty group (sits_band): each parameter with a standard error moved by it
+ * and the scenario run again (without sinks or progress), so it costs one run per parameter.
+ * Into sits_result_band(r); without the group nothing is done.
+ */
+SITS_API int sits_run_bands(const sits_scenario *sc, const sits_run_opts *opts, sits_result *r,
+                            sits_err *err);
+/** The same for a steady state @p st of @p sc: its max_junction_temp_c's band into st->band. */
+SITS_API int sits_steady_bands(const sits_scenario *sc, sits_steady_state *st, sits_err *err);
 
 SITS_END_DECLS
 

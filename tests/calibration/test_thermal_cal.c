@@ -945,3 +945,64 @@ Test(thermal_cal, bands_from_the_fit_cover_held_out_samples) {
   sits_thermal_cal_release(&c);
   free(tr), free(sc);
 }
+
+/* Bands on predictions (sits_run_bands, sits_steady_bands) against the closed form: one node
+ * (R 3 K/W, C 2 J/K, 5 W, 25 C), steady Tj = 25 + 3 x 5 = 40 C, linear in R and the ambient,
+ * so the secant sensitivities are exact: dT = 5 W x 0.1 K/W = 0.5 K and 0.5 K, correlated
+ * 0.3: sigma^2 = 0.25 + 0.25 + 2 x 0.3 x 0.25 = 0.65; half-width sqrt(0.4^2 + 1.96^2 x 0.65) =
+ * 1.63001 K; P(Tj < 41 C) = Phi(1 / (1.63001 / 1.959964)) = Phi(1.202408) = 0.885400. A run of
+ * 50 time constants peaks at the steady temperature (e^-50 away), so the same figures. */
+static const char banded[] =
+    "platform = { thermal = {\n"
+    "  nodes = ( { name = \"die\"; c_j_per_k = 2.0; junction = true; } );\n"
+    "  links = ( { a = \"die\"; b = \"ambient\"; r_k_per_w = 3.0; } ); }; };\n"
+    "workload = { phases = ( { duration_s = 300.0; power_w = { die = 5.0; }; } ); };\n"
+    "ambient_c = 25.0; max_junction_temp_c = 41.0;\n"
+    "uncertainty = { parameters = [ \"platform.thermal.links.[0].r_k_per_w\", \"ambient_c\" ];\n"
+    "  values = [ 3.0, 25.0 ]; std_err = [ 0.1, 0.5 ];\n"
+    "  correlation = [ 1.0, 0.3, 0.3, 1.0 ];\n"
+    "  sensors = [ \"temp_c.die\" ]; residual_q95_c = [ 0.4 ]; };\n";
+
+Test(thermal_cal, bands_on_run_and_steady_match_the_closed_form) {
+  char *path = tu_write("banded.cfg", banded);
+  sits_scenario *sc = NULL;
+  sits_err err = {0};
+  cr_assert_eq(sits_scenario_load(path, NULL, 0, &sc, &err), SITS_OK, "%s", err.msg);
+  const double hw = sqrt(0.16 + 1.959963984540054 * 1.959963984540054 * 0.65);
+  cr_assert_float_eq(hw, 1.63001, 1e-5);
+  sits_steady_state st;
+  cr_assert_eq(sits_steady(sc, &st, &err), SITS_OK, "%s", err.msg);
+  cr_assert_eq(sits_steady_bands(sc, &st, &err), SITS_OK, "%s", err.msg);
+  cr_assert(st.band.set);
+  cr_assert_eq(st.band.n_params, 2);
+  cr_assert_float_eq(st.max_junction_temp_c, 40.0, 1e-9);
+  cr_assert_float_eq(st.band.residual_q95_c, 0.4, 1e-12);
+  cr_assert_float_eq(st.band.max_junction_temp_half_width_c, hw, 1e-6);
+  cr_assert_float_eq(st.band.p_junction_ok, 0.885400, 1e-5, "%g", st.band.p_junction_ok);
+  sits_steady_release(&st);
+  sits_result *r = NULL;
+  cr_assert_eq(sits_run(sc, NULL, &r, &err), SITS_OK, "%s", err.msg);
+  cr_assert_eq(sits_run_bands(sc, NULL, r, &err), SITS_OK, "%s", err.msg);
+  const sits_band *b = sits_result_band(r);
+  cr_assert(b->set);
+  cr_assert_float_eq(sits_result_summary(r)->max_junction_temp_c, 40.0, 1e-6);
+  cr_assert_float_eq(b->max_junction_temp_half_width_c, hw, 1e-5);
+  cr_assert_float_eq(b->p_junction_ok, 0.885400, 1e-4);
+  cr_assert(isnan(b->runtime_half_width_s)); /* no battery */
+  sits_result_free(r);
+  /* a scenario without the group: no band, nothing run */
+  sits_scenario_free(sc);
+  char *plain = tu_write("plain.cfg", "platform = { thermal = {\n"
+                                      "  nodes = ( { name = \"die\"; c_j_per_k = 2.0; } );\n"
+                                      "  links = ( { a = \"die\"; b = \"ambient\"; r_k_per_w = "
+                                      "3.0; } ); }; };\nambient_c = 25.0;\n"
+                                      "workload = { phases = ( { duration_s = 10.0; power_w = "
+                                      "{ die = 5.0; }; } ); };\n");
+  cr_assert_eq(sits_scenario_load(plain, NULL, 0, &sc, &err), SITS_OK, "%s", err.msg);
+  cr_assert_eq(sits_steady(sc, &st, &err), SITS_OK, "%s", err.msg);
+  cr_assert_eq(sits_steady_bands(sc, &st, &err), SITS_OK, "%s", err.msg);
+  cr_assert(!st.band.set);
+  sits_steady_release(&st);
+  sits_scenario_free(sc);
+  free(path), free(plain);
+}

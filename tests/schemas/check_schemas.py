@@ -77,6 +77,17 @@ banded = out("replay", os.path.join(work, "thermal.cfg"), "--trace",
 check("replay", banded, "a calibrated scenario: bands")
 if "band" not in banded["sensors"]["temp_c.tj"]:
     sys.exit("replay of a calibrated scenario: no band")
+for kind, args in (("run-summary", ("run", "--summary", "json", "--quiet")), ("steady", ("steady",))):
+    doc = out(args[0], os.path.join(work, "thermal.cfg"), *args[1:])
+    check(kind, doc, "a calibrated scenario: band")
+    if "band" not in doc:
+        sys.exit(f"{args[0]} of a calibrated scenario: no band")
+auto = out("calibrate", os.path.join(root, "validation/cases/orin_nano_jp6.cfg"), "--trace",
+           os.path.join(root, "validation/data/orin_nano_jp6_tegrastats.raw"), "--fit", "auto",
+           "-o", "auto.cfg")
+check("calibrate", auto, "auto")
+if auto.get("bounds", {}).get("method") != "physics":
+    sys.exit("calibrate --fit auto: no physics bounds")
 check("calibrate", out("calibrate", os.path.join(root, "validation/cases/orin_nano_jp6.cfg"),
                        "--trace", os.path.join(root, "validation/data/orin_nano_jp6_tegrastats.raw"),
                        "--fit", "thermal,ambient", "--orders", "1,2", "-o", "orders.cfg"), "orders")
