@@ -1,5 +1,5 @@
 /* thermal_auto.c - `calibrate --fit auto`: the power timing the data call for, then the
- * network's order (sits_thermal_cal.h). */
+ * structure (an unlogged cooling device or not) or the network's order (sits_thermal_cal.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "sits_replay.h"
 #include "sits_thermal_cal.h"
@@ -9,6 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include <libconfig.h>
+
+#include "scenario_internal.h"
 
 static const char *const suffixes[] = {"", "_instant", "_average", "_energy"};
 #define N_SUFFIXES (sizeof suffixes / sizeof suffixes[0])
@@ -62,11 +68,13 @@ typedef struct candidate {
   const char **sets;
   char (*own)[400];
   size_t n;
+  char *fan_set; /* the structure's added set (choose_structure), or NULL */
 } candidate;
 
 static int candidate_sets(const sits_thermal_cal_opts *o, size_t n_power, char rails[][160],
                           const char *suffix, bool interval_mean, candidate *c) {
   c->n = o->n_sets + 2 * n_power;
+  c->fan_set = NULL;
   c->sets = calloc(c->n, sizeof *c->sets);
   c->own = calloc(2 * n_power, sizeof *c->own);
   if (!c->sets || !c->own)
@@ -87,6 +95,149 @@ static int candidate_sets(const sits_thermal_cal_opts *o, size_t n_power, char r
 static void candidate_free(candidate *c) {
   free(c->sets);
   free(c->own);
+  free(c->fan_set);
+}
+
+/* ---- the unlogged cooling device ---- */
+
+#define FAN_LEVELS 4       /* the candidate fan's steps */
+#define FAN_MIN_SPAN_K 2.0 /* a training part warmer by less leaves nothing to switch within */
+#define FAN_GAIN 0.95      /* the candidate must beat the network as given by 5 % on validation */
+
+/* The sensed temperatures of the first sensor over the training rows: median and maximum. */
+static int sensed_range(const sits_thermal_cal_opts *o, const char *column, double *lo, double *hi,
+                        sits_err *err) {
+  sits_trace *t = NULL;
+  int rc = sits_trace_read(o->trace_path, &o->trace, &t, err);
+  int col = rc == SITS_OK ? sits_trace_column(t, column) : -1;
+  double tf = o->train_fraction > 0 ? o->train_fraction : 0.7;
+  size_t n_train = rc == SITS_OK ? (size_t)floor(tf * (double)t->n_rows) : 0;
+  double *v = malloc((n_train + 1) * sizeof *v);
+  size_t n = 0;
+  for (size_t row = 0; v && col >= 0 && row < n_train; row++) {
+    double x = sits_trace_at(t, row, (size_t)col);
+    if (isfinite(x))
+      v[n++] = x;
+  }
+  *lo = *hi = NAN;
+  if (n > 1) {
+    gsl_sort(v, 1, n);
+    *lo = gsl_stats_median_from_sorted_data(v, 1, n);
+    *hi = v[n - 1];
+  }
+  free(v);
+  sits_trace_free(t);
+  return rc;
+}
+
+/* The --set that adds the candidate fan, into @p set (empty: no candidate: the platform models
+ * fans already, no link reaches the ambient, or the training part spans too little): on the
+ * first link to the ambient, read by the first sensor's node, FAN_LEVELS trips evenly between
+ * the median and the warmest training reading (1 K hysteresis), its resistance at duty 0 the
+ * link's and at full duty half of it to start (both fitted). */
+static int fan_candidate(const sits_thermal_cal_opts *o, const char **sets, size_t n_sets,
+                         char *set, size_t size, char *what, size_t what_size, sits_err *err) {
+  set[0] = what[0] = '\0';
+  sits_scenario *sc = NULL;
+  int rc = o->scenario_text
+               ? sits_scenario_load_text(o->scenario_text, o->scenario_path, sets, n_sets, &sc, err)
+               : sits_scenario_load(o->scenario_path, sets, n_sets, &sc, err);
+  if (rc)
+    return rc;
+  const config_t *cfg = sits__scenario_cfg(sc);
+  const config_setting_t *links = config_lookup(cfg, "platform.thermal.links");
+  const char *sensor_node = NULL, *column = NULL, *sink = NULL;
+  double r = NAN;
+  config_lookup_string(cfg, "replay.sensors.[0].node", &sensor_node);
+  config_lookup_string(cfg, "replay.sensors.[0].column", &column);
+  for (int k = 0; links && !sink && k < config_setting_length(links); k++) {
+    const config_setting_t *l = config_setting_get_elem(links, (unsigned)k);
+    const char *a = NULL, *b = NULL;
+    config_setting_lookup_string(l, "a", &a);
+    config_setting_lookup_string(l, "b", &b);
+    if (a && b && (!strcmp(a, "ambient") || !strcmp(b, "ambient")) &&
+        config_setting_lookup_float(l, "r_k_per_w", &r))
+      sink = !strcmp(a, "ambient") ? b : a;
+  }
+  double lo = NAN, hi = NAN;
+  if (sits_scenario_fan_count(sc) == 0 && sink && sensor_node && column && r > 0)
+    rc = sensed_range(o, column, &lo, &hi, err);
+  if (rc == SITS_OK && hi - lo >= FAN_MIN_SPAN_K) {
+    size_t n =
+        (size_t)snprintf(set, size,
+                         "platform.fans=({ name = \"unlogged\"; a = \"%s\"; b = \"ambient\"; "
+                         "duty = [0.0, 1.0]; r_k_per_w = [%.9e, %.9e]; sensor = \"%s\"; "
+                         "period_s = 1.0; trips = (",
+                         sink, r, r / 2, sensor_node);
+    for (int k = 0; k < FAN_LEVELS && n < size; k++)
+      n += (size_t)snprintf(set + n, size - n,
+                            "%s{ temp_c = %.3f; hysteresis_c = 1.0; duty = %.3f; }", k ? ", " : "",
+                            lo + (k + 0.5) / FAN_LEVELS * (hi - lo), (k + 1.0) / FAN_LEVELS);
+    if (n + 4 < size)
+      snprintf(set + n, size - n, "); })");
+    else
+      set[0] = '\0';
+    snprintf(what, what_size, "an unlogged fan on %s-ambient read at %s: %d steps %.1f-%.1f C",
+             sink, sensor_node, FAN_LEVELS, lo + 0.5 / FAN_LEVELS * (hi - lo),
+             lo + (FAN_LEVELS - 0.5) / FAN_LEVELS * (hi - lo));
+  }
+  sits_scenario_free(sc);
+  return rc;
+}
+
+/* The validation figures of one structure: fitted on the first three quarters of the training
+ * rows, scored on the last quarter; the held-out tail takes no part. */
+static void validate(const sits_thermal_cal_opts *o, const char **sets, size_t n_sets,
+                     sits_thermal_structure_fig *f) {
+  sits_thermal_cal_opts ov = *o;
+  double tf = o->train_fraction > 0 ? o->train_fraction : 0.7;
+  ov.sets = sets, ov.n_sets = n_sets, ov.physics_bounds = true;
+  ov.hold_from = 0.75 * tf, ov.hold_to = tf, ov.use_to = tf;
+  sits_thermal_cal cal;
+  sits_err e = {0};
+  f->train_rmse_c = f->validation_rmse_c = NAN;
+  if (sits_calibrate_thermal(&ov, &cal, &e) == SITS_OK) {
+    f->train_rmse_c = worst(cal.train, cal.n_sensors);
+    f->validation_rmse_c = worst(cal.holdout, cal.n_sensors);
+    sits_thermal_cal_release(&cal);
+  }
+}
+
+/* Chooses between the network as given and with the candidate fan (fan_candidate) on the
+ * validation block; the sets of the choice in *c (the fan's set appended when chosen). */
+static int choose_structure(const sits_thermal_cal_opts *o, candidate *c,
+                            sits_thermal_structure_fig *figs, size_t *n_figs, size_t *chosen,
+                            sits_err *err) {
+  char set[1024], what[200];
+  *n_figs = 0, *chosen = 0;
+  int rc = fan_candidate(o, c->sets, c->n, set, sizeof set, what, sizeof what, err);
+  if (rc || !set[0])
+    return rc;
+  const char **with = calloc(c->n + 1, sizeof *with);
+  if (!with)
+    return sits__fail(err, SITS_ENOMEM, "out of memory");
+  memcpy(with, c->sets, c->n * sizeof *with);
+  with[c->n] = set;
+  snprintf(figs[0].what, sizeof figs[0].what, "the network as given");
+  validate(o, c->sets, c->n, &figs[0]);
+  snprintf(figs[1].what, sizeof figs[1].what, "%s", what);
+  validate(o, with, c->n + 1, &figs[1]);
+  *n_figs = 2;
+  if (figs[1].validation_rmse_c < FAN_GAIN * figs[0].validation_rmse_c ||
+      (isnan(figs[0].validation_rmse_c) && isfinite(figs[1].validation_rmse_c))) {
+    char *keep = malloc(strlen(set) + 1);
+    if (!keep) {
+      free(with);
+      return sits__fail(err, SITS_ENOMEM, "out of memory");
+    }
+    strcpy(keep, set);
+    free(c->sets);
+    with[c->n] = keep;
+    c->sets = with, c->n++, c->fan_set = keep;
+    *chosen = 1;
+  } else
+    free(with);
+  return SITS_OK;
 }
 
 int sits_calibrate_thermal_auto(const sits_thermal_cal_opts *o, const int *orders, size_t n_orders,
@@ -150,13 +301,20 @@ int sits_calibrate_thermal_auto(const sits_thermal_cal_opts *o, const int *order
     candidate_free(&c);
     return sits__fail(err, SITS_ENOMEM, "out of memory");
   }
+  sits_thermal_structure_fig structures[SITS_THERMAL_CAL_MAX_STRUCTURES];
+  size_t n_structures = 0, structure = 0;
+  if (!n_orders) /* an order search builds its own networks */
+    rc = choose_structure(o, &c, structures, &n_structures, &structure, err);
   sits_thermal_cal_opts oc = *o;
   oc.sets = c.sets, oc.n_sets = c.n, oc.physics_bounds = true;
-  rc = n_orders ? sits_calibrate_thermal_orders(&oc, orders, n_orders, out, err)
-                : sits_calibrate_thermal(&oc, out, err);
+  if (rc == SITS_OK)
+    rc = n_orders ? sits_calibrate_thermal_orders(&oc, orders, n_orders, out, err)
+                  : sits_calibrate_thermal(&oc, out, err);
   candidate_free(&c);
   if (rc)
     return rc;
+  out->n_structures = n_structures, out->structure_chosen = structure;
+  memcpy(out->structures, structures, n_structures * sizeof *structures);
   out->fit_auto = true;
   out->n_timings = n_figs, out->timing_chosen = best;
   memcpy(out->timings, figs, n_figs * sizeof *figs);

@@ -40,6 +40,7 @@ typedef struct problem {
   sits_thermal_cal *c;
   size_t n_rows, n_train, n_nodes;
   size_t hold_lo, hold_hi; /* the held-out rows [lo, hi); n_train counts the others */
+  size_t use_hi;           /* rows from here on take no part (sits_thermal_cal_opts.use_to) */
   sits_scenario *sc;       /* loaded once; each evaluation sets the parameters in memory */
   double *loaded_initial;  /* per node: its initial_c as loaded (a replay changes it) */
   double *initial;         /* per node: NAN or a fitted initial temperature */
@@ -102,7 +103,7 @@ static int residual(const double *x, double *r, void *user) {
     int col = sits_trace_column(pb->trace, rep->sensors[k].column);
     double w = sqrt(rep->sensors[k].weight); /* every logged sensor jointly, by weight */
     for (size_t row = 0, j = 0; row < pb->n_rows; row++) {
-      if (row >= pb->hold_lo && row < pb->hold_hi)
+      if ((row >= pb->hold_lo && row < pb->hold_hi) || row >= pb->use_hi)
         continue;
       double m = sits_trace_at(pb->trace, row, (size_t)col);
       r[k * pb->n_train + j++] = isnan(m) ? 0.0 : w * (rep->sim_c[k * pb->n_rows + row] - m);
@@ -133,7 +134,8 @@ static int physics_ranges(problem *pb, const sits_replay *rep, range *r, sits_er
   double pmax = 0, sum = 0;
   size_t n = 0;
   for (size_t row = 0; row < pb->n_rows; row++)
-    if ((row < pb->hold_lo || row >= pb->hold_hi) && isfinite(rep->power_w[row])) {
+    if ((row < pb->hold_lo || row >= pb->hold_hi) && row < pb->use_hi &&
+        isfinite(rep->power_w[row])) {
       pmax = fmax(pmax, rep->power_w[row]);
       sum += rep->power_w[row], n++;
     }
@@ -166,7 +168,7 @@ static void data_start(problem *pb, const sits_scenario *sc, const sits_replay *
       c_sum += c->params[k].start;
   }
   for (size_t row = 0; row < pb->n_rows; row++)
-    if (row < pb->hold_lo || row >= pb->hold_hi) {
+    if ((row < pb->hold_lo || row >= pb->hold_hi) && row < pb->use_hi) {
       for (size_t s = 0; s < rep->n_sensors; s++) {
         int col = sits_trace_column(rep->trace, rep->sensors[s].column);
         double v = col >= 0 ? sits_trace_at(rep->trace, row, (size_t)col) : NAN;
@@ -393,7 +395,13 @@ static int setup(problem *pb, sits_err *err) {
       pb->hold_lo = (size_t)floor(c->train_fraction * (double)pb->n_rows);
       pb->hold_hi = pb->n_rows;
     }
-    pb->n_train = pb->n_rows - (pb->hold_hi - pb->hold_lo);
+    pb->use_hi = pb->n_rows;
+    if (o->use_to > 0 && o->use_to < 1)
+      pb->use_hi = (size_t)floor(o->use_to * (double)pb->n_rows);
+    if (rc == SITS_OK && pb->hold_hi > pb->use_hi)
+      rc = sits__fail(err, SITS_EINPUT, "the held-out rows run past the rows in use (%g)",
+                      o->use_to);
+    pb->n_train = rc ? 0 : pb->use_hi - (pb->hold_hi - pb->hold_lo);
     c->n_rows = pb->n_rows, c->n_train = pb->n_train;
     c->n_sensors = rep->n_sensors < SITS_THERMAL_CAL_MAX_SENSORS ? rep->n_sensors
                                                                  : SITS_THERMAL_CAL_MAX_SENSORS;
@@ -405,7 +413,7 @@ static int setup(problem *pb, sits_err *err) {
       int col = sits_trace_column(trace, rep->sensors[k].column);
       size_t seen = 0;
       for (size_t row = 0; col >= 0 && row < pb->n_rows; row++)
-        if ((row < pb->hold_lo || row >= pb->hold_hi) &&
+        if ((row < pb->hold_lo || row >= pb->hold_hi) && row < pb->use_hi &&
             !isnan(sits_trace_at(trace, row, (size_t)col)))
           seen++;
       if (seen == 0)
@@ -638,8 +646,9 @@ static int finish(problem *pb, sits_err *err) {
       meas[row] = sits_trace_at(pb->trace, row, (size_t)col);
     sits_fit_metrics_compute(rep->sim_c + k * pb->n_rows, meas, pb->hold_lo, pb->hold_hi,
                              &c->holdout[k]);
-    for (size_t row = pb->hold_lo; row < pb->hold_hi; row++) /* the rest: the training rows */
-      meas[row] = NAN;
+    for (size_t row = pb->hold_lo; row < pb->n_rows; row++) /* the rest: the training rows */
+      if (row < pb->hold_hi || row >= pb->use_hi)
+        meas[row] = NAN;
     sits_fit_metrics_compute(rep->sim_c + k * pb->n_rows, meas, 0, pb->n_rows, &c->train[k]);
   }
   free(meas);
@@ -949,6 +958,20 @@ static void json_timing(FILE *f, const sits_thermal_cal *c) {
     fputs(",\"holdout_rmse_c\":", f);
     sits__json_num(f, t->holdout_rmse_c);
     fprintf(f, ",\"chosen\":%s}", k == c->timing_chosen ? "true" : "false");
+  }
+  fputc(']', f);
+  if (!c->n_structures)
+    return;
+  fputs(",\"structure\":[", f);
+  for (size_t k = 0; k < c->n_structures; k++) {
+    const sits_thermal_structure_fig *t = &c->structures[k];
+    fputs(k ? ",{\"candidate\":" : "{\"candidate\":", f);
+    sits__json_str(f, t->what);
+    fputs(",\"train_rmse_c\":", f);
+    sits__json_num(f, t->train_rmse_c);
+    fputs(",\"validation_rmse_c\":", f);
+    sits__json_num(f, t->validation_rmse_c);
+    fprintf(f, ",\"chosen\":%s}", k == c->structure_chosen ? "true" : "false");
   }
   fputc(']', f);
 }

@@ -47,6 +47,10 @@ typedef struct sits_thermal_cal_opts {
   /** A held-out block inside the trace instead of its tail: rows [hold_from, hold_to) of
    *  the fraction of rows (both 0: the tail after train_fraction). For k-fold selection. */
   double hold_from, hold_to;
+  /** The fraction of rows in use (0: all): the rows after it take no part, neither in the
+   *  training nor held out. With hold_from/hold_to inside it, a validation block that leaves
+   *  the tail unseen (sits_calibrate_thermal_auto's structure choice). */
+  double use_to;
   /** sits_calibrate_thermal_orders: k-fold over time blocks (0 or 1: one tail split). Each
    *  order is fitted k times, each time with one of k equal blocks held out, and the order
    *  with the least mean held-out RMSE wins; the result is then that order's fit with the
@@ -131,6 +135,16 @@ typedef struct sits_thermal_timing_fig {
 } sits_thermal_timing_fig;
 #define SITS_THERMAL_CAL_MAX_TIMINGS 8
 
+/** One structure candidate of sits_calibrate_thermal_auto: the network as given, or with an
+ *  unlogged cooling device (a fan whose state the trace does not record, on the link to the
+ *  ambient, stepping up with the sensed temperature); its figures on the validation block
+ *  (the last quarter of the training rows, fitted on the rest: the held-out tail unseen). */
+typedef struct sits_thermal_structure_fig {
+  char what[200];
+  double train_rmse_c, validation_rmse_c;
+} sits_thermal_structure_fig;
+#define SITS_THERMAL_CAL_MAX_STRUCTURES 2
+
 typedef struct sits_thermal_cal {
   size_t n_params;
   sits_thermal_param params[SITS_THERMAL_CAL_MAX_PARAMS];
@@ -163,6 +177,9 @@ typedef struct sits_thermal_cal {
   size_t n_timings, timing_chosen;
   sits_thermal_timing_fig timings[SITS_THERMAL_CAL_MAX_TIMINGS];
   char power_columns[256]; /**< the chosen candidate's power columns, comma-separated */
+  /** sits_calibrate_thermal_auto: the structure candidates tried and the one kept. */
+  size_t n_structures, structure_chosen;
+  sits_thermal_structure_fig structures[SITS_THERMAL_CAL_MAX_STRUCTURES];
   /** physics_bounds (sits_thermal_cal_opts): the training rows' power class the ranges of
    *  R and C came from. */
   bool physics_bounds;

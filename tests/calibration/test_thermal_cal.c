@@ -1006,3 +1006,57 @@ Test(thermal_cal, bands_on_run_and_steady_match_the_closed_form) {
   sits_scenario_free(sc);
   free(path), free(plain);
 }
+
+/* --fit auto's unlogged cooling device: one node (C 10 J/K) whose path to the ambient (25 C)
+ * is 4 K/W with its fan off and 2 K/W on; the fan, which the trace does not record, turns on
+ * above 45 C and off below 44 C, checked every second (a board's fan table). The power steps
+ * every 60 s through 1, 6, 3, 7, 2, 5 W, so that the fan cycles at 6 and 7 W and stays off
+ * below. The trace (every second, exact exponentials between the checks) is fitted with a
+ * network that has no fan: the structure choice must find the candidate fan better on its
+ * validation block, and the held-out tail must be at least halved against the fan-less fit. */
+static char *unlogged_fan_trace(void) {
+  char *text = malloc(1 << 16);
+  size_t n = (size_t)snprintf(text, 1 << 16, "time_s,power_w.in,temp_c.die\n");
+  const double C = 10.0, watts[] = {1, 6, 3, 7, 2, 5};
+  double temp = 25.0;
+  bool on = false;
+  for (int k = 0; k <= 720; k++) {
+    double p = watts[(k / 60) % 6];
+    n += (size_t)snprintf(text + n, (1 << 16) - n, "%d,%.1f,%.6f\n", k, p, temp);
+    on = on ? temp > 44.0 : temp > 45.0;
+    double R = on ? 2.0 : 4.0, ss = 25.0 + R * p;
+    temp = ss + (temp - ss) * exp(-1.0 / (R * C));
+  }
+  char *path = tu_write("fan.csv", text);
+  free(text);
+  return path;
+}
+
+Test(thermal_cal, auto_finds_an_unlogged_fan) {
+  char *tr = unlogged_fan_trace();
+  char *sc = tu_write("nofan.cfg",
+                      "platform = { thermal = { nodes = ( { name = \"die\"; c_j_per_k = 5.0; } );\n"
+                      "  links = ( { a = \"die\"; b = \"ambient\"; r_k_per_w = 3.0; } ); }; };\n"
+                      "replay = { power = ( { column = \"power_w.in\"; node = \"die\"; } );\n"
+                      "  sensors = ( { column = \"temp_c.die\"; node = \"die\"; } ); };\n"
+                      "ambient_c = 25.0;\n");
+  sits_thermal_cal_opts o = {.scenario_path = sc, .trace_path = tr, .train_fraction = 0.6};
+  sits_thermal_cal c, plain;
+  sits_err err = {0};
+  cr_assert_eq(sits_calibrate_thermal_auto(&o, NULL, 0, &c, &err), SITS_OK, "%s", err.msg);
+  cr_assert_eq(c.n_structures, 2);
+  cr_assert_eq(c.structure_chosen, 1, "validation %g (as given) vs %g (fan)",
+               c.structures[0].validation_rmse_c, c.structures[1].validation_rmse_c);
+  cr_assert(strstr(c.structures[1].what, "unlogged fan on die-ambient"), "%s",
+            c.structures[1].what);
+  cr_assert(strstr(c.config_text, "unlogged"), "the calibrated scenario carries the fan");
+  o.physics_bounds = true;
+  cr_assert_eq(sits_calibrate_thermal(&o, &plain, &err), SITS_OK, "%s", err.msg);
+  cr_assert_lt(c.holdout[0].rmse, 0.5 * plain.holdout[0].rmse, "held out %g K with the fan, %g K without",
+               c.holdout[0].rmse, plain.holdout[0].rmse);
+  cr_log_info("unlogged fan: held out %.3f K with the candidate, %.3f K without",
+              c.holdout[0].rmse, plain.holdout[0].rmse);
+  sits_thermal_cal_release(&c);
+  sits_thermal_cal_release(&plain);
+  free(tr), free(sc);
+}
