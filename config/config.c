@@ -10,7 +10,9 @@
 #include "config_internal.h"
 #include "module_internal.h"
 #include "status_internal.h"
+#include "text_internal.h"
 
+#include <errno.h>
 #include <libgen.h>
 #include <stdarg.h>
 #include <limits.h>
@@ -74,11 +76,119 @@ int sits__find_config(const char *kind, const char *name, const char *base_dir, 
   return try_root(SITS_INSTALL_CONFIG_DIR, kind, name, out, size);
 }
 
-static int read_file(config_t *cfg, const char *path, const char *text, sits_err *err) {
+static int add_input(sits__config *c, const char *path, sits_err *err);
+
+#define MAX_INCLUDE_DEPTH 10 /* libconfig's own limit */
+
+/* The file name of an `@include "NAME"` line (libconfig reads one only at a line's start), in
+ * @p name; 0 when the line is not an include, -1 when it is one without a quoted name. */
+static int include_name(const char *line, char *name, size_t size) {
+  while (*line == ' ' || *line == '\t')
+    line++;
+  if (strncmp(line, "@include", 8) != 0)
+    return 0;
+  line += 8;
+  while (*line == ' ' || *line == '\t')
+    line++;
+  const char *end = *line == '"' ? strchr(line + 1, '"') : NULL;
+  if (!end || (size_t)(end - line - 1) >= size)
+    return -1;
+  snprintf(name, size, "%.*s", (int)(end - line - 1), line + 1);
+  return 1;
+}
+
+static int scan_includes(sits__config *c, sits__lines *L, const char *dir, int depth,
+                         sits_err *err);
+
+/* Checks the file an include names (libconfig opens it relative to @p dir, the including
+ * scenario's folder, at every depth) before libconfig does: a folder, a FIFO, a device or an
+ * empty name ends libconfig's scanner with exit(2), a FIFO without a writer blocks it. Each
+ * included file is an input (protected as an output target) and is scanned in turn. */
+static int check_include(sits__config *c, const sits__lines *L, const char *name,
+                         const char *dir, int depth, sits_err *err) {
+  char path[8200], real[PATH_MAX];
+  struct stat st;
+  if (!*name)
+    return sits__fail(err, SITS_EINPUT, "%s:%zu: @include names no file", L->path, L->lineno);
+  if (depth >= MAX_INCLUDE_DEPTH)
+    return sits__fail(err, SITS_EINPUT, "%s:%zu: @include \"%s\": includes nest deeper than %d "
+                      "(a file that includes itself?)", L->path, L->lineno, name, MAX_INCLUDE_DEPTH);
+  snprintf(path, sizeof path, "%s%s%s", name[0] == '/' ? "" : dir, name[0] == '/' ? "" : "/", name);
+  if (stat(path, &st) != 0)
+    return sits__fail(err, SITS_EINPUT, "%s:%zu: @include \"%s\": cannot read %s: %s", L->path,
+                      L->lineno, name, path, strerror(errno));
+  if (!S_ISREG(st.st_mode))
+    return sits__fail(err, SITS_EINPUT, "%s:%zu: @include \"%s\": %s is %s, not a regular file",
+                      L->path, L->lineno, name, path, S_ISDIR(st.st_mode) ? "a folder"
+                      : S_ISFIFO(st.st_mode) ? "a FIFO" : "a device or socket");
+  sits__lines inner;
+  int rc = sits__lines_open(&inner, path, err);
+  if (rc == SITS_OK)
+    rc = add_input(c, realpath(path, real) ? real : path, err);
+  if (rc == SITS_OK)
+    rc = scan_includes(c, &inner, dir, depth + 1, err);
+  sits__lines_close(&inner);
+  return rc;
+}
+
+/* Each line of @p L: its include checked, its integer literals too (sits__wide_integer). */
+static int scan_includes(sits__config *c, sits__lines *L, const char *dir, int depth,
+                         sits_err *err) {
+  bool binary, in_comment = false;
+  char name[4096];
+  for (char *line; (line = sits__lines_next(L, &binary)) != NULL;) {
+    if (binary) /* libconfig reports the file's own syntax error */
+      return SITS_OK;
+    int kind = in_comment ? 0 : include_name(line, name, sizeof name);
+    if (kind < 0)
+      return sits__fail(err, SITS_EINPUT, "%s:%zu: @include needs a quoted file name", L->path,
+                        L->lineno);
+    if (kind > 0) {
+      int rc = check_include(c, L, name, dir, depth, err);
+      if (rc)
+        return rc;
+      continue;
+    }
+    size_t n = 0; /* block comments hide includes and numbers from libconfig */
+    const char *wide = sits__wide_integer(line, &in_comment, &n);
+    bool hex = wide && (wide[1] == 'x' || wide[1] == 'X');
+    if (wide)
+      return sits__fail(err, SITS_EINPUT,
+                        "%s:%zu: the integer %.*s does not fit in 32 bits, which libconfig would "
+                        "wrap silently: write %.*s%s%.*sL (a 64-bit integer)",
+                        L->path, L->lineno, (int)n, wide, hex ? 0 : (int)n, wide,
+                        hex ? "" : ".0 (a number) or ", (int)n, wide);
+  }
+  return SITS_OK;
+}
+
+/* The includes of the file at @p path (or of @p text, named @p path), resolved in @p dir. */
+static int check_includes(sits__config *c, const char *path, const char *text, const char *dir,
+                          sits_err *err) {
+  sits__lines L = {.path = path};
+  struct stat st;
+  if (text)
+    L.fp = fmemopen((void *)text, strlen(text), "r");
+  else if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+    return SITS_OK; /* the standard input or a pipe: read once, by libconfig */
+  else if (sits__lines_open(&L, path, err) != SITS_OK)
+    return SITS_OK; /* libconfig reports why it cannot read the file */
+  if (!L.fp)
+    return SITS_OK;
+  int rc = scan_includes(c, &L, dir, 0, err);
+  sits__lines_close(&L);
+  return rc;
+}
+
+static int read_file(sits__config *c, config_t *cfg, const char *path, const char *text,
+                     sits_err *err) {
   config_init(cfg);
   config_set_options(cfg, CONFIG_OPTION_AUTOCONVERT);
   if (text) { /* a string: its includes and file names from the working folder */
     config_set_include_dir(cfg, ".");
+    int rc = check_includes(c, path, text, ".", err);
+    if (rc)
+      return rc;
     if (config_read_string(cfg, text) == CONFIG_TRUE)
       return SITS_OK;
     return sits__fail(err, SITS_EINPUT, "%s:%d: %s",
@@ -89,6 +199,9 @@ static int read_file(config_t *cfg, const char *path, const char *text, sits_err
   snprintf(tmp, sizeof tmp, "%s", path);
   snprintf(dir, sizeof dir, "%s", strcmp(path, "/dev/stdin") ? dirname(tmp) : ".");
   config_set_include_dir(cfg, dir); /* the standard input's includes: the working folder */
+  int rc = check_includes(c, path, NULL, dir, err);
+  if (rc)
+    return rc;
   if (config_read_file(cfg, path) == CONFIG_TRUE)
     return SITS_OK;
   if (config_error_type(cfg) == CONFIG_ERR_FILE_IO)
@@ -127,7 +240,7 @@ static int merge_named(sits__config *c, config_setting_t *root, const char *key,
                       "folder, $SITS_CONFIG_PATH and the shipped configs)",
                       where, key, name, kind, name);
   config_t other;
-  int rc = read_file(&other, path, NULL, err);
+  int rc = read_file(c, &other, path, NULL, err);
   if (rc == SITS_OK) {
     config_setting_t *g = config_lookup(&other, group);
     if (!g || !config_setting_is_group(g))
@@ -253,7 +366,7 @@ static int load(sits__config *c, const char *path, const char *text, const char 
         c->n_sets++;
   if (!c->scenario_path)
     return sits__fail(err, SITS_ENOMEM, "out of memory");
-  int rc = read_file(&c->cfg, path, text, err);
+  int rc = read_file(c, &c->cfg, path, text, err);
   if (rc)
     return rc;
   if ((rc = apply_sets(c, sets, n_sets, 0, err)) ||

@@ -39,6 +39,13 @@ void sits__config_release(sits__config *c);
 /** The merged configuration as libconfig text (malloc'ed), or NULL when out of memory. */
 char *sits__config_text(const sits__config *c);
 
+/**
+ * The first integer literal of @p line that libconfig 1.5 would wrap to 32 bits (no `L`
+ * suffix, outside 32 bits), its length in @p len; NULL when none. @p in_comment carries a
+ * block comment from one line to the next.
+ */
+const char *sits__wide_integer(const char *line, bool *in_comment, size_t *len);
+
 /** Keeps a copy of @p s for the lifetime of @p c; NULL when out of memory. */
 const char *sits__config_intern(sits__config *c, const char *s);
 

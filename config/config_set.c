@@ -10,16 +10,37 @@
 #include "config_internal.h"
 #include "status_internal.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* "v = VALUE;" with an `L` after each integer literal outside 32 bits, which libconfig would
+ * otherwise wrap (lex.c): such a value is read whole, then range-checked by its key. */
+static char *value_text(const char *value) {
+  size_t len = 2 * strlen(value) + 16;
+  char *text = malloc(len), *out = text;
+  if (!text)
+    return NULL;
+  out += sprintf(out, "v = ");
+  bool in_comment = false;
+  const char *p = value, *wide;
+  size_t n = 0;
+  while ((wide = sits__wide_integer(p, &in_comment, &n)) != NULL) {
+    bool hex = wide[1] == 'x' || wide[1] == 'X'; /* beyond 64 bits too: a float */
+    errno = 0;
+    (void)strtoll(wide > value && wide[-1] == '-' ? wide - 1 : wide, NULL, hex ? 16 : 10);
+    out += sprintf(out, "%.*s%s", (int)(wide + n - p), p, errno == ERANGE && !hex ? ".0" : "L");
+    p = wide + n;
+  }
+  sprintf(out, "%s;", p);
+  return text;
+}
+
 static int parse_value(config_t *tmp, const char *value) {
-  size_t len = strlen(value) + 16;
-  char *text = malloc(len);
+  char *text = value_text(value);
   if (!text)
     return -1;
-  snprintf(text, len, "v = %s;", value);
   int ok = config_read_string(tmp, text) == CONFIG_TRUE;
   free(text);
   if (ok) /* more than the one value ("45 ; platform = x"): not silently dropped */

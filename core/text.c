@@ -9,16 +9,26 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 int sits__lines_open(sits__lines *L, const char *path, sits_err *err) {
-  *L = (sits__lines){.fp = fopen(path, "r"), .path = path};
-  if (!L->fp)
+  *L = (sits__lines){.path = path};
+  /* opened without waiting: a FIFO that no program writes to reads as empty instead of
+   * blocking the open for ever; reads then wait for a writer that is there */
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0)
     return sits__fail(err, SITS_EINPUT, "%s: cannot open: %s", path, strerror(errno));
   struct stat st; /* a directory opens for reading, and then reads as nothing */
-  if (fstat(fileno(L->fp), &st) == 0 && S_ISDIR(st.st_mode)) {
-    fclose(L->fp);
-    L->fp = NULL;
+  if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    close(fd);
     return sits__fail(err, SITS_EINPUT, "%s: is a directory, not a file", path);
+  }
+  int flags = fcntl(fd, F_GETFL);
+  if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0 || !(L->fp = fdopen(fd, "r"))) {
+    int e = errno;
+    close(fd);
+    return sits__fail(err, SITS_EINPUT, "%s: cannot open: %s", path, strerror(e));
   }
   return SITS_OK;
 }
