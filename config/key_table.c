@@ -95,6 +95,10 @@ static const sits_key keys[] = {
     /* ---- platform ---- */
     K("platform.name", STRING, "", NONE, NULL, ANY, 0, "the platform's name", "-"),
     K("platform.description", STRING, "", NONE, NULL, ANY, 0, "free text, with sources", "-"),
+    K("platform.estimated", ARRAY, "", NONE, NULL, ANY, 0,
+      "the values the file estimates rather than sources, in words (the comments give the "
+      "reasoning)",
+      "summaries' assumptions"),
     K("platform.thermal", GROUP, "", NONE, NULL, ANY, REQ,
       "the thermal network: nodes and links, or a HotSpot floorplan", "sits_thermal"),
     K("platform.thermal.nodes", LIST, "", NONE, NULL, ANY, 0, "thermal nodes (with 'links')",

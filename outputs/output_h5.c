@@ -57,6 +57,35 @@ static herr_t str_attr(hid_t loc, const char *obj, const char *name, const char 
   return rc;
 }
 
+/* The scenario's assumptions as a 1-D array of such strings on the root (h5py: an array of
+ * str; none: an empty array). Negative on failure. */
+static herr_t assumptions_attr(hid_t file, const sits_scenario *sc) {
+  size_t n = sits_scenario_assumption_count(sc);
+  const char **v = malloc((n ? n : 1) * sizeof *v);
+  hsize_t dim = n;
+  hid_t t = H5Tcopy(H5T_C_S1), space = H5Screate_simple(1, &dim, NULL), a = -1;
+  herr_t rc = !v || t < 0 || space < 0 || H5Tset_size(t, H5T_VARIABLE) < 0 ||
+                      H5Tset_cset(t, H5T_CSET_UTF8) < 0
+                  ? -1
+                  : 0;
+  for (size_t k = 0; v && k < n; k++)
+    v[k] = sits_scenario_assumption(sc, k);
+  if (rc == 0 && H5Aexists(file, "assumptions") > 0)
+    rc = H5Adelete(file, "assumptions");
+  if (rc == 0)
+    a = H5Acreate2(file, "assumptions", t, space, H5P_DEFAULT, H5P_DEFAULT);
+  if (rc == 0 && (a < 0 || H5Awrite(a, t, v) < 0))
+    rc = -1;
+  if (a >= 0)
+    H5Aclose(a);
+  if (space >= 0)
+    H5Sclose(space);
+  if (t >= 0)
+    H5Tclose(t);
+  free(v);
+  return rc;
+}
+
 static int put_events(hid_t file, const sits_result *r) {
   hid_t kind = H5Tcopy(H5T_C_S1), detail = H5Tcopy(H5T_C_S1), subject = H5Tcopy(H5T_C_S1),
         unit = H5Tcopy(H5T_C_S1);
@@ -119,6 +148,7 @@ static int put_attributes(hid_t file, const sits_scenario *sc, const sits_result
            rel, SUNDIALS_VERSION, GSL_VERSION, LIBCONFIG_VER_MAJOR, LIBCONFIG_VER_MINOR,
            LIBCONFIG_VER_REVISION);
   rc |= str_attr(file, "/", "library_versions", libs) < 0;
+  rc |= assumptions_attr(file, sc) < 0;
   char *json = NULL;
   size_t json_len = 0;
   FILE *m = open_memstream(&json, &json_len);

@@ -43,6 +43,16 @@ static void json_constraint(FILE *f, const char *key, const sits_constraint *c, 
 }
 
 /* ,"band":{...}: a prediction's 95 % band (sits_band), when set. */
+/* ,"assumptions":[...]: what the answers rest on (sits_scenario_assumption). */
+static void json_assumptions(FILE *f, const sits_scenario *sc) {
+  fputs(",\"assumptions\":[", f);
+  for (size_t k = 0; k < sits_scenario_assumption_count(sc); k++) {
+    fputs(k ? "," : "", f);
+    sits__json_str(f, sits_scenario_assumption(sc, k));
+  }
+  fputc(']', f);
+}
+
 static void json_band(FILE *f, const sits_band *b) {
   if (!b->set)
     return;
@@ -128,6 +138,17 @@ int sits_write_summary_json(const sits_scenario *sc, const sits_result *r, FILE 
     sits__json_str(f, sits_scenario_note(sc, k));
   }
   fputc(']', f);
+  json_assumptions(f, sc);
+  fputs(",\"fans\":{", f);
+  for (size_t k = 0; k < s->n_fans && k < SITS_MAX_FANS; k++) {
+    fputs(k ? "," : "", f);
+    sits__json_str(f, sits_scenario_fan_name(sc, k));
+    fputs(":{\"max_duty\":", f);
+    sits__json_num(f, s->fan_max_duty[k]);
+    json_kv(f, "mean_duty", s->fan_mean_duty[k]);
+    fputc('}', f);
+  }
+  fputc('}', f);
   json_band(f, &r->band);
   fprintf(f,
           ",\"verdict\":\"%s\",\"solver\":{\"steps\":%ld,\"rhs_evals\":%ld,"
@@ -168,6 +189,7 @@ int sits_write_steady_json(const sits_scenario *sc, const sits_steady_state *st,
     }
     fputc('}', f);
   }
+  json_assumptions(f, sc);
   json_band(f, &st->band);
   fputs("}\n", f);
   return ferror(f) ? SITS_EIO : SITS_OK;

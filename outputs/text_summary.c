@@ -71,6 +71,9 @@ int sits_write_summary_text(const sits_scenario *sc, const sits_result *r, FILE 
         "battery               SOC %.4f at the end, runtime %.1f s%s, min %.3f V, %.3f Wh drawn\n",
         s->final_soc, s->runtime_s, s->runtime_estimated ? " (estimated)" : "", s->min_voltage_v,
         s->energy_drawn_wh);
+  for (size_t k = 0; k < s->n_fans && k < SITS_MAX_FANS; k++)
+    fprintf(f, "fan %-17s duty max %.3f, mean %.3f over the run\n", sits_scenario_fan_name(sc, k),
+            s->fan_max_duty[k], s->fan_mean_duty[k]);
   if (!isnan(s->time_to_throttle_s) || s->throttled_fraction > 0)
     fprintf(f, "throttling            first at %.3f s, %.1f%% of the time\n", s->time_to_throttle_s,
             100 * s->throttled_fraction);
@@ -99,6 +102,10 @@ int sits_write_summary_text(const sits_scenario *sc, const sits_result *r, FILE 
     fprintf(f, " (%zu fitted parameters, residual q95 %.3f C)\n", r->band.n_params,
             r->band.residual_q95_c);
   }
+  if (sits_scenario_assumption_count(sc))
+    fprintf(f, "assumptions:\n");
+  for (size_t k = 0; k < sits_scenario_assumption_count(sc); k++)
+    fprintf(f, "  - %s\n", sits_scenario_assumption(sc, k));
   if (r->stats.method && strcmp(r->stats.method, "exponential") == 0)
     fprintf(f,
             "solver                exponential (ETD2RK), %ld steps, %ld RHS evaluations, %ld "

@@ -93,6 +93,7 @@ typedef struct sits__tally {
   double min_pack_v;                               /* battery */
   const double *items, *demanded, *latency_ms_sum; /* per domain */
   const double *domain_energy_j;                   /* per domain */
+  const double *fan_duty_s, *fan_max_duty;         /* per fan: duty x time, highest duty */
 } sits__tally;
 
 /** The value at @p at of a history (ts ascending, n points), linear between points and

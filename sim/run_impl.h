@@ -62,6 +62,7 @@ typedef struct run {
   double items[SITS_MAX_DOMAINS], demanded[SITS_MAX_DOMAINS], latency_ms_sum[SITS_MAX_DOMAINS];
   double dom_e_j[SITS_MAX_DOMAINS], dom_w_left[SITS_MAX_DOMAINS]; /* per-domain energy */
   double throttled_s, time_to_throttle_s, peak_power_w;
+  double fan_duty_s[SITS__MAX_FANS], fan_max_duty[SITS__MAX_FANS]; /* each fan's duty x time */
   /* battery: its states are in lay */
   const sits_battery *batt;
   int batt_node;

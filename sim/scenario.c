@@ -257,6 +257,8 @@ static int load(const char *path, const char *text, const char *const *sets, siz
       (rc = sits__load_battery(sc, root, err)) == SITS_OK &&
       (rc = sits__load_workload(sc, root, err)) == SITS_OK)
     rc = check_work(sc, err);
+  if (rc == SITS_OK)
+    rc = sits__scenario_assumptions(sc, root, err);
   if (rc == SITS_OK && !sits_scenario_config_text(sc))
     rc = sits__fail(err, SITS_ENOMEM, "out of memory");
   if (rc) {
@@ -302,6 +304,9 @@ void sits_scenario_free(sits_scenario *sc) {
   for (size_t k = 0; k < sc->n_notes; k++)
     free(sc->notes[k]);
   free(sc->notes);
+  for (size_t k = 0; k < sc->n_assumptions; k++)
+    free(sc->assumptions[k]);
+  free(sc->assumptions);
   for (size_t d = 0; d < SITS_MAX_DOMAINS; d++)
     free(sc->domains[d].nodes), free(sc->domains[d].fractions);
   for (size_t g = 0; g < sc->n_groups; g++)

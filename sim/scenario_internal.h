@@ -113,6 +113,8 @@ struct sits_scenario {
   double grid_width_m, grid_height_m;
   char **notes; /* what the loader wants the user to know (sits_scenario_note) */
   size_t n_notes;
+  char **assumptions; /* what the answers rest on (assumptions.c; the notes among them) */
+  size_t n_assumptions;
   char *origin; /* how it was made (the command line), or NULL */
   sits__board board;
   sits__fan fans[SITS__MAX_FANS];
@@ -211,6 +213,8 @@ int sits__unknown_node(const sits_thermal *th, const config_setting_t *s, const 
                        const char *name, sits_err *err);
 
 /** Adds a note (printf-style) to @p sc; SITS_ENOMEM on failure. */
+/** The scenario's assumptions (assumptions.c), after everything else is loaded. */
+int sits__scenario_assumptions(sits_scenario *sc, const config_setting_t *root, sits_err *err);
 int sits__scenario_note(sits_scenario *sc, sits_err *err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 

@@ -417,6 +417,10 @@ static void account(run *rn, double t0, double t1) {
   }
   if (rn->throttled || rn->cap_active)
     rn->throttled_s += dt;
+  for (size_t f = 0; f < rn->sc->n_fans; f++) {
+    rn->fan_duty_s[f] += rn->fan_duty[f] * dt;
+    rn->fan_max_duty[f] = fmax(rn->fan_max_duty[f], rn->fan_duty[f]);
+  }
 }
 
 static int governor_events(run *rn, double t, const sits_governor_out *out, sits_err *err) {
@@ -652,7 +656,7 @@ static int init_run(run *rn, const sits_scenario *sc, sits_err *err) {
     rn->batt_s = c->hyst_initial > 0 ? 1.0 : c->hyst_initial < 0 ? -1.0 : 0.0;
   }
   for (size_t f = 0; f < sc->n_fans; f++)
-    rn->fan_duty[f] = sc->fans[f].initial_duty;
+    rn->fan_duty[f] = rn->fan_max_duty[f] = sc->fans[f].initial_duty;
   sits__run_set_segment(rn, 0);
   for (size_t i = 0; i < rn->n; i++) {
     double init = sits_thermal_initial_c(rn->th, (int)i);
@@ -789,7 +793,9 @@ int sits_run(const sits_scenario *sc, const sits_run_opts *opts, sits_result **o
                          .items = rn.items,
                          .demanded = rn.demanded,
                          .latency_ms_sum = rn.latency_ms_sum,
-                         .domain_energy_j = rn.dom_e_j};
+                         .domain_energy_j = rn.dom_e_j,
+                         .fan_duty_s = rn.fan_duty_s,
+                         .fan_max_duty = rn.fan_max_duty};
     sits__summarise(sc, rn.res, &tally);
     *out = rn.res;
     rn.res = NULL;

@@ -237,6 +237,11 @@ void sits__summarise(const sits_scenario *sc, sits_result *r, const sits__tally 
   sum->energy_per_item.ok =
       !sum->energy_per_item.set || (!isnan(sum->energy_per_item_mj) && sum->energy_per_item.ok);
   battery_figures(sc, sum, t);
+  sum->n_fans = sits_scenario_fan_count(sc);
+  for (size_t f = 0; f < sum->n_fans && f < SITS_MAX_FANS; f++) {
+    sum->fan_max_duty[f] = t->fan_max_duty[f];
+    sum->fan_mean_duty[f] = t->end_s > 0 ? t->fan_duty_s[f] / t->end_s : t->fan_max_duty[f];
+  }
   sum->ok = sum->tdp.ok && sum->junction.ok && sum->latency.ok && sum->energy_per_item.ok &&
             sum->battery_life.ok;
 }

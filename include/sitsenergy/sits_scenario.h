@@ -64,6 +64,14 @@ SITS_API double sits_scenario_sample_period_s(const sits_scenario *sc);
 SITS_API size_t sits_scenario_note_count(const sits_scenario *sc);
 /** Note @p k (borrowed), NULL past the end. */
 SITS_API const char *sits_scenario_note(const sits_scenario *sc, size_t k);
+/** What the scenario's answers rest on besides measurements of the board, in words: the
+ *  platform's values its file marks as estimated (platform.estimated), the cooling (the fan
+ *  curves in force, or one resistance per path: a fan at one speed or passive cooling), a
+ *  pack without temperature dependence or without a thermal node of its own, workload rates
+ *  taken from the roofline, and the notes above. Every summary lists them. */
+SITS_API size_t sits_scenario_assumption_count(const sits_scenario *sc);
+/** Assumption @p k (borrowed), NULL past the end. */
+SITS_API const char *sits_scenario_assumption(const sits_scenario *sc, size_t k);
 /** The --set overrides the scenario was loaded with ("KEY=VALUE", borrowed). */
 SITS_API size_t sits_scenario_override_count(const sits_scenario *sc);
 SITS_API const char *sits_scenario_override(const sits_scenario *sc, size_t k);

@@ -72,6 +72,10 @@ typedef struct sits_summary {
    *  constant inputs; the rest of energy_j is static and traced power and battery heat. */
   double domain_energy_j[SITS_MAX_DOMAINS];
   bool ok; /**< every constraint that is set holds */
+  /** The fans in force (platform.fans, at most SITS_MAX_FANS, the scenario's order): each
+   *  one's highest duty over the run and its duty averaged over the run's time. */
+  size_t n_fans;
+  double fan_max_duty[SITS_MAX_FANS], fan_mean_duty[SITS_MAX_FANS];
 } sits_summary;
 
 /** One /events row. */
