@@ -177,7 +177,12 @@ static void zone_injection(const sits_scenario *sc, const double *share, double 
 
 int sits__zone_sustainable_w(const sits_scenario *sc, const double *share, double ambient_c,
                              double control_c, double *p_w, double *p_max_w, sits_err *err) {
-  const sits_thermal *th = sits_scenario_thermal(sc);
+  /* the fans at the duty their trips give at the control temperature: the IPA acts on a hot
+   * board, whose fans have spun up */
+  sits_thermal *fanned = sc->n_fans ? sits__net_with_fans_at_c(sc, control_c, err) : NULL;
+  if (sc->n_fans && !fanned)
+    return err->code;
+  const sits_thermal *th = fanned ? fanned : sits_scenario_thermal(sc);
   const double *base_w = sits_scenario_static_power_w(sc);
   size_t n = sits_thermal_node_count(th), nd;
   const sits_domain *dom = sits_scenario_domains(sc, &nd);
@@ -233,6 +238,7 @@ int sits__zone_sustainable_w(const sits_scenario *sc, const double *share, doubl
     *p_max_w = pmax;
   }
   sits_net_steady_free(lin);
+  sits_thermal_free(fanned);
   free(e), free(z), free(b), free(t0), free(t);
   return rc;
 }

@@ -68,8 +68,9 @@ static int eval(const sits_scenario *sc, const size_t *cap, const double *demand
   }
   bool runaway = false;
   double ambient_c = sits_schedule_ambient_c(sits_scenario_schedule(sc), 0);
-  int rc = sits__steady_at(sc, cap, util, sits_scenario_static_power_w(sc), ambient_c, t,
-                           &m->total_power_w, &runaway, err);
+  /* the fans at the duties their trips settle to at this load */
+  int rc = sits__steady_with_fans(sc, cap, util, sits_scenario_static_power_w(sc), ambient_c, t,
+                                  &m->total_power_w, &runaway, NULL, NULL, err);
   if (rc)
     return rc;
   memcpy(m->cap, cap, nd * sizeof *cap);

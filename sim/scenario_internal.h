@@ -213,6 +213,9 @@ int sits__unknown_node(const sits_thermal *th, const config_setting_t *s, const 
                        const char *name, sits_err *err);
 
 /** Adds a note (printf-style) to @p sc; SITS_ENOMEM on failure. */
+/** A new copy of the network with each fan at the duty its trips give with its sensor at
+ *  @p sensor_c (steady_state.c; free it with sits_thermal_free), NULL with @p err set. */
+sits_thermal *sits__net_with_fans_at_c(const sits_scenario *sc, double sensor_c, sits_err *err);
 /** The scenario's assumptions (assumptions.c), after everything else is loaded. */
 int sits__scenario_assumptions(sits_scenario *sc, const config_setting_t *root, sits_err *err);
 int sits__scenario_note(sits_scenario *sc, sits_err *err, const char *fmt, ...)

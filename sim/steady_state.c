@@ -334,14 +334,28 @@ static sits_thermal *net_at(const sits_scenario *sc, const double *duty, sits_er
   return c;
 }
 
+sits_thermal *sits__net_with_fans_at_c(const sits_scenario *sc, double sensor_c, sits_err *err) {
+  double duty[SITS__MAX_FANS];
+  for (size_t f = 0; f < sc->n_fans; f++) {
+    const sits__fan *fan = &sc->fans[f];
+    duty[f] = fan->initial_duty;
+    for (size_t k = 0; k < fan->n_trips; k++)
+      if (sensor_c > fan->trip_c[k])
+        duty[f] = fan->trip_duty[k];
+  }
+  return net_at(sc, duty, err);
+}
+
 /* One step of the fans' trips at steady temperatures t, as a board warming up from the
  * ambient takes them: a fan whose next trip is below its sensor goes one level up, one whose
- * current trip has cleared by its hysteresis one level down. Returns whether any moved. */
+ * current trip has cleared by its hysteresis one level down. t NULL: no steady state at these
+ * levels (runaway), so the board warms past every trip: each fan goes one level up. Returns
+ * whether any moved. */
 static bool settle(const sits_scenario *sc, const double *t, size_t *on, double *duty) {
   bool moved = false;
   for (size_t f = 0; f < sc->n_fans; f++) {
     const sits__fan *fan = &sc->fans[f];
-    double tc = fan->n_trips ? t[fan->sensor] : NAN;
+    double tc = !fan->n_trips ? NAN : t ? t[fan->sensor] : INFINITY;
     if (on[f] < fan->n_trips && tc > fan->trip_c[on[f]])
       on[f]++, moved = true;
     else if (on[f] > 0 && tc < fan->trip_c[on[f] - 1] - fan->hysteresis_c[on[f] - 1])
@@ -364,9 +378,9 @@ int sits__steady_with_fans(const sits_scenario *sc, const size_t *opp, const dou
   int rc = sits__steady_at(sc, opp, util, base_w, ambient_c, t, total_w, runaway, err);
   /* fixed point over the fans' levels: solve, read the trips, until they stay; a return to
    * levels seen before is a cycle (the fan toggles around a trip's hysteresis) */
-  while (rc == SITS_OK && !*runaway && nf && n_seen < sizeof seen / sizeof seen[0]) {
+  while (rc == SITS_OK && nf && n_seen < sizeof seen / sizeof seen[0]) {
     memcpy(seen[n_seen++], duty, nf * sizeof(double));
-    if (!settle(sc, t, on, duty))
+    if (!settle(sc, *runaway ? NULL : t, on, duty))
       break;
     size_t back = n_seen;
     for (size_t s = 0; s < n_seen && back == n_seen; s++)

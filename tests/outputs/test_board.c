@@ -28,9 +28,10 @@ static char *render(const sits_scenario *sc, const char *format, const sits_boar
   return buf;
 }
 
-/* RK3588 (configs/platforms/rk3588.cfg): die --1.2 K/W-- heatsink --3.0 K/W-- ambient, every
- * domain on the die, static 0.84 W on the heatsink. With the die at the 85 C control
- * temperature, the die takes (85 - Ta - 3.0 * 0.84) / 4.2 W in all; a zone gets that less the
+/* RK3588 (configs/platforms/rk3588.cfg): die --1.2 K/W-- heatsink --fan-- ambient, every
+ * domain on the die, static 0.788 W on the heatsink. With the die at the 85 C control
+ * temperature the fan is at full speed (past its 65 C trip), 3.0 K/W, and the die takes
+ * (85 - Ta - 3.0 * 0.788) / 4.2 W in all; a zone gets that less the
  * other actors at their lowest OPP at full load (their power at 85 C). */
 Test(board, rk3588_sustainable_power_closed_form) {
   sits_scenario *sc = tu_load("rk.cfg", "platform = \"rk3588\"; workload_profile = "
@@ -38,7 +39,7 @@ Test(board, rk3588_sustainable_power_closed_form) {
   size_t nd;
   const sits_domain *dom = sits_scenario_domains(sc, &nd);
   cr_assert_eq(nd, 4);
-  double total = (85.0 - 30.0 - 3.0 * 0.84) / 4.2, pmin[4];
+  double total = (85.0 - 30.0 - 3.0 * 0.788) / 4.2, pmin[4];
   for (size_t d = 0; d < 4; d++)
     pmin[d] = sits_domain_power_w(&dom[d], 0, 1.0, 85.0, NULL);
   /* domains: cpu_little, cpu_big (b0-b1 | b2-b3), gpu, npu */

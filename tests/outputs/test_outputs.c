@@ -195,7 +195,7 @@ Test(outputs, summary_json_every_constraint) {
   fclose(f);
   char *j = tu_slurp(path);
   cr_assert(strstr(j, "\"max_latency_ms\":{\"limit\":10,\"value\":2.99"), "%s", j);
-  cr_assert(strstr(j, "\"max_energy_per_item_mj\":{\"limit\":100,\"value\":274."), "%s", j);
+  cr_assert(strstr(j, "\"max_energy_per_item_mj\":{\"limit\":100,\"value\":275."), "%s", j);
   cr_assert(strstr(j, "\"ok\":false}"), "%s", j);
   cr_assert(strstr(j, "\"verdict\":\"violated\""), "%s", j);
   free(j);

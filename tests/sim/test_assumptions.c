@@ -22,14 +22,16 @@ static void dump(const sits_scenario *sc) {
     cr_log_info("assumption %zu: %s", k, sits_scenario_assumption(sc, k));
 }
 
-/* The product's example on the Orin NX: estimated platform values, no fan curve, a pack with
- * no temperature dependence at the ambient, roofline rates, and the pack's note. */
+/* The product's example on the Orin NX: estimated platform values, L4T's fan curve, a pack
+ * with no temperature dependence at the ambient, roofline rates, and the pack's note. */
 Test(assumptions, the_example_on_the_orin_nx) {
   sits_scenario *sc = tu_shipped("examples/video_enc.cfg", NULL, 0);
   dump(sc);
   cr_assert(assumes(sc, "platform 'jetson_orin_nx': estimated, not sourced"));
   cr_assert(assumes(sc, "OPP voltages (BPMP firmware's tables are not public)"));
-  cr_assert(assumes(sc, "no fan curve"));
+  cr_assert(assumes(sc, "fan 'fan' in force: by its trips on 'die' (37.5 C -> duty 0.1429, "));
+  cr_assert(assumes(sc, "67.5 C -> duty 1; hysteresis 2.5 C), duty 0 below them"));
+  cr_assert_not(assumes(sc, "no fan curve"));
   cr_assert(assumes(sc, "pack 'nmc_3s1p_56wh': no temperature dependence"));
   cr_assert(assumes(sc, "pack 'nmc_3s1p_56wh': no thermal node of its own"));
   cr_assert(assumes(sc, "workload 'video_enc': rates from the roofline"));

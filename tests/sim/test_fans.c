@@ -423,3 +423,77 @@ Test(fans, a_cooling_state_column_drives_the_duty_by_levels) {
   sits_scenario_free(sc);
   free(trace);
 }
+
+/* The steady state of shipped platform @p platform (a full path under configs/platforms) with
+ * @p phases at @p ambient_c (asserts success; governor powersave where it has domains). */
+static void board_steady(const char *platform, const char *phases, double ambient_c,
+                         sits_steady_state *st) {
+  char text[1024];
+  snprintf(text, sizeof text,
+           "platform = \"%s/platforms/%s.cfg\";\nambient_c = %.17g;\n"
+           "workload = { phases = ( %s ); };\n",
+           SITS_CONFIGS, platform, ambient_c, phases);
+  char *path = tu_write("board_fan.cfg", text);
+  sits_scenario *sc = NULL;
+  sits_err err = {0};
+  cr_assert_eq(sits_scenario_load(path, NULL, 0, &sc, &err), SITS_OK, "%s", err.msg);
+  cr_assert_eq(sits_steady(sc, st, &err), SITS_OK, "%s", err.msg);
+  cr_assert_eq(st->n_fans, 1);
+  sits_scenario_free(sc);
+  free(path);
+}
+
+/* Jetson Orin NX (jetson_orin_nx_thermal.inc): L4T's default 'cool' fan profile, PWM 0 at
+ * Tj 35 C to 255 at 70 C, in seven steps switched at 37.5 ... 67.5 C. Each steady point is
+ * the network's closed form with the fan's resistance at the step the curve gives there:
+ * die - 0.257 - module, module to the air by (1.315 + R_fan) in parallel with 35.2 K/W. The
+ * log's idle point keeps the fitted 3.208 K/W (duty 3/7); 25 W at 35 C runs it at full speed
+ * (2.183 K/W). 1e-6 K: the steady solver's tolerance. */
+Test(fans, orin_nx_board_curve_in_force) {
+  const struct { double p_w, amb_c, duty, r_fan; } pts[] = {
+      {0.5, 25.0, 0.0, 6.221},     /* 28 C: below the first step, fan off */
+      {6.29, 22.64, 0.4286, 3.208}, /* the Nano log's idle point, 49.5 C */
+      {9.0, 25.0, 0.7143, 2.578},   /* ~59 C */
+      {25.0, 35.0, 1.0, 2.183},     /* the 25 W at 35 C: full speed, ~121 C */
+  };
+  for (size_t k = 0; k < sizeof pts / sizeof pts[0]; k++) {
+    char phases[160];
+    snprintf(phases, sizeof phases, "{ duration_s = 60.0; power_w = { die = %.17g; }; }",
+             pts[k].p_w);
+    sits_steady_state st;
+    board_steady("jetson_orin_nx_thermal", phases, pts[k].amb_c, &st);
+    double up = 1.315 + pts[k].r_fan, path = up * 35.2 / (up + 35.2);
+    double want = pts[k].amb_c + pts[k].p_w * (0.257 + path);
+    cr_assert_float_eq(st.fan_duty[0], pts[k].duty, 1e-12, "%g W: duty %g", pts[k].p_w,
+                       st.fan_duty[0]);
+    cr_assert_float_eq(st.max_junction_temp_c, want, 1e-6, "%g W: %.6f C, closed form %.6f",
+                       pts[k].p_w, st.max_junction_temp_c, want);
+    sits_steady_release(&st);
+  }
+}
+
+/* RK3588 (ROCK 5B): the upstream device tree's fan, off below the package's 55 C trip, level
+ * 1 (120/255) above it, the top level (255) above 65 C. Closed form of the two-node network
+ * with the static power on the heatsink: T_die = T_amb + P_total R_fan + P_die 1.2. */
+Test(fans, rk3588_board_curve_in_force) {
+  const struct { const char *demand; double duty, r_fan; } pts[] = {
+      {"cpu_big = 0.0;", 0.0, 8.550},          /* idle: ~39 C, fan off */
+      {"cpu_big = 0.6; gpu = 0.5;", 0.4706, 4.249}, /* past 55 C: level 1 */
+      {"cpu_big = 1.0; gpu = 1.0; npu = 1.0;", 1.0, 3.000}, /* past 65 C: full speed */
+  };
+  for (size_t k = 0; k < sizeof pts / sizeof pts[0]; k++) {
+    char phases[200];
+    snprintf(phases, sizeof phases, "{ duration_s = 60.0; demand = { %s }; }", pts[k].demand);
+    sits_steady_state st;
+    board_steady("rk3588", phases, 25.0, &st);
+    double p_die = st.total_power_w - 0.788;
+    double want = 25.0 + st.total_power_w * pts[k].r_fan + p_die * 1.2;
+    cr_log_info("rk3588 %s: %.3f W, %.3f C, duty %g", pts[k].demand, st.total_power_w,
+                st.max_junction_temp_c, st.fan_duty[0]);
+    cr_assert_float_eq(st.fan_duty[0], pts[k].duty, 1e-12, "%s: duty %g", pts[k].demand,
+                       st.fan_duty[0]);
+    cr_assert_float_eq(st.max_junction_temp_c, want, 1e-6, "%s: %.6f C, closed form %.6f",
+                       pts[k].demand, st.max_junction_temp_c, want);
+    sits_steady_release(&st);
+  }
+}
