@@ -23,7 +23,8 @@ static void dump(const sits_scenario *sc) {
 }
 
 /* The product's example on the Orin NX: estimated platform values, L4T's fan curve, a pack
- * with no temperature dependence at the ambient, roofline rates, and the pack's note. */
+ * (with an estimated Arrhenius factor) at the ambient, roofline rates, and the pack's note;
+ * with the measured Leaf cell, which has no temperature dependence, that is said. */
 Test(assumptions, the_example_on_the_orin_nx) {
   sits_scenario *sc = tu_shipped("examples/video_enc.cfg", NULL, 0);
   dump(sc);
@@ -32,7 +33,7 @@ Test(assumptions, the_example_on_the_orin_nx) {
   cr_assert(assumes(sc, "fan 'fan' in force: by its trips on 'die' (37.5 C -> duty 0.1429, "));
   cr_assert(assumes(sc, "67.5 C -> duty 1; hysteresis 2.5 C), duty 0 below them"));
   cr_assert_not(assumes(sc, "no fan curve"));
-  cr_assert(assumes(sc, "pack 'nmc_3s1p_56wh': no temperature dependence"));
+  cr_assert_not(assumes(sc, "no temperature dependence"));
   cr_assert(assumes(sc, "pack 'nmc_3s1p_56wh': no thermal node of its own"));
   cr_assert(assumes(sc, "workload 'video_enc': rates from the roofline"));
   cr_assert(assumes(sc, "enc at its stated 497.7 Mpixel/s"));
@@ -42,6 +43,10 @@ Test(assumptions, the_example_on_the_orin_nx) {
   for (size_t k = 0; k < nn; k++)
     cr_assert_str_eq(sits_scenario_assumption(sc, n - nn + k), sits_scenario_note(sc, k));
   cr_assert_null(sits_scenario_assumption(sc, n));
+  sits_scenario_free(sc);
+  const char *leaf[] = {"platform.battery=\"nissan_leaf_cell\""};
+  sc = tu_shipped("examples/video_enc.cfg", leaf, 1);
+  cr_assert(assumes(sc, "pack 'nissan_leaf_cell': no temperature dependence"));
   sits_scenario_free(sc);
 }
 

@@ -482,3 +482,50 @@ Test(battery_run, entropic_heat_at_every_sample) {
               last[0]);
   cr_assert_lt(last[1], last[0] - 0.5);
 }
+
+/* The shipped default pack feels the temperature (issue #37): the same board power (a
+ * thermal-only platform, 20 W on the die, no leakage) empties nmc_3s1p_56wh sooner in the
+ * cold, for reasons of the pack alone. Its Arrhenius factor at -20 C, exp(Ea/R (1/T - 1/T_ref))
+ * with Ea 21 kJ/mol, is 4.51: the run at -20 C equals the run at 25 C with every resistance
+ * multiplied by it (the cells at the ambient), and the run at 25 C equals the one without the
+ * factor. 1e-3 relative: the battery-empty/cutoff root of two different runs. */
+static double pack_runtime_s(double ambient_c, const char *const *sets, size_t n_sets) {
+  char text[1024];
+  snprintf(text, sizeof text,
+           "platform = \"jetson_orin_nx_thermal\";\nbattery_capacity_wh = 56.0;\n"
+           "ambient_c = %.17g;\nduration_s = 40000.0;\nsample_period_s = 10.0;\n"
+           "workload = { phases = ( { duration_s = 40000.0; power_w = { die = 20.0; }; } ); };\n",
+           ambient_c);
+  char *path = tu_write("pack_cold.cfg", text);
+  sits_scenario *sc = NULL;
+  sits_err err = {0};
+  cr_assert_eq(sits_scenario_load(path, sets, n_sets, &sc, &err), SITS_OK, "%s", err.msg);
+  free(path);
+  sits_result *r = tu_run(sc);
+  const sits_summary *s = sits_result_summary(r);
+  cr_assert(s->has_battery);
+  cr_assert_neq(s->end_reason, SITS_END_DURATION, "the pack outlasts the run");
+  double t = s->simulated_s;
+  sits_result_free(r);
+  sits_scenario_free(sc);
+  return t;
+}
+
+Test(battery_run, the_default_pack_feels_the_cold, .timeout = 120) {
+  double f = exp(21000.0 / 8.314462618 * (1 / 253.15 - 1 / 298.15));
+  cr_assert_float_eq(f, 4.51, 0.01, "%g", f);
+  const char *off[] = {"platform.battery.r_ea_j_per_mol=0.0"};
+  double warm = pack_runtime_s(25.0, NULL, 0), cold = pack_runtime_s(-20.0, NULL, 0);
+  double none = pack_runtime_s(25.0, off, 1);
+  char r0[96], rc[128];
+  snprintf(r0, sizeof r0, "platform.battery.r0_ohm=%.17g", 0.01127 * f);
+  snprintf(rc, sizeof rc, "platform.battery.rc=({r_ohm=%.17g;c_f=4067.0;})", 0.01519 * f);
+  const char *scaled[] = {off[0], r0, rc};
+  double cold_by_hand = pack_runtime_s(25.0, scaled, 3);
+  cr_log_info("pack runtime at 20 W: 25 C %.1f s, -20 C %.1f s (by hand %.1f s)", warm, cold,
+              cold_by_hand);
+  cr_assert_float_eq(warm, none, 1e-3 * none, "%.1f vs %.1f s", warm, none);
+  cr_assert_float_eq(cold, cold_by_hand, 1e-3 * cold_by_hand, "%.1f vs %.1f s", cold,
+                     cold_by_hand);
+  cr_assert_lt(cold, 0.99 * warm, "%.1f s in the cold vs %.1f s", cold, warm);
+}
