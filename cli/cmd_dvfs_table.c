@@ -14,7 +14,8 @@
 static const char table_usage[] =
     "usage: sitsenergy dvfs-table SCENARIO.cfg [--domain NAME] [--format "
     "csv|json|dts|header|nvpmodel]\n"
-    "                             [--mode-id N] [--mode-name NAME] [--set KEY=VALUE]... [-o FILE]\n\n"
+    "                             [--mode-id N] [--mode-name NAME] [--nvpmodel-conf FILE]\n"
+    "                             [--set KEY=VALUE]... [-o FILE]\n\n"
     "For each OPP of a domain (default: the platform's first), at the scenario's ambient:\n"
     "power at full load at the steady temperature, the steady junction temperature or\n"
     "runaway, throughput, energy per item, time to the trip from ambient, and whether it is\n"
@@ -28,10 +29,14 @@ static const char table_usage[] =
     "                    the workload within tdp_budget_w and the junction limit\n"
     "  --mode-id N       nvpmodel: the mode's ID (default: the first after the stock modes)\n"
     "  --mode-name NAME  nvpmodel: its NAME (default SITS_<budget>W)\n"
+    "  --nvpmodel-conf FILE  nvpmodel: the board's /etc/nvpmodel.conf: its modes are the stock\n"
+    "                    ones (the new mode takes the first free ID), every line written\n"
+    "                    must name a PARAM and argument it defines, its CPU_ONLINE cores\n"
+    "                    are all put online\n"
     "  -o FILE           write there (under a temporary name, renamed when complete)\n";
 
 typedef struct args {
-  const char *domain, *format, *out, *mode_name;
+  const char *domain, *format, *out, *mode_name, *conf;
   long mode_id;
 } args;
 
@@ -40,6 +45,7 @@ static const struct option table_opts[] = {{"domain", required_argument, NULL, '
                                            {"output", required_argument, NULL, 'o'},
                                            {"mode-id", required_argument, NULL, 'i'},
                                            {"mode-name", required_argument, NULL, 'n'},
+                                           {"nvpmodel-conf", required_argument, NULL, 'C'},
                                            {NULL, 0, NULL, 0}};
 
 static void init(void *p) {
@@ -55,6 +61,8 @@ static int option(void *p, int c, const char *arg) {
     a->format = arg;
   else if (c == 'n')
     a->mode_name = arg;
+  else if (c == 'C')
+    a->conf = arg;
   else if (c == 'i') {
     char *end;
     errno = 0;
@@ -80,8 +88,8 @@ static int check(void *p, cli_ctx *ctx) {
     cli_error("--domain does not go with --format nvpmodel (a mode sets every domain's cap)");
     return EXIT_USAGE;
   }
-  if ((a->mode_name || a->mode_id >= 0) && strcmp(a->format, "nvpmodel") != 0) {
-    cli_error("--mode-id and --mode-name go with --format nvpmodel");
+  if ((a->mode_name || a->mode_id >= 0 || a->conf) && strcmp(a->format, "nvpmodel") != 0) {
+    cli_error("--mode-id, --mode-name and --nvpmodel-conf go with --format nvpmodel");
     return EXIT_USAGE;
   }
   for (const char *c = a->mode_name; c && *c; c++)
@@ -94,8 +102,8 @@ static int check(void *p, cli_ctx *ctx) {
     cli_error("--mode-name '%s': 1 to 31 characters", a->mode_name);
     return EXIT_INPUT;
   }
-  const char *in[] = {ctx->scenario}, *out[] = {a->out};
-  return cli_check_paths(in, 1, out, 1);
+  const char *in[] = {ctx->scenario, a->conf}, *out[] = {a->out};
+  return cli_check_paths(in, a->conf ? 2 : 1, out, 1);
 }
 
 static int emit(const args *a, const sits_dvfs_table *tables, size_t n) {
@@ -107,7 +115,7 @@ static int emit(const args *a, const sits_dvfs_table *tables, size_t n) {
 
 static int board(const args *a, cli_ctx *ctx) {
   sits_err err = {0};
-  sits_board_opts o = {a->domain, a->mode_id, a->mode_name};
+  sits_board_opts o = {a->domain, a->mode_id, a->mode_name, a->conf};
   int rc = a->out ? sits_board_write_file(ctx->sc, a->format, &o, a->out, &err)
                   : sits_board_write(ctx->sc, a->format, &o, stdout, &err);
   return rc ? cli_fail(rc, &err) : EXIT_OK;

@@ -8,6 +8,7 @@
  * leave those references dangling with dtc 1.6's fdtoverlay.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "nvp_conf_impl.h"
 #include "scenario_internal.h"
 #include "sits_board.h"
 #include "sits_dvfs.h"
@@ -27,49 +28,99 @@ static const char *platform_name(const sits_scenario *sc) {
              : "the platform";
 }
 
-static int write_nvpmodel(const sits_scenario *sc, const sits_board_opts *o, FILE *f,
-                          sits_err *err) {
+/* The mode's lines, "PARAM ARG VALUE" each, in nvpmodel.conf's order (CPU_ONLINE, the GPU's
+ * power control around its clocks, the clocks, EMC); cores from the board's conf (every core
+ * its CPU_ONLINE defines) or the platform's cpu_cores. n: their count; false when too many. */
+#define NVP_LINES 96
+typedef char nvp_line[160];
+
+static bool nvp_lines(const sits_scenario *sc, const sits_nvp_mode *m, const sits__nvp_conf *conf,
+                      nvp_line *out, size_t *n) {
+  const sits__board *b = &sc->board;
+  const sits_domain *dom = sits_scenario_domains(sc, &(size_t){0});
+  *n = 0;
+#define ADD(...) (*n < NVP_LINES ? (void)snprintf(out[(*n)++], sizeof(nvp_line), __VA_ARGS__) : (void)0)
+  const sits__nvp_param *online = conf ? sits__nvp_conf_param(conf, "CPU_ONLINE") : NULL;
+  if (online)
+    for (size_t k = 0; k < online->n_args; k++)
+      ADD("CPU_ONLINE %s 1", online->args[k]);
+  else
+    for (long k = 0; k < (long)b->cpu_cores; k++)
+      ADD("CPU_ONLINE CORE_%ld 1", k);
+  for (size_t c = 0; c < b->n_clocks; c++) {
+    const sits__nvp_clock *k = &b->clocks[c];
+    const sits_domain *d = &dom[k->domain];
+    long long lo = llround(d->opp[0].freq_mhz * 1e6 / k->unit_hz);
+    long long hi = llround(d->opp[m->cap[k->domain]].freq_mhz * 1e6 / k->unit_hz);
+    if (k->power_control)
+      ADD("GPU_POWER_CONTROL_ENABLE GPU_PWR_CNTL_EN on");
+    for (size_t p = 0; p < k->n_params; p++) {
+      if (k->min_freq)
+        ADD("%s MIN_FREQ %lld", k->params[p], lo);
+      ADD("%s MAX_FREQ %lld", k->params[p], hi);
+    }
+    if (k->power_control)
+      ADD("GPU_POWER_CONTROL_DISABLE GPU_PWR_CNTL_DIS auto");
+  }
+  if (b->emc)
+    ADD("EMC MAX_FREQ 0");
+#undef ADD
+  return *n < NVP_LINES;
+}
+
+/* The mode's ID: --mode-id, or the first after the stock modes (the conf's: the first ID no
+ * POWER_MODEL takes); a stock mode's ID or name is refused. */
+static int nvp_id(const sits_scenario *sc, const sits_board_opts *o, const sits__nvp_conf *conf,
+                  const char *name, long *id, sits_err *err) {
+  const sits__board *b = &sc->board;
+  if (conf) {
+    *id = o->mode_id;
+    for (long want = 0; *id < 0 && want <= 255; want++) {
+      bool used = false;
+      for (size_t k = 0; k < conf->n_modes; k++)
+        used = used || conf->modes[k].id == want;
+      if (!used && want >= (long)conf->n_modes)
+        *id = want;
+    }
+    for (size_t k = 0; k < conf->n_modes; k++) {
+      if (conf->modes[k].id == *id)
+        return sits__fail(err, SITS_EINPUT, "--mode-id %ld is mode %s of %s: take a free ID", *id,
+                          conf->modes[k].name, o->nvpmodel_conf);
+      if (strcmp(conf->modes[k].name, name) == 0)
+        return sits__fail(err, SITS_EINPUT,
+                          "mode name %s is taken by ID %ld in %s: give --mode-name", name,
+                          conf->modes[k].id, o->nvpmodel_conf);
+    }
+    return *id < 0 ? sits__fail(err, SITS_EINPUT, "%s: no free mode ID", o->nvpmodel_conf)
+                   : SITS_OK;
+  }
+  *id = o->mode_id < 0 ? (long)b->n_stock : o->mode_id;
+  if (*id < (long)b->n_stock)
+    return sits__fail(err, SITS_EINPUT,
+                      "--mode-id %ld is the stock mode %s of %s: take %zu or above", *id,
+                      b->stock[*id], platform_name(sc), b->n_stock);
+  if (*id > 255)
+    return sits__fail(err, SITS_EINPUT, "--mode-id %ld: nvpmodel takes IDs 0 to 255", *id);
+  return SITS_OK;
+}
+
+/* The header: where the mode goes, the stock modes, how it was chosen and what binds. */
+static void nvp_header(const sits_scenario *sc, const sits_board_opts *o,
+                       const sits__nvp_conf *conf, const sits_nvp_mode *m, long id, FILE *f) {
   const sits__board *b = &sc->board;
   size_t nd;
   const sits_domain *dom = sits_scenario_domains(sc, &nd);
-  if (!b->nvp)
-    return sits__fail(err, SITS_EINPUT,
-                      "platform '%s' names no nvpmodel parameters (platform.nvpmodel.clocks): "
-                      "nvpmodel is the Jetson (L4T) tool; see the README's key reference",
-                      platform_name(sc));
-  long id = o->mode_id < 0 ? (long)b->n_stock : o->mode_id;
-  if (id < (long)b->n_stock)
-    return sits__fail(err, SITS_EINPUT,
-                      "--mode-id %ld is the stock mode %s of %s: take %zu or above", id,
-                      b->stock[id], platform_name(sc), b->n_stock);
-  if (id > 255)
-    return sits__fail(err, SITS_EINPUT, "--mode-id %ld: nvpmodel takes IDs 0 to 255", id);
-  sits_nvp_mode m;
-  int rc = sits_nvp_mode_choose(sc, &m, err);
-  if (rc)
-    return rc;
-  if (!m.feasible)
-    return sits__fail(err, SITS_EINPUT,
-                      "no power mode holds %s%.6g W and %.6g C at %.6g C ambient: the lowest OPPs "
-                      "still take %.4g W and reach %.4g C",
-                      isnan(m.budget_w) ? "(no budget) " : "", m.budget_w, m.limit_c, m.ambient_c,
-                      m.total_power_w, m.junction_c);
-  char name[32];
-  if (o->mode_name)
-    snprintf(name, sizeof name, "%s", o->mode_name);
-  else if (isnan(m.budget_w))
-    snprintf(name, sizeof name, "SITS_SUSTAINABLE");
-  else
-    snprintf(name, sizeof name, "SITS_%.0fW", floor(m.budget_w));
-  for (const char *p = name; *p; p++)
-    if (!isalnum((unsigned char)*p) && *p != '_')
-      return sits__fail(err, SITS_EINPUT, "--mode-name '%s' may hold only [A-Za-z0-9_]", name);
   fprintf(f,
           "# nvpmodel power mode for %s, written by sitsenergy dvfs-table.\n"
           "# Append to the board's /etc/nvpmodel.conf (it has the PARAM definitions), then\n"
           "# sudo nvpmodel -m %ld.",
           platform_name(sc), id);
-  if (b->n_stock) {
+  if (conf) {
+    fprintf(f, "\n# %s has the modes", o->nvpmodel_conf);
+    for (size_t k = 0; k < conf->n_modes; k++)
+      fprintf(f, "%s %ld %s", k ? "," : "", conf->modes[k].id, conf->modes[k].name);
+    fputs(";\n# every line below names a PARAM and argument it defines.", f);
+  } else if (b->n_stock) {
     fprintf(f, " IDs 0-%zu are the stock modes", b->n_stock - 1);
     for (size_t k = 0; k < b->n_stock; k++)
       fprintf(f, "%s%s", k ? ", " : " (", b->stock[k]);
@@ -82,36 +133,84 @@ static int write_nvpmodel(const sits_scenario *sc, const sits_board_opts *o, FIL
           "# total power <= the budget and the junction < the limit at the ambient; among those\n"
           "# caps, the ones that serve the largest share of the workload's peak demand, then\n"
           "# keep the most capacity (combinations tried: %zu).\n",
-          m.evaluated);
+          m->evaluated);
   char budget[32] = "none", limit[32] = "none";
-  if (!isnan(m.budget_w))
-    snprintf(budget, sizeof budget, "%.6g W", m.budget_w);
-  if (!isnan(m.limit_c))
-    snprintf(limit, sizeof limit, "%.6g C", m.limit_c);
+  if (!isnan(m->budget_w))
+    snprintf(budget, sizeof budget, "%.6g W", m->budget_w);
+  if (!isnan(m->limit_c))
+    snprintf(limit, sizeof limit, "%.6g C", m->limit_c);
   fprintf(f, "# Budget %s, junction limit %s, ambient %.4g C: at full load %.4g W, %.4g C;\n"
              "# %.1f %% of the workload's peak demand served.\n",
-          budget, limit, m.ambient_c, m.total_power_w, m.junction_c, 100.0 * m.throughput);
+          budget, limit, m->ambient_c, m->total_power_w, m->junction_c, 100.0 * m->throughput);
+  if (!isnan(m->limit_c) && m->junction_c > m->limit_c - 1.0 &&
+      !(m->total_power_w > 0.95 * m->budget_w))
+    fprintf(f,
+            "# The junction limit binds, not the budget: at %.4g C ambient the caps that keep\n"
+            "# %.6g C draw %.4g W; a larger budget gives the same mode here.\n",
+            m->ambient_c, m->limit_c, m->total_power_w);
   for (size_t d = 0; d < nd; d++)
     fprintf(f, "#   %s: %s %.6g MHz (of %.6g), peak demand %.3g\n", dom[d].name,
-            m.capped[d] ? "cap" : "not an nvpmodel clock, at", dom[d].opp[m.cap[d]].freq_mhz,
-            dom[d].opp[dom[d].n_opp - 1].freq_mhz, m.demand[d]);
-  fprintf(f, "< POWER_MODEL ID=%ld NAME=%s >\n", id, name);
-  for (size_t c = 0; c < b->n_clocks; c++) {
-    const sits__nvp_clock *k = &b->clocks[c];
-    const sits_domain *d = &dom[k->domain];
-    long long lo = llround(d->opp[0].freq_mhz * 1e6 / k->unit_hz);
-    long long hi = llround(d->opp[m.cap[k->domain]].freq_mhz * 1e6 / k->unit_hz);
-    if (k->power_control)
-      fputs("GPU_POWER_CONTROL_ENABLE GPU_PWR_CNTL_EN on\n", f);
-    for (size_t p = 0; p < k->n_params; p++) {
-      if (k->min_freq)
-        fprintf(f, "%s MIN_FREQ %lld\n", k->params[p], lo);
-      fprintf(f, "%s MAX_FREQ %lld\n", k->params[p], hi);
-    }
-    if (k->power_control)
-      fputs("GPU_POWER_CONTROL_DISABLE GPU_PWR_CNTL_DIS auto\n", f);
+            m->capped[d] ? "cap" : "not an nvpmodel clock, at", dom[d].opp[m->cap[d]].freq_mhz,
+            dom[d].opp[dom[d].n_opp - 1].freq_mhz, m->demand[d]);
+}
+
+static int write_nvpmodel(const sits_scenario *sc, const sits_board_opts *o, FILE *f,
+                          sits_err *err) {
+  const sits__board *b = &sc->board;
+  if (!b->nvp)
+    return sits__fail(err, SITS_EINPUT,
+                      "platform '%s' names no nvpmodel parameters (platform.nvpmodel.clocks): "
+                      "nvpmodel is the Jetson (L4T) tool; see the README's key reference",
+                      platform_name(sc));
+  sits__nvp_conf *conf = o->nvpmodel_conf ? malloc(sizeof *conf) : NULL;
+  nvp_line *lines = malloc(NVP_LINES * sizeof *lines);
+  int rc = !lines || (o->nvpmodel_conf && !conf) ? sits__fail(err, SITS_ENOMEM, "out of memory")
+           : conf                                ? sits__nvp_conf_read(o->nvpmodel_conf, conf, err)
+                                                 : SITS_OK;
+  sits_nvp_mode m;
+  if (rc == SITS_OK)
+    rc = sits_nvp_mode_choose(sc, &m, err);
+  if (rc == SITS_OK && !m.feasible)
+    rc = sits__fail(err, SITS_EINPUT,
+                    "no power mode holds %s%.6g W and %.6g C at %.6g C ambient: the lowest OPPs "
+                    "still take %.4g W and reach %.4g C",
+                    isnan(m.budget_w) ? "(no budget) " : "", m.budget_w, m.limit_c, m.ambient_c,
+                    m.total_power_w, m.junction_c);
+  char name[32] = "";
+  if (rc == SITS_OK) {
+    if (o->mode_name)
+      snprintf(name, sizeof name, "%s", o->mode_name);
+    else if (isnan(m.budget_w))
+      snprintf(name, sizeof name, "SITS_SUSTAINABLE");
+    else
+      snprintf(name, sizeof name, "SITS_%.0fW", floor(m.budget_w));
+    for (const char *p = name; *p && rc == SITS_OK; p++)
+      if (!isalnum((unsigned char)*p) && *p != '_')
+        rc = sits__fail(err, SITS_EINPUT, "--mode-name '%s' may hold only [A-Za-z0-9_]", name);
   }
-  return SITS_OK;
+  long id = -1;
+  size_t n = 0;
+  if (rc == SITS_OK)
+    rc = nvp_id(sc, o, conf, name, &id, err);
+  if (rc == SITS_OK && !nvp_lines(sc, &m, conf, lines, &n))
+    rc = sits__fail(err, SITS_EINPUT, "the mode would take more than %d lines", NVP_LINES);
+  for (size_t k = 0; rc == SITS_OK && conf && k < n; k++) {
+    char param[64], arg[64];
+    if (sscanf(lines[k], "%63s %63s", param, arg) == 2 && !sits__nvp_conf_has(conf, param, arg))
+      rc = sits__fail(err, SITS_EINPUT,
+                      "%s defines no PARAM %s with %s, which the mode sets (platform '%s'): is "
+                      "it this board's nvpmodel.conf?",
+                      o->nvpmodel_conf, param, arg, platform_name(sc));
+  }
+  if (rc == SITS_OK) {
+    nvp_header(sc, o, conf, &m, id, f);
+    fprintf(f, "< POWER_MODEL ID=%ld NAME=%s >\n", id, name);
+    for (size_t k = 0; k < n; k++)
+      fprintf(f, "%s\n", lines[k]);
+  }
+  free(conf);
+  free(lines);
+  return rc;
 }
 
 /* ---- the device-tree overlay ---- */
@@ -231,8 +330,9 @@ static int write_zone(const sits_scenario *sc, const zone *z, const sits_dvfs_ta
   to_label(z->name, zl, sizeof zl, '_');
   double passive_ms = isnan(b->polling_passive_ms) ? round(g->period_s * 1000) : b->polling_passive_ms;
   double poll_ms = isnan(b->polling_ms) ? 1000 : b->polling_ms;
+  /* status "okay": a SoC dtsi may leave the zone disabled */
   fprintf(f, "\t\t%s-thermal {\n\t\t\tpolling-delay-passive = <%.0f>;\n"
-             "\t\t\tpolling-delay = <%.0f>;\n",
+             "\t\t\tpolling-delay = <%.0f>;\n\t\t\tstatus = \"okay\";\n",
           z->name, passive_ms, poll_ms);
   if (b->dt)
     fprintf(f, isnan(z->sensor_id) ? "\t\t\tthermal-sensors = <&%s>;\n"
@@ -277,7 +377,7 @@ static int write_zone(const sits_scenario *sc, const zone *z, const sits_dvfs_ta
   fputs("\t\t\t};\n", f);
   bool any_label = z->cfg && z->cfg->n_cooling > 0;
   if (map_trip && any_label) {
-    fprintf(f, "\n\t\t\tcooling-maps {\n\t\t\t\tsits-map0 {\n\t\t\t\t\ttrip = <&sits_%s_%s>;\n"
+    fprintf(f, "\n\t\t\tcooling-maps {\n\t\t\t\tmap-sits0 {\n\t\t\t\t\ttrip = <&sits_%s_%s>;\n"
                "\t\t\t\t\tcooling-device =",
             zl, map_trip);
     bool first = true;
@@ -296,8 +396,8 @@ static int write_zone(const sits_scenario *sc, const zone *z, const sits_dvfs_ta
   return SITS_OK;
 }
 
-static void opp_table(FILE *f, const sits_domain *d, const sits_dvfs_table *t, size_t cluster,
-                      size_t per) {
+static void opp_table(FILE *f, const sits_domain *d, const sits__dt_domain *x,
+                      const sits_dvfs_table *t, size_t cluster, size_t per) {
   char lab[64], node[64];
   to_label(d->name, lab, sizeof lab, '_');
   to_label(d->name, node, sizeof node, '-');
@@ -307,8 +407,17 @@ static void opp_table(FILE *f, const sits_domain *d, const sits_dvfs_table *t, s
   for (size_t k = 0; k < t->n; k++) {
     const sits_dvfs_row *r = &t->rows[k];
     unsigned long long hz = (unsigned long long)llround(r->freq_mhz * 1e6);
-    fprintf(f, "\n\t\topp-%llu {\n\t\t\topp-hz = /bits/ 64 <%llu>;\n\t\t\topp-microvolt = <%lld>;\n",
-            hz, hz, llround(r->volt_v * 1e6));
+    long long uv = llround(r->volt_v * 1e6);
+    fprintf(f, "\n\t\topp-%llu {\n\t\t\topp-hz = /bits/ 64 <%llu>;\n", hz, hz);
+    if (isnan(x->volt_max_v))
+      fprintf(f, "\t\t\topp-microvolt = <%lld>;\n", uv);
+    else /* <target min max>, as the upstream table */
+      fprintf(f, "\t\t\topp-microvolt = <%lld %lld %lld>;\n", uv, uv,
+              llround(x->volt_max_v * 1e6));
+    if (!isnan(x->clock_latency_ns))
+      fprintf(f, "\t\t\tclock-latency-ns = <%lld>;\n", llround(x->clock_latency_ns));
+    if (r->freq_mhz == x->suspend_mhz)
+      fputs("\t\t\topp-suspend;\n", f);
     if (isfinite(r->power_w))
       fprintf(f, "\t\t\topp-microwatt = <%lld>;\n", llround(r->power_w * 1e6 / (double)per));
     else
@@ -349,6 +458,7 @@ static int write_dts(const sits_scenario *sc, const sits_board_opts *o, FILE *f,
   size_t nz = rc ? 0 : make_zones(sc, only, zones);
   if (rc == SITS_OK) {
     fprintf(f,
+            "// SPDX-License-Identifier: (GPL-2.0+ OR MIT)\n"
             "// Device-tree overlay for %s at %.4g C ambient, written by sitsenergy dvfs-table.\n"
             "// Build: dtc -@ -I dts -O dtb -o sits.dtbo THIS; apply: fdtoverlay -i BOARD.dtb\n"
             "// -o OUT.dtb sits.dtbo (or the bootloader's overlay support).\n"
@@ -360,7 +470,7 @@ static int write_dts(const sits_scenario *sc, const sits_board_opts *o, FILE *f,
             "//   junction at the control trip, static power on and every other actor at its\n"
             "//   lowest OPP at full load (its least IPA power), leakage included.\n"
             "// Cooling maps: from the state of the highest sustainable OPP to the lowest OPP.\n"
-            "// Trips and maps are new nodes (sits-*) beside the board's own.\n",
+            "// Trips and maps are new nodes (sits-*, map-sits*) beside the board's own.\n",
             platform_name(sc), tables[0].ambient_c);
     if (!b->dt)
       fprintf(f,
@@ -375,7 +485,7 @@ static int write_dts(const sits_scenario *sc, const sits_board_opts *o, FILE *f,
         continue;
       size_t clusters = x->n_cpus ? x->n_cpus / x->cluster_size : 1;
       for (size_t c = 0; c < clusters; c++)
-        opp_table(f, &dom[d], &tables[d], c, x->n_cpus ? x->n_cpus : 1);
+        opp_table(f, &dom[d], x, &tables[d], c, x->n_cpus ? x->n_cpus : 1);
       if (!x->n_cpus && !x->node[0])
         fprintf(f,
                 "\t/* %s: dynamic-power-coefficient = <%lld> for the whole domain (the platform\n"
@@ -406,7 +516,7 @@ static int write_dts(const sits_scenario *sc, const sits_board_opts *o, FILE *f,
 
 int sits_board_write(const sits_scenario *sc, const char *format, const sits_board_opts *o,
                      FILE *f, sits_err *err) {
-  sits_board_opts none = {NULL, -1, NULL};
+  sits_board_opts none = {NULL, -1, NULL, NULL};
   if (!o)
     o = &none;
   if (strcmp(format, "dts") == 0)

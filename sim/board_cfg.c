@@ -63,8 +63,23 @@ static int read_domain_dt(sits_scenario *sc, size_t d, const config_setting_t *g
                     err)) ||
       (rc = sits__key_str(g, "platform.domains.[].dt_node", &node, err)) ||
       (rc = sits__key_num(g, "platform.domains.[].dt_cluster_size", &cluster, err)) ||
-      (rc = sits__key_bool(g, "platform.domains.[].dt_opp_table", &table, err)))
+      (rc = sits__key_bool(g, "platform.domains.[].dt_opp_table", &table, err)) ||
+      (rc = sits__key_num(g, "platform.domains.[].dt_volt_max_v", &x->volt_max_v, err)) ||
+      (rc = sits__key_num(g, "platform.domains.[].dt_clock_latency_ns", &x->clock_latency_ns,
+                          err)) ||
+      (rc = sits__key_num(g, "platform.domains.[].dt_suspend_mhz", &x->suspend_mhz, err)))
     return rc;
+  const sits_domain *dom = &sc->domains[d];
+  if (!isnan(x->volt_max_v) && x->volt_max_v < dom->opp[dom->n_opp - 1].volt_v)
+    return sits__fail_at(err, SITS_EINPUT, config_setting_get_member(g, "dt_volt_max_v"),
+                         "dt_volt_max_v %g V is below the top OPP's %g V", x->volt_max_v,
+                         dom->opp[dom->n_opp - 1].volt_v);
+  bool found = isnan(x->suspend_mhz);
+  for (size_t k = 0; k < dom->n_opp; k++)
+    found = found || dom->opp[k].freq_mhz == x->suspend_mhz;
+  if (!found)
+    return sits__fail_at(err, SITS_EINPUT, config_setting_get_member(g, "dt_suspend_mhz"),
+                         "dt_suspend_mhz %g is not one of the domain's OPPs", x->suspend_mhz);
   x->opp_table = t ? table : true; /* the key's default is true */
   if (node && !label_ok(node))
     return sits__fail_at(err, SITS_EINPUT, config_setting_get_member(g, "dt_node"),
@@ -196,7 +211,9 @@ static int read_nvpmodel(sits_scenario *sc, const config_setting_t *t, sits_err 
   if (!config_setting_is_group(t))
     return sits__fail_at(err, SITS_EINPUT, t, "'nvpmodel' must be a group");
   if ((rc = strings(t, "stock_modes", b->stock[0], sizeof b->stock[0], 16, false, &b->n_stock,
-                    err)))
+                    err)) ||
+      (rc = sits__key_num(t, NVP_KEY "cpu_cores", &b->cpu_cores, err)) ||
+      (rc = sits__key_bool(t, NVP_KEY "emc", &b->emc, err)))
     return rc;
   const config_setting_t *list = config_setting_get_member(t, "clocks");
   if (!list || !config_setting_is_list(list) || config_setting_length(list) == 0 ||
@@ -225,6 +242,7 @@ int sits__load_board(sits_scenario *sc, const config_setting_t *p, sits_err *err
   int rc;
   for (size_t d = 0; d < sc->n_domains; d++) {
     b->dom[d].opp_table = true;
+    b->dom[d].volt_max_v = b->dom[d].clock_latency_ns = b->dom[d].suspend_mhz = NAN;
     if (list && (rc = read_domain_dt(sc, d, config_setting_get_elem(list, (unsigned)d), err)))
       return rc;
   }

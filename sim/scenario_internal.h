@@ -41,6 +41,7 @@ typedef struct sits__dt_domain {
   sits__label cpus[SITS__DT_LABELS], node;
   size_t n_cpus, cluster_size;
   bool opp_table;
+  double volt_max_v, clock_latency_ns, suspend_mhz; /* NAN: not given */
 } sits__dt_domain;
 typedef struct sits__nvp_clock {
   int domain;
@@ -61,6 +62,8 @@ typedef struct sits__board {
   size_t n_stock;
   sits__nvp_clock clocks[SITS_MAX_DOMAINS];
   size_t n_clocks;
+  double cpu_cores; /* platform.nvpmodel.cpu_cores: CPU_ONLINE CORE_0.. lines (0: none) */
+  bool emc;         /* platform.nvpmodel.emc: an EMC MAX_FREQ 0 line (no memory cap) */
 } sits__board;
 
 /* A fan: a cooling device that sets one link's resistance by its duty (platform.fans;

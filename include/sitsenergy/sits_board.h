@@ -18,6 +18,10 @@ typedef struct sits_board_opts {
   const char *domain;    /**< dts: only this domain's devices and zones (NULL: all) */
   long mode_id;          /**< nvpmodel: the mode's ID; < 0: the first after the stock modes */
   const char *mode_name; /**< nvpmodel: its NAME ([A-Za-z0-9_]); NULL: SITS_<budget>W */
+  /** nvpmodel: the board's nvpmodel.conf (NULL: none): its POWER_MODELs are the stock modes
+   *  (the new mode takes the first free ID), every line written must name a PARAM and an
+   *  argument it defines, and its CPU_ONLINE cores are all put online. */
+  const char *nvpmodel_conf;
 } sits_board_opts;
 
 /**

@@ -6,7 +6,10 @@
 # binding (Documentation/devicetree/bindings/thermal/thermal-zones.yaml): node names
 # ^[a-zA-Z][a-zA-Z0-9\-]{1,12}-thermal$, required thermal-sensors and trips, every trip with
 # temperature, hysteresis and a type of active/passive/hot/critical, every cooling map with
-# trip and cooling-device whose phandles resolve. dt-validate (dtschema, from the Python
+# trip and cooling-device whose phandles resolve, cooling-map children named by the binding's
+# pattern ^map[-a-zA-Z0-9]*$, a passive (or active) trip in every zone with a cooling map, the
+# zones the overlay writes set to status "okay" (a SoC dtsi may leave one disabled), and an
+# SPDX line first. dt-validate (dtschema, from the Python
 # registry) runs too when it is installed; it is not in Debian 12 and this machine has no
 # registry access, so its absence is reported, not failed.
 set -euo pipefail
@@ -74,7 +77,13 @@ check_zones() { # $1: merged dtb
     done
     ((ntrips > 0)) || fail "$z has an empty trips node"
     if fdtget -l "$dtb" "/thermal-zones/$z" | grep -qx cooling-maps; then
+      local acting=0
+      for t in $(fdtget -l "$dtb" "/thermal-zones/$z/trips"); do
+        case $(fdtget "$dtb" "/thermal-zones/$z/trips/$t" type) in passive | active) acting=1 ;; esac
+      done
+      ((acting)) || fail "$z has cooling maps but no passive or active trip"
       for m in $(fdtget -l "$dtb" "/thermal-zones/$z/cooling-maps"); do
+        [[ $m =~ ^map[-a-zA-Z0-9]*$ ]] || fail "$z: cooling map '$m' breaks the binding's ^map[-a-zA-Z0-9]*$"
         local trip
         trip=$(fdtget "$dtb" "/thermal-zones/$z/cooling-maps/$m" trip) || fail "$z/$m: no trip"
         fdtget "$dtb" "/thermal-zones/$z/cooling-maps/$m" cooling-device >/dev/null ||
@@ -95,6 +104,7 @@ check_zones() { # $1: merged dtb
 run_case() { # $1: name, $2: scenario
   local name=$1 sc=$2
   "$cli" dvfs-table "$sc" --format dts -o "$name.dts"
+  head -1 "$name.dts" | grep -q '^// SPDX-License-Identifier: ' || fail "$name: no SPDX line first"
   dtc -@ -I dts -O dtb -o "$name.dtbo" "$name.dts" 2> "$name.dtc.err" ||
     fail "$name: dtc rejected the overlay: $(cat "$name.dtc.err")"
   [[ ! -s $name.dtc.err ]] || fail "$name: dtc warned: $(cat "$name.dtc.err")"
@@ -103,6 +113,10 @@ run_case() { # $1: name, $2: scenario
   fdtoverlay -i "$name.base.dtb" -o "$name.merged.dtb" "$name.dtbo" ||
     fail "$name: fdtoverlay could not apply the overlay"
   check_zones "$name.merged.dtb"
+  for z in $(grep -oP '^\t\t\K[a-z][a-z0-9-]*-thermal(?= \{)' "$name.dts"); do
+    [[ $(fdtget "$name.merged.dtb" "/thermal-zones/$z" status) == okay ]] ||
+      fail "$name: $z is not status okay"
+  done
   if command -v dt-validate >/dev/null; then
     dt-validate "$name.merged.dtb" || fail "$name: dt-validate"
   fi
@@ -122,6 +136,16 @@ m=rk3588.merged.dtb
 t1=$(fdtget "$m" /node-cpu_b3 operating-points-v2) || fail "cpu_b3 has no table"
 [[ $(fdtget "$m" /opp-table-cpu-big-1 phandle) == "$t1" ]] || fail "cpu_b3 takes table 1"
 fdtget -p "$m" /opp-table-cpu-big-1 | grep -qx opp-shared || fail "opp-shared"
+# the upstream table's triplets, clock latency and suspend OPP (rk3588-opp.dtsi)
+[[ $(fdtget "$m" /opp-table-cpu-little-0/opp-1416000000 opp-microvolt) == "762500 762500 950000" ]] ||
+  fail "cpu_little 1416 MHz: not the upstream <target min max>"
+[[ $(fdtget "$m" /opp-table-cpu-big-1/opp-2400000000 opp-microvolt) == "1000000 1000000 1000000" ]] ||
+  fail "cpu_big 2400 MHz triplet"
+[[ $(fdtget "$m" /opp-table-cpu-big-0/opp-1200000000 clock-latency-ns) == 40000 ]] ||
+  fail "clock-latency-ns"
+fdtget -p "$m" /opp-table-cpu-little-0/opp-1416000000 | grep -qx opp-suspend || fail "opp-suspend"
+[[ $(fdtget -p "$m" /opp-table-cpu-little-0/opp-1008000000 | grep -c opp-suspend) == 0 ]] ||
+  fail "opp-suspend on one OPP only"
 map_trip=$(fdtget "$m" "/thermal-zones/$rk_zone/cooling-maps/map0" trip) || fail "base map gone"
 own=$(fdtget "$m" "/thermal-zones/$rk_zone/trips/board-alert" phandle) || fail "base trip gone"
 [[ -n $map_trip && $map_trip == "$own" ]] || fail "the base's own map lost its trip"

@@ -74,7 +74,7 @@ Test(board, rk3588_sustainable_power_closed_form) {
   cr_assert_eq(prop_after(text, "sits_bigcore0_alert1:", "hysteresis"), 2000);
   free(text);
   /* --domain: only its devices and zones */
-  sits_board_opts o = {"cpu_little", -1, NULL};
+  sits_board_opts o = {"cpu_little", -1, NULL, NULL};
   text = render(sc, "dts", &o);
   cr_assert(strstr(text, "littlecore-thermal {"));
   cr_assert_null(strstr(text, "bigcore0-thermal"));
@@ -157,7 +157,7 @@ Test(board, nvpmodel_mode_impossible_budget_fails_with_numbers) {
   cr_assert_float_eq(m.total_power_w, 2.0, 1e-9); /* the least: both at 1 GHz */
   char buf[4096];
   FILE *f = fmemopen(buf, sizeof buf, "w");
-  sits_board_opts o = {NULL, -1, NULL};
+  sits_board_opts o = {NULL, -1, NULL, NULL};
   int rc = sits_board_write(sc, "nvpmodel", &o, f, &err);
   fclose(f);
   cr_assert_eq(rc, SITS_EINPUT);
@@ -201,7 +201,7 @@ Test(board, orin_nx_mode_holds_budget_and_is_locally_best) {
   cr_assert(strstr(text, "DLA1_CORE MAX_FREQ "));
   cr_assert_null(strstr(text, "ENC"));
   free(text);
-  sits_board_opts o = {NULL, 2, NULL};
+  sits_board_opts o = {NULL, 2, NULL, NULL};
   char buf[256];
   FILE *f = fmemopen(buf, sizeof buf, "w");
   cr_assert_eq(sits_board_write(sc, "nvpmodel", &o, f, &err), SITS_EINPUT);
@@ -247,4 +247,114 @@ Test(board, bad_names_fail_at_load) {
     cr_assert(strstr(err.msg, "bad.cfg:"), "%s", err.msg);
     free(path);
   }
+}
+
+/* The MAX_FREQ value of PARAM @p param in @p text's POWER_MODEL, -2 when absent. */
+static long long nvp_max(const char *text, const char *param) {
+  char key[64];
+  snprintf(key, sizeof key, "\n%s MAX_FREQ ", param);
+  const char *p = strstr(text, key);
+  return p ? atoll(p + strlen(key)) : -2;
+}
+
+/* Modes for 10, 15 and 25 W on the Orin NX at 25 C differ, each the highest caps whose worst
+ * case keeps its budget, with the lines a stock P3767 mode has (CPU_ONLINE for the eight
+ * cores, EMC MAX_FREQ); with the board's nvpmodel.conf (tests/data, its layout) the new mode
+ * takes the first free ID and every line names a PARAM and argument the file defines. At
+ * 35 C the junction limit binds: 15 and 25 W give one mode, and the header says why. */
+Test(board, nvpmodel_modes_by_budget_with_the_board_conf, .timeout = 120) {
+  char args[1024], *out, *err, *modes[3];
+  const int budgets[] = {10, 15, 25};
+  for (int k = 0; k < 3; k++) {
+    snprintf(args, sizeof args,
+             "dvfs-table %s/scenarios/orin_nx_video_enc.cfg --format nvpmodel --set ambient_c=25 "
+             "--set tdp_budget_w=%d --nvpmodel-conf %s/nvpmodel_p3767_layout.conf",
+             SITS_CONFIGS, budgets[k], SITS_TEST_DATA);
+    cr_assert_eq(tu_cli(args, &out, &err), 0, "%s", err);
+    modes[k] = out;
+    free(err);
+    char head[64];
+    snprintf(head, sizeof head, "< POWER_MODEL ID=4 NAME=SITS_%dW >\n", budgets[k]);
+    cr_assert(strstr(out, head), "%s", out);
+    cr_assert(strstr(out, "has the modes 0 MAXN, 1 10W, 2 15W, 3 25W;"), "%s", out);
+    for (int c = 0; c < 8; c++) {
+      char line[32];
+      snprintf(line, sizeof line, "\nCPU_ONLINE CORE_%d 1\n", c);
+      cr_assert(strstr(out, line), "%s", out);
+    }
+    cr_assert(strstr(out, "\nEMC MAX_FREQ 0\n"), "%s", out);
+    const char *full = strstr(out, "at full load ");
+    cr_assert(full);
+    cr_assert_leq(strtod(full + strlen("at full load "), NULL), budgets[k], "%s", out);
+  }
+  /* caps grow with the budget: CPU and GPU never lower, and the three modes differ */
+  cr_assert_leq(nvp_max(modes[0], "CPU_A78_0"), nvp_max(modes[1], "CPU_A78_0"));
+  cr_assert_leq(nvp_max(modes[1], "CPU_A78_0"), nvp_max(modes[2], "CPU_A78_0"));
+  cr_assert_lt(nvp_max(modes[0], "CPU_A78_0"), nvp_max(modes[2], "CPU_A78_0"));
+  cr_assert_leq(nvp_max(modes[0], "GPU"), nvp_max(modes[1], "GPU"));
+  const char *body[3];
+  for (int k = 0; k < 3; k++)
+    body[k] = strstr(modes[k], "\nCPU_ONLINE");
+  cr_assert_str_neq(body[0], body[1]);
+  cr_assert_str_neq(body[1], body[2]);
+  for (int k = 0; k < 3; k++)
+    free(modes[k]);
+  /* 35 C: the junction binds at ~14.7 W, so 25 W gives the 15 W mode, and says so */
+  for (int k = 1; k < 3; k++) {
+    snprintf(args, sizeof args,
+             "dvfs-table %s/scenarios/orin_nx_video_enc.cfg --format nvpmodel --set ambient_c=35 "
+             "--set tdp_budget_w=%d",
+             SITS_CONFIGS, budgets[k]);
+    cr_assert_eq(tu_cli(args, &out, &err), 0, "%s", err);
+    /* at 15 W both bind (14.68 W); at 25 W only the junction */
+    cr_assert(k == 1 || strstr(out, "# The junction limit binds, not the budget"), "%s", out);
+    modes[k] = out;
+    free(err);
+  }
+  cr_assert_str_eq(strstr(modes[1], "\nCPU_ONLINE"), strstr(modes[2], "\nCPU_ONLINE"));
+  free(modes[1]), free(modes[2]);
+}
+
+/* A conf that is not this board's, or malformed, or an ID or name it takes: refused, with the
+ * file and line or the PARAM it lacks. */
+Test(board, nvpmodel_conf_errors) {
+  struct {
+    const char *conf, *extra, *want;
+  } cases[] = {
+      {"< PARAM TYPE=CLOCK NAME=GPU >\nMAX_FREQ /x\n< POWER_MODEL ID=0 NAME=MAXN >\nGPU MAX_FREQ -1\n",
+       "", "defines no PARAM CPU_ONLINE"},
+      {"< PARAM TYPE=CLOCK NAME=GPU\nMAX_FREQ /x\n", "", "bad.conf:1: a section header must end"},
+      {"< PARAM TYPE=CLOCK NAME=GPU >\nMAX_FREQ /x\n< POWER_MODEL ID=0 NAME=MAXN >\nGPU MIN_FREQ 0\n",
+       "", "bad.conf:4: GPU MIN_FREQ is not a defined PARAM argument"},
+      {"< POWER_MODEL ID=x NAME=MAXN >\n", "", "bad.conf:1: a POWER_MODEL header needs ID=0..255"},
+      {"< PARAM TYPE=CLOCK NAME=GPU >\nMAX_FREQ /x\n", "", "bad.conf: no POWER_MODEL section"},
+      {"CORE_0 /x\n", "", "bad.conf:1: a line before any section"},
+      {"< POWER_MODEL ID=0 NAME=A >\n< POWER_MODEL ID=0 NAME=B >\n", "",
+       "bad.conf:2: POWER_MODEL B (ID 0) repeats mode A (ID 0)"},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    char *path = tu_write("bad.conf", cases[k].conf), args[1024], *out, *err;
+    snprintf(args, sizeof args,
+             "dvfs-table %s/scenarios/orin_nx_video_enc.cfg --format nvpmodel --nvpmodel-conf %s%s",
+             SITS_CONFIGS, path, cases[k].extra);
+    cr_assert_eq(tu_cli(args, &out, &err), 1, "case %zu: %s", k, out);
+    cr_assert(strstr(err, cases[k].want), "case %zu: %s", k, err);
+    free(out), free(err), free(path);
+  }
+  /* the conf's IDs and names are taken */
+  char args[1024], *out, *err;
+  snprintf(args, sizeof args,
+           "dvfs-table %s/scenarios/orin_nx_video_enc.cfg --format nvpmodel --nvpmodel-conf "
+           "%s/nvpmodel_p3767_layout.conf --mode-id 2",
+           SITS_CONFIGS, SITS_TEST_DATA);
+  cr_assert_eq(tu_cli(args, &out, &err), 1);
+  cr_assert(strstr(err, "--mode-id 2 is mode 15W of"), "%s", err);
+  free(out), free(err);
+  snprintf(args, sizeof args,
+           "dvfs-table %s/scenarios/orin_nx_video_enc.cfg --format nvpmodel --nvpmodel-conf "
+           "%s/nvpmodel_p3767_layout.conf --mode-name 25W",
+           SITS_CONFIGS, SITS_TEST_DATA);
+  cr_assert_eq(tu_cli(args, &out, &err), 1);
+  cr_assert(strstr(err, "mode name 25W is taken by ID 3"), "%s", err);
+  free(out), free(err);
 }
