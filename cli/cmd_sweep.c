@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -559,12 +560,17 @@ static int spawn_jobs(const args *a, size_t jobs, char paths[][4200], sits_err *
     }
     cli_cleanup_file(paths[j]);
   }
+  pid_t parent = getpid();
   for (size_t j = 0; j < jobs; j++) { /* processes even for one job: a stop kills it at once */
     pids[j] = fork();
     if (pids[j] < 0)
       return -1;
     if (pids[j] == 0) {
       cli_cleanup_default(); /* the parent stops the jobs and keeps their finished rows */
+      /* a parent killed outright (SIGKILL, OOM) takes its jobs with it; one already gone
+       * before prctl took effect is seen by getppid */
+      if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+        _exit(4);
       _exit(run_job(a, j, jobs, fds[j]));
     }
     add_child(pids[j]);

@@ -272,7 +272,7 @@ static const sits_key keys[] = {
       "sits_governor_cfg sensor_node"),
     K("platform.governor.thermal.trip_c", NUMBER, "degC", NONE, NULL, TEMP,
       "step_wise (required there): passive trip", "sits_governor_cfg trip_c"),
-    K("platform.governor.thermal.hysteresis_c", NUMBER, "K", 0.0, NULL, ANY, 0,
+    K("platform.governor.thermal.hysteresis_c", NUMBER, "K", 0.0, NULL, 0, 100, 0,
       "step_wise: hysteresis below the trip", "sits_governor_cfg hysteresis_c"),
     K("platform.governor.thermal.switch_on_c", NUMBER, "degC", NONE, NULL, TEMP,
       "power_allocator (required there): where the controller starts",

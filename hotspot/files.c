@@ -71,6 +71,15 @@ int sits_hs_read_flp(const char *path, sits_floorplan **out, sits_err *err) {
     for (int k = 1; k < nt && rc == SITS_OK; k++)
       if (!sits__hs_number(tok[k], &v[k < 6 ? k - 1 : 5]))
         rc = sits__fail(err, SITS_EINPUT, "%s:%zu: '%s' is not a number", path, l.lineno, tok[k]);
+    /* the optional volumetric heat capacity (J/(m^3 K)) and resistivity (m K/W): not used by the
+     * networks (HotSpot's layer files set them), but a value no material has is an error */
+    for (int k = 5; k < nt && rc == SITS_OK; k++) {
+      double x;
+      sits__hs_number(tok[k], &x);
+      if (!(x > 0))
+        rc = sits__fail(err, SITS_EINPUT, "%s:%zu: the block's %s must be positive (got %s)", path,
+                        l.lineno, k == 5 ? "heat capacity (J/(m^3 K))" : "resistivity (m K/W)", tok[k]);
+    }
     if (rc)
       break;
     if (n == cap) {

@@ -441,6 +441,29 @@ static void device_fragment(FILE *f, const char *label, const sits_domain *d,
           llround(t->dynamic_power_coefficient_uw_per_mhz_v2 / (double)per));
 }
 
+/* The trips a kernel would take: the critical trip above the ambient (else the board shuts
+ * down at boot) and above every passive trip (else throttling never precedes the shutdown). */
+static int check_trips(const sits_scenario *sc, double ambient_c, sits_err *err) {
+  double crit = critical_of(sc), control = sits__control_c(sc);
+  const sits_governor_cfg *g = sits_scenario_governor(sc);
+  if (isnan(crit))
+    return SITS_OK;
+  if (!(crit > ambient_c))
+    return sits__fail(err, SITS_EINPUT,
+                      "the critical trip %.6g C is not above the ambient %.6g C: the board would "
+                      "shut down as it starts (platform.device_tree.critical_c, or the junction "
+                      "node's critical_c)",
+                      crit, ambient_c);
+  double passive = g->thermal == SITS_THERMAL_POWER_ALLOCATOR ? fmax(control, g->switch_on_c)
+                                                               : control;
+  if (!isnan(passive) && !(crit > passive))
+    return sits__fail(err, SITS_EINPUT,
+                      "the critical trip %.6g C is not above the passive trip %.6g C: the board "
+                      "would shut down before it throttles",
+                      crit, passive);
+  return SITS_OK;
+}
+
 static int write_dts(const sits_scenario *sc, const sits_board_opts *o, FILE *f, sits_err *err) {
   const sits__board *b = &sc->board;
   size_t nd;
@@ -455,6 +478,8 @@ static int write_dts(const sits_scenario *sc, const sits_board_opts *o, FILE *f,
   int rc = tables && zones ? SITS_OK : sits__fail(err, SITS_ENOMEM, "out of memory");
   for (size_t d = 0; rc == SITS_OK && d < nd; d++)
     rc = sits_dvfs_table_compute(sc, dom[d].name, &tables[d], err);
+  if (rc == SITS_OK)
+    rc = check_trips(sc, tables[0].ambient_c, err);
   size_t nz = rc ? 0 : make_zones(sc, only, zones);
   if (rc == SITS_OK) {
     fprintf(f,

@@ -88,7 +88,10 @@ int sits_write_summary_text(const sits_scenario *sc, const sits_result *r, FILE 
       fprintf(f, "  %-22s %10.1f s   (at least %.1f)  %s\n", "min_battery_life_s",
               s->battery_life.value, s->battery_life.limit, s->battery_life.ok ? "ok" : "VIOLATED");
   }
-  fprintf(f, "verdict               %s\n", s->ok ? "ok" : "violated");
+  bool board_ended = s->end_reason == SITS_END_CRITICAL_TEMP || s->end_reason == SITS_END_BROWNOUT;
+  fprintf(f, "verdict               %s%s%s\n", s->ok ? "ok" : "violated",
+          board_ended ? ": the board ended the run, " : "",
+          board_ended ? sits_end_reason_name(s->end_reason) : "");
   if (r->band.set) {
     fprintf(f, "95 %% band             max junction temp %.3f +- %.3f C", s->max_junction_temp_c,
             r->band.max_junction_temp_half_width_c);

@@ -242,8 +242,10 @@ void sits__summarise(const sits_scenario *sc, sits_result *r, const sits__tally 
     sum->fan_max_duty[f] = t->fan_max_duty[f];
     sum->fan_mean_duty[f] = t->end_s > 0 ? t->fan_duty_s[f] / t->end_s : t->fan_max_duty[f];
   }
+  /* a run the board itself ended (shutdown at the critical trip, the pack's voltage below the
+   * brown-out limit) fails whatever the limits say */
   sum->ok = sum->tdp.ok && sum->junction.ok && sum->latency.ok && sum->energy_per_item.ok &&
-            sum->battery_life.ok;
+            sum->battery_life.ok && t->why != SITS_END_CRITICAL_TEMP && t->why != SITS_END_BROWNOUT;
 }
 
 sits__layout sits__layout_of(size_t n, bool battery, size_t nrc) {

@@ -228,6 +228,42 @@ Test(signals, sigterm_during_a_sweep_keeps_finished_rows, .timeout = 120) {
   cr_assert(!left, "a job process outlived the sweep");
 }
 
+/* Whether a process whose command line holds tu_dir()/@p part runs. */
+static bool running(const char *part) {
+  char cmd[1024];
+  /* "[x]": the pattern does not match the shell that runs pgrep */
+  snprintf(cmd, sizeof cmd, "pgrep -f '%s/[%c]%s' >/dev/null", tu_dir(), part[0], part + 1);
+  return system(cmd) == 0;
+}
+
+/* Whether such a process still runs after 2 s. */
+static bool lingers(const char *part) {
+  for (int i = 0; i < 200; i++) {
+    if (!running(part))
+      return false;
+    nanosleep(&(struct timespec){0, 10000000}, NULL);
+  }
+  return true;
+}
+
+/* SIGKILL to a sweep (no handler runs): its job processes die with it (PR_SET_PDEATHSIG)
+ * instead of running their rows to the end; their files are the next writer's to remove. */
+Test(signals, sigkill_to_the_sweep_takes_its_jobs, .timeout = 120) {
+  char out[600];
+  snprintf(out, sizeof out, "%s/killed_sweep.csv", tu_dir());
+  const char *args[] = {SITS_CLI, "sweep", DEMO, "--set", "duration_s=3600", "--vary",
+                        "ambient_c=20:45:2000", "-j", "2", "-o", out, NULL};
+  pid_t pid = start(args);
+  cr_assert(appears("killed_sweep.csv.sits-tmp."), "the sweep never made its job files");
+  nanosleep(&(struct timespec){1, 0}, NULL); /* the jobs are running */
+  cr_assert(running("killed_sweep.csv"), "no job process is running");
+  kill(pid, SIGKILL);
+  int st;
+  cr_assert_eq(waitpid(pid, &st, 0), pid);
+  cr_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "status %d", st);
+  cr_assert(!lingers("killed_sweep.csv"), "a job process outlived the killed sweep");
+}
+
 /* --resume: rows of OUT that ran this combination are kept, the rest run; the table equals
  * an uninterrupted sweep's byte for byte. A row whose values are not this combination's (an
  * OUT of another grid with the same keys), a failed row and a cut row are run again; another
