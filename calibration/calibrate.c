@@ -158,6 +158,18 @@ static int read_series_t(const char *path, const char *const names[5], double si
            vk = with_v ? sc[2] * sits_table_at(t, k, col_v) : NAN,
            ck = with_t ? sc[3] * sits_table_at(t, k, col_t) + off[3] : NAN,
            qk = with_q ? sign * sc[4] * sits_table_at(t, k, col_q) : NAN;
+    /* physical ranges: stamps within 1e9 s (32 years), currents within 10 kA, a cell's or a
+     * pack's voltage positive and at most 1500 V (the largest packs are 1000-1500 V) */
+    const char *bad = !(fabs(tk) <= 1e9)                  ? "time %g s is outside [-1e9, 1e9] s"
+                      : !(fabs(ik) <= 1e4)                ? "current %g A is outside [-1e4, 1e4] A"
+                      : with_v && !(vk > 0 && vk <= 1500) ? "voltage %g V is outside (0, 1500] V"
+                                                          : NULL;
+    if (bad) {
+      char what[96];
+      snprintf(what, sizeof what, bad, !(fabs(tk) <= 1e9) ? tk : !(fabs(ik) <= 1e4) ? ik : vk);
+      rc = sits__fail(err, SITS_EINPUT, "%s:%zu: %s", path, t->lines[k], what);
+      break;
+    }
     if (with_t && !(ck > -100 && ck < 200)) {
       rc = sits__fail(err, SITS_EINPUT, "%s:%zu: cell temperature %g C is not one", path,
                       t->lines[k], ck);
@@ -675,10 +687,18 @@ int sits_write_calibration_json(const sits_calibration *c, FILE *f) {
   double ea_frac = b->r_ea_j_per_mol / SITS_BATTERY_FIT_EA_MAX_J_PER_MOL;
   bool ea_end = c->fit_arrhenius && (ea_frac < 0.01 || ea_frac > 0.99);
   bool ea_short = c->fit_arrhenius && b->train_temp_hi_c - b->train_temp_lo_c < 5.0;
+  bool r0_tiny = !c->kept && sits_calibration_r0_implausible(c);
   if ((b->hyst_m_v > 0 && !c->kept) || b->n_r_soc > 0 || cap_flag || ea_end || ea_short ||
-      !b->converged) {
+      !b->converged || r0_tiny) {
     fputs(",\"flags\":[", f);
     const char *sep = "";
+    if (r0_tiny)
+      fprintf(f,
+              "\"platform.battery.r0_ohm was fitted at %.3g ohm, below the 1 micro-ohm no cell "
+              "or pack has: the voltage does not follow the current as a battery's does (a "
+              "current or voltage column in the wrong unit, sign or channel?)\"",
+              b->r0_ohm),
+          sep = ",";
     if (cap_flag)
       fprintf(f,
               "\"platform.battery.capacity_ah was fitted at %.4g Ah, %+.0f %% from the %.4g Ah it "
@@ -736,6 +756,10 @@ int sits_write_calibration_json(const sits_calibration *c, FILE *f) {
   }
   fputs("}\n", f);
   return ferror(f) ? SITS_EIO : SITS_OK;
+}
+
+bool sits_calibration_r0_implausible(const sits_calibration *c) {
+  return c->has_fit && !(c->fit.r0_ohm >= 1e-6);
 }
 
 static int set_float(config_setting_t *g, const char *key, double v) {

@@ -684,6 +684,10 @@ static int calibrate_battery(args *a, cli_ctx *ctx) {
     if (cal.has_fit && !cal.fit.converged)
       cli_error("warning: the battery fit stopped before its tolerances were met (see flags "
                 "in the JSON)");
+    if (!cal.kept && sits_calibration_r0_implausible(&cal))
+      cli_error("warning: the fitted r0_ohm %.3g ohm is below 1 micro-ohm, which no battery has "
+                "(see flags in the JSON)",
+                cal.fit.r0_ohm);
     /* a fit is there: check() refuses --plot and --csv without one */
     code = a->png ? cli_plot_calibration(&cal, a->png) : EXIT_OK;
     if (code == EXIT_OK && a->csv && (rc = sits_write_calibration_csv(&cal, a->csv, &err)))

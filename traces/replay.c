@@ -613,6 +613,51 @@ static int phase_figures(sits_replay *r, sits_err *err) {
   return rc;
 }
 
+/* The trace's line of row @p row (0 when the trace was not read from a file). */
+static size_t line_of(const sits_trace *t, size_t row) {
+  return t->lines ? t->lines[row] : 0;
+}
+
+/* One column's values against a physical range [lo, hi] (lo excluded when @p lo_open); a
+ * column without a single value is refused too (its model input would be a guess). */
+static int check_column(const sits_trace *t, int c, const char *path, double lo, bool lo_open,
+                        double hi, const char *unit, sits_err *err) {
+  size_t values = 0;
+  for (size_t r = 0; r < t->n_rows; r++) {
+    double v = sits_trace_at(t, r, (size_t)c);
+    if (isnan(v))
+      continue;
+    values++;
+    if (!(lo_open ? v > lo : v >= lo) || !(v <= hi))
+      return sits__fail(err, SITS_EINPUT, "%s:%zu: column '%s': %g %s is outside %s%g, %g] %s",
+                        path, line_of(t, r), t->names[c], v, unit, lo_open ? "(" : "[", lo, hi,
+                        unit);
+  }
+  if (values == 0)
+    return sits__fail(err, SITS_EINPUT, "%s: column '%s' has no value in any row", path,
+                      t->names[c]);
+  return SITS_OK;
+}
+
+/* The replayed columns are physical: stamps within 1e9 s (32 years), powers from a meter's
+ * -0.1 W noise floor to 1 MW, temperatures above absolute zero and below 10,000 C. */
+static int check_values(const sits_trace *t, const power_map *pm, size_t n_pm,
+                        const sits_replay_sensor *sens, size_t n_sens, int amb_col,
+                        const char *path, sits_err *err) {
+  int rc = SITS_OK;
+  for (size_t r = 0; r < t->n_rows; r++)
+    if (!(fabs(sits_trace_at(t, r, 0)) <= 1e9))
+      return sits__fail(err, SITS_EINPUT, "%s:%zu: time %g s is outside [-1e9, 1e9] s", path,
+                        line_of(t, r), sits_trace_at(t, r, 0));
+  for (size_t k = 0; rc == SITS_OK && k < n_pm; k++)
+    rc = check_column(t, pm[k].column, path, -0.1, false, 1e6, "W", err);
+  for (size_t k = 0; rc == SITS_OK && k < n_sens; k++)
+    rc = check_column(t, sits_trace_column(t, sens[k].column), path, -273.15, true, 1e4, "C", err);
+  if (rc == SITS_OK && amb_col >= 0)
+    rc = check_column(t, amb_col, path, -273.15, true, 1e4, "C", err);
+  return rc;
+}
+
 int sits_replay_run_trace(sits_scenario *sc, const sits_trace *trace, const char *path,
                           const double *initial_c, sits_replay **out, sits_err *err) {
   *out = NULL;
@@ -631,6 +676,8 @@ int sits_replay_run_trace(sits_scenario *sc, const sits_trace *trace, const char
   size_t rows = trace ? trace->n_rows : 0;
   if (rc == SITS_OK && rows < 2)
     rc = sits__fail(err, SITS_EINPUT, "%s: a replay needs at least 2 samples", path);
+  if (rc == SITS_OK)
+    rc = check_values(trace, pm, n_pm, r->sensors, r->n_sensors, amb_col, path, err);
   int dom_col[SITS_MAX_DOMAINS][2];
   fan_drive fd[SITS__MAX_FANS];
   size_t n_dom = 0;

@@ -132,6 +132,9 @@ SITS_API void sits_calibration_release(sits_calibration *c);
 
 /** The Calibrate JSON of the contract onto @p f. */
 SITS_API int sits_write_calibration_json(const sits_calibration *c, FILE *f);
+/** Whether @p c holds a battery fit whose r0_ohm is below 1 micro-ohm (no cell or pack has
+ *  one so small: the data are not a battery's, or a column's unit or sign is off). */
+SITS_API bool sits_calibration_r0_implausible(const sits_calibration *c);
 /** The merged scenario with the fitted battery values (temporary file, then renamed). */
 SITS_API int sits_write_calibrated_config(const sits_scenario *sc, const sits_calibration *c,
                                           const char *path, sits_err *err);
