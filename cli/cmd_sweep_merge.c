@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "sits_output.h"
@@ -33,11 +34,31 @@ static int by_index(const void *a, const void *b) {
   return x->index < y->index ? -1 : x->index > y->index;
 }
 
-/* Reads @p path's rows into *rows (n, cap); its header compared with (or kept in) *header. */
+/* The fields of a CSV line (RFC 4180: a comma inside double quotes separates nothing). */
+static size_t csv_fields(const char *line) {
+  size_t n = 1;
+  bool quoted = false;
+  for (const char *c = line; *c && *c != '\n'; c++)
+    if (*c == '"')
+      quoted = !quoted;
+    else if (*c == ',' && !quoted)
+      n++;
+  return n;
+}
+
+/* Reads @p path's rows into *rows (n, cap); its header compared with (or kept in) *header.
+ * Every row must end its line and have the header's fields: a shard cut by a stopped job or
+ * a full disk, or a row of another table, is refused rather than copied. */
 static int read_table(const char *path, char **header, row **rows, size_t *n, size_t *cap) {
   FILE *f = fopen(path, "r");
+  struct stat st;
   if (!f) {
     cli_error("%s: cannot open: %s", path, strerror(errno));
+    return EXIT_INPUT;
+  }
+  if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+    cli_error("%s: is a directory, not a sweep table", path);
+    fclose(f);
     return EXIT_INPUT;
   }
   char *line = NULL;
@@ -49,6 +70,11 @@ static int read_table(const char *path, char **header, row **rows, size_t *n, si
     lineno++;
     if (len < 0 || nul) { /* too long, or a NUL byte: not text */
       cli_error("%s:%zu: not a text line of at most 1 MiB", path, lineno);
+      code = EXIT_INPUT;
+      break;
+    }
+    if (line[len - 1] != '\n') {
+      cli_error("%s:%zu: the line is cut (the file ends inside it)", path, lineno);
       code = EXIT_INPUT;
       break;
     }
@@ -70,6 +96,12 @@ static int read_table(const char *path, char **header, row **rows, size_t *n, si
     size_t idx = strtoul(line, &end, 10);
     if (end == line || *end != ',' || line[0] == '-') {
       cli_error("%s:%zu: the row does not start with its index", path, lineno);
+      code = EXIT_INPUT;
+      break;
+    }
+    size_t want = csv_fields(*header), got = csv_fields(line);
+    if (got != want) {
+      cli_error("%s:%zu: the row has %zu fields, the header %zu", path, lineno, got, want);
       code = EXIT_INPUT;
       break;
     }
