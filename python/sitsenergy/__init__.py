@@ -13,6 +13,7 @@ library's message; nothing aborts the interpreter (GSL's abort-on-error handler 
 
 import json
 import os
+import re
 import tempfile
 
 import numpy as np
@@ -34,12 +35,14 @@ _CODES = {EINPUT: "bad input", ENOMEM: "out of memory", ESOLVER: "solver failure
 
 
 class SitsError(Exception):
-    """A library error: .code (the sits_status code: EINPUT, ESOLVER, ...) and .message
-    (file:line: what)."""
+    """A library error: .code (the sits_status code: EINPUT, ESOLVER, ...), .message
+    (file:line: what), and .file and .line (int) where the message names them (else None)."""
 
     def __init__(self, code, message):
         super().__init__(message)
         self.code, self.message = code, message
+        m = re.match(r"(?:--set [^:]*: )?(.+?):(\d+):", message)
+        self.file, self.line = (m.group(1), int(m.group(2))) if m else (None, None)
 
 
 def _raise(rc, err):
@@ -85,8 +88,12 @@ def load(path_or_text, set=None, name=None):  # noqa: A002 - `set` is the CLI's 
     arr = ffi.new("const char *[]", c_sets) if c_sets else ffi.NULL
     out = ffi.new("sits_scenario **")
     err = ffi.new("sits_err *")
-    text = str(path_or_text)
-    is_file = "\n" not in text and os.path.isfile(text)
+    text = os.fspath(path_or_text) if isinstance(path_or_text, os.PathLike) else str(
+        path_or_text)
+    # a path: an existing file, an os.PathLike, or one line without a key's '=' (a missing
+    # file is then reported as one: "x.cfg: cannot read", not as a syntax error in a text)
+    is_file = "\n" not in text and (os.path.exists(text) or "=" not in text or isinstance(
+        path_or_text, os.PathLike))
     if is_file:
         rc = lib.sits_scenario_load(os.fsencode(text), arr, len(sets), out, err)
         source = os.path.abspath(text)
@@ -238,6 +245,7 @@ class Result:
         """Writes the run's HDF5 file (the `run -o` layout) through the library."""
         if self._h is None:
             raise SitsError(EINPUT, "this result was read from a file: it is already one")
+        _refuse_inputs(self._scenario, path)
         err = ffi.new("sits_err *")
         rc = lib.sits_write_h5(self._scenario._p, self._h, os.fsencode(path), err)
         if rc:
@@ -246,6 +254,24 @@ class Result:
     def __repr__(self):
         return (f"<sitsenergy.Result {len(self.series)} samples, end "
                 f"{self.summary.get('end_reason')}>")
+
+
+def _same_file(a, b):
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.realpath(a) == os.path.realpath(b)
+
+
+def _refuse_inputs(scenario, path):
+    """An output onto a file the scenario read (the scenario, its platform, battery,
+    workload, included files, traces, floorplans) is refused, as the CLI refuses it."""
+    p = scenario._p
+    for k in range(lib.sits_scenario_input_count(p)):
+        src = ffi.string(lib.sits_scenario_input(p, k)).decode("utf-8", "replace")
+        if os.path.exists(path) and _same_file(path, src):
+            raise SitsError(EINPUT, f"{os.fspath(path)}: an output would replace the input "
+                                    f"{src} (read by the scenario)")
 
 
 def read(path):
@@ -309,7 +335,9 @@ def sweep(scenario, vary=None, sample=None, dist=None, method="lhs", seed=1, job
     dists = [f"{k}={v}" for k, v in (dist or {}).items()]
     if dists and not sample:
         raise SitsError(EINPUT, "dist needs sample = the number of draws")
-    jobs = max(1, int(jobs))
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= 256:
+        raise SitsError(EINPUT, f"jobs={jobs!r}: expected a whole number of worker processes "
+                                "from 1 to 256 (the CLI's -j range)")
     with tempfile.TemporaryDirectory(prefix="sitsenergy_sweep_") as tmp:
         outs = [os.path.join(tmp, f"job{j}.csv") for j in range(jobs)]
         if jobs == 1:

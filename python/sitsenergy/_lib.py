@@ -49,6 +49,8 @@ size_t sits_scenario_node_count(const sits_scenario *sc);
 const char *sits_scenario_node_name(const sits_scenario *sc, size_t i);
 const void *sits_scenario_battery(const sits_scenario *sc);
 int sits_scenario_set_origin(sits_scenario *sc, const char *text);
+size_t sits_scenario_input_count(const sits_scenario *sc);
+const char *sits_scenario_input(const sits_scenario *sc, size_t k);
 int sits_run(const sits_scenario *sc, const void *opts, sits_result **out, sits_err *err);
 void sits_result_free(sits_result *r);
 size_t sits_result_sample_count(const sits_result *r);

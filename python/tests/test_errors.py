@@ -34,8 +34,58 @@ def test_unknown_domain(configs):
 
 
 def test_missing_file():
-    with pytest.raises(se.SitsError):
+    with pytest.raises(se.SitsError) as e:
         se.load("/nonexistent/dir/x.cfg")
+    assert e.value.message.startswith("/nonexistent/dir/x.cfg: cannot read"), e.value.message
+    assert "syntax error" not in e.value.message
+
+
+def test_error_has_file_and_line(tmp_path, one_node):
+    p = tmp_path / "two.cfg"
+    p.write_text(one_node + "ambient_cc = 3.0;\n")
+    with pytest.raises(se.SitsError) as e:
+        se.load(p)  # a pathlib.Path is a path too
+    assert e.value.file == str(p)
+    assert e.value.line == one_node.count("\n") + 1  # the added line
+    with pytest.raises(se.SitsError) as e:
+        se.load("platform = { thermal = ;\n")
+    assert (e.value.file, e.value.line) == ("<text>", 1)
+    with pytest.raises(se.SitsError) as e:
+        se.load(one_node, set={"ambient_c": -400})
+    assert e.value.file is None and e.value.line is None  # an option, not a place
+
+
+def test_include_of_a_directory_or_nothing_is_an_error(tmp_path, one_node):
+    (tmp_path / "d").mkdir()
+    for inc in ("d", ""):
+        p = tmp_path / "inc.cfg"
+        p.write_text(f'@include "{inc}"\n' + one_node)
+        with pytest.raises(se.SitsError) as e:
+            se.load(str(p))
+        assert e.value.file == str(p) and e.value.line == 1, e.value.message
+
+
+def test_to_h5_refuses_the_scenarios_inputs(tmp_path, one_node):
+    p = tmp_path / "ok.cfg"
+    p.write_text(one_node)
+    r = se.load(str(p)).run()
+    before = p.read_text()
+    with pytest.raises(se.SitsError, match="an output would replace the input"):
+        r.to_h5(str(p))
+    assert p.read_text() == before
+    link = tmp_path / "link.h5"
+    link.symlink_to(p)
+    with pytest.raises(se.SitsError, match="an output would replace the input"):
+        r.to_h5(str(link))
+    assert p.read_text() == before
+    r.to_h5(str(tmp_path / "out.h5"))
+    assert (tmp_path / "out.h5").stat().st_size > 0
+
+
+@pytest.mark.parametrize("jobs", [0, -1, 257, 10**6, 1.5, "2", True])
+def test_sweep_jobs_out_of_range(one_node, jobs):
+    with pytest.raises(se.SitsError, match="jobs="):
+        se.sweep(se.load(one_node), vary={"ambient_c": [20, 30]}, jobs=jobs)
 
 
 def test_garbage_never_aborts():
