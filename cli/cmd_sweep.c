@@ -31,7 +31,8 @@
 
 static const char sweep_usage[] =
     "usage: sitsenergy sweep SCENARIO.cfg --vary KEY=V1,V2,... | --vary KEY=START:STOP:COUNT ...\n"
-    "                        [-j JOBS] [--shard K/N|slurm | --shard0 K/N] [--set KEY=VALUE]... [--check] -o "
+    "                        [-j JOBS] [--shard K/N|slurm | --shard0 K/N] [--set KEY=VALUE]... "
+    "[--check] -o "
     "OUT.csv|OUT.h5\n\n"
     "Runs the scenario for every combination of the --vary values (the last varies fastest)\n"
     "and writes one row per combination: index (0-based) and config_hash (of the merged\n"
@@ -73,24 +74,23 @@ typedef struct args {
   size_t n_dist;
   double samples, seed; /* samples 0: no sampling */
   const char *method;
-  const char *summary; /* --summary text|json: the probabilistic summary (NULL: none) */
+  const char *summary;      /* --summary text|json: the probabilistic summary (NULL: none) */
   const char *png, *plot_y; /* --plot OUT.png, --plot-y a,b */
   const char *series;       /* --series DIR */
   int check, resume;
-  char **kept; /* --resume: the rows of OUT that ran, by index (NULL: to run) */
+  char **kept;    /* --resume: the rows of OUT that ran, by index (NULL: to run) */
   sits_sweep *sw; /* built in check(), with the dispatcher's --set overrides */
 } args;
 
 static const struct option sweep_opts[] = {
-    {"vary", required_argument, NULL, 'v'}, {"shard", required_argument, NULL, 's'},
-    {"shard0", required_argument, NULL, 'z'},
-    {"check", no_argument, NULL, 'k'},      {"output", required_argument, NULL, 'o'},
-    {"jobs", required_argument, NULL, 'j'}, {"dist", required_argument, NULL, 'd'},
-    {"sample", required_argument, NULL, 'n'}, {"method", required_argument, NULL, 'm'},
-    {"seed", required_argument, NULL, 'S'},  {"summary", required_argument, NULL, 'y'},
-    {"resume", no_argument, NULL, 'r'},      {"plot", required_argument, NULL, 'p'},
-    {"plot-y", required_argument, NULL, 'Y'}, {"series", required_argument, NULL, 'T'},
-    {NULL, 0, NULL, 0}};
+    {"vary", required_argument, NULL, 'v'},    {"shard", required_argument, NULL, 's'},
+    {"shard0", required_argument, NULL, 'z'},  {"check", no_argument, NULL, 'k'},
+    {"output", required_argument, NULL, 'o'},  {"jobs", required_argument, NULL, 'j'},
+    {"dist", required_argument, NULL, 'd'},    {"sample", required_argument, NULL, 'n'},
+    {"method", required_argument, NULL, 'm'},  {"seed", required_argument, NULL, 'S'},
+    {"summary", required_argument, NULL, 'y'}, {"resume", no_argument, NULL, 'r'},
+    {"plot", required_argument, NULL, 'p'},    {"plot-y", required_argument, NULL, 'Y'},
+    {"series", required_argument, NULL, 'T'},  {NULL, 0, NULL, 0}};
 
 static void init(void *p) {
   args *a = p;
@@ -116,7 +116,8 @@ static int slurm_shard(args *a) {
     return EXIT_INPUT;
   }
   if (step > 1) {
-    cli_error("--shard slurm: a job array with a step (%ld) is not supported: use --array=0-N", step);
+    cli_error("--shard slurm: a job array with a step (%ld) is not supported: use --array=0-N",
+              step);
     return EXIT_INPUT;
   }
   long k = id - (min < 0 ? 0 : min);
@@ -145,8 +146,7 @@ static int option(void *p, int c, const char *arg) {
       return slurm_shard(a);
     if (sscanf(arg, "%ld/%ld", &a->shard_k, &a->shard_n) != 2 || a->shard_n < 1 || a->shard_k < 1 ||
         a->shard_k > a->shard_n) {
-      cli_error("--shard '%s': expected K/N with 1 <= K <= N (1-based; --shard0 is 0-based)",
-                arg);
+      cli_error("--shard '%s': expected K/N with 1 <= K <= N (1-based; --shard0 is 0-based)", arg);
       return EXIT_INPUT;
     }
     break;
@@ -527,9 +527,8 @@ static void progress_wait(const args *a, pid_t *pids, size_t jobs, char paths[][
     for (size_t j = 0; j < jobs; j++) { /* still running: nothing to reap yet (not reaped) */
       siginfo_t info;
       memset(&info, 0, sizeof info);
-      alive = alive ||
-              (waitid(P_PID, (id_t)pids[j], &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-               info.si_pid == 0);
+      alive = alive || (waitid(P_PID, (id_t)pids[j], &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+                        info.si_pid == 0);
     }
     if (!alive || stop_sig)
       break;

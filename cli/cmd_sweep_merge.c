@@ -21,7 +21,6 @@ static const char merge_usage[] =
     "index up to the last must be there (a missing shard is refused). OUT is HDF5\n"
     "for a name ending in .h5 (one dataset per column), else CSV ('-' for stdout).\n";
 
-
 typedef struct row {
   size_t index;
   char *text;

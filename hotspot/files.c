@@ -78,7 +78,8 @@ int sits_hs_read_flp(const char *path, sits_floorplan **out, sits_err *err) {
       sits__hs_number(tok[k], &x);
       if (!(x > 0))
         rc = sits__fail(err, SITS_EINPUT, "%s:%zu: the block's %s must be positive (got %s)", path,
-                        l.lineno, k == 5 ? "heat capacity (J/(m^3 K))" : "resistivity (m K/W)", tok[k]);
+                        l.lineno, k == 5 ? "heat capacity (J/(m^3 K))" : "resistivity (m K/W)",
+                        tok[k]);
     }
     if (rc)
       break;

@@ -39,7 +39,8 @@ static bool nvp_lines(const sits_scenario *sc, const sits_nvp_mode *m, const sit
   const sits__board *b = &sc->board;
   const sits_domain *dom = sits_scenario_domains(sc, &(size_t){0});
   *n = 0;
-#define ADD(...) (*n < NVP_LINES ? (void)snprintf(out[(*n)++], sizeof(nvp_line), __VA_ARGS__) : (void)0)
+#define ADD(...)                                                                                   \
+  (*n < NVP_LINES ? (void)snprintf(out[(*n)++], sizeof(nvp_line), __VA_ARGS__) : (void)0)
   const sits__nvp_param *online = conf ? sits__nvp_conf_param(conf, "CPU_ONLINE") : NULL;
   if (online)
     for (size_t k = 0; k < online->n_args; k++)
@@ -139,8 +140,9 @@ static void nvp_header(const sits_scenario *sc, const sits_board_opts *o,
     snprintf(budget, sizeof budget, "%.6g W", m->budget_w);
   if (!isnan(m->limit_c))
     snprintf(limit, sizeof limit, "%.6g C", m->limit_c);
-  fprintf(f, "# Budget %s, junction limit %s, ambient %.4g C: at full load %.4g W, %.4g C;\n"
-             "# %.1f %% of the workload's peak demand served.\n",
+  fprintf(f,
+          "# Budget %s, junction limit %s, ambient %.4g C: at full load %.4g W, %.4g C;\n"
+          "# %.1f %% of the workload's peak demand served.\n",
           budget, limit, m->ambient_c, m->total_power_w, m->junction_c, 100.0 * m->throughput);
   if (!isnan(m->limit_c) && m->junction_c > m->limit_c - 1.0 &&
       !(m->total_power_w > 0.95 * m->budget_w))
@@ -328,15 +330,18 @@ static int write_zone(const sits_scenario *sc, const zone *z, const sits_dvfs_ta
   sits_scenario_domains(sc, &nd);
   char zl[16];
   to_label(z->name, zl, sizeof zl, '_');
-  double passive_ms = isnan(b->polling_passive_ms) ? round(g->period_s * 1000) : b->polling_passive_ms;
+  double passive_ms =
+      isnan(b->polling_passive_ms) ? round(g->period_s * 1000) : b->polling_passive_ms;
   double poll_ms = isnan(b->polling_ms) ? 1000 : b->polling_ms;
   /* status "okay": a SoC dtsi may leave the zone disabled */
-  fprintf(f, "\t\t%s-thermal {\n\t\t\tpolling-delay-passive = <%.0f>;\n"
-             "\t\t\tpolling-delay = <%.0f>;\n\t\t\tstatus = \"okay\";\n",
+  fprintf(f,
+          "\t\t%s-thermal {\n\t\t\tpolling-delay-passive = <%.0f>;\n"
+          "\t\t\tpolling-delay = <%.0f>;\n\t\t\tstatus = \"okay\";\n",
           z->name, passive_ms, poll_ms);
   if (b->dt)
-    fprintf(f, isnan(z->sensor_id) ? "\t\t\tthermal-sensors = <&%s>;\n"
-                                   : "\t\t\tthermal-sensors = <&%s %.0f>;\n",
+    fprintf(f,
+            isnan(z->sensor_id) ? "\t\t\tthermal-sensors = <&%s>;\n"
+                                : "\t\t\tthermal-sensors = <&%s %.0f>;\n",
             b->sensor, z->sensor_id);
   else
     fprintf(f, "\t\t\tthermal-sensors = <&sits_sensor %.0f>; /* stands for the board's */\n",
@@ -345,13 +350,12 @@ static int write_zone(const sits_scenario *sc, const zone *z, const sits_dvfs_ta
   bool cools = z->any && !isnan(control);
   if (cools) {
     double p_w, p_max_w;
-    int rc = sits__zone_sustainable_w(sc, z->share, tables[0].ambient_c, control, &p_w, &p_max_w,
-                                      err);
+    int rc =
+        sits__zone_sustainable_w(sc, z->share, tables[0].ambient_c, control, &p_w, &p_max_w, err);
     if (rc)
       return rc;
     if (isfinite(p_w)) {
-      fprintf(f, "\t\t\tsustainable-power = <%lld>; /* mW at %.4g C", llround(p_w * 1000),
-              control);
+      fprintf(f, "\t\t\tsustainable-power = <%lld>; /* mW at %.4g C", llround(p_w * 1000), control);
       if (p_w > p_max_w)
         fprintf(f, "; the zone draws at most %lld mW, so it cannot reach %.4g C on its own",
                 llround(p_max_w * 1000), control);
@@ -377,8 +381,9 @@ static int write_zone(const sits_scenario *sc, const zone *z, const sits_dvfs_ta
   fputs("\t\t\t};\n", f);
   bool any_label = z->cfg && z->cfg->n_cooling > 0;
   if (map_trip && any_label) {
-    fprintf(f, "\n\t\t\tcooling-maps {\n\t\t\t\tmap-sits0 {\n\t\t\t\t\ttrip = <&sits_%s_%s>;\n"
-               "\t\t\t\t\tcooling-device =",
+    fprintf(f,
+            "\n\t\t\tcooling-maps {\n\t\t\t\tmap-sits0 {\n\t\t\t\t\ttrip = <&sits_%s_%s>;\n"
+            "\t\t\t\t\tcooling-device =",
             zl, map_trip);
     bool first = true;
     for (size_t l = 0; l < z->cfg->n_cooling; l++)
@@ -401,8 +406,9 @@ static void opp_table(FILE *f, const sits_domain *d, const sits__dt_domain *x,
   char lab[64], node[64];
   to_label(d->name, lab, sizeof lab, '_');
   to_label(d->name, node, sizeof node, '-');
-  fprintf(f, "\tsits_%s_opp_table%zu: opp-table-%s-%zu {\n\t\tcompatible = \"operating-points-v2\";\n"
-             "\t\topp-shared;\n",
+  fprintf(f,
+          "\tsits_%s_opp_table%zu: opp-table-%s-%zu {\n\t\tcompatible = \"operating-points-v2\";\n"
+          "\t\topp-shared;\n",
           lab, cluster, node, cluster);
   for (size_t k = 0; k < t->n; k++) {
     const sits_dvfs_row *r = &t->rows[k];
@@ -412,8 +418,7 @@ static void opp_table(FILE *f, const sits_domain *d, const sits__dt_domain *x,
     if (isnan(x->volt_max_v))
       fprintf(f, "\t\t\topp-microvolt = <%lld>;\n", uv);
     else /* <target min max>, as the upstream table */
-      fprintf(f, "\t\t\topp-microvolt = <%lld %lld %lld>;\n", uv, uv,
-              llround(x->volt_max_v * 1e6));
+      fprintf(f, "\t\t\topp-microvolt = <%lld %lld %lld>;\n", uv, uv, llround(x->volt_max_v * 1e6));
     if (!isnan(x->clock_latency_ns))
       fprintf(f, "\t\t\tclock-latency-ns = <%lld>;\n", llround(x->clock_latency_ns));
     if (r->freq_mhz == x->suspend_mhz)
@@ -454,8 +459,8 @@ static int check_trips(const sits_scenario *sc, double ambient_c, sits_err *err)
                       "shut down as it starts (platform.device_tree.critical_c, or the junction "
                       "node's critical_c)",
                       crit, ambient_c);
-  double passive = g->thermal == SITS_THERMAL_POWER_ALLOCATOR ? fmax(control, g->switch_on_c)
-                                                               : control;
+  double passive =
+      g->thermal == SITS_THERMAL_POWER_ALLOCATOR ? fmax(control, g->switch_on_c) : control;
   if (!isnan(passive) && !(crit > passive))
     return sits__fail(err, SITS_EINPUT,
                       "the critical trip %.6g C is not above the passive trip %.6g C: the board "
@@ -539,8 +544,8 @@ static int write_dts(const sits_scenario *sc, const sits_board_opts *o, FILE *f,
   return rc;
 }
 
-int sits_board_write(const sits_scenario *sc, const char *format, const sits_board_opts *o,
-                     FILE *f, sits_err *err) {
+int sits_board_write(const sits_scenario *sc, const char *format, const sits_board_opts *o, FILE *f,
+                     sits_err *err) {
   sits_board_opts none = {NULL, -1, NULL, NULL};
   if (!o)
     o = &none;

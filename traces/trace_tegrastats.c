@@ -15,7 +15,9 @@
  * RAM/SWAP/IRAM/lfb and other tokens are ignored. Sample times: row k is at k x interval,
  * the interval from --interval-ms, else what the timestamps imply ((span + 1 s) / rows: each
  * end second is partly covered), else tegrastats' default 1000 ms (also when every stamp is
- * the same second): never the 1-s stamps themselves.
+ * the same second): never the 1-s stamps themselves. Where a stamp goes back or jumps more
+ * than 60 s (a clock set, two logs joined), --strict stops at that line; else the spans of
+ * the stretches between such lines are added (trace-info names the repair).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "trace_impl.h"
@@ -259,7 +261,8 @@ int sits__tegrastats_read(const char *path, const sits_trace_opts *o, sits_trace
   char *tok[MAX_TOKENS];
   int rc = SITS_OK;
   double ts_first = NAN, ts_last = NAN;
-  size_t ts_rows = 0;
+  size_t ts_rows = 0, breaks = 0;
+  double span_s = 0;
   for (char *line; (line = sits__trace_lines_next(&L, t, o, &rc, err));) {
     int n = 0;
     for (char *save = NULL, *p = strtok_r(line, " \t\r\n", &save); p && n < MAX_TOKENS;
@@ -287,6 +290,21 @@ int sits__tegrastats_read(const char *path, const sits_trace_opts *o, sits_trace
       continue;
     }
     if (has_ts) {
+      /* stamps that go back or jump (a clock set, logs of two sessions joined) end a
+       * segment: an error under --strict, else the interval comes from the segments' spans */
+      double step = ts - ts_last,
+             jump_s = o && o->interval_ms > 0 ? fmax(60, o->interval_ms / 100) : 60;
+      if (!isnan(ts_last) && (step < 0 || step > jump_s)) {
+        if (o && o->strict) {
+          rc = sits__fail(err, SITS_EINPUT,
+                          step < 0 ? "%s:%zu: the timestamp goes back %.0f s"
+                                   : "%s:%zu: the timestamp jumps %.0f s (more than %.0f s after "
+                                     "the line before)",
+                          path, L.lineno, fabs(step), jump_s);
+          break;
+        }
+        span_s += ts_last - ts_first + 1.0, ts_first = NAN, breaks++;
+      }
       if (isnan(ts_first))
         ts_first = ts;
       ts_last = ts;
@@ -296,6 +314,10 @@ int sits__tegrastats_read(const char *path, const sits_trace_opts *o, sits_trace
   sits__lines_close(&L);
   if (rc)
     return rc;
-  sits__trace_row_times(t, o, ts_first, ts_last, ts_rows);
+  if (ts_rows) /* the segments laid end to end: (span + 1 s) per segment */
+    span_s += ts_last - ts_first + 1.0;
+  sits__trace_row_times(t, o, 0, span_s - 1.0, ts_rows);
+  if (breaks && strcmp(t->interval_source, "timestamps") == 0)
+    t->interval_source = "timestamps, between the lines where they go back or jump";
   return SITS_OK;
 }

@@ -26,7 +26,8 @@ typedef struct sits_table {
   size_t skipped; /**< malformed lines skipped (not under strict) */
   size_t first_skipped_line;
   double interval_s;           /**< the sample interval used (tegrastats), or NAN */
-  const char *interval_source; /**< "option", "timestamps" or "default" (static text) */
+  const char *interval_source; /**< "option", "timestamps", "default", or "timestamps,
+                                *    between the lines where they go back or jump" (static) */
   const char *format;          /**< the reader's name (static text) */
   /** per column: the text of a units row under the header ("[V]", "mA"; "" where it is
    *  empty), or NULL when the file has none (sits_table_read_csv_columns) */

@@ -43,8 +43,7 @@ Test(stdio, scenario_from_stdin) {
   snprintf(cmd, sizeof cmd, "%s run %s --set duration_s=30 --summary json", SITS_CLI, DEMO);
   cr_assert_eq(sh(cmd, &file, &err), 0, "%s", err);
   free(err);
-  snprintf(cmd, sizeof cmd, "cat %s | %s run - --set duration_s=30 --summary json", DEMO,
-           SITS_CLI);
+  snprintf(cmd, sizeof cmd, "cat %s | %s run - --set duration_s=30 --summary json", DEMO, SITS_CLI);
   cr_assert_eq(sh(cmd, &piped, &err), 0, "%s", err);
   free(err);
   snprintf(cmd, sizeof cmd, "%s run - --set duration_s=30 --summary json < %s", SITS_CLI, DEMO);
@@ -63,8 +62,8 @@ Test(stdio, trace_from_stdin) {
            CASE_TRACE);
   cr_assert_eq(sh(cmd, &file, &err), 0, "%s", err);
   free(err);
-  snprintf(cmd, sizeof cmd, "cat %s | %s replay %s --trace - --summary json", CASE_TRACE,
-           SITS_CLI, CASE_CFG);
+  snprintf(cmd, sizeof cmd, "cat %s | %s replay %s --trace - --summary json", CASE_TRACE, SITS_CLI,
+           CASE_CFG);
   cr_assert_eq(sh(cmd, &piped, &err), 0, "%s", err);
   free(err);
   cr_assert(strstr(file, "\"rmse_c\""), "%s", file);
@@ -89,8 +88,7 @@ Test(stdio, stdin_refusals) {
 Test(stdio, csv_to_stdout) {
   char cmd[4096], path[600], *out, *err;
   snprintf(path, sizeof path, "%s/demo.csv", tu_dir());
-  snprintf(cmd, sizeof cmd, "%s run %s --set duration_s=20 --quiet --csv %s", SITS_CLI, DEMO,
-           path);
+  snprintf(cmd, sizeof cmd, "%s run %s --set duration_s=20 --quiet --csv %s", SITS_CLI, DEMO, path);
   cr_assert_eq(sh(cmd, NULL, NULL), 0);
   char *file = tu_slurp(path);
   snprintf(cmd, sizeof cmd, "%s run %s --set duration_s=20 --quiet --csv - --summary json",
@@ -174,8 +172,9 @@ static bool appears(const char *part) {
 Test(signals, sigterm_during_a_run_leaves_nothing, .timeout = 120) {
   char out[600];
   snprintf(out, sizeof out, "%s/long.csv", tu_dir());
-  const char *args[] = {SITS_CLI, "run", DEMO, "--set", "duration_s=20000", "--set",
-                        "sample_period_s=0.02", "--quiet", "--csv", out, NULL};
+  const char *args[] = {
+      SITS_CLI,  "run",   DEMO, "--set", "duration_s=20000", "--set", "sample_period_s=0.02",
+      "--quiet", "--csv", out,  NULL};
   pid_t pid = start(args);
   cr_assert(appears("long.csv.sits-tmp."), "the run never began its write");
   kill(pid, SIGTERM);
@@ -189,8 +188,9 @@ Test(signals, sigterm_during_a_run_leaves_nothing, .timeout = 120) {
 Test(signals, sigterm_during_a_sweep_keeps_finished_rows, .timeout = 120) {
   char out[600];
   snprintf(out, sizeof out, "%s/big_sweep.csv", tu_dir());
-  const char *args[] = {SITS_CLI, "sweep", DEMO, "--set", "duration_s=3600", "--vary",
-                        "ambient_c=20:45:2000", "-j", "2", "-o", out, NULL};
+  const char *args[] = {
+      SITS_CLI, "sweep", DEMO, "--set", "duration_s=3600", "--vary", "ambient_c=20:45:2000", "-j",
+      "2",      "-o",    out,  NULL};
   pid_t pid = start(args);
   cr_assert(appears("big_sweep.csv.sits-tmp."), "the sweep never made its job files");
   nanosleep(&(struct timespec){1, 0}, NULL); /* the jobs are running */
@@ -251,8 +251,9 @@ static bool lingers(const char *part) {
 Test(signals, sigkill_to_the_sweep_takes_its_jobs, .timeout = 120) {
   char out[600];
   snprintf(out, sizeof out, "%s/killed_sweep.csv", tu_dir());
-  const char *args[] = {SITS_CLI, "sweep", DEMO, "--set", "duration_s=3600", "--vary",
-                        "ambient_c=20:45:2000", "-j", "2", "-o", out, NULL};
+  const char *args[] = {
+      SITS_CLI, "sweep", DEMO, "--set", "duration_s=3600", "--vary", "ambient_c=20:45:2000", "-j",
+      "2",      "-o",    out,  NULL};
   pid_t pid = start(args);
   cr_assert(appears("killed_sweep.csv.sits-tmp."), "the sweep never made its job files");
   nanosleep(&(struct timespec){1, 0}, NULL); /* the jobs are running */
@@ -339,10 +340,32 @@ Test(streaming, run_memory_does_not_grow_with_its_length, .timeout = 300) {
   char h5[600], csv[600];
   snprintf(h5, sizeof h5, "%s/stream.h5", tu_dir());
   snprintf(csv, sizeof csv, "%s/stream.csv", tu_dir());
-  const char *shorter[] = {SITS_CLI, "run", DEMO, "--set", "duration_s=2000", "--set",
-                           "sample_period_s=0.02", "--quiet", "-o", h5, "--csv", csv, NULL};
-  const char *longer[] = {SITS_CLI, "run", DEMO, "--set", "duration_s=20000", "--set",
-                          "sample_period_s=0.02", "--quiet", "-o", h5, "--csv", csv, NULL};
+  const char *shorter[] = {SITS_CLI,
+                           "run",
+                           DEMO,
+                           "--set",
+                           "duration_s=2000",
+                           "--set",
+                           "sample_period_s=0.02",
+                           "--quiet",
+                           "-o",
+                           h5,
+                           "--csv",
+                           csv,
+                           NULL};
+  const char *longer[] = {SITS_CLI,
+                          "run",
+                          DEMO,
+                          "--set",
+                          "duration_s=20000",
+                          "--set",
+                          "sample_period_s=0.02",
+                          "--quiet",
+                          "-o",
+                          h5,
+                          "--csv",
+                          csv,
+                          NULL};
   long a = peak_rss_kib(shorter), b = peak_rss_kib(longer);
   cr_log_info("peak RSS: %ld KiB for 100 k samples, %ld KiB for 1 M", a, b);
   cr_assert_lt(b, a + 30 * 1024, "%ld KiB against %ld KiB", b, a);
