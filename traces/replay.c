@@ -618,10 +618,11 @@ static size_t line_of(const sits_trace *t, size_t row) {
   return t->lines ? t->lines[row] : 0;
 }
 
-/* One column's values against a physical range [lo, hi] (lo excluded when @p lo_open); a
- * column without a single value is refused too (its model input would be a guess). */
+/* One column's values against a physical range [lo, hi] (lo excluded when @p lo_open); an
+ * input column (@p input) without a single value is refused too (the model's input would be
+ * a guess; a sensor without one is left out of the comparison, with a note). */
 static int check_column(const sits_trace *t, int c, const char *path, double lo, bool lo_open,
-                        double hi, const char *unit, sits_err *err) {
+                        double hi, const char *unit, bool input, sits_err *err) {
   size_t values = 0;
   for (size_t r = 0; r < t->n_rows; r++) {
     double v = sits_trace_at(t, r, (size_t)c);
@@ -633,7 +634,7 @@ static int check_column(const sits_trace *t, int c, const char *path, double lo,
                         path, line_of(t, r), t->names[c], v, unit, lo_open ? "(" : "[", lo, hi,
                         unit);
   }
-  if (values == 0)
+  if (values == 0 && input)
     return sits__fail(err, SITS_EINPUT, "%s: column '%s' has no value in any row", path,
                       t->names[c]);
   return SITS_OK;
@@ -650,11 +651,12 @@ static int check_values(const sits_trace *t, const power_map *pm, size_t n_pm,
       return sits__fail(err, SITS_EINPUT, "%s:%zu: time %g s is outside [-1e9, 1e9] s", path,
                         line_of(t, r), sits_trace_at(t, r, 0));
   for (size_t k = 0; rc == SITS_OK && k < n_pm; k++)
-    rc = check_column(t, pm[k].column, path, -0.1, false, 1e6, "W", err);
+    rc = check_column(t, pm[k].column, path, -0.1, false, 1e6, "W", true, err);
   for (size_t k = 0; rc == SITS_OK && k < n_sens; k++)
-    rc = check_column(t, sits_trace_column(t, sens[k].column), path, -273.15, true, 1e4, "C", err);
+    rc = check_column(t, sits_trace_column(t, sens[k].column), path, -273.15, true, 1e4, "C",
+                      false, err);
   if (rc == SITS_OK && amb_col >= 0)
-    rc = check_column(t, amb_col, path, -273.15, true, 1e4, "C", err);
+    rc = check_column(t, amb_col, path, -273.15, true, 1e4, "C", true, err);
   return rc;
 }
 
