@@ -36,12 +36,19 @@
 
 /* A string attribute as h5py and h5dump read text naturally: variable-length, UTF-8 (h5py
  * gives a str, not bytes). Replaces one of the same name. Negative on failure, as H5LT's. */
+/* A variable-length UTF-8 string type (h5py reads str), or negative. */
+static hid_t vlen_utf8(void) {
+  hid_t t = H5Tcopy(H5T_C_S1);
+  if (t >= 0 && (H5Tset_size(t, H5T_VARIABLE) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0)) {
+    H5Tclose(t);
+    return -1;
+  }
+  return t;
+}
+
 static herr_t str_attr(hid_t loc, const char *obj, const char *name, const char *value) {
-  hid_t t = H5Tcopy(H5T_C_S1), space = H5Screate(H5S_SCALAR), a = -1;
-  herr_t rc = t < 0 || space < 0 || H5Tset_size(t, H5T_VARIABLE) < 0 ||
-                      H5Tset_cset(t, H5T_CSET_UTF8) < 0
-                  ? -1
-                  : 0;
+  hid_t t = vlen_utf8(), space = H5Screate(H5S_SCALAR), a = -1;
+  herr_t rc = t < 0 || space < 0 ? -1 : 0;
   if (rc == 0 && H5Aexists_by_name(loc, obj, name, H5P_DEFAULT) > 0)
     rc = H5Adelete_by_name(loc, obj, name, H5P_DEFAULT);
   if (rc == 0)
@@ -63,11 +70,8 @@ static herr_t assumptions_attr(hid_t file, const sits_scenario *sc) {
   size_t n = sits_scenario_assumption_count(sc);
   const char **v = malloc((n ? n : 1) * sizeof *v);
   hsize_t dim = n;
-  hid_t t = H5Tcopy(H5T_C_S1), space = H5Screate_simple(1, &dim, NULL), a = -1;
-  herr_t rc = !v || t < 0 || space < 0 || H5Tset_size(t, H5T_VARIABLE) < 0 ||
-                      H5Tset_cset(t, H5T_CSET_UTF8) < 0
-                  ? -1
-                  : 0;
+  hid_t t = vlen_utf8(), space = H5Screate_simple(1, &dim, NULL), a = -1;
+  herr_t rc = !v || t < 0 || space < 0 ? -1 : 0;
   for (size_t k = 0; v && k < n; k++)
     v[k] = sits_scenario_assumption(sc, k);
   if (rc == 0 && H5Aexists(file, "assumptions") > 0)
@@ -133,10 +137,8 @@ static int put_attributes(hid_t file, const sits_scenario *sc, const sits_result
   rc |= H5LTset_attribute_long(file, "/", "solver_rhs_evals", &rhs, 1) < 0;
   rc |= H5LTset_attribute_long(file, "/", "solver_jac_evals", &jac, 1) < 0;
   rc |= H5LTset_attribute_long(file, "/", "solver_reinits", &reinits, 1) < 0;
-  rc |= str_attr(file, "/", "solver_linear_solver",
-                                 sits__result_linear_solver(r)) < 0;
-  rc |= str_attr(file, "/", "solver_method",
-                                 r->stats.method ? r->stats.method : "cvode") < 0;
+  rc |= str_attr(file, "/", "solver_linear_solver", sits__result_linear_solver(r)) < 0;
+  rc |= str_attr(file, "/", "solver_method", r->stats.method ? r->stats.method : "cvode") < 0;
   rc |= H5LTset_attribute_double(file, "/", "energy_balance_rel_err", &bal, 1) < 0;
   /* provenance: how it was made, with what, and the summary as --summary json gives it */
   if (sits_scenario_origin(sc))
@@ -478,8 +480,8 @@ static void *stream_open_fn(const char *tmp, const sits_scenario *sc) {
   bool bad = !h->ds || !h->col || h->file < 0;
   for (size_t j = 0; h->ds && j < h->n_cols; j++)
     h->ds[j] = -1;
-  const char *groups[] = {"/temp_c", "/node_power_w", "/power_w", "/freq_mhz", "/battery",
-                          "/fan_duty"};
+  const char *groups[] = {"/temp_c",   "/node_power_w", "/power_w",
+                          "/freq_mhz", "/battery",      "/fan_duty"};
   hid_t g[6] = {-1, -1, -1, -1, -1, -1};
   for (int k = 0; k < 6 && !bad; k++)
     if (k < 4 || (k == 4 && h->battery) || (k == 5 && h->nf))

@@ -73,6 +73,50 @@ static void json_band(FILE *f, const sits_band *b) {
   fputc('}', f);
 }
 
+/* "battery": the pack's figures, or null without a pack. */
+static void json_battery(FILE *f, const sits_summary *s) {
+  if (!s->has_battery) {
+    fputs(",\"battery\":null", f);
+    return;
+  }
+  fputs(",\"battery\":{\"final_soc\":", f);
+  sits__json_num(f, s->final_soc);
+  json_kv(f, "runtime_s", s->runtime_s);
+  fprintf(f, ",\"estimated\":%s", s->runtime_estimated ? "true" : "false");
+  json_kv(f, "min_voltage_v", s->min_voltage_v);
+  json_kv(f, "energy_drawn_wh", s->energy_drawn_wh);
+  fputc('}', f);
+}
+
+/* "overrides": the --set overrides as { key: value text }. */
+static void json_overrides(FILE *f, const sits_scenario *sc) {
+  fputs(",\"overrides\":{", f);
+  for (size_t k = 0; k < sits_scenario_override_count(sc); k++) {
+    const char *o = sits_scenario_override(sc, k), *eq = strchr(o, '=');
+    char key[512];
+    snprintf(key, sizeof key, "%.*s", eq ? (int)(eq - o) : (int)strlen(o), o);
+    fputs(k ? "," : "", f);
+    sits__json_str(f, key);
+    fputc(':', f);
+    sits__json_str(f, eq ? eq + 1 : "");
+  }
+  fputc('}', f);
+}
+
+/* "fans": each fan's largest and mean duty over the run. */
+static void json_fans(FILE *f, const sits_scenario *sc, const sits_summary *s) {
+  fputs(",\"fans\":{", f);
+  for (size_t k = 0; k < s->n_fans && k < SITS_MAX_FANS; k++) {
+    fputs(k ? "," : "", f);
+    sits__json_str(f, sits_scenario_fan_name(sc, k));
+    fputs(":{\"max_duty\":", f);
+    sits__json_num(f, s->fan_max_duty[k]);
+    json_kv(f, "mean_duty", s->fan_mean_duty[k]);
+    fputc('}', f);
+  }
+  fputc('}', f);
+}
+
 int sits_write_summary_json(const sits_scenario *sc, const sits_result *r, FILE *f) {
   const sits_summary *s = &r->summary;
   fprintf(f, "{\"schema_version\":1,\"end_reason\":\"%s\"", sits_end_reason_name(s->end_reason));
@@ -99,17 +143,7 @@ int sits_write_summary_json(const sits_scenario *sc, const sits_result *r, FILE 
   json_kv(f, "energy_per_item_mj", s->energy_per_item_mj);
   json_kv(f, "latency_ms", s->latency_ms);
   json_kv(f, "deficit_fraction", s->deficit_fraction);
-  if (s->has_battery) {
-    fputs(",\"battery\":{\"final_soc\":", f);
-    sits__json_num(f, s->final_soc);
-    json_kv(f, "runtime_s", s->runtime_s);
-    fprintf(f, ",\"estimated\":%s", s->runtime_estimated ? "true" : "false");
-    json_kv(f, "min_voltage_v", s->min_voltage_v);
-    json_kv(f, "energy_drawn_wh", s->energy_drawn_wh);
-    fputc('}', f);
-  } else {
-    fputs(",\"battery\":null", f);
-  }
+  json_battery(f, s);
   fputs(",\"energy_account\":{\"in_j\":", f);
   sits__json_num(f, s->energy_j);
   json_kv(f, "stored_j", s->energy_stored_j);
@@ -122,33 +156,16 @@ int sits_write_summary_json(const sits_scenario *sc, const sits_result *r, FILE 
   json_constraint(f, "max_latency_ms", &s->latency, &first);
   json_constraint(f, "max_energy_per_item_mj", &s->energy_per_item, &first);
   json_constraint(f, "min_battery_life_s", &s->battery_life, &first);
-  fprintf(f, "},\"config_hash\":\"%016llx\",\"overrides\":{", sits_scenario_config_hash(sc));
-  for (size_t k = 0; k < sits_scenario_override_count(sc); k++) {
-    const char *o = sits_scenario_override(sc, k), *eq = strchr(o, '=');
-    char key[512];
-    snprintf(key, sizeof key, "%.*s", eq ? (int)(eq - o) : (int)strlen(o), o);
-    fputs(k ? "," : "", f);
-    sits__json_str(f, key);
-    fputc(':', f);
-    sits__json_str(f, eq ? eq + 1 : "");
-  }
-  fputs("},\"notes\":[", f);
+  fprintf(f, "},\"config_hash\":\"%016llx\"", sits_scenario_config_hash(sc));
+  json_overrides(f, sc);
+  fputs(",\"notes\":[", f);
   for (size_t k = 0; k < sits_scenario_note_count(sc); k++) {
     fputs(k ? "," : "", f);
     sits__json_str(f, sits_scenario_note(sc, k));
   }
   fputc(']', f);
   json_assumptions(f, sc);
-  fputs(",\"fans\":{", f);
-  for (size_t k = 0; k < s->n_fans && k < SITS_MAX_FANS; k++) {
-    fputs(k ? "," : "", f);
-    sits__json_str(f, sits_scenario_fan_name(sc, k));
-    fputs(":{\"max_duty\":", f);
-    sits__json_num(f, s->fan_max_duty[k]);
-    json_kv(f, "mean_duty", s->fan_mean_duty[k]);
-    fputc('}', f);
-  }
-  fputc('}', f);
+  json_fans(f, sc, s);
   json_band(f, &r->band);
   fprintf(f,
           ",\"verdict\":\"%s\",\"solver\":{\"steps\":%ld,\"rhs_evals\":%ld,"

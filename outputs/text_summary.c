@@ -20,25 +20,8 @@ static void text_constraint(FILE *f, const char *key, const char *unit, const si
             c->ok ? "ok" : "VIOLATED");
 }
 
-int sits_write_summary_text(const sits_scenario *sc, const sits_result *r, FILE *f) {
-  const sits_summary *s = &r->summary;
-  const sits_thermal *th = sits_scenario_thermal(sc);
-  fprintf(f, "end reason            %s after %.3f s\n", sits_end_reason_name(s->end_reason),
-          s->simulated_s);
-  fprintf(f, "max junction temp     %.3f C\n", s->max_junction_temp_c);
-  fprintf(f, "power                 avg %.3f W, peak %.3f W, peak %.0f-s average %.3f W\n",
-          s->avg_power_w, s->peak_power_w, sits_scenario_limits(sc)->tdp_window_s, s->tdp_w);
-  fprintf(f,
-          "energy                %.3f J in = %.3f J stored + %.3f J to ambient "
-          "(balance error %.1e)\n",
-          s->energy_j, s->energy_stored_j, s->energy_to_ambient_j, s->energy_balance_rel);
-  size_t nd;
-  const sits_domain *dom = sits_scenario_domains(sc, &nd);
-  if (nd) {
-    fprintf(f, "energy by domain     ");
-    for (size_t d = 0; d < nd; d++)
-      fprintf(f, " %s %.3f J%s", dom[d].name, s->domain_energy_j[d], d + 1 < nd ? "," : "\n");
-  }
+/* Each node's peak temperature. */
+static void text_peaks(FILE *f, const sits_thermal *th, const sits_result *r) {
   /* every node up to 24; beyond (floorplans), the 12 hottest: all of them are in the JSON */
   size_t shown = r->n_nodes <= 24 ? r->n_nodes : 12;
   if (shown == r->n_nodes)
@@ -62,21 +45,10 @@ int sits_write_summary_text(const sits_scenario *sc, const sits_result *r, FILE 
             sits_thermal_is_junction(th, (int)i) ? "  (junction)" : "");
   }
   free(done);
-  if (!isnan(s->items_done))
-    fprintf(f, "items                 %.1f done, %.3f mJ each, latency %.3f ms, deficit %.2f%%\n",
-            s->items_done, s->energy_per_item_mj, s->latency_ms, 100 * s->deficit_fraction);
-  if (s->has_battery)
-    fprintf(
-        f,
-        "battery               SOC %.4f at the end, runtime %.1f s%s, min %.3f V, %.3f Wh drawn\n",
-        s->final_soc, s->runtime_s, s->runtime_estimated ? " (estimated)" : "", s->min_voltage_v,
-        s->energy_drawn_wh);
-  for (size_t k = 0; k < s->n_fans && k < SITS_MAX_FANS; k++)
-    fprintf(f, "fan %-17s duty max %.3f, mean %.3f over the run\n", sits_scenario_fan_name(sc, k),
-            s->fan_max_duty[k], s->fan_mean_duty[k]);
-  if (!isnan(s->time_to_throttle_s) || s->throttled_fraction > 0)
-    fprintf(f, "throttling            first at %.3f s, %.1f%% of the time\n", s->time_to_throttle_s,
-            100 * s->throttled_fraction);
+}
+
+/* The constraints, each against its limit, and the verdict. */
+static void text_verdict(FILE *f, const sits_summary *s) {
   if (s->tdp.set || s->junction.set || s->latency.set || s->energy_per_item.set ||
       s->battery_life.set) {
     fprintf(f, "constraints:\n");
@@ -92,23 +64,28 @@ int sits_write_summary_text(const sits_scenario *sc, const sits_result *r, FILE 
   fprintf(f, "verdict               %s%s%s\n", s->ok ? "ok" : "violated",
           board_ended ? ": the board ended the run, " : "",
           board_ended ? sits_end_reason_name(s->end_reason) : "");
-  if (r->band.set) {
-    fprintf(f, "95 %% band             max junction temp %.3f +- %.3f C", s->max_junction_temp_c,
-            r->band.max_junction_temp_half_width_c);
-    if (!isnan(r->band.p_junction_ok))
-      fprintf(f, ", P(junction limit holds) %.3f", r->band.p_junction_ok);
-    if (!isnan(s->time_to_throttle_s) && !isnan(r->band.time_to_throttle_half_width_s))
-      fprintf(f, ", first throttle %.1f +- %.1f s", s->time_to_throttle_s,
-              r->band.time_to_throttle_half_width_s);
-    if (s->has_battery && !isnan(r->band.runtime_half_width_s))
-      fprintf(f, ", runtime %.0f +- %.0f s", s->runtime_s, r->band.runtime_half_width_s);
-    fprintf(f, " (%zu fitted parameters, residual q95 %.3f C)\n", r->band.n_params,
-            r->band.residual_q95_c);
-  }
-  if (sits_scenario_assumption_count(sc))
-    fprintf(f, "assumptions:\n");
-  for (size_t k = 0; k < sits_scenario_assumption_count(sc); k++)
-    fprintf(f, "  - %s\n", sits_scenario_assumption(sc, k));
+}
+
+/* The 95 % band of a run on fitted parameters. */
+static void text_band(FILE *f, const sits_result *r) {
+  const sits_summary *s = &r->summary;
+  if (!r->band.set)
+    return;
+  fprintf(f, "95 %% band             max junction temp %.3f +- %.3f C", s->max_junction_temp_c,
+          r->band.max_junction_temp_half_width_c);
+  if (!isnan(r->band.p_junction_ok))
+    fprintf(f, ", P(junction limit holds) %.3f", r->band.p_junction_ok);
+  if (!isnan(s->time_to_throttle_s) && !isnan(r->band.time_to_throttle_half_width_s))
+    fprintf(f, ", first throttle %.1f +- %.1f s", s->time_to_throttle_s,
+            r->band.time_to_throttle_half_width_s);
+  if (s->has_battery && !isnan(r->band.runtime_half_width_s))
+    fprintf(f, ", runtime %.0f +- %.0f s", s->runtime_s, r->band.runtime_half_width_s);
+  fprintf(f, " (%zu fitted parameters, residual q95 %.3f C)\n", r->band.n_params,
+          r->band.residual_q95_c);
+}
+
+/* What the solver did. */
+static void text_solver(FILE *f, const sits_result *r) {
   if (r->stats.method && strcmp(r->stats.method, "exponential") == 0)
     fprintf(f,
             "solver                exponential (ETD2RK), %ld steps, %ld RHS evaluations, %ld "
@@ -125,6 +102,50 @@ int sits_write_summary_text(const sits_scenario *sc, const sits_result *r, FILE 
                                                                            : "",
             r->stats.steps, r->stats.rhs_evals, r->stats.jac_evals,
             r->stats.sparse ? "KLU" : "dense");
+}
+
+int sits_write_summary_text(const sits_scenario *sc, const sits_result *r, FILE *f) {
+  const sits_summary *s = &r->summary;
+  const sits_thermal *th = sits_scenario_thermal(sc);
+  fprintf(f, "end reason            %s after %.3f s\n", sits_end_reason_name(s->end_reason),
+          s->simulated_s);
+  fprintf(f, "max junction temp     %.3f C\n", s->max_junction_temp_c);
+  fprintf(f, "power                 avg %.3f W, peak %.3f W, peak %.0f-s average %.3f W\n",
+          s->avg_power_w, s->peak_power_w, sits_scenario_limits(sc)->tdp_window_s, s->tdp_w);
+  fprintf(f,
+          "energy                %.3f J in = %.3f J stored + %.3f J to ambient "
+          "(balance error %.1e)\n",
+          s->energy_j, s->energy_stored_j, s->energy_to_ambient_j, s->energy_balance_rel);
+  size_t nd;
+  const sits_domain *dom = sits_scenario_domains(sc, &nd);
+  if (nd) {
+    fprintf(f, "energy by domain     ");
+    for (size_t d = 0; d < nd; d++)
+      fprintf(f, " %s %.3f J%s", dom[d].name, s->domain_energy_j[d], d + 1 < nd ? "," : "\n");
+  }
+  text_peaks(f, th, r);
+  if (!isnan(s->items_done))
+    fprintf(f, "items                 %.1f done, %.3f mJ each, latency %.3f ms, deficit %.2f%%\n",
+            s->items_done, s->energy_per_item_mj, s->latency_ms, 100 * s->deficit_fraction);
+  if (s->has_battery)
+    fprintf(
+        f,
+        "battery               SOC %.4f at the end, runtime %.1f s%s, min %.3f V, %.3f Wh drawn\n",
+        s->final_soc, s->runtime_s, s->runtime_estimated ? " (estimated)" : "", s->min_voltage_v,
+        s->energy_drawn_wh);
+  for (size_t k = 0; k < s->n_fans && k < SITS_MAX_FANS; k++)
+    fprintf(f, "fan %-17s duty max %.3f, mean %.3f over the run\n", sits_scenario_fan_name(sc, k),
+            s->fan_max_duty[k], s->fan_mean_duty[k]);
+  if (!isnan(s->time_to_throttle_s) || s->throttled_fraction > 0)
+    fprintf(f, "throttling            first at %.3f s, %.1f%% of the time\n", s->time_to_throttle_s,
+            100 * s->throttled_fraction);
+  text_verdict(f, s);
+  text_band(f, r);
+  if (sits_scenario_assumption_count(sc))
+    fprintf(f, "assumptions:\n");
+  for (size_t k = 0; k < sits_scenario_assumption_count(sc); k++)
+    fprintf(f, "  - %s\n", sits_scenario_assumption(sc, k));
+  text_solver(f, r);
   return ferror(f) ? SITS_EIO : SITS_OK;
 }
 

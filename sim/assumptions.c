@@ -24,18 +24,11 @@
 #include <string.h>
 
 static int assume(sits_scenario *sc, sits_err *err, const char *fmt, ...) {
-  char text[1024];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(text, sizeof text, fmt, ap);
+  int rc = sits__strlist_addv(&sc->assumptions, &sc->n_assumptions, err, fmt, ap);
   va_end(ap);
-  char **p = realloc(sc->assumptions, (sc->n_assumptions + 1) * sizeof *p);
-  if (p)
-    sc->assumptions = p;
-  if (!p || !(sc->assumptions[sc->n_assumptions] = strdup(text)))
-    return sits__fail(err, SITS_ENOMEM, "out of memory");
-  sc->n_assumptions++;
-  return SITS_OK;
+  return rc;
 }
 
 /* Appends "sep text" to buf (size cap) as far as it fits. */
@@ -77,18 +70,27 @@ static int cooling(sits_scenario *sc, sits_err *err) {
                   "at one speed, or passive cooling), however hot the board gets");
   for (size_t f = 0; f < sc->n_fans && rc == SITS_OK; f++) {
     const sits__fan *fan = &sc->fans[f];
-    char trips[256] = "";
+    char trips[512] = "", hyst[48] = "";
+    bool one_hyst = true; /* one hysteresis for every trip: said once */
+    for (size_t k = 1; k < fan->n_trips; k++)
+      one_hyst = one_hyst && fan->hysteresis_c[k] == fan->hysteresis_c[0];
     for (size_t k = 0; k < fan->n_trips; k++) {
-      char one[48];
-      snprintf(one, sizeof one, "%g C -> duty %g", fan->trip_c[k], fan->trip_duty[k]);
+      char one[80];
+      if (one_hyst)
+        snprintf(one, sizeof one, "%g C -> duty %g", fan->trip_c[k], fan->trip_duty[k]);
+      else
+        snprintf(one, sizeof one, "%g C (hysteresis %g C) -> duty %g", fan->trip_c[k],
+                 fan->hysteresis_c[k], fan->trip_duty[k]);
       append(trips, sizeof trips, ", ", one);
     }
+    if (fan->n_trips && one_hyst)
+      snprintf(hyst, sizeof hyst, "; hysteresis %g C", fan->hysteresis_c[0]);
     rc = fan->n_trips
              ? assume(sc, err,
-                      "fan '%s' in force: by its trips on '%s' (%s; hysteresis %g C), duty %g "
-                      "below them, unless a replayed trace drives it",
-                      fan->name, sits_thermal_name(sc->thermal, fan->sensor), trips,
-                      fan->hysteresis_c[0], fan->initial_duty)
+                      "fan '%s' in force: by its trips on '%s' (%s%s), duty %g below them, "
+                      "unless a replayed trace drives it",
+                      fan->name, sits_thermal_name(sc->thermal, fan->sensor), trips, hyst,
+                      fan->initial_duty)
              : assume(sc, err, "fan '%s' held at duty %g (no trips), unless a trace drives it",
                       fan->name, fan->initial_duty);
   }

@@ -2,6 +2,7 @@
 #ifndef SITS_SCENARIO_INTERNAL_H
 #define SITS_SCENARIO_INTERNAL_H
 
+#include <stdarg.h>
 #include "config_internal.h"
 #include "platform_internal.h"
 #include "sits_battery.h"
@@ -223,6 +224,10 @@ sits_thermal *sits__net_with_fans_at_c(const sits_scenario *sc, double sensor_c,
 int sits__scenario_assumptions(sits_scenario *sc, const config_setting_t *root, sits_err *err);
 int sits__scenario_note(sits_scenario *sc, sits_err *err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/** Appends the formatted text (at most 1023 bytes) to the list @p list of @p n strings
+ *  (realloc'ed; each string malloc'ed): the notes' and the assumptions' appender. */
+int sits__strlist_addv(char ***list, size_t *n, sits_err *err, const char *fmt, va_list ap)
+    __attribute__((format(printf, 4, 0)));
 
 /**
  * Applies "KEY=VALUE" overrides to a loaded scenario in memory, exactly as a load with them

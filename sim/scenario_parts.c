@@ -84,19 +84,24 @@ int sits__scenario_append(sits_scenario *sc, double start_s, const double *value
   return SITS_OK;
 }
 
-int sits__scenario_note(sits_scenario *sc, sits_err *err, const char *fmt, ...) {
+int sits__strlist_addv(char ***list, size_t *n, sits_err *err, const char *fmt, va_list ap) {
   char text[1024];
+  vsnprintf(text, sizeof text, fmt, ap);
+  char **p = realloc(*list, (*n + 1) * sizeof *p);
+  if (p)
+    *list = p;
+  if (!p || !((*list)[*n] = strdup(text)))
+    return sits__fail(err, SITS_ENOMEM, "out of memory");
+  (*n)++;
+  return SITS_OK;
+}
+
+int sits__scenario_note(sits_scenario *sc, sits_err *err, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(text, sizeof text, fmt, ap);
+  int rc = sits__strlist_addv(&sc->notes, &sc->n_notes, err, fmt, ap);
   va_end(ap);
-  char **p = realloc(sc->notes, (sc->n_notes + 1) * sizeof *p);
-  if (p)
-    sc->notes = p;
-  if (!p || !(sc->notes[sc->n_notes] = strdup(text)))
-    return sits__fail(err, SITS_ENOMEM, "out of memory");
-  sc->n_notes++;
-  return SITS_OK;
+  return rc;
 }
 
 int sits__scenario_block_share(sits_scenario *sc, size_t d, const sits__group *grp, double share,

@@ -50,19 +50,31 @@ Test(assumptions, the_example_on_the_orin_nx) {
   sits_scenario_free(sc);
 }
 
+/* A fan whose trips differ in hysteresis: each trip states its own. */
+Test(assumptions, each_trip_its_own_hysteresis) {
+  const char *sets[] = {"platform.fans.[0].trips.[1].hysteresis_c=4.0"};
+  sits_scenario *sc = tu_shipped("examples/video_enc.cfg", sets, 1);
+  dump(sc);
+  cr_assert(assumes(sc, "(37.5 C (hysteresis 2.5 C) -> duty 0.1429, 42.5 C (hysteresis 4 C) -> "
+                        "duty 0.2857, 47.5 C (hysteresis 2.5 C) -> duty 0.4286"));
+  cr_assert(assumes(sc, "67.5 C (hysteresis 2.5 C) -> duty 1), duty 0 below them"));
+  cr_assert_not(assumes(sc, "; hysteresis"));
+  sits_scenario_free(sc);
+}
+
 /* What the user states is not said to be assumed: a measured rate, a pack with an activation
  * energy on a node of its own, a platform that estimates nothing. */
 Test(assumptions, only_what_holds) {
-  char *path = tu_write(
-      "measured.cfg",
-      "duration_s = 10.0;\n"
-      "platform = { name = \"p\"; estimated = [];\n"
-      "  thermal = { nodes = ({ name = \"die\"; c_j_per_k = 1.0; },\n"
-      "                       { name = \"pack\"; c_j_per_k = 100.0; });\n"
-      "              links = ({ a = \"die\"; b = \"ambient\"; r_k_per_w = 2.0; },\n"
-      "                       { a = \"pack\"; b = \"ambient\"; r_k_per_w = 5.0; }); };\n"
-      "  battery = \"a123_lfp_cell_temps\"; };\n"
-      "workload = { phases = ({ duration_s = 10.0; power_w = { die = 1.0; }; }); };\n");
+  char *path =
+      tu_write("measured.cfg",
+               "duration_s = 10.0;\n"
+               "platform = { name = \"p\"; estimated = [];\n"
+               "  thermal = { nodes = ({ name = \"die\"; c_j_per_k = 1.0; },\n"
+               "                       { name = \"pack\"; c_j_per_k = 100.0; });\n"
+               "              links = ({ a = \"die\"; b = \"ambient\"; r_k_per_w = 2.0; },\n"
+               "                       { a = \"pack\"; b = \"ambient\"; r_k_per_w = 5.0; }); };\n"
+               "  battery = \"a123_lfp_cell_temps\"; };\n"
+               "workload = { phases = ({ duration_s = 10.0; power_w = { die = 1.0; }; }); };\n");
   const char *sets[] = {"platform.battery.node=\"pack\""};
   sits_scenario *sc = NULL;
   sits_err err = {0};
