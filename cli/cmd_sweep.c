@@ -643,7 +643,12 @@ static int body(void *p, cli_ctx *ctx) {
     raise(sig);
   }
   if (rc) {
-    cli_error("%s", err.msg[0] ? err.msg : "writing the sweep failed");
+    if (err.msg[0])
+      cli_error("%s", err.msg);
+    else /* a job could not write its rows beside OUT (its file is gone) */
+      cli_error("%s: writing the sweep failed: a job could not write its rows beside it (a full "
+                "disk or a file-size limit?)",
+                a->out);
     return EXIT_INPUT;
   }
   if (plot_code != EXIT_OK)

@@ -5,6 +5,7 @@
  *   fan_duty.<fan>... (with platform.fans)
  * Written under a temporary name, then renamed.
  */
+#define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +72,7 @@ int sits_write_csv(const sits_scenario *sc, const sits_result *r, const char *pa
 /* ---- the result written as the run goes (sits_run_opts.sink) ---- */
 
 struct sits_stream {
+  char *path; /* for messages */
   sits_output *csv;
   sits__h5_stream *h5;
   const sits_scenario *ptrace; /* a HotSpot power trace of this scenario's blocks */
@@ -121,7 +123,8 @@ static int ptrace_rows(FILE *f, const sits_scenario *sc, const sits_result *r, s
 sits_stream *sits_stream_open(const sits_scenario *sc, const char *path, sits_stream_format format,
                               sits_err *err) {
   sits_stream *s = calloc(1, sizeof *s);
-  if (!s) {
+  if (!s || !(s->path = strdup(strcmp(path, "-") == 0 ? "the standard output" : path))) {
+    free(s);
     sits__fail(err, SITS_ENOMEM, "out of memory");
     return NULL;
   }
@@ -135,6 +138,7 @@ sits_stream *sits_stream_open(const sits_scenario *sc, const char *path, sits_st
   else if ((s->csv = sits_output_open(path, err)) != NULL)
     write_header(sits_output_file(s->csv), sc);
   if (!s->h5 && !s->csv) {
+    free(s->path);
     free(s);
     return NULL;
   }
@@ -148,7 +152,8 @@ int sits_stream_write(sits_stream *s, const sits_result *r, size_t first, size_t
   if (s->ptrace ? ptrace_rows(sits_output_file(s->csv), s->ptrace, r, first, count) == 0
                 : write_rows(sits_output_file(s->csv), r, first, count) == 0)
     return SITS_OK;
-  return sits__fail(err, SITS_EIO, "writing the CSV file failed: %s", strerror(errno));
+  return sits__fail(err, SITS_EIO, "%s: writing the CSV file failed: %s", s->path,
+                    strerror(errno));
 }
 
 int sits_stream_sink(const sits_result *r, size_t first, size_t count, void *stream,
@@ -161,6 +166,7 @@ int sits_stream_close(sits_stream *s, const sits_result *r, sits_err *err) {
     return SITS_OK;
   int rc = s->h5 ? sits__h5_stream_close(s->h5, r, err)
                  : sits_output_close(s->csv, r != NULL, r ? err : NULL);
+  free(s->path);
   free(s);
   return r ? rc : SITS_OK;
 }
