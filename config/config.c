@@ -226,6 +226,16 @@ static int merge_named(sits__config *c, config_setting_t *root, const char *key,
                       sits__where(s, where, sizeof where), key, group);
   const char *name = config_setting_get_string(s);
   sits__where(s, where, sizeof where);
+  if (c->default_battery && strcmp(key, "battery") == 0 && !config_setting_source_file(s)) {
+    /* the pack battery_default gave (default_battery): its place is that key's */
+    const config_setting_t *bd =
+        config_setting_get_member(config_root_setting(&c->cfg), "battery_default");
+    char at[4096];
+    if (bd && config_setting_source_line(bd) > 0)
+      snprintf(where, sizeof where, "%s: battery_default", sits__where(bd, at, sizeof at));
+    else
+      snprintf(where, sizeof where, "--set battery_default");
+  }
   sits__setting_dir(s, dir, sizeof dir);
   if (config_setting_source_line(s) == 0) { /* from --set: a bare name is also looked for */
     char tmp[4096];                         /* around the scenario file */
@@ -261,12 +271,16 @@ static int merge_named(sits__config *c, config_setting_t *root, const char *key,
 }
 
 /* Overrides of the names that pick other files apply before those files are merged: the
- * platform and workload names first (phase 0), a battery named inside the platform after the
- * platform's merge (phase 1), every other key on the merged tree (phase 2). */
+ * platform and workload names first (phase 0); a battery named inside the platform, and the
+ * keys that decide whether and which pack battery_capacity_wh gives a platform without one,
+ * after the platform's merge (phase 1); every other key on the merged tree (phase 2). */
 static int set_phase(const char *set) {
   if (strncmp(set, "platform=", 9) == 0 || strncmp(set, "workload_profile=", 17) == 0)
     return 0;
-  return strncmp(set, "platform.battery=", 17) == 0 ? 1 : 2;
+  return strncmp(set, "platform.battery=", 17) == 0 || strncmp(set, "battery_default=", 16) == 0 ||
+                 strncmp(set, "battery_capacity_wh=", 20) == 0
+             ? 1
+             : 2;
 }
 
 static int apply_sets(sits__config *c, const char *const *sets, size_t n, int phase,

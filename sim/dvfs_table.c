@@ -208,8 +208,13 @@ int sits__zone_sustainable_w(const sits_scenario *sc, const double *share, doubl
         int i = dom[d].nodes[j];
         b[i] += (1 - share[d]) * dom[d].fractions[j] * sits_domain_power_w(&dom[d], 0, 1.0, t[i], NULL);
       }
+    bool finite = true; /* leakage past any number at t: no steady point (runaway) */
     for (size_t i = 0; i < n; i++)
-      t0[i] = ambient_c;
+      t0[i] = ambient_c, finite = finite && isfinite(b[i]);
+    if (!finite) {
+      p = NAN;
+      break;
+    }
     if ((rc = sits_net_steady_solve(lin, b, ambient_c, t0, err)))
       break;
     p = INFINITY; /* the first junction to reach control_c sets the zone's power */

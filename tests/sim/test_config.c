@@ -335,7 +335,7 @@ Test(config, battery_malformed_tables) {
       {"ocv_soc = [0.0, 0.5, 1.0]; ocv_v = [3.0, 3.6, 4.2]; capacity_ah = 2.0; cutoff_v = 4.3;",
        "cutoff_v 4.3 V is not below the OCV at full charge"},
       {"ocv_soc = [0.0, 0.5, 1.0]; ocv_v = [3.0, 3.6, 4.2]; capacity_ah = 0.0; cutoff_v = 3.0;",
-       "the capacity must be > 0"},
+       "'capacity_ah' must be in [1e-06, 1e+06] (got 0)"},
       {"ocv_soc = [0.0, 1.0]; ocv_v = [3.0, 3.6, 4.2]; capacity_ah = 2.0; cutoff_v = 3.0;",
        "ocv_soc has 2 values but ocv_v 3"},
       {"ocv_soc = [0.0, 1.0]; ocv_t_c = [0.0, 40.0]; ocv_v = ( [3.0, 4.1] ); capacity_ah = 2.0; "
