@@ -157,6 +157,15 @@ void cli_cleanup_child(int pid) {
 /* The largest standard input copied into memory. */
 #define MAX_STDIN ((size_t)1 << 30)
 
+bool cli_is_stdin(const char *path) {
+  if (strcmp(path, "-") == 0)
+    return true;
+  if (strcmp(path, "/dev/stdin") && strcmp(path, "/dev/fd/0") && strcmp(path, "/proc/self/fd/0"))
+    return false;
+  struct stat s; /* a file redirected in opens as itself; a pipe is read once, as '-' */
+  return fstat(STDIN_FILENO, &s) == 0 && !S_ISREG(s.st_mode);
+}
+
 const char *cli_stdin(const char *what) {
   if (st.stdin_used) {
     cli_error("%s: the standard input ('-') is already read for another input", what);

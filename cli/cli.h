@@ -148,6 +148,9 @@ void cli_progress_start(cli_progress *p);
 /** True when a line is due (and marks it printed); *elapsed_s: seconds since the start. */
 bool cli_progress_due(cli_progress *p, double every_s, double *elapsed_s);
 
+/** Whether @p path names the standard input: '-', or /dev/stdin (/dev/fd/0,
+ *  /proc/self/fd/0) when the standard input is a pipe (read once, as '-' is). */
+bool cli_is_stdin(const char *path);
 /** "-" given for input @p what: the path to read the standard input by (/dev/stdin, a pipe
  *  first copied into memory so that it can be read twice), or NULL with the error printed
  *  (the standard input already taken by another input, a terminal, not text). */

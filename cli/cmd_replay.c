@@ -57,7 +57,7 @@ static int option(void *p, int c, const char *arg) {
   args *a = p;
   switch (c) {
   case 't':
-    if (strcmp(arg, "-") == 0 && !(arg = cli_stdin("--trace -")))
+    if (cli_is_stdin(arg) && !(arg = cli_stdin("--trace -")))
       return EXIT_INPUT;
     a->trace = arg;
     break;

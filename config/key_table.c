@@ -70,8 +70,9 @@ static const sits_key keys[] = {
       "recording period of the outputs", "sits_scenario sample_period_s"),
     K("max_samples", NUMBER, "", 2e6, NULL, 1, 1e9, 0,
       "the most samples a run records (duration_s / sample_period_s + 1); `run -o/--csv` streams "
-      "them to the files, a library run without a sink holds them in memory",
-      "checked on load"),
+      "them to the files, a library run without a sink holds them in memory; the most rows a "
+      "replayed trace may have (a replay holds them all)",
+      "checked on load, by sits_run and by the trace reader of a replay"),
     K("solver", GROUP, "", NONE, NULL, ANY, 0, "integrator settings", "sits_solver_settings"),
     K("replay", GROUP, "", NONE, NULL, ANY, 0, "how a board trace maps onto the model",
       "sits_replay"),

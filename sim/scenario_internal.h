@@ -93,6 +93,7 @@ struct sits_scenario {
   sits_schedule *schedule;
   double *static_power_w; /* per node */
   double duration_s, ambient_c, sample_period_s;
+  double max_samples; /* the bound on a run's samples and a replayed trace's rows */
   sits_limits limits;
   sits_solver_settings solver;
   sits_domain domains[SITS_MAX_DOMAINS];
@@ -222,6 +223,8 @@ int sits__unknown_node(const sits_thermal *th, const config_setting_t *s, const 
 sits_thermal *sits__net_with_fans_at_c(const sits_scenario *sc, double sensor_c, sits_err *err);
 /** The scenario's assumptions (assumptions.c), after everything else is loaded. */
 int sits__scenario_assumptions(sits_scenario *sc, const config_setting_t *root, sits_err *err);
+/** Whether the run's samples (duration_s / sample_period_s + 1) are within max_samples. */
+int sits__check_samples(const sits_scenario *sc, sits_err *err);
 int sits__scenario_note(sits_scenario *sc, sits_err *err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /** Appends the formatted text (at most 1023 bytes) to the list @p list of @p n strings

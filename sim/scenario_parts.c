@@ -53,17 +53,26 @@ int sits__load_times(sits_scenario *sc, const config_setting_t *root, double wor
     return rc;
   if (isnan(sc->sample_period_s))
     sc->sample_period_s = sc->duration_s >= 1000.0 ? 1.0 : sc->duration_s / 1000.0;
-  double max_samples; /* bounded up front: every sample is held until the outputs are written */
-  if ((rc = sits__key_num(root, "max_samples", &max_samples, err)))
+  /* bounded up front: every sample is held until the outputs are written; a replay-only
+   * scenario (no workload) takes its times from the trace, whose rows are bounded when it is
+   * replayed, and sits_run checks again what it is asked to run */
+  if ((rc = sits__key_num(root, "max_samples", &sc->max_samples, err)))
     return rc;
+  bool replay_only = config_setting_get_member(root, "replay") &&
+                     !config_setting_get_member(root, "workload") &&
+                     !config_setting_get_member(root, "workload_profile");
+  return replay_only ? SITS_OK : sits__check_samples(sc, err);
+}
+
+int sits__check_samples(const sits_scenario *sc, sits_err *err) {
   double samples = floor(sc->duration_s / sc->sample_period_s) + 1.0;
-  if (samples > max_samples)
+  if (samples > sc->max_samples)
     return sits__fail(err, SITS_EINPUT,
                       "duration_s = %g s at sample_period_s = %g s is %.0f samples, more than "
                       "max_samples = %.0f (a bound on the run's output and, unless it streams "
                       "to its files, its memory): raise sample_period_s, shorten duration_s, or "
                       "raise max_samples",
-                      sc->duration_s, sc->sample_period_s, samples, max_samples);
+                      sc->duration_s, sc->sample_period_s, samples, sc->max_samples);
   return SITS_OK;
 }
 

@@ -765,7 +765,10 @@ int sits_run(const sits_scenario *sc, const sits_run_opts *opts, sits_result **o
   sits_end_reason why = SITS_END_DURATION;
   double t_end = 0;
   *out = NULL;
-  int rc = init_run(&rn, sc, err);
+  int rc = sits__check_samples(sc, err);
+  if (rc)
+    return rc;
+  rc = init_run(&rn, sc, err);
   if (rc == SITS_OK)
     rc = make_ode(&rn, err);
   if (rc == SITS_OK)

@@ -362,7 +362,12 @@ int sits_replay_run(sits_scenario *sc, const char *path, const sits_trace_opts *
                     sits_replay **out, sits_err *err) {
   sits_trace *t = NULL;
   *out = NULL;
-  int rc = sits_trace_read(path, topts, &t, err);
+  sits_trace_opts bounded = {0};
+  if (topts)
+    bounded = *topts;
+  if (!bounded.max_rows) /* the rows are the run's samples: bounded before they are read */
+    bounded.max_rows = (size_t)sc->max_samples;
+  int rc = sits_trace_read(path, &bounded, &t, err);
   if (rc == SITS_OK && (rc = sits_replay_run_trace(sc, t, path, NULL, out, err)) == SITS_OK)
     (*out)->owns_trace = true;
   else
@@ -678,6 +683,11 @@ int sits_replay_run_trace(sits_scenario *sc, const sits_trace *trace, const char
   size_t rows = trace ? trace->n_rows : 0;
   if (rc == SITS_OK && rows < 2)
     rc = sits__fail(err, SITS_EINPUT, "%s: a replay needs at least 2 samples", path);
+  if (rc == SITS_OK && (double)rows + 1 > sc->max_samples)
+    rc = sits__fail(err, SITS_EINPUT,
+                    "%s: %zu rows, more than max_samples = %.0f allows (a replay holds every row "
+                    "and its simulated sample in memory): raise max_samples, or cut the trace",
+                    path, rows, sc->max_samples);
   if (rc == SITS_OK)
     rc = check_values(trace, pm, n_pm, r->sensors, r->n_sensors, amb_col, path, err);
   int dom_col[SITS_MAX_DOMAINS][2];

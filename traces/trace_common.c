@@ -139,6 +139,13 @@ char *sits__trace_lines_next(sits__lines *L, sits_trace *t, const sits_trace_opt
   char *line;
   bool binary;
   while (*rc == SITS_OK && (line = sits__lines_next(L, &binary)) != NULL) {
+    if (o && o->max_rows && t->n_rows >= o->max_rows) {
+      *rc = sits__fail(err, SITS_EINPUT,
+                       "%s:%zu: the trace has more than %zu rows, the bound its reader was "
+                       "given (a replay's max_samples: raise it, or cut the trace)",
+                       L->path, L->lineno, o->max_rows);
+      return NULL;
+    }
     if (!binary)
       return line;
     if (L->lineno == 1) /* not text from its first line: the file is refused, not skipped */

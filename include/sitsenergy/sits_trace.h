@@ -32,6 +32,9 @@ typedef struct sits_trace_opts {
   /** Comma-separated column list: nvsmi without a header, the --query-gpu list; the generic
    *  CSV, its column names (normalised or with units: time_ms, temp_mc.cpu, power_mw.in). */
   const char *fields;
+  /** The most rows read (0: no bound): a longer file is an error at the line past it (a
+   *  replay sets its scenario's max_samples: it holds every row in memory). */
+  size_t max_rows;
 } sits_trace_opts;
 
 /** A trace reader: sniff() scores how well the first non-blank line fits (0: not at all). */
