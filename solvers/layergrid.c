@@ -200,6 +200,11 @@ static int recognise(lg_impl *s, const gsl_spmatrix *g, const double *c, sits_er
       return unsupported(err, "an extra node links to cells off the edges");
   }
   s->ns = s->ny + s->ne;
+  /* the edge system is dense (ns^2 doubles, LUs of ~ns^3/12 flops in its parity blocks): a
+   * long, thin grid, whose every cell is on an edge (4096 x 2: 65,000 unknowns, past 120 s),
+   * goes to a sparse factorisation; 256 x 256 (4,100 unknowns) stays here */
+  if (s->ns > 4096 && (double)s->ns > 32.0 * sqrt((double)s->ncell))
+    return unsupported(err, "an edge system too large for a dense solve (a long, thin grid)");
   for (size_t k = 0; k < s->nseg; k++) {
     size_t a = 0;
     while (a < s->nl && s->lay[a] != s->seg[k].layer)
