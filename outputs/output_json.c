@@ -43,16 +43,6 @@ static void json_constraint(FILE *f, const char *key, const sits_constraint *c, 
 }
 
 /* ,"band":{...}: a prediction's 95 % band (sits_band), when set. */
-/* ,"assumptions":[...]: what the answers rest on (sits_scenario_assumption). */
-static void json_assumptions(FILE *f, const sits_scenario *sc) {
-  fputs(",\"assumptions\":[", f);
-  for (size_t k = 0; k < sits_scenario_assumption_count(sc); k++) {
-    fputs(k ? "," : "", f);
-    sits__json_str(f, sits_scenario_assumption(sc, k));
-  }
-  fputc(']', f);
-}
-
 static void json_band(FILE *f, const sits_band *b) {
   if (!b->set)
     return;
@@ -164,7 +154,7 @@ int sits_write_summary_json(const sits_scenario *sc, const sits_result *r, FILE 
     sits__json_str(f, sits_scenario_note(sc, k));
   }
   fputc(']', f);
-  json_assumptions(f, sc);
+  sits__json_assumptions(f, sc);
   json_fans(f, sc, s);
   json_band(f, &r->band);
   fprintf(f,
@@ -206,7 +196,7 @@ int sits_write_steady_json(const sits_scenario *sc, const sits_steady_state *st,
     }
     fputc('}', f);
   }
-  json_assumptions(f, sc);
+  sits__json_assumptions(f, sc);
   json_band(f, &st->band);
   fputs("}\n", f);
   return ferror(f) ? SITS_EIO : SITS_OK;

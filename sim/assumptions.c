@@ -13,6 +13,7 @@
  *  - the loader's notes (work on a host, software encoding, ...), last.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "json_internal.h"
 #include "scenario_internal.h"
 #include "status_internal.h"
 
@@ -168,4 +169,13 @@ size_t sits_scenario_assumption_count(const sits_scenario *sc) {
 
 const char *sits_scenario_assumption(const sits_scenario *sc, size_t k) {
   return k < sc->n_assumptions ? sc->assumptions[k] : NULL;
+}
+
+void sits__json_assumptions(FILE *f, const sits_scenario *sc) {
+  fputs(",\"assumptions\":[", f);
+  for (size_t k = 0; k < sc->n_assumptions; k++) {
+    fputs(k ? "," : "", f);
+    sits__json_str(f, sc->assumptions[k]);
+  }
+  fputc(']', f);
 }

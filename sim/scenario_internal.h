@@ -221,6 +221,9 @@ int sits__unknown_node(const sits_thermal *th, const config_setting_t *s, const 
 /** A new copy of the network with each fan at the duty its trips give with its sensor at
  *  @p sensor_c (steady_state.c; free it with sits_thermal_free), NULL with @p err set. */
 sits_thermal *sits__net_with_fans_at_c(const sits_scenario *sc, double sensor_c, sits_err *err);
+/** ,"assumptions":[...]: what the answers rest on, for the JSON writers (summary, steady,
+ *  replay). */
+void sits__json_assumptions(FILE *f, const sits_scenario *sc);
 /** The scenario's assumptions (assumptions.c), after everything else is loaded. */
 int sits__scenario_assumptions(sits_scenario *sc, const config_setting_t *root, sits_err *err);
 /** Whether the run's samples (duration_s / sample_period_s + 1) are within max_samples. */

@@ -658,8 +658,8 @@ static int check_values(const sits_trace *t, const power_map *pm, size_t n_pm,
   for (size_t k = 0; rc == SITS_OK && k < n_pm; k++)
     rc = check_column(t, pm[k].column, path, -0.1, false, 1e6, "W", true, err);
   for (size_t k = 0; rc == SITS_OK && k < n_sens; k++)
-    rc = check_column(t, sits_trace_column(t, sens[k].column), path, -273.15, true, 1e4, "C",
-                      false, err);
+    rc = check_column(t, sits_trace_column(t, sens[k].column), path, -273.15, true, 1e4, "C", false,
+                      err);
   if (rc == SITS_OK && amb_col >= 0)
     rc = check_column(t, amb_col, path, -273.15, true, 1e4, "C", true, err);
   return rc;
@@ -817,7 +817,9 @@ int sits_replay_write_json(const sits_replay *r, const sits_scenario *sc, FILE *
     }
     fputs("}}", f);
   }
-  fputs("}}\n", f);
+  fputc('}', f);
+  sits__json_assumptions(f, sc);
+  fputs("}\n", f);
   return ferror(f) ? SITS_EIO : SITS_OK;
 }
 

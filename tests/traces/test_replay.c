@@ -183,6 +183,11 @@ Test(replay, figures_per_phase) {
             strstr(json, "\"phases\""));
   cr_assert(strstr(json, "\"burst\":{\"instances\":2,\"duration_s\":4,\"energy_j\":20,"), "%s",
             strstr(json, "\"phases\""));
+  /* what the replay rests on, as in the run summary (#37): the one-node network has no fan */
+  cr_assert(strstr(json, "},\"assumptions\":[\"no fan curve: every path to the ambient keeps "
+                         "one resistance"),
+            "%s", json);
+  cr_assert_eq(json[strlen(json) - 3], ']', "%s", json + strlen(json) - 8);
   free(json), free(path), free(trace);
   sits_replay_free(r);
   sits_scenario_free(sc);
