@@ -11,10 +11,14 @@ Errors of the library (a bad key at file:line, a solver failure) raise SitsError
 library's message; nothing aborts the interpreter (GSL's abort-on-error handler is off).
 """
 
+from __future__ import annotations
+
+import html
 import json
 import os
 import re
 import tempfile
+from typing import Any, Mapping, Optional, Sequence, Union
 
 import numpy as np
 import pandas as pd
@@ -24,8 +28,23 @@ from ._lib import path as library_path
 from ._sweep import run_rows
 
 __all__ = ["load", "read", "sweep", "Scenario", "Result", "SitsError", "LibraryNotFound",
-           "library_version", "library_path", "bpx", "EINPUT", "ENOMEM", "ESOLVER", "EIO",
+           "library_version", "library_path", "bpx", "__version__", "EINPUT", "ENOMEM", "ESOLVER", "EIO",
            "EUNSUPPORTED", "EINTERNAL"]
+
+SetArg = Optional[Union[Mapping[str, Any], Sequence[str]]]
+
+
+def _package_version() -> str:
+    try:
+        from importlib.metadata import PackageNotFoundError, version
+        try:
+            return version("sitsenergy")
+        except PackageNotFoundError:
+            pass
+    except ImportError:
+        pass
+    return library_version().split()[0].split("+")[0]
+
 
 # the status codes of sits_status.h
 EINPUT, ENOMEM, ESOLVER, EIO, EUNSUPPORTED, EINTERNAL = -1, -2, -3, -4, -5, -6
@@ -38,19 +57,19 @@ class SitsError(Exception):
     """A library error: .code (the sits_status code: EINPUT, ESOLVER, ...), .message
     (file:line: what), and .file and .line (int) where the message names them (else None)."""
 
-    def __init__(self, code, message):
+    def __init__(self, code: int, message: str) -> None:
         super().__init__(message)
         self.code, self.message = code, message
         m = re.match(r"(?:--set [^:]*: )?(.+?):(\d+):", message)
         self.file, self.line = (m.group(1), int(m.group(2))) if m else (None, None)
 
 
-def _raise(rc, err):
+def _raise(rc: int, err: Any) -> None:
     msg = ffi.string(err.msg).decode("utf-8", "replace") or _CODES.get(rc, "error")
     raise SitsError(rc, msg)
 
 
-def _text(ptr):
+def _text(ptr: Any) -> str:
     """A malloc'ed C string as str (freed)."""
     try:
         return ffi.string(ptr).decode("utf-8")
@@ -58,12 +77,12 @@ def _text(ptr):
         lib.sits_free(ptr)
 
 
-def library_version():
+def library_version() -> str:
     """The library's version with its git hash, as `sitsenergy --version` prints it."""
     return ffi.string(lib.sits_version()).decode()
 
 
-def _sets(set_):
+def _sets(set_: SetArg) -> list:
     """{key: value} (or "KEY=VALUE" strings) as the --set texts; strings are quoted."""
     if set_ is None:
         return []
@@ -79,7 +98,8 @@ def _sets(set_):
     return out
 
 
-def load(path_or_text, set=None, name=None):  # noqa: A002 - `set` is the CLI's word
+def load(path_or_text: Union[str, os.PathLike], set: SetArg = None,  # noqa: A002 (the CLI's word)
+         name: Optional[str] = None) -> Scenario:
     """A scenario from a file path or from the text of one, with overrides `set` ({key:
     value}, as --set KEY=VALUE). In a text, file, platform and workload names resolve
     against the working folder. Raises SitsError (file:line: what) on bad input."""
@@ -109,7 +129,7 @@ def load(path_or_text, set=None, name=None):  # noqa: A002 - `set` is the CLI's 
 class Scenario:
     """A loaded, checked scenario (sits_scenario)."""
 
-    def __init__(self, ptr, source, sets):
+    def __init__(self, ptr: Any, source: Optional[str], sets: Sequence[str]) -> None:
         self._p = ffi.gc(ptr, lib.sits_scenario_free)
         self.source, self.sets = source, list(sets)
         origin = "python: sitsenergy.load(" + repr(source or "<text>") + (
@@ -117,25 +137,25 @@ class Scenario:
         lib.sits_scenario_set_origin(self._p, origin.encode())
 
     @property
-    def config_text(self):
+    def config_text(self) -> str:
         """The merged configuration (platform, workload, overrides in): it re-runs as it is."""
         return ffi.string(lib.sits_scenario_config_text(self._p)).decode()
 
     @property
-    def config_hash(self):
+    def config_hash(self) -> int:
         return int(lib.sits_scenario_config_hash(self._p))
 
     @property
-    def domains(self):
+    def domains(self) -> list:
         return [ffi.string(lib.sits_scenario_domain_name(self._p, d)).decode()
                 for d in range(lib.sits_scenario_domain_count(self._p))]
 
     @property
-    def nodes(self):
+    def nodes(self) -> list:
         return [ffi.string(lib.sits_scenario_node_name(self._p, i)).decode()
                 for i in range(lib.sits_scenario_node_count(self._p))]
 
-    def run(self):
+    def run(self) -> Result:
         """Simulates the scenario: a Result (summary, series, events)."""
         out = ffi.new("sits_result **")
         err = ffi.new("sits_err *")
@@ -144,7 +164,7 @@ class Scenario:
             _raise(rc, err)
         return Result._from_run(self, ffi.gc(out[0], lib.sits_result_free))
 
-    def steady(self):
+    def steady(self) -> dict:
         """The steady state (the `steady` command's JSON) as a dict."""
         err = ffi.new("sits_err *")
         p = lib.sits_steady_json_text(self._p, err)
@@ -152,7 +172,7 @@ class Scenario:
             _raise(err.code or EINPUT, err)
         return json.loads(_text(p))
 
-    def dvfs_table(self, domain=None):
+    def dvfs_table(self, domain: Optional[str] = None) -> pd.DataFrame:
         """The DVFS table of `domain` (default: the first) as a DataFrame indexed by
         freq_mhz; the table-wide figures (knee, max sustainable OPP, dynamic power
         coefficient, sustainable power, trip) are in .attrs."""
@@ -166,7 +186,7 @@ class Scenario:
         df.attrs.update(d)
         return df
 
-    def bpx(self, title=None):
+    def bpx(self, title: Optional[str] = None) -> dict:
         """The platform's battery cell as a BPX dict (see sitsenergy.bpx)."""
         err = ffi.new("sits_err *")
         p = lib.sits_scenario_bpx_text(self._p, (title or "sitsenergy cell").encode(), err)
@@ -174,7 +194,7 @@ class Scenario:
             _raise(err.code or EINPUT, err)
         return json.loads(_text(p))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<sitsenergy.Scenario {self.source or '<text>'} hash={self.config_hash:016x}>"
 
 
@@ -202,12 +222,13 @@ class Result:
     """A run: .summary (dict, as --summary json), .series (DataFrame indexed by time_s,
     columns as the CSV's, units in .series.attrs["units"]), .events (DataFrame)."""
 
-    def __init__(self, summary, series, events, scenario=None, handle=None):
+    def __init__(self, summary: dict, series: pd.DataFrame, events: pd.DataFrame,
+                 scenario: Optional[Scenario] = None, handle: Any = None) -> None:
         self.summary, self.series, self.events = summary, series, events
         self._scenario, self._h = scenario, handle
 
     @classmethod
-    def _from_run(cls, sc, r):
+    def _from_run(cls, sc: Scenario, r: Any) -> Result:
         n = lib.sits_result_sample_count(r)
         blocks = []
         for what in ("temp_c", "node_power_w", "total_power_w", "domain_power_w", "freq_mhz",
@@ -241,7 +262,7 @@ class Result:
                                            "value", "from", "limit", "soc"])
         return cls(summary, series, events, sc, r)
 
-    def to_h5(self, path):
+    def to_h5(self, path: Union[str, os.PathLike]) -> None:
         """Writes the run's HDF5 file (the `run -o` layout) through the library."""
         if self._h is None:
             raise SitsError(EINPUT, "this result was read from a file: it is already one")
@@ -251,19 +272,42 @@ class Result:
         if rc:
             _raise(rc, err)
 
-    def __repr__(self):
+    def _repr_html_(self) -> str:
+        """A notebook's view: the end, the headline figures with units, the verdict and what
+        the answer rests on."""
+        s = self.summary
+        rows = [("end", f"{s.get('end_reason')} after {s.get('simulated_s', float('nan')):.3f} s"),
+                ("max junction temperature", f"{s.get('max_junction_temp_c', float('nan')):.2f} °C"),
+                ("average power", f"{s.get('avg_power_w', float('nan')):.3f} W"),
+                ("peak power", f"{s.get('peak_power_w', float('nan')):.3f} W"),
+                ("energy", f"{s.get('energy_j', float('nan')):.1f} J")]
+        b = s.get("battery")
+        if b:
+            rows.append(("battery", f"SOC {b['final_soc']:.4f} at the end, runtime "
+                                    f"{b['runtime_s']:.0f} s"
+                                    f"{' (estimated)' if b.get('estimated') else ''}"))
+        rows.append(("verdict", str(s.get("verdict"))))
+        cells = "".join(f"<tr><th style='text-align:left'>{html.escape(k)}</th>"
+                        f"<td style='text-align:left'>{html.escape(v)}</td></tr>" for k, v in rows)
+        notes = "".join(f"<li>{html.escape(a)}</li>" for a in s.get("assumptions", []))
+        return (f"<div><b>sitsenergy.Result</b>: {len(self.series)} samples"
+                f"<table>{cells}</table>"
+                + (f"<details><summary>assumptions ({len(s.get('assumptions', []))})"
+                   f"</summary><ul>{notes}</ul></details>" if notes else "") + "</div>")
+
+    def __repr__(self) -> str:
         return (f"<sitsenergy.Result {len(self.series)} samples, end "
                 f"{self.summary.get('end_reason')}>")
 
 
-def _same_file(a, b):
+def _same_file(a: str, b: str) -> bool:
     try:
         return os.path.samefile(a, b)
     except OSError:
         return os.path.realpath(a) == os.path.realpath(b)
 
 
-def _refuse_inputs(scenario, path):
+def _refuse_inputs(scenario: Scenario, path: Union[str, os.PathLike]) -> None:
     """An output onto a file the scenario read (the scenario, its platform, battery,
     workload, included files, traces, floorplans) is refused, as the CLI refuses it."""
     p = scenario._p
@@ -274,7 +318,7 @@ def _refuse_inputs(scenario, path):
                                     f"{src} (read by the scenario)")
 
 
-def read(path):
+def read(path: Union[str, os.PathLike]) -> Result:
     """A Result from a `run -o` HDF5 file (needs h5py, Debian's python3-h5py): the summary
     from its summary_json attribute, the series and events from its datasets (a grid
     floorplan's layers as the cell columns L<layer>_<row>_<col>)."""
@@ -318,7 +362,10 @@ def read(path):
     return Result(summary, series, events)
 
 
-def sweep(scenario, vary=None, sample=None, dist=None, method="lhs", seed=1, jobs=1):
+def sweep(scenario: Union[Scenario, str, os.PathLike],
+          vary: Optional[Mapping[str, Union[str, Sequence[Any]]]] = None,
+          sample: Optional[int] = None, dist: Optional[Mapping[str, str]] = None,
+          method: str = "lhs", seed: int = 1, jobs: int = 1) -> pd.DataFrame:
     """The scenario over the Cartesian product of `vary` ({key: [values]} or {key:
     "START:STOP:COUNT"}) and, with `sample` = N, N draws of `dist` ({key:
     "uniform(a,b)"|"normal(mu,sigma)"|...}) by `method` (lhs, sobol, halton, random): a
@@ -353,5 +400,8 @@ def sweep(scenario, vary=None, sample=None, dist=None, method="lhs", seed=1, job
     df = pd.concat(frames, ignore_index=True).sort_values("index").set_index("index")
     return df
 
+
+__version__ = _package_version()
+"""The package's version (its installed metadata; from a source tree, the library's)."""
 
 from . import bpx  # noqa: E402  (uses the names above)

@@ -103,3 +103,25 @@ def test_fan_duty_series_and_events(tmp_path):
     r.to_h5(tmp_path / "fan.h5")
     back = se.read(tmp_path / "fan.h5")
     assert np.array_equal(back.series["fan_duty.fan1"].to_numpy(), duty.to_numpy())
+
+
+def test_version_and_typing():
+    import importlib.resources
+    import pathlib
+    import re
+    assert re.fullmatch(r"\d+\.\d+\.\d+", se.__version__), se.__version__
+    pyproject = pathlib.Path(__file__).resolve().parents[1] / "pyproject.toml"
+    assert f'version = "{se.__version__}"' in pyproject.read_text()
+    assert se.library_version().startswith(se.__version__)
+    assert importlib.resources.files("sitsenergy").joinpath("py.typed").is_file()
+    assert se.load.__annotations__["return"] in ("Scenario", se.Scenario)
+
+
+def test_notebook_view(one_node):
+    r = se.load(one_node, set={"max_junction_temp_c": 39.0}).run()
+    h = r._repr_html_()
+    # the closed form: 25 + 15 (1 - exp(-5)) = 39.899 C at 30 s, over the 39 C limit
+    assert "39.90 °C" in h and "<td style='text-align:left'>violated</td>" in h, h
+    assert "61 samples" in h
+    assert "assumptions (" in h and "no fan curve" in h
+    assert "<script" not in r._repr_html_()
