@@ -1,7 +1,14 @@
 # Writes OUT (a header defining SITS_GIT_HASH) from `git describe` of SOURCE_DIR, only when it
 # changed, so that `sitsenergy --version` names the commit it was built from at every build.
-execute_process(COMMAND git -C ${SOURCE_DIR} rev-parse --short=12 HEAD
-                OUTPUT_VARIABLE hash OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE rc)
+# A source tree without its own .git (a release tarball, `git archive`) is "unknown", even
+# when it is unpacked inside another repository.
+set(hash "")
+set(rc 1)
+if(EXISTS ${SOURCE_DIR}/.git)
+  execute_process(COMMAND git -C ${SOURCE_DIR} rev-parse --short=12 HEAD
+                  OUTPUT_VARIABLE hash OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET
+                  RESULT_VARIABLE rc)
+endif()
 if(rc OR NOT hash)
   set(hash "unknown")
 else()
