@@ -103,6 +103,23 @@ static int column_unit(const sits_table *t, size_t c, const char *name, int kind
                     from_row ? t->units_line : t->header_line, name, (int)len, a, unit_kinds[kind]);
 }
 
+/* One sample in physical ranges: its stamp within 1e9 s (32 years), its current within
+ * 10 kA, its voltage (NAN: none) positive and at most 1500 V, a cell's or a pack's (the largest
+ * packs are 1000-1500 V). */
+static int check_sample(const char *path, size_t line, double t_s, double i_a, double v_v,
+                        sits_err *err) {
+  if (!(fabs(t_s) <= 1e9))
+    return sits__fail(err, SITS_EINPUT, "%s:%zu: time %g s is outside [-1e9, 1e9] s", path, line,
+                      t_s);
+  if (!(fabs(i_a) <= 1e4))
+    return sits__fail(err, SITS_EINPUT, "%s:%zu: current %g A is outside [-1e4, 1e4] A", path, line,
+                      i_a);
+  if (!isnan(v_v) && !(v_v > 0 && v_v <= 1500))
+    return sits__fail(err, SITS_EINPUT, "%s:%zu: voltage %g V is outside (0, 1500] V", path, line,
+                      v_v);
+  return SITS_OK;
+}
+
 /* Reads the time, current and voltage columns of @p path (other columns may hold text);
  * current multiplied by @p sign. Rows with the time of the row before (a cycler logging 10 Hz
  * data to 0.01 s, or two channels per stamp) are merged into one, current and voltage
@@ -158,18 +175,8 @@ static int read_series_t(const char *path, const char *const names[5], double si
            vk = with_v ? sc[2] * sits_table_at(t, k, col_v) : NAN,
            ck = with_t ? sc[3] * sits_table_at(t, k, col_t) + off[3] : NAN,
            qk = with_q ? sign * sc[4] * sits_table_at(t, k, col_q) : NAN;
-    /* physical ranges: stamps within 1e9 s (32 years), currents within 10 kA, a cell's or a
-     * pack's voltage positive and at most 1500 V (the largest packs are 1000-1500 V) */
-    const char *bad = !(fabs(tk) <= 1e9)                  ? "time %g s is outside [-1e9, 1e9] s"
-                      : !(fabs(ik) <= 1e4)                ? "current %g A is outside [-1e4, 1e4] A"
-                      : with_v && !(vk > 0 && vk <= 1500) ? "voltage %g V is outside (0, 1500] V"
-                                                          : NULL;
-    if (bad) {
-      char what[96];
-      snprintf(what, sizeof what, bad, !(fabs(tk) <= 1e9) ? tk : !(fabs(ik) <= 1e4) ? ik : vk);
-      rc = sits__fail(err, SITS_EINPUT, "%s:%zu: %s", path, t->lines[k], what);
+    if ((rc = check_sample(path, t->lines[k], tk, ik, with_v ? vk : NAN, err)))
       break;
-    }
     if (with_t && !(ck > -100 && ck < 200)) {
       rc = sits__fail(err, SITS_EINPUT, "%s:%zu: cell temperature %g C is not one", path,
                       t->lines[k], ck);
@@ -593,35 +600,37 @@ static void tests_json(FILE *f, const sits_calibration *c) {
   fputc(']', f);
 }
 
-int sits_write_calibration_json(const sits_calibration *c, FILE *f) {
-  const sits_battery_fit *b = &c->fit;
-  if (!c->has_fit) { /* an OCV test or a cycle alone */
-    fprintf(f, "{\"schema_version\":1,\"fit\":[%s%s%s],\"parameters\":{",
-            c->has_ocv ? "\"ocv\"" : "", c->has_ocv && c->has_cycle ? "," : "",
-            c->has_cycle ? "\"cycle\"" : "");
-    if (c->has_cycle)
-      fprintf(f,
-              "\"platform.battery.capacity_ah\":%.10g,"
-              "\"platform.battery.coulombic_efficiency\":%.10g},",
-              c->cycle.capacity_ah, c->cycle.coulombic_eff);
-    else
-      fprintf(f, "\"platform.battery.capacity_ah\":%.10g},", c->ocv.capacity_ah);
+/* The JSON of an OCV test or a cycle alone (no fit). */
+static int only_tests_json(const sits_calibration *c, FILE *f) {
+  fprintf(f, "{\"schema_version\":1,\"fit\":[%s%s%s],\"parameters\":{", c->has_ocv ? "\"ocv\"" : "",
+          c->has_ocv && c->has_cycle ? "," : "", c->has_cycle ? "\"cycle\"" : "");
+  if (c->has_cycle)
+    fprintf(f,
+            "\"platform.battery.capacity_ah\":%.10g,"
+            "\"platform.battery.coulombic_efficiency\":%.10g},",
+            c->cycle.capacity_ah, c->cycle.coulombic_eff);
+  else
+    fprintf(f, "\"platform.battery.capacity_ah\":%.10g},", c->ocv.capacity_ah);
+  if (c->has_ocv)
+    ocv_json(f, &c->ocv);
+  if (c->has_cycle) {
     if (c->has_ocv)
-      ocv_json(f, &c->ocv);
-    if (c->has_cycle) {
-      if (c->has_ocv)
-        fputc(',', f);
-      cycle_json(f, &c->cycle);
-    }
-    fputs("}\n", f);
-    return ferror(f) ? SITS_EIO : SITS_OK;
+      fputc(',', f);
+    cycle_json(f, &c->cycle);
   }
+  fputs("}\n", f);
+  return ferror(f) ? SITS_EIO : SITS_OK;
+}
+
+/* The "fit" list and the "parameters" object of a fit, up to its closing brace. */
+static void parameters_json(const sits_calibration *c, FILE *f) {
+  const sits_battery_fit *b = &c->fit;
+  bool soc_fitted = isnan(c->initial_soc_given);
   fprintf(f, "{\"schema_version\":1,\"fit\":[\"%s\"%s%s%s%s%s%s],\"parameters\":{",
           c->kept ? "soc" : "battery", c->fit_capacity ? ",\"capacity\"" : "",
           c->has_ocv ? ",\"ocv\"" : "", c->has_cycle ? ",\"cycle\"" : "",
           c->fit_lag ? ",\"lag\"" : "", c->fit_arrhenius ? ",\"arrhenius\"" : "",
           c->fit_rows ? ",\"rows\"" : "");
-  bool soc_fitted = isnan(c->initial_soc_given);
   const char *sep = "";      /* before the first parameter */
   if (c->kept && soc_fitted) /* the kept cell's values are the scenario's, not the fit's */
     fprintf(f, "\"initial_soc_of_the_test\":%.10g", b->initial_soc), sep = ",";
@@ -655,28 +664,11 @@ int sits_write_calibration_json(const sits_calibration *c, FILE *f) {
     fprintf(f, "%s\"platform.battery.r_ea_j_per_mol\":%.10g", sep, b->r_ea_j_per_mol);
   if (!c->kept && soc_fitted)
     fprintf(f, ",\"initial_soc_of_the_test\":%.10g", b->initial_soc);
-  fputs("},", f);
-  if (!soc_fitted)
-    fprintf(f, "\"initial_soc_given\":%.10g,", c->initial_soc_given);
-  metrics_json(f, "train", &b->train);
-  fputc(',', f);
-  metrics_json(f, "holdout", &b->holdout);
-  fprintf(f, ",\"train_fraction\":%.10g,\"converged\":%s,\"merged_rows\":%zu", c->train_fraction,
-          b->converged ? "true" : "false", c->merged_rows);
-  if (c->average_s > 0)
-    fprintf(f, ",\"average_s\":%.10g,\"recorded_samples\":%zu", c->average_s, c->n_recorded);
-  if (c->n_tests > 1) /* each test's part of a joint fit */
-    tests_json(f, c);
-  fprintf(f,
-          ",\"segments\":{\"rests\":%zu,\"rest_s\":%.10g,\"steps\":%zu,\"discharge_ah\":%.10g,"
-          "\"charge_ah\":%.10g,\"r_step_ohm\":",
-          c->n_rests, c->rest_s, c->n_steps, c->discharge_ah, c->charge_ah);
-  if (isnan(c->r_step_median_ohm))
-    fputs("null", f);
-  else
-    fprintf(f, "{\"median\":%.6g,\"q1\":%.6g,\"q3\":%.6g}", c->r_step_median_ohm, c->r_step_q1_ohm,
-            c->r_step_q3_ohm);
-  fputc('}', f);
+}
+
+/* ,"flags":[...]: what a reader of the fitted values should know. */
+static void flags_json(const sits_calibration *c, FILE *f) {
+  const sits_battery_fit *b = &c->fit;
   /* a kept cell's values are not the fit's: nothing to flag about them */
   bool hyst_at_bound = !c->kept && b->hyst_m_v > 0.99 * SITS_BATTERY_FIT_HYST_M_MAX_V;
   /* a fitted capacity far from where it started: what the training part fixes is the charge
@@ -746,6 +738,37 @@ int sits_write_calibration_json(const sits_calibration *c, FILE *f) {
             sep = ",";
     fputc(']', f);
   }
+}
+
+int sits_write_calibration_json(const sits_calibration *c, FILE *f) {
+  const sits_battery_fit *b = &c->fit;
+  if (!c->has_fit) /* an OCV test or a cycle alone */
+    return only_tests_json(c, f);
+  parameters_json(c, f);
+  bool soc_fitted = isnan(c->initial_soc_given);
+  fputs("},", f);
+  if (!soc_fitted)
+    fprintf(f, "\"initial_soc_given\":%.10g,", c->initial_soc_given);
+  metrics_json(f, "train", &b->train);
+  fputc(',', f);
+  metrics_json(f, "holdout", &b->holdout);
+  fprintf(f, ",\"train_fraction\":%.10g,\"converged\":%s,\"merged_rows\":%zu", c->train_fraction,
+          b->converged ? "true" : "false", c->merged_rows);
+  if (c->average_s > 0)
+    fprintf(f, ",\"average_s\":%.10g,\"recorded_samples\":%zu", c->average_s, c->n_recorded);
+  if (c->n_tests > 1) /* each test's part of a joint fit */
+    tests_json(f, c);
+  fprintf(f,
+          ",\"segments\":{\"rests\":%zu,\"rest_s\":%.10g,\"steps\":%zu,\"discharge_ah\":%.10g,"
+          "\"charge_ah\":%.10g,\"r_step_ohm\":",
+          c->n_rests, c->rest_s, c->n_steps, c->discharge_ah, c->charge_ah);
+  if (isnan(c->r_step_median_ohm))
+    fputs("null", f);
+  else
+    fprintf(f, "{\"median\":%.6g,\"q1\":%.6g,\"q3\":%.6g}", c->r_step_median_ohm, c->r_step_q1_ohm,
+            c->r_step_q3_ohm);
+  fputc('}', f);
+  flags_json(c, f);
   if (c->has_ocv) {
     fputc(',', f);
     ocv_json(f, &c->ocv);
