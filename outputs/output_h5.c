@@ -311,6 +311,7 @@ typedef struct h5_stream {
   int *center;
   hid_t *block_ds; /* max, avg, center per block */
   hid_t time;
+  hsize_t chunk_rows; /* time rows per chunk of a series: the run's samples, at most 4096 */
 } h5_stream;
 
 /* Row k's value of column j (time, temperatures, node powers, total, domain powers,
@@ -336,13 +337,20 @@ static double cell(const h5_stream *h, const sits_result *r, size_t k, size_t j)
   return r->fan_duty[k * r->n_fans + j];
 }
 
-/* A dataset growing along time: rank 1, or 3 (time x rows x cols). */
-static hid_t growing_nd(hid_t loc, const char *name, const char *units, size_t R, size_t C) {
+/* A dataset growing along time: rank 1, or 3 (time x rows x cols); chunked to the run's
+ * length (a 1,001-sample run is one chunk of 1,001, not of 4,096) and compressed (shuffle +
+ * deflate level 1: h5py, xarray and h5dump read it; a smooth series shrinks ~3-6x). */
+static hid_t growing_nd(const h5_stream *h, hid_t loc, const char *name, const char *units,
+                        size_t R, size_t C) {
   int rank = R ? 3 : 1;
   hsize_t tc = R ? (GRID_CHUNK_VALUES / (R * C) ? GRID_CHUNK_VALUES / (R * C) : 1) : STREAM_CHUNK;
+  if (h->chunk_rows && tc > h->chunk_rows)
+    tc = h->chunk_rows;
   hsize_t dims[3] = {0, R, C}, max[3] = {H5S_UNLIMITED, R, C}, chunk[3] = {tc, R, C};
   hid_t space = H5Screate_simple(rank, dims, max), plist = H5Pcreate(H5P_DATASET_CREATE);
-  hid_t d = space < 0 || plist < 0 || H5Pset_chunk(plist, rank, chunk) < 0
+  bool zip = H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0 && H5Zfilter_avail(H5Z_FILTER_SHUFFLE) > 0;
+  hid_t d = space < 0 || plist < 0 || H5Pset_chunk(plist, rank, chunk) < 0 ||
+                    (zip && (H5Pset_shuffle(plist) < 0 || H5Pset_deflate(plist, 1) < 0))
                 ? -1
                 : H5Dcreate2(loc, name, H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, plist, H5P_DEFAULT);
   if (space >= 0)
@@ -356,8 +364,8 @@ static hid_t growing_nd(hid_t loc, const char *name, const char *units, size_t R
   return d;
 }
 
-static hid_t growing(hid_t loc, const char *name, const char *units) {
-  return growing_nd(loc, name, units, 0, 0);
+static hid_t growing(const h5_stream *h, hid_t loc, const char *name, const char *units) {
+  return growing_nd(h, loc, name, units, 0, 0);
 }
 
 /* Appends m rows (rank 1: m values; rank 3: m x R x C) to @p d holding @p rows. */
@@ -422,8 +430,8 @@ static int grid_open(h5_stream *h, const sits_scenario *sc, hid_t gt, hid_t gp) 
   hid_t y = -1, x = -1;
   int bad = grid_scales(h, sc, &y, &x);
   for (int L = 0; L < GRID_LAYERS && !bad; L++) {
-    bad = (h->layer_t[L] = growing_nd(gt, layer_name[L], "degC", h->R, h->C)) < 0 ||
-          (h->layer_p[L] = growing_nd(gp, layer_name[L], "W", h->R, h->C)) < 0;
+    bad = (h->layer_t[L] = growing_nd(h, gt, layer_name[L], "degC", h->R, h->C)) < 0 ||
+          (h->layer_p[L] = growing_nd(h, gp, layer_name[L], "W", h->R, h->C)) < 0;
     for (int k = 0; k < 2 && !bad; k++) {
       hid_t d = k ? h->layer_p[L] : h->layer_t[L];
       bad = H5DSattach_scale(d, h->time, 0) < 0 || H5DSattach_scale(d, y, 1) < 0 ||
@@ -448,7 +456,7 @@ static int grid_open(h5_stream *h, const sits_scenario *sc, hid_t gt, hid_t gp) 
     hid_t g = H5Gcreate2(blocks, h->blocks[b].name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     bad = g < 0 || h->center[b] < 0;
     for (int k = 0; k < 3 && !bad; k++)
-      bad = (h->block_ds[3 * b + k] = growing(g, what[k], "degC")) < 0 ||
+      bad = (h->block_ds[3 * b + k] = growing(h, g, what[k], "degC")) < 0 ||
             H5DSattach_scale(h->block_ds[3 * b + k], h->time, 0) < 0;
     if (g >= 0)
       H5Gclose(g);
@@ -471,6 +479,8 @@ static void *stream_open_fn(const char *tmp, const sits_scenario *sc) {
   for (int L = 0; L < GRID_LAYERS; L++)
     h->layer_t[L] = h->layer_p[L] = -1;
   h->time = -1;
+  double samples = floor(sc->duration_s / sc->sample_period_s) + 1.0;
+  h->chunk_rows = samples >= 1 && samples < STREAM_CHUNK ? (hsize_t)samples : STREAM_CHUNK;
   h->battery = sits_scenario_battery(sc) != NULL;
   h->nf = sc->n_fans;
   h->n_cols = 1 + 2 * h->n + 1 + 2 * h->nd + (h->battery ? 3 : 0) + h->nf;
@@ -488,26 +498,26 @@ static void *stream_open_fn(const char *tmp, const sits_scenario *sc) {
       bad = (g[k] = H5Gcreate2(h->file, groups[k], H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) < 0;
   size_t j = 0, cells = GRID_LAYERS * h->R * h->C;
   if (!bad)
-    bad = (h->ds[j++] = h->time = growing(h->file, "/time_s", "s")) < 0 ||
+    bad = (h->ds[j++] = h->time = growing(h, h->file, "/time_s", "s")) < 0 ||
           H5DSset_scale(h->time, "time_s") < 0;
   for (size_t i = 0; i < h->n && !bad; i++, j++)
     bad = i < cells ? (h->ds[j] = -2, false)
-                    : (h->ds[j] = growing(g[0], sits_thermal_name(th, (int)i), "degC")) < 0;
+                    : (h->ds[j] = growing(h, g[0], sits_thermal_name(th, (int)i), "degC")) < 0;
   for (size_t i = 0; i < h->n && !bad; i++, j++)
     bad = i < cells ? (h->ds[j] = -2, false)
-                    : (h->ds[j] = growing(g[1], sits_thermal_name(th, (int)i), "W")) < 0;
+                    : (h->ds[j] = growing(h, g[1], sits_thermal_name(th, (int)i), "W")) < 0;
   if (!bad)
-    bad = (h->ds[j++] = growing(g[2], "total", "W")) < 0;
+    bad = (h->ds[j++] = growing(h, g[2], "total", "W")) < 0;
   for (size_t d = 0; d < h->nd && !bad; d++)
-    bad = (h->ds[j++] = growing(g[2], dom[d].name, "W")) < 0;
+    bad = (h->ds[j++] = growing(h, g[2], dom[d].name, "W")) < 0;
   for (size_t d = 0; d < h->nd && !bad; d++)
-    bad = (h->ds[j++] = growing(g[3], dom[d].name, "MHz")) < 0;
+    bad = (h->ds[j++] = growing(h, g[3], dom[d].name, "MHz")) < 0;
   if (h->battery && !bad)
-    bad = (h->ds[j++] = growing(g[4], "soc", "1")) < 0 ||
-          (h->ds[j++] = growing(g[4], "voltage_v", "V")) < 0 ||
-          (h->ds[j++] = growing(g[4], "current_a", "A")) < 0;
+    bad = (h->ds[j++] = growing(h, g[4], "soc", "1")) < 0 ||
+          (h->ds[j++] = growing(h, g[4], "voltage_v", "V")) < 0 ||
+          (h->ds[j++] = growing(h, g[4], "current_a", "A")) < 0;
   for (size_t f = 0; f < h->nf && !bad; f++)
-    bad = (h->ds[j++] = growing(g[5], sc->fans[f].name, "1")) < 0;
+    bad = (h->ds[j++] = growing(h, g[5], sc->fans[f].name, "1")) < 0;
   for (size_t k = 1; k < h->n_cols && !bad; k++) /* time is every series' dimension scale */
     bad = h->ds[k] >= 0 && H5DSattach_scale(h->ds[k], h->time, 0) < 0;
   if (h->R && !bad)

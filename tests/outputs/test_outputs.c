@@ -95,6 +95,19 @@ Test(outputs, hdf5_layout_and_values) {
   hid_t ev = H5Dopen2(f, "/events", H5P_DEFAULT);
   cr_assert_geq(ev, 0, "no /events dataset");
   H5Dclose(ev);
+  /* chunked to the run (its samples, under 4096) and compressed: shuffle, then deflate */
+  hid_t d = H5Dopen2(f, "/temp_c/chip", H5P_DEFAULT), dcpl = H5Dget_create_plist(d);
+  hsize_t chunk = 0;
+  cr_assert_eq(H5Pget_chunk(dcpl, 1, &chunk), 1);
+  cr_assert_lt(n, 4096);
+  cr_assert_eq(chunk, n);
+  cr_assert_eq(H5Pget_nfilters(dcpl), 2);
+  unsigned flags = 0, cd[4];
+  size_t ncd = 4;
+  cr_assert_eq(H5Pget_filter2(dcpl, 0, &flags, &ncd, cd, 0, NULL, NULL), H5Z_FILTER_SHUFFLE);
+  ncd = 4;
+  cr_assert_eq(H5Pget_filter2(dcpl, 1, &flags, &ncd, cd, 0, NULL, NULL), H5Z_FILTER_DEFLATE);
+  H5Pclose(dcpl), H5Dclose(d);
   H5Fclose(f);
   free(config);
   free(v);
