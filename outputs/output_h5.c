@@ -19,6 +19,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "result_internal.h"
 #include "scenario_internal.h"
+#include "sits_config.h"
 #include "sits_writers.h"
 #include "writer_impl.h"
 
@@ -226,6 +227,44 @@ static int write_columns(const char *tmp_path, const sits__h5_columns *args) {
   return quietly(columns_fn, tmp_path, args);
 }
 
+/* The unit of a sweep table's column: a configuration key's (a varied key, a limit), else
+ * its name's unit suffix (the contract's _c, _w, _s, _j, ...), on the part of a dotted name
+ * that carries it (energy_j.cpu, battery.runtime_s, tdp_budget_w.value); "0/1" for flags;
+ * NULL when the name says none. */
+static const char *column_unit(const char *name) {
+  const sits_key *k = sits_config_key(name);
+  if (k && k->unit && *k->unit)
+    return k->unit;
+  size_t len = strlen(name);
+  if ((len > 3 && strcmp(name + len - 3, ".ok") == 0) || strcmp(name, "verdict_ok") == 0 ||
+      (len > 10 && strcmp(name + len - 10, "_estimated") == 0))
+    return "0/1";
+  char part[256];
+  const char *dot = strchr(name, '.');
+  if (dot && (strcmp(dot, ".value") == 0 || strcmp(dot, ".limit") == 0)) {
+    snprintf(part, sizeof part, "%.*s", (int)(dot - name), name);
+    k = sits_config_key(part);
+    if (k && k->unit && *k->unit)
+      return k->unit;
+  } else if (dot && strchr(name, '_') && strchr(name, '_') < dot)
+    snprintf(part, sizeof part, "%.*s", (int)(dot - name), name); /* energy_j.cpu */
+  else
+    snprintf(part, sizeof part, "%s", dot ? strrchr(name, '.') + 1 : name);
+  static const struct {
+    const char *suffix, *unit;
+  } units[] = {{"_mhz", "MHz"}, {"_hz", "Hz"},   {"_mj", "mJ"},      {"_ms", "ms"},
+               {"_wh", "Wh"},   {"_ohm", "ohm"}, {"_fraction", "1"}, {"_rel", "1"},
+               {"_soc", "1"},   {"_c", "degC"},  {"_w", "W"},        {"_s", "s"},
+               {"_j", "J"},     {"_v", "V"},     {"_a", "A"},        {"_done", "1"}};
+  size_t pl = strlen(part);
+  for (size_t u = 0; u < sizeof units / sizeof units[0]; u++) {
+    size_t sl = strlen(units[u].suffix);
+    if (pl > sl && strcmp(part + pl - sl, units[u].suffix) == 0)
+      return units[u].unit;
+  }
+  return NULL;
+}
+
 static int table_fn(const char *tmp, const void *p) {
   const sits__h5_table *a = p;
   hid_t file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
@@ -253,7 +292,17 @@ static int table_fn(const char *tmp, const void *p) {
         numeric = false;
     }
     if (numeric && any) { /* an all-empty column is text: end_reason, error */
-      bad = H5LTmake_dataset_double(file, a->names[j], 1, dims, col) < 0;
+      const char *unit = column_unit(a->names[j]);
+      if (strcmp(a->names[j], "index") == 0) { /* the combination's number: an integer */
+        long long *ix = malloc((a->rows ? a->rows : 1) * sizeof *ix);
+        for (size_t r = 0; ix && r < a->rows; r++)
+          ix[r] = (long long)col[r];
+        bad = !ix || H5LTmake_dataset(file, a->names[j], 1, dims, H5T_NATIVE_LLONG, ix) < 0;
+        free(ix);
+      } else
+        bad = H5LTmake_dataset_double(file, a->names[j], 1, dims, col) < 0;
+      if (!bad && unit)
+        bad = str_attr(file, a->names[j], "units", unit) < 0;
       continue;
     }
     /* text: fixed-length strings (h5py reads them as bytes) */
@@ -273,6 +322,8 @@ static int table_fn(const char *tmp, const void *p) {
     free(buf);
   }
   free(col);
+  if (!bad) /* provenance: which program wrote the table */
+    bad = str_attr(file, "/", "sitsenergy_version", sits_version()) < 0;
   if (H5Fclose(file) < 0)
     bad = 1;
   return bad ? -1 : 0;

@@ -882,6 +882,22 @@ Test(cli, sweep_writes_hdf5) {
   cr_assert_eq(system(args), 0, "end_reason not a string dataset");
   snprintf(args, sizeof args, "h5dump -d /max_junction_temp_c %s | grep -q H5T_IEEE_F64LE", h5);
   cr_assert_eq(system(args), 0);
+  /* the index an integer; units on the numbers (a varied key's from the key table, the
+   * outputs' from their names); which program wrote it */
+  snprintf(args, sizeof args, "h5dump -d /index %s | grep -q H5T_STD_I64LE", h5);
+  cr_assert_eq(system(args), 0, "index is not a 64-bit integer");
+  const char *units[][2] = {
+      {"ambient_c", "degC"}, {"duration_s", "s"}, {"max_junction_temp_c", "degC"},
+      {"avg_power_w", "W"},  {"energy_j", "J"},   {"throttled_fraction", "1"},
+      {"verdict_ok", "0/1"}, {"simulated_s", "s"}};
+  for (int k = 0; k < 8; k++) {
+    snprintf(args, sizeof args, "h5dump -a '/%s/units' %s | grep -q '\"%s\"'", units[k][0], h5,
+             units[k][1]);
+    cr_assert_eq(system(args), 0, "%s: units not %s", units[k][0], units[k][1]);
+  }
+  snprintf(args, sizeof args, "h5dump -a /sitsenergy_version %s | grep -q '\"%s\"'", h5,
+           sits_version());
+  cr_assert_eq(system(args), 0, "no sitsenergy_version attribute");
 }
 
 /* --shard slurm: three tasks of a job array (--array=1-3: MIN 1) split a sweep; their rows,
