@@ -184,16 +184,25 @@ Test(signals, sigterm_during_a_run_leaves_nothing, .timeout = 120) {
   cr_assert_eq(count_named("long.csv"), 0, "a temporary file or a partial output remains");
 }
 
-/* SIGTERM to a sweep with two jobs: the job files go, and so do the job processes. */
-Test(signals, sigterm_during_a_sweep_keeps_finished_rows, .timeout = 120) {
-  char out[600];
-  snprintf(out, sizeof out, "%s/big_sweep.csv", tu_dir());
+/* Starts a two-job sweep of 2,000 hour-long rows writing tu_dir()/@p name (its path into
+ * @p out), and returns once its jobs run (their files are there, and one second more). */
+static pid_t start_sweep(const char *name, char *out, size_t size) {
+  snprintf(out, size, "%s/%s", tu_dir(), name);
   const char *args[] = {
       SITS_CLI, "sweep", DEMO, "--set", "duration_s=3600", "--vary", "ambient_c=20:45:2000", "-j",
       "2",      "-o",    out,  NULL};
   pid_t pid = start(args);
-  cr_assert(appears("big_sweep.csv.sits-tmp."), "the sweep never made its job files");
+  char tmp[600];
+  snprintf(tmp, sizeof tmp, "%s.sits-tmp.", name);
+  cr_assert(appears(tmp), "the sweep never made its job files");
   nanosleep(&(struct timespec){1, 0}, NULL); /* the jobs are running */
+  return pid;
+}
+
+/* SIGTERM to a sweep with two jobs: the job files go, and so do the job processes. */
+Test(signals, sigterm_during_a_sweep_keeps_finished_rows, .timeout = 120) {
+  char out[600];
+  pid_t pid = start_sweep("big_sweep.csv", out, sizeof out);
   kill(pid, SIGTERM);
   int st;
   cr_assert_eq(waitpid(pid, &st, 0), pid);
@@ -250,13 +259,7 @@ static bool lingers(const char *part) {
  * instead of running their rows to the end; their files are the next writer's to remove. */
 Test(signals, sigkill_to_the_sweep_takes_its_jobs, .timeout = 120) {
   char out[600];
-  snprintf(out, sizeof out, "%s/killed_sweep.csv", tu_dir());
-  const char *args[] = {
-      SITS_CLI, "sweep", DEMO, "--set", "duration_s=3600", "--vary", "ambient_c=20:45:2000", "-j",
-      "2",      "-o",    out,  NULL};
-  pid_t pid = start(args);
-  cr_assert(appears("killed_sweep.csv.sits-tmp."), "the sweep never made its job files");
-  nanosleep(&(struct timespec){1, 0}, NULL); /* the jobs are running */
+  pid_t pid = start_sweep("killed_sweep.csv", out, sizeof out);
   cr_assert(running("killed_sweep.csv"), "no job process is running");
   kill(pid, SIGKILL);
   int st;
@@ -340,32 +343,12 @@ Test(streaming, run_memory_does_not_grow_with_its_length, .timeout = 300) {
   char h5[600], csv[600];
   snprintf(h5, sizeof h5, "%s/stream.h5", tu_dir());
   snprintf(csv, sizeof csv, "%s/stream.csv", tu_dir());
-  const char *shorter[] = {SITS_CLI,
-                           "run",
-                           DEMO,
-                           "--set",
-                           "duration_s=2000",
-                           "--set",
-                           "sample_period_s=0.02",
-                           "--quiet",
-                           "-o",
-                           h5,
-                           "--csv",
-                           csv,
-                           NULL};
-  const char *longer[] = {SITS_CLI,
-                          "run",
-                          DEMO,
-                          "--set",
-                          "duration_s=20000",
-                          "--set",
-                          "sample_period_s=0.02",
-                          "--quiet",
-                          "-o",
-                          h5,
-                          "--csv",
-                          csv,
-                          NULL};
+  /* clang-format off */
+  const char *shorter[] = {SITS_CLI, "run", DEMO, "--set", "duration_s=2000", "--set",
+                           "sample_period_s=0.02", "--quiet", "-o", h5, "--csv", csv, NULL};
+  const char *longer[] = {SITS_CLI, "run", DEMO, "--set", "duration_s=20000", "--set",
+                          "sample_period_s=0.02", "--quiet", "-o", h5, "--csv", csv, NULL};
+  /* clang-format on */
   long a = peak_rss_kib(shorter), b = peak_rss_kib(longer);
   cr_log_info("peak RSS: %ld KiB for 100 k samples, %ld KiB for 1 M", a, b);
   cr_assert_lt(b, a + 30 * 1024, "%ld KiB against %ld KiB", b, a);
