@@ -358,6 +358,13 @@ def read(path: Union[str, os.PathLike]) -> Result:
                                for k in ev.dtype.names},
                               columns=list(ev.dtype.names))
     series = pd.DataFrame(cols, index=pd.Index(t, name="time_s"))
+    # the columns in run()'s order (HDF5 lists a group's members by name): nodes, domains and
+    # fans in the order the summary names them
+    order, _ = _columns(list(summary.get("peak_temp_c", {})),
+                        list(summary.get("domain_energy_j", {})),
+                        summary.get("battery") is not None, list(summary.get("fans", {})))
+    if set(order) == set(series.columns):
+        series = series[order]
     series.attrs["units"] = units
     return Result(summary, series, events)
 

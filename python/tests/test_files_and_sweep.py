@@ -15,6 +15,7 @@ def test_h5_roundtrip(configs, tmp_path):
     r.to_h5(tmp_path / "out.h5")
     f = se.read(tmp_path / "out.h5")
     assert f.summary == r.summary
+    assert list(f.series.columns) == list(r.series.columns)  # the same order as run()'s
     a = r.series.sort_index(axis=1)
     b = f.series.sort_index(axis=1)
     assert list(a.columns) == list(b.columns)
