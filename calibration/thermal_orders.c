@@ -342,6 +342,7 @@ int sits_calibrate_thermal_orders(const sits_thermal_cal_opts *o, const int *ord
     rc = sits__fail(err, SITS_EINPUT, "--kfold takes 2 to 20 folds (got %zu)", folds);
   /* each order, then with several sensed nodes the same order joined at a board node */
   size_t per_order = rc == SITS_OK && sv->m > 1 ? 2 : 1;
+  size_t fits = n_orders * per_order * (folds + 1), fitted = 0; /* for the progress line */
   for (size_t q = 0; rc == SITS_OK && q < n_orders * per_order; q++) {
     int k = orders[q / per_order];
     bool board = q % per_order == 1;
@@ -351,6 +352,7 @@ int sits_calibrate_thermal_orders(const sits_thermal_cal_opts *o, const int *ord
     sits_thermal_cal_opts oc = *o;
     oc.scenario_path = name, oc.scenario_text = text, oc.sets = NULL, oc.n_sets = 0;
     oc.hold_from = oc.hold_to = 0;
+    oc.progress = NULL; /* the candidates' fits are counted here, not their scans */
     /* k-fold: each of the folds' blocks held out in turn; the mean of the worst sensor's */
     double kf = 0;
     for (size_t f = 0; rc == SITS_OK && text && f < folds; f++) {
@@ -360,10 +362,14 @@ int sits_calibrate_thermal_orders(const sits_thermal_cal_opts *o, const int *ord
         kf += worst_holdout(cand) / (double)folds;
         sits_thermal_cal_release(cand);
       }
+      if (o->progress)
+        o->progress(++fitted, fits, NAN, o->progress_user);
     }
     if (rc == SITS_OK)
       rc = text ? sits_calibrate_thermal(&oc, cand, err)
                 : sits__fail(err, SITS_ENOMEM, "cannot build the order-%d candidate", k);
+    if (rc == SITS_OK && o->progress)
+      o->progress(++fitted, fits, NAN, o->progress_user);
     if (rc == SITS_OK) {
       double h = worst_holdout(cand), score = folds ? kf : h;
       figs[n_figs++] = (sits_thermal_order_fig){

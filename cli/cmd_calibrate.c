@@ -602,12 +602,22 @@ static int thermal_series(const char *cfg, const sits_thermal_cal_opts *o, const
   return code;
 }
 
-/* A progress line on stderr once a trip scan has taken 2 s, refreshed once a second. */
+/* A progress line on stderr once a trip scan or an order search has taken 2 s, refreshed
+ * once a second, with the time so far and, at the same pace, the time left. */
 static void on_trip_progress(size_t done, size_t total, double offset_c, void *user) {
   double elapsed;
-  if (cli_progress_due(user, 1.0, &elapsed))
-    fprintf(stderr, "\rsitsenergy: trip scan, offset %zu of %zu (%+.2f K), %.0f s ", done, total,
-            offset_c, elapsed);
+  if (!cli_progress_due(user, 1.0, &elapsed))
+    return;
+  char eta[48] = "";
+  if (done > 0 && done < total)
+    snprintf(eta, sizeof eta, ", about %.0f s left",
+             elapsed * (double)(total - done) / (double)done);
+  if (isnan(offset_c))
+    fprintf(stderr, "\rsitsenergy: fit %zu of %zu (orders and folds), %.0f s%s\033[K", done, total,
+            elapsed, eta);
+  else
+    fprintf(stderr, "\rsitsenergy: trip scan, offset %zu of %zu (%+.2f K), %.0f s%s\033[K", done,
+            total, offset_c, elapsed, eta);
 }
 
 static int calibrate_thermal(args *a, cli_ctx *ctx) {

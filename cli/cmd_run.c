@@ -34,9 +34,13 @@ static const char run_usage[] =
 /* A progress line on stderr once a run has taken 2 s, refreshed 4 times a second. */
 static void on_progress(double t_s, double end_s, void *user) {
   double elapsed;
-  if (cli_progress_due(user, 0.25, &elapsed))
-    fprintf(stderr, "\rsitsenergy: simulated %.1f of %.1f s (%3.0f%%)", t_s, end_s,
-            100.0 * t_s / end_s);
+  if (cli_progress_due(user, 0.25, &elapsed)) {
+    char eta[48] = ""; /* the simulated time so far at the same pace */
+    if (t_s > 0 && t_s < end_s)
+      snprintf(eta, sizeof eta, ", about %.0f s left", elapsed * (end_s - t_s) / t_s);
+    fprintf(stderr, "\rsitsenergy: simulated %.1f of %.1f s (%3.0f%%), %.0f s%s\033[K", t_s, end_s,
+            100.0 * t_s / end_s, elapsed, eta);
+  }
 }
 
 typedef struct run_args {

@@ -536,8 +536,15 @@ static void progress_wait(const args *a, pid_t *pids, size_t jobs, char paths[][
     clock_gettime(CLOCK_MONOTONIC, &now);
     if (now.tv_sec - start.tv_sec < 2)
       continue;
-    fprintf(stderr, "\rsitsenergy: %zu of %zu combinations", rows_done(paths, jobs, seen, count),
-            runs);
+    size_t done = rows_done(paths, jobs, seen, count);
+    double elapsed =
+        (double)(now.tv_sec - start.tv_sec) + 1e-9 * (double)(now.tv_nsec - start.tv_nsec);
+    char eta[48] = ""; /* the rows so far at the same pace */
+    if (done > 0 && done < runs)
+      snprintf(eta, sizeof eta, ", about %.0f s left",
+               elapsed * (double)(runs - done) / (double)done);
+    fprintf(stderr, "\rsitsenergy: %zu of %zu combinations, %.0f s%s\033[K", done, runs, elapsed,
+            eta);
     shown = true;
   }
   if (shown)

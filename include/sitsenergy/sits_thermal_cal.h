@@ -81,7 +81,9 @@ typedef struct sits_thermal_cal_opts {
    *  200 K / max(P_mean, P_max / 20)] and C in [1e-4, 100] J/(K W) x P_max (see
    *  docs/traces-and-calibration.md); the scenario's values only start the fit. */
   bool physics_bounds;
-  /** Called after each offset of a trip scan (done of total, the offset), if not NULL. */
+  /** Called after each offset of a trip scan (done of total, the offset), and after each
+   *  candidate fit of sits_calibrate_thermal_orders (done of total fits, offset NAN), if not
+   *  NULL. */
   void (*progress)(size_t done, size_t total, double offset_c, void *user);
   void *progress_user;
 } sits_thermal_cal_opts;

@@ -1236,6 +1236,22 @@ Test(cli, calibrate_battery_progress_on_a_terminal, .timeout = 300) {
   free(tty), free(file);
 }
 
+/* An order search that runs for more than 2 s (three orders, three folds: 12 fits, ~7 s in
+ * RelWithDebInfo) shows its fits done, the time so far and the time left on a terminal, and
+ * nothing when stderr is a file. */
+Test(cli, calibrate_orders_progress_on_a_terminal, .timeout = 300) {
+  char *tty, *file;
+  run_on_terminal_and_file("calibrate " SITS_VALIDATION_DATA
+                           "/../cases/agx_orin_jtop.cfg --trace " SITS_VALIDATION_DATA
+                           "/agx_orin_jtop.csv --fit thermal --orders 1,2,3 --kfold 3",
+                           "cfg", &tty, &file);
+  cr_assert(strstr(tty, "sitsenergy: fit ") && strstr(tty, " of 12 (orders and folds), "),
+            "no progress line: %.300s", tty);
+  cr_assert(strstr(tty, " s left"), "no time left: %.300s", tty);
+  cr_assert(!strstr(file, "orders and folds"), "%s", file);
+  free(tty), free(file);
+}
+
 /* sweep --series DIR: each combination's time series in DIR/<index>.h5, the same series as a
  * run of that combination writes; a missing folder is refused before any run. */
 Test(cli, sweep_series_per_combination) {
