@@ -74,6 +74,7 @@ typedef struct run {
   double *y_start, *y_buf;
   run_memo memo; /* the last state evaluated (sim_model.c) */
   double eps_s, last_report_s;
+  size_t steps_unpolled; /* loop passes since the progress and stop were last called */
   sits_ode *ode;     /* the CVODE path, or */
   sits_expint *ex;   /* the exponential path (solver.method), or */
   /* the exponential path under a governor, and CVODE but for solver.method = "cvode", step

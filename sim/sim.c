@@ -331,9 +331,13 @@ static int integrate_interval(run *rn, double t_stop, double *t, bool *root,
     double upto = ev == SITS_ODE_STEPPED || ev == SITS_ODE_ROOT || final ? *t : *t - rn->eps_s;
     if ((rc = record_due(rn, fmin(upto, end_s - rn->eps_s), *t, err)))
       return rc;
-    if (opts && opts->progress && *t - rn->last_report_s >= 1e-3 * end_s) {
-      opts->progress(*t, end_s, opts->progress_user);
-      rn->last_report_s = *t;
+    if (opts && (opts->progress || opts->stop) &&
+        (*t - rn->last_report_s >= 1e-3 * end_s || ++rn->steps_unpolled >= 4096)) {
+      if (opts->progress)
+        opts->progress(*t, end_s, opts->progress_user);
+      rn->last_report_s = *t, rn->steps_unpolled = 0;
+      if (opts->stop && opts->stop(opts->stop_user))
+        return sits__fail(err, SITS_ECANCELED, "the run was stopped at t = %.6g s", *t);
     }
     if (ev != SITS_ODE_STEPPED) {
       *root = ev == SITS_ODE_ROOT;

@@ -133,6 +133,11 @@ typedef struct sits_run_opts {
   sits_sample_sink sink;
   void *sink_user;
   bool keep_samples;
+  /** Polled as the run goes (with the progress: after each step that advanced 1/1000 of the
+   *  simulated time, and at least every 4096 steps): nonzero stops the run, which returns SITS_ECANCELED and no
+   *  result (an interpreter's Ctrl-C, a GUI's stop button). NULL: never. */
+  int (*stop)(void *user);
+  void *stop_user;
 } sits_run_opts;
 
 /**

@@ -23,7 +23,8 @@ SITS_BEGIN_DECLS
   X(ESOLVER, -3, "solver failure")                                                                 \
   X(EIO, -4, "input/output error")                                                                 \
   X(EUNSUPPORTED, -5, "not supported yet")                                                         \
-  X(EINTERNAL, -6, "internal error")
+  X(EINTERNAL, -6, "internal error")                                                             \
+  X(ECANCELED, -7, "stopped by the caller")
 
 enum sits_status {
 #define SITS_STATUS_ENUM(name, value, text) SITS_##name = value,

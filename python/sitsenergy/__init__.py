@@ -28,7 +28,7 @@ from ._lib import path as library_path
 from ._sweep import run_rows
 
 __all__ = ["load", "read", "sweep", "Scenario", "Result", "SitsError", "LibraryNotFound",
-           "library_version", "library_path", "bpx", "__version__", "EINPUT", "ENOMEM", "ESOLVER", "EIO",
+           "library_version", "library_path", "bpx", "__version__", "ECANCELED", "EINPUT", "ENOMEM", "ESOLVER", "EIO",
            "EUNSUPPORTED", "EINTERNAL"]
 
 SetArg = Optional[Union[Mapping[str, Any], Sequence[str]]]
@@ -47,10 +47,26 @@ def _package_version() -> str:
 
 
 # the status codes of sits_status.h
-EINPUT, ENOMEM, ESOLVER, EIO, EUNSUPPORTED, EINTERNAL = -1, -2, -3, -4, -5, -6
+EINPUT, ENOMEM, ESOLVER, EIO, EUNSUPPORTED, EINTERNAL, ECANCELED = -1, -2, -3, -4, -5, -6, -7
 _CODES = {EINPUT: "bad input", ENOMEM: "out of memory", ESOLVER: "solver failure",
           EIO: "input/output error", EUNSUPPORTED: "not supported yet",
-          EINTERNAL: "internal error"}
+          EINTERNAL: "internal error", ECANCELED: "stopped by the caller"}
+
+
+def _stop_error(exc_type, exc_value, tb):
+    """A KeyboardInterrupt (Ctrl-C, SIGINT) raised while the library polls the stop callback:
+    kept for run() to raise once the library has freed the run, and the run told to stop."""
+    _interrupted.append(exc_value)
+    return 1
+
+
+_interrupted = []
+
+
+@ffi.callback("int(void *)", onerror=_stop_error)
+def _stop(user):
+    # Python code runs here, so a pending SIGINT raises KeyboardInterrupt now (_stop_error)
+    return 0
 
 
 class SitsError(Exception):
@@ -156,10 +172,18 @@ class Scenario:
                 for i in range(lib.sits_scenario_node_count(self._p))]
 
     def run(self) -> Result:
-        """Simulates the scenario: a Result (summary, series, events)."""
+        """Simulates the scenario: a Result (summary, series, events). Ctrl-C (SIGINT) stops
+        it within a fraction of a second with KeyboardInterrupt; the run's memory is freed."""
         out = ffi.new("sits_result **")
         err = ffi.new("sits_err *")
-        rc = lib.sits_run(self._p, ffi.NULL, out, err)
+        opts = ffi.new("sits_run_opts *")
+        opts.stop = _stop
+        del _interrupted[:]
+        rc = lib.sits_run(self._p, opts, out, err)
+        if _interrupted:
+            exc = _interrupted.pop()
+            del _interrupted[:]
+            raise exc
         if rc:
             _raise(rc, err)
         return Result._from_run(self, ffi.gc(out[0], lib.sits_result_free))

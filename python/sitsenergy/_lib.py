@@ -51,7 +51,18 @@ const void *sits_scenario_battery(const sits_scenario *sc);
 int sits_scenario_set_origin(sits_scenario *sc, const char *text);
 size_t sits_scenario_input_count(const sits_scenario *sc);
 const char *sits_scenario_input(const sits_scenario *sc, size_t k);
-int sits_run(const sits_scenario *sc, const void *opts, sits_result **out, sits_err *err);
+typedef void (*sits_progress_fn)(double t_s, double end_s, void *user);
+typedef struct sits_run_opts {
+  sits_progress_fn progress;
+  void *progress_user;
+  sits_sample_sink sink;
+  void *sink_user;
+  _Bool keep_samples;
+  int (*stop)(void *user);
+  void *stop_user;
+} sits_run_opts;
+int sits_run(const sits_scenario *sc, const sits_run_opts *opts, sits_result **out,
+             sits_err *err);
 void sits_result_free(sits_result *r);
 size_t sits_result_sample_count(const sits_result *r);
 const double *sits_result_series(const sits_result *r, const char *what, size_t *cols);

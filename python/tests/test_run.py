@@ -125,3 +125,32 @@ def test_notebook_view(one_node):
     assert "61 samples" in h
     assert "assumptions (" in h and "no fan curve" in h
     assert "<script" not in r._repr_html_()
+
+
+def test_ctrl_c_stops_a_run(configs):
+    """SIGINT 1 s into a 14-s run raises KeyboardInterrupt within 0.5 s (it used to wait for
+    the end of the run); the scenario runs again afterwards."""
+    import os
+    import signal
+    import threading
+    import time
+    sc = se.load(str(configs / "examples/video_enc.cfg"),
+                 set={"duration_s": 400000.0, "sample_period_s": 1.0, "solver.method": "cvode",
+                      "battery_capacity_wh": 1e6})  # ~14 s on CVODE, no battery end
+    sent = []
+
+    def interrupt():
+        sent.append(time.monotonic())
+        os.kill(os.getpid(), signal.SIGINT)
+
+    timer = threading.Timer(1.0, interrupt)
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            sc.run()
+        stopped = time.monotonic()
+    finally:
+        timer.cancel()
+    assert sent and stopped - sent[0] < 0.5, stopped - sent[0]
+    short = se.load(str(configs / "examples/video_enc.cfg"), set={"duration_s": 5.0})
+    assert short.run().summary["end_reason"] == "duration"

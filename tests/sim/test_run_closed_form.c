@@ -183,3 +183,45 @@ Test(closed_form, tdp_moving_average_and_constraints) {
   sits_result_free(r);
   sits_scenario_free(sc);
 }
+
+/* The run's stop hook: polled as the run goes; the first nonzero answer ends the run with
+ * SITS_ECANCELED, no result and the time it stopped at (an interpreter's Ctrl-C). */
+static int stop_after(void *user) {
+  int *calls = user;
+  return ++*calls >= 10;
+}
+
+static void count_progress(double t_s, double end_s, void *user) {
+  (void)end_s;
+  *(double *)user = t_s;
+}
+
+Test(closed_form, stop_hook_ends_the_run) {
+  char text[2048];
+  snprintf(text, sizeof text,
+           "%sworkload = { phases = ( { duration_s = 30.0; power_w = { die = 5.0; }; } ); };\n"
+           "ambient_c = 25.0; sample_period_s = 0.1;\n",
+           one_node_platform);
+  sits_scenario *sc = tu_load("stop.cfg", text);
+  int calls = 0;
+  double last_t = -1;
+  sits_run_opts o = {.stop = stop_after, .stop_user = &calls, .progress = count_progress,
+                     .progress_user = &last_t};
+  sits_result *r = (sits_result *)1;
+  sits_err err = {0};
+  cr_assert_eq(sits_run(sc, &o, &r, &err), SITS_ECANCELED, "%s", err.msg);
+  cr_assert_null(r);
+  cr_assert_eq(calls, 10);
+  /* polled at each step that advanced 1/1000 of the 30 s: the tenth poll within the first
+   * ten 0.1-s samples */
+  cr_assert(last_t > 0 && last_t <= 1.0 + 1e-9, "stopped at %g s", last_t);
+  cr_assert(strstr(err.msg, "the run was stopped at t = "), "%s", err.msg);
+  cr_assert_str_eq(sits_strerror(SITS_ECANCELED), "stopped by the caller");
+  /* a hook that never stops changes nothing */
+  calls = -1000000;
+  cr_assert_eq(sits_run(sc, &o, &r, &err), SITS_OK, "%s", err.msg);
+  cr_assert_eq(sits_result_sample_count(r), 301);
+  cr_assert_float_eq(sits_result_temp_c(r, 60, 0), 34.4818090, TOL_K);
+  sits_result_free(r);
+  sits_scenario_free(sc);
+}
