@@ -494,3 +494,42 @@ int sits_steady_bands(const sits_scenario *sc, sits_steady_state *st, sits_err *
     band_of(sc, &u, base, sigma, used, &st->band);
   return rc;
 }
+
+int sits_dvfs_table_bands(const sits_scenario *sc, sits_dvfs_table *t, sits_err *err) {
+  uncertainty u;
+  memset(&u, 0, sizeof u);
+  int got = read_uncertainty(sc, &u, err);
+  if (got <= 0)
+    return got == 0 ? SITS_OK : SITS_EINPUT;
+  size_t n = t->n;
+  double(*d)[64] = calloc(MAX_P, sizeof *d);
+  sits_dvfs_table *moved_t = malloc(sizeof *moved_t);
+  int rc = d && moved_t ? SITS_OK : sits__fail(err, SITS_ENOMEM, "out of memory");
+  for (size_t p = 0; rc == SITS_OK && p < u.n_p; p++) {
+    if (!(u.se[p] > 0))
+      continue; /* undetermined or at a bound: held */
+    sits_scenario *moved = NULL;
+    rc = scenario_moved(sc, u.path[p], u.value[p] + u.se[p], &moved, err);
+    if (rc == SITS_OK)
+      rc = sits_dvfs_table_compute(moved, t->domain, moved_t, err);
+    sits_scenario_free(moved);
+    for (size_t k = 0; rc == SITS_OK && k < n && k < moved_t->n; k++)
+      d[p][k] = moved_t->rows[k].steady_temp_c - t->rows[k].steady_temp_c;
+  }
+  double q = 0;
+  for (size_t s = 0; s < u.n_s; s++)
+    q = fmax(q, u.q95[s]);
+  for (size_t k = 0; rc == SITS_OK && k < n; k++) {
+    double var = 0;
+    for (size_t i = 0; i < u.n_p; i++)
+      for (size_t j = 0; j < u.n_p; j++)
+        if (u.se[i] > 0 && u.se[j] > 0)
+          var += d[i][k] * d[j][k] * u.corr[i * u.n_p + j];
+    /* a row that runs away here or when moved has no band */
+    t->rows[k].steady_temp_half_width_c = isfinite(var) && isfinite(t->rows[k].steady_temp_c)
+                                              ? sqrt(q * q + Z95 * Z95 * fmax(var, 0))
+                                              : NAN;
+  }
+  free(d), free(moved_t);
+  return rc;
+}

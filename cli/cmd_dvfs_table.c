@@ -10,6 +10,7 @@
 #include "sits_board.h"
 #include "sits_dvfs.h"
 #include "sits_table_writer.h"
+#include "sits_thermal_cal.h"
 
 static const char table_usage[] =
     "usage: sitsenergy dvfs-table SCENARIO.cfg [--domain NAME] [--format "
@@ -72,8 +73,7 @@ static int option(void *p, int c, const char *arg) {
       return EXIT_INPUT;
     }
     a->mode_id = v;
-  }
-  else
+  } else
     a->out = arg;
   return EXIT_OK;
 }
@@ -133,6 +133,8 @@ static int body(void *p, cli_ctx *ctx) {
     rc = sits_dvfs_table_compute(ctx->sc, a->domain, &tables[0], &err);
     n = 1;
   }
+  if (rc == SITS_OK) /* on a calibrated scenario: each OPP's steady temperature's band */
+    rc = sits_dvfs_table_bands(ctx->sc, &tables[0], &err);
   int code = rc ? cli_fail(rc, &err) : emit(a, tables, n);
   free(tables);
   return code;

@@ -30,7 +30,8 @@ static void num(FILE *f, double v) {
 static int write_csv(const sits_dvfs_table *t, size_t n, FILE *f) {
   (void)n;
   fputs("freq_mhz,volt_v,power_w,total_power_w,steady_temp_c,runaway,items_per_s,items_per_j,"
-        "energy_per_item_mj,time_to_trip_s,sustainable,inefficient,knee,max_sustainable\n",
+        "energy_per_item_mj,time_to_trip_s,sustainable,inefficient,knee,max_sustainable,"
+        "steady_temp_half_width_c\n",
         f);
   for (size_t k = 0; k < t->n; k++) {
     const sits_dvfs_row *r = &t->rows[k];
@@ -42,8 +43,11 @@ static int write_csv(const sits_dvfs_table *t, size_t n, FILE *f) {
         fputc(',', f);
       num(f, v[j]);
     }
-    fprintf(f, ",%d,%d,%d,%d\n", r->sustainable, r->inefficient, r->freq_mhz == t->knee_freq_mhz,
+    fprintf(f, ",%d,%d,%d,%d,", r->sustainable, r->inefficient, r->freq_mhz == t->knee_freq_mhz,
             r->freq_mhz == t->max_sustainable_freq_mhz);
+    if (isfinite(r->steady_temp_half_width_c)) /* empty without a band */
+      fprintf(f, "%.10g", r->steady_temp_half_width_c);
+    fputc('\n', f);
   }
   return SITS_OK;
 }
@@ -58,8 +62,7 @@ static void jnum(FILE *f, const char *key, double v, int comma) {
 
 static int write_json(const sits_dvfs_table *t, size_t n, FILE *f) {
   (void)n;
-  fprintf(f, "{\"schema_version\":1,\"domain\":\"%s\",\"item\":\"%s\"", t->domain,
-          t->item);
+  fprintf(f, "{\"schema_version\":1,\"domain\":\"%s\",\"item\":\"%s\"", t->domain, t->item);
   jnum(f, "ambient_c", t->ambient_c, 1);
   jnum(f, "trip_c", t->trip_c, 1);
   fputs(",\"opps\":[", f);
@@ -76,8 +79,10 @@ static int write_json(const sits_dvfs_table *t, size_t n, FILE *f) {
     jnum(f, "items_per_j", r->items_per_j, 1);
     jnum(f, "energy_per_item_mj", r->energy_per_item_mj, 1);
     jnum(f, "time_to_trip_s", r->time_to_trip_s, 1);
-    fprintf(f, ",\"sustainable\":%s,\"inefficient\":%s}", r->sustainable ? "true" : "false",
+    fprintf(f, ",\"sustainable\":%s,\"inefficient\":%s", r->sustainable ? "true" : "false",
             r->inefficient ? "true" : "false");
+    jnum(f, "steady_temp_half_width_c", r->steady_temp_half_width_c, 1);
+    fputc('}', f);
   }
   fputc(']', f);
   jnum(f, "knee_freq_mhz", t->knee_freq_mhz, 1);
@@ -120,9 +125,7 @@ static int write_header(const sits_dvfs_table *t, size_t n, FILE *f) {
 static const struct {
   const char *name;
   int (*write)(const sits_dvfs_table *t, size_t n, FILE *f);
-} writers[] = {{"csv", write_csv},
-               {"json", write_json},
-               {"header", write_header}};
+} writers[] = {{"csv", write_csv}, {"json", write_json}, {"header", write_header}};
 
 /* The board formats: the scenario's names and model besides the tables (sits_board_write). */
 static bool board_format(const char *format) {
@@ -196,8 +199,8 @@ char *sits_dvfs_table_json_text(const sits_scenario *sc, const char *domain, sit
     return NULL;
   }
   tables_ctx c = {"json", t, 1};
-  char *text = sits_dvfs_table_compute(sc, domain, t, err) ? NULL
-                                                           : sits_write_text(tables_writer, &c, err);
+  char *text =
+      sits_dvfs_table_compute(sc, domain, t, err) ? NULL : sits_write_text(tables_writer, &c, err);
   free(t);
   return text;
 }

@@ -64,7 +64,7 @@ static int time_to_trip(const sits_scenario *sc, const size_t *opp, const double
   double *y0 = calloc(rn->lay.ny, sizeof(double)), *atol = malloc(rn->lay.ny * sizeof(double));
   int rc = !rn->node_power_w || !rn->memo.y || !rn->memo.ydot || !y0 || !atol
                ? sits__fail(err, SITS_ENOMEM, "out of memory")
-                                             : sits__run_build_jacobian(rn, err);
+               : sits__run_build_jacobian(rn, err);
   *t_trip = INFINITY;
   if (rc == SITS_OK) {
     for (size_t i = 0; i < rn->lay.ny; i++) {
@@ -127,6 +127,7 @@ static int row(const sits_scenario *sc, size_t dsel, size_t k, const double *bas
   const sits_domain *d = &dom[dsel];
   r->freq_mhz = d->opp[k].freq_mhz;
   r->volt_v = d->opp[k].volt_v;
+  r->steady_temp_half_width_c = NAN; /* sits_dvfs_table_bands sets it */
   /* the fans at the duties their trips settle to at this OPP's temperatures */
   int rc = sits__steady_with_fans(sc, opp, util, base_w, ambient_c, t, &r->total_power_w,
                                   &r->runaway, NULL, NULL, err);
@@ -190,7 +191,7 @@ int sits__zone_sustainable_w(const sits_scenario *sc, const double *share, doubl
   sits_net_steady *lin = sits_net_steady_new(th, NULL, err);
   double *e = calloc(n, sizeof *e), *z = calloc(n, sizeof *z), *b = calloc(n, sizeof *b),
          *t0 = calloc(n, sizeof *t0), *t = calloc(n, sizeof *t);
-  int rc = !lin                           ? err->code
+  int rc = !lin                          ? err->code
            : !e || !z || !b || !t0 || !t ? sits__fail(err, SITS_ENOMEM, "out of memory")
                                          : SITS_OK;
   *p_w = *p_max_w = NAN;
@@ -206,7 +207,8 @@ int sits__zone_sustainable_w(const sits_scenario *sc, const double *share, doubl
     for (size_t d = 0; d < nd; d++)
       for (size_t j = 0; share[d] < 1 && j < dom[d].n_nodes; j++) {
         int i = dom[d].nodes[j];
-        b[i] += (1 - share[d]) * dom[d].fractions[j] * sits_domain_power_w(&dom[d], 0, 1.0, t[i], NULL);
+        b[i] +=
+            (1 - share[d]) * dom[d].fractions[j] * sits_domain_power_w(&dom[d], 0, 1.0, t[i], NULL);
       }
     bool finite = true; /* leakage past any number at t: no steady point (runaway) */
     for (size_t i = 0; i < n; i++)

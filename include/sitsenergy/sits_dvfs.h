@@ -38,6 +38,9 @@ typedef struct sits_dvfs_row {
   double items_per_s, items_per_j, energy_per_item_mj;
   double time_to_trip_s; /**< INFINITY: never */
   bool sustainable, inefficient;
+  /** The 95 % band's half-width on steady_temp_c (sits_dvfs_table_bands, on a scenario with
+   *  an uncertainty group); NAN without one or on runaway. */
+  double steady_temp_half_width_c;
 } sits_dvfs_row;
 
 typedef struct sits_dvfs_table {

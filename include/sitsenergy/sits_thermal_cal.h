@@ -25,6 +25,7 @@
 #include <stdio.h>
 
 #include "sits_battery_fit.h"
+#include "sits_dvfs.h"
 #include "sits_replay.h"
 #include "sits_sim.h"
 #include "sits_trace.h"
@@ -263,6 +264,10 @@ SITS_API int sits_run_bands(const sits_scenario *sc, const sits_run_opts *opts, 
                             sits_err *err);
 /** The same for a steady state @p st of @p sc: its max_junction_temp_c's band into st->band. */
 SITS_API int sits_steady_bands(const sits_scenario *sc, sits_steady_state *st, sits_err *err);
+/** The same for each OPP row of the DVFS table @p t of @p sc (computed by
+ *  sits_dvfs_table_compute): each row's steady_temp_half_width_c, the table recomputed once
+ *  per parameter with a standard error. */
+SITS_API int sits_dvfs_table_bands(const sits_scenario *sc, sits_dvfs_table *t, sits_err *err);
 
 SITS_END_DECLS
 

@@ -122,8 +122,7 @@ Test(thermal_cal, a_kept_network_fits_only_the_ambient) {
   sc = scenario_at(3.0, 10.0, 25.0); /* R 3 kept where the truth is 2 */
   o.scenario_path = sc;
   cr_assert_eq(sits_calibrate_thermal(&o, &c, &err), SITS_OK, "%s", err.msg);
-  cr_log_info("R kept at 3: ambient %.3f C, held-out %.3f K", c.params[0].value,
-              c.holdout[0].rmse);
+  cr_log_info("R kept at 3: ambient %.3f C, held-out %.3f K", c.params[0].value, c.holdout[0].rmse);
   cr_assert_gt(c.holdout[0].rmse, 1.0);
   sits_thermal_cal_release(&c);
 
@@ -340,7 +339,8 @@ static char *model_trace(const char *gen_text, const char *csv, size_t n,
   for (size_t row = 0; row < rows; row++) {
     used += (size_t)snprintf(text + used, size - used, "\n%.3f", sits_result_time_s(r)[row]);
     for (size_t k = 0; k < n; k++)
-      used += (size_t)snprintf(text + used, size - used, ",%.6f", sits_result_node_power_w(r, row, k));
+      used +=
+          (size_t)snprintf(text + used, size - used, ",%.6f", sits_result_node_power_w(r, row, k));
     for (size_t k = 0; k < n; k++)
       used += (size_t)snprintf(text + used, size - used, ",%.9f", sits_result_temp_c(r, row, k));
   }
@@ -360,8 +360,10 @@ Test(thermal_cal, order_from_the_data) {
       "  links = ( { a = \"die\"; b = \"board\"; r_k_per_w = 1.0; },\n"
       "            { a = \"board\"; b = \"ambient\"; r_k_per_w = 2.0; } ); }; };\n"
       "workload = { phases = ( { duration_s = 60.0; power_w = { die = 0.0; }; },\n"
-      "  { duration_s = 90.0; power_w = { die = 6.0; }; }, { duration_s = 60.0; power_w = { die = 1.0; }; },\n"
-      "  { duration_s = 120.0; power_w = { die = 8.0; }; }, { duration_s = 90.0; power_w = { die = 2.0; }; } ); };\n"
+      "  { duration_s = 90.0; power_w = { die = 6.0; }; }, { duration_s = 60.0; power_w = { die = "
+      "1.0; }; },\n"
+      "  { duration_s = 120.0; power_w = { die = 8.0; }; }, { duration_s = 90.0; power_w = { die = "
+      "2.0; }; } ); };\n"
       "ambient_c = 25.0;\nsample_period_s = 1.0;\n",
       "two.csv", 1, pw, tc);
   char *sc = scenario("", "");
@@ -406,8 +408,10 @@ Test(thermal_cal, orders_with_sensors_on_two_nodes) {
   const char *pw[] = {"power_w.cpu", "power_w.gpu"}, *tc[] = {"temp_c.cpu", "temp_c.gpu"};
   char *tr = model_trace(
       "platform = { thermal = { nodes = ( { name = \"cpu\"; c_j_per_k = 2.0; junction = true; },\n"
-      "  { name = \"gpu\"; c_j_per_k = 3.0; junction = true; }, { name = \"pcb\"; c_j_per_k = 80.0; } );\n"
-      "  links = ( { a = \"cpu\"; b = \"pcb\"; r_k_per_w = 1.5; }, { a = \"gpu\"; b = \"pcb\"; r_k_per_w = 0.8; },\n"
+      "  { name = \"gpu\"; c_j_per_k = 3.0; junction = true; }, { name = \"pcb\"; c_j_per_k = "
+      "80.0; } );\n"
+      "  links = ( { a = \"cpu\"; b = \"pcb\"; r_k_per_w = 1.5; }, { a = \"gpu\"; b = \"pcb\"; "
+      "r_k_per_w = 0.8; },\n"
       "            { a = \"pcb\"; b = \"ambient\"; r_k_per_w = 2.0; } ); }; };\n"
       "workload = { phases = ( { duration_s = 60.0; power_w = { cpu = 0.5; gpu = 0.0; }; },\n"
       "  { duration_s = 90.0; power_w = { cpu = 4.0; gpu = 0.0; }; },\n"
@@ -421,11 +425,15 @@ Test(thermal_cal, orders_with_sensors_on_two_nodes) {
   char *sc = tu_write(
       "two_dies.cfg",
       "platform = { thermal = { nodes = ( { name = \"cpu\"; c_j_per_k = 1.0; junction = true; },\n"
-      "  { name = \"gpu\"; c_j_per_k = 1.0; junction = true; }, { name = \"board\"; c_j_per_k = 30.0; } );\n"
-      "  links = ( { a = \"cpu\"; b = \"board\"; r_k_per_w = 1.0; }, { a = \"gpu\"; b = \"board\"; r_k_per_w = 1.0; },\n"
+      "  { name = \"gpu\"; c_j_per_k = 1.0; junction = true; }, { name = \"board\"; c_j_per_k = "
+      "30.0; } );\n"
+      "  links = ( { a = \"cpu\"; b = \"board\"; r_k_per_w = 1.0; }, { a = \"gpu\"; b = \"board\"; "
+      "r_k_per_w = 1.0; },\n"
       "            { a = \"board\"; b = \"ambient\"; r_k_per_w = 3.0; } ); }; };\n"
-      "replay = { power = ( { column = \"power_w.cpu\"; node = \"cpu\"; }, { column = \"power_w.gpu\"; node = \"gpu\"; } );\n"
-      "  sensors = ( { column = \"temp_c.cpu\"; node = \"cpu\"; }, { column = \"temp_c.gpu\"; node = \"gpu\"; } ); };\n"
+      "replay = { power = ( { column = \"power_w.cpu\"; node = \"cpu\"; }, { column = "
+      "\"power_w.gpu\"; node = \"gpu\"; } );\n"
+      "  sensors = ( { column = \"temp_c.cpu\"; node = \"cpu\"; }, { column = \"temp_c.gpu\"; node "
+      "= \"gpu\"; } ); };\n"
       "ambient_c = 25.0;\n");
   const int orders[] = {1, 2};
   sits_thermal_cal_opts o = {.scenario_path = sc, .trace_path = tr, .train_fraction = 0.7};
@@ -442,7 +450,8 @@ Test(thermal_cal, orders_with_sensors_on_two_nodes) {
   cr_assert_gt(c.orders[0].holdout_rmse_c, 10 * c.orders[1].holdout_rmse_c);
   cr_assert_lt(c.orders[1].holdout_rmse_c, 0.01);
   /* the generating network: the dies' R, C and the board's, to the fit's accuracy */
-  const char *want[] = {"platform.thermal.links.[0].r_k_per_w", "platform.thermal.links.[1].r_k_per_w",
+  const char *want[] = {"platform.thermal.links.[0].r_k_per_w",
+                        "platform.thermal.links.[1].r_k_per_w",
                         "platform.thermal.links.[2].r_k_per_w"};
   const double value[] = {1.5, 0.8, 2.0};
   for (size_t w = 0; w < 3; w++) {
@@ -463,8 +472,8 @@ Test(thermal_cal, orders_with_sensors_on_two_nodes) {
 /* A held-out block inside the trace: rows [0.25 n, 0.5 n) held out, the rest fitted. */
 Test(thermal_cal, a_block_held_out_inside) {
   char *tr = trace(), *sc = scenario("", "");
-  sits_thermal_cal_opts o = {.scenario_path = sc, .trace_path = tr, .hold_from = 0.25,
-                             .hold_to = 0.5};
+  sits_thermal_cal_opts o = {
+      .scenario_path = sc, .trace_path = tr, .hold_from = 0.25, .hold_to = 0.5};
   sits_thermal_cal c;
   sits_err err = {0};
   cr_assert_eq(sits_calibrate_thermal(&o, &c, &err), SITS_OK, "%s", err.msg);
@@ -488,17 +497,18 @@ Test(thermal_cal, a_block_held_out_inside) {
  * every ~23 K (0.03/K). */
 static char *leak_scenario(double r, double leak_w, double per_k) {
   char text[2048];
-  snprintf(text, sizeof text,
-           "platform = { thermal = { nodes = ( { name = \"die\"; c_j_per_k = 10.0; } );\n"
-           "  links = ( { a = \"die\"; b = \"ambient\"; r_k_per_w = %g; } ); };\n"
-           "  domains = ( { name = \"gpu\"; node = \"die\"; ceff_f = 2e-9; idle_w = 0.5;\n"
-           "    leak_ref_w = %g; leak_ref_v = 0.9; leak_per_k = %g;\n"
-           "    opp = ( { freq_mhz = 500.0; volt_v = 0.7; }, { freq_mhz = 1000.0; volt_v = 0.9; } );"
-           " } ); };\n"
-           "replay = { domains = ( { domain = \"gpu\"; freq_column = \"freq_mhz.gpu\";\n"
-           "    util_column = \"util_frac.gpu\"; } );\n"
-           "  sensors = ( { column = \"temp_c.die\"; node = \"die\"; } ); };\nambient_c = 25.0;\n",
-           r, leak_w, per_k);
+  snprintf(
+      text, sizeof text,
+      "platform = { thermal = { nodes = ( { name = \"die\"; c_j_per_k = 10.0; } );\n"
+      "  links = ( { a = \"die\"; b = \"ambient\"; r_k_per_w = %g; } ); };\n"
+      "  domains = ( { name = \"gpu\"; node = \"die\"; ceff_f = 2e-9; idle_w = 0.5;\n"
+      "    leak_ref_w = %g; leak_ref_v = 0.9; leak_per_k = %g;\n"
+      "    opp = ( { freq_mhz = 500.0; volt_v = 0.7; }, { freq_mhz = 1000.0; volt_v = 0.9; } );"
+      " } ); };\n"
+      "replay = { domains = ( { domain = \"gpu\"; freq_column = \"freq_mhz.gpu\";\n"
+      "    util_column = \"util_frac.gpu\"; } );\n"
+      "  sensors = ( { column = \"temp_c.die\"; node = \"die\"; } ); };\nambient_c = 25.0;\n",
+      r, leak_w, per_k);
   return tu_write("leak.cfg", text);
 }
 
@@ -573,8 +583,8 @@ Test(thermal_cal, fits_the_leakage_of_a_modelled_domain) {
   cr_log_info("true model: %.2f -> %.2f C", temp[0], temp[959]);
   tr = leak_trace(temp);
   cfg = leak_scenario(3.0, 2.0, 0.01);
-  sits_thermal_cal_opts o = {.scenario_path = cfg, .trace_path = tr, .train_fraction = 0.75,
-                             .fit_leakage = true};
+  sits_thermal_cal_opts o = {
+      .scenario_path = cfg, .trace_path = tr, .train_fraction = 0.75, .fit_leakage = true};
   sits_thermal_cal c;
   cr_assert_eq(sits_calibrate_thermal(&o, &c, &err), SITS_OK, "%s", err.msg);
   double leak_w = NAN, per_k = NAN, r = NAN;
@@ -613,20 +623,21 @@ Test(thermal_cal, orders_keep_modelled_domains) {
   double *temp = true_leak_temps();
   sits_err err = {0};
   char *tr = leak_trace(temp);
-  char *cfg = tu_write("leak2.cfg",
-                 "platform = { thermal = { nodes = ( { name = \"die\"; c_j_per_k = 5.0; },\n"
-                 "    { name = \"sink\"; c_j_per_k = 20.0; } );\n"
-                 "  links = ( { a = \"die\"; b = \"sink\"; r_k_per_w = 1.0; },\n"
-                 "    { a = \"sink\"; b = \"ambient\"; r_k_per_w = 2.0; } ); };\n"
-                 "  domains = ( { name = \"gpu\"; node = \"sink\"; ceff_f = 2e-9; idle_w = 0.5;\n"
-                 "    leak_ref_w = 2.0; leak_ref_v = 0.9; leak_per_k = 0.01;\n"
-                 "    opp = ( { freq_mhz = 500.0; volt_v = 0.7; }, { freq_mhz = 1000.0; volt_v = 0.9; } );"
-                 " } ); };\n"
-                 "replay = { domains = ( { domain = \"gpu\"; freq_column = \"freq_mhz.gpu\";\n"
-                 "    util_column = \"util_frac.gpu\"; } );\n"
-                 "  sensors = ( { column = \"temp_c.die\"; node = \"die\"; } ); };\nambient_c = 25.0;\n");
-  sits_thermal_cal_opts o = {.scenario_path = cfg, .trace_path = tr, .train_fraction = 0.75,
-                             .fit_leakage = true};
+  char *cfg = tu_write(
+      "leak2.cfg",
+      "platform = { thermal = { nodes = ( { name = \"die\"; c_j_per_k = 5.0; },\n"
+      "    { name = \"sink\"; c_j_per_k = 20.0; } );\n"
+      "  links = ( { a = \"die\"; b = \"sink\"; r_k_per_w = 1.0; },\n"
+      "    { a = \"sink\"; b = \"ambient\"; r_k_per_w = 2.0; } ); };\n"
+      "  domains = ( { name = \"gpu\"; node = \"sink\"; ceff_f = 2e-9; idle_w = 0.5;\n"
+      "    leak_ref_w = 2.0; leak_ref_v = 0.9; leak_per_k = 0.01;\n"
+      "    opp = ( { freq_mhz = 500.0; volt_v = 0.7; }, { freq_mhz = 1000.0; volt_v = 0.9; } );"
+      " } ); };\n"
+      "replay = { domains = ( { domain = \"gpu\"; freq_column = \"freq_mhz.gpu\";\n"
+      "    util_column = \"util_frac.gpu\"; } );\n"
+      "  sensors = ( { column = \"temp_c.die\"; node = \"die\"; } ); };\nambient_c = 25.0;\n");
+  sits_thermal_cal_opts o = {
+      .scenario_path = cfg, .trace_path = tr, .train_fraction = 0.75, .fit_leakage = true};
   sits_thermal_cal c;
   const int orders[] = {1, 2};
   cr_assert_eq(sits_calibrate_thermal_orders(&o, orders, 2, &c, &err), SITS_OK, "%s", err.msg);
@@ -641,7 +652,8 @@ Test(thermal_cal, orders_keep_modelled_domains) {
   cr_assert_float_eq(per_k, 0.03, 0.03 * 0.01, "leak_per_k %g", per_k);
   /* the calibrated scenario's domain heats the die (between its name and its OPPs) */
   const char *gpu = strstr(c.config_text, "name = \"gpu\"");
-  const char *opp = gpu ? strstr(gpu, "opp") : NULL, *node = gpu ? strstr(gpu, "node = \"die\"") : NULL;
+  const char *opp = gpu ? strstr(gpu, "opp") : NULL,
+             *node = gpu ? strstr(gpu, "node = \"die\"") : NULL;
   cr_assert(gpu && opp && node && node < opp, "%s", c.config_text);
   sits_thermal_cal_release(&c);
   free(temp), free(cfg), free(tr);
@@ -811,8 +823,7 @@ static char *switching_trace(void) {
       snprintf(mean, sizeof mean, "%.9f", (e - e_prev) / dt);
     e_prev = e;
     double reading = tk < cycle * period + 0.6 ? 8.0 : 1.0; /* the point sample at tk */
-    n += (size_t)snprintf(text + n, (1 << 17) - n, "%.1f,%.1f,%s,%.9f\n", tk, reading, mean,
-                          temp);
+    n += (size_t)snprintf(text + n, (1 << 17) - n, "%.1f,%.1f,%s,%.9f\n", tk, reading, mean, temp);
   }
   char *path = tu_write("switching.csv", text);
   free(text);
@@ -922,8 +933,8 @@ Test(thermal_cal, bands_from_the_fit_cover_held_out_samples) {
   cr_assert(c.band_mean_half_width_c[0] >= c.residual_q95_c[0] &&
                 c.band_mean_half_width_c[0] < 1.2 * c.residual_q95_c[0],
             "half-width %g", c.band_mean_half_width_c[0]);
-  cr_assert(strstr(c.config_text, "uncertainty") && strstr(c.config_text, "residual_q95_c"),
-            "%s", c.config_text);
+  cr_assert(strstr(c.config_text, "uncertainty") && strstr(c.config_text, "residual_q95_c"), "%s",
+            c.config_text);
   /* the scenario's standard errors against GSL's: read back through a replay's load */
   sits_scenario *s2 = NULL;
   cr_assert_eq(sits_scenario_load_text(c.config_text, sc, NULL, 0, &s2, &err), SITS_OK, "%s",
@@ -1052,11 +1063,61 @@ Test(thermal_cal, auto_finds_an_unlogged_fan) {
   cr_assert(strstr(c.config_text, "unlogged"), "the calibrated scenario carries the fan");
   o.physics_bounds = true;
   cr_assert_eq(sits_calibrate_thermal(&o, &plain, &err), SITS_OK, "%s", err.msg);
-  cr_assert_lt(c.holdout[0].rmse, 0.5 * plain.holdout[0].rmse, "held out %g K with the fan, %g K without",
-               c.holdout[0].rmse, plain.holdout[0].rmse);
-  cr_log_info("unlogged fan: held out %.3f K with the candidate, %.3f K without",
-              c.holdout[0].rmse, plain.holdout[0].rmse);
+  cr_assert_lt(c.holdout[0].rmse, 0.5 * plain.holdout[0].rmse,
+               "held out %g K with the fan, %g K without", c.holdout[0].rmse,
+               plain.holdout[0].rmse);
+  cr_log_info("unlogged fan: held out %.3f K with the candidate, %.3f K without", c.holdout[0].rmse,
+              plain.holdout[0].rmse);
   sits_thermal_cal_release(&c);
   sits_thermal_cal_release(&plain);
   free(tr), free(sc);
+}
+
+/* The DVFS table's band per OPP, against the closed form: one node (R 3 K/W) without
+ * leakage, so an OPP's steady temperature 25 + 3 P is linear in R and the ambient; moved by
+ * their standard errors (0.1 K/W, 0.5 K, correlated 0.3), sigma^2 = (0.1 P)^2 + 0.5^2 +
+ * 2 x 0.3 x 0.1 P x 0.5 and the half-width sqrt(0.4^2 + 1.96^2 sigma^2): at 200 MHz (P =
+ * 0.444 W) 1.08587 K, at 1000 MHz (P = 2.3 W) 1.26041 K. Without the group: no band. */
+Test(thermal_cal, bands_on_the_dvfs_table_match_the_closed_form) {
+  const char *text =
+      "platform = { thermal = {\n"
+      "  nodes = ( { name = \"die\"; c_j_per_k = 2.0; junction = true; } );\n"
+      "  links = ( { a = \"die\"; b = \"ambient\"; r_k_per_w = 3.0; } ); };\n"
+      "  domains = ( { name = \"gpu\"; node = \"die\"; ceff_f = 2e-9; idle_w = 0.3; "
+      "max_rate = 100.0;\n"
+      "    opp = ( { freq_mhz = 200.0; volt_v = 0.6; }, { freq_mhz = 1000.0; volt_v = 1.0; } ); "
+      "} ); };\n"
+      "workload = { phases = ( { duration_s = 10.0; demand = { gpu = 1.0; }; } ); };\n"
+      "ambient_c = 25.0;\n"
+      "uncertainty = { parameters = [ \"platform.thermal.links.[0].r_k_per_w\", \"ambient_c\" ];\n"
+      "  values = [ 3.0, 25.0 ]; std_err = [ 0.1, 0.5 ];\n"
+      "  correlation = [ 1.0, 0.3, 0.3, 1.0 ];\n"
+      "  sensors = [ \"temp_c.die\" ]; residual_q95_c = [ 0.4 ]; };\n";
+  char *path = tu_write("dvfs_band.cfg", text);
+  sits_scenario *sc = NULL;
+  sits_err err = {0};
+  cr_assert_eq(sits_scenario_load(path, NULL, 0, &sc, &err), SITS_OK, "%s", err.msg);
+  sits_dvfs_table t;
+  cr_assert_eq(sits_dvfs_table_compute(sc, "gpu", &t, &err), SITS_OK, "%s", err.msg);
+  cr_assert(isnan(t.rows[0].steady_temp_half_width_c));
+  cr_assert_eq(sits_dvfs_table_bands(sc, &t, &err), SITS_OK, "%s", err.msg);
+  const double z = 1.959963984540054, p[2] = {0.444, 2.3};
+  for (int k = 0; k < 2; k++) {
+    double var = 0.01 * p[k] * p[k] + 0.25 + 2 * 0.3 * 0.1 * p[k] * 0.5;
+    double hw = sqrt(0.16 + z * z * var);
+    cr_assert_float_eq(t.rows[k].steady_temp_c, 25 + 3 * p[k], 1e-7);
+    cr_assert_float_eq(t.rows[k].steady_temp_half_width_c, hw, 1e-6, "OPP %d: %g vs %g", k,
+                       t.rows[k].steady_temp_half_width_c, hw);
+  }
+  cr_assert_float_eq(t.rows[0].steady_temp_half_width_c, 1.08587, 1e-5);
+  cr_assert_float_eq(t.rows[1].steady_temp_half_width_c, 1.26041, 1e-5);
+  sits_scenario_free(sc);
+  free(path);
+  /* without the group: nothing is moved, no band */
+  sits_scenario *plain = tu_shipped("scenarios/orin_nx_video_enc.cfg", NULL, 0);
+  cr_assert_eq(sits_dvfs_table_compute(plain, NULL, &t, &err), SITS_OK, "%s", err.msg);
+  cr_assert_eq(sits_dvfs_table_bands(plain, &t, &err), SITS_OK, "%s", err.msg);
+  for (size_t k = 0; k < t.n; k++)
+    cr_assert(isnan(t.rows[k].steady_temp_half_width_c));
+  sits_scenario_free(plain);
 }
