@@ -171,9 +171,12 @@ class Scenario:
         return [ffi.string(lib.sits_scenario_node_name(self._p, i)).decode()
                 for i in range(lib.sits_scenario_node_count(self._p))]
 
-    def run(self) -> Result:
-        """Simulates the scenario: a Result (summary, series, events). Ctrl-C (SIGINT) stops
-        it within a fraction of a second with KeyboardInterrupt; the run's memory is freed."""
+    def run(self, band: bool = True) -> Result:
+        """Simulates the scenario: a Result (summary, series, events). On a calibrated
+        scenario (one with an uncertainty group) the summary has the 95 % band ("band", as
+        `run --summary json`), which costs one more run per fitted parameter; band=False
+        skips it. Ctrl-C (SIGINT) stops it within a fraction of a second with
+        KeyboardInterrupt; the run's memory is freed."""
         out = ffi.new("sits_result **")
         err = ffi.new("sits_err *")
         opts = ffi.new("sits_run_opts *")
@@ -186,7 +189,16 @@ class Scenario:
             raise exc
         if rc:
             _raise(rc, err)
-        return Result._from_run(self, ffi.gc(out[0], lib.sits_result_free))
+        r = ffi.gc(out[0], lib.sits_result_free)
+        if band:
+            rc = lib.sits_run_bands(self._p, opts, r, err)
+            if _interrupted:
+                exc = _interrupted.pop()
+                del _interrupted[:]
+                raise exc
+            if rc:
+                _raise(rc, err)
+        return Result._from_run(self, r)
 
     def steady(self) -> dict:
         """The steady state (the `steady` command's JSON) as a dict."""

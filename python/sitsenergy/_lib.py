@@ -64,6 +64,8 @@ typedef struct sits_run_opts {
 int sits_run(const sits_scenario *sc, const sits_run_opts *opts, sits_result **out,
              sits_err *err);
 void sits_result_free(sits_result *r);
+int sits_run_bands(const sits_scenario *sc, const sits_run_opts *opts, sits_result *r,
+                   sits_err *err);
 size_t sits_result_sample_count(const sits_result *r);
 const double *sits_result_series(const sits_result *r, const char *what, size_t *cols);
 size_t sits_result_event_count(const sits_result *r);

@@ -154,3 +154,28 @@ def test_ctrl_c_stops_a_run(configs):
     assert sent and stopped - sent[0] < 0.5, stopped - sent[0]
     short = se.load(str(configs / "examples/video_enc.cfg"), set={"duration_s": 5.0})
     assert short.run().summary["end_reason"] == "duration"
+
+
+BANDED = """
+platform = { thermal = {
+  nodes = ( { name = "die"; c_j_per_k = 2.0; junction = true; } );
+  links = ( { a = "die"; b = "ambient"; r_k_per_w = 3.0; } ); }; };
+workload = { phases = ( { duration_s = 300.0; power_w = { die = 5.0; }; } ); };
+ambient_c = 25.0; max_junction_temp_c = 41.0;
+uncertainty = { parameters = [ "platform.thermal.links.[0].r_k_per_w", "ambient_c" ];
+  values = [ 3.0, 25.0 ]; std_err = [ 0.1, 0.5 ];
+  correlation = [ 1.0, 0.3, 0.3, 1.0 ];
+  sensors = [ "temp_c.die" ]; residual_q95_c = [ 0.4 ]; };
+"""
+
+
+def test_run_band_on_a_calibrated_scenario():
+    """The C test's closed form (test_thermal_cal.c): Tj 40 C, R and the ambient moved by 0.1
+    K/W and 0.5 K, correlated 0.3: half-width sqrt(0.4^2 + 1.96^2 x 0.65) = 1.63001 K,
+    P(Tj < 41 C) = 0.8854."""
+    r = se.load(BANDED).run()
+    b = r.summary["band"]
+    assert b["parameters"] == 2
+    assert b["max_junction_temp_half_width_c"] == pytest.approx(1.63001, abs=1e-4)
+    assert b["p_junction_ok"] == pytest.approx(0.8854, abs=1e-3)
+    assert "band" not in se.load(BANDED).run(band=False).summary  # as without the group
