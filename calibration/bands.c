@@ -444,9 +444,11 @@ static void run_figures(const sits_summary *s, double *fig) {
 }
 
 static int predict_run(const sits_scenario *sc, const void *ctx, double *fig, sits_err *err) {
-  (void)ctx;
+  const sits_run_opts *given = ctx; /* only its stop hook: no sinks, no progress */
+  sits_run_opts o = {.stop = given ? given->stop : NULL,
+                     .stop_user = given ? given->stop_user : NULL};
   sits_result *r = NULL;
-  int rc = sits_run(sc, NULL, &r, err);
+  int rc = sits_run(sc, &o, &r, err);
   if (rc == SITS_OK)
     run_figures(sits_result_summary(r), fig);
   sits_result_free(r);
@@ -455,7 +457,7 @@ static int predict_run(const sits_scenario *sc, const void *ctx, double *fig, si
 
 int sits_run_bands(const sits_scenario *sc, const sits_run_opts *opts, sits_result *r,
                    sits_err *err) {
-  (void)opts; /* the moved runs need neither sinks nor progress */
+  /* the moved runs need neither sinks nor progress, but stop when the caller's run would */
   uncertainty u;
   memset(&u, 0, sizeof u);
   int got = read_uncertainty(sc, &u, err);
@@ -464,7 +466,7 @@ int sits_run_bands(const sits_scenario *sc, const sits_run_opts *opts, sits_resu
   double base[N_FIGS], sigma[N_FIGS];
   size_t used;
   run_figures(sits_result_summary(r), base);
-  int rc = propagate(sc, &u, predict_run, NULL, base, sigma, &used, err);
+  int rc = propagate(sc, &u, predict_run, opts, base, sigma, &used, err);
   if (rc == SITS_OK)
     band_of(sc, &u, base, sigma, used, &r->band);
   return rc;

@@ -103,14 +103,14 @@ static int column_unit(const sits_table *t, size_t c, const char *name, int kind
                     from_row ? t->units_line : t->header_line, name, (int)len, a, unit_kinds[kind]);
 }
 
-/* One sample in physical ranges: its stamp within 1e9 s (32 years), its current within
+/* One sample in physical ranges: its stamp within 1e9 s (32 years) of the first, its current within
  * 10 kA, its voltage (NAN: none) positive and at most 1500 V, a cell's or a pack's (the largest
  * packs are 1000-1500 V). */
-static int check_sample(const char *path, size_t line, double t_s, double i_a, double v_v,
-                        sits_err *err) {
-  if (!(fabs(t_s) <= 1e9))
-    return sits__fail(err, SITS_EINPUT, "%s:%zu: time %g s is outside [-1e9, 1e9] s", path, line,
-                      t_s);
+static int check_sample(const char *path, size_t line, double since_first_s, double t_s, double i_a,
+                        double v_v, sits_err *err) {
+  if (!(fabs(since_first_s) <= 1e9)) /* Unix-time stamps (1.7e9 s) are fine: the span counts */
+    return sits__fail(err, SITS_EINPUT, "%s:%zu: time %g s is more than 1e9 s from the first row's",
+                      path, line, t_s);
   if (!(fabs(i_a) <= 1e4))
     return sits__fail(err, SITS_EINPUT, "%s:%zu: current %g A is outside [-1e4, 1e4] A", path, line,
                       i_a);
@@ -175,7 +175,8 @@ static int read_series_t(const char *path, const char *const names[5], double si
            vk = with_v ? sc[2] * sits_table_at(t, k, col_v) : NAN,
            ck = with_t ? sc[3] * sits_table_at(t, k, col_t) + off[3] : NAN,
            qk = with_q ? sign * sc[4] * sits_table_at(t, k, col_q) : NAN;
-    if ((rc = check_sample(path, t->lines[k], tk, ik, with_v ? vk : NAN, err)))
+    if ((rc = check_sample(path, t->lines[k], tk - sc[0] * sits_table_at(t, 0, 0), tk, ik,
+                           with_v ? vk : NAN, err)))
       break;
     if (with_t && !(ck > -100 && ck < 200)) {
       rc = sits__fail(err, SITS_EINPUT, "%s:%zu: cell temperature %g C is not one", path,
@@ -693,11 +694,11 @@ static void flags_json(const sits_calibration *c, FILE *f) {
           sep = ",";
     if (cap_flag)
       fprintf(f,
-              "\"platform.battery.capacity_ah was fitted at %.4g Ah, %+.0f %% from the %.4g Ah it "
-              "started from: the training part spans %.3g Ah, which fixes the capacity only as "
+              "%s\"platform.battery.capacity_ah was fitted at %.4g Ah, %+.0f %% from the %.4g Ah "
+              "it started from: the training part spans %.3g Ah, which fixes the capacity only as "
               "far as the OCV changes over it (not on a flat OCV such as LFP's); see the held-out "
               "figures, or take the capacity from an OCV test or a cycle\"",
-              b->capacity_ah, 100.0 * cap_off, c->start_capacity_ah,
+              sep, b->capacity_ah, 100.0 * cap_off, c->start_capacity_ah,
               (b->train_soc_hi - b->train_soc_lo) * b->capacity_ah),
           sep = ",";
     if (!b->converged) /* the best start ended at the iteration limit or without progress */

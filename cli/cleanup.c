@@ -162,6 +162,8 @@ bool cli_is_stdin(const char *path) {
     return true;
   if (strcmp(path, "/dev/stdin") && strcmp(path, "/dev/fd/0") && strcmp(path, "/proc/self/fd/0"))
     return false;
+  if (st.stdin_used) /* a second input on it: refused by cli_stdin, as for '-' */
+    return true;
   struct stat s; /* a file redirected in opens as itself; a pipe is read once, as '-' */
   return fstat(STDIN_FILENO, &s) == 0 && !S_ISREG(s.st_mode);
 }
@@ -192,8 +194,7 @@ const char *cli_stdin(const char *what) {
   char buf[65536];
   size_t total = 0;
   ssize_t n;
-  while ((n = read(STDIN_FILENO, buf, sizeof buf)) > 0 ||
-         (n < 0 && errno == EINTR)) {
+  while ((n = read(STDIN_FILENO, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR)) {
     if (n < 0)
       continue;
     if (total == 0 && memchr(buf, '\0', (size_t)n)) {

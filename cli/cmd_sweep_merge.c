@@ -81,9 +81,12 @@ static int read_table(const char *path, char **header, row **rows, size_t *n, si
       if (strncmp(line, "index,config_hash,", 18) != 0) {
         cli_error("%s:1: not a sweep table (its header starts 'index,config_hash,')", path);
         code = EXIT_INPUT;
-      } else if (!*header)
-        *header = strdup(line);
-      else if (strcmp(*header, line) != 0) {
+      } else if (!*header) {
+        if (!(*header = strdup(line))) {
+          cli_error("out of memory");
+          code = EXIT_INPUT;
+        }
+      } else if (strcmp(*header, line) != 0) {
         cli_error("%s:1: its header differs from the first input's: not a shard of the same "
                   "sweep",
                   path);

@@ -1,5 +1,7 @@
 /* main.c - the sitsenergy program: the command table and dispatch. */
+#define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -7,9 +9,9 @@
 #include "sits_sim.h"
 
 static const cli_cmd *const commands[] = {
-    &cli_cmd_run,    &cli_cmd_steady,  &cli_cmd_dvfs_table, &cli_cmd_sweep, &cli_cmd_sweep_merge,
-    &cli_cmd_calibrate,
-    &cli_cmd_replay, &cli_cmd_capture, &cli_cmd_trace_info, &cli_cmd_hotspot, &cli_cmd_keys,
+    &cli_cmd_run,         &cli_cmd_steady,    &cli_cmd_dvfs_table, &cli_cmd_sweep,
+    &cli_cmd_sweep_merge, &cli_cmd_calibrate, &cli_cmd_replay,     &cli_cmd_capture,
+    &cli_cmd_trace_info,  &cli_cmd_hotspot,   &cli_cmd_keys,
 };
 
 static void usage(FILE *f) {
@@ -22,6 +24,9 @@ static void usage(FILE *f) {
 }
 
 int main(int argc, char **argv) {
+  /* the HDF5 module skips HDF5's exit handler, which crashes on a file whose close failed
+   * (a full disk): this program closes every file it writes (outputs/output_h5.c) */
+  setenv("SITSENERGY_H5_NO_ATEXIT", "1", 1);
   if (argc < 2) {
     usage(stderr);
     return EXIT_USAGE;

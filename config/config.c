@@ -104,23 +104,27 @@ static int scan_includes(sits__config *c, sits__lines *L, const char *dir, int d
  * scenario's folder, at every depth) before libconfig does: a folder, a FIFO, a device or an
  * empty name ends libconfig's scanner with exit(2), a FIFO without a writer blocks it. Each
  * included file is an input (protected as an output target) and is scanned in turn. */
-static int check_include(sits__config *c, const sits__lines *L, const char *name,
-                         const char *dir, int depth, sits_err *err) {
+static int check_include(sits__config *c, const sits__lines *L, const char *name, const char *dir,
+                         int depth, sits_err *err) {
   char path[8200], real[PATH_MAX];
   struct stat st;
   if (!*name)
     return sits__fail(err, SITS_EINPUT, "%s:%zu: @include names no file", L->path, L->lineno);
   if (depth >= MAX_INCLUDE_DEPTH)
-    return sits__fail(err, SITS_EINPUT, "%s:%zu: @include \"%s\": includes nest deeper than %d "
-                      "(a file that includes itself?)", L->path, L->lineno, name, MAX_INCLUDE_DEPTH);
+    return sits__fail(err, SITS_EINPUT,
+                      "%s:%zu: @include \"%s\": includes nest deeper than %d "
+                      "(a file that includes itself?)",
+                      L->path, L->lineno, name, MAX_INCLUDE_DEPTH);
   snprintf(path, sizeof path, "%s%s%s", name[0] == '/' ? "" : dir, name[0] == '/' ? "" : "/", name);
   if (stat(path, &st) != 0)
     return sits__fail(err, SITS_EINPUT, "%s:%zu: @include \"%s\": cannot read %s: %s", L->path,
                       L->lineno, name, path, strerror(errno));
   if (!S_ISREG(st.st_mode))
     return sits__fail(err, SITS_EINPUT, "%s:%zu: @include \"%s\": %s is %s, not a regular file",
-                      L->path, L->lineno, name, path, S_ISDIR(st.st_mode) ? "a folder"
-                      : S_ISFIFO(st.st_mode) ? "a FIFO" : "a device or socket");
+                      L->path, L->lineno, name, path,
+                      S_ISDIR(st.st_mode)    ? "a folder"
+                      : S_ISFIFO(st.st_mode) ? "a FIFO"
+                                             : "a device or socket");
   sits__lines inner;
   int rc = sits__lines_open(&inner, path, err);
   if (rc == SITS_OK)
@@ -231,10 +235,15 @@ static int merge_named(sits__config *c, config_setting_t *root, const char *key,
     const config_setting_t *bd =
         config_setting_get_member(config_root_setting(&c->cfg), "battery_default");
     char at[4096];
+    const config_setting_t *wh =
+        config_setting_get_member(config_root_setting(&c->cfg), "battery_capacity_wh");
     if (bd && config_setting_source_line(bd) > 0)
       snprintf(where, sizeof where, "%s: battery_default", sits__where(bd, at, sizeof at));
-    else
+    else if (bd)
       snprintf(where, sizeof where, "--set battery_default");
+    else /* the shipped default pack, given for battery_capacity_wh */
+      snprintf(where, sizeof where, "%s: battery_capacity_wh (the default battery_default)",
+               sits__where(wh, at, sizeof at));
   }
   sits__setting_dir(s, dir, sizeof dir);
   if (config_setting_source_line(s) == 0) { /* from --set: a bare name is also looked for */

@@ -680,11 +680,13 @@ static int stream_close(void *p, const sits_scenario *sc, const sits_result *r) 
 
 /* HDF5 closes what is still open at exit (H5_term_library, an atexit handler); a file whose
  * close failed (a full disk) makes it crash (HDF5 1.10: exit 139 after the error was
- * reported). The module asks the library, as it is loaded and before any other HDF5 call,
- * not to install the handler: the writers close every file they open, and what HDF5 keeps
- * goes with the process (valgrind: still reachable). */
+ * reported). In the sitsenergy program (which sets SITSENERGY_H5_NO_ATEXIT, cli/main.c) the
+ * module asks the library, as it is loaded and before any other HDF5 call, not to install the
+ * handler: the writers close every file they open, and what HDF5 keeps goes with the process.
+ * In another process (Python with h5py, a user's program) HDF5 keeps its handler. */
 __attribute__((constructor)) static void no_exit_handler(void) {
-  H5dont_atexit();
+  if (getenv("SITSENERGY_H5_NO_ATEXIT"))
+    H5dont_atexit();
 }
 
 SITS_API const sits__h5_ops sits_h5_module_ops = {write_result, write_columns, write_table,

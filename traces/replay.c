@@ -365,8 +365,8 @@ int sits_replay_run(sits_scenario *sc, const char *path, const sits_trace_opts *
   sits_trace_opts bounded = {0};
   if (topts)
     bounded = *topts;
-  if (!bounded.max_rows) /* the rows are the run's samples: bounded before they are read */
-    bounded.max_rows = (size_t)sc->max_samples;
+  if (!bounded.max_rows) /* the rows (+ 1: the run's samples) bounded before they are read */
+    bounded.max_rows = sc->max_samples >= 2 ? (size_t)sc->max_samples - 1 : 1;
   int rc = sits_trace_read(path, &bounded, &t, err);
   if (rc == SITS_OK && (rc = sits_replay_run_trace(sc, t, path, NULL, out, err)) == SITS_OK)
     (*out)->owns_trace = true;
@@ -657,9 +657,12 @@ static int check_values(const sits_trace *t, const power_map *pm, size_t n_pm,
                         line_of(t, r), sits_trace_at(t, r, 0));
   for (size_t k = 0; rc == SITS_OK && k < n_pm; k++)
     rc = check_column(t, pm[k].column, path, -0.1, false, 1e6, "W", true, err);
-  for (size_t k = 0; rc == SITS_OK && k < n_sens; k++)
-    rc = check_column(t, sits_trace_column(t, sens[k].column), path, -273.15, true, 1e4, "C", false,
-                      err);
+  for (size_t k = 0; rc == SITS_OK && k < n_sens; k++) {
+    int c = sits_trace_column(t, sens[k].column);
+    rc = c < 0 ? sits__fail(err, SITS_EINPUT, "%s: sensor column '%s' is not in the trace", path,
+                            sens[k].column)
+               : check_column(t, c, path, -273.15, true, 1e4, "C", false, err);
+  }
   if (rc == SITS_OK && amb_col >= 0)
     rc = check_column(t, amb_col, path, -273.15, true, 1e4, "C", true, err);
   return rc;

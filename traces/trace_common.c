@@ -139,7 +139,8 @@ char *sits__trace_lines_next(sits__lines *L, sits_trace *t, const sits_trace_opt
   char *line;
   bool binary;
   while (*rc == SITS_OK && (line = sits__lines_next(L, &binary)) != NULL) {
-    if (o && o->max_rows && t->n_rows >= o->max_rows) {
+    /* past the bound: a line with text (a blank line after the last row is not a row) */
+    if (o && o->max_rows && t->n_rows >= o->max_rows && line[strspn(line, " \t\r\n")]) {
       *rc = sits__fail(err, SITS_EINPUT,
                        "%s:%zu: the trace has more than %zu rows, the bound its reader was "
                        "given (a replay's max_samples: raise it, or cut the trace)",

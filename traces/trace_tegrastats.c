@@ -16,8 +16,8 @@
  * the interval from --interval-ms, else what the timestamps imply ((span + 1 s) / rows: each
  * end second is partly covered), else tegrastats' default 1000 ms (also when every stamp is
  * the same second): never the 1-s stamps themselves. Where a stamp goes back or jumps more
- * than 60 s (a clock set, two logs joined), --strict stops at that line; else the spans of
- * the stretches between such lines are added (trace-info names the repair).
+ * than 60 s and 10 median steps (a clock set, two logs joined), --strict stops at that line;
+ * else the spans of the stretches between such lines are added (trace-info names the repair).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "trace_impl.h"
@@ -29,6 +29,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
 
 #define MAX_TOKENS 512
 
@@ -253,6 +256,44 @@ int sits__tegrastats_sniff(const char *line) {
   return strstr(line, "RAM ") && (strstr(line, "CPU [") || strstr(line, "@")) ? 10 : 0;
 }
 
+/* The stamps' segments laid end to end: the span (each segment's last - first + 1 s) over
+ * which the @p n stamps @p ts (of lines @p line) run. A stamp that goes back, or jumps more
+ * than 60 s and 10 median steps (10 intervals with --interval-ms), starts a segment (a clock
+ * set, two logs joined); --strict refuses it at its line. *breaks counts them. */
+static int stamp_span(const double *ts, const size_t *line, size_t n, const sits_trace_opts *o,
+                      const char *path, double *span_s, size_t *breaks, sits_err *err) {
+  double *steps = malloc((n ? n : 1) * sizeof *steps);
+  if (!steps)
+    return sits__fail(err, SITS_ENOMEM, "out of memory");
+  size_t m = 0;
+  for (size_t k = 1; k < n; k++)
+    if (ts[k] > ts[k - 1])
+      steps[m++] = ts[k] - ts[k - 1];
+  gsl_sort(steps, 1, m);
+  double median = m ? gsl_stats_median_from_sorted_data(steps, 1, m) : 0;
+  free(steps);
+  double jump_s = fmax(60, 10 * median);
+  if (o && o->interval_ms > 0)
+    jump_s = fmax(jump_s, o->interval_ms / 100);
+  double first = n ? ts[0] : 0;
+  *span_s = 0, *breaks = 0;
+  for (size_t k = 1; k < n; k++) {
+    double step = ts[k] - ts[k - 1];
+    if (step >= 0 && step <= jump_s)
+      continue;
+    if (o && o->strict)
+      return sits__fail(err, SITS_EINPUT,
+                        step < 0 ? "%s:%zu: the timestamp goes back %.0f s"
+                                 : "%s:%zu: the timestamp jumps %.0f s (more than %.0f s after "
+                                   "the line before)",
+                        path, line[k], fabs(step), jump_s);
+    *span_s += ts[k - 1] - first + 1.0, first = ts[k], (*breaks)++;
+  }
+  if (n)
+    *span_s += ts[n - 1] - first + 1.0;
+  return SITS_OK;
+}
+
 int sits__tegrastats_read(const char *path, const sits_trace_opts *o, sits_trace *t,
                           sits_err *err) {
   sits__lines L;
@@ -260,9 +301,8 @@ int sits__tegrastats_read(const char *path, const sits_trace_opts *o, sits_trace
     return SITS_EINPUT;
   char *tok[MAX_TOKENS];
   int rc = SITS_OK;
-  double ts_first = NAN, ts_last = NAN;
-  size_t ts_rows = 0, breaks = 0;
-  double span_s = 0;
+  double *ts_all = NULL; /* the stamped lines' stamps and line numbers */
+  size_t *ts_line = NULL, ts_rows = 0, ts_cap = 0;
   for (char *line; (line = sits__trace_lines_next(&L, t, o, &rc, err));) {
     int n = 0;
     for (char *save = NULL, *p = strtok_r(line, " \t\r\n", &save); p && n < MAX_TOKENS;
@@ -290,32 +330,31 @@ int sits__tegrastats_read(const char *path, const sits_trace_opts *o, sits_trace
       continue;
     }
     if (has_ts) {
-      /* stamps that go back or jump (a clock set, logs of two sessions joined) end a
-       * segment: an error under --strict, else the interval comes from the segments' spans */
-      double step = ts - ts_last,
-             jump_s = o && o->interval_ms > 0 ? fmax(60, o->interval_ms / 100) : 60;
-      if (!isnan(ts_last) && (step < 0 || step > jump_s)) {
-        if (o && o->strict) {
-          rc = sits__fail(err, SITS_EINPUT,
-                          step < 0 ? "%s:%zu: the timestamp goes back %.0f s"
-                                   : "%s:%zu: the timestamp jumps %.0f s (more than %.0f s after "
-                                     "the line before)",
-                          path, L.lineno, fabs(step), jump_s);
+      if (ts_rows == ts_cap) {
+        size_t cap = ts_cap ? 2 * ts_cap : 256;
+        double *a = realloc(ts_all, cap * sizeof *a);
+        if (a)
+          ts_all = a;
+        size_t *b = a ? realloc(ts_line, cap * sizeof *b) : NULL;
+        if (b)
+          ts_line = b;
+        if (!a || !b) {
+          rc = sits__fail(err, SITS_ENOMEM, "out of memory");
           break;
         }
-        span_s += ts_last - ts_first + 1.0, ts_first = NAN, breaks++;
+        ts_cap = cap;
       }
-      if (isnan(ts_first))
-        ts_first = ts;
-      ts_last = ts;
-      ts_rows++;
+      ts_all[ts_rows] = ts, ts_line[ts_rows++] = L.lineno;
     }
   }
   sits__lines_close(&L);
+  double span_s = 0;
+  size_t breaks = 0;
+  if (rc == SITS_OK)
+    rc = stamp_span(ts_all, ts_line, ts_rows, o, path, &span_s, &breaks, err);
+  free(ts_all), free(ts_line);
   if (rc)
     return rc;
-  if (ts_rows) /* the segments laid end to end: (span + 1 s) per segment */
-    span_s += ts_last - ts_first + 1.0;
   sits__trace_row_times(t, o, 0, span_s - 1.0, ts_rows);
   if (breaks && strcmp(t->interval_source, "timestamps") == 0)
     t->interval_source = "timestamps, between the lines where they go back or jump";

@@ -126,10 +126,12 @@ def load(path_or_text: Union[str, os.PathLike], set: SetArg = None,  # noqa: A00
     err = ffi.new("sits_err *")
     text = os.fspath(path_or_text) if isinstance(path_or_text, os.PathLike) else str(
         path_or_text)
-    # a path: an existing file, an os.PathLike, or one line without a key's '=' (a missing
+    # a path: an existing file, an os.PathLike, or one line without a key's '=' or ':' and
+    # not an @include (a missing
     # file is then reported as one: "x.cfg: cannot read", not as a syntax error in a text)
-    is_file = "\n" not in text and (os.path.exists(text) or "=" not in text or isinstance(
-        path_or_text, os.PathLike))
+    is_file = "\n" not in text and (
+        os.path.exists(text) or isinstance(path_or_text, os.PathLike) or
+        ("=" not in text and ":" not in text and not text.lstrip().startswith("@")))
     if is_file:
         rc = lib.sits_scenario_load(os.fsencode(text), arr, len(sets), out, err)
         source = os.path.abspath(text)
@@ -348,7 +350,7 @@ def _refuse_inputs(scenario: Scenario, path: Union[str, os.PathLike]) -> None:
     workload, included files, traces, floorplans) is refused, as the CLI refuses it."""
     p = scenario._p
     for k in range(lib.sits_scenario_input_count(p)):
-        src = ffi.string(lib.sits_scenario_input(p, k)).decode("utf-8", "replace")
+        src = os.fsdecode(ffi.string(lib.sits_scenario_input(p, k)))
         if os.path.exists(path) and _same_file(path, src):
             raise SitsError(EINPUT, f"{os.fspath(path)}: an output would replace the input "
                                     f"{src} (read by the scenario)")
