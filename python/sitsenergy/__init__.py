@@ -63,6 +63,14 @@ def _stop_error(exc_type, exc_value, tb):
 _interrupted = []
 
 
+def _reraise_interrupt() -> None:
+    """The KeyboardInterrupt the stop callback caught, raised now that the library returned."""
+    if _interrupted:
+        exc = _interrupted.pop()
+        del _interrupted[:]
+        raise exc
+
+
 @ffi.callback("int(void *)", onerror=_stop_error)
 def _stop(user):
     # Python code runs here, so a pending SIGINT raises KeyboardInterrupt now (_stop_error)
@@ -185,19 +193,13 @@ class Scenario:
         opts.stop = _stop
         del _interrupted[:]
         rc = lib.sits_run(self._p, opts, out, err)
-        if _interrupted:
-            exc = _interrupted.pop()
-            del _interrupted[:]
-            raise exc
+        _reraise_interrupt()
         if rc:
             _raise(rc, err)
         r = ffi.gc(out[0], lib.sits_result_free)
         if band:
             rc = lib.sits_run_bands(self._p, opts, r, err)
-            if _interrupted:
-                exc = _interrupted.pop()
-                del _interrupted[:]
-                raise exc
+            _reraise_interrupt()
             if rc:
                 _raise(rc, err)
         return Result._from_run(self, r)
