@@ -188,6 +188,69 @@ static int config_writer(const void *cfg, FILE *f, sits_err *err) {
   return SITS_OK;
 }
 
+/* A fan on a link to the ambient cools the candidate's (see the comment inside); false when
+ * the configuration could not be changed. */
+static bool move_fans(config_setting_t *plat, const char (*names)[3][80], size_t m, int k,
+                      bool board, const char *board_name) {
+  /* a fan on a link to the ambient cools the candidate's: the board's, else the chain's whose
+   * node its trips read (else the first chain's); one between two nodes has no place here */
+  config_setting_t *fans = config_setting_get_member(plat, "fans");
+  bool ok = true;
+  for (int e = fans ? config_setting_length(fans) - 1 : -1; ok && e >= 0; e--) {
+    config_setting_t *g = config_setting_get_elem(fans, (unsigned)e);
+    const char *a = NULL, *b = NULL, *sensor = NULL;
+    config_setting_lookup_string(g, "a", &a);
+    config_setting_lookup_string(g, "b", &b);
+    config_setting_lookup_string(g, "sensor", &sensor);
+    bool amb = (a && !strcmp(a, "ambient")) || (b && !strcmp(b, "ambient"));
+    config_setting_t *ma = config_setting_get_member(g, "a"),
+                     *mb = config_setting_get_member(g, "b");
+    size_t chain = 0;
+    bool in_candidate = false;
+    for (size_t c = 0; sensor && c < m; c++)
+      for (int i = 0; i < k; i++)
+        if (!strcmp(names[c][i], sensor))
+          chain = c, in_candidate = true;
+    in_candidate |= board && sensor && !strcmp(sensor, board_name);
+    if (amb && ma && mb)
+      ok = config_setting_set_string(ma, board ? board_name : names[chain][k - 1]) &&
+           config_setting_set_string(mb, "ambient");
+    else
+      ok = config_setting_remove_elem(fans, (unsigned)e) == CONFIG_TRUE;
+    config_setting_t *ms = amb ? config_setting_get_member(g, "sensor") : NULL;
+    if (ok && ms && !in_candidate) /* a trip sensor the candidate lacks reads the first S */
+      ok = config_setting_set_string(ms, names[0][0]);
+  }
+  return ok;
+}
+
+/* Power mapped into nodes the candidate lacks moves to the candidate's (see inside). */
+static void move_heat(config_t *cfg, config_setting_t *plat, bool modelled, const sits_scenario *sc,
+                      const survey_t *sv, const char (*names)[3][80], int k, bool board,
+                      const char *board_name) {
+  /* power into nodes the candidate lacks (a column's or a modelled domain's): the board, else
+   * the nearest sensed node's chain end */
+  size_t m = sv->m;
+  config_setting_t *heat[2] = {config_lookup(cfg, "replay.power"),
+                               modelled ? config_setting_get_member(plat, "domains") : NULL};
+  for (int h = 0; h < 2; h++)
+    for (int e = 0; heat[h] && e < config_setting_length(heat[h]); e++) {
+      config_setting_t *g = config_setting_get_elem(heat[h], (unsigned)e), *node;
+      const char *name = NULL;
+      config_setting_lookup_string(g, "node", &name);
+      bool in_candidate = board && name && !strcmp(name, board_name);
+      for (size_t c = 0; name && c < m; c++)
+        for (int i = 0; i < k; i++)
+          in_candidate |= strcmp(names[c][i], name) == 0;
+      if (!in_candidate && name && (node = config_setting_get_member(g, "node")) != NULL) {
+        char to[80];
+        snprintf(to, sizeof to, "%s",
+                 board ? board_name : names[nearest_sensed(sc, sv, name)][k - 1]);
+        config_setting_set_string(node, to);
+      }
+    }
+}
+
 /* The candidate of order @p k (with a shared board node when @p board) as a scenario text
  * (malloc'ed), or NULL. */
 static char *candidate(const sits_scenario *sc, const survey_t *sv, int k, bool board) {
@@ -252,54 +315,9 @@ static char *candidate(const sits_scenario *sc, const survey_t *sv, int k, bool 
          add_string(l, "a", board_name) && add_string(l, "b", "ambient") &&
          add_float(l, "r_k_per_w", r_min / split);
   }
-  /* a fan on a link to the ambient cools the candidate's: the board's, else the chain's whose
-   * node its trips read (else the first chain's); one between two nodes has no place here */
-  config_setting_t *fans = ok ? config_setting_get_member(plat, "fans") : NULL;
-  for (int e = fans ? config_setting_length(fans) - 1 : -1; ok && e >= 0; e--) {
-    config_setting_t *g = config_setting_get_elem(fans, (unsigned)e);
-    const char *a = NULL, *b = NULL, *sensor = NULL;
-    config_setting_lookup_string(g, "a", &a);
-    config_setting_lookup_string(g, "b", &b);
-    config_setting_lookup_string(g, "sensor", &sensor);
-    bool amb = (a && !strcmp(a, "ambient")) || (b && !strcmp(b, "ambient"));
-    config_setting_t *ma = config_setting_get_member(g, "a"),
-                     *mb = config_setting_get_member(g, "b");
-    size_t chain = 0;
-    bool in_candidate = false;
-    for (size_t c = 0; sensor && c < m; c++)
-      for (int i = 0; i < k; i++)
-        if (!strcmp(names[c][i], sensor))
-          chain = c, in_candidate = true;
-    in_candidate |= board && sensor && !strcmp(sensor, board_name);
-    if (amb && ma && mb)
-      ok = config_setting_set_string(ma, board ? board_name : names[chain][k - 1]) &&
-           config_setting_set_string(mb, "ambient");
-    else
-      ok = config_setting_remove_elem(fans, (unsigned)e) == CONFIG_TRUE;
-    config_setting_t *ms = amb ? config_setting_get_member(g, "sensor") : NULL;
-    if (ok && ms && !in_candidate) /* a trip sensor the candidate lacks reads the first S */
-      ok = config_setting_set_string(ms, names[0][0]);
-  }
-  /* power into nodes the candidate lacks (a column's or a modelled domain's): the board, else
-   * the nearest sensed node's chain end */
-  config_setting_t *heat[2] = {ok ? config_lookup(&cfg, "replay.power") : NULL,
-                               ok && modelled ? config_setting_get_member(plat, "domains") : NULL};
-  for (int h = 0; h < 2; h++)
-    for (int e = 0; heat[h] && e < config_setting_length(heat[h]); e++) {
-      config_setting_t *g = config_setting_get_elem(heat[h], (unsigned)e), *node;
-      const char *name = NULL;
-      config_setting_lookup_string(g, "node", &name);
-      bool in_candidate = board && name && !strcmp(name, board_name);
-      for (size_t c = 0; name && c < m; c++)
-        for (int i = 0; i < k; i++)
-          in_candidate |= strcmp(names[c][i], name) == 0;
-      if (!in_candidate && name && (node = config_setting_get_member(g, "node")) != NULL) {
-        char to[80];
-        snprintf(to, sizeof to, "%s",
-                 board ? board_name : names[nearest_sensed(sc, sv, name)][k - 1]);
-        config_setting_set_string(node, to);
-      }
-    }
+  ok = ok && move_fans(plat, (const char(*)[3][80])names, m, k, board, board_name);
+  if (ok)
+    move_heat(&cfg, plat, modelled, sc, sv, (const char(*)[3][80])names, k, board, board_name);
   sits_err quiet = {0};
   char *text = ok ? sits_write_text(config_writer, &cfg, &quiet) : NULL;
   config_destroy(&cfg);

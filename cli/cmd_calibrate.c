@@ -287,6 +287,56 @@ static int number_option(args *a, int c, const char *arg) {
   }
 }
 
+/* The thermal fit's structured options: --orders 1,2,3, --kfold N, --ambient-range LO:HI. */
+static int thermal_option(args *a, int c, const char *arg) {
+  switch (c) {
+  case 'K': {
+    a->n_orders = 0;
+    for (const char *tok = arg; *tok;) { /* no empty item: "1,,2" is refused */
+      char *end;
+      long k = strtol(tok, &end, 10);
+      if (end == tok || (*end && *end != ',') || (*end == ',' && !end[1]) || k < 1 || k > 3 ||
+          a->n_orders == SITS_THERMAL_CAL_MAX_ORDERS) {
+        cli_error("--orders '%s': expected a list of 1, 2, 3", arg);
+        return EXIT_INPUT;
+      }
+      a->orders[a->n_orders++] = (int)k;
+      if (!*end)
+        break;
+      tok = end + 1;
+    }
+    if (!a->n_orders) {
+      cli_error("--orders '%s': expected a list of 1, 2, 3", arg);
+      return EXIT_INPUT;
+    }
+    break;
+  }
+  case 'k': {
+    char *end;
+    long k = strtol(arg, &end, 10);
+    if (end == arg || *end || k < 2 || k > 20) {
+      cli_error("--kfold '%s': expected a number of folds from 2 to 20", arg);
+      return EXIT_INPUT;
+    }
+    a->th.kfold = (size_t)k;
+    break;
+  }
+  case 'A': {
+    char *end;
+    double lo = strtod(arg, &end), hi = NAN;
+    if (*end == ':')
+      hi = strtod(end + 1, &end);
+    if (*end || !isfinite(lo) || !isfinite(hi) || !(hi > lo) || lo < -273.15 || hi > 1e4) {
+      cli_error("--ambient-range '%s': expected LO:HI in degC with LO < HI", arg);
+      return EXIT_INPUT;
+    }
+    a->th.ambient_lo_c = lo, a->th.ambient_hi_c = hi;
+    break;
+  }
+  }
+  return EXIT_OK;
+}
+
 static int option(void *p, int c, const char *arg) {
   args *a = p;
   switch (c) {
@@ -338,49 +388,9 @@ static int option(void *p, int c, const char *arg) {
   case 'Q': a->th.trace.fields = arg; break;
   case 'X': a->th.trace.strict = true; break;
   case 'B': a->bpx = arg; break;
-  case 'K': {
-    a->n_orders = 0;
-    for (const char *tok = arg; *tok;) { /* no empty item: "1,,2" is refused */
-      char *end;
-      long k = strtol(tok, &end, 10);
-      if (end == tok || (*end && *end != ',') || (*end == ',' && !end[1]) || k < 1 || k > 3 ||
-          a->n_orders == SITS_THERMAL_CAL_MAX_ORDERS) {
-        cli_error("--orders '%s': expected a list of 1, 2, 3", arg);
-        return EXIT_INPUT;
-      }
-      a->orders[a->n_orders++] = (int)k;
-      if (!*end)
-        break;
-      tok = end + 1;
-    }
-    if (!a->n_orders) {
-      cli_error("--orders '%s': expected a list of 1, 2, 3", arg);
-      return EXIT_INPUT;
-    }
-    break;
-  }
-  case 'k': {
-    char *end;
-    long k = strtol(arg, &end, 10);
-    if (end == arg || *end || k < 2 || k > 20) {
-      cli_error("--kfold '%s': expected a number of folds from 2 to 20", arg);
-      return EXIT_INPUT;
-    }
-    a->th.kfold = (size_t)k;
-    break;
-  }
-  case 'A': {
-    char *end;
-    double lo = strtod(arg, &end), hi = NAN;
-    if (*end == ':')
-      hi = strtod(end + 1, &end);
-    if (*end || !isfinite(lo) || !isfinite(hi) || !(hi > lo) || lo < -273.15 || hi > 1e4) {
-      cli_error("--ambient-range '%s': expected LO:HI in degC with LO < HI", arg);
-      return EXIT_INPUT;
-    }
-    a->th.ambient_lo_c = lo, a->th.ambient_hi_c = hi;
-    break;
-  }
+  case 'K':
+  case 'k':
+  case 'A': return thermal_option(a, c, arg);
   default: return number_option(a, c, arg);
   }
   return EXIT_OK;
@@ -453,6 +463,83 @@ static int thermal_fit(args *a, const char *scenario) {
   return EXIT_OK;
 }
 
+/* The options a thermal fit refuses (they belong to a battery fit), then the fit's own. */
+static int check_thermal(args *a, const char *scenario) {
+  if (a->bpx) {
+    cli_error("--bpx writes a battery cell: it goes with --fit battery or --ocv-test");
+    return EXIT_USAGE;
+  }
+  if (a->opts.n_cycle) {
+    cli_error("--cycle gives a battery's capacity: it goes with --fit battery, not '%s'", a->fit);
+    return EXIT_USAGE;
+  }
+  if (a->opts.average_s > 0) {
+    cli_error("--average-s averages a battery test: it goes with --fit battery or soc, not '%s'",
+              a->fit);
+    return EXIT_USAGE;
+  }
+  if (a->opts.initial_soc_given) {
+    cli_error("--initial-soc is a battery test's start SOC: it goes with --fit battery, not '%s'",
+              a->fit);
+    return EXIT_USAGE;
+  }
+  if (a->opts.n_more_traces) {
+    cli_error("--trace given %zu times: several tests are fitted together by --fit battery or "
+              "soc; a thermal fit takes one trace",
+              a->opts.n_more_traces + 1);
+    return EXIT_USAGE;
+  }
+  return thermal_fit(a, scenario);
+}
+
+/* --fit for a battery: battery (or soc: the cell kept), with capacity, lag, arrhenius or rows
+ * in any order, each once, and the options that go with them. */
+static int check_battery(args *a) {
+  bool battery = false, bad = false;
+  a->opts.fit_capacity = a->opts.fit_lag = a->opts.keep_cell = a->opts.fit_arrhenius = false;
+  a->opts.fit_rows = false;
+  for (const char *s = a->fit; *s && !bad;) {
+    size_t len = strcspn(s, ",");
+    bool *flag = len == 7 && strncmp(s, "battery", 7) == 0     ? &battery
+                 : len == 3 && strncmp(s, "soc", 3) == 0       ? &a->opts.keep_cell
+                 : len == 8 && strncmp(s, "capacity", 8) == 0  ? &a->opts.fit_capacity
+                 : len == 3 && strncmp(s, "lag", 3) == 0       ? &a->opts.fit_lag
+                 : len == 9 && strncmp(s, "arrhenius", 9) == 0 ? &a->opts.fit_arrhenius
+                 : len == 4 && strncmp(s, "rows", 4) == 0      ? &a->opts.fit_rows
+                                                               : NULL;
+    bad = !flag || *flag;
+    if (flag)
+      *flag = true;
+    s += len;
+    if (*s == ',' && *++s == '\0')
+      bad = true; /* a trailing comma */
+  }
+  if (bad || battery == a->opts.keep_cell) { /* one of battery and soc */
+    cli_error(
+        "--fit '%s': expected battery[,capacity][,lag][,arrhenius|,rows], "
+        "soc[,capacity][,lag][,arrhenius] or [thermal|capacitance,]ambient,initial,leakage,trips",
+        a->fit);
+    return EXIT_INPUT;
+  }
+  if (a->opts.fit_rows && (a->opts.keep_cell || a->opts.fit_arrhenius)) {
+    cli_error("--fit '%s': rows over temperature are fitted with battery (soc keeps the cell's), "
+              "and replace the Arrhenius factor (one of rows and arrhenius)",
+              a->fit);
+    return EXIT_USAGE;
+  }
+  if (a->opts.keep_cell && a->opts.initial_soc_given) {
+    cli_error("--fit '%s' --initial-soc: soc fits the test's start SOC, --initial-soc gives it "
+              "(fit battery with it, or soc without it)",
+              a->fit);
+    return EXIT_USAGE;
+  }
+  if (a->opts.fit_capacity && a->opts.n_cycle) {
+    cli_error("--fit '%s' --cycle: the cycle gives the capacity; fit 'battery' alone", a->fit);
+    return EXIT_USAGE;
+  }
+  return EXIT_OK;
+}
+
 static int check(void *p, cli_ctx *ctx) {
   args *a = p;
   bool ocv_only = (a->opts.ocv_test_path || a->opts.n_cycle) && !a->opts.trace_path && !a->fit;
@@ -508,77 +595,9 @@ static int check(void *p, cli_ctx *ctx) {
     return EXIT_OK;
   if (strstr(a->fit, "thermal") || strstr(a->fit, "ambient") || strstr(a->fit, "initial") ||
       strstr(a->fit, "leakage") || strstr(a->fit, "capacitance") || strstr(a->fit, "trips") ||
-      strstr(a->fit, "auto")) {
-    if (a->bpx) {
-      cli_error("--bpx writes a battery cell: it goes with --fit battery or --ocv-test");
-      return EXIT_USAGE;
-    }
-    if (a->opts.n_cycle) {
-      cli_error("--cycle gives a battery's capacity: it goes with --fit battery, not '%s'", a->fit);
-      return EXIT_USAGE;
-    }
-    if (a->opts.average_s > 0) {
-      cli_error("--average-s averages a battery test: it goes with --fit battery or soc, not '%s'",
-                a->fit);
-      return EXIT_USAGE;
-    }
-    if (a->opts.initial_soc_given) {
-      cli_error("--initial-soc is a battery test's start SOC: it goes with --fit battery, not '%s'",
-                a->fit);
-      return EXIT_USAGE;
-    }
-    if (a->opts.n_more_traces) {
-      cli_error("--trace given %zu times: several tests are fitted together by --fit battery or "
-                "soc; a thermal fit takes one trace",
-                a->opts.n_more_traces + 1);
-      return EXIT_USAGE;
-    }
-    return thermal_fit(a, ctx->scenario);
-  }
-  /* battery (or soc: the cell kept), with capacity, lag and arrhenius in any order, each once */
-  bool battery = false, bad = false;
-  a->opts.fit_capacity = a->opts.fit_lag = a->opts.keep_cell = a->opts.fit_arrhenius = false;
-  a->opts.fit_rows = false;
-  for (const char *s = a->fit; *s && !bad;) {
-    size_t len = strcspn(s, ",");
-    bool *flag = len == 7 && strncmp(s, "battery", 7) == 0     ? &battery
-                 : len == 3 && strncmp(s, "soc", 3) == 0       ? &a->opts.keep_cell
-                 : len == 8 && strncmp(s, "capacity", 8) == 0  ? &a->opts.fit_capacity
-                 : len == 3 && strncmp(s, "lag", 3) == 0       ? &a->opts.fit_lag
-                 : len == 9 && strncmp(s, "arrhenius", 9) == 0 ? &a->opts.fit_arrhenius
-                 : len == 4 && strncmp(s, "rows", 4) == 0      ? &a->opts.fit_rows
-                                                               : NULL;
-    bad = !flag || *flag;
-    if (flag)
-      *flag = true;
-    s += len;
-    if (*s == ',' && *++s == '\0')
-      bad = true; /* a trailing comma */
-  }
-  if (bad || battery == a->opts.keep_cell) { /* one of battery and soc */
-    cli_error(
-        "--fit '%s': expected battery[,capacity][,lag][,arrhenius|,rows], "
-        "soc[,capacity][,lag][,arrhenius] or [thermal|capacitance,]ambient,initial,leakage,trips",
-        a->fit);
-    return EXIT_INPUT;
-  }
-  if (a->opts.fit_rows && (a->opts.keep_cell || a->opts.fit_arrhenius)) {
-    cli_error("--fit '%s': rows over temperature are fitted with battery (soc keeps the cell's), "
-              "and replace the Arrhenius factor (one of rows and arrhenius)",
-              a->fit);
-    return EXIT_USAGE;
-  }
-  if (a->opts.keep_cell && a->opts.initial_soc_given) {
-    cli_error("--fit '%s' --initial-soc: soc fits the test's start SOC, --initial-soc gives it "
-              "(fit battery with it, or soc without it)",
-              a->fit);
-    return EXIT_USAGE;
-  }
-  if (a->opts.fit_capacity && a->opts.n_cycle) {
-    cli_error("--fit '%s' --cycle: the cycle gives the capacity; fit 'battery' alone", a->fit);
-    return EXIT_USAGE;
-  }
-  return EXIT_OK;
+      strstr(a->fit, "auto"))
+    return check_thermal(a, ctx->scenario);
+  return check_battery(a);
 }
 
 /* Measured against calibrated per sensor, through a replay of the calibrated scenario: drawn
