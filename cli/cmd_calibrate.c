@@ -85,10 +85,11 @@ static const char calibrate_usage_auto[] =
     "when it cuts that RMSE by 5 % (structure in the JSON; not with --orders).\n";
 
 static const char calibrate_usage_more[] =
-    "--plot draws each sensor measured and as the calibrated scenario replays it, the power\n"
-    "on a second axis, a dashed line where the held-out tail begins; --csv writes those\n"
-    "series (time_s, measured and simulated per sensor, power_w, and held_out: 0 on the rows\n"
-    "fitted, 1 on those held out).\n\n"
+    "--plot draws each sensor measured and as the calibrated scenario replays it with its\n"
+    "95 % band shaded, the power on a second axis, a dashed line where the held-out tail\n"
+    "begins; --csv writes those series (time_s, measured and simulated per sensor, power_w,\n"
+    "held_out: 0 on the rows fitted, 1 on those held out, and per sensor the band's\n"
+    "half-width, band_half_width_c <column>).\n\n"
     "--fit battery fits the platform battery's R0 and RC pairs (and with 'capacity' its capacity) "
     "to a\n"
     "measured cell-level test: a CSV with time, current and voltage columns. The columns\n"
@@ -610,6 +611,8 @@ static int thermal_series(const char *cfg, const sits_thermal_cal_opts *o, const
   int rc = sits_scenario_load(cfg, NULL, 0, &sc, &err);
   if (rc == SITS_OK)
     rc = sits_replay_run(sc, o->trace_path, &o->trace, &r, &err);
+  if (rc == SITS_OK) /* the 95 % band from the uncertainty the calibration wrote */
+    rc = sits_replay_bands(sc, r, n_train, &err);
   if (rc == SITS_OK && csv)
     rc = sits_replay_write_csv_split(r, csv, n_train, SIZE_MAX, &err); /* the tail held out */
   /* the plot marks where the held-out tail begins */

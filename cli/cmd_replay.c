@@ -32,7 +32,8 @@ static const char replay_usage[] =
     "clock stamps, e.g. 2025-05-01 17:06:56).\n"
     "--strict: a malformed line is an error instead of being skipped.\n"
     "-o: measured and simulated series in HDF5.\n"
-    "--plot: measured against simulated per sensor, with the power on a second axis.\n";
+    "--plot: measured against simulated per sensor, with the power on a second axis and, on a\n"
+    "calibrated scenario, the simulated curve's 95 % band shaded.\n";
 
 typedef struct args {
   const char *trace, *h5, *png, *summary;

@@ -151,8 +151,9 @@ static void replay_phases(FILE *gp, const sits_replay *r) {
         end++;
       double t0 = sits_trace_at(t, row, 0);
       double t1 = end + 1 < t->n_rows ? sits_trace_at(t, end + 1, 0) : r->duration_s;
-      fprintf(gp, "set object %d rect from %.9g, graph 0 to %.9g, graph 1 fc rgb '%s' "
-                  "fs solid 0.6 noborder behind\n",
+      fprintf(gp,
+              "set object %d rect from %.9g, graph 0 to %.9g, graph 1 fc rgb '%s' "
+              "fs solid 0.6 noborder behind\n",
               obj++, t0, t1, fill[p % 5]);
       if (!labelled) {
         fprintf(gp, "set label %d ", obj);
@@ -178,7 +179,9 @@ static int replay_plot_csv(const void *p, const char *csv, sits_err *err) {
 static void replay_script(FILE *gp, const void *p, const char *csv) {
   const replay_plot *rp = p;
   const sits_replay *r = rp->r;
-  fprintf(gp, "set multiplot layout %zu,1\nset ylabel 'temperature (C)'\nset y2label 'power (W)'\n",
+  fprintf(gp,
+          "set multiplot layout %zu,1\nset ylabel 'temperature (C)'\nset y2label 'power (W)'\n"
+          "set key top left Left reverse opaque font ',9'\n",
           r->n_sensors);
   replay_phases(gp, r);
   if (isfinite(rp->split_s)) /* where the fit's training part ends */
@@ -186,9 +189,15 @@ static void replay_script(FILE *gp, const void *p, const char *csv) {
             "set arrow from %.9g, graph 0 to %.9g, graph 1 nohead dt 2 lc rgb '#606060'\n"
             "set label 'fitted | held out' at %.9g, graph 0.04 center font ',8'\n",
             rp->split_s, rp->split_s, rp->split_s);
+  size_t band0 = 3 + 2 * r->n_sensors; /* the band's columns follow the power */
   for (size_t k = 0; k < r->n_sensors; k++) {
     fputs("plot ", gp);
     gp_quote(gp, csv);
+    if (r->band_c && k < SITS_REPLAY_MAX_BAND_SENSORS) /* drawn first: behind the curves */
+      fprintf(gp,
+              " using 1:($%zu-$%zu):($%zu+$%zu) with filledcurves fc rgb '#c8d8f0' "
+              "fs solid 0.7 noborder title '95 %% band', ''",
+              3 + 2 * k, band0 + k, 3 + 2 * k, band0 + k);
     fprintf(gp,
             " using 1:%zu with points pt 7 ps 0.3, '' using 1:%zu with lines lw 2, "
             "'' using 1:%zu axes x1y2 with lines lc rgb '#a0a0a0'\n",
@@ -313,8 +322,9 @@ static void sweep_script(FILE *gp, const void *arg, const char *csv) {
       gp_quote(gp, p->ys[k]);
       fputs(" nooutput\nw = (STATS_max - STATS_min) / 20.0\nif (w <= 0) w = 1\n", gp);
       if (isfinite(lim)) /* the range holds the limit */
-        fprintf(gp, "L = %.10g\nset xrange [(STATS_min < L ? STATS_min : L) - w : "
-                    "(STATS_max > L ? STATS_max : L) + w]\n",
+        fprintf(gp,
+                "L = %.10g\nset xrange [(STATS_min < L ? STATS_min : L) - w : "
+                "(STATS_max > L ? STATS_max : L) + w]\n",
                 lim);
       else
         fputs("set autoscale x\n", gp);

@@ -886,7 +886,13 @@ int sits_replay_write_csv_split(const sits_replay *r, const char *path, size_t h
   fputs("time_s", f);
   for (size_t k = 0; k < r->n_sensors; k++)
     fprintf(f, ",measured %s,simulated %s", r->sensors[k].column, r->sensors[k].column);
-  fputs(split ? ",power_w,held_out\n" : ",power_w\n", f);
+  fputs(split ? ",power_w,held_out" : ",power_w", f);
+  size_t n_band = r->band_c ? r->n_sensors : 0; /* the 95 % band's half-widths, when computed */
+  if (n_band > SITS_REPLAY_MAX_BAND_SENSORS)
+    n_band = SITS_REPLAY_MAX_BAND_SENSORS;
+  for (size_t k = 0; k < n_band; k++)
+    fprintf(f, ",band_half_width_c %s", r->sensors[k].column);
+  fputc('\n', f);
   for (size_t row = 0; row < rows; row++) {
     fprintf(f, "%.6f", sits_trace_at(r->trace, row, 0));
     for (size_t k = 0; k < r->n_sensors; k++) {
@@ -900,6 +906,8 @@ int sits_replay_write_csv_split(const sits_replay *r, const char *path, size_t h
     fprintf(f, ",%.6f", r->power_w[row]);
     if (split)
       fprintf(f, ",%d", row >= hold_lo && row < hold_hi);
+    for (size_t k = 0; k < n_band; k++)
+      fprintf(f, ",%.6f", r->band_c[k * rows + row]);
     fputc('\n', f);
   }
   return sits_output_close(o, true, err);

@@ -94,9 +94,10 @@ SITS_API void sits_replay_free(sits_replay *r);
 SITS_API int sits_replay_write_json(const sits_replay *r, const sits_scenario *sc, FILE *f);
 /** HDF5: /time_s (the trace rows), /measured_c/<column>, /simulated_c/<column>, /power_w/total. */
 SITS_API int sits_replay_write_h5(const sits_replay *r, const char *path, sits_err *err);
-/** CSV of time_s, then per sensor measured and simulated, then the mapped power (plots). */
+/** CSV of time_s, then per sensor measured and simulated, then the mapped power (plots); with
+ *  a band (sits_replay_bands), last a `band_half_width_c <column>` per sensor. */
 SITS_API int sits_replay_write_csv(const sits_replay *r, const char *path, sits_err *err);
-/** The same with a last column held_out: 1 on the rows from @p hold_lo to before @p hold_hi
+/** The same with a column held_out after the power: 1 on the rows from @p hold_lo to before @p hold_hi
  *  (a calibration's held-out part), 0 on the others. */
 SITS_API int sits_replay_write_csv_split(const sits_replay *r, const char *path, size_t hold_lo,
                                          size_t hold_hi, sits_err *err);

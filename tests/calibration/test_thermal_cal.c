@@ -7,6 +7,8 @@
 
 #include "sits_thermal_cal.h"
 
+#include <stdint.h>
+
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
@@ -951,6 +953,24 @@ Test(thermal_cal, bands_from_the_fit_cover_held_out_samples) {
   cr_assert_eq(sits_replay_bands(s2, r, c.n_train, &err), SITS_OK, "%s", err.msg);
   cr_assert_not_null(r->band_c);
   cr_assert_float_eq(r->band_coverage[0], c.band_coverage[0], 1e-12);
+  /* the CSV (calibrate --csv, the plots' data) carries the band's half-width per row, last */
+  char csv[600];
+  snprintf(csv, sizeof csv, "%s/banded.csv", tu_dir());
+  cr_assert_eq(sits_replay_write_csv_split(r, csv, c.n_train, SIZE_MAX, &err), SITS_OK, "%s",
+               err.msg);
+  char *text = tu_slurp(csv);
+  cr_assert(!strncmp(text,
+                     "time_s,measured temp_c.die,simulated temp_c.die,power_w,held_out,"
+                     "band_half_width_c temp_c.die\n",
+                     strlen("time_s,measured temp_c.die,simulated temp_c.die,power_w,held_out,"
+                            "band_half_width_c temp_c.die\n")),
+            "%.200s", text);
+  const char *last = text + strlen(text) - 2;
+  while (last > text && *last != ',')
+    last--;
+  size_t rows = r->trace->n_rows;
+  cr_assert_float_eq(strtod(last + 1, NULL), r->band_c[rows - 1], 1e-6, "%s", last);
+  free(text);
   sits_replay_free(r);
   sits_scenario_free(s2);
   sits_thermal_cal_release(&c);

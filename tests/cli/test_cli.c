@@ -469,7 +469,8 @@ Test(cli, calibrate_thermal_csv) {
            SITS_VALIDATION_DATA, SITS_VALIDATION_DATA, tu_dir(), tu_dir(), tu_dir());
   cr_assert_eq(tu_cli(args, &out, &err), 0, "%s", err);
   csv_matches_the_json(out, "th.csv",
-                       "time_s,measured temp_c.tj,simulated temp_c.tj,power_w,held_out\n",
+                       "time_s,measured temp_c.tj,simulated temp_c.tj,power_w,held_out,"
+                       "band_half_width_c temp_c.tj\n",
                        "temp_c.tj\":{\"rmse_c\":");
   free(out), free(err);
   char png[1024], magic[8] = {0};
