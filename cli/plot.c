@@ -115,7 +115,26 @@ static void run_script(FILE *gp, const void *p, const char *csv) {
         "set y2label 'total power (W)'\nset title ",
         gp);
   gp_quote(gp, a->title);
-  fprintf(gp, " noenhanced\nplot for [i=2:%zu] ", n + 1);
+  fputs(" noenhanced\n", gp);
+  fprintf(gp, "plot ");
+  /* drawn as curves, so the axis takes them in: the peak's 95 % band, the junction limit */
+  const sits_band *band = sits_result_band(a->r);
+  const sits_summary *s = sits_result_summary(a->r);
+  if (band && band->set && s && isfinite(s->max_junction_temp_c) &&
+      isfinite(band->max_junction_temp_half_width_c)) {
+    gp_quote(gp, csv);
+    fprintf(gp,
+            " using 1:(%.9g):(%.9g) with filledcurves fc rgb '#c8d8f0' fs solid 0.7 noborder "
+            "title 'Tj peak %.2f +- %.2f C (95 %% band)', ",
+            s->max_junction_temp_c - band->max_junction_temp_half_width_c,
+            s->max_junction_temp_c + band->max_junction_temp_half_width_c, s->max_junction_temp_c,
+            band->max_junction_temp_half_width_c);
+  }
+  const sits_limits *lim = sits_scenario_limits(a->sc);
+  if (lim && isfinite(lim->max_junction_temp_c))
+    fprintf(gp, "%.9g with lines dt 2 lw 2 lc rgb '#c03030' title 'junction limit %.4g C', ",
+            lim->max_junction_temp_c, lim->max_junction_temp_c);
+  fprintf(gp, "for [i=2:%zu] ", n + 1);
   gp_quote(gp, csv);
   fputs(" using 1:i with lines lw 2, ", gp);
   gp_quote(gp, csv);

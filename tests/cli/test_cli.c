@@ -58,6 +58,28 @@ Test(cli, plot_path_with_quote_and_space) {
   free(png), free(out), free(err);
 }
 
+/* run --plot on a calibrated scenario (an uncertainty group): gnuplot takes the script with
+ * the peak's band strip and the junction limit (a script error would fail the plot). */
+Test(cli, run_plot_with_band_and_limit) {
+  char *sc = tu_write("banded_run.cfg",
+                      "platform = { thermal = {\n"
+                      "  nodes = ( { name = \"die\"; c_j_per_k = 2.0; junction = true; } );\n"
+                      "  links = ( { a = \"die\"; b = \"ambient\"; r_k_per_w = 3.0; } ); }; };\n"
+                      "workload = { phases = ( { duration_s = 30.0; power_w = { die = 5.0; }; } ); "
+                      "};\nambient_c = 25.0; max_junction_temp_c = 41.0;\n"
+                      "uncertainty = { parameters = [ \"ambient_c\" ]; values = [ 25.0 ];\n"
+                      "  std_err = [ 0.5 ]; correlation = [ 1.0 ];\n"
+                      "  sensors = [ \"temp_c.die\" ]; residual_q95_c = [ 0.4 ]; };\n");
+  char args[2048], *out, *err, path[1024];
+  snprintf(args, sizeof args, "run %s --plot %s/banded_run.png", sc, tu_dir());
+  cr_assert_eq(tu_cli(args, &out, &err), 0, "%s", err);
+  cr_assert(strstr(out, "95 % band"), "%s", out);
+  snprintf(path, sizeof path, "%s/banded_run.png", tu_dir());
+  char *png = tu_slurp(path);
+  cr_assert(png && strncmp(png, "\x89PNG", 4) == 0, "not a PNG: %s", err);
+  free(png), free(out), free(err);
+}
+
 Test(cli, check_gives_exit_3_on_violation) {
   char args[2048], *out, *err;
   char *sc = shipped("scenarios/orin_nx_vlm_burst.cfg");
