@@ -115,8 +115,7 @@ static void run_script(FILE *gp, const void *p, const char *csv) {
         "set y2label 'total power (W)'\nset title ",
         gp);
   gp_quote(gp, a->title);
-  fputs(" noenhanced\n", gp);
-  fprintf(gp, "plot ");
+  fputs(" noenhanced\nplot ", gp);
   /* drawn as curves, so the axis takes them in: the peak's 95 % band, the junction limit */
   const sits_band *band = sits_result_band(a->r);
   const sits_summary *s = sits_result_summary(a->r);
@@ -322,70 +321,70 @@ static int sweep_csv(const void *arg, const char *csv, sits_err *err) {
   return fclose(f) == 0 ? SITS_OK : fail_io(csv, err);
 }
 
-static void sweep_script(FILE *gp, const void *arg, const char *csv) {
-  const cli_sweep_plot *p = arg;
-  fputs("set datafile missing ''\nset key outside right top\nunset y2tics\n", gp);
-  if (p->sampled) { /* per output: a histogram and the empirical CDF, the limit marked */
-    fprintf(gp, "set multiplot layout %zu,2\n", p->n_y);
-    for (size_t k = 0; k < p->n_y; k++) {
-      double lim = limit_of(p, p->ys[k]);
-      fputs("unset arrow\n", gp);
-      if (isfinite(lim))
-        fprintf(gp, "set arrow from %.10g, graph 0 to %.10g, graph 1 nohead lc rgb 'red' dt 2\n",
-                lim, lim);
-      fputs("set xlabel ", gp);
-      gp_quote(gp, p->ys[k]);
-      fputs(" noenhanced\nset ylabel 'rows'\nstats ", gp);
-      gp_quote(gp, csv);
-      fputs(" using ", gp);
-      gp_quote(gp, p->ys[k]);
-      fputs(" nooutput\nw = (STATS_max - STATS_min) / 20.0\nif (w <= 0) w = 1\n", gp);
-      if (isfinite(lim)) /* the range holds the limit */
-        fprintf(gp,
-                "L = %.10g\nset xrange [(STATS_min < L ? STATS_min : L) - w : "
-                "(STATS_max > L ? STATS_max : L) + w]\n",
-                lim);
-      else
-        fputs("set autoscale x\n", gp);
-      fputs("plot ", gp);
-      gp_quote(gp, csv);
-      fputs(" using (w * floor(column(", gp);
-      gp_quote(gp, p->ys[k]);
-      fputs(") / w) + w / 2):(1.0) smooth freq with boxes fs solid 0.5 notitle\n"
-            "set ylabel 'P(value <= x)'\nplot ",
-            gp);
-      gp_quote(gp, csv);
-      fputs(" using ", gp);
-      gp_quote(gp, p->ys[k]);
-      fputs(":(1.0) smooth cnormal with lines lw 2 notitle\n", gp);
-    }
-    fputs("unset multiplot\n", gp);
-    return;
+/* Sampled rows: per output a histogram and the empirical CDF, the limit marked. */
+static void sweep_sampled(FILE *gp, const cli_sweep_plot *p, const char *csv) {
+  fprintf(gp, "set multiplot layout %zu,2\n", p->n_y);
+  for (size_t k = 0; k < p->n_y; k++) {
+    double lim = limit_of(p, p->ys[k]);
+    fputs("unset arrow\n", gp);
+    if (isfinite(lim))
+      fprintf(gp, "set arrow from %.10g, graph 0 to %.10g, graph 1 nohead lc rgb 'red' dt 2\n", lim,
+              lim);
+    fputs("set xlabel ", gp);
+    gp_quote(gp, p->ys[k]);
+    fputs(" noenhanced\nset ylabel 'rows'\nstats ", gp);
+    gp_quote(gp, csv);
+    fputs(" using ", gp);
+    gp_quote(gp, p->ys[k]);
+    fputs(" nooutput\nw = (STATS_max - STATS_min) / 20.0\nif (w <= 0) w = 1\n", gp);
+    if (isfinite(lim)) /* the range holds the limit */
+      fprintf(gp,
+              "L = %.10g\nset xrange [(STATS_min < L ? STATS_min : L) - w : "
+              "(STATS_max > L ? STATS_max : L) + w]\n",
+              lim);
+    else
+      fputs("set autoscale x\n", gp);
+    fputs("plot ", gp);
+    gp_quote(gp, csv);
+    fputs(" using (w * floor(column(", gp);
+    gp_quote(gp, p->ys[k]);
+    fputs(") / w) + w / 2):(1.0) smooth freq with boxes fs solid 0.5 notitle\n"
+          "set ylabel 'P(value <= x)'\nplot ",
+          gp);
+    gp_quote(gp, csv);
+    fputs(" using ", gp);
+    gp_quote(gp, p->ys[k]);
+    fputs(":(1.0) smooth cnormal with lines lw 2 notitle\n", gp);
   }
-  if (p->n_keys == 1) { /* the outputs against the key, limits dashed */
-    fprintf(gp, "set multiplot layout %zu,1\nset xlabel ", p->n_y);
+  fputs("unset multiplot\n", gp);
+}
+
+/* One key: the outputs against it, limits dashed. */
+static void sweep_one_key(FILE *gp, const cli_sweep_plot *p, const char *csv) {
+  fprintf(gp, "set multiplot layout %zu,1\nset xlabel ", p->n_y);
+  gp_quote(gp, p->keys[0]);
+  fputs(" noenhanced\n", gp);
+  for (size_t k = 0; k < p->n_y; k++) {
+    double lim = limit_of(p, p->ys[k]);
+    fputs("set ylabel ", gp);
+    gp_quote(gp, p->ys[k]);
+    fputs(" noenhanced\nplot ", gp);
+    gp_quote(gp, csv);
+    fputs(" using ", gp);
     gp_quote(gp, p->keys[0]);
-    fputs(" noenhanced\n", gp);
-    for (size_t k = 0; k < p->n_y; k++) {
-      double lim = limit_of(p, p->ys[k]);
-      fputs("set ylabel ", gp);
-      gp_quote(gp, p->ys[k]);
-      fputs(" noenhanced\nplot ", gp);
-      gp_quote(gp, csv);
-      fputs(" using ", gp);
-      gp_quote(gp, p->keys[0]);
-      fputs(":", gp);
-      gp_quote(gp, p->ys[k]);
-      fputs(" with linespoints lw 2 pt 7 notitle", gp);
-      if (isfinite(lim))
-        fprintf(gp, ", %.10g with lines lc rgb 'red' dt 2 title 'limit'", lim);
-      fputc('\n', gp);
-    }
-    fputs("unset multiplot\n", gp);
-    return;
+    fputs(":", gp);
+    gp_quote(gp, p->ys[k]);
+    fputs(" with linespoints lw 2 pt 7 notitle", gp);
+    if (isfinite(lim))
+      fprintf(gp, ", %.10g with lines lc rgb 'red' dt 2 title 'limit'", lim);
+    fputc('\n', gp);
   }
-  /* two keys: the first output as colour over the grid, the rows that violate its limit
-   * crossed (the constraint's boundary runs between crossed and plain cells) */
+  fputs("unset multiplot\n", gp);
+}
+
+/* Two keys: the first output as colour over the grid, the rows that violate its limit
+ * crossed (the constraint's boundary runs between crossed and plain cells). */
+static void sweep_two_keys(FILE *gp, const cli_sweep_plot *p, const char *csv) {
   char ok[300];
   snprintf(ok, sizeof ok, "%s.ok", constraint_of(p->ys[0]));
   fputs("set xlabel ", gp);
@@ -414,6 +413,17 @@ static void sweep_script(FILE *gp, const void *arg, const char *csv) {
     fputs(") : NaN) with points pt 2 ps 2 lc rgb 'black' title 'violates the limit'", gp);
   }
   fputc('\n', gp);
+}
+
+static void sweep_script(FILE *gp, const void *arg, const char *csv) {
+  const cli_sweep_plot *p = arg;
+  fputs("set datafile missing ''\nset key outside right top\nunset y2tics\n", gp);
+  if (p->sampled)
+    sweep_sampled(gp, p, csv);
+  else if (p->n_keys == 1)
+    sweep_one_key(gp, p, csv);
+  else
+    sweep_two_keys(gp, p, csv);
 }
 
 int cli_plot_sweep(const cli_sweep_plot *p, const char *png) {
