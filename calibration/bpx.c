@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define BPX_VERSION "0.5.0"
+#define BPX_VERSION "1.1.0" /* the first with Header.Model "Partial" (BPX CHANGELOG v1.1.0) */
 
 static void table(FILE *f, const double *x, const double *y, size_t n) {
   fputs("{\"x\": [", f);

@@ -101,7 +101,7 @@ if len(trips["trip_scan"]) != 36 or "trips" not in trips["fit"]:
     sys.exit(f"calibrate (trip scan): {len(trips['trip_scan'])} trials, fit {trips['fit']}")
 check("calibrate", out("calibrate", cfg("scenarios/leaf_cell_calibrate.cfg"), "--trace",
                        os.path.join(root, "validation/data/leaf_c15_discharge_cycle2.csv"),
-                       "--fit", "battery", "-o", "battery.cfg"), "battery")
+                       "--fit", "battery", "-o", "battery.cfg", "--bpx", "battery.bpx.json"), "battery")
 check("calibrate", out("calibrate", cfg("scenarios/leaf_cell_calibrate.cfg"), "--trace",
                        os.path.join(root, "validation/data/leaf_c15_discharge_cycle2.csv"),
                        "--fit", "battery,lag", "-o", "lag.cfg"), "battery with lag")
@@ -121,7 +121,8 @@ check("calibrate", out("calibrate", os.path.join(root, "validation/cases/pan1865
 nn = lambda t: os.path.join(root, "validation/data/pan18650pf_nn_%sdegC.csv" % t)
 check("calibrate", out("calibrate", os.path.join(root, "validation/cases/pan18650pf_us06.cfg"),
                        "--trace", nn("m10"), "--trace", nn("m20"), "--temp-col", "temp_c",
-                       "--fit", "battery,rows", "--train-fraction", "0.1", "-o", "rows.cfg"),
+                       "--fit", "battery,rows", "--train-fraction", "0.1", "-o", "rows.cfg",
+                       "--bpx", "rows.bpx.json"),
       "two tests, rows over temperature")
 check("calibrate", out("calibrate", os.path.join(root, "validation/cases/pan18650pf_us06.cfg"),
                        "--trace", nn("m10"), "--trace", nn("m20"), "--temp-col", "temp_c",
@@ -153,4 +154,30 @@ for f in ("validation/data/h200_nvsmi_allcols.csv", "validation/data/h200_nvml_h
     check("trace-info", info, f)
     if info["columns"][0]["name"] != "time_s" or info["rows"] < 100:
         sys.exit(f"trace-info ({f}): {info['rows']} rows, first column {info['columns'][0]}")
+# The BPX cells calibrate writes, against BPX 1.1.0's rules (tests/schemas/bpx-1.1.0.schema.json)
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "bpx-1.1.0.schema.json")) as f:
+    bpx_schema = jsonschema.Draft202012Validator(json.load(f))
+
+
+def tables(v, where):
+    if isinstance(v, dict) and "x" in v:
+        if len(v["x"]) != len(v["y"]) or len(v["x"]) < 2:
+            sys.exit(f"bpx: {where}: x and y of {len(v['x'])} and {len(v['y'])} values")
+    elif isinstance(v, dict):
+        for k, w in v.items():
+            tables(w, where + "." + k)
+
+
+for name in ("battery.bpx.json", "rows.bpx.json"):
+    with open(os.path.join(work, name)) as f:
+        cell = json.load(f)
+    errors = sorted(bpx_schema.iter_errors(cell), key=str)
+    if errors:
+        sys.exit(f"bpx ({name}): {errors[0].message} at {list(errors[0].path)}")
+    tables(cell["Parameterisation"]["User-defined"], "User-defined")
+    older = copy.deepcopy(cell)
+    older["Header"]["BPX"] = "0.5.0"  # Partial arrived in BPX 1.1: the schema is not vacuous
+    if bpx_schema.is_valid(older):
+        sys.exit("bpx: a Partial file at BPX 0.5.0 passed")
+    counts["bpx"] = counts.get("bpx", 0) + 1
 print("validated: " + ", ".join(f"{k} x{n}" for k, n in sorted(counts.items())))
