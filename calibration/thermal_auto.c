@@ -15,6 +15,7 @@
 #include <libconfig.h>
 
 #include "scenario_internal.h"
+#include "thermal_internal.h"
 
 static const char *const suffixes[] = {"", "_instant", "_average", "_energy"};
 #define N_SUFFIXES (sizeof suffixes / sizeof suffixes[0])
@@ -68,13 +69,14 @@ typedef struct candidate {
   const char **sets;
   char (*own)[400];
   size_t n;
-  char *fan_set; /* the structure's added set (choose_structure), or NULL */
+  char *fan_set;    /* the structure's added set (choose_structure), or NULL */
+  char *chain_text; /* the chosen chain's scenario text (choose_structure), or NULL */
 } candidate;
 
 static int candidate_sets(const sits_thermal_cal_opts *o, size_t n_power, char rails[][160],
                           const char *suffix, bool interval_mean, candidate *c) {
   c->n = o->n_sets + 2 * n_power;
-  c->fan_set = NULL;
+  c->fan_set = c->chain_text = NULL;
   c->sets = calloc(c->n, sizeof *c->sets);
   c->own = calloc(2 * n_power, sizeof *c->own);
   if (!c->sets || !c->own)
@@ -96,13 +98,15 @@ static void candidate_free(candidate *c) {
   free(c->sets);
   free(c->own);
   free(c->fan_set);
+  free(c->chain_text);
 }
 
 /* ---- the unlogged cooling device ---- */
 
-#define FAN_LEVELS 4       /* the candidate fan's steps */
-#define FAN_MIN_SPAN_K 2.0 /* a training part warmer by less leaves nothing to switch within */
-#define FAN_GAIN 0.95      /* the candidate must beat the network as given by 5 % on validation */
+#define FAN_LEVELS 4          /* the candidate fan's steps */
+#define FAN_MIN_SPAN_K 2.0    /* a training part warmer by less leaves nothing to switch within */
+#define STRUCTURE_GAIN 0.95   /* a structure must beat the choice so far by 5 % on validation */
+#define STRUCTURE_GAIN_K 0.02 /* and by 0.02 K: finer than any board sensor's resolution */
 
 /* The sensed temperatures of the first sensor over the training rows: median and maximum. */
 static int sensed_range(const sits_thermal_cal_opts *o, const char *column, double *lo, double *hi,
@@ -185,13 +189,16 @@ static int fan_candidate(const sits_thermal_cal_opts *o, const char **sets, size
   return rc;
 }
 
-/* The validation figures of one structure: fitted on the first three quarters of the training
- * rows, scored on the last quarter; the held-out tail takes no part. */
+/* The validation figures of one structure (the scenario @p o names with @p sets, or the
+ * scenario @p text when given): fitted on the first three quarters of the training rows,
+ * scored on the last quarter; the held-out tail takes no part. */
 static void validate(const sits_thermal_cal_opts *o, const char **sets, size_t n_sets,
-                     sits_thermal_structure_fig *f) {
+                     const char *text, sits_thermal_structure_fig *f) {
   sits_thermal_cal_opts ov = *o;
   double tf = o->train_fraction > 0 ? o->train_fraction : 0.7;
   ov.sets = sets, ov.n_sets = n_sets, ov.physics_bounds = true;
+  if (text)
+    ov.scenario_text = text, ov.sets = NULL, ov.n_sets = 0;
   ov.hold_from = 0.75 * tf, ov.hold_to = tf, ov.use_to = tf;
   sits_thermal_cal cal;
   sits_err e = {0};
@@ -203,41 +210,74 @@ static void validate(const sits_thermal_cal_opts *o, const char **sets, size_t n
   }
 }
 
-/* Chooses between the network as given and with the candidate fan (fan_candidate) on the
- * validation block; the sets of the choice in *c (the fan's set appended when chosen). */
+#define CHAIN_ORDER 3 /* the deeper network tried: a three-node chain per sensed node */
+
+/* The candidate fan (fan_candidate) added to *c's sets when it won (c->fan_set). */
+static int keep_fan(candidate *c, const char *set, sits_err *err) {
+  const char **with = calloc(c->n + 1, sizeof *with);
+  char *keep = malloc(strlen(set) + 1);
+  if (!with || !keep) {
+    free(with), free(keep);
+    return sits__fail(err, SITS_ENOMEM, "out of memory");
+  }
+  memcpy(with, c->sets, c->n * sizeof *with);
+  strcpy(keep, set);
+  with[c->n] = keep;
+  free(c->sets);
+  c->sets = with, c->n++, c->fan_set = keep;
+  return SITS_OK;
+}
+
+/* Chooses among the network as given, with the candidate fan (fan_candidate) and a deeper
+ * chain (sits__thermal_chain_text) on the validation block: a candidate is kept when it beats
+ * the choice so far by 5 % and 0.02 K. The choice goes into *c (the fan's set appended, or the
+ * chain's text in c->chain_text). */
 static int choose_structure(const sits_thermal_cal_opts *o, candidate *c,
                             sits_thermal_structure_fig *figs, size_t *n_figs, size_t *chosen,
                             sits_err *err) {
-  char set[1024], what[200];
+  char set[1024], what[200], chain_what[200], *chain = NULL;
   *n_figs = 0, *chosen = 0;
   int rc = fan_candidate(o, c->sets, c->n, set, sizeof set, what, sizeof what, err);
-  if (rc || !set[0])
+  if (rc == SITS_OK)
+    rc = sits__thermal_chain_text(o, c->sets, c->n, CHAIN_ORDER, &chain, chain_what,
+                                  sizeof chain_what, err);
+  if (rc || (!set[0] && !chain)) {
+    free(chain);
     return rc;
+  }
   const char **with = calloc(c->n + 1, sizeof *with);
-  if (!with)
+  if (!with) {
+    free(chain);
     return sits__fail(err, SITS_ENOMEM, "out of memory");
+  }
   memcpy(with, c->sets, c->n * sizeof *with);
   with[c->n] = set;
   snprintf(figs[0].what, sizeof figs[0].what, "the network as given");
-  validate(o, c->sets, c->n, &figs[0]);
-  snprintf(figs[1].what, sizeof figs[1].what, "%s", what);
-  validate(o, with, c->n + 1, &figs[1]);
-  *n_figs = 2;
-  if (figs[1].validation_rmse_c < FAN_GAIN * figs[0].validation_rmse_c ||
-      (isnan(figs[0].validation_rmse_c) && isfinite(figs[1].validation_rmse_c))) {
-    char *keep = malloc(strlen(set) + 1);
-    if (!keep) {
-      free(with);
-      return sits__fail(err, SITS_ENOMEM, "out of memory");
-    }
-    strcpy(keep, set);
-    free(c->sets);
-    with[c->n] = keep;
-    c->sets = with, c->n++, c->fan_set = keep;
-    *chosen = 1;
-  } else
-    free(with);
-  return SITS_OK;
+  validate(o, c->sets, c->n, NULL, &figs[0]);
+  size_t fan = 0, deeper = 0;
+  *n_figs = 1;
+  if (set[0]) {
+    fan = (*n_figs)++;
+    snprintf(figs[fan].what, sizeof figs[fan].what, "%s", what);
+    validate(o, with, c->n + 1, NULL, &figs[fan]);
+  }
+  if (chain) {
+    deeper = (*n_figs)++;
+    snprintf(figs[deeper].what, sizeof figs[deeper].what, "%s", chain_what);
+    validate(o, NULL, 0, chain, &figs[deeper]);
+  }
+  free(with);
+  for (size_t k = 1; k < *n_figs; k++)
+    if ((figs[k].validation_rmse_c < STRUCTURE_GAIN * figs[*chosen].validation_rmse_c &&
+         figs[k].validation_rmse_c < figs[*chosen].validation_rmse_c - STRUCTURE_GAIN_K) ||
+        (isnan(figs[*chosen].validation_rmse_c) && isfinite(figs[k].validation_rmse_c)))
+      *chosen = k;
+  if (*chosen && *chosen == deeper)
+    c->chain_text = chain, chain = NULL;
+  else if (*chosen && *chosen == fan)
+    rc = keep_fan(c, set, err);
+  free(chain);
+  return rc;
 }
 
 int sits_calibrate_thermal_auto(const sits_thermal_cal_opts *o, const int *orders, size_t n_orders,
@@ -307,6 +347,8 @@ int sits_calibrate_thermal_auto(const sits_thermal_cal_opts *o, const int *order
     rc = choose_structure(o, &c, structures, &n_structures, &structure, err);
   sits_thermal_cal_opts oc = *o;
   oc.sets = c.sets, oc.n_sets = c.n, oc.physics_bounds = true;
+  if (c.chain_text) /* the chain's text holds the timing's sets */
+    oc.scenario_text = c.chain_text, oc.sets = NULL, oc.n_sets = 0;
   if (rc == SITS_OK)
     rc = n_orders ? sits_calibrate_thermal_orders(&oc, orders, n_orders, out, err)
                   : sits_calibrate_thermal(&oc, out, err);

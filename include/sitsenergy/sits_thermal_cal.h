@@ -146,7 +146,7 @@ typedef struct sits_thermal_structure_fig {
   char what[200];
   double train_rmse_c, validation_rmse_c;
 } sits_thermal_structure_fig;
-#define SITS_THERMAL_CAL_MAX_STRUCTURES 2
+#define SITS_THERMAL_CAL_MAX_STRUCTURES 3
 
 typedef struct sits_thermal_cal {
   size_t n_params;
