@@ -17,6 +17,7 @@ import html
 import json
 import os
 import re
+import subprocess
 import tempfile
 from typing import Any, Mapping, Optional, Sequence, Union
 
@@ -28,7 +29,7 @@ from ._lib import path as library_path
 from ._sweep import run_rows
 
 __all__ = ["load", "read", "sweep", "Scenario", "Result", "SitsError", "LibraryNotFound",
-           "library_version", "library_path", "bpx", "__version__", "ECANCELED", "EINPUT", "ENOMEM", "ESOLVER", "EIO",
+           "Plot", "library_version", "library_path", "bpx", "__version__", "ECANCELED", "EINPUT", "ENOMEM", "ESOLVER", "EIO",
            "EUNSUPPORTED", "EINTERNAL"]
 
 SetArg = Optional[Union[Mapping[str, Any], Sequence[str]]]
@@ -258,6 +259,32 @@ def _columns(nodes, domains, battery, fans=()):
     return cols, units
 
 
+class Plot:
+    """A PNG made by Result.plot(): .png the bytes, .save(path), shown inline in a notebook."""
+
+    def __init__(self, png: bytes) -> None:
+        self.png = png
+
+    def save(self, path: Union[str, os.PathLike]) -> None:
+        """Writes the PNG to path (through a temporary file beside it, then renamed)."""
+        path = os.fspath(path)
+        fd, tmp = tempfile.mkstemp(prefix=".plot.", dir=os.path.dirname(os.path.abspath(path)))
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(self.png)
+            os.replace(tmp, path)
+        except BaseException:
+            if os.path.exists(tmp):
+                os.remove(tmp)
+            raise
+
+    def _repr_png_(self) -> bytes:
+        return self.png
+
+    def __repr__(self) -> str:
+        return f"<sitsenergy.Plot PNG, {len(self.png)} bytes>"
+
+
 class Result:
     """A run: .summary (dict, as --summary json), .series (DataFrame indexed by time_s,
     columns as the CSV's, units in .series.attrs["units"]), .events (DataFrame)."""
@@ -311,6 +338,88 @@ class Result:
         rc = lib.sits_write_h5(self._scenario._p, self._h, os.fsencode(path), err)
         if rc:
             _raise(rc, err)
+
+    def to_xarray(self) -> Any:
+        """The series as an xarray.Dataset: one variable per column on the coordinate time_s
+        (with its units attribute, "s"), each variable with its units attribute; the summary's
+        scalar figures (names with their units) as the Dataset's attributes. Needs xarray
+        (Debian: python3-xarray)."""
+        try:
+            import xarray as xr
+        except ImportError as e:
+            raise ImportError("Result.to_xarray() needs xarray (Debian: apt-get install "
+                              "python3-xarray; or pip install xarray)") from e
+        units = self.series.attrs.get("units", {})
+        t = self.series.index.to_numpy()
+        data = {c: ("time_s", self.series[c].to_numpy(), {"units": units.get(c, "")})
+                for c in self.series.columns}
+        ds = xr.Dataset(data, coords={"time_s": ("time_s", t, {"units": "s"})})
+        for k, v in self.summary.items():  # netCDF attributes: numbers and strings
+            if isinstance(v, bool):
+                ds.attrs[k] = int(v)
+            elif isinstance(v, (int, float, str)):
+                ds.attrs[k] = v
+        return ds
+
+    def plot(self, path: Union[str, os.PathLike, None] = None,
+             title: Optional[str] = None) -> "Plot":
+        """The run as `sitsenergy run --plot` draws it, by gnuplot (PNG): each node's
+        temperature against time, the total power on a second axis, the junction limit dashed
+        and, on a calibrated scenario, the peak's 95 % band as a strip; of more than ten nodes
+        (a floorplan) the ten hottest. Returns a Plot (shown inline in a notebook; .png holds
+        the bytes); with path, also written there."""
+        s = self.summary
+        lim = (s.get("constraints") or {}).get("max_junction_temp_c", {}).get("limit")
+        temps = [c for c in self.series.columns if c.startswith("temp_c.")]
+        n_temps = len(temps)
+        if n_temps > 10:  # a floorplan's hundred blocks: the ten hottest, so the key fits
+            temps = list(self.series[temps].max().sort_values(ascending=False).index[:10])
+        src = self._scenario.source if self._scenario is not None else None
+        name = os.path.basename(src) if src and "\n" not in src else "run"
+        title = title or (f"{name}: verdict {s.get('verdict', '?')}"
+                          + (f" (the 10 hottest of {n_temps} nodes)" if n_temps > 10 else ""))
+        band = s.get("band") or {}
+        peak, hw = s.get("max_junction_temp_c"), band.get("max_junction_temp_half_width_c")
+        with tempfile.TemporaryDirectory(prefix="sitsenergy_plot_") as d:
+            csv = os.path.join(d, "series.csv")
+            png = os.path.join(d, "plot.png")
+            self.series[temps + ["power_w.total"]].to_csv(csv)
+            q = lambda v: "'" + str(v).replace("'", "''") + "'"  # gnuplot's quoting
+            cmds = ["set terminal pngcairo size 1200,600 font 'sans,11'",
+                    f"set output {q(png)}", "set termoption noenhanced",
+                    "set datafile separator ','", "set key autotitle columnhead",
+                    "set key outside right top", "set grid", "set ytics nomirror", "set y2tics",
+                    "set xlabel 'time (s)'", "set ylabel 'temperature (C)'",
+                    "set y2label 'total power (W)'", "set autoscale xfix",
+                    "set offsets 0, 0, graph 0.05, graph 0.05",
+                    f"set title {q(title)}"]
+            curves = []
+            if isinstance(peak, (int, float)) and isinstance(hw, (int, float)):
+                curves.append(f"{q(csv)} using 1:({peak - hw!r}):({peak + hw!r}) with "
+                              "filledcurves fc rgb '#c8d8f0' fs solid 0.7 noborder title "
+                              f"'Tj peak {peak:.2f} +- {hw:.2f} C (95 % band)'")
+            if isinstance(lim, (int, float)):
+                curves.append(f"{lim!r} with lines dt 2 lw 2 lc rgb '#c03030' title "
+                              f"'junction limit {lim:g} C'")
+            curves += [f"{q(csv)} using 1:{k + 2} with lines lw 2" for k in range(len(temps))]
+            curves.append(f"{q(csv)} using 1:{len(temps) + 2} axes x1y2 with steps "
+                          "lc rgb '#909090'")
+            cmds.append("plot " + ", ".join(curves))
+            try:
+                p = subprocess.run(["gnuplot"], input="\n".join(cmds) + "\n", text=True,
+                                   capture_output=True)
+            except FileNotFoundError as e:
+                raise SitsError(EIO, "Result.plot() needs gnuplot (Debian: apt-get install "
+                                     "gnuplot-nox)") from e
+            if p.returncode or not os.path.exists(png):
+                raise SitsError(EIO, "gnuplot failed: " + p.stderr.strip()[-300:])
+            with open(png, "rb") as f:
+                out = Plot(f.read())
+        if path is not None:
+            if self._scenario is not None:
+                _refuse_inputs(self._scenario, path)
+            out.save(path)
+        return out
 
     def _repr_html_(self) -> str:
         """A notebook's view: the end, the headline figures with units, the verdict and what

@@ -54,3 +54,42 @@ def test_sweep_sampled(one_node):
     amb = df["ambient_c"].to_numpy()
     assert ((amb >= 20) & (amb <= 30)).all()
     assert np.allclose(df["max_junction_temp_c"], amb + 15 * (1 - math.exp(-5)), atol=2e-4)
+
+
+def test_to_xarray_keeps_units_and_time(configs, tmp_path):
+    xr = pytest.importorskip("xarray")
+    r = se.load(str(configs / "scenarios/orin_nx_video_enc.cfg"), set={"duration_s": 30}).run()
+    ds = r.to_xarray()
+    assert isinstance(ds, xr.Dataset)
+    assert list(ds.data_vars) == list(r.series.columns)  # run()'s order
+    assert np.array_equal(ds["time_s"].to_numpy(), r.series.index.to_numpy())
+    assert ds["time_s"].attrs["units"] == "s"
+    assert ds["temp_c.die"].attrs["units"] == "degC"
+    assert ds["power_w.total"].attrs["units"] == "W"
+    assert np.array_equal(ds["temp_c.die"].to_numpy(), r.series["temp_c.die"].to_numpy())
+    assert ds.attrs["max_junction_temp_c"] == r.summary["max_junction_temp_c"]
+    # a rolling mean keeps the units (a DataFrame's rolling() drops .attrs)
+    assert ds["temp_c.die"].rolling(time_s=5).mean().attrs["units"] == "degC"
+    # the same from the HDF5 file
+    r.to_h5(tmp_path / "x.h5")
+    back = se.read(tmp_path / "x.h5").to_xarray()
+    assert np.array_equal(back["temp_c.die"].to_numpy(), ds["temp_c.die"].to_numpy())
+    assert back["freq_mhz.gpu"].attrs["units"] == "MHz"
+
+
+def test_plot_is_a_png_with_the_limit(one_node, tmp_path):
+    import shutil
+    if not shutil.which("gnuplot"):
+        pytest.skip("gnuplot is not installed")
+    r = se.load(one_node).run()
+    p = r.plot(tmp_path / "run.png", title="one node")
+    assert p.png[:8] == b"\x89PNG\r\n\x1a\n"
+    assert p._repr_png_() == p.png
+    assert (tmp_path / "run.png").read_bytes() == p.png
+    w, h = int.from_bytes(p.png[16:20], "big"), int.from_bytes(p.png[20:24], "big")
+    assert (w, h) == (1200, 600)
+    cfg = tmp_path / "one.cfg"  # the scenario's own file is not overwritten
+    cfg.write_text(one_node)
+    with pytest.raises(se.SitsError):
+        se.load(str(cfg)).run().plot(cfg)
+    assert cfg.read_text() == one_node
