@@ -69,14 +69,13 @@ typedef struct candidate {
   const char **sets;
   char (*own)[400];
   size_t n;
-  char *fan_set;    /* the structure's added set (choose_structure), or NULL */
-  char *chain_text; /* the chosen chain's scenario text (choose_structure), or NULL */
+  char *fan_set; /* the structure's added set (choose_structure), or NULL */
 } candidate;
 
 static int candidate_sets(const sits_thermal_cal_opts *o, size_t n_power, char rails[][160],
                           const char *suffix, bool interval_mean, candidate *c) {
   c->n = o->n_sets + 2 * n_power;
-  c->fan_set = c->chain_text = NULL;
+  c->fan_set = NULL;
   c->sets = calloc(c->n, sizeof *c->sets);
   c->own = calloc(2 * n_power, sizeof *c->own);
   if (!c->sets || !c->own)
@@ -98,7 +97,6 @@ static void candidate_free(candidate *c) {
   free(c->sets);
   free(c->own);
   free(c->fan_set);
-  free(c->chain_text);
 }
 
 /* ---- the unlogged cooling device ---- */
@@ -189,16 +187,13 @@ static int fan_candidate(const sits_thermal_cal_opts *o, const char **sets, size
   return rc;
 }
 
-/* The validation figures of one structure (the scenario @p o names with @p sets, or the
- * scenario @p text when given): fitted on the first three quarters of the training rows,
- * scored on the last quarter; the held-out tail takes no part. */
+/* The validation figures of one structure: fitted on the first three quarters of the training
+ * rows, scored on the last quarter; the held-out tail takes no part. */
 static void validate(const sits_thermal_cal_opts *o, const char **sets, size_t n_sets,
-                     const char *text, sits_thermal_structure_fig *f) {
+                     sits_thermal_structure_fig *f) {
   sits_thermal_cal_opts ov = *o;
   double tf = o->train_fraction > 0 ? o->train_fraction : 0.7;
   ov.sets = sets, ov.n_sets = n_sets, ov.physics_bounds = true;
-  if (text)
-    ov.scenario_text = text, ov.sets = NULL, ov.n_sets = 0;
   ov.hold_from = 0.75 * tf, ov.hold_to = tf, ov.use_to = tf;
   sits_thermal_cal cal;
   sits_err e = {0};
@@ -209,8 +204,6 @@ static void validate(const sits_thermal_cal_opts *o, const char **sets, size_t n
     sits_thermal_cal_release(&cal);
   }
 }
-
-#define CHAIN_ORDER 3 /* the deeper network tried: a three-node chain per sensed node */
 
 /* The candidate fan (fan_candidate) added to *c's sets when it won (c->fan_set). */
 static int keep_fan(candidate *c, const char *set, sits_err *err) {
@@ -228,56 +221,84 @@ static int keep_fan(candidate *c, const char *set, sits_err *err) {
   return SITS_OK;
 }
 
-/* Chooses among the network as given, with the candidate fan (fan_candidate) and a deeper
- * chain (sits__thermal_chain_text) on the validation block: a candidate is kept when it beats
- * the choice so far by 5 % and 0.02 K. The choice goes into *c (the fan's set appended, or the
- * chain's text in c->chain_text). */
+/* Chooses between the network as given and with the candidate fan (fan_candidate) on the
+ * validation block: the fan is kept when it beats the network as given by 5 % and 0.02 K
+ * (its set then appended to *c). */
 static int choose_structure(const sits_thermal_cal_opts *o, candidate *c,
                             sits_thermal_structure_fig *figs, size_t *n_figs, size_t *chosen,
                             sits_err *err) {
-  char set[1024], what[200], chain_what[200], *chain = NULL;
+  char set[1024], what[200];
   *n_figs = 0, *chosen = 0;
   int rc = fan_candidate(o, c->sets, c->n, set, sizeof set, what, sizeof what, err);
-  if (rc == SITS_OK)
-    rc = sits__thermal_chain_text(o, c->sets, c->n, CHAIN_ORDER, &chain, chain_what,
-                                  sizeof chain_what, err);
-  if (rc || (!set[0] && !chain)) {
-    free(chain);
+  if (rc || !set[0])
     return rc;
-  }
   const char **with = calloc(c->n + 1, sizeof *with);
-  if (!with) {
-    free(chain);
+  if (!with)
     return sits__fail(err, SITS_ENOMEM, "out of memory");
-  }
   memcpy(with, c->sets, c->n * sizeof *with);
   with[c->n] = set;
   snprintf(figs[0].what, sizeof figs[0].what, "the network as given");
-  validate(o, c->sets, c->n, NULL, &figs[0]);
-  size_t fan = 0, deeper = 0;
-  *n_figs = 1;
-  if (set[0]) {
-    fan = (*n_figs)++;
-    snprintf(figs[fan].what, sizeof figs[fan].what, "%s", what);
-    validate(o, with, c->n + 1, NULL, &figs[fan]);
-  }
-  if (chain) {
-    deeper = (*n_figs)++;
-    snprintf(figs[deeper].what, sizeof figs[deeper].what, "%s", chain_what);
-    validate(o, NULL, 0, chain, &figs[deeper]);
-  }
+  validate(o, c->sets, c->n, &figs[0]);
+  snprintf(figs[1].what, sizeof figs[1].what, "%s", what);
+  validate(o, with, c->n + 1, &figs[1]);
   free(with);
-  for (size_t k = 1; k < *n_figs; k++)
-    if ((figs[k].validation_rmse_c < STRUCTURE_GAIN * figs[*chosen].validation_rmse_c &&
-         figs[k].validation_rmse_c < figs[*chosen].validation_rmse_c - STRUCTURE_GAIN_K) ||
-        (isnan(figs[*chosen].validation_rmse_c) && isfinite(figs[k].validation_rmse_c)))
-      *chosen = k;
-  if (*chosen && *chosen == deeper)
-    c->chain_text = chain, chain = NULL;
-  else if (*chosen && *chosen == fan)
+  *n_figs = 2;
+  double v0 = figs[0].validation_rmse_c, v1 = figs[1].validation_rmse_c;
+  if ((v1 < STRUCTURE_GAIN * v0 && v1 < v0 - STRUCTURE_GAIN_K) || (isnan(v0) && isfinite(v1))) {
+    *chosen = 1;
     rc = keep_fan(c, set, err);
-  free(chain);
+  }
   return rc;
+}
+
+/* The power-timing candidates: each suffix under which every rail is in the trace (@p have),
+ * as a reading and as an interval mean, fitted on the training rows (their figures) and again
+ * on the training rows' first three quarters, warm-started where the first fit ended (one
+ * start), scored on the last quarter: the least validation RMSE is chosen (the least training
+ * RMSE when no validation fit ended), its index into *best and its figure into *best_cost
+ * (INFINITY when no candidate could be fitted). */
+static int choose_timing(const sits_thermal_cal_opts *o, size_t n_power, char rails[][160],
+                         const bool *have, sits_thermal_timing_fig *figs, size_t *n_figs,
+                         size_t *best, double *best_cost, sits_err *err) {
+  double tf = o->train_fraction > 0 ? o->train_fraction : 0.7;
+  for (size_t s = 0; s < N_SUFFIXES; s++)
+    for (int im = 0; have[s] && im < 2; im++) {
+      candidate c;
+      sits_thermal_cal cal, val;
+      if (candidate_sets(o, n_power, rails, suffixes[s], im, &c) != SITS_OK) {
+        candidate_free(&c);
+        return sits__fail(err, SITS_ENOMEM, "out of memory");
+      }
+      sits_thermal_cal_opts oc = *o;
+      oc.sets = c.sets, oc.n_sets = c.n, oc.physics_bounds = true;
+      sits_err e = {0};
+      sits_thermal_timing_fig *f = &figs[(*n_figs)++];
+      snprintf(f->suffix, sizeof f->suffix, "%s", suffixes[s]);
+      f->interval_mean = im;
+      f->train_rmse_c = f->holdout_rmse_c = f->validation_rmse_c = NAN;
+      if (sits_calibrate_thermal(&oc, &cal, &e) == SITS_OK) {
+        f->train_rmse_c = worst(cal.train, cal.n_sensors);
+        f->holdout_rmse_c = worst(cal.holdout, cal.n_sensors);
+        sits_thermal_cal_opts ov = oc; /* the validation block, from where this fit ended */
+        ov.scenario_text = cal.config_text, ov.sets = NULL, ov.n_sets = 0;
+        ov.hold_from = 0.75 * tf, ov.hold_to = tf, ov.use_to = tf;
+        if (sits__calibrate_thermal_warm(&ov, &val, &e) == SITS_OK) {
+          f->validation_rmse_c = worst(val.holdout, val.n_sensors);
+          sits_thermal_cal_release(&val);
+        }
+        sits_thermal_cal_release(&cal);
+      }
+      if (f->validation_rmse_c < *best_cost)
+        *best_cost = f->validation_rmse_c, *best = *n_figs - 1;
+      candidate_free(&c);
+    }
+  for (size_t k = 0; !isfinite(*best_cost) && k < *n_figs; k++) /* no validation fit ended */
+    if (figs[k].train_rmse_c < INFINITY &&
+        (k == 0 || !(figs[k].train_rmse_c >= figs[*best].train_rmse_c)))
+      *best = k;
+  if (!isfinite(*best_cost) && *n_figs && isfinite(figs[*best].train_rmse_c))
+    *best_cost = figs[*best].train_rmse_c;
+  return SITS_OK;
 }
 
 int sits_calibrate_thermal_auto(const sits_thermal_cal_opts *o, const int *orders, size_t n_orders,
@@ -307,31 +328,8 @@ int sits_calibrate_thermal_auto(const sits_thermal_cal_opts *o, const int *order
   sits_thermal_timing_fig figs[SITS_THERMAL_CAL_MAX_TIMINGS];
   size_t n_figs = 0, best = 0;
   double best_cost = INFINITY;
-  for (size_t s = 0; rc == SITS_OK && s < N_SUFFIXES; s++)
-    for (int im = 0; rc == SITS_OK && have[s] && im < 2; im++) {
-      candidate c;
-      sits_thermal_cal cal;
-      if (candidate_sets(o, n_power, rails, suffixes[s], im, &c) != SITS_OK) {
-        candidate_free(&c);
-        rc = sits__fail(err, SITS_ENOMEM, "out of memory");
-        break;
-      }
-      sits_thermal_cal_opts oc = *o;
-      oc.sets = c.sets, oc.n_sets = c.n, oc.physics_bounds = true;
-      sits_err e = {0};
-      sits_thermal_timing_fig *f = &figs[n_figs++];
-      snprintf(f->suffix, sizeof f->suffix, "%s", suffixes[s]);
-      f->interval_mean = im;
-      f->train_rmse_c = f->holdout_rmse_c = NAN;
-      if (sits_calibrate_thermal(&oc, &cal, &e) == SITS_OK) {
-        f->train_rmse_c = worst(cal.train, cal.n_sensors);
-        f->holdout_rmse_c = worst(cal.holdout, cal.n_sensors);
-        sits_thermal_cal_release(&cal);
-      }
-      if (f->train_rmse_c < best_cost)
-        best_cost = f->train_rmse_c, best = n_figs - 1;
-      candidate_free(&c);
-    }
+  if (rc == SITS_OK)
+    rc = choose_timing(o, n_power, rails, have, figs, &n_figs, &best, &best_cost, err);
   if (rc == SITS_OK && !isfinite(best_cost))
     rc = sits__fail(err, SITS_ESOLVER, "--fit auto: no power-timing candidate could be fitted");
   if (rc)
@@ -347,8 +345,6 @@ int sits_calibrate_thermal_auto(const sits_thermal_cal_opts *o, const int *order
     rc = choose_structure(o, &c, structures, &n_structures, &structure, err);
   sits_thermal_cal_opts oc = *o;
   oc.sets = c.sets, oc.n_sets = c.n, oc.physics_bounds = true;
-  if (c.chain_text) /* the chain's text holds the timing's sets */
-    oc.scenario_text = c.chain_text, oc.sets = NULL, oc.n_sets = 0;
   if (rc == SITS_OK)
     rc = n_orders ? sits_calibrate_thermal_orders(&oc, orders, n_orders, out, err)
                   : sits_calibrate_thermal(&oc, out, err);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "scenario_internal.h"
+#include "thermal_internal.h"
 #include "sits_fit.h"
 #include "sits_replay.h"
 #include "json_internal.h"
@@ -844,6 +845,12 @@ int sits_calibrate_thermal(const sits_thermal_cal_opts *o, sits_thermal_cal *c, 
   return calibrate_once(o, c, &cost, 3, err);
 }
 
+int sits__calibrate_thermal_warm(const sits_thermal_cal_opts *o, sits_thermal_cal *c,
+                                 sits_err *err) {
+  double cost;
+  return calibrate_once(o, c, &cost, 1, err);
+}
+
 void sits_thermal_cal_release(sits_thermal_cal *c) {
   free(c->config_text);
   c->config_text = NULL;
@@ -957,6 +964,8 @@ static void json_timing(FILE *f, const sits_thermal_cal *c) {
     sits__json_num(f, t->train_rmse_c);
     fputs(",\"holdout_rmse_c\":", f);
     sits__json_num(f, t->holdout_rmse_c);
+    fputs(",\"validation_rmse_c\":", f);
+    sits__json_num(f, t->validation_rmse_c);
     fprintf(f, ",\"chosen\":%s}", k == c->timing_chosen ? "true" : "false");
   }
   fputc(']', f);

@@ -35,7 +35,6 @@
 #include <string.h>
 
 #include "scenario_internal.h"
-#include "thermal_internal.h"
 
 #define MAX_SENSED 8
 
@@ -409,28 +408,6 @@ int sits_calibrate_thermal_orders(const sits_thermal_cal_opts *o, const int *ord
   } else
     sits_thermal_cal_release(out);
   free(cand), free(sv);
-  sits_scenario_free(sc);
-  return rc;
-}
-
-int sits__thermal_chain_text(const sits_thermal_cal_opts *o, const char **sets, size_t n_sets,
-                             int k, char **text, char *what, size_t what_size, sits_err *err) {
-  *text = NULL;
-  what[0] = '\0';
-  sits_scenario *sc = NULL;
-  int rc = o->scenario_text
-               ? sits_scenario_load_text(o->scenario_text, o->scenario_path, sets, n_sets, &sc, err)
-               : sits_scenario_load(o->scenario_path, sets, n_sets, &sc, err);
-  survey_t *sv = rc ? NULL : malloc(sizeof *sv);
-  if (rc == SITS_OK)
-    rc = sv ? survey(sc, sv, err) : sits__fail(err, SITS_ENOMEM, "out of memory");
-  size_t n = rc ? 0 : sits_thermal_node_count(sits_scenario_thermal(sc));
-  if (rc == SITS_OK && n < sv->m * (size_t)k && !(*text = candidate(sc, sv, k, false)))
-    rc = sits__fail(err, SITS_ENOMEM, "cannot build the order-%d chain", k);
-  if (*text)
-    snprintf(what, what_size, "a %d-node chain from %s%s to the ambient", k, sv->s[0].name,
-             sv->m > 1 ? " (and each sensed node)" : "");
-  free(sv);
   sits_scenario_free(sc);
   return rc;
 }

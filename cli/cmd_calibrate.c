@@ -72,19 +72,19 @@ static const char calibrate_usage_auto[] =
     "--fit auto is thermal,ambient,initial with the power timing the data call for: each\n"
     "mapped power column's rail under every name the trace holds (power_w.<rail>, _instant,\n"
     "_average, _energy), each as a reading held from its row and as the mean over the interval\n"
-    "before it (replay.power.[].timing); the least training RMSE wins (same parameters), the\n"
-    "held-out tail untouched; with --orders, the order is then chosen on that timing. Every\n"
-    "candidate's figures under power_timing; the calibrated scenario maps the chosen columns.\n"
+    "before it (replay.power.[].timing); each fitted on the training rows, then again on\n"
+    "their first 3/4 from where that fit ended and scored on the last 1/4: the least of that\n"
+    "validation RMSE wins, the held-out tail untouched; with --orders, the order is then\n"
+    "chosen on that timing. Every candidate's figures under power_timing; the calibrated\n"
+    "scenario maps the chosen columns.\n"
     "Its ranges of R and C come from the device's power class, not from the scenario's values\n"
     "(which only start the fit, with a fourth start from the trace's own scales): R in\n"
     "[0.05 K / P_max, 200 K / max(P_mean, P_max / 20)], C in [1e-4, 100] J/(K W) x P_max, P_max\n"
     "and P_mean the training rows' mapped power (bounds in the JSON). Then the structure:\n"
-    "the network as given, with an unlogged fan on its link to the ambient (four steps\n"
-    "between the median and the warmest training reading, its two resistances fitted), or\n"
-    "as a three-node chain from each sensed node to the ambient (when the network has fewer\n"
-    "nodes), each fitted on the first 3/4 of the training rows and scored on the last 1/4; a\n"
-    "candidate is kept when it cuts that RMSE by 5 % and 0.02 K (structure in the JSON; not\n"
-    "with --orders).\n";
+    "the network as given or with an unlogged fan on its link to the ambient (four steps\n"
+    "between the median and the warmest training reading, its two resistances fitted), each\n"
+    "fitted on the first 3/4 of the training rows and scored on the last 1/4; the fan is kept\n"
+    "when it cuts that RMSE by 5 % and 0.02 K (structure in the JSON; not with --orders).\n";
 
 static const char calibrate_usage_more[] =
     "--plot draws each sensor measured and as the calibrated scenario replays it with its\n"

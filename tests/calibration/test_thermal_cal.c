@@ -851,9 +851,14 @@ Test(thermal_cal, auto_chooses_the_power_timing) {
   cr_assert(ch->interval_mean);
   cr_assert_str_eq(c.power_columns, "power_w.in_energy");
   for (size_t k = 0; k < c.n_timings; k++)
-    if (k != c.timing_chosen)
+    if (k != c.timing_chosen) {
       cr_assert_gt(c.timings[k].train_rmse_c, 3 * ch->train_rmse_c, "candidate %zu: %g vs %g", k,
                    c.timings[k].train_rmse_c, ch->train_rmse_c);
+      /* chosen on the validation block, which agrees here */
+      cr_assert_gt(c.timings[k].validation_rmse_c, 3 * ch->validation_rmse_c,
+                   "candidate %zu: validation %g vs %g", k, c.timings[k].validation_rmse_c,
+                   ch->validation_rmse_c);
+    }
   cr_assert_lt(c.holdout[0].rmse, 0.05, "held out %g K", c.holdout[0].rmse);
   for (size_t k = 0; k < c.n_params; k++) {
     if (strstr(c.params[k].path, "r_k_per_w"))
@@ -1075,10 +1080,9 @@ Test(thermal_cal, auto_finds_an_unlogged_fan) {
   sits_thermal_cal c, plain;
   sits_err err = {0};
   cr_assert_eq(sits_calibrate_thermal_auto(&o, NULL, 0, &c, &err), SITS_OK, "%s", err.msg);
-  cr_assert_eq(c.n_structures, 3); /* as given, the fan, a three-node chain */
-  cr_assert_eq(c.structure_chosen, 1, "validation %g (as given) vs %g (fan) vs %g (chain)",
-               c.structures[0].validation_rmse_c, c.structures[1].validation_rmse_c,
-               c.structures[2].validation_rmse_c);
+  cr_assert_eq(c.n_structures, 2);
+  cr_assert_eq(c.structure_chosen, 1, "validation %g (as given) vs %g (fan)",
+               c.structures[0].validation_rmse_c, c.structures[1].validation_rmse_c);
   cr_assert(strstr(c.structures[1].what, "unlogged fan on die-ambient"), "%s",
             c.structures[1].what);
   cr_assert(strstr(c.config_text, "unlogged"), "the calibrated scenario carries the fan");
@@ -1088,65 +1092,6 @@ Test(thermal_cal, auto_finds_an_unlogged_fan) {
                "held out %g K with the fan, %g K without", c.holdout[0].rmse,
                plain.holdout[0].rmse);
   cr_log_info("unlogged fan: held out %.3f K with the candidate, %.3f K without", c.holdout[0].rmse,
-              plain.holdout[0].rmse);
-  sits_thermal_cal_release(&c);
-  sits_thermal_cal_release(&plain);
-  free(tr), free(sc);
-}
-
-/* --fit auto's deeper network: the trace of a three-node chain (die 2 J/K - 1 K/W - board 20
- * J/K - 1 K/W - case 200 J/K - 2 K/W - ambient 25 C; time constants from about 1 s to 900 s),
- * the power stepping every 60 s through 3, 8, 1, 6, 2, 7 W for 1,200 s, integrated here by
- * forward Euler at 1 ms (step error far below the 1e-3 K the trace is written to), fitted with a
- * user's two-node network (die - board - ambient). The structure choice must take the
- * three-node chain on its validation block, and the held-out tail must be at least halved
- * against the two-node fit. */
-static char *three_node_trace(void) {
-  char *text = malloc(1 << 16);
-  size_t n = (size_t)snprintf(text, 1 << 16, "time_s,power_w.in,temp_c.die\n");
-  const double watts[] = {3, 8, 1, 6, 2, 7}, dt = 1e-3;
-  double die = 25.0, board = 25.0, cse = 25.0;
-  for (int k = 0; k <= 1200; k++) {
-    double p = watts[(k / 60) % 6];
-    n += (size_t)snprintf(text + n, (1 << 16) - n, "%d,%.1f,%.4f\n", k, p, die);
-    for (int s = 0; s < 1000; s++) {
-      double q1 = die - board, q2 = (board - cse) / 1.0, q3 = (cse - 25.0) / 2.0;
-      die += dt * (p - q1) / 2.0;
-      board += dt * (q1 - q2) / 20.0;
-      cse += dt * (q2 - q3) / 200.0;
-    }
-  }
-  char *path = tu_write("chain3.csv", text);
-  free(text);
-  return path;
-}
-
-Test(thermal_cal, auto_takes_a_deeper_chain_when_the_data_call_for_it) {
-  char *tr = three_node_trace();
-  char *sc = tu_write("two.cfg",
-                      "platform = { thermal = { nodes = ( { name = \"die\"; c_j_per_k = 5.0; },\n"
-                      "  { name = \"board\"; c_j_per_k = 100.0; } );\n"
-                      "  links = ( { a = \"die\"; b = \"board\"; r_k_per_w = 1.0; },\n"
-                      "    { a = \"board\"; b = \"ambient\"; r_k_per_w = 2.0; } ); }; };\n"
-                      "replay = { power = ( { column = \"power_w.in\"; node = \"die\"; } );\n"
-                      "  sensors = ( { column = \"temp_c.die\"; node = \"die\"; } ); };\n"
-                      "ambient_c = 25.0;\n");
-  sits_thermal_cal_opts o = {.scenario_path = sc, .trace_path = tr, .train_fraction = 0.6};
-  sits_thermal_cal c, plain;
-  sits_err err = {0};
-  cr_assert_eq(sits_calibrate_thermal_auto(&o, NULL, 0, &c, &err), SITS_OK, "%s", err.msg);
-  size_t chain = c.n_structures - 1;
-  cr_assert(strstr(c.structures[chain].what, "3-node chain from die"), "%s",
-            c.structures[chain].what);
-  cr_assert_eq(c.structure_chosen, chain, "validation %g (as given) vs %g (chain)",
-               c.structures[0].validation_rmse_c, c.structures[chain].validation_rmse_c);
-  cr_assert(strstr(c.config_text, "stage3"), "the calibrated scenario is the chain");
-  o.physics_bounds = true;
-  cr_assert_eq(sits_calibrate_thermal(&o, &plain, &err), SITS_OK, "%s", err.msg);
-  cr_assert_lt(c.holdout[0].rmse, 0.5 * plain.holdout[0].rmse,
-               "held out %g K with the chain, %g K with two nodes", c.holdout[0].rmse,
-               plain.holdout[0].rmse);
-  cr_log_info("three-node chain: held out %.4f K, two nodes %.4f K", c.holdout[0].rmse,
               plain.holdout[0].rmse);
   sits_thermal_cal_release(&c);
   sits_thermal_cal_release(&plain);
