@@ -5,8 +5,11 @@
  * sits_thermal_cal.h).
  *
  * The band at each row is sqrt(q95^2 + (1.96 sigma_model)^2): q95 the 95th percentile of the
- * sensor's absolute training residuals (what the model structure misses, taken from the data
- * rather than assumed Gaussian: the residuals of a board's integer sensor are heavy-tailed),
+ * sensor's absolute residuals (what the model structure misses, taken from the data rather
+ * than assumed Gaussian: the residuals of a board's integer sensor are heavy-tailed), the
+ * wider of the training residuals' and the forecast residuals' (the fit repeated on the
+ * training rows' first three quarters and replayed over the last quarter, which it did not
+ * see: a prediction's errors, which training residuals understate),
  * sigma_model the parameters' covariance propagated linearly through the replay (each
  * parameter's sensitivity by a forward difference of 1e-4 of its value, the trace replayed
  * again). The covariance is the one the same sensitivities give on the training rows,
@@ -33,6 +36,7 @@
 
 #include "result_internal.h"
 #include "scenario_internal.h"
+#include "thermal_internal.h"
 
 #define MAX_P SITS_THERMAL_CAL_MAX_PARAMS
 #define Z95 1.959963984540054
@@ -328,6 +332,52 @@ static int write_group(sits_thermal_cal *c, const double *q95, const double *se_
   return SITS_OK;
 }
 
+/* The forecast residuals' 95th percentile per sensor: the calibrated scenario fitted again on
+ * the training rows' first three quarters (from where the fit ended, one start) and replayed;
+ * the absolute residuals over the last quarter, which that fit did not see, as a prediction
+ * makes them. NAN per sensor where there is no such block (training rows that are not a prefix
+ * of the trace, a block too short) or the fit does not end. */
+static int forecast_q95(const sits_thermal_cal *c, const sits_thermal_cal_opts *o, double *q95,
+                        sits_err *err) {
+  for (size_t k = 0; k < c->n_sensors; k++)
+    q95[k] = NAN;
+  double tf = o->train_fraction > 0 ? o->train_fraction : 0.7;
+  if (o->hold_to > o->hold_from || c->n_train < 40)
+    return SITS_OK;
+  sits_thermal_cal_opts ov = *o;
+  ov.scenario_text = c->config_text, ov.sets = NULL, ov.n_sets = 0, ov.progress = NULL;
+  ov.hold_from = 0.75 * tf, ov.hold_to = tf, ov.use_to = tf, ov.fit_trips = false;
+  sits_thermal_cal val;
+  sits_err quiet = {0};
+  if (sits__calibrate_thermal_warm(&ov, &val, &quiet) != SITS_OK)
+    return SITS_OK; /* no forecast block: the training residuals alone */
+  sits_scenario *sc = NULL;
+  sits_replay *r = NULL;
+  int rc = sits_scenario_load_text(val.config_text, o->scenario_path, NULL, 0, &sc, err);
+  if (rc == SITS_OK)
+    rc = sits_replay_run(sc, o->trace_path, &o->trace, &r, err);
+  size_t rows = rc == SITS_OK ? r->trace->n_rows : 0, lo = (size_t)floor(0.75 * tf * (double)rows);
+  double *d = rc == SITS_OK ? malloc((rows + 1) * sizeof *d) : NULL;
+  if (rc == SITS_OK && !d)
+    rc = sits__fail(err, SITS_ENOMEM, "out of memory");
+  for (size_t k = 0; rc == SITS_OK && k < r->n_sensors && k < c->n_sensors; k++) {
+    int col = sits_trace_column(r->trace, r->sensors[k].column);
+    size_t n = 0;
+    for (size_t t = lo; col >= 0 && t < c->n_train && t < rows; t++) {
+      double m = sits_trace_at(r->trace, t, (size_t)col);
+      if (isfinite(m) && isfinite(r->sim_c[k * rows + t]))
+        d[n++] = fabs(r->sim_c[k * rows + t] - m);
+    }
+    gsl_sort(d, 1, n);
+    q95[k] = n >= 10 ? gsl_stats_quantile_from_sorted_data(d, 1, n, 0.95) : NAN;
+  }
+  free(d);
+  sits_replay_free(r);
+  sits_scenario_free(sc);
+  sits_thermal_cal_release(&val);
+  return rc;
+}
+
 int sits_thermal_cal_add_uncertainty(sits_thermal_cal *c, const sits_thermal_cal_opts *o,
                                      sits_err *err) {
   sits_scenario *sc = NULL;
@@ -343,6 +393,14 @@ int sits_thermal_cal_add_uncertainty(sits_thermal_cal *c, const sits_thermal_cal
     rc = residual_q95(r, c->n_train, q95, &msr, err);
   if (rc == SITS_OK)
     rc = covariance(sc, r, c, msr, se, corr, err);
+  double fq95[SITS_THERMAL_CAL_MAX_SENSORS];
+  if (rc == SITS_OK)
+    rc = forecast_q95(c, o, fq95, err);
+  for (size_t k = 0; rc == SITS_OK && k < c->n_sensors; k++) { /* the wider of the two */
+    c->training_q95_c[k] = q95[k], c->forecast_q95_c[k] = fq95[k];
+    if (fq95[k] > q95[k])
+      q95[k] = fq95[k];
+  }
   sits_replay_free(r), r = NULL;
   sits_scenario_free(sc), sc = NULL;
   if (rc == SITS_OK)

@@ -940,13 +940,18 @@ static void json_band(FILE *f, const sits_thermal_cal *c) {
     sits__json_str(f, c->sensor[k]);
     fputs(":{\"level\":0.95,\"residual_q95_c\":", f);
     sits__json_num(f, c->residual_q95_c[k]);
+    fputs(",\"training_q95_c\":", f);
+    sits__json_num(f, c->training_q95_c[k]);
+    fputs(",\"forecast_q95_c\":", f);
+    sits__json_num(f, c->forecast_q95_c[k]);
     fputs(",\"holdout_coverage\":", f);
     sits__json_num(f, c->band_coverage[k]);
     fputs(",\"holdout_mean_half_width_c\":", f);
     sits__json_num(f, c->band_mean_half_width_c[k]);
     fputc('}', f);
   }
-  fputs("},\"band_method\":\"sqrt(residual_q95^2 + (1.96 sigma)^2), sigma the parameters' "
+  fputs("},\"band_method\":\"sqrt(residual_q95^2 + (1.96 sigma)^2), residual_q95 the wider of "
+        "the training and forecast residuals' 95th percentiles, sigma the parameters' "
         "covariance propagated linearly\"",
         f);
 }

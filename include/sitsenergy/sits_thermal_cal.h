@@ -193,6 +193,9 @@ typedef struct sits_thermal_cal {
    *  and the 95 % band's coverage and mean half-width over the held-out rows. */
   bool has_band;
   double residual_q95_c[SITS_THERMAL_CAL_MAX_SENSORS];
+  double training_q95_c[SITS_THERMAL_CAL_MAX_SENSORS]; /**< of the training residuals */
+  double forecast_q95_c[SITS_THERMAL_CAL_MAX_SENSORS]; /**< of the forecast residuals (NAN:
+                                                            none); residual_q95_c the wider */
   double band_coverage[SITS_THERMAL_CAL_MAX_SENSORS];
   double band_mean_half_width_c[SITS_THERMAL_CAL_MAX_SENSORS];
 } sits_thermal_cal;

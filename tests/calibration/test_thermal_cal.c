@@ -936,6 +936,13 @@ Test(thermal_cal, bands_from_the_fit_cover_held_out_samples) {
   cr_assert(c.has_band);
   cr_assert(c.residual_q95_c[0] > 0.15 && c.residual_q95_c[0] < 0.25, "q95 %g",
             c.residual_q95_c[0]);
+  /* the forecast block (45 rows the repeated fit did not see) of the same noise: its quantile
+   * near 1.96 x 0.1 too (of 45 samples, within 0.12-0.30); the band takes the wider */
+  cr_assert(c.training_q95_c[0] > 0.15 && c.training_q95_c[0] < 0.25, "training q95 %g",
+            c.training_q95_c[0]);
+  cr_assert(c.forecast_q95_c[0] > 0.12 && c.forecast_q95_c[0] < 0.30, "forecast q95 %g",
+            c.forecast_q95_c[0]);
+  cr_assert_float_eq(c.residual_q95_c[0], fmax(c.training_q95_c[0], c.forecast_q95_c[0]), 1e-12);
   cr_assert_geq(c.band_coverage[0], 0.85, "coverage %g", c.band_coverage[0]);
   cr_assert(c.band_mean_half_width_c[0] >= c.residual_q95_c[0] &&
                 c.band_mean_half_width_c[0] < 1.2 * c.residual_q95_c[0],
