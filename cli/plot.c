@@ -321,6 +321,32 @@ static int sweep_csv(const void *arg, const char *csv, sits_err *err) {
   return fclose(f) == 0 ? SITS_OK : fail_io(csv, err);
 }
 
+/* The largest count of the 20-bin histogram of column @p y over the rows (as gnuplot bins it:
+ * width (max - min) / 20, 1 when the values are all equal). */
+static size_t histogram_peak(const cli_sweep_plot *p, const char *y) {
+  int col = column_of(p->header, y);
+  double lo = INFINITY, hi = -INFINITY;
+  for (size_t r = 0; col >= 0 && r < p->n; r++) {
+    double v = p->rows[r] ? field(p->rows[r], col) : NAN;
+    if (isfinite(v))
+      lo = fmin(lo, v), hi = fmax(hi, v);
+  }
+  if (!(hi >= lo))
+    return 0;
+  double w = hi > lo ? (hi - lo) / 20.0 : 1.0;
+  size_t count[64] = {0}, peak = 0;
+  for (size_t r = 0; r < p->n; r++) {
+    double v = p->rows[r] ? field(p->rows[r], col) : NAN;
+    if (!isfinite(v))
+      continue;
+    long b = (long)floor((v - lo) / w);
+    b = b < 0 ? 0 : b > 63 ? 63 : b;
+    if (++count[b] > peak)
+      peak = count[b];
+  }
+  return peak;
+}
+
 /* Sampled rows: per output a histogram and the empirical CDF, the limit marked. */
 static void sweep_sampled(FILE *gp, const cli_sweep_plot *p, const char *csv) {
   fprintf(gp, "set multiplot layout %zu,2\n", p->n_y);
@@ -344,12 +370,14 @@ static void sweep_sampled(FILE *gp, const cli_sweep_plot *p, const char *csv) {
               lim);
     else
       fputs("set autoscale x\n", gp);
+    size_t peak = histogram_peak(p, p->ys[k]); /* counts are whole: no 0.5 ticks */
+    fprintf(gp, "set ytics %s\nset yrange [0:*]\n", peak > 0 && peak <= 10 ? "1" : "autofreq");
     fputs("plot ", gp);
     gp_quote(gp, csv);
     fputs(" using (w * floor(column(", gp);
     gp_quote(gp, p->ys[k]);
     fputs(") / w) + w / 2):(1.0) smooth freq with boxes fs solid 0.5 notitle\n"
-          "set ylabel 'P(value <= x)'\nplot ",
+          "set ylabel 'P(value <= x)'\nset ytics autofreq\nset yrange [0:1]\nplot ",
           gp);
     gp_quote(gp, csv);
     fputs(" using ", gp);
