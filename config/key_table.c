@@ -3,8 +3,8 @@
  *
  * This table is the one list of names the loader accepts, the defaults and ranges its
  * getters apply (get.c), and the source of docs/scenarios.md's key reference (`sitsenergy keys
- * --format markdown`; test_key_reference checks that docs/scenarios.md equals it). A default written as
- * text is computed from other values; the loader says how.
+ * --format markdown`; test_key_reference checks that docs/scenarios.md equals it). A default
+ * written as text is computed from other values; the loader says how.
  */
 #include "config_internal.h"
 
@@ -78,10 +78,11 @@ static const sits_key keys[] = {
       "sits_replay"),
 
     /* ---- solver ---- */
-    K("solver.rtol", NUMBER, "", 1e-7, NULL, POS, "relative tolerance (CVODE's, and the exponential path's local error test)",
+    K("solver.rtol", NUMBER, "", 1e-7, NULL, POS,
+      "relative tolerance (CVODE's, and the exponential path's local error test)",
       "sits_solver_settings rtol"),
-    K("solver.atol_k", NUMBER, "K", 1e-5, NULL, POS, "absolute tolerance on temperatures (both paths)",
-      "sits_solver_settings atol_k"),
+    K("solver.atol_k", NUMBER, "K", 1e-5, NULL, POS,
+      "absolute tolerance on temperatures (both paths)", "sits_solver_settings atol_k"),
     K("solver.linear_solver", STRING, "", NONE, "auto", ANY, 0,
       "\"auto\", \"dense\" or \"klu\" (auto: KLU from klu_threshold states)",
       "sits_solver_settings linsol"),
@@ -300,8 +301,8 @@ static const sits_key keys[] = {
       TEMP, "the critical (shutdown) trip of every zone", "critical trips"),
     K("platform.device_tree.hysteresis_c", NUMBER, "K", NONE, "step_wise: its hysteresis_c; else 0",
       0, 100, 0, "hysteresis of the passive trips: they clear this far below", "passive trips"),
-    K("platform.device_tree.polling_delay_ms", NUMBER, "ms", 1000.0, NULL, 0, 1e7,
-      SITS_KEY_WHOLE, "polling-delay (0: the sensor interrupts)", "polling-delay"),
+    K("platform.device_tree.polling_delay_ms", NUMBER, "ms", 1000.0, NULL, 0, 1e7, SITS_KEY_WHOLE,
+      "polling-delay (0: the sensor interrupts)", "polling-delay"),
     K("platform.device_tree.polling_delay_passive_ms", NUMBER, "ms", NONE,
       "the governor's period_s", 0, 1e7, SITS_KEY_WHOLE, "polling-delay-passive",
       "polling-delay-passive"),
@@ -459,16 +460,16 @@ static const sits_key keys[] = {
       "sits_domain max_rate"),
     K("workload.work.dnn.precision", STRING, "", NONE, "fp16", ANY, 0,
       "fp32, fp16, int8 or int4 (a unit without it runs the next wider one)", "-"),
-    K("workload.work.dnn.gop_per_item", NUMBER, "Gop", NONE, NULL, 0, 1e9,
-      SITS_KEY_LO_OPEN | REQ, "operations per item (2 per multiply-accumulate)", "-"),
+    K("workload.work.dnn.gop_per_item", NUMBER, "Gop", NONE, NULL, 0, 1e9, SITS_KEY_LO_OPEN | REQ,
+      "operations per item (2 per multiply-accumulate)", "-"),
     K("workload.work.dnn.mb_per_item", NUMBER, "MB", 0.0, NULL, 0, 1e9, 0,
       "DRAM traffic per item (weights and activations)", "-"),
     K("workload.work.dnn.unit", STRING, "", NONE, "the fastest", ANY, 0,
       "the class to run on: npu, gpu or cpu", "-"),
     K("workload.work.cpu", GROUP, "", NONE, NULL, ANY, 0, "general-purpose work on the fastest cpu",
       "sits_domain max_rate"),
-    K("workload.work.cpu.gop_per_item", NUMBER, "Gop", NONE, NULL, 0, 1e9,
-      SITS_KEY_LO_OPEN | REQ, "FP32-equivalent operations per item", "-"),
+    K("workload.work.cpu.gop_per_item", NUMBER, "Gop", NONE, NULL, 0, 1e9, SITS_KEY_LO_OPEN | REQ,
+      "FP32-equivalent operations per item", "-"),
     K("workload.work.cpu.mb_per_item", NUMBER, "MB", 0.0, NULL, 0, 1e9, 0, "DRAM traffic per item",
       "-"),
     K("workload.work.venc", GROUP, "", NONE, NULL, ANY, 0, "video encoding on a venc unit",
@@ -549,7 +550,9 @@ static const sits_key keys[] = {
     K("uncertainty.sensors", ARRAY, "", NONE, NULL, ANY, REQ, "the sensor columns fitted",
       "sits_replay_bands"),
     K("uncertainty.residual_q95_c", ARRAY, "K", NONE, NULL, 0, INF, REQ,
-      "per sensor, the 95th percentile of the absolute training residuals", "sits_replay_bands"),
+      "per sensor, the residual term: the wider of the 95th percentiles of the absolute "
+      "training and forecast residuals (calibrate's band)",
+      "sits_replay_bands"),
     K("replay.battery", GROUP, "", NONE, NULL, ANY, 0, "cell test columns for --fit battery",
       "sits_battery_fit"),
     K("replay.battery.current_column", STRING, "", NONE, "current_a", ANY, 0, "current column",
