@@ -46,7 +46,7 @@ static const sits_key keys[] = {
       "sits_scenario ambient_c"),
     K("tdp_budget_w", NUMBER, "W", NONE, NULL, ANY, 0,
       "constraint on the peak tdp_window_s average of total power; the power cap's target",
-      "sits_limits tdp_budget_w, sits_governor_cfg cap_budget_w"),
+      "sits_limits tdp_budget_w, sits_governor_cfg tdp_budget_w"),
     K("tdp_window_s", NUMBER, "s", 10.0, NULL, POS, "the averaging window of the TDP constraint",
       "sits_limits tdp_window_s"),
     K("max_junction_temp_c", NUMBER, "degC", NONE, NULL, TEMP,

@@ -245,13 +245,13 @@ static bool power_cap(const sits_governor *g, const sits_governor_obs *obs, size
     return false;
   double t1 = obs->t_s + p - w;
   double past1 = t1 < obs->t_s ? obs->energy_since(t1, obs->energy_user) : 0;
-  double floor_w = (c->cap_budget_w * w - past1 - (double)(last - 1) * p * p_min) / p;
+  double floor_w = (c->tdp_budget_w * w - past1 - (double)(last - 1) * p * p_min) / p;
   if (predicted_w(g, obs, opp, leak, per) <= floor_w)
     return false;
   for (size_t j = 1; (double)j * p <= w * (1 + 1e-9); j++) {
     double t0 = obs->t_s + (double)j * p - w;
     double past = t0 < obs->t_s ? obs->energy_since(t0, obs->energy_user) : 0;
-    allowed = fmin(allowed, (c->cap_budget_w * w - past - (double)(j - 1) * p * p_min) / p);
+    allowed = fmin(allowed, (c->tdp_budget_w * w - past - (double)(j - 1) * p * p_min) / p);
   }
   bool lowered = false;
   while (predicted_w(g, obs, opp, leak, per) > allowed) {

@@ -136,8 +136,8 @@ static void nvp_header(const sits_scenario *sc, const sits_board_opts *o,
           "# keep the most capacity (combinations tried: %zu).\n",
           m->evaluated);
   char budget[32] = "none", limit[32] = "none";
-  if (!isnan(m->budget_w))
-    snprintf(budget, sizeof budget, "%.6g W", m->budget_w);
+  if (!isnan(m->tdp_budget_w))
+    snprintf(budget, sizeof budget, "%.6g W", m->tdp_budget_w);
   if (!isnan(m->limit_c))
     snprintf(limit, sizeof limit, "%.6g C", m->limit_c);
   fprintf(f,
@@ -145,7 +145,7 @@ static void nvp_header(const sits_scenario *sc, const sits_board_opts *o,
           "# %.1f %% of the workload's peak demand served.\n",
           budget, limit, m->ambient_c, m->total_power_w, m->junction_c, 100.0 * m->throughput);
   if (!isnan(m->limit_c) && m->junction_c > m->limit_c - 1.0 &&
-      !(m->total_power_w > 0.95 * m->budget_w))
+      !(m->total_power_w > 0.95 * m->tdp_budget_w))
     fprintf(f,
             "# The junction limit binds, not the budget: at %.4g C ambient the caps that keep\n"
             "# %.6g C draw %.4g W; a larger budget gives the same mode here.\n",
@@ -176,16 +176,16 @@ static int write_nvpmodel(const sits_scenario *sc, const sits_board_opts *o, FIL
     rc = sits__fail(err, SITS_EINPUT,
                     "no power mode holds %s%.6g W and %.6g C at %.6g C ambient: the lowest OPPs "
                     "still take %.4g W and reach %.4g C",
-                    isnan(m.budget_w) ? "(no budget) " : "", m.budget_w, m.limit_c, m.ambient_c,
-                    m.total_power_w, m.junction_c);
+                    isnan(m.tdp_budget_w) ? "(no budget) " : "", m.tdp_budget_w, m.limit_c,
+                    m.ambient_c, m.total_power_w, m.junction_c);
   char name[32] = "";
   if (rc == SITS_OK) {
     if (o->mode_name)
       snprintf(name, sizeof name, "%s", o->mode_name);
-    else if (isnan(m.budget_w))
+    else if (isnan(m.tdp_budget_w))
       snprintf(name, sizeof name, "SITS_SUSTAINABLE");
     else
-      snprintf(name, sizeof name, "SITS_%.0fW", floor(m.budget_w));
+      snprintf(name, sizeof name, "SITS_%.0fW", floor(m.tdp_budget_w));
     for (const char *p = name; *p && rc == SITS_OK; p++)
       if (!isalnum((unsigned char)*p) && *p != '_')
         rc = sits__fail(err, SITS_EINPUT, "--mode-name '%s' may hold only [A-Za-z0-9_]", name);

@@ -296,7 +296,7 @@ int sits__load_governor(sits_scenario *sc, const config_setting_t *p, sits_err *
     if (c->cap_window_s < c->period_s)
       return sits__fail_at(err, SITS_EINPUT, cap,
                            "window_s must be at least the governor's period_s");
-    c->cap_budget_w = sc->limits.tdp_budget_w;
+    c->tdp_budget_w = sc->limits.tdp_budget_w;
   }
   return SITS_OK;
 }

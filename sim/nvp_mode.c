@@ -78,7 +78,7 @@ static int eval(const sits_scenario *sc, const size_t *cap, const double *demand
   m->junction_c = runaway ? INFINITY : sits__junction_max(sits_scenario_thermal(sc), t);
   if (runaway)
     m->total_power_w = INFINITY;
-  m->feasible = !runaway && !(m->total_power_w > m->budget_w) && !(m->junction_c >= m->limit_c);
+  m->feasible = !runaway && !(m->total_power_w > m->tdp_budget_w) && !(m->junction_c >= m->limit_c);
   return SITS_OK;
 }
 
@@ -86,7 +86,7 @@ static void mode_init(const sits_scenario *sc, sits_nvp_mode *m) {
   size_t nd;
   sits_scenario_domains(sc, &nd);
   memset(m, 0, sizeof *m);
-  m->budget_w = sits_scenario_limits(sc)->tdp_budget_w;
+  m->tdp_budget_w = sits_scenario_limits(sc)->tdp_budget_w;
   m->limit_c = limit_of(sc);
   m->ambient_c = sits_schedule_ambient_c(sits_scenario_schedule(sc), 0);
   peak_demand(sc, m->demand);

@@ -78,8 +78,8 @@ typedef struct sits_nvp_mode {
   bool capped[SITS_MAX_DOMAINS];
   double demand[SITS_MAX_DOMAINS];
   double throughput, total_power_w, junction_c; /**< at the chosen caps, full load */
-  double capacity; /**< sum over domains of capacity(cap) / capacity(top) */
-  double budget_w, limit_c, ambient_c;          /**< NAN: no such constraint */
+  double capacity;                         /**< sum over domains of capacity(cap) / capacity(top) */
+  double tdp_budget_w, limit_c, ambient_c; /**< NAN: no such constraint */
   bool feasible;    /**< false: even the lowest caps break the budget or the limit */
   size_t evaluated; /**< combinations tried */
 } sits_nvp_mode;

@@ -68,7 +68,7 @@ typedef struct sits_governor_cfg {
   double sustainable_power_w;
   double weight[SITS_MAX_DOMAINS]; /**< power_allocator weights (default 1) */
   bool power_cap;
-  double cap_window_s, cap_budget_w;
+  double cap_window_s, tdp_budget_w;
 } sits_governor_cfg;
 
 /** Name of a base kind ("ondemand"...), and the kind of a name (-1 if unknown). */

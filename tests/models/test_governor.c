@@ -152,7 +152,7 @@ Test(governor, power_cap_keeps_the_window_average) {
   sits_governor_cfg c = cfg_of(SITS_GOV_PERFORMANCE);
   c.power_cap = true;
   c.cap_window_s = 1.0;
-  c.cap_budget_w = 1.0;
+  c.tdp_budget_w = 1.0;
   sits_governor *g = sits_governor_new(&c, &d, 1);
   /* a past at the budget (1 W): 1 W allowed for the next 0.1 s -> 0.768 W (600 MHz) */
   cr_assert_eq(tick_once(g, 1, 25, 1.0), 2);
