@@ -7,7 +7,7 @@
 # plus phases.csv (the load applied), gpu.txt (the card, driver, sysfs zones).
 #
 #   OUT=dir CARRY=dir bash validation/nvml/capture_on_gpu.sh [PATTERN]
-# CARRY holds bin/sitsenergy and lib/ (libsits_rt.so.0, libsits.so.0 and its libraries) built
+# CARRY holds bin/sitsenergy and lib/ (libsits_rt.so.0, libsits.so.1 and its libraries) built
 # on a Debian 12 machine; nothing else is needed there but python3 with PyTorch.
 set -u
 out=${OUT:?OUT: where the files go}
