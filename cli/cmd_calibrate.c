@@ -134,7 +134,8 @@ static const char calibrate_usage_more[] =
     "the fitted cell as Battery Parameter eXchange JSON (Model \"Partial\", the ECM under\n"
     "\"User-defined\" with PyBaMM's names; sitsenergy.bpx in the Python package reads it\n"
     "back).\n"
-    "--plot draws the measured and fitted voltage, the current on a second axis; --csv\n"
+    "--plot: the measured voltage (fitted, held out: two colours), the model's dashed,\n"
+    "the current on a second axis; --csv\n"
     "writes them (time_s, voltage_v, model_voltage_v, current_a discharge positive, held_out\n"
     "1 for the samples held out, and test with several --trace).\n\n";
 static const char calibrate_usage_more2[] =

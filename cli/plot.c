@@ -242,10 +242,18 @@ static int calibration_csv(const void *cal, const char *csv, sits_err *err) {
 
 static void calibration_script(FILE *gp, const void *cal, const char *csv) {
   (void)cal;
-  fputs("set ylabel 'voltage (V)'\nset y2label 'current (A, discharge > 0)'\nplot ", gp);
+  /* the current first, light, so that the voltages are drawn over it; the measured voltage
+   * in two colours, fitted and held out; the model dashed over both */
+  fputs("set autoscale xfix\nset ylabel 'voltage (V)'\nset y2label 'current (A, discharge > 0)'\n"
+        "set key outside right top\nplot ",
+        gp);
   gp_quote(gp, csv);
-  fputs(" using 1:2 with lines lw 2, '' using 1:3 with lines lw 1, "
-        "'' using 1:4 axes x1y2 with lines lc rgb '#a0a0a0'\n",
+  fputs(" using 1:4 axes x1y2 with lines lw 1 lc rgb '#c8c8c8' title 'current_a', "
+        "'' using 1:(column(5) == 0 ? $2 : NaN) with lines lw 2 lc rgb '#1f5fa8' "
+        "title 'measured (fitted)', "
+        "'' using 1:(column(5) == 1 ? $2 : NaN) with lines lw 2 lc rgb '#d07010' "
+        "title 'measured (held out)', "
+        "'' using 1:3 with lines lw 1.5 dt 2 lc rgb 'black' title 'model_voltage_v'\n",
         gp);
 }
 
