@@ -203,15 +203,10 @@ static sits_thermal_param bounded(double v, double lo, double hi) {
   return (sits_thermal_param){.node = -1, .start = start, .lo = lo, .hi = hi, .log_scale = true};
 }
 
-/* The parameters: every link's R and node's C, then the ambient and initial temperatures. */
-static int parameters(problem *pb, const sits_scenario *sc, const sits_replay *rep, sits_err *err) {
-  sits_thermal_cal *c = pb->c;
-  range phys = {0};
-  if (pb->o->physics_bounds) {
-    int prc = physics_ranges(pb, rep, &phys, err);
-    if (prc)
-      return prc;
-  }
+/* Each link's R and node's C (those a kept network still fits), the fans' links left to
+ * fan_params, within the physics ranges @p phys (zero: SPREAD around each value). */
+static int network_params(sits_thermal_cal *c, const sits_scenario *sc, const range *phys,
+                          sits_err *err) {
   const config_setting_t *th = config_lookup(sits__scenario_cfg(sc), "platform.thermal");
   if (!th || config_setting_get_member(th, "hotspot"))
     return sits__fail(err, SITS_EUNSUPPORTED,
@@ -239,10 +234,15 @@ static int parameters(problem *pb, const sits_scenario *sc, const sits_replay *r
       return sits__fail(err, SITS_EINPUT, "cannot read %s of thermal %s %zu", key,
                         k < nl ? "link" : "node", k < nl ? k : k - nl);
     sits_thermal_param *p = &c->params[c->n_params++];
-    *p = bounded(v, k < nl ? phys.r_lo : phys.c_lo, k < nl ? phys.r_hi : phys.c_hi);
+    *p = bounded(v, k < nl ? phys->r_lo : phys->c_lo, k < nl ? phys->r_hi : phys->c_hi);
     snprintf(p->path, sizeof p->path, "platform.thermal.%s.[%zu].%s", k < nl ? "links" : "nodes",
              k < nl ? k : k - nl, key);
   }
+  return SITS_OK;
+}
+
+static int fan_params(sits_thermal_cal *c, const sits_scenario *sc, const sits_replay *rep,
+                      const range *phys, sits_err *err) {
   /* each fan's resistances at the duties the replay visits: a traced fan's, the points
    * around the range of its column; otherwise those around its initial duty and its trips'
    * duties (a point no duty reaches leaves the fit unchanged: not a parameter) */
@@ -262,10 +262,14 @@ static int parameters(problem *pb, const sits_scenario *sc, const sits_replay *r
                           SITS_THERMAL_CAL_MAX_PARAMS);
       double v = fan->r_k_per_w[j];
       sits_thermal_param *p = &c->params[c->n_params++];
-      *p = bounded(v, phys.r_lo, phys.r_hi);
+      *p = bounded(v, phys->r_lo, phys->r_hi);
       snprintf(p->path, sizeof p->path, "platform.fans.[%zu].r_k_per_w.[%zu]", f, j);
     }
   }
+  return SITS_OK;
+}
+
+static int leakage_params(sits_thermal_cal *c, const sits_scenario *sc, sits_err *err) {
   /* the modelled domains' leakage: its size at the reference and its slope (the replay keeps
    * only the domains replay.domains names; their config index by name) */
   const config_setting_t *cdom = config_lookup(sits__scenario_cfg(sc), "platform.domains");
@@ -307,6 +311,14 @@ static int parameters(problem *pb, const sits_scenario *sc, const sits_replay *r
                               .log_scale = true};
     snprintf(p->path, sizeof p->path, "platform.domains.[%d].leak_per_k", ci);
   }
+  return SITS_OK;
+}
+
+/* The ambient (within --ambient-range, or the 15-40 C prior) and each unsensed node's initial
+ * temperature. */
+static int temperature_params(problem *pb, const sits_scenario *sc, const sits_replay *rep,
+                              sits_err *err) {
+  sits_thermal_cal *c = pb->c;
   if (c->fit_ambient) {
     if (config_lookup(sits__scenario_cfg(sc), "replay.ambient_column"))
       return sits__fail(err, SITS_EINPUT,
@@ -349,6 +361,25 @@ static int parameters(problem *pb, const sits_scenario *sc, const sits_replay *r
     *p = (sits_thermal_param){.node = (int)i, .start = est, .lo = ilo, .hi = ihi};
     snprintf(p->path, sizeof p->path, "platform.thermal.nodes.[%zu].initial_c", i);
   }
+  return SITS_OK;
+}
+
+/* The parameters: every link's R and node's C, the fans' resistances, the modelled domains'
+ * leakage, then the ambient and initial temperatures. */
+static int parameters(problem *pb, const sits_scenario *sc, const sits_replay *rep, sits_err *err) {
+  sits_thermal_cal *c = pb->c;
+  range phys = {0};
+  int rc = pb->o->physics_bounds ? physics_ranges(pb, rep, &phys, err) : SITS_OK;
+  if (rc == SITS_OK)
+    rc = network_params(c, sc, &phys, err);
+  if (rc == SITS_OK)
+    rc = fan_params(c, sc, rep, &phys, err);
+  if (rc == SITS_OK)
+    rc = leakage_params(c, sc, err);
+  if (rc == SITS_OK)
+    rc = temperature_params(pb, sc, rep, err);
+  if (rc)
+    return rc;
   if (c->n_params == 0)
     return sits__fail(err, SITS_EINPUT,
                       c->keep_network && c->fit_initial
