@@ -13,8 +13,9 @@
 static void steady_of(const char *platform, const char *workload, double ambient_c,
                       const char *const *sets, size_t n_sets, sits_steady_state *st) {
   char text[2048], name[128];
-  snprintf(text, sizeof text, "platform = \"%s/platforms/%s.cfg\";\nworkload = { %s };\n"
-                              "ambient_c = %.17g;\n",
+  snprintf(text, sizeof text,
+           "platform = \"%s/platforms/%s.cfg\";\nworkload = { %s };\n"
+           "ambient_c = %.17g;\n",
            SITS_CONFIGS, platform, workload, ambient_c);
   snprintf(name, sizeof name, "%s_target.cfg", platform);
   char *path = tu_write(name, text);
@@ -32,8 +33,8 @@ static void steady_of(const char *platform, const char *workload, double ambient
  * ambient. 1 K: the sensor's 0.1-0.3 C steps and the idle power's 6.0-7.0 W spread. */
 Test(platform_targets, orin_nx_network_at_the_nano_log_idle_point) {
   sits_steady_state st;
-  steady_of("jetson_orin_nx_thermal", "phases = ( { duration_s = 60.0; power_w = { die = 6.29; }; } );",
-            22.64, NULL, 0, &st);
+  steady_of("jetson_orin_nx_thermal",
+            "phases = ( { duration_s = 60.0; power_w = { die = 6.29; }; } );", 22.64, NULL, 0, &st);
   cr_assert_float_eq(st.max_junction_temp_c, 49.47, 1.0, "%.2f C", st.max_junction_temp_c);
   sits_steady_release(&st);
 }
@@ -53,8 +54,8 @@ Test(platform_targets, raspberry_pi5_sbcbench_points) {
   cr_assert_eq(st.n_fans, 1);
   cr_assert_float_eq(st.fan_duty[0], 0.294, 1e-9, "duty %g", st.fan_duty[0]);
   sits_steady_release(&st);
-  steady_of("raspberry_pi5", "phases = ( { duration_s = 60.0; demand = { cpu = 0.26; }; } );",
-            17.0, sets, 1, &st);
+  steady_of("raspberry_pi5", "phases = ( { duration_s = 60.0; demand = { cpu = 0.26; }; } );", 17.0,
+            sets, 1, &st);
   cr_assert_float_eq(st.max_junction_temp_c, 44.4, 1.0, "%.2f C", st.max_junction_temp_c);
   cr_assert_float_eq(st.total_power_w, 3.44, 0.3, "%.2f W", st.total_power_w);
   cr_assert_float_eq(st.fan_duty[0], 0.0, 0, "duty %g", st.fan_duty[0]);
@@ -110,8 +111,8 @@ Test(platform_targets, qcs8550_device_tree_coefficients) {
     sits_dvfs_table t;
     sits_err err = {0};
     cr_assert_eq(sits_dvfs_table_compute(sc, domains[k], &t, &err), SITS_OK, "%s", err.msg);
-    cr_assert_float_eq(t.dynamic_power_coefficient_uw_per_mhz_v2, dpc[k], 0.5, "%s: %g",
-                       domains[k], t.dynamic_power_coefficient_uw_per_mhz_v2);
+    cr_assert_float_eq(t.dynamic_power_coefficient_uw_per_mhz_v2, dpc[k], 0.5, "%s: %g", domains[k],
+                       t.dynamic_power_coefficient_uw_per_mhz_v2);
   }
   sits_scenario_free(sc);
 }
@@ -124,8 +125,8 @@ Test(platform_targets, qcs8550_device_tree_coefficients) {
 Test(platform_targets, estimated_boards_design_points) {
   const char *sets[] = {"platform.governor.kind=\"performance\""};
   sits_steady_state st;
-  steady_of("ascend_310p", "phases = ( { duration_s = 60.0; demand = { aicore = 1.0; }; } );",
-            35.0, sets, 1, &st);
+  steady_of("ascend_310p", "phases = ( { duration_s = 60.0; demand = { aicore = 1.0; }; } );", 35.0,
+            sets, 1, &st);
   cr_assert_float_eq(st.total_power_w, 72.0, 1.5, "%.2f W", st.total_power_w);
   cr_assert_lt(st.max_junction_temp_c, 95.0); /* below its passive trip at the design point */
   sits_steady_release(&st);
@@ -134,4 +135,55 @@ Test(platform_targets, estimated_boards_design_points) {
             25.0, sets, 1, &st);
   cr_assert_float_eq(st.total_power_w, 4.0, 0.3, "%.2f W", st.total_power_w);
   sits_steady_release(&st);
+}
+
+/* RK3588 CPU OPPs (configs/platforms/rk3588.cfg): upstream rk3588-opp.dtsi from 1008 (A55) /
+ * 1200 (A76) MHz, below them Rockchip's BSP rk3588s.dtsi rows (armbian/linux-rockchip
+ * 04cc2e1a, opp-supported-hw 0xf9): A55 408, 600, 816 and A76 408, 600, 816, 1008 MHz, all at
+ * 675000 uV; and the top rows, 1800 MHz at 0.95 V and 2400 MHz at 1.0 V. Exact: the tables'
+ * own numbers. */
+Test(platform_targets, rk3588_cpu_opps_from_the_device_trees) {
+  char text[1024];
+  snprintf(text, sizeof text,
+           "platform = \"%s/platforms/rk3588.cfg\";\nworkload = { phases = ( { duration_s = 1.0; } "
+           "); };\n",
+           SITS_CONFIGS);
+  char *path = tu_write("rk3588_opps.cfg", text);
+  sits_scenario *sc = NULL;
+  sits_err err = {0};
+  cr_assert_eq(sits_scenario_load(path, NULL, 0, &sc, &err), SITS_OK, "%s", err.msg);
+  size_t n = 0;
+  const sits_domain *d = sits_scenario_domains(sc, &n);
+  const struct {
+    const char *name;
+    double low[4];
+    size_t n_low;
+    double top_mhz, top_v;
+  } want[] = {{"cpu_little", {408, 600, 816, 1008}, 4, 1800, 0.95},
+              {"cpu_big",
+               {
+                   408,
+                   600,
+                   816,
+                   1008,
+               },
+               4,
+               2400,
+               1.0}};
+  for (size_t w = 0; w < 2; w++) {
+    const sits_domain *dm = NULL;
+    for (size_t k = 0; k < n; k++)
+      if (!strcmp(d[k].name, want[w].name))
+        dm = &d[k];
+    cr_assert_not_null(dm, "%s", want[w].name);
+    for (size_t j = 0; j < want[w].n_low; j++) {
+      cr_assert_float_eq(dm->opp[j].freq_mhz, want[w].low[j], 1e-9, "%s OPP %zu", want[w].name, j);
+      cr_assert_float_eq(dm->opp[j].volt_v, 0.675, 1e-12, "%s %g MHz", want[w].name,
+                         want[w].low[j]);
+    }
+    cr_assert_float_eq(dm->opp[dm->n_opp - 1].freq_mhz, want[w].top_mhz, 1e-9);
+    cr_assert_float_eq(dm->opp[dm->n_opp - 1].volt_v, want[w].top_v, 1e-12);
+  }
+  sits_scenario_free(sc);
+  free(path);
 }
