@@ -61,7 +61,7 @@ def _stop_error(exc_type, exc_value, tb):
     return 1
 
 
-_interrupted = []
+_interrupted: list = []
 
 
 def _reraise_interrupt() -> None:
@@ -114,6 +114,7 @@ def _sets(set_: SetArg) -> list:
     if isinstance(set_, (list, tuple)):
         return [str(s) for s in set_]
     out = []
+    assert isinstance(set_, Mapping)  # for type checkers: the sequence case returned above
     for k, v in set_.items():
         if isinstance(v, bool):
             v = "true" if v else "false"
@@ -331,7 +332,7 @@ class Result:
 
     def to_h5(self, path: Union[str, os.PathLike]) -> None:
         """Writes the run's HDF5 file (the `run -o` layout) through the library."""
-        if self._h is None:
+        if self._h is None or self._scenario is None:
             raise SitsError(EINPUT, "this result was read from a file: it is already one")
         _refuse_inputs(self._scenario, path)
         err = ffi.new("sits_err *")
@@ -449,7 +450,7 @@ class Result:
                 f"{self.summary.get('end_reason')}>")
 
 
-def _same_file(a: str, b: str) -> bool:
+def _same_file(a: Union[str, os.PathLike], b: Union[str, os.PathLike]) -> bool:
     try:
         return os.path.samefile(a, b)
     except OSError:

@@ -151,7 +151,7 @@ def _gsl_quiet():
     _keep.append((gffi, gsl))
 
 
-_keep = []
+_keep: list = []  # the GSL handles, alive as long as the module
 lib, path = _open()
 libc = ffi.dlopen(None)  # fopen/fclose for the writers that take a FILE
 _gsl_quiet()

@@ -1,5 +1,6 @@
 """load / run / steady / dvfs_table against closed forms and the shipped scenarios."""
 import math
+import os
 
 import numpy as np
 import pandas as pd
@@ -179,3 +180,16 @@ def test_run_band_on_a_calibrated_scenario():
     assert b["max_junction_temp_half_width_c"] == pytest.approx(1.63001, abs=1e-4)
     assert b["p_junction_ok"] == pytest.approx(0.8854, abs=1e-3)
     assert "band" not in se.load(BANDED).run(band=False).summary  # as without the group
+
+
+def test_types_check_with_mypy():
+    """The package's type hints hold (mypy, Debian's mypy package; skipped without it)."""
+    import shutil
+    import subprocess
+    mypy = shutil.which("mypy")
+    if not mypy:
+        pytest.skip("mypy is not installed")
+    pkg = os.path.dirname(se.__file__)
+    p = subprocess.run([mypy, "--ignore-missing-imports", "--no-incremental",
+                        "--cache-dir", os.devnull, pkg], capture_output=True, text=True)
+    assert p.returncode == 0, p.stdout[-2000:]
