@@ -874,6 +874,65 @@ int sits_calibrated_cell(const sits_scenario *sc, const sits_calibration *c, sit
   return SITS_OK;
 }
 
+/* The measured OCV table in place of the platform's (1-D), with its capacity. */
+static bool put_ocv(config_setting_t *b, const sits_calibration *c) {
+  const char *drop[] = {"ocv_soc", "ocv_v", "ocv_t_c", "capacity_wh", "capacity_ah"};
+  for (size_t k = 0; k < sizeof drop / sizeof drop[0]; k++)
+    if (config_setting_get_member(b, drop[k]))
+      config_setting_remove(b, drop[k]);
+  config_setting_t *soc = config_setting_add(b, "ocv_soc", CONFIG_TYPE_ARRAY);
+  config_setting_t *v = config_setting_add(b, "ocv_v", CONFIG_TYPE_ARRAY);
+  bool ok = soc && v;
+  for (size_t k = 0; ok && k < c->ocv.n; k++)
+    ok = config_setting_set_float_elem(soc, -1, c->ocv.soc[k]) &&
+         config_setting_set_float_elem(v, -1, c->ocv.ocv_v[k]);
+  ok = ok && set_float(b, "capacity_ah", c->ocv.capacity_ah) == 0;
+  return ok;
+}
+
+/* The fitted cell (a kept cell stays as the scenario has it): R0, the RC pairs with their
+ * SOC factors or rows over temperature (which replace the Arrhenius factor), hysteresis. */
+static bool put_fitted_cell(config_setting_t *b, const sits_calibration *c) {
+  bool ok = set_float(b, "r0_ohm", c->fit.r0_ohm) == 0;
+  if (ok && config_setting_get_member(b, "rc"))
+    config_setting_remove(b, "rc");
+  config_setting_t *rc = ok ? config_setting_add(b, "rc", CONFIG_TYPE_LIST) : NULL;
+  const sits_battery_fit *fr = &c->fit;
+  bool rows = fr->n_r_t > 0;
+  for (size_t k = 0; rc && k < fr->n_rc; k++) {
+    config_setting_t *g = config_setting_add(rc, NULL, CONFIG_TYPE_GROUP);
+    ok =
+        ok && g && set_float(g, "r_ohm", fr->rc_r_ohm[k]) == 0 &&
+        set_float(g, "c_f", fr->rc_c_f[k]) == 0 &&
+        (fr->n_r_soc == 0 || rows || set_floats(g, "r_scale", fr->rc_r_scale[k], fr->n_r_soc) == 0);
+    if (ok && rows) { /* a row of R factors and one of C factors per temperature */
+      double cs[SITS_BATTERY_MAX_R_T][SITS_BATTERY_MAX_R_SOC];
+      for (size_t t = 0; t < fr->n_r_t; t++)
+        for (size_t q = 0; q < fr->n_r_soc; q++)
+          cs[t][q] = fr->rc_c_scale_t[k][t];
+      ok = set_rows(g, "r_scale", fr->rc_r_scale_t[k], fr->n_r_t, fr->n_r_soc) == 0 &&
+           set_rows(g, "c_scale", (const double(*)[SITS_BATTERY_MAX_R_SOC])cs, fr->n_r_t,
+                    fr->n_r_soc) == 0;
+    }
+  }
+  if (ok && fr->n_r_soc > 0 && !rows)
+    ok = set_floats(b, "r0_scale", fr->r0_scale, fr->n_r_soc) == 0;
+  if (ok && rows) { /* the rows replace the Arrhenius factor */
+    ok = set_floats(b, "r_t_c", fr->r_t_c, fr->n_r_t) == 0 &&
+         set_floats(b, "r_soc", fr->r_soc, fr->n_r_soc) == 0 &&
+         set_rows(b, "r0_scale", fr->r0_scale_t, fr->n_r_t, fr->n_r_soc) == 0;
+    if (ok && config_setting_get_member(b, "r_ea_j_per_mol"))
+      config_setting_remove(b, "r_ea_j_per_mol");
+  }
+  config_setting_t *hy = ok ? config_setting_get_member(b, "hysteresis") : NULL;
+  if (hy && c->fit.hyst_m_v > 0) /* its initial state stays the scenario's (the test's is in
+                                  * the JSON) */
+    ok = set_float(hy, "m_v", c->fit.hyst_m_v) == 0 &&
+         set_float(hy, "gamma", c->fit.hyst_gamma) == 0 &&
+         set_float(hy, "m0_v", c->fit.hyst_m0_v) == 0;
+  return ok;
+}
+
 int sits_write_calibrated_config(const sits_scenario *sc, const sits_calibration *c,
                                  const char *path, sits_err *err) {
   config_t cfg;
@@ -881,74 +940,24 @@ int sits_write_calibrated_config(const sits_scenario *sc, const sits_calibration
   int ok = config_read_string(&cfg, sits_scenario_config_text(sc)) == CONFIG_TRUE;
   config_setting_t *b = ok ? config_lookup(&cfg, "platform.battery") : NULL;
   ok = b != NULL;
-  if (ok && c->has_ocv) { /* the measured table replaces the platform's (1-D), with its Ah */
-    const char *drop[] = {"ocv_soc", "ocv_v", "ocv_t_c", "capacity_wh", "capacity_ah"};
-    for (size_t k = 0; k < sizeof drop / sizeof drop[0]; k++)
-      if (config_setting_get_member(b, drop[k]))
-        config_setting_remove(b, drop[k]);
-    config_setting_t *soc = config_setting_add(b, "ocv_soc", CONFIG_TYPE_ARRAY);
-    config_setting_t *v = config_setting_add(b, "ocv_v", CONFIG_TYPE_ARRAY);
-    ok = soc && v;
-    for (size_t k = 0; ok && k < c->ocv.n; k++)
-      ok = config_setting_set_float_elem(soc, -1, c->ocv.soc[k]) &&
-           config_setting_set_float_elem(v, -1, c->ocv.ocv_v[k]);
-    ok = ok && set_float(b, "capacity_ah", c->ocv.capacity_ah) == 0;
-  }
+  if (ok && c->has_ocv) /* the measured table replaces the platform's (1-D), with its Ah */
+    ok = put_ocv(b, c);
   if (ok && c->has_cycle) {
     if (config_setting_get_member(b, "capacity_wh"))
       config_setting_remove(b, "capacity_wh");
     ok = set_float(b, "capacity_ah", c->cycle.capacity_ah) == 0 &&
          set_float(b, "coulombic_efficiency", c->cycle.coulombic_eff) == 0;
   }
-  if (!c->has_fit)
-    goto write;
-  if (!c->kept) { /* a kept cell stays as the scenario has it: only a fitted capacity changes */
-    ok = ok && set_float(b, "r0_ohm", c->fit.r0_ohm) == 0;
-    if (ok && config_setting_get_member(b, "rc"))
-      config_setting_remove(b, "rc");
-    config_setting_t *rc = ok ? config_setting_add(b, "rc", CONFIG_TYPE_LIST) : NULL;
-    const sits_battery_fit *fr = &c->fit;
-    bool rows = fr->n_r_t > 0;
-    for (size_t k = 0; rc && k < fr->n_rc; k++) {
-      config_setting_t *g = config_setting_add(rc, NULL, CONFIG_TYPE_GROUP);
-      ok = ok && g && set_float(g, "r_ohm", fr->rc_r_ohm[k]) == 0 &&
-           set_float(g, "c_f", fr->rc_c_f[k]) == 0 &&
-           (fr->n_r_soc == 0 || rows ||
-            set_floats(g, "r_scale", fr->rc_r_scale[k], fr->n_r_soc) == 0);
-      if (ok && rows) { /* a row of R factors and one of C factors per temperature */
-        double cs[SITS_BATTERY_MAX_R_T][SITS_BATTERY_MAX_R_SOC];
-        for (size_t t = 0; t < fr->n_r_t; t++)
-          for (size_t q = 0; q < fr->n_r_soc; q++)
-            cs[t][q] = fr->rc_c_scale_t[k][t];
-        ok = set_rows(g, "r_scale", fr->rc_r_scale_t[k], fr->n_r_t, fr->n_r_soc) == 0 &&
-             set_rows(g, "c_scale", (const double(*)[SITS_BATTERY_MAX_R_SOC])cs, fr->n_r_t,
-                      fr->n_r_soc) == 0;
-      }
-    }
-    if (ok && fr->n_r_soc > 0 && !rows)
-      ok = set_floats(b, "r0_scale", fr->r0_scale, fr->n_r_soc) == 0;
-    if (ok && rows) { /* the rows replace the Arrhenius factor */
-      ok = set_floats(b, "r_t_c", fr->r_t_c, fr->n_r_t) == 0 &&
-           set_floats(b, "r_soc", fr->r_soc, fr->n_r_soc) == 0 &&
-           set_rows(b, "r0_scale", fr->r0_scale_t, fr->n_r_t, fr->n_r_soc) == 0;
-      if (ok && config_setting_get_member(b, "r_ea_j_per_mol"))
-        config_setting_remove(b, "r_ea_j_per_mol");
-    }
-    config_setting_t *hy = ok ? config_setting_get_member(b, "hysteresis") : NULL;
-    if (hy && c->fit.hyst_m_v > 0) /* its initial state stays the scenario's (the test's is in
-                                    * the JSON) */
-      ok = set_float(hy, "m_v", c->fit.hyst_m_v) == 0 &&
-           set_float(hy, "gamma", c->fit.hyst_gamma) == 0 &&
-           set_float(hy, "m0_v", c->fit.hyst_m0_v) == 0;
-  }
-  if (ok && c->fit_arrhenius)
+  /* a kept cell stays as the scenario has it: only a fitted E_a or capacity changes */
+  if (ok && c->has_fit && !c->kept)
+    ok = put_fitted_cell(b, c);
+  if (ok && c->has_fit && c->fit_arrhenius)
     ok = set_float(b, "r_ea_j_per_mol", c->fit.r_ea_j_per_mol) == 0;
-  if (ok && c->fit_capacity) {
+  if (ok && c->has_fit && c->fit_capacity) {
     ok = set_float(b, "capacity_ah", c->fit.capacity_ah) == 0;
     if (config_setting_get_member(b, "capacity_wh"))
       config_setting_remove(b, "capacity_wh");
   }
-write:;
   sits_output *o = NULL;
   int status = ok ? ((o = sits_output_open(path, err)) ? SITS_OK : SITS_EIO)
                   : sits__fail(err, SITS_EINTERNAL, "cannot build the calibrated config");
