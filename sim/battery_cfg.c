@@ -86,8 +86,14 @@ static int read_ocv_v(const config_setting_t *g, sits_battery_cfg *c, sits_err *
     if (rc)
       return rc;
   }
-  table_spec t = {"ocv_v", "ocv_soc", "ocv_t_c", c->n_ocv, c->n_ocv_t, c->ocv_t_c,
-                  c->n_ocv_t ? c->ocv_v_t[0] : c->ocv_v, SITS_BATTERY_MAX_OCV,
+  table_spec t = {"ocv_v",
+                  "ocv_soc",
+                  "ocv_t_c",
+                  c->n_ocv,
+                  c->n_ocv_t,
+                  c->ocv_t_c,
+                  c->n_ocv_t ? c->ocv_v_t[0] : c->ocv_v,
+                  SITS_BATTERY_MAX_OCV,
                   SITS_BATTERY_MAX_OCV};
   return read_table(g, &t, err);
 }
@@ -109,8 +115,7 @@ static int read_r_tables(const config_setting_t *g, sits_battery_cfg *c, sits_er
             config_setting_get_member(config_setting_get_elem(list, (unsigned)k), key);
         if (s)
           return sits__fail_at(err, SITS_EINPUT, s,
-                               "'%s' needs 'r_soc', the SOC points of the resistance tables",
-                               key);
+                               "'%s' needs 'r_soc', the SOC points of the resistance tables", key);
       }
     return SITS_OK;
   }
@@ -119,8 +124,15 @@ static int read_r_tables(const config_setting_t *g, sits_battery_cfg *c, sits_er
     rc = read_array(g, "r_t_c", c->r_t_c, SITS_BATTERY_MAX_R_T, &c->n_r_t, err);
   if (rc)
     return rc;
-  table_spec t = {"r0_scale", "r_soc", "r_t_c", c->n_r_soc, c->n_r_t, c->r_t_c,
-                  c->r0_scale[0], SITS_BATTERY_MAX_R_SOC, SITS_BATTERY_MAX_R_SOC};
+  table_spec t = {"r0_scale",
+                  "r_soc",
+                  "r_t_c",
+                  c->n_r_soc,
+                  c->n_r_t,
+                  c->r_t_c,
+                  c->r0_scale[0],
+                  SITS_BATTERY_MAX_R_SOC,
+                  SITS_BATTERY_MAX_R_SOC};
   if (!config_setting_get_member(g, "r0_scale")) /* R0 at factor 1, the pairs' tables only */
     for (size_t j = 0; j < SITS_BATTERY_MAX_R_T; j++)
       for (size_t k = 0; k < SITS_BATTERY_MAX_R_SOC; k++)
@@ -152,6 +164,65 @@ static double dc_resistance(const sits_battery_cfg *c) {
   for (size_t k = 0; k < c->n_rc; k++)
     r += c->rc_r_ohm[k];
   return r;
+}
+
+/* The optional hysteresis group { m_v; gamma; initial; m0_v; } into @p c. */
+static int read_hysteresis(const config_setting_t *g, sits_battery_cfg *c, sits_err *err) {
+  int rc = SITS_OK;
+  const config_setting_t *hy = config_setting_get_member(g, "hysteresis");
+  if (hy) {
+    if (!config_setting_is_group(hy))
+      return sits__fail_at(err, SITS_EINPUT, hy, "'hysteresis' must be a group { m_v; gamma; }");
+    if ((rc = sits__key_num(hy, BATTERY_KEY "hysteresis.m_v", &c->hyst_m_v, err)) ||
+        (rc = sits__key_num(hy, BATTERY_KEY "hysteresis.gamma", &c->hyst_gamma, err)) ||
+        (rc = sits__key_num(hy, BATTERY_KEY "hysteresis.initial", &c->hyst_initial, err)) ||
+        (rc = sits__key_num(hy, BATTERY_KEY "hysteresis.m0_v", &c->hyst_m0_v, err)))
+      return rc;
+  }
+  return rc;
+}
+
+/* A capacity given must be > 0 (the model takes 0 for "not given"): the pack's and the
+ * scenario's battery_capacity_wh (@p wh, its value @p scenario_wh). */
+static int check_capacities(const config_setting_t *g, const config_setting_t *wh,
+                            const sits_battery_cfg *c, double scenario_wh, sits_err *err) {
+  const char *cap_keys[] = {"capacity_ah", "capacity_wh"};
+  const double cap_vals[] = {c->capacity_ah, c->capacity_wh};
+  for (int k = 0; k < 2; k++)
+    if (config_setting_get_member(g, cap_keys[k]) && !(cap_vals[k] > 0))
+      return sits__fail_at(err, SITS_EINPUT, config_setting_get_member(g, cap_keys[k]),
+                           "the capacity must be > 0 (%s = %g)", cap_keys[k], cap_vals[k]);
+  if (wh && !(scenario_wh > 0))
+    return sits__fail_at(err, SITS_EINPUT, wh,
+                         "the capacity must be > 0 (battery_capacity_wh = %g)", scenario_wh);
+  return SITS_OK;
+}
+
+/* The loader's notes on the pack: a default pack sized to battery_capacity_wh, an OCV at SOC 0
+ * above the cutoff. */
+static int battery_notes(sits_scenario *sc, const config_setting_t *g, const config_setting_t *wh,
+                         const sits_battery_cfg *c, double scenario_wh, sits_err *err) {
+  int rc;
+  if (sc->config.default_battery && wh &&
+      (rc = sits__scenario_note(sc, err,
+                                "the platform has no battery: battery_capacity_wh = %g Wh sizes a "
+                                "'%s' pack (battery_default) to it, %zuS%zuP, capacity scaled "
+                                "(%.3f Ah per cell)",
+                                scenario_wh, sc->config.default_battery, c->series, c->parallel,
+                                sits_battery_capacity_ah(sc->battery) / (double)c->parallel)))
+    return rc;
+  double ocv0 = sits_battery_ocv_v(sc->battery, 0.0);
+  if (ocv0 > c->cutoff_v) { /* SOC 0 comes before the cutoff at rest: say what ends the run */
+    const char *name = NULL;
+    config_setting_lookup_string(g, "name", &name);
+    return sits__scenario_note(
+        sc, err,
+        "battery %s: the OCV at SOC 0 (%.3f V per cell) is above cutoff_v (%.3f V), as when the "
+        "capacity was measured to the cutoff under load: a run ends at SOC 0 (battery_empty) "
+        "unless the load's IR drop (%.0f mOhm per cell with the RC pairs) reaches the cutoff first",
+        name ? name : "", ocv0, c->cutoff_v, 1e3 * dc_resistance(c));
+  }
+  return SITS_OK;
 }
 
 int sits__load_battery(sits_scenario *sc, const config_setting_t *root, sits_err *err) {
@@ -189,25 +260,8 @@ int sits__load_battery(sits_scenario *sc, const config_setting_t *root, sits_err
       (rc = sits__key_str(g, BATTERY_KEY "node", &node, err)) ||
       (rc = sits__key_bool(g, BATTERY_KEY "entropic_heat", &c.entropic_heat, err)))
     return rc;
-  const config_setting_t *hy = config_setting_get_member(g, "hysteresis");
-  if (hy) {
-    if (!config_setting_is_group(hy))
-      return sits__fail_at(err, SITS_EINPUT, hy, "'hysteresis' must be a group { m_v; gamma; }");
-    if ((rc = sits__key_num(hy, BATTERY_KEY "hysteresis.m_v", &c.hyst_m_v, err)) ||
-        (rc = sits__key_num(hy, BATTERY_KEY "hysteresis.gamma", &c.hyst_gamma, err)) ||
-        (rc = sits__key_num(hy, BATTERY_KEY "hysteresis.initial", &c.hyst_initial, err)) ||
-        (rc = sits__key_num(hy, BATTERY_KEY "hysteresis.m0_v", &c.hyst_m0_v, err)))
-      return rc;
-  }
-  const char *cap_keys[] = {"capacity_ah", "capacity_wh"};
-  const double cap_vals[] = {c.capacity_ah, c.capacity_wh};
-  for (int k = 0; k < 2; k++) /* given, they must be > 0 (the model takes 0 for "not given") */
-    if (config_setting_get_member(g, cap_keys[k]) && !(cap_vals[k] > 0))
-      return sits__fail_at(err, SITS_EINPUT, config_setting_get_member(g, cap_keys[k]),
-                           "the capacity must be > 0 (%s = %g)", cap_keys[k], cap_vals[k]);
-  if (wh && !(scenario_wh > 0))
-    return sits__fail_at(err, SITS_EINPUT, wh,
-                         "the capacity must be > 0 (battery_capacity_wh = %g)", scenario_wh);
+  if ((rc = read_hysteresis(g, &c, err)) || (rc = check_capacities(g, wh, &c, scenario_wh, err)))
+    return rc;
   if (wh) /* the scenario's capacity wins over the pack's */
     c.capacity_wh = scenario_wh;
   if ((rc = read_ocv_v(g, &c, err)) || (rc = read_r_tables(g, &c, err)))
@@ -226,24 +280,5 @@ int sits__load_battery(sits_scenario *sc, const config_setting_t *root, sits_err
     snprintf(msg, sizeof msg, "%s", err->msg);
     return sits__fail_at(err, SITS_EINPUT, g, "battery: %s", msg);
   }
-  if (sc->config.default_battery && wh &&
-      (rc = sits__scenario_note(sc, err,
-                                "the platform has no battery: battery_capacity_wh = %g Wh sizes a "
-                                "'%s' pack (battery_default) to it, %zuS%zuP, capacity scaled "
-                                "(%.3f Ah per cell)",
-                                scenario_wh, sc->config.default_battery, c.series, c.parallel,
-                                sits_battery_capacity_ah(sc->battery) / (double)c.parallel)))
-    return rc;
-  double ocv0 = sits_battery_ocv_v(sc->battery, 0.0);
-  if (ocv0 > c.cutoff_v) { /* SOC 0 comes before the cutoff at rest: say what ends the run */
-    const char *name = NULL;
-    config_setting_lookup_string(g, "name", &name);
-    return sits__scenario_note(
-        sc, err,
-        "battery %s: the OCV at SOC 0 (%.3f V per cell) is above cutoff_v (%.3f V), as when the "
-        "capacity was measured to the cutoff under load: a run ends at SOC 0 (battery_empty) "
-        "unless the load's IR drop (%.0f mOhm per cell with the RC pairs) reaches the cutoff first",
-        name ? name : "", ocv0, c.cutoff_v, 1e3 * dc_resistance(&c));
-  }
-  return SITS_OK;
+  return battery_notes(sc, g, wh, &c, scenario_wh, err);
 }
