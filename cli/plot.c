@@ -108,13 +108,52 @@ static int run_csv(const void *p, const char *csv, sits_err *err) {
   return sits_write_csv(a->sc, a->r, csv, err);
 }
 
+#define RUN_PLOT_NODES 10 /* more nodes (a floorplan's blocks): the hottest, so the key fits */
+
+/* The nodes a run's plot draws: all, or of more than RUN_PLOT_NODES the hottest by their peak
+ * (in the network's order); their count. */
+static size_t plotted_nodes(const sits_result *r, size_t n, size_t *pick) {
+  size_t cols = 0, ns = sits_result_sample_count(r);
+  const double *t = sits_result_series(r, "temp_c", &cols);
+  if (n <= RUN_PLOT_NODES || !t || cols != n || ns == 0) {
+    for (size_t k = 0; k < n && k < RUN_PLOT_NODES; k++)
+      pick[k] = k;
+    return n <= RUN_PLOT_NODES ? n : 0; /* 0: draw them all (no series to rank by) */
+  }
+  double peak[RUN_PLOT_NODES];
+  size_t m = 0;
+  for (size_t k = 0; k < n; k++) {
+    double hi = -INFINITY;
+    for (size_t i = 0; i < ns; i++)
+      hi = fmax(hi, t[i * cols + k]);
+    size_t at = m < RUN_PLOT_NODES ? m++ : RUN_PLOT_NODES; /* insertion into the top list */
+    while (at > 0 && hi > peak[at - 1]) {
+      if (at < RUN_PLOT_NODES)
+        peak[at] = peak[at - 1], pick[at] = pick[at - 1];
+      at--;
+    }
+    if (at < RUN_PLOT_NODES)
+      peak[at] = hi, pick[at] = k;
+  }
+  for (size_t i = 1; i < m; i++) /* back into the network's order */
+    for (size_t j = i; j > 0 && pick[j] < pick[j - 1]; j--) {
+      size_t x = pick[j];
+      pick[j] = pick[j - 1], pick[j - 1] = x;
+    }
+  return m;
+}
+
 static void run_script(FILE *gp, const void *p, const char *csv) {
   const run_arg *a = p;
-  size_t n = sits_thermal_node_count(sits_scenario_thermal(a->sc));
-  fputs("set autoscale xfix\nset key outside right top\nset ylabel 'temperature (C)'\n"
+  size_t n = sits_thermal_node_count(sits_scenario_thermal(a->sc)), pick[RUN_PLOT_NODES];
+  size_t n_pick = plotted_nodes(a->r, n, pick);
+  fputs("set autoscale xfix\nset offsets 0, 0, graph 0.05, graph 0.05\nset key outside right top\n"
+        "set ylabel 'temperature (C)'\n"
         "set y2label 'total power (W)'\nset title ",
         gp);
   gp_quote(gp, a->title);
+  if (n_pick && n_pick < n)
+    fprintf(gp, " . ' (the %zu hottest of %zu nodes)'", n_pick, n);
   fputs(" noenhanced\nplot ", gp);
   /* drawn as curves, so the axis takes them in: the peak's 95 % band, the junction limit */
   const sits_band *band = sits_result_band(a->r);
@@ -133,9 +172,15 @@ static void run_script(FILE *gp, const void *p, const char *csv) {
   if (lim && isfinite(lim->max_junction_temp_c))
     fprintf(gp, "%.9g with lines dt 2 lw 2 lc rgb '#c03030' title 'junction limit %.4g C', ",
             lim->max_junction_temp_c, lim->max_junction_temp_c);
-  fprintf(gp, "for [i=2:%zu] ", n + 1);
-  gp_quote(gp, csv);
-  fputs(" using 1:i with lines lw 2, ", gp);
+  if (n_pick == 0 || n_pick == n) {
+    fprintf(gp, "for [i=2:%zu] ", n + 1);
+    gp_quote(gp, csv);
+    fputs(" using 1:i with lines lw 2, ", gp);
+  } else
+    for (size_t k = 0; k < n_pick; k++) {
+      gp_quote(gp, csv);
+      fprintf(gp, " using 1:%zu with lines lw 2, ", pick[k] + 2);
+    }
   gp_quote(gp, csv);
   fprintf(gp, " using 1:%zu axes x1y2 with steps lc rgb '#909090' title 'power_w.total'\n",
           2 * n + 2);

@@ -18,8 +18,10 @@ import json
 import os
 import re
 import subprocess
+import sys
 import tempfile
-from typing import Any, Mapping, Optional, Sequence, Union
+import time
+from typing import Any, Callable, Mapping, Optional, Sequence, Union
 
 import numpy as np
 import pandas as pd
@@ -74,8 +76,46 @@ def _reraise_interrupt() -> None:
 
 @ffi.callback("int(void *)", onerror=_stop_error)
 def _stop(user):
-    # Python code runs here, so a pending SIGINT raises KeyboardInterrupt now (_stop_error)
-    return 0
+    # Python code runs here, so a pending SIGINT raises KeyboardInterrupt now (_stop_error);
+    # an error in the caller's progress function stops the run too
+    return 1 if _interrupted else 0
+
+
+def _progress_error(exc_type, exc_value, tb):
+    """An exception in the progress function (or a SIGINT while it ran): kept, the run then
+    stopped by the stop callback, and raised once the library has returned."""
+    _interrupted.append(exc_value)
+    return None
+
+
+@ffi.callback("void(double, double, void *)", onerror=_progress_error)
+def _progress(t_s, end_s, user):
+    ffi.from_handle(user)(t_s, end_s)
+
+
+class _ProgressLine:
+    """run(progress=True): one line on stderr, rewritten at most twice a second: the share
+    simulated, the time so far and, at the pace so far, the time left."""
+
+    def __init__(self) -> None:
+        self.t0, self.last, self.shown = time.monotonic(), -1.0, False
+
+    def __call__(self, t_s: float, end_s: float) -> None:
+        now = time.monotonic()
+        if now - self.last < 0.5 and t_s < end_s:
+            return
+        self.last, self.shown = now, True
+        frac = t_s / end_s if end_s > 0 else 0.0
+        spent = now - self.t0
+        left = f", ~{spent * (1 - frac) / frac:.0f} s left" if frac > 0 else ""
+        sys.stderr.write(f"\rsitsenergy: {100 * frac:5.1f} % of {end_s:g} s simulated, "
+                         f"{spent:.1f} s so far{left}   ")
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.shown:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
 
 
 class SitsError(Exception):
@@ -183,18 +223,32 @@ class Scenario:
         return [ffi.string(lib.sits_scenario_node_name(self._p, i)).decode()
                 for i in range(lib.sits_scenario_node_count(self._p))]
 
-    def run(self, band: bool = True) -> Result:
+    def run(self, band: bool = True,
+            progress: Union[bool, Callable[[float, float], Any], None] = None) -> Result:
         """Simulates the scenario: a Result (summary, series, events). On a calibrated
         scenario (one with an uncertainty group) the summary has the 95 % band ("band", as
         `run --summary json`), which costs one more run per fitted parameter; band=False
-        skips it. Ctrl-C (SIGINT) stops it within a fraction of a second with
+        skips it. progress=True writes a progress line on stderr (the share simulated, the
+        time so far and left; a notebook shows it under the cell); a callable is called as
+        progress(t_s, end_s) as the run advances (an exception in it stops the run and is
+        raised). Ctrl-C (SIGINT) stops it within a fraction of a second with
         KeyboardInterrupt; the run's memory is freed."""
         out = ffi.new("sits_result **")
         err = ffi.new("sits_err *")
         opts = ffi.new("sits_run_opts *")
         opts.stop = _stop
+        line = _ProgressLine() if progress is True else None
+        fn = line if line is not None else (progress if callable(progress) else None)
+        handle = ffi.new_handle(fn) if fn is not None else None
+        if handle is not None:
+            opts.progress, opts.progress_user = _progress, handle
         del _interrupted[:]
-        rc = lib.sits_run(self._p, opts, out, err)
+        try:
+            rc = lib.sits_run(self._p, opts, out, err)
+        finally:
+            if line is not None:
+                line.close()
+        opts.progress, opts.progress_user = ffi.NULL, ffi.NULL  # the bands' runs report none
         _reraise_interrupt()
         if rc:
             _raise(rc, err)

@@ -193,3 +193,28 @@ def test_types_check_with_mypy():
     p = subprocess.run([mypy, "--ignore-missing-imports", "--no-incremental",
                         "--cache-dir", os.devnull, pkg], capture_output=True, text=True)
     assert p.returncode == 0, p.stdout[-2000:]
+
+
+def test_progress_callable_and_line(one_node, capsys):
+    """progress=callable sees the run advance to its end; progress=True writes a line on
+    stderr; an exception in the callable stops the run and is raised."""
+    seen = []
+    r = se.load(one_node).run(progress=lambda t, end: seen.append((t, end)))
+    assert len(seen) >= 10
+    assert all(end == pytest.approx(30.0) for _, end in seen)
+    assert all(b[0] >= a[0] for a, b in zip(seen, seen[1:]))  # never backwards
+    assert seen[-1][0] == pytest.approx(30.0, abs=0.5)
+    assert r.summary["simulated_s"] == pytest.approx(30.0)
+    se.load(one_node).run(progress=True)
+    line = capsys.readouterr().err
+    assert "sitsenergy:" in line and "% of 30 s simulated" in line
+
+    class Enough(Exception):
+        pass
+
+    def stop_at_ten(t, end):
+        if t > 10:
+            raise Enough()
+    with pytest.raises(Enough):
+        se.load(one_node).run(progress=stop_at_ten)
+    assert se.load(one_node).run().summary["simulated_s"] == pytest.approx(30.0)  # next run fine

@@ -80,6 +80,21 @@ Test(cli, run_plot_with_band_and_limit) {
   free(png), free(out), free(err);
 }
 
+/* A floorplan run's plot draws the ten hottest of its 132 nodes (the key named every node and
+ * squeezed the data): gnuplot takes the script with its titled subset. What is drawn was
+ * looked at (docs/commands.md); here the script's acceptance. */
+Test(cli, run_plot_of_a_floorplan_draws_the_hottest) {
+  char args[2048], *out, *err, path[1024];
+  char *sc = shipped("scenarios/ev6_floorplan_throttle.cfg");
+  snprintf(args, sizeof args, "run %s --set duration_s=0.2 --quiet --plot %s/floorplan_run.png", sc,
+           tu_dir());
+  cr_assert_eq(tu_cli(args, &out, &err), 0, "%s", err);
+  snprintf(path, sizeof path, "%s/floorplan_run.png", tu_dir());
+  char *png = tu_slurp(path);
+  cr_assert(png && strncmp(png, "\x89PNG", 4) == 0, "not a PNG: %s", err);
+  free(png), free(out), free(err), free(sc);
+}
+
 Test(cli, check_gives_exit_3_on_violation) {
   char args[2048], *out, *err;
   char *sc = shipped("scenarios/orin_nx_vlm_burst.cfg");
