@@ -143,12 +143,90 @@ static size_t plotted_nodes(const sits_result *r, size_t n, size_t *pick) {
   return m;
 }
 
+static int column_of(const char *header, const char *name);
+
+/* The CSV's header line (malloc'd; NULL when it cannot be read). */
+static char *csv_header(const char *csv) {
+  FILE *f = fopen(csv, "r");
+  char *line = NULL;
+  size_t cap = 0;
+  if (f && getline(&line, &cap, f) < 0) {
+    free(line);
+    line = NULL;
+  }
+  if (f)
+    fclose(f);
+  return line;
+}
+
+/* The lower panel of a run's plot: each domain's clock as steps and the battery's SOC on a
+ * second axis, their columns found by name in the CSV's header (has_lower_panel: whether
+ * there is any). */
+static void run_lower_panel(FILE *gp, const run_arg *a, const char *csv, const char *header) {
+  size_t nd = 0;
+  const sits_domain *d = sits_scenario_domains(a->sc, &nd);
+  int soc = column_of(header, "battery.soc");
+  fputs("set title 'clocks and battery' noenhanced\nset ylabel 'frequency (MHz)'\n"
+        "set y2label 'battery SOC'\nset yrange [0:*]\nset y2range [0:1]\nplot ",
+        gp);
+  bool first = true;
+  for (size_t k = 0; k < nd; k++) {
+    char name[96];
+    snprintf(name, sizeof name, "freq_mhz.%s", d[k].name);
+    int col = column_of(header, name);
+    if (col < 0)
+      continue;
+    fputs(first ? "" : ", ", gp);
+    gp_quote(gp, csv);
+    fprintf(gp, " using 1:%d with steps lw 2", col + 1);
+    first = false;
+  }
+  if (soc >= 0) {
+    fputs(first ? "" : ", ", gp);
+    gp_quote(gp, csv);
+    fprintf(gp, " using 1:%d axes x1y2 with lines lw 2 dt 2 lc rgb 'black'", soc + 1);
+  }
+  fputc('\n', gp);
+}
+
+/* Whether the CSV has a column the lower panel draws. */
+static bool has_lower_panel(const run_arg *a, const char *header) {
+  size_t nd = 0;
+  const sits_domain *d = sits_scenario_domains(a->sc, &nd);
+  bool any = header && column_of(header, "battery.soc") >= 0;
+  for (size_t k = 0; header && !any && k < nd; k++) {
+    char name[96];
+    snprintf(name, sizeof name, "freq_mhz.%s", d[k].name);
+    any = column_of(header, name) >= 0;
+  }
+  return any;
+}
+
+static void run_upper_panel(FILE *gp, const run_arg *a, const char *csv);
+
 static void run_script(FILE *gp, const void *p, const char *csv) {
   const run_arg *a = p;
+  char *header = csv_header(csv);
+  bool lower = has_lower_panel(a, header);
+  fputs("set autoscale xfix\nset offsets 0, 0, graph 0.05, graph 0.05\nset key outside right top\n",
+        gp);
+  if (lower) /* the panels' plot areas aligned, whatever their keys' widths */
+    fputs("set multiplot layout 2,1\nset lmargin at screen 0.07\nset rmargin at screen 0.74\n", gp);
+  run_upper_panel(gp, a, csv);
+  if (lower) {
+    fputs("set autoscale y\nset autoscale y2\nset offsets 0, 0, graph 0.05, 0\n", gp);
+    run_lower_panel(gp, a, csv, header);
+    fputs("unset multiplot\n", gp);
+  }
+  free(header);
+}
+
+/* The upper panel: node temperatures (the hottest of many), the limit, a calibrated scenario's
+ * peak band, the total power on a second axis. */
+static void run_upper_panel(FILE *gp, const run_arg *a, const char *csv) {
   size_t n = sits_thermal_node_count(sits_scenario_thermal(a->sc)), pick[RUN_PLOT_NODES];
   size_t n_pick = plotted_nodes(a->r, n, pick);
-  fputs("set autoscale xfix\nset offsets 0, 0, graph 0.05, graph 0.05\nset key outside right top\n"
-        "set ylabel 'temperature (C)'\n"
+  fputs("set ylabel 'temperature (C)'\n"
         "set y2label 'total power (W)'\nset title ",
         gp);
   gp_quote(gp, a->title);
@@ -188,7 +266,10 @@ static void run_script(FILE *gp, const void *p, const char *csv) {
 
 int cli_plot_run(const sits_scenario *sc, const sits_result *r, const char *title,
                  const char *png) {
-  static const plot_spec spec = {700, run_csv, run_script};
+  size_t nd = 0;
+  sits_scenario_domains(sc, &nd);
+  /* a second panel (clocks, battery) below when the run has either */
+  plot_spec spec = {nd || sits_scenario_battery(sc) ? 1000 : 700, run_csv, run_script};
   run_arg a = {sc, r, title};
   return plot_png(&spec, &a, png);
 }
