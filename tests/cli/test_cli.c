@@ -95,6 +95,25 @@ Test(cli, run_plot_of_a_floorplan_draws_the_hottest) {
   free(png), free(out), free(err), free(sc);
 }
 
+/* A run with domains and a battery (the demo) gets the clocks-and-battery panel below: a
+ * 1000-pixel-high PNG (the IHDR's height) against 700 for a run with neither. */
+Test(cli, run_plot_adds_clocks_and_battery) {
+  char args[2048], *out, *err, path[1024];
+  char *sc = shipped("examples/video_enc.cfg");
+  snprintf(args, sizeof args, "run %s --set duration_s=60 --quiet --plot %s/two_panels.png", sc,
+           tu_dir());
+  cr_assert_eq(tu_cli(args, &out, &err), 0, "%s", err);
+  snprintf(path, sizeof path, "%s/two_panels.png", tu_dir());
+  FILE *f = fopen(path, "rb");
+  unsigned char h[24] = {0};
+  cr_assert(f && fread(h, 1, sizeof h, f) == sizeof h, "no PNG: %s", err);
+  fclose(f);
+  cr_assert(memcmp(h, "\x89PNG", 4) == 0);
+  unsigned height = (unsigned)h[20] << 24 | (unsigned)h[21] << 16 | (unsigned)h[22] << 8 | h[23];
+  cr_assert_eq(height, 1000u);
+  free(out), free(err), free(sc);
+}
+
 Test(cli, check_gives_exit_3_on_violation) {
   char args[2048], *out, *err;
   char *sc = shipped("scenarios/orin_nx_vlm_burst.cfg");
