@@ -323,6 +323,9 @@ class Plot:
     def save(self, path: Union[str, os.PathLike]) -> None:
         """Writes the PNG to path (through a temporary file beside it, then renamed)."""
         path = os.fspath(path)
+        if os.path.lexists(path) and (os.path.islink(path) or not os.path.isfile(path)):
+            raise SitsError(EINPUT, f"{path}: not a regular file (a link, a device or a FIFO "
+                                    "is not replaced)")
         fd, tmp = tempfile.mkstemp(prefix=".plot.", dir=os.path.dirname(os.path.abspath(path)))
         try:
             with os.fdopen(fd, "wb") as f:

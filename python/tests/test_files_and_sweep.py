@@ -93,3 +93,14 @@ def test_plot_is_a_png_with_the_limit(one_node, tmp_path):
     with pytest.raises(se.SitsError):
         se.load(str(cfg)).run().plot(cfg)
     assert cfg.read_text() == one_node
+    # a symlink or a FIFO is not replaced
+    os_ = __import__("os")
+    link = tmp_path / "link.png"
+    os_.symlink(cfg, link)
+    with pytest.raises(se.SitsError, match="not a regular file"):
+        p.save(link)
+    assert link.is_symlink() and cfg.read_text() == one_node
+    fifo = tmp_path / "fifo.png"
+    os_.mkfifo(fifo)
+    with pytest.raises(se.SitsError, match="not a regular file"):
+        p.save(fifo)
