@@ -669,12 +669,9 @@ int sits_battery_fit_tests(const sits_battery_cfg *cell, const sits_battery_test
                                   err);
 }
 
-int sits_battery_fit_tests_p(const sits_battery_cfg *cell, const sits_battery_test *tests,
-                             size_t n_tests, size_t n_rc, double train_fraction, unsigned what,
-                             sits_battery_fit_progress_fn progress, void *progress_user,
-                             sits_battery_fit *out, sits_err *err) {
-  memset(out, 0, sizeof *out);
-  bool fit_capacity = (what & SITS_BATTERY_FIT_CAPACITY) != 0;
+/* The fit's flags and sizes, before any data are read. */
+static int check_request(const sits_battery_test *tests, size_t n_tests, size_t n_rc,
+                         double train_fraction, unsigned what, sits_err *err) {
   if (what & ~(unsigned)(SITS_BATTERY_FIT_CAPACITY | SITS_BATTERY_FIT_LAG | SITS_BATTERY_FIT_KEEP |
                          SITS_BATTERY_FIT_ARRHENIUS | SITS_BATTERY_FIT_ROWS))
     return sits__fail(err, SITS_EINPUT, "unknown battery fit flags 0x%x", what);
@@ -687,54 +684,46 @@ int sits_battery_fit_tests_p(const sits_battery_cfg *cell, const sits_battery_te
   if (!(train_fraction > 0 && train_fraction <= 1))
     return sits__fail(err, SITS_EINPUT, "the train fraction must be in (0, 1] (got %g)",
                       train_fraction);
-  problem pb = {.cell = *cell,
-                .n_tests = n_tests,
-                .n_rc = n_rc,
-                .fit_capacity = fit_capacity,
-                .fit_lag = (what & SITS_BATTERY_FIT_LAG) != 0,
-                .keep = (what & SITS_BATTERY_FIT_KEEP) != 0,
-                .fit_ea = (what & SITS_BATTERY_FIT_ARRHENIUS) != 0,
-                .rows = (what & SITS_BATTERY_FIT_ROWS) != 0,
-                .q_ah = cell->capacity_ah,
-                .hyst = cell->hyst_m_v > 0 || cell->hyst_m0_v > 0,
-                .nk = 1,
-                .nr = 1,
-                .progress = progress,
-                .progress_user = progress_user};
-  int rc = take_tests(&pb, tests, train_fraction, out, err);
-  if (rc)
-    return rc;
-  if (pb.rows && pb.keep)
+  return SITS_OK;
+}
+
+/* What the cell and the tests allow of the request (the tests taken): rows over temperature,
+ * an activation energy, the resistance tables' knots. */
+static int shape_problem(problem *pb, const sits_battery_cfg *cell, const sits_battery_test *tests,
+                         sits_battery_fit *out, sits_err *err) {
+  size_t n_tests = pb->n_tests;
+  if (pb->rows && pb->keep)
     return sits__fail(
         err, SITS_EINPUT,
         "a kept cell keeps its rows over temperature: fit rows with battery, not soc");
-  if (pb.rows && pb.fit_ea)
+  if (pb->rows && pb->fit_ea)
     return sits__fail(err, SITS_EINPUT,
                       "rows over temperature replace the Arrhenius factor: fit one of them");
-  if (pb.keep)
-    pb.n_rc = cell->n_rc; /* the cell's, whatever was asked */
-  else if (cell->n_r_t > 0 && !pb.rows)
+  if (pb->keep)
+    pb->n_rc = cell->n_rc; /* the cell's, whatever was asked */
+  else if (cell->n_r_t > 0 && !pb->rows)
     return sits__fail(err, SITS_EINPUT,
                       "the cell has resistance rows over temperature (r_t_c): fit them with "
                       "rows (tests at their temperatures), or drop them");
-  if (!pb.keep && cell->n_r_soc > 0) { /* the resistance tables over SOC: at the cell's knots */
-    pb.nk = cell->n_r_soc;
-    for (size_t q = 1; q < pb.nk; q++)
-      if (fabs(cell->r_soc[q] - 0.5) < fabs(cell->r_soc[pb.ref] - 0.5))
-        pb.ref = q;
+  if (!pb->keep && cell->n_r_soc > 0) { /* the resistance tables over SOC: at the cell's knots */
+    pb->nk = cell->n_r_soc;
+    for (size_t q = 1; q < pb->nk; q++)
+      if (fabs(cell->r_soc[q] - 0.5) < fabs(cell->r_soc[pb->ref] - 0.5))
+        pb->ref = q;
   }
-  if (pb.rows) {
+  if (pb->rows) {
     for (size_t s = 0; s < n_tests; s++)
-      if (!tests[s].temp_c || isnan(pb.ts[s].temp_lo_c))
+      if (!tests[s].temp_c || isnan(pb->ts[s].temp_lo_c))
         return sits__fail(err, SITS_EINPUT,
                           "rows over temperature are fitted at each sample's cell temperature: "
                           "test %zu has none (replay.battery.temperature_column)",
                           s + 1);
-    pb.flat = cell->n_r_soc == 0;
-    if ((rc = place_rows(&pb, out, err)))
+    pb->flat = cell->n_r_soc == 0;
+    int rc = place_rows(pb, out, err);
+    if (rc)
       return rc;
   }
-  if (pb.fit_ea) { /* the factor needs the temperature to move, and no rows that replace it */
+  if (pb->fit_ea) { /* the factor needs the temperature to move, and no rows that replace it */
     for (size_t s = 0; s < n_tests; s++)
       if (!tests[s].temp_c)
         return sits__fail(err, SITS_EINPUT,
@@ -752,75 +741,76 @@ int sits_battery_fit_tests_p(const sits_battery_cfg *cell, const sits_battery_te
                         isnan(span) ? 0.0 : span, out->train_temp_lo_c, out->train_temp_hi_c,
                         SITS_BATTERY_FIT_EA_MIN_SPAN_K);
   }
-  size_t np = n_params(&pb);
-  if (np == 0)
-    return sits__fail(err, SITS_EINPUT,
-                      "nothing to fit: the cell is kept and every test's initial SOC is given");
-  if (pb.n_train < np + 5)
-    return sits__fail(err, SITS_EINPUT, "the training part has too few samples");
-  pb.reaches = malloc(np * n_tests);
+  return SITS_OK;
+}
+
+/* The fit from several starts (small and large R0, fast and slow RC pairs; one when the cell
+ * is kept): the least cost's parameters into best (*best_cost INFINITY when none ended). */
+static int fit_from_starts(problem *pb, const sits_battery_cfg *cell, size_t np, double *best,
+                           double *best_cost, bool *best_conv, sits_err *err) {
+  int rc = SITS_OK;
+  pb->reaches = malloc(np * pb->n_tests);
   for (int c = 0; c < 2; c++)
-    pb.cache[c].x = malloc(np * sizeof(double)),
-    pb.cache[c].r = malloc(pb.n_train * sizeof(double));
-  if (!pb.reaches || !pb.cache[0].x || !pb.cache[0].r || !pb.cache[1].x || !pb.cache[1].r)
+    pb->cache[c].x = malloc(np * sizeof(double)),
+    pb->cache[c].r = malloc(pb->n_train * sizeof(double));
+  if (!pb->reaches || !pb->cache[0].x || !pb->cache[0].r || !pb->cache[1].x || !pb->cache[1].r)
     rc = sits__fail(err, SITS_ENOMEM, "out of memory");
   else
-    map_reach(&pb);
-  /* several starts: small and large R0, fast and slow RC pairs (one when the cell is kept) */
+    map_reach(pb);
   const double r0s[] = {0.005, 0.03}, taus[] = {20.0, 300.0};
-  double best[MAX_PARAMS], best_cost = INFINITY;
-  bool best_conv = false;
+  *best_cost = INFINITY;
+  *best_conv = false;
   for (size_t a = 0; rc == SITS_OK && a < 2; a++)
     for (size_t b = 0; b < 2; b++) {
-      if (pb.keep && (a || b))
+      if (pb->keep && (a || b))
         continue;
       double x[MAX_PARAMS], cost;
       bool conv;
-      start_point(&pb, cell, r0s[a], taus[b], x);
-      pb.cache[0].valid = pb.cache[1].valid = false;
-      pb.start = 2 * a + b + 1, pb.n_starts = pb.keep ? 1 : 4, pb.evaluations = 0;
-      sits_fit_opts o = {np, pb.n_train, residual, &pb, SITS_BATTERY_FIT_MAX_ITER, NULL, NULL, NULL,
+      start_point(pb, cell, r0s[a], taus[b], x);
+      pb->cache[0].valid = pb->cache[1].valid = false;
+      pb->start = 2 * a + b + 1, pb->n_starts = pb->keep ? 1 : 4, pb->evaluations = 0;
+      sits_fit_opts o = {np, pb->n_train, residual, pb, SITS_BATTERY_FIT_MAX_ITER, NULL, NULL, NULL,
                          /* a Jacobian of 1e7 values and more (joint fits over several long
                           * tests): its QR would take most of the time */
-                         (double)pb.n_train * (double)np >= 1e7};
+                         (double)pb->n_train * (double)np >= 1e7};
       sits_err e2 = {0};
-      if (sits_fit_nlinear(&o, x, &cost, &conv, &e2) == SITS_OK && cost < best_cost) {
-        best_cost = cost;
-        best_conv = conv;
-        memcpy(best, x, sizeof x);
+      if (sits_fit_nlinear(&o, x, &cost, &conv, &e2) == SITS_OK && cost < *best_cost) {
+        *best_cost = cost;
+        *best_conv = conv;
+        memcpy(best, x, np * sizeof *best);
       }
     }
-  free(pb.reaches);
+  free(pb->reaches);
   for (int c = 0; c < 2; c++)
-    free(pb.cache[c].x), free(pb.cache[c].r);
-  if (rc)
-    return rc;
-  if (!isfinite(best_cost))
-    return sits__fail(err, SITS_ESOLVER, "the battery fit found no finite solution from any start");
-  params p;
-  unpack(&pb, best, &p);
-  report(&pb, cell, &p, out);
+    free(pb->cache[c].x), free(pb->cache[c].r);
+  return rc;
+}
+
+/* The fitted model over every test (out->model_v) and each test's figures: the SOC span of
+ * its training part, training and held-out metrics (the model from the test's start). */
+static int model_per_test(const problem *pb, const sits_battery_cfg *cell, const params *p,
+                          sits_battery_fit *out, sits_err *err) {
   size_t n_all = 0;
-  for (size_t s = 0; s < n_tests; s++)
-    n_all += pb.ts[s].n;
+  for (size_t s = 0; s < pb->n_tests; s++)
+    n_all += pb->ts[s].n;
   out->model_v = malloc(n_all * sizeof(double));
   if (!out->model_v)
     return sits__fail(err, SITS_ENOMEM, "out of memory");
-  out->n_tests = n_tests;
+  out->n_tests = pb->n_tests;
   out->train_soc_lo = INFINITY, out->train_soc_hi = -INFINITY;
-  for (size_t s = 0, off = 0; s < n_tests; off += pb.ts[s].n, s++) {
-    const test_data *td = &pb.ts[s];
+  for (size_t s = 0, off = 0; s < pb->n_tests; off += pb->ts[s].n, s++) {
+    const test_data *td = &pb->ts[s];
     struct sits_battery_fit_test *r = &out->tests[s];
-    if (simulate(&pb, &p, s, td->n, out->model_v + off)) {
+    if (simulate(pb, p, s, td->n, out->model_v + off)) {
       free(out->model_v), out->model_v = NULL;
       return sits__fail(err, SITS_ENOMEM, "out of memory");
     }
-    r->n = td->n, r->n_train = td->n_train, r->offset = off, r->initial_soc = p.soc0[s];
-    double soc = p.soc0[s];
+    r->n = td->n, r->n_train = td->n_train, r->offset = off, r->initial_soc = p->soc0[s];
+    double soc = p->soc0[s];
     r->train_soc_lo = r->train_soc_hi = soc;
     for (size_t k = 0; k + 1 < td->n_train; k++) {
       soc -=
-          charge_out_ah(td->q, k, td->i[k], td->t[k + 1] - td->t[k], cell->coulombic_eff) / p.q_ah;
+          charge_out_ah(td->q, k, td->i[k], td->t[k + 1] - td->t[k], cell->coulombic_eff) / p->q_ah;
       r->train_soc_lo = fmin(r->train_soc_lo, soc);
       r->train_soc_hi = fmax(r->train_soc_hi, soc);
     }
@@ -830,6 +820,51 @@ int sits_battery_fit_tests_p(const sits_battery_cfg *cell, const sits_battery_te
     /* held out: the model from the test's start, compared after the training part */
     sits_fit_metrics_compute(out->model_v + off, td->v, td->n_train, td->n, &r->holdout);
   }
+  return SITS_OK;
+}
+
+int sits_battery_fit_tests_p(const sits_battery_cfg *cell, const sits_battery_test *tests,
+                             size_t n_tests, size_t n_rc, double train_fraction, unsigned what,
+                             sits_battery_fit_progress_fn progress, void *progress_user,
+                             sits_battery_fit *out, sits_err *err) {
+  memset(out, 0, sizeof *out);
+  int rc = check_request(tests, n_tests, n_rc, train_fraction, what, err);
+  if (rc)
+    return rc;
+  problem pb = {.cell = *cell,
+                .n_tests = n_tests,
+                .n_rc = n_rc,
+                .fit_capacity = (what & SITS_BATTERY_FIT_CAPACITY) != 0,
+                .fit_lag = (what & SITS_BATTERY_FIT_LAG) != 0,
+                .keep = (what & SITS_BATTERY_FIT_KEEP) != 0,
+                .fit_ea = (what & SITS_BATTERY_FIT_ARRHENIUS) != 0,
+                .rows = (what & SITS_BATTERY_FIT_ROWS) != 0,
+                .q_ah = cell->capacity_ah,
+                .hyst = cell->hyst_m_v > 0 || cell->hyst_m0_v > 0,
+                .nk = 1,
+                .nr = 1,
+                .progress = progress,
+                .progress_user = progress_user};
+  if ((rc = take_tests(&pb, tests, train_fraction, out, err)) ||
+      (rc = shape_problem(&pb, cell, tests, out, err)))
+    return rc;
+  size_t np = n_params(&pb);
+  if (np == 0)
+    return sits__fail(err, SITS_EINPUT,
+                      "nothing to fit: the cell is kept and every test's initial SOC is given");
+  if (pb.n_train < np + 5)
+    return sits__fail(err, SITS_EINPUT, "the training part has too few samples");
+  double best[MAX_PARAMS], best_cost;
+  bool best_conv;
+  if ((rc = fit_from_starts(&pb, cell, np, best, &best_cost, &best_conv, err)))
+    return rc;
+  if (!isfinite(best_cost))
+    return sits__fail(err, SITS_ESOLVER, "the battery fit found no finite solution from any start");
+  params p;
+  unpack(&pb, best, &p);
+  report(&pb, cell, &p, out);
+  if ((rc = model_per_test(&pb, cell, &p, out, err)))
+    return rc;
   out->converged = best_conv;
   out->n_train = pb.n_train;
   if ((rc = pooled(&pb, out->model_v, true, &out->train, err)) ||
