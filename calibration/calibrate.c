@@ -419,6 +419,58 @@ static void average_blocks(sits_calibration *out, double block_s) {
   out->test_start[out->n_tests] = out->n = w;
 }
 
+/* The tests averaged over blocks of o->average_s seconds when asked (average_blocks), each
+ * left with 10 samples or more. */
+static int average_tests(const sits_calibrate_opts *o, sits_calibration *out, sits_err *err) {
+  if (o->average_s == 0)
+    return SITS_OK;
+  if (!(o->average_s > 0 && o->average_s < INFINITY))
+    return sits__fail(err, SITS_EINPUT, "average_s must be a positive number of seconds");
+  out->average_s = o->average_s;
+  average_blocks(out, o->average_s);
+  for (size_t s = 0; s < out->n_tests; s++)
+    if (out->test_start[s + 1] - out->test_start[s] < 10)
+      return sits__fail(err, SITS_EINPUT,
+                        "%s: averaged over blocks of %g s it keeps %zu samples (10 or more "
+                        "needed)",
+                        out->trace_paths[s], o->average_s,
+                        out->test_start[s + 1] - out->test_start[s]);
+  return SITS_OK;
+}
+
+/* The cell @p c fitted on the tests read into out (sits_battery_fit_tests_p); an error about
+ * a test names its file when there are several. */
+static int fit_tests(const sits_battery_cfg *c, size_t n_rc, const sits_calibrate_opts *o,
+                     sits_calibration *out, sits_err *err) {
+  sits_battery_test tests[SITS_BATTERY_FIT_MAX_TESTS];
+  for (size_t s = 0; s < out->n_tests; s++) {
+    size_t a = out->test_start[s];
+    tests[s] = (sits_battery_test){out->t_s + a,
+                                   out->i_a + a,
+                                   out->v_v + a,
+                                   out->temp_c ? out->temp_c + a : NULL,
+                                   out->q_ah ? out->q_ah + a : NULL,
+                                   out->test_start[s + 1] - a,
+                                   o->initial_soc_given,
+                                   o->initial_soc};
+  }
+  int rc = sits_battery_fit_tests_p(c, tests, out->n_tests, n_rc, o->train_fraction,
+                                    (o->fit_capacity ? SITS_BATTERY_FIT_CAPACITY : 0u) |
+                                        (o->fit_lag ? SITS_BATTERY_FIT_LAG : 0u) |
+                                        (o->keep_cell ? SITS_BATTERY_FIT_KEEP : 0u) |
+                                        (o->fit_arrhenius ? SITS_BATTERY_FIT_ARRHENIUS : 0u) |
+                                        (o->fit_rows ? SITS_BATTERY_FIT_ROWS : 0u),
+                                    o->progress, o->progress_user, &out->fit, err);
+  if (rc && out->n_tests > 1 && strncmp(err->msg, "test ", 5) == 0) { /* name the file */
+    char msg[SITS_ERRMSG_MAX];
+    size_t s = (size_t)strtoul(err->msg + 5, NULL, 10);
+    snprintf(msg, sizeof msg, "%s", err->msg);
+    if (s >= 1 && s <= out->n_tests)
+      sits__fail(err, rc, "%s: %s", out->trace_paths[s - 1], msg);
+  }
+  return rc;
+}
+
 int sits_calibrate_battery(const sits_scenario *sc, const sits_calibrate_opts *o,
                            sits_calibration *out, sits_err *err) {
   memset(out, 0, sizeof *out);
@@ -482,46 +534,9 @@ int sits_calibrate_battery(const sits_scenario *sc, const sits_calibrate_opts *o
   size_t n_rc = cell->n_rc ? cell->n_rc : 1;
   segments(out);
   out->n_recorded = out->n;
-  if (o->average_s != 0) {
-    if (!(o->average_s > 0 && o->average_s < INFINITY))
-      return sits__fail(err, SITS_EINPUT, "average_s must be a positive number of seconds");
-    out->average_s = o->average_s;
-    average_blocks(out, o->average_s);
-    for (size_t s = 0; s < out->n_tests; s++)
-      if (out->test_start[s + 1] - out->test_start[s] < 10)
-        return sits__fail(err, SITS_EINPUT,
-                          "%s: averaged over blocks of %g s it keeps %zu samples (10 or more "
-                          "needed)",
-                          out->trace_paths[s], o->average_s,
-                          out->test_start[s + 1] - out->test_start[s]);
-  }
-  sits_battery_test tests[SITS_BATTERY_FIT_MAX_TESTS];
-  for (size_t s = 0; s < out->n_tests; s++) {
-    size_t a = out->test_start[s];
-    tests[s] = (sits_battery_test){out->t_s + a,
-                                   out->i_a + a,
-                                   out->v_v + a,
-                                   out->temp_c ? out->temp_c + a : NULL,
-                                   out->q_ah ? out->q_ah + a : NULL,
-                                   out->test_start[s + 1] - a,
-                                   o->initial_soc_given,
-                                   o->initial_soc};
-  }
-  rc = sits_battery_fit_tests_p(&c, tests, out->n_tests, n_rc, o->train_fraction,
-                                (o->fit_capacity ? SITS_BATTERY_FIT_CAPACITY : 0u) |
-                                    (o->fit_lag ? SITS_BATTERY_FIT_LAG : 0u) |
-                                    (o->keep_cell ? SITS_BATTERY_FIT_KEEP : 0u) |
-                                    (o->fit_arrhenius ? SITS_BATTERY_FIT_ARRHENIUS : 0u) |
-                                    (o->fit_rows ? SITS_BATTERY_FIT_ROWS : 0u),
-                                o->progress, o->progress_user, &out->fit, err);
-  if (rc && out->n_tests > 1 && strncmp(err->msg, "test ", 5) == 0) { /* name the file */
-    char msg[SITS_ERRMSG_MAX];
-    size_t s = (size_t)strtoul(err->msg + 5, NULL, 10);
-    snprintf(msg, sizeof msg, "%s", err->msg);
-    if (s >= 1 && s <= out->n_tests)
-      sits__fail(err, rc, "%s: %s", out->trace_paths[s - 1], msg);
-  }
-  return rc;
+  if ((rc = average_tests(o, out, err)))
+    return rc;
+  return fit_tests(&c, n_rc, o, out, err);
 }
 
 void sits_calibration_release(sits_calibration *c) {
