@@ -209,14 +209,76 @@ static void reset_header(reader *r) {
   r->dest = NULL;
 }
 
+/* A line read before the header is known: the header when it names the columns (with a
+ * comma, else with the tab or semicolon that @p copy, the line as read, holds); a metadata
+ * line above the header is passed over, up to PREAMBLE_MAX of them (*stop then set, the first
+ * line's error in *err). */
+static int header_line(reader *r, const char *copy, char ***fields, size_t *fcap, size_t n,
+                       const char *path, size_t lineno, bool *stop, sits_err *err) {
+  int rc = parse_header(r, *fields, n, path, lineno, err);
+  static const char other_sep[] = {'\t', ';'};
+  for (size_t a = 0; copy && a < 2 && rc == SITS_EINPUT && strstr(err->msg, ": no column '"); a++) {
+    if (!strchr(copy, other_sep[a]))
+      continue;
+    sits_err comma_err = *err; /* the message stays the comma's when none names them */
+    reset_header(r);
+    char *again = strdup(copy);
+    n = again ? split(again, other_sep[a], fields, fcap) : (size_t)-1;
+    if (n == (size_t)-1)
+      rc = sits__fail(err, SITS_ENOMEM, "out of memory");
+    else if (n != (size_t)-2 && (rc = parse_header(r, *fields, n, path, lineno, err)) == SITS_OK)
+      r->sep = other_sep[a];
+    else
+      *err = comma_err, rc = SITS_EINPUT;
+    free(again);
+  }
+  if (rc == SITS_EINPUT && r->want && strstr(err->msg, ": no column '")) {
+    if (r->n_preamble++ == 0) /* a metadata line, perhaps: the header may follow */
+      r->first_err = *err;
+    if (r->n_preamble > PREAMBLE_MAX) { /* none named them: the first line's error */
+      *err = r->first_err;
+      *stop = true;
+      return rc;
+    }
+    reset_header(r);
+    rc = SITS_OK;
+  }
+  return rc;
+}
+
+/* A line under the header: the units row (the first, when it is one), else a data row. */
+static int data_line(reader *r, char **fields, size_t n, size_t *cap, const char *path,
+                     size_t lineno, sits_err *err) {
+  sits_table *t = r->t;
+  int rc = SITS_OK;
+  if (!r->units_checked) { /* the row under the header: a units row is skipped */
+    r->units_checked = true;
+    if (r->want && units_row(r, fields, n)) {
+      t->units_line = lineno;
+      if (!(t->units = calloc(t->n_cols, sizeof *t->units)))
+        rc = sits__fail(err, SITS_ENOMEM, "out of memory");
+      for (size_t j = 0; rc == SITS_OK && j < n; j++)
+        if (r->dest[j] >= 0 && !(t->units[r->dest[j]] = strdup(fields[j])))
+          rc = sits__fail(err, SITS_ENOMEM, "out of memory");
+      return rc;
+    }
+  }
+  if (add_row(t, cap, lineno))
+    rc = sits__fail(err, SITS_ENOMEM, "out of memory");
+  else if ((rc = parse_row(r, fields, n, t->values + t->n_rows * t->n_cols, path, lineno, err)) ==
+           SITS_OK)
+    t->n_rows++;
+  return rc;
+}
+
 static int read_lines(reader *r, sits__lines *L, sits_err *err) {
   sits_table *t = r->t;
   char *line, **fields = NULL;
   size_t cap = 0, fcap = 0;
   const char *path = L->path;
-  bool binary;
+  bool binary, stop = false;
   int rc = SITS_OK;
-  while (rc == SITS_OK && (line = sits__lines_next(L, &binary)) != NULL) {
+  while (rc == SITS_OK && !stop && (line = sits__lines_next(L, &binary)) != NULL) {
     size_t lineno = L->lineno;
     if (binary) {
       rc = sits__fail(err, SITS_EINPUT, "%s:%zu: %s", path, lineno, L->reason);
@@ -235,55 +297,10 @@ static int read_lines(reader *r, sits__lines *L, sits_err *err) {
     else if (n == (size_t)-2)
       rc = sits__fail(err, SITS_EINPUT, "%s:%zu: a quoted field is not closed on its line", path,
                       lineno);
-    else if (!r->dest) {
-      rc = parse_header(r, fields, n, path, lineno, err);
-      static const char other_sep[] = {'\t', ';'};
-      for (size_t a = 0; copy && a < 2 && rc == SITS_EINPUT && strstr(err->msg, ": no column '");
-           a++) {
-        if (!strchr(copy, other_sep[a]))
-          continue;
-        sits_err comma_err = *err; /* the message stays the comma's when none names them */
-        reset_header(r);
-        char *again = strdup(copy);
-        n = again ? split(again, other_sep[a], &fields, &fcap) : (size_t)-1;
-        if (n == (size_t)-1)
-          rc = sits__fail(err, SITS_ENOMEM, "out of memory");
-        else if (n != (size_t)-2 && (rc = parse_header(r, fields, n, path, lineno, err)) == SITS_OK)
-          r->sep = other_sep[a];
-        else
-          *err = comma_err, rc = SITS_EINPUT;
-        free(again);
-      }
-      if (rc == SITS_EINPUT && r->want && strstr(err->msg, ": no column '")) {
-        if (r->n_preamble++ == 0) /* a metadata line, perhaps: the header may follow */
-          r->first_err = *err;
-        if (r->n_preamble > PREAMBLE_MAX) { /* none named them: the first line's error */
-          *err = r->first_err;
-          free(copy);
-          break;
-        }
-        reset_header(r);
-        rc = SITS_OK;
-      }
-    } else {
-      if (!r->units_checked) { /* the row under the header: a units row is skipped */
-        r->units_checked = true;
-        if (r->want && units_row(r, fields, n)) {
-          t->units_line = lineno;
-          if (!(t->units = calloc(t->n_cols, sizeof *t->units)))
-            rc = sits__fail(err, SITS_ENOMEM, "out of memory");
-          for (size_t j = 0; rc == SITS_OK && j < n; j++)
-            if (r->dest[j] >= 0 && !(t->units[r->dest[j]] = strdup(fields[j])))
-              rc = sits__fail(err, SITS_ENOMEM, "out of memory");
-          continue;
-        }
-      }
-      if (add_row(t, &cap, lineno))
-        rc = sits__fail(err, SITS_ENOMEM, "out of memory");
-      else if ((rc = parse_row(r, fields, n, t->values + t->n_rows * t->n_cols, path, lineno,
-                               err)) == SITS_OK)
-        t->n_rows++;
-    }
+    else if (!r->dest)
+      rc = header_line(r, copy, &fields, &fcap, n, path, lineno, &stop, err);
+    else
+      rc = data_line(r, fields, n, &cap, path, lineno, err);
     free(copy);
   }
   free(fields);

@@ -375,16 +375,14 @@ int sits_replay_run(sits_scenario *sc, const char *path, const sits_trace_opts *
   return rc;
 }
 
-/* The mapped power of the trace as a schedule: one power column per mapped node, a row per
- * sample (zero-order hold; a missing value holds the last one, 0 before the first); the total
- * per row into r->power_w and the first row's node powers into @p p0. */
-static int power_schedule(const sits_scenario *sc, sits_replay *r, const power_map *pm, size_t n_pm,
-                          int amb_col, const fan_drive *fd, const int (*dom_col)[2], size_t n_dom,
-                          const char *path, double *p0, sits_schedule **out, sits_err *err) {
-  const sits_trace *t = r->trace;
-  size_t rows = t->n_rows, n_cols = 0, n_power;
-  sits_column cols[MAX_MAP + SITS__MAX_FANS + 2 * SITS_MAX_DOMAINS];
-  int col_of_node[MAX_MAP];
+/* The schedule's columns: one power column per mapped node (col_of_node[k] for mapping k;
+ * *n_power of them), then a duty per traced fan, then a clock and a load per domain; the
+ * fans' and domains' values until their columns' first ones into fan_last and dom_last. */
+static size_t schedule_columns(const sits_scenario *sc, const power_map *pm, size_t n_pm,
+                               const fan_drive *fd, size_t n_dom, sits_column *cols,
+                               int *col_of_node, size_t *n_power, double *fan_last,
+                               double (*dom_last)[2]) {
+  size_t n_cols = 0;
   for (size_t k = 0; k < n_pm; k++) {
     size_t j = 0;
     while (j < n_cols && cols[j].target != pm[k].node)
@@ -393,8 +391,7 @@ static int power_schedule(const sits_scenario *sc, sits_replay *r, const power_m
       cols[n_cols++] = (sits_column){SITS_COLUMN_POWER_W, pm[k].node};
     col_of_node[k] = (int)j;
   }
-  n_power = n_cols;
-  double fan_last[SITS__MAX_FANS], dom_last[SITS_MAX_DOMAINS][2];
+  *n_power = n_cols;
   for (size_t f = 0; f < sits_scenario_fan_count(sc); f++)
     if (fd[f].col >= 0) {
       fan_last[f] = sits__scenario_fan(sc, f)->initial_duty; /* until the column's first value */
@@ -406,6 +403,89 @@ static int power_schedule(const sits_scenario *sc, sits_replay *r, const power_m
     cols[n_cols++] = (sits_column){SITS_COLUMN_FREQ_MHZ, (int)d};
     cols[n_cols++] = (sits_column){SITS_COLUMN_UTIL, (int)d};
   }
+  return n_cols;
+}
+
+/* One row's fan duties into vals (a traced fan's each, in order), the last ones held where
+ * the row has none; a duty outside 0-1 or a cooling state without its level is an error. */
+static int fan_row(const sits_scenario *sc, sits_replay *r, const fan_drive *fd, size_t row,
+                   const char *path, double *fan_last, double *vals, sits_err *err) {
+  const sits_trace *t = r->trace;
+  int rc = SITS_OK;
+  for (size_t f = 0, j = 0; f < sits_scenario_fan_count(sc) && rc == SITS_OK; f++) {
+    if (fd[f].col < 0)
+      continue;
+    double raw = sits_trace_at(t, row, (size_t)fd[f].col), v = raw * fd[f].scale;
+    if (fd[f].n_levels && !isnan(raw)) { /* a cooling-device state: its level's duty */
+      double k = nearbyint(raw);
+      if (!(fabs(raw - k) < 1e-6 && k >= 0 && k < (double)fd[f].n_levels))
+        rc = sits__fail(err, SITS_EINPUT,
+                        "%s: sample %zu (t = %g s): fan %s's cooling state %g is not one of "
+                        "0-%zu (column %s; replay.fans.[].levels gives a duty per state)",
+                        path, row + 1, sits_trace_at(t, row, 0), sits_scenario_fan_name(sc, f), raw,
+                        fd[f].n_levels - 1, t->names[fd[f].col]);
+      else
+        v = fd[f].levels[(size_t)k];
+    } else if (v < 0 || v > 1 + 1e-9)
+      rc = sits__fail(err, SITS_EINPUT,
+                      "%s: sample %zu (t = %g s): fan %s's duty %g is outside 0-1 (column %s; "
+                      "replay.fans.[].scale scales it)",
+                      path, row + 1, sits_trace_at(t, row, 0), sits_scenario_fan_name(sc, f), v,
+                      t->names[fd[f].col]);
+    if (!isnan(v))
+      fan_last[f] = fmin(v, 1.0);
+    vals[j++] = fan_last[f];
+    r->fan_traced[f] = true;
+    r->fan_duty_min[f] = row == 0 ? fan_last[f] : fmin(r->fan_duty_min[f], fan_last[f]);
+    r->fan_duty_max[f] = row == 0 ? fan_last[f] : fmax(r->fan_duty_max[f], fan_last[f]);
+  }
+  return rc;
+}
+
+/* One row's domain clocks and loads into vals (clock, load per domain), the last ones held
+ * where the row has none; a clock that is not MHz or a load outside 0-1 is an error. */
+static int domain_row(const sits_scenario *sc, const sits_trace *t, const int (*dom_col)[2],
+                      size_t n_dom, size_t row, const char *path, double (*dom_last)[2],
+                      double *vals, sits_err *err) {
+  int rc = SITS_OK;
+  for (size_t d = 0; d < n_dom && rc == SITS_OK; d++) {
+    double fq = sits_trace_at(t, row, (size_t)dom_col[d][0]);
+    double ut = dom_col[d][1] >= 0 ? sits_trace_at(t, row, (size_t)dom_col[d][1]) : 1.0;
+    if (!isnan(fq) && !(fq > 0 && fq < 1e6)) /* MHz: a clock, not a count of Hz */
+      rc = sits__fail(err, SITS_EINPUT,
+                      "%s: sample %zu (t = %g s): domain %s's clock %g MHz is not one (column %s)",
+                      path, row + 1, sits_trace_at(t, row, 0),
+                      sits_scenario_domains(sc, NULL)[d].name, fq, t->names[dom_col[d][0]]);
+    else if (!isnan(ut) && (ut < 0 || ut > 1 + 1e-9))
+      rc = sits__fail(err, SITS_EINPUT,
+                      "%s: sample %zu (t = %g s): domain %s's load %g is outside 0-1 (column %s)",
+                      path, row + 1, sits_trace_at(t, row, 0),
+                      sits_scenario_domains(sc, NULL)[d].name, ut, t->names[dom_col[d][1]]);
+    if (!isnan(fq))
+      dom_last[d][0] = fq;
+    if (!isnan(ut))
+      dom_last[d][1] = fmin(ut, 1.0);
+    vals[2 * d] = dom_last[d][0], vals[2 * d + 1] = dom_last[d][1];
+  }
+  return rc;
+}
+
+/* The mapped power of the trace as a schedule: one power column per mapped node, a row per
+ * sample (zero-order hold; a missing value holds the last one, 0 before the first); the total
+ * per row into r->power_w and the first row's node powers into @p p0. */
+static int power_schedule(const sits_scenario *sc, sits_replay *r, const power_map *pm, size_t n_pm,
+                          int amb_col, const fan_drive *fd, const int (*dom_col)[2], size_t n_dom,
+                          const char *path, double *p0, sits_schedule **out, sits_err *err) {
+  const sits_trace *t = r->trace;
+  size_t rows = t->n_rows, n_power;
+  sits_column cols[MAX_MAP + SITS__MAX_FANS + 2 * SITS_MAX_DOMAINS];
+  int col_of_node[MAX_MAP];
+  double fan_last[SITS__MAX_FANS], dom_last[SITS_MAX_DOMAINS][2];
+  size_t n_cols =
+      schedule_columns(sc, pm, n_pm, fd, n_dom, cols, col_of_node, &n_power, fan_last, dom_last);
+  size_t j0 = n_power; /* the domains' first column */
+  for (size_t f = 0; f < sits_scenario_fan_count(sc); f++)
+    j0 += fd[f].col >= 0;
   sits_schedule *sched = sits_schedule_new(n_cols, cols);
   r->power_w = calloc(rows, sizeof *r->power_w);
   if (!sched || !r->power_w) {
@@ -426,57 +506,8 @@ static int power_schedule(const sits_scenario *sc, sits_replay *r, const power_m
         last[k] = v;
       vals[col_of_node[k]] += pm[k].fraction * last[k];
     }
-    for (size_t f = 0, j = n_power; f < sits_scenario_fan_count(sc) && rc == SITS_OK; f++) {
-      if (fd[f].col < 0)
-        continue;
-      double raw = sits_trace_at(t, row, (size_t)fd[f].col), v = raw * fd[f].scale;
-      if (fd[f].n_levels && !isnan(raw)) { /* a cooling-device state: its level's duty */
-        double k = nearbyint(raw);
-        if (!(fabs(raw - k) < 1e-6 && k >= 0 && k < (double)fd[f].n_levels))
-          rc = sits__fail(err, SITS_EINPUT,
-                          "%s: sample %zu (t = %g s): fan %s's cooling state %g is not one of "
-                          "0-%zu (column %s; replay.fans.[].levels gives a duty per state)",
-                          path, row + 1, sits_trace_at(t, row, 0), sits_scenario_fan_name(sc, f),
-                          raw, fd[f].n_levels - 1, t->names[fd[f].col]);
-        else
-          v = fd[f].levels[(size_t)k];
-      } else if (v < 0 || v > 1 + 1e-9)
-        rc = sits__fail(err, SITS_EINPUT,
-                        "%s: sample %zu (t = %g s): fan %s's duty %g is outside 0-1 (column %s; "
-                        "replay.fans.[].scale scales it)",
-                        path, row + 1, sits_trace_at(t, row, 0), sits_scenario_fan_name(sc, f), v,
-                        t->names[fd[f].col]);
-      if (!isnan(v))
-        fan_last[f] = fmin(v, 1.0);
-      vals[j++] = fan_last[f];
-      r->fan_traced[f] = true;
-      r->fan_duty_min[f] = row == 0 ? fan_last[f] : fmin(r->fan_duty_min[f], fan_last[f]);
-      r->fan_duty_max[f] = row == 0 ? fan_last[f] : fmax(r->fan_duty_max[f], fan_last[f]);
-    }
-    size_t j0 = n_power;
-    for (size_t f = 0; f < sits_scenario_fan_count(sc); f++)
-      j0 += fd[f].col >= 0;
-    for (size_t d = 0; d < n_dom && rc == SITS_OK; d++) {
-      double fq = sits_trace_at(t, row, (size_t)dom_col[d][0]);
-      double ut = dom_col[d][1] >= 0 ? sits_trace_at(t, row, (size_t)dom_col[d][1]) : 1.0;
-      if (!isnan(fq) && !(fq > 0 && fq < 1e6)) /* MHz: a clock, not a count of Hz */
-        rc =
-            sits__fail(err, SITS_EINPUT,
-                       "%s: sample %zu (t = %g s): domain %s's clock %g MHz is not one (column %s)",
-                       path, row + 1, sits_trace_at(t, row, 0),
-                       sits_scenario_domains(sc, NULL)[d].name, fq, t->names[dom_col[d][0]]);
-      else if (!isnan(ut) && (ut < 0 || ut > 1 + 1e-9))
-        rc = sits__fail(err, SITS_EINPUT,
-                        "%s: sample %zu (t = %g s): domain %s's load %g is outside 0-1 (column %s)",
-                        path, row + 1, sits_trace_at(t, row, 0),
-                        sits_scenario_domains(sc, NULL)[d].name, ut, t->names[dom_col[d][1]]);
-      if (!isnan(fq))
-        dom_last[d][0] = fq;
-      if (!isnan(ut))
-        dom_last[d][1] = fmin(ut, 1.0);
-      vals[j0 + 2 * d] = dom_last[d][0], vals[j0 + 2 * d + 1] = dom_last[d][1];
-    }
-    if (rc)
+    if ((rc = fan_row(sc, r, fd, row, path, fan_last, vals + n_power, err)) ||
+        (rc = domain_row(sc, t, dom_col, n_dom, row, path, dom_last, vals + j0, err)))
       break;
     for (size_t j = 0; j < n_power; j++) {
       r->power_w[row] += vals[j];

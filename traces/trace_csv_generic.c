@@ -103,6 +103,39 @@ static int time_cell(const char *s, double *v) {
   return sits__parse_datetime(s, v) ? DATE_TIME : NO_TIME;
 }
 
+/* A data row's cells into v (scaled to the header's units; the time in seconds, a clock
+ * stamp past midnight moved to the next day, *next_day then set): why the row is malformed,
+ * NULL when it is not. */
+static const char *row_values(char **f, size_t n, const char *const *names, const double *scale,
+                              size_t ti, double prev, double day, double *v, bool *next_day) {
+  int kind = NO_TIME; /* of the time cell */
+  for (size_t k = 0; k < n; k++) {
+    char *end;
+    if (k == ti) {
+      if ((kind = time_cell(f[k], &v[k])) == NO_TIME)
+        v[k] = NAN; /* missing or not a time: the row is malformed below */
+      if (kind == CLOCK) {
+        *next_day = v[k] + day < prev - 43200.0; /* past midnight (kept if the row is) */
+        v[k] += day + (*next_day ? 86400.0 : 0.0);
+      }
+      continue;
+    }
+    if (strcmp(names[k], SKIP) == 0 || !*f[k] || strcmp(f[k], "nan") == 0 ||
+        strcmp(f[k], "NaN") == 0) {
+      v[k] = NAN;
+      continue;
+    }
+    v[k] = strtod(f[k], &end);
+    if (*end || !isfinite(v[k]))
+      return "a value is not a number";
+  }
+  for (size_t k = 0; k < n; k++)
+    v[k] *= k == ti && kind != NUMBER ? 1.0 : scale[k]; /* stamps are in seconds */
+  if (!(isfinite(v[ti]) && v[ti] > prev))
+    return "time_s missing or not increasing";
+  return NULL;
+}
+
 int sits__csv_trace_read(const char *path, const sits_trace_opts *o, sits_trace *t, sits_err *err) {
   sits__lines L;
   if (sits__lines_open(&L, path, err))
@@ -130,38 +163,15 @@ int sits__csv_trace_read(const char *path, const sits_trace_opts *o, sits_trace 
       continue;
     }
     bool next_day = false;
-    int kind = NO_TIME; /* of the time cell */
     double v[MAX_FIELDS];
     if (given && first_data) { /* the file's own header, replaced by --fields */
       first_data = false;
       if (ti < n && time_cell(f[ti], &v[ti]) == NO_TIME)
         continue;
     }
-    const char *why = n != n_names ? "wrong number of fields" : NULL;
-    for (size_t k = 0; !why && k < n; k++) {
-      char *end;
-      if (k == ti) {
-        if ((kind = time_cell(f[k], &v[k])) == NO_TIME)
-          v[k] = NAN; /* missing or not a time: the row is malformed below */
-        if (kind == CLOCK) {
-          next_day = v[k] + day < prev - 43200.0; /* past midnight (kept if the row is) */
-          v[k] += day + (next_day ? 86400.0 : 0.0);
-        }
-        continue;
-      }
-      if (strcmp(names[k], SKIP) == 0 || !*f[k] || strcmp(f[k], "nan") == 0 ||
-          strcmp(f[k], "NaN") == 0) {
-        v[k] = NAN;
-        continue;
-      }
-      v[k] = strtod(f[k], &end);
-      if (*end || !isfinite(v[k]))
-        why = "a value is not a number";
-    }
-    for (size_t k = 0; !why && k < n; k++)
-      v[k] *= k == ti && kind != NUMBER ? 1.0 : scale[k]; /* stamps are in seconds */
-    if (!why && !(isfinite(v[ti]) && v[ti] > prev))
-      why = "time_s missing or not increasing";
+    const char *why = n != n_names ? "wrong number of fields"
+                                   : row_values(f, n, (const char *const *)names, scale, ti, prev,
+                                                day, v, &next_day);
     if (why) {
       rc = sits__trace_bad_line(t, o, path, L.lineno, why, err);
       continue;

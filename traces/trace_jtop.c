@@ -127,6 +127,44 @@ int sits__jtop_sniff(const char *line) {
              : 0;
 }
 
+/* The header line: the dialect (*stats: jetson-stats' logger) and a map per field. */
+static int read_header(const char *path, size_t lineno, char **f, size_t n, bool *stats, map **maps,
+                       size_t *n_fields, sits_err *err) {
+  *stats = n >= 2 && !strcmp(f[0], "time") && !strcmp(f[1], "uptime");
+  if (strcmp(f[0], "System-Time") != 0 && !*stats)
+    return sits__fail(err, SITS_EINPUT,
+                      "%s:%zu: a jtop CSV starts with System-Time (or time,uptime, as "
+                      "jetson-stats' logger writes it)",
+                      path, lineno);
+  if (!(*maps = calloc(n, sizeof **maps)))
+    return sits__fail(err, SITS_ENOMEM, "out of memory");
+  *n_fields = n;
+  for (size_t k = 1; k < n; k++)
+    (*maps)[k] = *stats ? stats_field(f[k]) : field(f[k]);
+  return SITS_OK;
+}
+
+/* A row's mapped values into the trace's last row: why the row is not one (NULL when it is;
+ * *rc a failure to store). */
+static const char *row_values(sits_trace *t, const map *maps, char **f, size_t n, bool stats,
+                              int *rc) {
+  for (size_t k = 1; k < n && *rc == SITS_OK; k++) {
+    if (!maps[k].name[0])
+      continue;
+    double v = NAN;
+    char *end;
+    if (strcmp(f[k], "-") != 0 && *f[k] && !(stats && !strcmp(f[k], "OFF"))) {
+      v = strtod(f[k], &end);
+      if (*end || !isfinite(v))
+        return "a value is not a number";
+    }
+    if (maps[k].temp && v <= -256.0)
+      v = NAN;
+    *rc = sits__trace_set(t, maps[k].name, v * maps[k].scale);
+  }
+  return NULL;
+}
+
 int sits__jtop_read(const char *path, const sits_trace_opts *o, sits_trace *t, sits_err *err) {
   sits__lines L;
   if (sits__lines_open(&L, path, err))
@@ -143,21 +181,8 @@ int sits__jtop_read(const char *path, const sits_trace_opts *o, sits_trace *t, s
       continue;
     size_t n = sits__trace_split(s, f, MAX_FIELDS);
     if (!maps) {
-      stats = n >= 2 && !strcmp(f[0], "time") && !strcmp(f[1], "uptime");
-      if (strcmp(f[0], "System-Time") != 0 && !stats) {
-        rc = sits__fail(err, SITS_EINPUT,
-                        "%s:%zu: a jtop CSV starts with System-Time (or time,uptime, as "
-                        "jetson-stats' logger writes it)",
-                        path, L.lineno);
+      if ((rc = read_header(path, L.lineno, f, n, &stats, &maps, &n_fields, err)))
         break;
-      }
-      if (!(maps = calloc(n, sizeof *maps))) {
-        rc = sits__fail(err, SITS_ENOMEM, "out of memory");
-        break;
-      }
-      n_fields = n;
-      for (size_t k = 1; k < n; k++)
-        maps[k] = stats ? stats_field(f[k]) : field(f[k]);
       continue;
     }
     double ts;
@@ -179,21 +204,7 @@ int sits__jtop_read(const char *path, const sits_trace_opts *o, sits_trace *t, s
       rc = sits__fail(err, SITS_ENOMEM, "out of memory");
       break;
     }
-    const char *why = NULL;
-    for (size_t k = 1; k < n && rc == SITS_OK && !why; k++) {
-      if (!maps[k].name[0])
-        continue;
-      double v = NAN;
-      char *end;
-      if (strcmp(f[k], "-") != 0 && *f[k] && !(stats && !strcmp(f[k], "OFF"))) {
-        v = strtod(f[k], &end);
-        if (*end || !isfinite(v))
-          why = "a value is not a number";
-      }
-      if (maps[k].temp && v <= -256.0)
-        v = NAN;
-      rc = sits__trace_set(t, maps[k].name, v * maps[k].scale);
-    }
+    const char *why = row_values(t, maps, f, n, stats, &rc);
     if (why) {
       t->n_rows--;
       rc = sits__trace_bad_line(t, o, path, L.lineno, why, err);
