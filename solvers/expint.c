@@ -42,10 +42,10 @@ struct sits_expint {
   /* dense output of the last step [t_prev, t]: the ETD2RK step is the exact solution of
    * u' = A u + F(y_prev) + (s / h) (F(a) - F(y_prev)) (s from the step's start), so the
    * state inside it is that linear system's solution, marched from a cursor */
-  double *step_d;          /* (F(a) - F(y_prev)) / h of the accepted step */
-  double dn_s;             /* the cursor: offset from t_prev, */
-  double *dn_y, *dn_v;     /* its state and slope */
-  double *dn_q;            /* L phi2(LA) d for the distance q_len of step q_step */
+  double *step_d;      /* (F(a) - F(y_prev)) / h of the accepted step */
+  double dn_s;         /* the cursor: offset from t_prev, */
+  double *dn_y, *dn_v; /* its state and slope */
+  double *dn_q;        /* L phi2(LA) d for the distance q_len of step q_step */
   double q_len;
   long q_step;
   unsigned long q_version;
@@ -385,19 +385,10 @@ static void dense_slope(sits_expint *e, double s, const double *u, double *v) {
   }
 }
 
-int sits_expint_step(sits_expint *e, double tstop, double *t_out, sits_ode_event *event,
-                     sits_err *err) {
-  *t_out = e->t;
-  *event = SITS_ODE_STOP;
-  double len = tstop - e->t;
-  if (!(len > 0))
-    return SITS_OK;
-  int rc = ensure_f(e, err);
-  if (rc)
-    return rc;
-  size_t n = e->n;
-  /* equal steps across an interval (so that one phi pair serves them all): the plan made at
-   * the interval's first step, halved on a rejection; a longer step waits for the next one */
+/* The step toward @p tstop that passes the error test, into *h (e->y_try its end state):
+ * equal steps across an interval (so that one phi pair serves them all), the plan made at the
+ * interval's first step, halved on a rejection; a longer step waits for the next one. */
+static int try_step(sits_expint *e, double tstop, double len, double *h_out, sits_err *err) {
   if (tstop != e->plan_tstop || !(e->plan_h > 0)) {
     double m = 1;
     if (len > e->h_pref * (1 + SAME_H_REL))
@@ -407,6 +398,7 @@ int sits_expint_step(sits_expint *e, double tstop, double *t_out, sits_ode_event
   }
   double h = len <= e->plan_h * (1 + SAME_H_REL) ? len : e->plan_h;
   bool refreshed = false;
+  int rc;
   for (int tries = 0;; tries++) {
     if (tries > MAX_HALVINGS + 4 || (h < len && h < 1e-12 * fmax(1.0, fabs(e->t))))
       return sits__fail(err, SITS_ESOLVER,
@@ -435,9 +427,15 @@ int sits_expint_step(sits_expint *e, double tstop, double *t_out, sits_ode_event
     h *= 0.5;
     e->h_pref = e->plan_h = h;
   }
-  /* accept: the largest values inside the step from the cubic Hermite interpolant with the
-   * end slopes f(y_n) and f(a) + A (y_n+1 - a) (= f(y_n+1) up to the remainder's change;
-   * its row of A only where the start slope rises) */
+  *h_out = h;
+  return SITS_OK;
+}
+
+/* The largest values inside an accepted step of length @p h, into e->ymax: from the cubic
+ * Hermite interpolant with the end slopes f(y_n) and f(a) + A (y_n+1 - a) (= f(y_n+1) up to
+ * the remainder's change; its row of A only where the start slope rises). */
+static void step_maxima(sits_expint *e, double h) {
+  size_t n = e->n;
   for (size_t i = 0; i < n; i++) {
     double y0 = e->y[i], y1 = e->y_try[i], d0 = h * e->f[i];
     e->ymax[i] = fmax(y0, y1);
@@ -451,6 +449,49 @@ int sits_expint_step(sits_expint *e, double tstop, double *t_out, sits_ode_event
     if (d1 < 0)
       e->ymax[i] = fmax(e->ymax[i], hermite_max(y0, y1, d0, d1));
   }
+}
+
+/* The root functions over the step just taken: a crossing inside it moves the step's end to
+ * the crossing (*event SITS_ODE_ROOT). */
+static int step_roots(sits_expint *e, sits_ode_event *event, sits_err *err) {
+  size_t n = e->n;
+  int rc;
+  if (eval_roots(e, e->y, e->g_new))
+    return sits__fail(err, SITS_ESOLVER, "the root functions failed");
+  double s_root;
+  if ((rc = locate_root(e, e->t - e->t_prev, &s_root, err)))
+    return rc;
+  if (s_root < e->t - e->t_prev) {
+    if ((rc = partial(e, s_root, err)))
+      return rc;
+    memcpy(e->y, e->y_try, n * sizeof(double));
+    for (size_t i = 0; i < n; i++)
+      e->ymax[i] = fmax(e->y_prev[i], e->y[i]);
+    e->t = e->t_prev + s_root;
+    if (eval_roots(e, e->y, e->g_new))
+      return sits__fail(err, SITS_ESOLVER, "the root functions failed");
+    *event = SITS_ODE_ROOT;
+  } else {
+    for (int k = 0; k < e->o.n_roots; k++)
+      if (crossed(e->g[k], e->g_new[k], true))
+        *event = SITS_ODE_ROOT;
+  }
+  memcpy(e->g, e->g_new, (size_t)e->o.n_roots * sizeof(double));
+  return SITS_OK;
+}
+
+int sits_expint_step(sits_expint *e, double tstop, double *t_out, sits_ode_event *event,
+                     sits_err *err) {
+  *t_out = e->t;
+  *event = SITS_ODE_STOP;
+  double len = tstop - e->t, h = len;
+  if (!(len > 0))
+    return SITS_OK;
+  int rc = ensure_f(e, err);
+  if (rc || (rc = try_step(e, tstop, len, &h, err)))
+    return rc;
+  size_t n = e->n;
+  step_maxima(e, h); /* accept */
   memcpy(e->y_prev, e->y, n * sizeof(double));
   memcpy(e->f_prev, e->f, n * sizeof(double));
   for (size_t i = 0; i < n; i++)
@@ -462,29 +503,8 @@ int sits_expint_step(sits_expint *e, double tstop, double *t_out, sits_ode_event
   e->st.steps++;
   e->f_valid = false;
   *event = e->t == tstop ? SITS_ODE_STOP : SITS_ODE_STEPPED;
-  if (e->o.n_roots) {
-    if (eval_roots(e, e->y, e->g_new))
-      return sits__fail(err, SITS_ESOLVER, "the root functions failed");
-    double s_root;
-    if ((rc = locate_root(e, e->t - e->t_prev, &s_root, err)))
-      return rc;
-    if (s_root < e->t - e->t_prev) {
-      if ((rc = partial(e, s_root, err)))
-        return rc;
-      memcpy(e->y, e->y_try, n * sizeof(double));
-      for (size_t i = 0; i < n; i++)
-        e->ymax[i] = fmax(e->y_prev[i], e->y[i]);
-      e->t = e->t_prev + s_root;
-      if (eval_roots(e, e->y, e->g_new))
-        return sits__fail(err, SITS_ESOLVER, "the root functions failed");
-      *event = SITS_ODE_ROOT;
-    } else {
-      for (int k = 0; k < e->o.n_roots; k++)
-        if (crossed(e->g[k], e->g_new[k], true))
-          *event = SITS_ODE_ROOT;
-    }
-    memcpy(e->g, e->g_new, (size_t)e->o.n_roots * sizeof(double));
-  }
+  if (e->o.n_roots && (rc = step_roots(e, event, err)))
+    return rc;
   *t_out = e->t;
   return SITS_OK;
 }
@@ -592,9 +612,9 @@ sits_expint *sits_expint_new(const sits_expint_opts *o, double t0, const double 
     e->h_pref = INFINITY;
     e->a_step = -1;
     e->q_step = -1;
-    double **vec[] = {&e->atol, &e->y,    &e->y_prev, &e->f,      &e->f_prev,
-                      &e->a,    &e->fa,   &e->d,      &e->corr,   &e->tmp,
-                      &e->y_try, &e->ymax, &e->step_d, &e->dn_y,  &e->dn_v, &e->dn_q};
+    double **vec[] = {&e->atol,   &e->y,    &e->y_prev, &e->f,   &e->f_prev, &e->a,
+                      &e->fa,     &e->d,    &e->corr,   &e->tmp, &e->y_try,  &e->ymax,
+                      &e->step_d, &e->dn_y, &e->dn_v,   &e->dn_q};
     for (size_t k = 0; ok && k < sizeof vec / sizeof vec[0]; k++)
       ok = (*vec[k] = calloc(n, sizeof(double))) != NULL;
     ok = ok && (e->g = calloc(nr, sizeof(double))) && (e->g_new = calloc(nr, sizeof(double))) &&
@@ -624,10 +644,10 @@ sits_expint *sits_expint_new(const sits_expint_opts *o, double t0, const double 
 void sits_expint_free(sits_expint *e) {
   if (!e)
     return;
-  double *vec[] = {e->atol,        e->y,     e->y_prev,     e->f,    e->f_prev, e->a,
-                   e->fa,          e->d,     e->corr,       e->tmp,  e->y_try,  e->g,
-                   e->g_new,       e->g_try, e->jac_values, e->ymax, e->amat,   e->phi_scratch1,
-                   e->phi_scratch2, e->step_d, e->dn_y, e->dn_v, e->dn_q};
+  double *vec[] = {e->atol,         e->y,      e->y_prev,     e->f,    e->f_prev, e->a,
+                   e->fa,           e->d,      e->corr,       e->tmp,  e->y_try,  e->g,
+                   e->g_new,        e->g_try,  e->jac_values, e->ymax, e->amat,   e->phi_scratch1,
+                   e->phi_scratch2, e->step_d, e->dn_y,       e->dn_v, e->dn_q};
   for (size_t k = 0; k < sizeof vec / sizeof vec[0]; k++)
     free(vec[k]);
   for (int k = 0; k < CACHE_SLOTS; k++) {
