@@ -107,15 +107,21 @@ static void json_fans(FILE *f, const sits_scenario *sc, const sits_summary *s) {
   fputc('}', f);
 }
 
+/* sits__summary_fields [from, to) as "name":value pairs. */
+static void json_fields(FILE *f, const sits_summary *s, size_t from, size_t to) {
+  for (size_t k = from; k < to; k++)
+    json_kv(f, sits__summary_fields[k].name, sits__summary_value(s, k));
+}
+
+/* Where the summary's composite figures go among sits__summary_fields. */
+enum { JSON_PEAK_TEMP_AT = 2, JSON_DOMAIN_ENERGY_AT = 5, JSON_BATTERY_AT = 12 };
+
 int sits_write_summary_json(const sits_scenario *sc, const sits_result *r, FILE *f) {
   const sits_summary *s = &r->summary;
   fprintf(f, "{\"schema_version\":1,\"end_reason\":\"%s\"", sits_end_reason_name(s->end_reason));
-  json_kv(f, "simulated_s", s->simulated_s);
-  json_kv(f, "max_junction_temp_c", s->max_junction_temp_c);
+  json_fields(f, s, 0, JSON_PEAK_TEMP_AT);
   json_by_node(f, "peak_temp_c", sits_scenario_thermal(sc), r->peak_temp_c, r->n_nodes);
-  json_kv(f, "avg_power_w", s->avg_power_w);
-  json_kv(f, "peak_power_w", s->peak_power_w);
-  json_kv(f, "energy_j", s->energy_j);
+  json_fields(f, s, JSON_PEAK_TEMP_AT, JSON_DOMAIN_ENERGY_AT);
   size_t nd;
   const sits_domain *dom = sits_scenario_domains(sc, &nd);
   fputs(",\"domain_energy_j\":{", f);
@@ -126,13 +132,7 @@ int sits_write_summary_json(const sits_scenario *sc, const sits_result *r, FILE 
     sits__json_num(f, s->domain_energy_j[d]);
   }
   fputc('}', f);
-  json_kv(f, "tdp_w", s->tdp_w);
-  json_kv(f, "time_to_throttle_s", s->time_to_throttle_s);
-  json_kv(f, "throttled_fraction", s->throttled_fraction);
-  json_kv(f, "items_done", s->items_done);
-  json_kv(f, "energy_per_item_mj", s->energy_per_item_mj);
-  json_kv(f, "latency_ms", s->latency_ms);
-  json_kv(f, "deficit_fraction", s->deficit_fraction);
+  json_fields(f, s, JSON_DOMAIN_ENERGY_AT, JSON_BATTERY_AT);
   json_battery(f, s);
   fputs(",\"energy_account\":{\"in_j\":", f);
   sits__json_num(f, s->energy_j);

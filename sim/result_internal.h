@@ -9,9 +9,9 @@ struct sits_result {
   sits_band band; /* sits_run_bands (calibration/bands.c) */
   size_t n_nodes;
   size_t n_samples, cap_samples;
-  size_t n_recorded;  /* samples made so far, streamed ones included */
-  size_t n_flushed;   /* rows [0, n_flushed) already given to the sink */
-  double last_time_s; /* the last sample's time */
+  size_t n_recorded;    /* samples made so far, streamed ones included */
+  size_t n_flushed;     /* rows [0, n_flushed) already given to the sink */
+  double last_time_s;   /* the last sample's time */
   double *time_s;       /* n_samples */
   double *temp_c;       /* n_samples x n_nodes, row-major */
   double *node_power_w; /* n_samples x n_nodes */
@@ -22,7 +22,7 @@ struct sits_result {
   bool has_battery;
   double *batt_soc, *batt_voltage_v, *batt_current_a;
   size_t n_fans;
-  double *fan_duty; /* n_samples x n_fans: each fan's PWM duty */
+  double *fan_duty;    /* n_samples x n_fans: each fan's PWM duty */
   double *peak_temp_c; /* n_nodes */
   sits_event *events;
   size_t n_events, cap_events;
@@ -30,14 +30,31 @@ struct sits_result {
   sits_ode_stats stats;
 };
 
+/** The summary's scalar figures, named as the outputs write them, in the order the sweep's CSV
+ *  lists them; the JSON summary writes the first twelve in the same order, its composite
+ *  figures (peak per node, energy per domain, battery) between them. One list, so that the
+ *  two outputs cannot name or order a figure differently. */
+typedef struct sits__summary_field {
+  const char *name;
+  size_t offset; /* of the double in sits_summary */
+} sits__summary_field;
+#define SITS__SUMMARY_FIELDS 15
+extern const sits__summary_field sits__summary_fields[SITS__SUMMARY_FIELDS];
+/** Field @p k of sits__summary_fields in @p s. */
+static inline double sits__summary_value(const sits_summary *s, size_t k) {
+  double v;
+  memcpy(&v, (const char *)s + sits__summary_fields[k].offset, sizeof v);
+  return v;
+}
+
 /** Adds an event row; SITS_ENOMEM when it cannot. */
 int sits__result_add_event(sits_result *r, double t_s, const char *kind, const char *detail);
 /** The run's linear solver as the outputs name it: "klu", "dense" or "layergrid" (inline: the
  *  HDF5 module, a separate library, sees only public symbols). */
 static inline const char *sits__result_linear_solver(const sits_result *r) {
   return r->stats.method && strcmp(r->stats.method, "grid-cvode") == 0 ? "layergrid"
-         : r->stats.sparse                                            ? "klu"
-                                                                      : "dense";
+         : r->stats.sparse                                             ? "klu"
+                                                                       : "dense";
 }
 /** The same with the fields of sits_event (NAN where one does not apply). */
 int sits__result_add_event_fields(sits_result *r, double t_s, const char *kind, const char *detail,
@@ -60,14 +77,14 @@ sits__layout sits__layout_of(size_t n, bool battery, size_t nrc);
  *  run's memory does not grow with its length), and the peak moving average of power over
  *  the TDP window, taken as breakpoints come. */
 typedef struct sits__elog {
-  double *t, *e;           /* the points kept */
+  double *t, *e; /* the points kept */
   size_t n, cap;
-  size_t pend;             /* the first point whose window starting there is not yet taken */
+  size_t pend;                  /* the first point whose window starting there is not yet taken */
   size_t hint_back, hint_ahead; /* where the windows' reads found their points last */
-  size_t dropped;          /* points dropped so far (readers' hints shift by it) */
-  double w, keep_s;        /* the TDP window; how far back reads go */
-  double best;             /* the largest windowed average so far (-INFINITY: none) */
-  bool first_done;         /* the window [0, w] taken */
+  size_t dropped;               /* points dropped so far (readers' hints shift by it) */
+  double w, keep_s;             /* the TDP window; how far back reads go */
+  double best;                  /* the largest windowed average so far (-INFINITY: none) */
+  bool first_done;              /* the window [0, w] taken */
 } sits__elog;
 
 /** @p tdp_window_s: the TDP window; @p keep_s: the longest look-back of other readers. */
@@ -101,8 +118,7 @@ typedef struct sits__tally {
 double sits__history_at(const double *ts, const double *vs, size_t n, double at);
 /** The same, starting from *hint (the index the last read found; updated) when it is at or
  *  before @p at: cheap for reads at nearby increasing times. */
-double sits__history_at_hint(const double *ts, const double *vs, size_t n, double at,
-                             size_t *hint);
+double sits__history_at_hint(const double *ts, const double *vs, size_t n, double at, size_t *hint);
 
 /** Fills r->summary from the run's tally and the scenario's limits. */
 void sits__summarise(const sits_scenario *sc, sits_result *r, const sits__tally *t);

@@ -11,8 +11,22 @@
 #include "scenario_internal.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define FIELD(name)                                                                                \
+  { #name, offsetof(sits_summary, name) }
+const sits__summary_field sits__summary_fields[SITS__SUMMARY_FIELDS] = {
+    FIELD(simulated_s),        FIELD(max_junction_temp_c),
+    FIELD(avg_power_w),        FIELD(peak_power_w),
+    FIELD(energy_j),           FIELD(tdp_w),
+    FIELD(time_to_throttle_s), FIELD(throttled_fraction),
+    FIELD(items_done),         FIELD(energy_per_item_mj),
+    FIELD(latency_ms),         FIELD(deficit_fraction),
+    FIELD(energy_stored_j),    FIELD(energy_to_ambient_j),
+    FIELD(energy_balance_rel)};
+#undef FIELD
 
 const char *sits_end_reason_name(sits_end_reason r) {
   switch (r) {

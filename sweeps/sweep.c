@@ -1,6 +1,7 @@
 /* sweep.c - a scenario over the Cartesian product of --vary values (sits_sweep.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "sits_sweep.h"
+#include "result_internal.h"
 #include "sampling_impl.h"
 #include "scenario_internal.h"
 #include "status_internal.h"
@@ -34,12 +35,10 @@ struct sits_sweep {
   size_t n_dom;
 };
 
-/* After index, config_hash and the varied keys: every summary field, a battery's figures
- * and each constraint's value, limit and ok (empty where the scenario has none). */
+/* After index, config_hash and the varied keys: end_reason, every summary field
+ * (sits__summary_fields), a battery's figures and each constraint's value, limit and ok (empty
+ * where the scenario has none). */
 static const char columns[] =
-    "end_reason,simulated_s,max_junction_temp_c,avg_power_w,peak_power_w,energy_j,tdp_w,"
-    "time_to_throttle_s,throttled_fraction,items_done,energy_per_item_mj,latency_ms,"
-    "deficit_fraction,energy_stored_j,energy_to_ambient_j,energy_balance_rel,"
     "battery.final_soc,battery.runtime_s,battery.runtime_estimated,battery.min_voltage_v,"
     "battery.energy_drawn_wh,"
     "tdp_budget_w.value,tdp_budget_w.limit,tdp_budget_w.ok,"
@@ -220,6 +219,9 @@ int sits_sweep_write_header(const sits_sweep *s, FILE *f) {
     fprintf(f, ",%s", s->v[i].key);
   for (size_t j = 0; j < sits__sampler_dims(s->sampler); j++)
     fprintf(f, ",%s", sits__sampler_key(s->sampler, j));
+  fputs(",end_reason", f);
+  for (size_t k = 0; k < SITS__SUMMARY_FIELDS; k++)
+    fprintf(f, ",%s", sits__summary_fields[k].name);
   fprintf(f, ",%s", columns);
   for (size_t d = 0; d < s->n_dom; d++)
     fprintf(f, ",energy_j.%s", s->dom[d]);
@@ -259,16 +261,8 @@ static void constraint(FILE *f, const sits_constraint *c) {
 static void summary_fields(FILE *f, const sits_sweep *sw, const sits_scenario *sc,
                            const sits_summary *s) {
   fprintf(f, ",%s", sits_end_reason_name(s->end_reason));
-  const double v[] = {s->simulated_s,        s->max_junction_temp_c,
-                      s->avg_power_w,        s->peak_power_w,
-                      s->energy_j,           s->tdp_w,
-                      s->time_to_throttle_s, s->throttled_fraction,
-                      s->items_done,         s->energy_per_item_mj,
-                      s->latency_ms,         s->deficit_fraction,
-                      s->energy_stored_j,    s->energy_to_ambient_j,
-                      s->energy_balance_rel};
-  for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
-    num(f, v[i]);
+  for (size_t k = 0; k < SITS__SUMMARY_FIELDS; k++)
+    num(f, sits__summary_value(s, k));
   if (s->has_battery) {
     num(f, s->final_soc);
     num(f, s->runtime_s);
