@@ -940,6 +940,10 @@ static void json_orders(FILE *f, const sits_thermal_cal *c) {
       fputs(",\"kfold_rmse_c\":", f);
       sits__json_num(f, o->kfold_rmse_c);
     }
+    if (!isnan(o->validation_rmse_c)) {
+      fputs(",\"validation_rmse_c\":", f);
+      sits__json_num(f, o->validation_rmse_c);
+    }
     fprintf(f, ",\"flags\":%zu}", o->flags);
   }
   fputc(']', f);

@@ -2,9 +2,11 @@
  * thermal_orders.c - the network's order chosen from the data (sits_thermal_cal.h,
  * sits_calibrate_thermal_orders): for each order k, a chain of k nodes from each sensed node
  * to the ambient, S - N2 - ... - Nk - ambient, is calibrated as sits_calibrate_thermal does
- * (same trace, split, options), and the candidate with the least held-out RMSE wins; a later
- * candidate must improve on the best so far by 2 % to be kept (equal fits: the simpler
- * network). With sensors on two or more nodes each order is tried twice: the chains each to
+ * (same trace, split, options), and the candidate with the least validation RMSE wins: the
+ * training rows' last quarter held out from a fit on the first three quarters, or with k-fold
+ * the mean over k equal blocks of the training rows each held out in turn (the held-out tail
+ * takes no part in the choice; its figures are reported). A later candidate must improve on the
+ * best so far by 2 % to be kept (equal fits: the simpler network). With sensors on two or more nodes each order is tried twice: the chains each to
  * the ambient, and the chains joined at one shared node ("board": the carrier board or
  * heatsink they share) that alone reaches the ambient.
  *
@@ -360,7 +362,7 @@ int sits_calibrate_thermal_orders(const sits_thermal_cal_opts *o, const int *ord
     rc = sits__fail(err, SITS_EINPUT, "--kfold takes 2 to 20 folds (got %zu)", folds);
   /* each order, then with several sensed nodes the same order joined at a board node */
   size_t per_order = rc == SITS_OK && sv->m > 1 ? 2 : 1;
-  size_t fits = n_orders * per_order * (folds + 1), fitted = 0; /* for the progress line */
+  size_t fits = n_orders * per_order * (folds ? folds + 1 : 2), fitted = 0; /* progress */
   for (size_t q = 0; rc == SITS_OK && q < n_orders * per_order; q++) {
     int k = orders[q / per_order];
     bool board = q % per_order == 1;
@@ -371,13 +373,20 @@ int sits_calibrate_thermal_orders(const sits_thermal_cal_opts *o, const int *ord
     oc.scenario_path = name, oc.scenario_text = text, oc.sets = NULL, oc.n_sets = 0;
     oc.hold_from = oc.hold_to = 0;
     oc.progress = NULL; /* the candidates' fits are counted here, not their scans */
-    /* k-fold: each of the folds' blocks held out in turn; the mean of the worst sensor's */
-    double kf = 0;
-    for (size_t f = 0; rc == SITS_OK && text && f < folds; f++) {
+    /* the choice never sees the held-out tail: k-fold, each of k equal blocks of the training
+     * rows held out in turn (the mean of the worst sensor's RMSE), or without k-fold the
+     * training rows' last quarter held out from a fit on the first three */
+    double kf = 0, val = NAN, tf = o->train_fraction > 0 ? o->train_fraction : 0.7;
+    for (size_t f = 0; rc == SITS_OK && text && f < (folds ? folds : 1); f++) {
       sits_thermal_cal_opts of = oc;
-      of.hold_from = (double)f / (double)folds, of.hold_to = (double)(f + 1) / (double)folds;
+      of.use_to = tf;
+      of.hold_from = folds ? tf * (double)f / (double)folds : 0.75 * tf;
+      of.hold_to = folds ? tf * (double)(f + 1) / (double)folds : tf;
       if ((rc = sits_calibrate_thermal(&of, cand, err)) == SITS_OK) {
-        kf += worst_holdout(cand) / (double)folds;
+        if (folds)
+          kf += worst_holdout(cand) / (double)folds;
+        else
+          val = worst_holdout(cand);
         sits_thermal_cal_release(cand);
       }
       if (o->progress)
@@ -389,9 +398,11 @@ int sits_calibrate_thermal_orders(const sits_thermal_cal_opts *o, const int *ord
     if (rc == SITS_OK && o->progress)
       o->progress(++fitted, fits, NAN, o->progress_user);
     if (rc == SITS_OK) {
-      double h = worst_holdout(cand), score = folds ? kf : h;
+      double h = worst_holdout(cand), score = folds ? kf : val;
+      if (isnan(score)) /* the validation fit failed: it wins only where no other is scored */
+        score = 1e300;
       figs[n_figs++] = (sits_thermal_order_fig){
-          k, cand->train[0].rmse, h, cand->n_flags, folds ? kf : NAN, board};
+          k, cand->train[0].rmse, h, cand->n_flags, folds ? kf : NAN, board, val};
       if (score < 0.98 * best) { /* the winner so far (a later candidate must gain 2 %) */
         best = score;
         sits_thermal_cal_release(out);

@@ -52,10 +52,11 @@ typedef struct sits_thermal_cal_opts {
    *  training nor held out. With hold_from/hold_to inside it, a validation block that leaves
    *  the tail unseen (sits_calibrate_thermal_auto's structure choice). */
   double use_to;
-  /** sits_calibrate_thermal_orders: k-fold over time blocks (0 or 1: one tail split). Each
-   *  order is fitted k times, each time with one of k equal blocks held out, and the order
-   *  with the least mean held-out RMSE wins; the result is then that order's fit with the
-   *  tail split. */
+  /** sits_calibrate_thermal_orders: k-fold over time blocks of the training rows (0 or 1:
+   *  the training rows' last quarter as one validation block). Each order is fitted k times,
+   *  each time with one of k equal blocks of the training rows held out, and the order with
+   *  the least mean RMSE on them wins; the result is then that order's fit with the tail
+   *  split. The held-out tail takes no part in the choice. */
   size_t kfold;
   /** The ambient's range when fitted (both 0: the prior 15 to 40 C, where a board indoors
    *  sits; an ambient at either end is flagged). */
@@ -115,6 +116,9 @@ typedef struct sits_thermal_order_fig {
   size_t flags;
   double kfold_rmse_c; /**< with kfold: the mean over the folds of the worst held-out RMSE */
   bool board; /**< the chains joined at a shared board node (sensors on several nodes) */
+  /** without kfold: the worst sensor's RMSE on the training rows' last quarter, fitted on
+   *  the first three quarters (what the choice is made on); NAN with kfold */
+  double validation_rmse_c;
 } sits_thermal_order_fig;
 #define SITS_THERMAL_CAL_MAX_SENSORS 32
 /** The offsets a trip scan tries (fit_trips). */
