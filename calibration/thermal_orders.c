@@ -6,9 +6,9 @@
  * training rows' last quarter held out from a fit on the first three quarters, or with k-fold
  * the mean over k equal blocks of the training rows each held out in turn (the held-out tail
  * takes no part in the choice; its figures are reported). A later candidate must improve on the
- * best so far by 2 % to be kept (equal fits: the simpler network). With sensors on two or more nodes each order is tried twice: the chains each to
- * the ambient, and the chains joined at one shared node ("board": the carrier board or
- * heatsink they share) that alone reaches the ambient.
+ * best so far by 2 % to be kept (equal fits: the simpler network). With sensors on two or more
+ * nodes each order is tried twice: the chains each to the ambient, and the chains joined at one
+ * shared node ("board": the carrier board or heatsink they share) that alone reaches the ambient.
  *
  * A candidate keeps the scenario's replay group and everything else; its thermal group is
  * the chains: each S keeps its name (and junction flag), its N2 takes the name of S's one
@@ -333,6 +333,32 @@ static double worst_holdout(const sits_thermal_cal *c) {
   return w;
 }
 
+/* What a candidate is chosen on, never the held-out tail: with k-fold the mean over k equal
+ * blocks of the training rows, each held out in turn, of the worst sensor's RMSE (*kf);
+ * without, that RMSE on the training rows' last quarter fitted on the first three (*val). */
+static int choice_figures(const sits_thermal_cal_opts *o, const sits_thermal_cal_opts *oc,
+                          size_t folds, sits_thermal_cal *cand, double *kf, double *val,
+                          size_t *fitted, size_t fits, sits_err *err) {
+  double tf = o->train_fraction > 0 ? o->train_fraction : 0.7;
+  int rc = SITS_OK;
+  for (size_t f = 0; rc == SITS_OK && f < (folds ? folds : 1); f++) {
+    sits_thermal_cal_opts of = *oc;
+    of.use_to = tf;
+    of.hold_from = folds ? tf * (double)f / (double)folds : 0.75 * tf;
+    of.hold_to = folds ? tf * (double)(f + 1) / (double)folds : tf;
+    if ((rc = sits_calibrate_thermal(&of, cand, err)) == SITS_OK) {
+      if (folds)
+        *kf += worst_holdout(cand) / (double)folds;
+      else
+        *val = worst_holdout(cand);
+      sits_thermal_cal_release(cand);
+    }
+    if (o->progress)
+      o->progress(++*fitted, fits, NAN, o->progress_user);
+  }
+  return rc;
+}
+
 int sits_calibrate_thermal_orders(const sits_thermal_cal_opts *o, const int *orders,
                                   size_t n_orders, sits_thermal_cal *out, sits_err *err) {
   memset(out, 0, sizeof *out);
@@ -373,25 +399,9 @@ int sits_calibrate_thermal_orders(const sits_thermal_cal_opts *o, const int *ord
     oc.scenario_path = name, oc.scenario_text = text, oc.sets = NULL, oc.n_sets = 0;
     oc.hold_from = oc.hold_to = 0;
     oc.progress = NULL; /* the candidates' fits are counted here, not their scans */
-    /* the choice never sees the held-out tail: k-fold, each of k equal blocks of the training
-     * rows held out in turn (the mean of the worst sensor's RMSE), or without k-fold the
-     * training rows' last quarter held out from a fit on the first three */
-    double kf = 0, val = NAN, tf = o->train_fraction > 0 ? o->train_fraction : 0.7;
-    for (size_t f = 0; rc == SITS_OK && text && f < (folds ? folds : 1); f++) {
-      sits_thermal_cal_opts of = oc;
-      of.use_to = tf;
-      of.hold_from = folds ? tf * (double)f / (double)folds : 0.75 * tf;
-      of.hold_to = folds ? tf * (double)(f + 1) / (double)folds : tf;
-      if ((rc = sits_calibrate_thermal(&of, cand, err)) == SITS_OK) {
-        if (folds)
-          kf += worst_holdout(cand) / (double)folds;
-        else
-          val = worst_holdout(cand);
-        sits_thermal_cal_release(cand);
-      }
-      if (o->progress)
-        o->progress(++fitted, fits, NAN, o->progress_user);
-    }
+    double kf = 0, val = NAN;
+    if (text)
+      rc = choice_figures(o, &oc, folds, cand, &kf, &val, &fitted, fits, err);
     if (rc == SITS_OK)
       rc = text ? sits_calibrate_thermal(&oc, cand, err)
                 : sits__fail(err, SITS_ENOMEM, "cannot build the order-%d candidate", k);
