@@ -346,7 +346,11 @@ static int choice_figures(const sits_thermal_cal_opts *o, const sits_thermal_cal
     of.use_to = tf;
     of.hold_from = folds ? tf * (double)f / (double)folds : 0.75 * tf;
     of.hold_to = folds ? tf * (double)(f + 1) / (double)folds : tf;
-    if ((rc = sits_calibrate_thermal(&of, cand, err)) == SITS_OK) {
+    sits_err ve = {0}; /* a validation block that cannot be fitted leaves *val NAN */
+    int r = sits_calibrate_thermal(&of, cand, folds ? err : &ve);
+    if (folds)
+      rc = r;
+    if (r == SITS_OK) {
       if (folds)
         *kf += worst_holdout(cand) / (double)folds;
       else
