@@ -49,7 +49,9 @@ static int gnuplot(const plot_spec *p, const void *arg, const char *csv, const c
         gp);
   p->script(gp, arg, csv);
   int st = pclose(gp);
-  return st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+  if (st != -1 && WIFEXITED(st))
+    return WEXITSTATUS(st) == 127 ? 127 : WEXITSTATUS(st) == 0 ? 0 : -1; /* 127: no gnuplot */
+  return -1;
 }
 
 /* Copies the finished file @p from into the output @p png through the safe writer. */
@@ -84,12 +86,16 @@ static int plot_png(const plot_spec *p, const void *arg, const char *png) {
     remove(csv), remove(tmp_png);
     return cli_fail(rc, &err);
   }
-  bool drawn = gnuplot(p, arg, csv, tmp_png) == 0;
+  int gst = gnuplot(p, arg, csv, tmp_png);
   remove(csv);
-  rc = drawn ? put_png(tmp_png, png, &err) : SITS_EIO;
+  rc = gst == 0 ? put_png(tmp_png, png, &err) : SITS_EIO;
   remove(tmp_png);
-  if (!drawn) {
-    cli_error("%s: gnuplot failed (is gnuplot installed? apt-get install gnuplot-nox)", png);
+  if (gst == 127) {
+    cli_error("%s: no gnuplot to draw it (apt-get install gnuplot-nox)", png);
+    return EXIT_INPUT;
+  }
+  if (gst != 0) {
+    cli_error("%s: gnuplot could not draw it (its messages above)", png);
     return EXIT_INPUT;
   }
   return rc ? cli_fail(rc, &err) : EXIT_OK;
@@ -108,6 +114,9 @@ static int run_csv(const void *p, const char *csv, sits_err *err) {
   return sits_write_csv(a->sc, a->r, csv, err);
 }
 
+#define THROTTLE_COLOUR "#f6c9c4" /* a run's thermal throttling, shaded */
+#define CAP_COLOUR "#f3e2b3"      /* the power cap in force, shaded */
+#define EVENT_COLOUR "#7b1fa2"    /* events that end or endanger a run: lines, labels */
 #define RUN_PLOT_NODES 10 /* more nodes (a floorplan's blocks): the hottest, so the key fits */
 
 /* The nodes a run's plot draws: all, or of more than RUN_PLOT_NODES the hottest by their peak
@@ -166,9 +175,12 @@ static void run_lower_panel(FILE *gp, const run_arg *a, const char *csv, const c
   size_t nd = 0;
   const sits_domain *d = sits_scenario_domains(a->sc, &nd);
   int soc = column_of(header, "battery.soc");
-  fputs("set title 'clocks and battery' noenhanced\nset ylabel 'frequency (MHz)'\n"
-        "set y2label 'battery SOC'\nset yrange [0:*]\nset y2range [0:1]\nplot ",
+  fprintf(gp, "set title '%s' noenhanced\nset ylabel 'frequency (MHz)'\nset yrange [0:*]\n",
+          soc >= 0 ? "clocks and battery" : "clocks");
+  fputs(soc >= 0 ? "set y2label 'battery SOC'\nset y2range [0:1]\nset y2tics\n"
+                 : "unset y2label\nunset y2tics\n",
         gp);
+  fputs("plot ", gp);
   bool first = true;
   for (size_t k = 0; k < nd; k++) {
     char name[96];
@@ -202,7 +214,87 @@ static bool has_lower_panel(const run_arg *a, const char *header) {
   return any;
 }
 
-static void run_upper_panel(FILE *gp, const run_arg *a, const char *csv);
+static void run_upper_panel(FILE *gp, const run_arg *a, const char *csv, bool thermal, bool cap);
+
+#define RUN_PLOT_SPANS 200 /* shaded spans a kind at most (closer ones merged) */
+
+/* Shades the spans between an event kind @p on and its end @p off (a span still open at the
+ * end runs to the last sample) behind both panels, in @p colour; spans closer than 1/400 of
+ * the run (under a pixel or two) are merged, more so until at most RUN_PLOT_SPANS remain.
+ * Returns whether any span was drawn. */
+static bool run_spans(FILE *gp, const sits_result *r, const char *on, const char *off,
+                      const char *colour, double t0, double t1) {
+  size_t ne = sits_result_event_count(r), n = 0;
+  double(*span)[2] = malloc((ne + 1) * sizeof *span), start = NAN;
+  for (size_t k = 0; span && k < ne; k++) {
+    const sits_event *e = sits_result_event(r, k);
+    if (strcmp(e->kind, on) == 0 && isnan(start))
+      start = e->time_s;
+    else if (strcmp(e->kind, off) == 0 && !isnan(start))
+      span[n][0] = start, span[n++][1] = e->time_s, start = NAN;
+  }
+  if (span && !isnan(start))
+    span[n][0] = start, span[n++][1] = t1;
+  for (double gap = (t1 - t0) / 400.0; span && n > 0; gap *= 2.0) {
+    size_t m = 0; /* merge the spans whose gap is under `gap` */
+    for (size_t k = 1; k < n; k++)
+      if (span[k][0] - span[m][1] < gap)
+        span[m][1] = span[k][1];
+      else
+        m++, span[m][0] = span[k][0], span[m][1] = span[k][1];
+    n = m + 1;
+    if (n <= RUN_PLOT_SPANS)
+      break;
+  }
+  for (size_t k = 0; span && k < n; k++)
+    fprintf(gp,
+            "set object rect from %.10g, graph 0 to %.10g, graph 1 fc rgb '%s' fs solid 1.0 "
+            "noborder behind\n",
+            span[k][0], fmax(span[k][1], span[k][0] + (t1 - t0) / 1000.0), colour);
+  free(span);
+  return n > 0;
+}
+
+/* A dashed vertical line and a label at each event that ends or endangers the run (a node
+ * past its critical temperature, the battery's cutoff, empty or brown-out), the first 20. */
+static void run_event_lines(FILE *gp, const sits_result *r) {
+  static const char *const kinds[][2] = {{"critical_temp", "critical"},
+                                         {"battery_cutoff", "cutoff"},
+                                         {"battery_empty", "empty"},
+                                         {"brownout", "brown-out"}};
+  size_t shown = 0;
+  for (size_t k = 0; k < sits_result_event_count(r) && shown < 20; k++) {
+    const sits_event *e = sits_result_event(r, k);
+    for (size_t j = 0; j < sizeof kinds / sizeof kinds[0]; j++)
+      if (strcmp(e->kind, kinds[j][0]) == 0) {
+        fprintf(gp,
+                "set arrow from %.10g, graph 0 to %.10g, graph 1 nohead lc rgb '" EVENT_COLOUR
+                "' dt 3 "
+                "lw 1.5 front\nset label ",
+                e->time_s, e->time_s);
+        gp_quote(gp, kinds[j][1]);
+        fprintf(gp,
+                " at %.10g, graph 0.97 rotate by 90 right offset -0.6, 0 front noenhanced tc rgb "
+                "'" EVENT_COLOUR "'\n",
+                e->time_s);
+        shown++;
+      }
+  }
+}
+
+/* The run's marks behind (throttling: thermal red, the power cap amber) and on top of both
+ * panels (events that end or endanger the run); *thermal, *cap: whether those are drawn (the
+ * upper panel's key names them). */
+static void run_marks(FILE *gp, const sits_result *r, bool *thermal, bool *cap) {
+  size_t ns = sits_result_sample_count(r);
+  const double *t = sits_result_time_s(r);
+  *thermal = *cap = false;
+  if (ns < 2 || !t)
+    return;
+  *thermal = run_spans(gp, r, "throttle_start", "throttle_end", THROTTLE_COLOUR, t[0], t[ns - 1]);
+  *cap = run_spans(gp, r, "cap_active", "cap_released", CAP_COLOUR, t[0], t[ns - 1]);
+  run_event_lines(gp, r);
+}
 
 static void run_script(FILE *gp, const void *p, const char *csv) {
   const run_arg *a = p;
@@ -212,7 +304,9 @@ static void run_script(FILE *gp, const void *p, const char *csv) {
         gp);
   if (lower) /* the panels' plot areas aligned, whatever their keys' widths */
     fputs("set multiplot layout 2,1\nset lmargin at screen 0.07\nset rmargin at screen 0.74\n", gp);
-  run_upper_panel(gp, a, csv);
+  bool thermal, cap;
+  run_marks(gp, a->r, &thermal, &cap);
+  run_upper_panel(gp, a, csv, thermal, cap);
   if (lower) {
     fputs("set autoscale y\nset autoscale y2\nset offsets 0, 0, graph 0.05, 0\n", gp);
     run_lower_panel(gp, a, csv, header);
@@ -222,8 +316,8 @@ static void run_script(FILE *gp, const void *p, const char *csv) {
 }
 
 /* The upper panel: node temperatures (the hottest of many), the limit, a calibrated scenario's
- * peak band, the total power on a second axis. */
-static void run_upper_panel(FILE *gp, const run_arg *a, const char *csv) {
+ * peak band, the total power on a second axis; the key names the shaded throttling. */
+static void run_upper_panel(FILE *gp, const run_arg *a, const char *csv, bool thermal, bool cap) {
   size_t n = sits_thermal_node_count(sits_scenario_thermal(a->sc)), pick[RUN_PLOT_NODES];
   size_t n_pick = plotted_nodes(a->r, n, pick);
   fputs("set ylabel 'temperature (C)'\n"
@@ -233,6 +327,17 @@ static void run_upper_panel(FILE *gp, const run_arg *a, const char *csv) {
   if (n_pick && n_pick < n)
     fprintf(gp, " . ' (the %zu hottest of %zu nodes)'", n_pick, n);
   fputs(" noenhanced\nplot ", gp);
+  if (thermal) /* key entries for the shaded spans (the spans are objects: no key of their own) */
+    fputs("NaN with boxes fc rgb '" THROTTLE_COLOUR "' fs solid 1.0 noborder "
+          "title 'thermal throttling', ",
+          gp);
+  if (cap)
+    fputs("NaN with boxes fc rgb '" CAP_COLOUR "' fs solid 1.0 noborder title 'power cap', ", gp);
+  /* the total power first, light, so that a chattering governor's steps do not hide the
+   * temperatures drawn over it */
+  gp_quote(gp, csv);
+  fprintf(gp, " using 1:%zu axes x1y2 with steps lc rgb '#b8b8b8' title 'power_w.total', ",
+          2 * n + 2);
   /* drawn as curves, so the axis takes them in: the peak's 95 % band, the junction limit */
   const sits_band *band = sits_result_band(a->r);
   const sits_summary *s = sits_result_summary(a->r);
@@ -253,15 +358,14 @@ static void run_upper_panel(FILE *gp, const run_arg *a, const char *csv) {
   if (n_pick == 0 || n_pick == n) {
     fprintf(gp, "for [i=2:%zu] ", n + 1);
     gp_quote(gp, csv);
-    fputs(" using 1:i with lines lw 2, ", gp);
+    fputs(" using 1:i with lines lw 2", gp);
   } else
     for (size_t k = 0; k < n_pick; k++) {
+      fputs(k ? ", " : "", gp);
       gp_quote(gp, csv);
-      fprintf(gp, " using 1:%zu with lines lw 2, ", pick[k] + 2);
+      fprintf(gp, " using 1:%zu with lines lw 2", pick[k] + 2);
     }
-  gp_quote(gp, csv);
-  fprintf(gp, " using 1:%zu axes x1y2 with steps lc rgb '#909090' title 'power_w.total'\n",
-          2 * n + 2);
+  fputc('\n', gp);
 }
 
 int cli_plot_run(const sits_scenario *sc, const sits_result *r, const char *title,
@@ -390,6 +494,36 @@ int cli_plot_calibration(const sits_calibration *cal, const char *png) {
 
 /* ---- a sweep: outputs over one key, a heat map over two, distributions of a sampled one ---- */
 
+/* An axis label for a key or column: its last part's words and its unit suffix as a unit
+ * ("max_junction_temp_c" -> "max junction temp (C)", "platform.thermal.links.[2].r_k_per_w" ->
+ * "platform.thermal.links.[2].r (K/W)"), quoted for gnuplot. */
+static void gp_label(FILE *gp, const char *name) {
+  static const char *const units[][2] = {
+      {"_k_per_w", "K/W"}, {"_j_per_k", "J/K"}, {"_w_per_k", "W/K"}, {"_j_per_mol", "J/mol"},
+      {"_mhz", "MHz"},     {"_hz", "Hz"},       {"_mj", "mJ"},       {"_ms", "ms"},
+      {"_wh", "Wh"},       {"_ah", "Ah"},       {"_mv", "mV"},       {"_ohm", "ohm"},
+      {"_c", "C"},         {"_w", "W"},         {"_s", "s"},         {"_j", "J"},
+      {"_v", "V"},         {"_a", "A"},         {"_k", "K"}};
+  char buf[512];
+  snprintf(buf, sizeof buf, "%s", name);
+  const char *unit = NULL;
+  size_t len = strlen(buf);
+  for (size_t k = 0; k < sizeof units / sizeof units[0] && !unit; k++) {
+    size_t n = strlen(units[k][0]);
+    const char *dot = strrchr(buf, '.');
+    size_t last = dot ? (size_t)(dot - buf) + 1 : 0; /* the suffix must leave a word before it */
+    if (len > last + n && strcmp(buf + len - n, units[k][0]) == 0)
+      unit = units[k][1], buf[len - n] = '\0';
+  }
+  const char *dot = strrchr(buf, '.');
+  for (char *c = buf + (dot ? (size_t)(dot - buf) + 1 : 0); *c; c++)
+    if (*c == '_')
+      *c = ' ';
+  char label[600];
+  snprintf(label, sizeof label, unit ? "%s (%s)" : "%s", buf, unit);
+  gp_quote(gp, label);
+}
+
 /* The constraint a summary column is judged by ("" when none). */
 static const char *constraint_of(const char *y) {
   static const char *const map[][2] = {{"max_junction_temp_c", "max_junction_temp_c"},
@@ -481,17 +615,44 @@ static size_t histogram_peak(const cli_sweep_plot *p, const char *y) {
   return peak;
 }
 
+/* Whether column @p y has a finite value in some row. */
+static bool has_values(const cli_sweep_plot *p, const char *y) {
+  int col = column_of(p->header, y);
+  for (size_t r = 0; col >= 0 && r < p->n; r++)
+    if (p->rows[r] && isfinite(field(p->rows[r], col)))
+      return true;
+  return false;
+}
+
+/* A panel that says column @p y has no values (a battery's runtime on a run without one):
+ * gnuplot cannot range an empty column. */
+static void empty_panel(FILE *gp, const char *y) {
+  fputs("set label 1 ", gp);
+  gp_quote(gp, y);
+  fputs(" . ': no values in the table' at graph 0.5, 0.5 center\n"
+        "plot [0:1] [0:1] NaN notitle\nunset label 1\n",
+        gp);
+}
+
 /* Sampled rows: per output a histogram and the empirical CDF, the limit marked. */
 static void sweep_sampled(FILE *gp, const cli_sweep_plot *p, const char *csv) {
   fprintf(gp, "set multiplot layout %zu,2\n", p->n_y);
   for (size_t k = 0; k < p->n_y; k++) {
     double lim = limit_of(p, p->ys[k]);
     fputs("unset arrow\n", gp);
+    if (!has_values(p, p->ys[k])) { /* both cells of the row say so */
+      fputs("set xlabel ", gp);
+      gp_label(gp, p->ys[k]);
+      fputs(" noenhanced\nunset ylabel\n", gp);
+      empty_panel(gp, p->ys[k]);
+      empty_panel(gp, p->ys[k]);
+      continue;
+    }
     if (isfinite(lim))
       fprintf(gp, "set arrow from %.10g, graph 0 to %.10g, graph 1 nohead lc rgb 'red' dt 2\n", lim,
               lim);
     fputs("set xlabel ", gp);
-    gp_quote(gp, p->ys[k]);
+    gp_label(gp, p->ys[k]);
     fputs(" noenhanced\nset ylabel 'rows'\nstats ", gp);
     gp_quote(gp, csv);
     fputs(" using ", gp);
@@ -523,14 +684,23 @@ static void sweep_sampled(FILE *gp, const cli_sweep_plot *p, const char *csv) {
 
 /* One key: the outputs against it, limits dashed. */
 static void sweep_one_key(FILE *gp, const cli_sweep_plot *p, const char *csv) {
-  fprintf(gp, "set multiplot layout %zu,1\nset xlabel ", p->n_y);
-  gp_quote(gp, p->keys[0]);
+  /* the panels' plot areas aligned, whatever their keys' widths */
+  fprintf(gp,
+          "set multiplot layout %zu,1\nset lmargin at screen 0.08\nset rmargin at screen 0.86\n"
+          "set xlabel ",
+          p->n_y);
+  gp_label(gp, p->keys[0]);
   fputs(" noenhanced\n", gp);
   for (size_t k = 0; k < p->n_y; k++) {
     double lim = limit_of(p, p->ys[k]);
     fputs("set ylabel ", gp);
-    gp_quote(gp, p->ys[k]);
-    fputs(" noenhanced\nplot ", gp);
+    gp_label(gp, p->ys[k]);
+    fputs(" noenhanced\n", gp);
+    if (!has_values(p, p->ys[k])) {
+      empty_panel(gp, p->ys[k]);
+      continue;
+    }
+    fputs("plot ", gp);
     gp_quote(gp, csv);
     fputs(" using ", gp);
     gp_quote(gp, p->keys[0]);
@@ -550,12 +720,17 @@ static void sweep_two_keys(FILE *gp, const cli_sweep_plot *p, const char *csv) {
   char ok[300];
   snprintf(ok, sizeof ok, "%s.ok", constraint_of(p->ys[0]));
   fputs("set xlabel ", gp);
-  gp_quote(gp, p->keys[0]);
+  gp_label(gp, p->keys[0]);
   fputs(" noenhanced\nset ylabel ", gp);
-  gp_quote(gp, p->keys[1]);
+  gp_label(gp, p->keys[1]);
   fputs(" noenhanced\nset cblabel ", gp);
-  gp_quote(gp, p->ys[0]);
-  fputs(" noenhanced\nplot ", gp);
+  gp_label(gp, p->ys[0]);
+  fputs(" noenhanced\n", gp);
+  if (!has_values(p, p->ys[0])) {
+    empty_panel(gp, p->ys[0]);
+    return;
+  }
+  fputs("plot ", gp);
   gp_quote(gp, csv);
   fputs(" using ", gp);
   gp_quote(gp, p->keys[0]);

@@ -136,8 +136,11 @@ int sits_write_summary_text(const sits_scenario *sc, const sits_result *r, FILE 
   for (size_t k = 0; k < s->n_fans && k < SITS_MAX_FANS; k++)
     fprintf(f, "fan %-17s duty max %.3f, mean %.3f over the run\n", sits_scenario_fan_name(sc, k),
             s->fan_max_duty[k], s->fan_mean_duty[k]);
-  if (!isnan(s->time_to_throttle_s) || s->throttled_fraction > 0)
+  if (!isnan(s->time_to_throttle_s)) /* time_to_throttle_s: the thermal governor's first */
     fprintf(f, "throttling            first at %.3f s, %.1f%% of the time\n", s->time_to_throttle_s,
+            100 * s->throttled_fraction);
+  else if (s->throttled_fraction > 0) /* below the base OPP by the power cap alone */
+    fprintf(f, "throttling            %.1f%% of the time (by the power cap; never thermal)\n",
             100 * s->throttled_fraction);
   text_verdict(f, s);
   text_band(f, r);

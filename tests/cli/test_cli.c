@@ -114,6 +114,69 @@ Test(cli, run_plot_adds_clocks_and_battery) {
   free(out), free(err), free(sc);
 }
 
+/* The pixels of the three colours @p rgb ("RRGGBB") in the PNG at @p path, into @p n
+ * (tests/cli/png_colour_count.py decodes it); false when it cannot. */
+static bool png_colour_counts(const char *path, const char *const rgb[3], long n[3]) {
+  char cmd[2048];
+  snprintf(cmd, sizeof cmd, "python3 %s/../cli/png_colour_count.py '%s' %s %s %s", SITS_TEST_DATA,
+           path, rgb[0], rgb[1], rgb[2]);
+  FILE *p = popen(cmd, "r");
+  bool ok = p && fscanf(p, "%ld %ld %ld", &n[0], &n[1], &n[2]) == 3;
+  return p && pclose(p) == 0 && ok;
+}
+
+/* run --plot marks what the governor did, behind both panels: thermal throttling shaded red
+ * (#f6c9c4), the power cap in force amber (#f3e2b3); and a line and label at an event that
+ * ends the run (a node past its critical temperature, #7b1fa2). A die at 7 K/W under a 9 W cap
+ * with a 70 C trip: the cap bites each second from 0.6 s, the trip at 17.55 s; with its
+ * critical temperature at 45 C the run ends there at 5.3 s before any thermal throttling.
+ * Checked by counting the colours' pixels (each span is >= 1/1000 of the plot's width, so
+ * hundreds of pixels); absent where the run has none. */
+Test(cli, run_plot_marks_throttling_and_events) {
+  char *sc = tu_write(
+      "marks.cfg",
+      "platform = { thermal = {\n"
+      "  nodes = ( { name = \"die\"; c_j_per_k = 2.0; junction = true; critical_c = 95.0; } );\n"
+      "  links = ( { a = \"die\"; b = \"ambient\"; r_k_per_w = 7.0; } ); };\n"
+      "  domains = ( { name = \"gpu\"; node = \"die\"; ceff_f = 1.0e-8; idle_w = 0.5; max_rate = "
+      "100.0;\n"
+      "    opp = ( { freq_mhz = 300.0; volt_v = 0.6; power_w = 2.0; },\n"
+      "            { freq_mhz = 600.0; volt_v = 0.75; power_w = 6.0; },\n"
+      "            { freq_mhz = 900.0; volt_v = 0.9; power_w = 12.0; } ); } );\n"
+      "  governor = { kind = \"performance\"; period_s = 0.05;\n"
+      "    thermal = { kind = \"step_wise\"; sensor = \"die\"; trip_c = 70.0; hysteresis_c = 2.0; "
+      "};\n"
+      "    power_cap = { window_s = 1.0; }; }; };\n"
+      "workload = { phases = ( { duration_s = 20.0; demand = { gpu = 1.0; }; },\n"
+      "                        { duration_s = 20.0; demand = { gpu = 0.1; }; } ); };\n"
+      "ambient_c = 25.0; duration_s = 40.0; tdp_budget_w = 9.0;\n");
+  static const char *const runs[][2] = {
+      {"", "marks.png"},
+      {"--set 'platform.thermal.nodes.[0].critical_c=45'", "marks_critical.png"},
+      {"--set tdp_budget_w=100 --set duration_s=10", "calm.png"}};
+  /* per run: thermal, cap and event pixels expected (1) or not (0) */
+  static const int want[][3] = {{1, 1, 0}, {0, 1, 1}, {0, 0, 0}};
+  for (int k = 0; k < 3; k++) {
+    char args[2048], png[1024], *out, *err;
+    snprintf(png, sizeof png, "%s/%s", tu_dir(), runs[k][1]);
+    snprintf(args, sizeof args, "run %s %s --quiet --plot %s", sc, runs[k][0], png);
+    cr_assert_eq(tu_cli(args, &out, &err), 0, "%s", err);
+    static const char *const colours[3] = {"f6c9c4", "f3e2b3", "7b1fa2"};
+    long n[3];
+    cr_assert(png_colour_counts(png, colours, n), "%s: cannot count its pixels", png);
+    long thermal = n[0], cap = n[1], event = n[2];
+    cr_assert_eq(thermal > 300, want[k][0], "%s: %ld thermal-throttling pixels", png, thermal);
+    cr_assert_eq(cap > 300, want[k][1], "%s: %ld power-cap pixels", png, cap);
+    cr_assert_eq(event > 50, want[k][2], "%s: %ld event pixels", png, event);
+    if (!want[k][0])
+      cr_assert_eq(thermal, 0, "%s", png);
+    if (!want[k][2])
+      cr_assert_eq(event, 0, "%s", png);
+    free(out), free(err);
+  }
+  free(sc);
+}
+
 Test(cli, check_gives_exit_3_on_violation) {
   char args[2048], *out, *err;
   char *sc = shipped("scenarios/orin_nx_vlm_burst.cfg");
@@ -1212,8 +1275,12 @@ Test(cli, sweep_plots) {
   const char *cases[] = {"--vary ambient_c=20:45:4 --plot-y max_junction_temp_c,avg_power_w",
                          "--vary ambient_c=20:45:3 --vary 'platform.thermal.links.[2].r_k_per_w="
                          "0.1:0.3:3'",
-                         "--dist 'ambient_c=normal(30,3)' --sample 30"};
-  for (int k = 0; k < 3; k++) {
+                         "--dist 'ambient_c=normal(30,3)' --sample 30",
+                         /* a column without values (no battery): a panel that says so (gnuplot
+                          * failed on it: "x range is invalid") */
+                         "--vary ambient_c=20,30 --plot-y max_junction_temp_c,battery.runtime_s",
+                         "--dist 'ambient_c=normal(30,3)' --sample 8 --plot-y battery.runtime_s"};
+  for (int k = 0; k < 5; k++) {
     char args[2048], png[600], *out, *err;
     snprintf(png, sizeof png, "%s/plot%d.png", tu_dir(), k);
     snprintf(args, sizeof args,

@@ -136,6 +136,26 @@ Test(output_safety, plot_messages_stay_off_stdout) {
   free(out), free(err);
 }
 
+/* Without gnuplot on PATH, --plot says what is missing (it said "gnuplot failed" for a script
+ * gnuplot rejected too) and leaves no PNG. */
+Test(output_safety, plot_without_gnuplot_says_so) {
+  char cmd[4096], path[1024];
+  snprintf(
+      cmd, sizeof cmd,
+      "PATH=/nonexistent %s run %s --quiet --plot %s/nognuplot.png > /dev/null 2> %s/nognuplot.err",
+      SITS_CLI, scenario(), tu_dir(), tu_dir());
+  int st = system(cmd);
+  cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1, "exit %d", st);
+  snprintf(path, sizeof path, "%s/nognuplot.err", tu_dir());
+  char *err = tu_slurp(path);
+  cr_assert(strstr(err, "nognuplot.png: no gnuplot to draw it (apt-get install gnuplot-nox)"), "%s",
+            err);
+  free(err);
+  struct stat sb;
+  snprintf(path, sizeof path, "%s/nognuplot.png", tu_dir());
+  cr_assert_neq(stat(path, &sb), 0, "a PNG was left");
+}
+
 /* Two sweeps to one output at the same time: each writes its own uniquely named job files,
  * both finish with the whole table, and no temporary file is left (they used to share
  * OUT.tmp and OUT.jobN.tmp and one lost its rows). A file planted at the old fixed job name
@@ -165,10 +185,7 @@ Test(output_safety, concurrent_sweeps_to_one_output) {
   char *kept = tu_slurp(planted);
   cr_assert_str_eq(kept, "not the sweep's\n");
   free(kept);
-  snprintf(
-      cmd, sizeof cmd,
-      "ls %s | grep -c 'sweep\\.csv\\.sits-tmp\\.'",
-      tu_dir());
+  snprintf(cmd, sizeof cmd, "ls %s | grep -c 'sweep\\.csv\\.sits-tmp\\.'", tu_dir());
   FILE *ls = popen(cmd, "r");
   int left = -1;
   cr_assert_eq(fscanf(ls, "%d", &left), 1);
