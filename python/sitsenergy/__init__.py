@@ -21,7 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import Any, Callable, Mapping, Optional, Sequence, Union
+from typing import Any, Callable, Mapping, Optional, Sequence, Union, cast
 
 import numpy as np
 import pandas as pd
@@ -116,6 +116,34 @@ class _ProgressLine:
         if self.shown:
             sys.stderr.write("\n")
             sys.stderr.flush()
+
+
+class _TqdmBar:
+    """run(progress=True) where tqdm is installed: its bar (a widget in a notebook with
+    ipywidgets, text on stderr elsewhere) over the simulated seconds."""
+
+    def __init__(self, tqdm: Any) -> None:
+        self.tqdm, self.bar = tqdm, cast(Any, None)
+
+    def __call__(self, t_s: float, end_s: float) -> None:
+        if self.bar is None:
+            self.bar = self.tqdm(total=end_s, unit="s", unit_scale=False, desc="sitsenergy",
+                                 bar_format="{desc}: {percentage:5.1f}%|{bar}| {n:.4g}/{total:g} "
+                                            "s simulated [{elapsed}<{remaining}]")
+        self.bar.update(min(t_s, end_s) - self.bar.n)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _progress_display() -> Union["_TqdmBar", "_ProgressLine"]:
+    """tqdm's bar when tqdm is installed, else the plain line."""
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        return _ProgressLine()
+    return _TqdmBar(tqdm)
 
 
 class SitsError(Exception):
@@ -228,8 +256,9 @@ class Scenario:
         """Simulates the scenario: a Result (summary, series, events). On a calibrated
         scenario (one with an uncertainty group) the summary has the 95 % band ("band", as
         `run --summary json`), which costs one more run per fitted parameter; band=False
-        skips it. progress=True writes a progress line on stderr (the share simulated, the
-        time so far and left; a notebook shows it under the cell); a callable is called as
+        skips it. progress=True shows tqdm's bar where tqdm is installed (a widget in a
+        notebook), else a progress line on stderr (the share simulated, the time so far and
+        left; a notebook shows it under the cell); a callable is called as
         progress(t_s, end_s) as the run advances (an exception in it stops the run and is
         raised). Ctrl-C (SIGINT) stops it within a fraction of a second with
         KeyboardInterrupt; the run's memory is freed."""
@@ -237,7 +266,7 @@ class Scenario:
         err = ffi.new("sits_err *")
         opts = ffi.new("sits_run_opts *")
         opts.stop = _stop
-        line = _ProgressLine() if progress is True else None
+        line = _progress_display() if progress is True else None
         fn = line if line is not None else (progress if callable(progress) else None)
         handle = ffi.new_handle(fn) if fn is not None else None
         if handle is not None:

@@ -1,6 +1,7 @@
 """load / run / steady / dvfs_table against closed forms and the shipped scenarios."""
 import math
 import os
+import sys
 
 import numpy as np
 import pandas as pd
@@ -196,8 +197,8 @@ def test_types_check_with_mypy():
 
 
 def test_progress_callable_and_line(one_node, capsys):
-    """progress=callable sees the run advance to its end; progress=True writes a line on
-    stderr; an exception in the callable stops the run and is raised."""
+    """progress=callable sees the run advance to its end; an exception in the callable stops
+    the run and is raised; progress=True shows tqdm's bar where tqdm is installed."""
     seen = []
     r = se.load(one_node).run(progress=lambda t, end: seen.append((t, end)))
     assert len(seen) >= 10
@@ -205,9 +206,6 @@ def test_progress_callable_and_line(one_node, capsys):
     assert all(b[0] >= a[0] for a, b in zip(seen, seen[1:]))  # never backwards
     assert seen[-1][0] == pytest.approx(30.0, abs=0.5)
     assert r.summary["simulated_s"] == pytest.approx(30.0)
-    se.load(one_node).run(progress=True)
-    line = capsys.readouterr().err
-    assert "sitsenergy:" in line and "% of 30 s simulated" in line
 
     class Enough(Exception):
         pass
@@ -218,3 +216,17 @@ def test_progress_callable_and_line(one_node, capsys):
     with pytest.raises(Enough):
         se.load(one_node).run(progress=stop_at_ten)
     assert se.load(one_node).run().summary["simulated_s"] == pytest.approx(30.0)  # next run fine
+    pytest.importorskip("tqdm")  # Debian's python3-tqdm, in the test packages
+    se.load(one_node).run(progress=True)  # tqdm's bar: to the end, its own format
+    bar = capsys.readouterr().err
+    assert "sitsenergy: 100.0%|" in bar and "30/30 s simulated" in bar, bar
+
+
+def test_progress_line_without_tqdm(one_node, capsys, monkeypatch):
+    """Without tqdm, progress=True writes its own line on stderr."""
+    monkeypatch.setitem(sys.modules, "tqdm", None)  # import tqdm raises ImportError
+    monkeypatch.setitem(sys.modules, "tqdm.auto", None)
+    se.load(one_node).run(progress=True)
+    line = capsys.readouterr().err
+    assert "sitsenergy:" in line and "% of 30 s simulated" in line, line
+
