@@ -67,6 +67,14 @@ int sits_battery_write_bpx(const sits_battery_cfg *c, const char *title, const c
         "SOC in [0, 1]; PyBaMM's ECM names where it has them\",\n",
         f);
   fprintf(f, "      \"Nominal cell capacity [A.h]\": %.12g,\n", sits_battery_capacity_ah(b));
+  if (c->n_q_t >= 2) { /* x: temperature [K], y: the capacity there [A.h] */
+    double x[SITS_BATTERY_MAX_R_T], y[SITS_BATTERY_MAX_R_T];
+    for (size_t j = 0; j < c->n_q_t; j++)
+      x[j] = c->q_t_c[j] + 273.15, y[j] = sits_battery_capacity_at_ah(b, c->q_t_c[j]);
+    fputs("      \"Cell capacity by temperature [A.h]\": ", f);
+    table(f, x, y, c->n_q_t);
+    fputs(",\n", f);
+  }
   fputs("      \"Open-circuit voltage [V]\": ", f);
   table(f, c->ocv_soc, c->ocv_v, c->n_ocv);
   fputs(",\n", f);

@@ -9,6 +9,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,9 +40,16 @@ typedef struct plot_spec {
 } plot_spec;
 
 static int gnuplot(const plot_spec *p, const void *arg, const char *csv, const char *tmp_png) {
+  /* a gnuplot that is missing or stops early closes the pipe: the writes then fail (EPIPE)
+   * instead of killing the program with SIGPIPE, and pclose's status says what happened */
+  struct sigaction ignore = {.sa_handler = SIG_IGN}, before;
+  sigemptyset(&ignore.sa_mask);
+  sigaction(SIGPIPE, &ignore, &before);
   FILE *gp = popen("gnuplot 1>&2", "w"); /* its messages on stderr: stdout holds results only */
-  if (!gp)
+  if (!gp) {
+    sigaction(SIGPIPE, &before, NULL);
     return -1;
+  }
   fprintf(gp, "set terminal pngcairo size 1200,%zu font 'sans,11'\nset output ", p->height_px);
   gp_quote(gp, tmp_png);
   fputs("\nset termoption noenhanced\nset datafile separator ','\nset key autotitle columnhead\n"
@@ -49,6 +57,7 @@ static int gnuplot(const plot_spec *p, const void *arg, const char *csv, const c
         gp);
   p->script(gp, arg, csv);
   int st = pclose(gp);
+  sigaction(SIGPIPE, &before, NULL);
   if (st != -1 && WIFEXITED(st))
     return WEXITSTATUS(st) == 127 ? 127 : WEXITSTATUS(st) == 0 ? 0 : -1; /* 127: no gnuplot */
   return -1;

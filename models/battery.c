@@ -26,6 +26,7 @@ struct sits_battery {
    * interpolant per row */
   gsl_interp *rtab[N_TABLES][SITS_BATTERY_MAX_R_T];
   gsl_interp_accel *racc;
+  gsl_interp *qtab; /* capacity factor over temperature (linear); NULL without rows */
 };
 
 /* Row j of factor table t (0: R0, 1 + k: pair k's R, C_TABLE(k): its C), in cfg. */
@@ -148,12 +149,25 @@ static int check(const sits_battery_cfg *c, sits_err *err) {
     return sits__fail(err, SITS_EINPUT, "the hysteresis m0_v must be in [0, 1) V (got %g)",
                       c->hyst_m0_v);
   if (c->hyst_m_v > 0 && !(c->hyst_gamma > 0 && isfinite(c->hyst_gamma)))
-    return sits__fail(err, SITS_EINPUT, "the hysteresis gamma must be > 0 (got %g)",
-                      c->hyst_gamma);
+    return sits__fail(err, SITS_EINPUT, "the hysteresis gamma must be > 0 (got %g)", c->hyst_gamma);
   if (c->entropic_heat && c->n_ocv_t < 2)
     return sits__fail(err, SITS_EINPUT,
                       "entropic_heat needs OCV rows over temperature (ocv_t_c): dOCV/dT comes "
                       "from them");
+  if (c->n_q_t == 1 || c->n_q_t > SITS_BATTERY_MAX_R_T)
+    return sits__fail(err, SITS_EINPUT,
+                      "capacity over temperature needs 2 to %d points (capacity_t_c has %zu)",
+                      SITS_BATTERY_MAX_R_T, c->n_q_t);
+  for (size_t j = 0; j < c->n_q_t; j++) {
+    if (!isfinite(c->q_t_c[j]) || (j > 0 && !(c->q_t_c[j] > c->q_t_c[j - 1])))
+      return sits__fail(err, SITS_EINPUT,
+                        "capacity_t_c must increase strictly (point %zu: %g C after %g C)", j,
+                        c->q_t_c[j], j ? c->q_t_c[j - 1] : NAN);
+    if (!(c->q_scale[j] > 0 && c->q_scale[j] < 10))
+      return sits__fail(err, SITS_EINPUT,
+                        "capacity_scale must be factors in (0, 10) (point %zu at %g C: %g)", j,
+                        c->q_t_c[j], c->q_scale[j]);
+  }
   if (c->hyst_m_v > 0 && !(c->hyst_initial >= -1 && c->hyst_initial <= 1))
     return sits__fail(err, SITS_EINPUT, "the hysteresis initial state must be in [-1, 1] (got %g)",
                       c->hyst_initial);
@@ -181,11 +195,15 @@ sits_battery *sits_battery_new(const sits_battery_cfg *cfg, sits_err *err) {
   size_t r_rows = cfg->n_r_t ? cfg->n_r_t : 1;
   for (size_t t = 0; ok && t < N_TABLES; t++)
     for (size_t j = 0; ok && has_table(cfg, t) && j < r_rows; j++) {
-      b->rtab[t][j] = gsl_interp_alloc(
-          cfg->n_r_soc >= 3 ? gsl_interp_steffen : gsl_interp_linear, cfg->n_r_soc);
-      ok = b->rtab[t][j] && gsl_interp_init(b->rtab[t][j], b->cfg.r_soc, r_row(&b->cfg, t, j),
-                                            cfg->n_r_soc) == 0;
+      b->rtab[t][j] = gsl_interp_alloc(cfg->n_r_soc >= 3 ? gsl_interp_steffen : gsl_interp_linear,
+                                       cfg->n_r_soc);
+      ok = b->rtab[t][j] &&
+           gsl_interp_init(b->rtab[t][j], b->cfg.r_soc, r_row(&b->cfg, t, j), cfg->n_r_soc) == 0;
     }
+  if (ok && cfg->n_q_t >= 2) { /* capacity over temperature: linear between the points */
+    b->qtab = gsl_interp_alloc(gsl_interp_linear, cfg->n_q_t);
+    ok = b->qtab && gsl_interp_init(b->qtab, b->cfg.q_t_c, b->cfg.q_scale, cfg->n_q_t) == 0;
+  }
   if (!ok) {
     sits__fail(err, SITS_ENOMEM, "cannot set up the OCV interpolation");
     sits_battery_free(b);
@@ -208,6 +226,8 @@ void sits_battery_free(sits_battery *b) {
     for (size_t j = 0; j < SITS_BATTERY_MAX_R_T; j++)
       if (b->rtab[t][j])
         gsl_interp_free(b->rtab[t][j]);
+  if (b->qtab)
+    gsl_interp_free(b->qtab);
   gsl_interp_accel_free(b->acc);
   gsl_interp_accel_free(b->racc);
   free(b);
@@ -218,6 +238,14 @@ const sits_battery_cfg *sits_battery_config(const sits_battery *b) {
 }
 double sits_battery_capacity_ah(const sits_battery *b) {
   return b->q_ah;
+}
+
+double sits_battery_capacity_at_ah(const sits_battery *b, double temp_c) {
+  const sits_battery_cfg *c = &b->cfg;
+  if (!b->qtab)
+    return b->q_ah;
+  double t = fmin(fmax(temp_c, c->q_t_c[0]), c->q_t_c[c->n_q_t - 1]); /* held at the ends */
+  return b->q_ah * gsl_interp_eval(b->qtab, c->q_t_c, c->q_scale, t, NULL);
 }
 
 /* Of @p n rows at increasing temperatures @p rows_c: the two around @p temp_c and the weight
@@ -334,9 +362,8 @@ static double r_ohm(const sits_battery *b, size_t t, double soc, row_pos at, dou
 }
 
 double sits_battery_rc_c_f(const sits_battery *b, size_t k, double soc, double temp_c) {
-  return k < b->cfg.n_rc
-             ? b->cfg.rc_c_f[k] * table_factor(b, C_TABLE(k), soc, r_rows_at(b, temp_c))
-             : NAN;
+  return k < b->cfg.n_rc ? b->cfg.rc_c_f[k] * table_factor(b, C_TABLE(k), soc, r_rows_at(b, temp_c))
+                         : NAN;
 }
 
 double sits_battery_r0_ohm(const sits_battery *b, double soc, double temp_c) {
@@ -376,11 +403,12 @@ bool sits_battery_current_a(const sits_battery *b, double soc, const double *v_r
   return true;
 }
 
-void sits_battery_derivative(const sits_battery *b, double soc, const double *v_rc_v,
-                             double temp_c, double i_cell_a, double *dsoc_dt, double *dv_rc_dt) {
+void sits_battery_derivative(const sits_battery *b, double soc, const double *v_rc_v, double temp_c,
+                             double i_cell_a, double *dsoc_dt, double *dv_rc_dt) {
   const sits_battery_cfg *c = &b->cfg;
   double i_eff = i_cell_a >= 0 ? i_cell_a : c->coulombic_eff * i_cell_a;
-  *dsoc_dt = -i_eff / (3600.0 * b->q_ah);
+  double q_ah = sits_battery_capacity_at_ah(b, temp_c);
+  *dsoc_dt = -i_eff / (3600.0 * q_ah);
   double arrhenius = sits_battery_r_scale(b, temp_c);
   row_pos at = r_rows_at(b, temp_c);
   for (size_t k = 0; k < c->n_rc; k++) {
@@ -389,7 +417,7 @@ void sits_battery_derivative(const sits_battery *b, double soc, const double *v_
   }
   if (c->hyst_m_v > 0) {
     double h = v_rc_v[c->n_rc], sgn = i_cell_a > 0 ? 1.0 : i_cell_a < 0 ? -1.0 : 0.0;
-    dv_rc_dt[c->n_rc] = -fabs(i_cell_a) * c->hyst_gamma / (3600.0 * b->q_ah) * (h + sgn);
+    dv_rc_dt[c->n_rc] = -fabs(i_cell_a) * c->hyst_gamma / (3600.0 * q_ah) * (h + sgn);
   }
 }
 
@@ -404,8 +432,7 @@ double sits_battery_docv_dt_v_per_k(const sits_battery *b, double soc, double te
   return (row_eval(b, j + 1, soc) - row_eval(b, j, soc)) / (c->ocv_t_c[j + 1] - c->ocv_t_c[j]);
 }
 
-double sits_battery_entropic_w(const sits_battery *b, double soc, double temp_c,
-                               double i_cell_a) {
+double sits_battery_entropic_w(const sits_battery *b, double soc, double temp_c, double i_cell_a) {
   const sits_battery_cfg *c = &b->cfg;
   if (!c->entropic_heat)
     return 0;
@@ -417,8 +444,8 @@ size_t sits_battery_state_count(const sits_battery *b) {
   return b->cfg.n_rc + (b->cfg.hyst_m_v > 0 ? 1 : 0);
 }
 
-double sits_battery_heat_w(const sits_battery *b, double soc, const double *v_rc_v,
-                           double temp_c, double i_cell_a) {
+double sits_battery_heat_w(const sits_battery *b, double soc, const double *v_rc_v, double temp_c,
+                           double i_cell_a) {
   const sits_battery_cfg *c = &b->cfg;
   double arrhenius = sits_battery_r_scale(b, temp_c);
   row_pos at = r_rows_at(b, temp_c);

@@ -7,7 +7,8 @@
  *  - the cooling: the fans in force with their trips, or none (every link to the ambient at
  *    one resistance: a fan held at one speed, or passive cooling);
  *  - the pack: without temperature dependence (no activation energy, one OCV row, no tables
- *    over temperature), or at the ambient (no thermal node of its own);
+ *    over temperature), with one capacity at every temperature, or at the ambient (no thermal
+ *    node of its own);
  *  - the workload: platform-neutral work whose rates are the roofline's (peak throughput x
  *    efficiency), not a measurement on this platform;
  *  - the loader's notes (work on a host, software encoding, ...), last.
@@ -107,12 +108,22 @@ static int pack(sits_scenario *sc, const config_setting_t *p, sits_err *err) {
   if (g && config_setting_is_group(g))
     config_setting_lookup_string(g, "name", &name);
   int rc = SITS_OK;
-  if (c->r_ea_j_per_mol == 0 && c->n_ocv_t < 2 && c->n_r_t < 2)
+  if (c->r_ea_j_per_mol == 0 && c->n_ocv_t < 2 && c->n_r_t < 2 && c->n_q_t < 2)
     rc = assume(sc, err,
-                "pack '%s': no temperature dependence (no activation energy, no OCV or "
-                "resistance rows over temperature): its resistance and voltage are those of its "
-                "tests at any temperature",
+                "pack '%s': no temperature dependence (no activation energy, no OCV, "
+                "resistance or capacity rows over temperature): its resistance, voltage and "
+                "capacity are those of its tests at any temperature",
                 name ? name : "");
+  else if (c->n_q_t < 2) {
+    bool r = c->r_ea_j_per_mol != 0 || c->n_r_t >= 2, v = c->n_ocv_t >= 2;
+    rc = assume(sc, err,
+                "pack '%s': one capacity at every temperature (no capacity_t_c rows; its %s "
+                "on temperature)",
+                name ? name : "",
+                r && v ? "resistance and voltage depend"
+                : r    ? "resistance depends"
+                       : "voltage depends");
+  }
   if (rc == SITS_OK && sc->batt_node < 0)
     rc = assume(sc, err,
                 "pack '%s': no thermal node of its own (platform.battery.node unset): its cells "

@@ -158,6 +158,31 @@ static int read_r_tables(const config_setting_t *g, sits_battery_cfg *c, sits_er
   return SITS_OK;
 }
 
+/* Capacity over temperature: capacity_t_c and capacity_scale, both or neither, one factor per
+ * temperature. */
+static int read_capacity_rows(const config_setting_t *g, sits_battery_cfg *c, sits_err *err) {
+  const config_setting_t *t = config_setting_get_member(g, "capacity_t_c");
+  const config_setting_t *f = config_setting_get_member(g, "capacity_scale");
+  if (!t != !f)
+    return sits__fail_at(
+        err, SITS_EINPUT, t ? t : f, "'%s' needs '%s' (a capacity factor at each temperature)",
+        t ? "capacity_t_c" : "capacity_scale", t ? "capacity_scale" : "capacity_t_c");
+  if (!t)
+    return SITS_OK;
+  size_t n_f = 0;
+  int rc = read_array(g, "capacity_t_c", c->q_t_c, SITS_BATTERY_MAX_R_T, &c->n_q_t, err);
+  if (rc == SITS_OK)
+    rc = read_array(g, "capacity_scale", c->q_scale, SITS_BATTERY_MAX_R_T, &n_f, err);
+  if (rc == SITS_OK && n_f != c->n_q_t)
+    return sits__fail_at(err, SITS_EINPUT, f, "capacity_t_c has %zu values but capacity_scale %zu",
+                         c->n_q_t, n_f);
+  if (rc == SITS_OK && c->n_q_t < 2)
+    return sits__fail_at(err, SITS_EINPUT, t,
+                         "capacity_t_c needs 2 to %d temperatures (one is a capacity_ah)",
+                         SITS_BATTERY_MAX_R_T);
+  return rc;
+}
+
 /* R0 plus the RC pairs' resistances: the cell's resistance to a steady load [ohm]. */
 static double dc_resistance(const sits_battery_cfg *c) {
   double r = c->r0_ohm;
@@ -264,7 +289,8 @@ int sits__load_battery(sits_scenario *sc, const config_setting_t *root, sits_err
     return rc;
   if (wh) /* the scenario's capacity wins over the pack's */
     c.capacity_wh = scenario_wh;
-  if ((rc = read_ocv_v(g, &c, err)) || (rc = read_r_tables(g, &c, err)))
+  if ((rc = read_ocv_v(g, &c, err)) || (rc = read_r_tables(g, &c, err)) ||
+      (rc = read_capacity_rows(g, &c, err)))
     return rc;
   if (wh) /* the scenario's capacity wins over the pack's */
     c.capacity_ah = NAN;

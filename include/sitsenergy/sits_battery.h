@@ -3,11 +3,12 @@
  * it to the load and the thermal network).
  *
  * Cell: terminal voltage V = OCV(SOC) - sum_k V_k - I R0 (I > 0 discharging) with
- *   dSOC/dt = -I_eff / (3600 Q_ah),  I_eff = I (discharge) or coulombic_eff * I (charge),
- *   dV_k/dt = I / C_k - V_k / (R_k C_k),  k = 1..n_rc (0 to 3 pairs).
- * OCV(SOC) is a monotone cubic (GSL Steffen) through the table. With a 2-D table (rows of
- * OCV over the same SOC points at increasing temperatures ocv_t_c), OCV(SOC, T) is linear in T
- * between the Steffen curves of the two neighbouring rows and held at the end rows outside
+ *   dSOC/dt = -I_eff / (3600 Q_ah(T)),  I_eff = I (discharge) or coulombic_eff * I (charge),
+ *   dV_k/dt = I / C_k - V_k / (R_k C_k),  k = 1..n_rc (0 to 3 pairs),
+ * Q_ah(T) the capacity, or its rows over temperature (q_t_c). OCV(SOC) is a monotone cubic
+ * (GSL Steffen) through the table. With a 2-D table (rows of OCV over the same SOC points at
+ * increasing temperatures ocv_t_c), OCV(SOC, T) is linear
+ * in T between the Steffen curves of the two neighbouring rows and held at the end rows outside
  * them; the SOC-only functions (mean OCV, Wh conversion, energy) use T = r_ref_c. R0 and R_k
  * scale with
  * temperature by Arrhenius: R(T) = R_ref exp(Ea/R_gas (1/T - 1/T_ref)), T in kelvin.
@@ -84,6 +85,13 @@ typedef struct sits_battery_cfg {
    *  keeps C_k constant. */
   bool rc_has_c_scale[SITS_BATTERY_MAX_RC];
   double rc_c_scale[SITS_BATTERY_MAX_RC][SITS_BATTERY_MAX_R_T][SITS_BATTERY_MAX_R_SOC];
+  /** Capacity over temperature (optional; n_q_t = 0: none, else 2 to SITS_BATTERY_MAX_R_T
+   *  points): the capacity at cell temperature T is the capacity (capacity_ah, or converted
+   *  from capacity_wh) times q_scale, linear in T between the increasing q_t_c and held at
+   *  the end points. SOC runs over the capacity at the present temperature:
+   *  dSOC/dt = -I_eff / (3600 Q(T)) (the SOC does not jump when the temperature moves). */
+  size_t n_q_t;
+  double q_t_c[SITS_BATTERY_MAX_R_T], q_scale[SITS_BATTERY_MAX_R_T];
 } sits_battery_cfg;
 
 typedef struct sits_battery sits_battery;
@@ -105,6 +113,9 @@ SITS_API const sits_battery_cfg *sits_battery_config(const sits_battery *b);
 SITS_API size_t sits_battery_state_count(const sits_battery *b);
 /** The cell capacity [Ah] (given or converted). */
 SITS_API double sits_battery_capacity_ah(const sits_battery *b);
+/** The cell capacity [Ah] at cell temperature @p temp_c: sits_battery_capacity_ah() times the
+ *  q_scale factor there (the same without capacity rows). */
+SITS_API double sits_battery_capacity_at_ah(const sits_battery *b, double temp_c);
 /** OCV [V] at @p soc (clamped to the table's range), at r_ref_c for a 2-D table. */
 SITS_API double sits_battery_ocv_v(const sits_battery *b, double soc);
 /** OCV [V] at @p soc and cell temperature @p temp_c (the same as sits_battery_ocv_v() for a

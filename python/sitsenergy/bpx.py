@@ -8,6 +8,8 @@ Thevenin model where it has them:
 
   "Nominal cell capacity [A.h]"                     capacity_ah (also PyBaMM's "Cell
                                                     capacity [A.h]", or BPX's Cell section)
+  "Cell capacity by temperature [A.h]"              {"x": T in K, "y": Ah} -> capacity_t_c,
+                                                    capacity_scale (over capacity_ah)
   "Open-circuit voltage [V]" {"x": SOC, "y": V}     ocv_soc, ocv_v
   "Open-circuit voltage by temperature [V]"         {"<T in K>": {"x", "y"}} -> ocv_t_c, rows
   "R0 [Ohm]", "R1 [Ohm]", "C1 [F]", ...             r0_ohm, rc = ({ r_ohm; c_f; }, ...)
@@ -49,7 +51,7 @@ class BPXPhysicsBased(BPXError):
 _PHYSICS_SECTIONS = ("Negative electrode", "Positive electrode", "Electrolyte", "Separator")
 
 
-def _table(v, what, min_points=3, positive=False):
+def _table(v, what, min_points=3, positive=False, x_range=(0.0, 1.0), x_name="SOC"):
     # the OCV needs 3 or more points (GSL Steffen); a resistance table 2 (linear between 2)
     if not (isinstance(v, dict) and isinstance(v.get("x"), list) and isinstance(v.get("y"), list)
             and len(v["x"]) == len(v["y"]) and len(v["x"]) >= min_points):
@@ -59,8 +61,9 @@ def _table(v, what, min_points=3, positive=False):
         x, y = [float(a) for a in v["x"]], [float(a) for a in v["y"]]
     except (TypeError, ValueError):
         raise BPXError(f"'{what}': x and y must be numbers") from None
-    if any(b <= a for a, b in zip(x, x[1:])) or x[0] < 0 or x[-1] > 1:
-        raise BPXError(f"'{what}': x (SOC) must increase within [0, 1]")
+    if any(b <= a for a, b in zip(x, x[1:])) or x[0] < x_range[0] or x[-1] > x_range[1]:
+        raise BPXError(f"'{what}': x ({x_name}) must increase within [{x_range[0]:g}, "
+                       f"{x_range[1]:g}]")
     if positive and not all(math.isfinite(a) and a > 0 for a in y):
         raise BPXError(f"'{what}': the values must be positive numbers")
     return x, y
@@ -166,6 +169,14 @@ def _cell(d):
             raise BPXError("missing 'Nominal cell capacity [A.h]' (Parameterisation.User-defined "
                            "or .Cell)")
         cell["capacity_ah"] = _number(cellsec, "Nominal cell capacity [A.h]")
+    q_by_t = ud.get("Cell capacity by temperature [A.h]")
+    if q_by_t is not None:
+        t_k, q_ah = _table(q_by_t, "Cell capacity by temperature [A.h]", min_points=2,
+                           positive=True, x_range=(0.0, 1e4), x_name="temperature in K")
+        if len(t_k) > 8:
+            raise BPXError("'Cell capacity by temperature [A.h]' has more than 8 temperatures")
+        cell["capacity_t_c"] = [round(t - 273.15, 10) for t in t_k]
+        cell["capacity_scale"] = [q / cell["capacity_ah"] for q in q_ah]
     cell["ocv_soc"], cell["ocv_v"] = _table(ud["Open-circuit voltage [V]"],
                                             "Open-circuit voltage [V]")
     by_t = ud.get("Open-circuit voltage by temperature [V]")
@@ -250,8 +261,11 @@ def to_config(source, name=None):
     c = read(source)
     lines = [f"# From BPX: {c['name']}" + (f" ({c['description']})" if c["description"] else ""),
              "battery = {", f"  name = \"{name or c['name']}\";", "  series = 1;",
-             "  parallel = 1;", f"  capacity_ah = {c['capacity_ah']!r};",
-             f"  ocv_soc = {_arr(c['ocv_soc'])};"]
+             "  parallel = 1;", f"  capacity_ah = {c['capacity_ah']!r};"]
+    if "capacity_t_c" in c:
+        lines.append(f"  capacity_t_c = {_arr(c['capacity_t_c'])};")
+        lines.append(f"  capacity_scale = {_arr(c['capacity_scale'])};")
+    lines.append(f"  ocv_soc = {_arr(c['ocv_soc'])};")
     if "ocv_t_c" in c:
         lines.append(f"  ocv_t_c = {_arr(c['ocv_t_c'])};")
         lines.append("  ocv_v = ( " + ",\n            ".join(_arr(row) for row in c["ocv_v_t"]) +

@@ -33,6 +33,10 @@ def test_roundtrip_arrhenius_pack(configs, tmp_path):
                               "a123_lfp_4s2p")
     ud = d["Parameterisation"]["User-defined"]
     assert ud["Resistance activation energy [J.mol-1]"] == pytest.approx(25000.0)
+    # its capacity over temperature (the C/30 tests' factors on 2.0726 Ah), T in K
+    q = ud["Cell capacity by temperature [A.h]"]
+    assert q["x"][0] == pytest.approx(258.15) and q["x"][-1] == pytest.approx(318.15)
+    assert q["y"][0] == pytest.approx(2.0726 * 0.98858) and q["y"][4] == pytest.approx(2.0726)
     assert ud["Reference temperature [K]"] == pytest.approx(298.15)
     # the pack runs the same with the cell read back (same values, same results)
     base = str(configs / "scenarios/orin_nx_video_enc.cfg")
@@ -203,3 +207,17 @@ def test_resistance_tables_refused_when_inconsistent():
         bpx.read(cell(**{"R2 by SOC [Ohm]": {"x": [0.2, 0.8], "y": [0.01, 0.01]}}))
     with pytest.raises(bpx.BPXError, match="Hysteresis decay rate"):
         bpx.read(cell(**{"Hysteresis magnitude [V]": 0.01}))
+
+
+def test_capacity_by_temperature_checked(configs, tmp_path):
+    """A capacity table over temperature reads back into capacity_t_c/capacity_scale, and one
+    whose temperatures do not increase, or with a capacity <= 0, is refused."""
+    d = se.load(str(configs / "scenarios/orin_nx_video_enc.cfg"),
+                set={"platform.battery": "a123_lfp_4s2p"}).bpx()
+    c = bpx.read(d)
+    assert c["capacity_t_c"] == [-15.0, -5.0, 5.0, 15.0, 25.0, 35.0, 45.0]
+    assert c["capacity_scale"][0] == pytest.approx(0.98858)
+    for bad in ({"x": [300.0, 280.0], "y": [2.0, 2.1]}, {"x": [280.0, 300.0], "y": [0.0, 2.1]}):
+        d["Parameterisation"]["User-defined"]["Cell capacity by temperature [A.h]"] = bad
+        with pytest.raises(bpx.BPXError, match="Cell capacity by temperature"):
+            bpx.read(d)

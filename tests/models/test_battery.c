@@ -364,3 +364,37 @@ Test(battery, resistance_tables_over_soc_and_temperature) {
   cr_assert_null(sits_battery_new(&c, &err));
   cr_assert(strstr(err.msg, "the RC pair 0 factor -1 (row 0, point 1) must be > 0"), "%s", err.msg);
 }
+
+/* Capacity over temperature: the factor is linear between the points and held outside them;
+ * SOC falls at I / (3600 Q(T)); the hysteresis state's rate per Ah uses Q(T) too. Hand
+ * numbers: rows 0.9 at -10 C, 1.0 at 25 C, 1.02 at 45 C on 5 Ah: at 7.5 C the factor is
+ * 0.95 (halfway), 4.75 Ah; at 35 C 1.01, 5.05 Ah; -30 C and 60 C hold 4.5 and 5.1 Ah. */
+Test(battery, capacity_over_temperature) {
+  sits_battery_cfg c = linear_cell();
+  c.n_q_t = 3;
+  c.q_t_c[0] = -10, c.q_t_c[1] = 25, c.q_t_c[2] = 45;
+  c.q_scale[0] = 0.9, c.q_scale[1] = 1.0, c.q_scale[2] = 1.02;
+  sits_battery *b = make(&c);
+  const double t[] = {-30, -10, 7.5, 25, 35, 45, 60};
+  const double q[] = {4.5, 4.5, 4.75, 5.0, 5.05, 5.1, 5.1};
+  for (size_t k = 0; k < sizeof t / sizeof t[0]; k++) {
+    cr_assert_float_eq(sits_battery_capacity_at_ah(b, t[k]), q[k], 1e-12, "at %g C", t[k]);
+    double dsoc, dv, v_rc[1] = {0};
+    sits_battery_derivative(b, 0.5, v_rc, t[k], 2.0, &dsoc, &dv);
+    cr_assert_float_eq(dsoc, -2.0 / (3600 * q[k]), 1e-15, "at %g C", t[k]);
+  }
+  cr_assert_float_eq(sits_battery_capacity_ah(b), 5.0, 1e-15); /* the reference capacity */
+  sits_battery_free(b);
+  /* malformed rows: one point, not increasing, a factor <= 0 */
+  sits_err err = {0};
+  sits_battery_cfg bad = c;
+  bad.n_q_t = 1;
+  cr_assert_null(sits_battery_new(&bad, &err));
+  cr_assert(strstr(err.msg, "2 to 8 points"), "%s", err.msg);
+  bad = c, bad.q_t_c[2] = 20;
+  cr_assert_null(sits_battery_new(&bad, &err));
+  cr_assert(strstr(err.msg, "capacity_t_c must increase strictly"), "%s", err.msg);
+  bad = c, bad.q_scale[0] = 0;
+  cr_assert_null(sits_battery_new(&bad, &err));
+  cr_assert(strstr(err.msg, "capacity_scale must be factors in (0, 10)"), "%s", err.msg);
+}

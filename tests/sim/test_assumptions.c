@@ -34,6 +34,8 @@ Test(assumptions, the_example_on_the_orin_nx) {
   cr_assert(assumes(sc, "67.5 C -> duty 1; hysteresis 2.5 C), duty 0 below them"));
   cr_assert_not(assumes(sc, "no fan curve"));
   cr_assert_not(assumes(sc, "no temperature dependence"));
+  /* its resistances feel the temperature (an Arrhenius estimate), its capacity does not */
+  cr_assert(assumes(sc, "pack 'nmc_3s1p_56wh': one capacity at every temperature"));
   cr_assert(assumes(sc, "pack 'nmc_3s1p_56wh': no thermal node of its own"));
   cr_assert(assumes(sc, "workload 'video_enc': rates from the roofline"));
   cr_assert(assumes(sc, "enc at its stated 497.7 Mpixel/s"));
@@ -83,6 +85,7 @@ Test(assumptions, only_what_holds) {
   dump(sc);
   cr_assert_not(assumes(sc, "estimated"));
   cr_assert_not(assumes(sc, "temperature dependence"));
+  cr_assert_not(assumes(sc, "one capacity")); /* its C/30 tests' capacity rows */
   cr_assert_not(assumes(sc, "thermal node"));
   cr_assert_not(assumes(sc, "roofline"));
   cr_assert(assumes(sc, "no fan curve"));

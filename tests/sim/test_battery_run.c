@@ -529,3 +529,49 @@ Test(battery_run, the_default_pack_feels_the_cold, .timeout = 120) {
                      cold_by_hand);
   cr_assert_lt(cold, 0.99 * warm, "%.1f s in the cold vs %.1f s", cold, warm);
 }
+
+/* The shipped A123 cell's capacity over temperature (its C/30 tests: capacity_scale 0.98858 at
+ * -15 C, 1 at 25 C, 1.00306 at 45 C): at a C/10-class load (0.6 W) to empty, the run with the
+ * rows lasts the factor times the run with them set to 1, at each temperature (SOC falls at
+ * I / (3600 Q(T)) with the same current at each SOC; 2e-4 relative: the RC pair's transient,
+ * a few hundred seconds of a ten-hour run, is not scaled). The cold run is shorter for the
+ * pack's own reasons: capacity, OCV and resistance. */
+static double a123_runtime_s(double ambient_c, bool flat) {
+  char text[1024];
+  snprintf(text, sizeof text,
+           "platform = { name = \"p\"; estimated = [];\n"
+           "  thermal = { nodes = ({ name = \"die\"; c_j_per_k = 1.0; junction = true; });\n"
+           "              links = ({ a = \"die\"; b = \"ambient\"; r_k_per_w = 2.0; }); };\n"
+           "  battery = \"a123_lfp_cell_temps\"; };\n"
+           "ambient_c = %.17g; duration_s = 50000.0; sample_period_s = 10.0;\n"
+           "workload = { phases = ({ duration_s = 50000.0; power_w = { die = 0.6; }; }); };\n",
+           ambient_c);
+  char *path = tu_write("a123_capacity.cfg", text);
+  const char *sets[] = {"platform.battery.capacity_scale=[1.0,1.0,1.0,1.0,1.0,1.0,1.0]"};
+  sits_scenario *sc = NULL;
+  sits_err err = {0};
+  cr_assert_eq(sits_scenario_load(path, sets, flat ? 1 : 0, &sc, &err), SITS_OK, "%s", err.msg);
+  free(path);
+  sits_result *r = tu_run(sc);
+  const sits_summary *s = sits_result_summary(r);
+  cr_assert_eq(s->end_reason, SITS_END_BATTERY_EMPTY);
+  double t = s->simulated_s;
+  sits_result_free(r);
+  sits_scenario_free(sc);
+  return t;
+}
+
+Test(battery_run, a123_capacity_over_temperature) {
+  const double temp[] = {-15.0, 25.0, 45.0}, factor[] = {0.98858, 1.0, 1.00306};
+  double runtime[3];
+  for (int k = 0; k < 3; k++) {
+    runtime[k] = a123_runtime_s(temp[k], false);
+    double flat = a123_runtime_s(temp[k], true);
+    cr_log_info("A123 cell at %g C, 0.6 W: %.1f s with its capacity rows, %.1f s without",
+                temp[k], runtime[k], flat);
+    cr_assert_float_eq(runtime[k] / flat, factor[k], 2e-4, "at %g C: %.6f", temp[k],
+                       runtime[k] / flat);
+  }
+  cr_assert_lt(runtime[0], 0.975 * runtime[1], "-15 C %.1f s vs 25 C %.1f s", runtime[0],
+               runtime[1]);
+}

@@ -366,6 +366,21 @@ Test(config, battery_malformed_tables) {
       {"ocv_soc = [0.0, 0.5, 1.0]; ocv_v = [3.0, 3.6, 4.2]; capacity_ah = 2.0; cutoff_v = 3.0; "
        "r_soc = [0.0, 1.0]; r0_scale = [1.0, 0.0];",
        "the R0 factor 0 (row 0, point 1) must be > 0"},
+      {"ocv_soc = [0.0, 0.5, 1.0]; ocv_v = [3.0, 3.6, 4.2]; capacity_ah = 2.0; cutoff_v = 3.0; "
+       "capacity_t_c = [0.0, 40.0];",
+       "'capacity_t_c' needs 'capacity_scale'"},
+      {"ocv_soc = [0.0, 0.5, 1.0]; ocv_v = [3.0, 3.6, 4.2]; capacity_ah = 2.0; cutoff_v = 3.0; "
+       "capacity_t_c = [0.0]; capacity_scale = [1.0];",
+       "capacity_t_c needs 2 to 8 temperatures"},
+      {"ocv_soc = [0.0, 0.5, 1.0]; ocv_v = [3.0, 3.6, 4.2]; capacity_ah = 2.0; cutoff_v = 3.0; "
+       "capacity_t_c = [0.0, 40.0]; capacity_scale = [1.0];",
+       "capacity_t_c has 2 values but capacity_scale 1"},
+      {"ocv_soc = [0.0, 0.5, 1.0]; ocv_v = [3.0, 3.6, 4.2]; capacity_ah = 2.0; cutoff_v = 3.0; "
+       "capacity_t_c = [40.0, 0.0]; capacity_scale = [1.0, 1.0];",
+       "capacity_t_c must increase strictly"},
+      {"ocv_soc = [0.0, 0.5, 1.0]; ocv_v = [3.0, 3.6, 4.2]; capacity_ah = 2.0; cutoff_v = 3.0; "
+       "capacity_t_c = [0.0, 40.0]; capacity_scale = [1.0, -1.0];",
+       "capacity_scale"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     char text[2048], msg[SITS_ERRMSG_MAX];
