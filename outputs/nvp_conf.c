@@ -70,8 +70,7 @@ static int header(sits__nvp_conf *c, const char *path, size_t line, const char *
                   sits_err *err) {
   const char *end = strchr(s, '>');
   if (!end || end[1 + strspn(end + 1, " \t\r")] != '\0')
-    return sits__fail(err, SITS_EINPUT, "%s:%zu: a section header must end with '>'", path,
-                      line);
+    return sits__fail(err, SITS_EINPUT, "%s:%zu: a section header must end with '>'", path, line);
   char name[64], value[64];
   const char *kind = s + 1 + strspn(s + 1, " \t");
   if (strncmp(kind, "PARAM", 5) == 0 && isspace((unsigned char)kind[5])) {
@@ -85,8 +84,7 @@ static int header(sits__nvp_conf *c, const char *path, size_t line, const char *
                         "%s:%zu: a PARAM header needs TYPE=FILE or TYPE=CLOCK and NAME=", path,
                         line);
     if (find_param(c, name))
-      return sits__fail(err, SITS_EINPUT, "%s:%zu: PARAM %s is defined twice", path, line,
-                        name);
+      return sits__fail(err, SITS_EINPUT, "%s:%zu: PARAM %s is defined twice", path, line, name);
     sits__nvp_param *p = &c->params[c->n_params++];
     memset(p, 0, sizeof *p);
     snprintf(p->name, sizeof p->name, "%s", name);
@@ -96,8 +94,8 @@ static int header(sits__nvp_conf *c, const char *path, size_t line, const char *
   }
   if (strncmp(kind, "POWER_MODEL", 11) == 0 && isspace((unsigned char)kind[11])) {
     if (c->n_modes == SITS__NVP_MAX_MODES)
-      return sits__fail(err, SITS_EINPUT, "%s:%zu: more than %d POWER_MODEL sections", path,
-                        line, SITS__NVP_MAX_MODES);
+      return sits__fail(err, SITS_EINPUT, "%s:%zu: more than %d POWER_MODEL sections", path, line,
+                        SITS__NVP_MAX_MODES);
     char *tail = NULL;
     errno = 0;
     long id = header_value(kind, "ID", value, sizeof value) ? strtol(value, &tail, 10) : -1;
@@ -107,8 +105,9 @@ static int header(sits__nvp_conf *c, const char *path, size_t line, const char *
                         "%s:%zu: a POWER_MODEL header needs ID=0..255 and NAME=", path, line);
     for (size_t k = 0; k < c->n_modes; k++)
       if (c->modes[k].id == id || strcmp(c->modes[k].name, name) == 0)
-        return sits__fail(err, SITS_EINPUT, "%s:%zu: POWER_MODEL %s (ID %ld) repeats mode %s (ID %ld)",
-                          path, line, name, id, c->modes[k].name, c->modes[k].id);
+        return sits__fail(err, SITS_EINPUT,
+                          "%s:%zu: POWER_MODEL %s (ID %ld) repeats mode %s (ID %ld)", path, line,
+                          name, id, c->modes[k].name, c->modes[k].id);
     c->modes[c->n_modes].id = id;
     snprintf(c->modes[c->n_modes].name, sizeof c->modes[0].name, "%s", name);
     c->n_modes++;
@@ -139,15 +138,15 @@ static int body(sits__nvp_conf *c, const char *path, size_t line, const char *s,
     if (n < 2)
       return sits__fail(err, SITS_EINPUT, "%s:%zu: a PARAM line is 'ARG_NAME PATH'", path, line);
     if (p->n_args == SITS__NVP_MAX_ARGS)
-      return sits__fail(err, SITS_EINPUT, "%s:%zu: PARAM %s has more than %d arguments", path,
-                        line, p->name, SITS__NVP_MAX_ARGS);
+      return sits__fail(err, SITS_EINPUT, "%s:%zu: PARAM %s has more than %d arguments", path, line,
+                        p->name, SITS__NVP_MAX_ARGS);
     snprintf(p->args[p->n_args++], sizeof p->args[0], "%s", a);
     return SITS_OK;
   }
   if (section == 2) {
     if (n != 3)
-      return sits__fail(err, SITS_EINPUT, "%s:%zu: a POWER_MODEL line is 'PARAM ARG VALUE'",
-                        path, line);
+      return sits__fail(err, SITS_EINPUT, "%s:%zu: a POWER_MODEL line is 'PARAM ARG VALUE'", path,
+                        line);
     if (!sits__nvp_conf_has(c, a, b))
       return sits__fail(err, SITS_EINPUT, "%s:%zu: %s %s is not a defined PARAM argument", path,
                         line, a, b);
@@ -187,7 +186,6 @@ int sits__nvp_conf_read(const char *path, sits__nvp_conf *c, sits_err *err) {
     rc = sits__fail(err, SITS_EIO, "%s: read error", path);
   sits__lines_close(&ls);
   if (rc == SITS_OK && c->n_modes == 0)
-    rc = sits__fail(err, SITS_EINPUT, "%s: no POWER_MODEL section (not an nvpmodel.conf?)",
-                    path);
+    rc = sits__fail(err, SITS_EINPUT, "%s: no POWER_MODEL section (not an nvpmodel.conf?)", path);
   return rc;
 }

@@ -152,8 +152,7 @@ int sits_stream_write(sits_stream *s, const sits_result *r, size_t first, size_t
   if (s->ptrace ? ptrace_rows(sits_output_file(s->csv), s->ptrace, r, first, count) == 0
                 : write_rows(sits_output_file(s->csv), r, first, count) == 0)
     return SITS_OK;
-  return sits__fail(err, SITS_EIO, "%s: writing the CSV file failed: %s", s->path,
-                    strerror(errno));
+  return sits__fail(err, SITS_EIO, "%s: writing the CSV file failed: %s", s->path, strerror(errno));
 }
 
 int sits_stream_sink(const sits_result *r, size_t first, size_t count, void *stream,

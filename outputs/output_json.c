@@ -138,6 +138,7 @@ int sits_write_summary_json(const sits_scenario *sc, const sits_result *r, FILE 
   sits__json_num(f, s->energy_j);
   json_kv(f, "stored_j", s->energy_stored_j);
   json_kv(f, "to_ambient_j", s->energy_to_ambient_j);
+  json_kv(f, "battery_heat_j", s->battery_heat_j);
   json_kv(f, "balance_rel_err", s->energy_balance_rel);
   fputs("},\"constraints\":{", f);
   int first = 1;

@@ -99,6 +99,33 @@ static int cooling(sits_scenario *sc, sits_err *err) {
   return rc;
 }
 
+/* The pack's own node: its capacitance and path to the ambient (the pack file's estimates)
+ * and whether the platform couples it to the board. */
+static int pack_node(sits_scenario *sc, const char *name, sits_err *err) {
+  int n = sc->batt_node, board = -2;
+  double r_amb = NAN, r_board = NAN;
+  int a, b; /* every link added (link_count merges parallel ones) */
+  for (size_t k = 0; sits_thermal_link_ends(sc->thermal, k, &a, &b) == SITS_OK; k++) {
+    if (a != n && b != n)
+      continue;
+    int other = a == n ? b : a;
+    if (other == SITS_AMBIENT)
+      r_amb = sits_thermal_link_r_k_per_w(sc->thermal, k);
+    else
+      board = other, r_board = sits_thermal_link_r_k_per_w(sc->thermal, k);
+  }
+  if (board >= 0)
+    return assume(sc, err,
+                  "pack '%s': its own thermal node (%g J/K, %g K/W to the ambient: the pack "
+                  "file's estimates), coupled to '%s' by %g K/W (platform.pack_coupling)",
+                  name, sits_thermal_capacity_j_per_k(sc->thermal, n), r_amb,
+                  sits_thermal_name(sc->thermal, board), r_board);
+  return assume(sc, err,
+                "pack '%s': its own thermal node (%g J/K, %g K/W to the ambient: the pack file's "
+                "estimates), not coupled to the board (the platform states no pack_coupling)",
+                name, sits_thermal_capacity_j_per_k(sc->thermal, n), r_amb);
+}
+
 static int pack(sits_scenario *sc, const config_setting_t *p, sits_err *err) {
   if (!sc->battery)
     return SITS_OK;
@@ -124,11 +151,19 @@ static int pack(sits_scenario *sc, const config_setting_t *p, sits_err *err) {
                 : r    ? "resistance depends"
                        : "voltage depends");
   }
-  if (rc == SITS_OK && sc->batt_node < 0)
+  const config_setting_t *th = g ? config_setting_get_member(g, "thermal") : NULL;
+  if (rc == SITS_OK && sc->batt_node < 0 && th && sc->hotspot)
     rc = assume(sc, err,
-                "pack '%s': no thermal node of its own (platform.battery.node unset): its cells "
-                "sit at the ambient temperature",
+                "pack '%s': its thermal node is not added to a floorplan's network: its cells sit "
+                "at the ambient temperature",
                 name ? name : "");
+  else if (rc == SITS_OK && sc->batt_node < 0)
+    rc = assume(sc, err,
+                "pack '%s': no thermal node (no 'thermal' in the pack, or platform.battery.node "
+                "= \"ambient\"): its cells sit at the ambient temperature",
+                name ? name : "");
+  else if (rc == SITS_OK && sc->batt_own_node)
+    rc = pack_node(sc, name ? name : "", err);
   return rc;
 }
 

@@ -298,6 +298,13 @@ int sits__load_battery(sits_scenario *sc, const config_setting_t *root, sits_err
   c.parallel = (size_t)parallel;
   c.coulombic_eff = ceff;
   sc->batt_node = -1;
+  /* the pack's own node, added with the platform's network (not on a floorplan's) */
+  if (config_setting_get_member(g, "thermal") && !sc->hotspot && !node) {
+    sc->batt_node = sits_thermal_find(sc->thermal, SITS_PACK_NODE);
+    sc->batt_own_node = sc->batt_node >= 0;
+  }
+  if (node && strcmp(node, "ambient") == 0) /* isothermal at the ambient, as without a node */
+    node = NULL;
   if (node && (sc->batt_node = sits_thermal_find(sc->thermal, node)) < 0)
     return sits__unknown_node(sc->thermal, config_setting_get_member(g, "node"), "battery", node,
                               err);

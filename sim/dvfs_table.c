@@ -51,7 +51,7 @@ static int time_to_trip(const sits_scenario *sc, const size_t *opp, const double
   rn->th = sits_scenario_thermal(sc);
   rn->dom = sits_scenario_domains(sc, &rn->nd);
   rn->n = sits_thermal_node_count(rn->th);
-  rn->lay = sits__layout_of(rn->n, false, 0);
+  rn->lay = sits__layout_of(rn->n, false, 0, false);
   rn->ambient_c = ambient_c;
   memcpy(rn->opp, opp, rn->nd * sizeof *opp);
   memcpy(rn->util, util, rn->nd * sizeof *util);

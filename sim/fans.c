@@ -80,8 +80,8 @@ static int find_link(sits_scenario *sc, const config_setting_t *g, sits__fan *f,
     if (((la == a && lb == b) || (la == b && lb == a)) && found++ == 0)
       f->link = k, f->a = la, f->b = lb;
   if (found == 0)
-    return sits__fail_at(err, SITS_EINPUT, g, "fan '%s': no link joins '%s' and '%s'", f->name,
-                         na, nb);
+    return sits__fail_at(err, SITS_EINPUT, g, "fan '%s': no link joins '%s' and '%s'", f->name, na,
+                         nb);
   if (found > 1)
     return sits__fail_at(err, SITS_EINPUT, g,
                          "fan '%s': %zu links join '%s' and '%s'; a fan cools one", f->name, found,
@@ -93,8 +93,9 @@ static int load_fan(sits_scenario *sc, const config_setting_t *g, sits__fan *f, 
   const char *name = NULL, *sensor = NULL;
   int rc;
   if (!config_setting_is_group(g))
-    return sits__fail_at(err, SITS_EINPUT, g, "a fan must be a group { name; a; b; duty; "
-                                              "r_k_per_w; }");
+    return sits__fail_at(err, SITS_EINPUT, g,
+                         "a fan must be a group { name; a; b; duty; "
+                         "r_k_per_w; }");
   if ((rc = sits__key_str(g, FAN_KEY "name", &name, err)))
     return rc;
   if (strlen(name) >= sizeof f->name || !*name)
@@ -104,15 +105,14 @@ static int load_fan(sits_scenario *sc, const config_setting_t *g, sits__fan *f, 
   if ((rc = find_link(sc, g, f, err)))
     return rc;
   size_t nr;
-  if ((rc = sits__key_numbers(g, "duty", "a fan", f->duty, SITS__FAN_POINTS, &f->n_points,
-                              err)) ||
+  if ((rc = sits__key_numbers(g, "duty", "a fan", f->duty, SITS__FAN_POINTS, &f->n_points, err)) ||
       (rc = sits__key_numbers(g, "r_k_per_w", "a fan", f->r_k_per_w, SITS__FAN_POINTS, &nr, err)))
     return rc;
   const config_setting_t *dm = config_setting_get_member(g, "duty");
   if (nr != f->n_points)
     return sits__fail_at(err, SITS_EINPUT, config_setting_get_member(g, "r_k_per_w"),
-                         "fan '%s': one r_k_per_w per duty (%zu duties, %zu resistances)",
-                         f->name, f->n_points, nr);
+                         "fan '%s': one r_k_per_w per duty (%zu duties, %zu resistances)", f->name,
+                         f->n_points, nr);
   for (size_t k = 0; k < f->n_points; k++) {
     if (!(f->duty[k] >= 0 && f->duty[k] <= 1) || (k > 0 && !(f->duty[k] > f->duty[k - 1])))
       return sits__fail_at(err, SITS_EINPUT, dm,
@@ -150,8 +150,7 @@ static int load_fan(sits_scenario *sc, const config_setting_t *g, sits__fan *f, 
           (rc = sits__key_num(t, FAN_KEY "trips.[].duty", &f->trip_duty[k], err)))
         return rc;
       if (k > 0 && !(f->trip_c[k] > f->trip_c[k - 1]))
-        return sits__fail_at(err, SITS_EINPUT, t, "fan '%s': trips must rise in temp_c",
-                             f->name);
+        return sits__fail_at(err, SITS_EINPUT, t, "fan '%s': trips must rise in temp_c", f->name);
     }
   }
   if (sensor && (f->sensor = sits_thermal_find(sc->thermal, sensor)) < 0)
@@ -180,7 +179,7 @@ int sits__load_fans(sits_scenario *sc, const config_setting_t *p, sits_err *err)
       if (!strcmp(sc->fans[j].name, f->name) || sc->fans[j].link == f->link)
         rc = sits__fail_at(err, SITS_EINPUT, g, "fan '%s': %s", f->name,
                            !strcmp(sc->fans[j].name, f->name) ? "a second fan of that name"
-                                                               : "its link has a fan already");
+                                                              : "its link has a fan already");
     double r_link = sits_thermal_link_r_k_per_w(sc->thermal, f->link);
     if (rc == SITS_OK && (rc = sits__fan_apply(sc, k, err)))
       rc = sits__at(g, rc, err);

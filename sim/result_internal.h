@@ -61,17 +61,20 @@ int sits__result_add_event_fields(sits_result *r, double t_s, const char *kind, 
                                   const char *subject, const char *unit, double value, double from,
                                   double limit, double soc);
 /** The state vector of a run, defined once: temperatures [0, n), the energy into the network
- *  and the energy out to the ambient, then with a battery SOC, the RC pairs' voltages and the
- *  energy drawn from the pack. */
+ *  and the energy out to the ambient, then with a battery SOC, the RC pairs' voltages, the
+ *  energy drawn from the pack and the pack's Joule heat into the network (its node's; the
+ *  board's energy in i_e_in excludes it). */
 typedef struct sits__layout {
   size_t n;                   /* nodes */
   size_t i_e_in, i_e_out;     /* energy integrators [J] */
   size_t nrc, i_soc, i_drawn; /* battery (i_soc + 1 .. i_soc + nrc: the RC voltages) */
-  size_t ny;                  /* the state's length */
+  size_t i_e_pack; /* the pack's Joule heat into the network [J] (with its node; else 0) */
+  size_t ny;       /* the state's length */
 } sits__layout;
 
-/** The layout for @p n nodes and, when @p battery, a pack with @p nrc RC pairs. */
-sits__layout sits__layout_of(size_t n, bool battery, size_t nrc);
+/** The layout for @p n nodes and, when @p battery, a pack with @p nrc RC pairs; @p pack_heat:
+ *  its Joule heat goes into a node (the i_e_pack integral; 0 without). */
+sits__layout sits__layout_of(size_t n, bool battery, size_t nrc, bool pack_heat);
 
 /** The energy put in at every breakpoint, kept only as far back as windows read it (so a
  *  run's memory does not grow with its length), and the peak moving average of power over

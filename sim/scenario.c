@@ -54,6 +54,54 @@ static int add_nodes(sits_scenario *sc, const config_setting_t *th, sits_err *er
   return SITS_OK;
 }
 
+/* The pack's own thermal node (platform.battery.thermal = { c_j_per_k; r_ambient_k_per_w; }):
+ * a node named "battery" linked to the ambient and, where the platform states how a pack
+ * couples to its board (platform.pack_coupling = { node; r_k_per_w; }), to that node. A
+ * battery.node given (a board node, or "ambient") wins: no node of its own then. */
+static int add_pack_node(sits_scenario *sc, const config_setting_t *p, sits_err *err) {
+  const config_setting_t *b = config_setting_get_member(p, "battery");
+  const config_setting_t *t =
+      b && config_setting_is_group(b) ? config_setting_get_member(b, "thermal") : NULL;
+  const config_setting_t *cpl = config_setting_get_member(p, "pack_coupling");
+  if (!t) {
+    if (cpl && !config_setting_is_group(cpl))
+      return sits__fail_at(err, SITS_EINPUT, cpl,
+                           "'pack_coupling' must be a group { node; r_k_per_w; }");
+    return SITS_OK;
+  }
+  if (!config_setting_is_group(t))
+    return sits__fail_at(
+        err, SITS_EINPUT, t,
+        "the battery's 'thermal' must be a group { c_j_per_k; r_ambient_k_per_w; }");
+  if (config_setting_get_member(b, "node")) /* the user's choice wins over the pack file's */
+    return SITS_OK;
+  double c, r_amb, r_board = NAN;
+  const char *board = NULL;
+  int rc;
+  if ((rc = sits__key_num(t, "platform.battery.thermal.c_j_per_k", &c, err)) ||
+      (rc = sits__key_num(t, "platform.battery.thermal.r_ambient_k_per_w", &r_amb, err)))
+    return rc;
+  if (cpl && !config_setting_is_group(cpl))
+    return sits__fail_at(err, SITS_EINPUT, cpl,
+                         "'pack_coupling' must be a group { node; r_k_per_w; }");
+  if (cpl && ((rc = sits__key_str(cpl, "platform.pack_coupling.node", &board, err)) ||
+              (rc = sits__key_num(cpl, "platform.pack_coupling.r_k_per_w", &r_board, err))))
+    return rc;
+  int idx = sits_thermal_add_node(sc->thermal, SITS_PACK_NODE, c, err);
+  if (idx < 0)
+    return sits__at(t, idx, err);
+  if ((rc = sits_thermal_add_link(sc->thermal, idx, SITS_AMBIENT, r_amb, err)))
+    return sits__at(t, rc, err);
+  if (!board)
+    return SITS_OK;
+  int to = sits_thermal_find(sc->thermal, board);
+  if (to < 0)
+    return sits__unknown_node(sc->thermal, config_setting_get_member(cpl, "node"), "pack_coupling",
+                              board, err);
+  rc = sits_thermal_add_link(sc->thermal, idx, to, r_board, err);
+  return rc ? sits__at(cpl, rc, err) : SITS_OK;
+}
+
 static int link_end(const sits_thermal *th, const config_setting_t *g, const char *key, int *out,
                     sits_err *err) {
   const char *name;
@@ -126,8 +174,9 @@ static int load_platform(sits_scenario *sc, const config_setting_t *root, sits_e
   const config_setting_t *links = config_setting_get_member(th, "links");
   if (!links)
     return sits__fail_at(err, SITS_EINPUT, th, "the thermal group needs 'links'");
-  if ((rc = add_links(sc, links, err)) || (rc = sits__load_fans(sc, p, err)) ||
-      (rc = sits__load_domains(sc, p, err)))
+  /* the pack's node and links after the platform's: the config's link k is the network's */
+  if ((rc = add_links(sc, links, err)) || (rc = add_pack_node(sc, p, err)) ||
+      (rc = sits__load_fans(sc, p, err)) || (rc = sits__load_domains(sc, p, err)))
     return rc;
   return sits__load_static_power(sc, p, err);
 }
@@ -334,7 +383,7 @@ int sits_scenario_make_replay(sits_scenario *sc, sits_schedule *schedule, double
   sc->sample_period_s = sample_period_s;
   if (!sc->traced_domains)
     sc->n_domains = 0; /* the measured power replaces the model's */
-  sc->n_amb_rows = 0; /* the trace's schedule has its ambient built in */
+  sc->n_amb_rows = 0;  /* the trace's schedule has its ambient built in */
   sc->gov.thermal = SITS_THERMAL_NONE;
   size_t n = sits_thermal_node_count(sc->thermal);
   for (size_t i = 0; i < n; i++) {

@@ -1,6 +1,9 @@
-/* scenario_internal.h - the scenario's fields, shared by sim/ and offered to the layers above it (never installed). */
+/* scenario_internal.h - the scenario's fields, shared by sim/ and offered to the layers above it
+ * (never installed). */
 #ifndef SITS_SCENARIO_INTERNAL_H
 #define SITS_SCENARIO_INTERNAL_H
+
+#define SITS_PACK_NODE "battery" /* the pack's own node (battery.thermal) */
 
 #include <stdarg.h>
 #include "config_internal.h"
@@ -33,8 +36,8 @@ typedef struct sits__dom_caps {
 #define SITS__DT_ZONES 16
 typedef char sits__label[32];
 typedef struct sits__dt_zone {
-  char name[14];            /* without "-thermal" */
-  double sensor_id;         /* NAN: no cell */
+  char name[14];    /* without "-thermal" */
+  double sensor_id; /* NAN: no cell */
   sits__label cooling[SITS__DT_LABELS];
   size_t n_cooling;
 } sits__dt_zone;
@@ -52,8 +55,8 @@ typedef struct sits__nvp_clock {
   bool min_freq, power_control;
 } sits__nvp_clock;
 typedef struct sits__board {
-  bool dt;                   /* platform.device_tree given */
-  sits__label sensor;        /* thermal_sensor */
+  bool dt;                                                         /* platform.device_tree given */
+  sits__label sensor;                                              /* thermal_sensor */
   double critical_c, hysteresis_c, polling_ms, polling_passive_ms; /* NAN: not given */
   sits__dt_zone zones[SITS__DT_ZONES];
   size_t n_zones;
@@ -105,14 +108,15 @@ struct sits_scenario {
   sits_governor_cfg gov;
   sits_battery *battery; /* NULL: wall-powered */
   int batt_node;         /* -1: isothermal at the ambient */
+  bool batt_own_node;    /* batt_node is the pack's own (platform.battery.thermal) */
   double batt_initial_soc, batt_efficiency;
   sits__group *groups; /* grid floorplan blocks */
   size_t n_groups;
   double *block_share; /* (SITS_MAX_DOMAINS + 1) x n_groups: domain d's share of its power into
                         * block g (row SITS_MAX_DOMAINS: static power's); NULL: no grid */
-  size_t *amb_rows; /* schedule segments whose ambient is ambient_c (no value of their own) */
+  size_t *amb_rows;    /* schedule segments whose ambient is ambient_c (no value of their own) */
   size_t n_amb_rows, cap_amb_rows;
-  bool hotspot; /* the network is a floorplan's (its links are not the config's) */
+  bool hotspot;                /* the network is a floorplan's (its links are not the config's) */
   size_t grid_rows, grid_cols; /* a grid floorplan: 4 layers of cells are nodes 0..4RC-1 */
   size_t n_blocks;             /* a floorplan's blocks (block model: nodes 0..n_blocks-1) */
   double grid_width_m, grid_height_m;

@@ -116,10 +116,8 @@ static int record(run *rn, double t, const double *y, sits_err *err) {
     r->batt_soc[k] = y[rn->lay.i_soc];
     r->batt_voltage_v[k] = (double)c->series * b.v_cell_v;
     r->batt_current_a[k] = (double)c->parallel * b.i_cell_a;
-    if (rn->batt_node >= 0) { /* its Joule heat is power into its node too */
+    if (rn->batt_node >= 0) /* its Joule heat is power into its node (not the board's) */
       node_w[rn->batt_node] += b.heat_w;
-      r->total_power_w[k] += b.heat_w;
-    }
   }
   track_peaks(rn, y);
   r->n_recorded++;
@@ -196,11 +194,10 @@ static int step_ahead(run *rn, double tstop, double *t, sits_ode_event *ev, sits
   if (!(tstop > now))
     return SITS_OK;
   if (!rn->behind) {
-    int rc = rn->ex ? sits_expint_step(rn->ex, ahead_target(rn, now, tstop), &t_ex,
-                                       &rn->ex_event, err)
-                    : sits_ode_step(rn->ode,
-                                    fmin(sits_scenario_duration_s(rn->sc), next_segment_s(rn)),
-                                    &t_ex, &rn->ex_event, err);
+    int rc =
+        rn->ex ? sits_expint_step(rn->ex, ahead_target(rn, now, tstop), &t_ex, &rn->ex_event, err)
+               : sits_ode_step(rn->ode, fmin(sits_scenario_duration_s(rn->sc), next_segment_s(rn)),
+                               &t_ex, &rn->ex_event, err);
     if (rc)
       return rc;
     if (rn->ex)
@@ -450,8 +447,8 @@ static int governor_events(run *rn, double t, const sits_governor_out *out, sits
 typedef struct since_ctx {
   const run *rn;
   double t_s, e_j; /* now, and the energy put in until now */
-  size_t *hint; /* the power cap reads the window's start times in order, tick after tick:
-                 * where it found them last, counted from the run's first point */
+  size_t *hint;    /* the power cap reads the window's start times in order, tick after tick:
+                    * where it found them last, counted from the run's first point */
 } since_ctx;
 
 static double energy_since(double t0_s, void *user) {
@@ -612,7 +609,8 @@ static int init_run(run *rn, const sits_scenario *sc, sits_err *err) {
   rn->n = sits_thermal_node_count(rn->th);
   rn->batt = sits_scenario_battery(sc);
   rn->lay =
-      sits__layout_of(rn->n, rn->batt != NULL, rn->batt ? sits_battery_state_count(rn->batt) : 0);
+      sits__layout_of(rn->n, rn->batt != NULL, rn->batt ? sits_battery_state_count(rn->batt) : 0,
+                      rn->batt != NULL && sc->batt_node >= 0);
   rn->eps_s = 1e-9 * fmax(1.0, sits_scenario_duration_s(sc));
   const sits_governor_cfg *gcfg = sits_scenario_governor(sc);
   /* the power cap reads the energy back over its window */
@@ -782,8 +780,8 @@ int sits_run(const sits_scenario *sc, const sits_run_opts *opts, sits_result **o
       sits_expint_get_stats(rn.ex, &rn.res->stats);
     else
       sits_ode_get_stats(rn.ode, &rn.res->stats);
-    rn.res->stats.method = rn.ex     ? "exponential"
-                           : rn.grid ? "grid-cvode"
+    rn.res->stats.method = rn.ex      ? "exponential"
+                           : rn.grid  ? "grid-cvode"
                            : rn.ahead ? "cvode-ahead"
                                       : "cvode";
     sits__tally tally = {.lay = rn.lay,

@@ -125,8 +125,8 @@ void sits__run_battery(const run *rn, const double *y, double p_sys_w, sits__bat
   double temp_c = rn->batt_node >= 0 ? y[rn->batt_node] : rn->ambient_c;
   b->p_pack_w = p_sys_w / rn->batt_eff;
   /* disc: b^2 - 4 a p per cell [V^2], the brown-out root */
-  b->ok = sits_battery_current_a(rn->batt, y[rn->lay.i_soc], v_rc, temp_c, b->p_pack_w,
-                                 rn->batt_s, &b->i_cell_a, &b->v_cell_v, &b->disc);
+  b->ok = sits_battery_current_a(rn->batt, y[rn->lay.i_soc], v_rc, temp_c, b->p_pack_w, rn->batt_s,
+                                 &b->i_cell_a, &b->v_cell_v, &b->disc);
   double soc = y[rn->lay.i_soc];
   b->heat_w = sits_battery_heat_w(rn->batt, soc, v_rc, temp_c, b->i_cell_a) +
               sits_battery_entropic_w(rn->batt, soc, temp_c, b->i_cell_a);
@@ -162,11 +162,11 @@ static double node_power(run *rn, const double *y, double *dom_w) {
     const sits_domain *dom = &rn->dom[d];
     for (size_t k = 0; k < dom->n_nodes; k++) {
       int i = dom->nodes[k];
-      double p = dom->n_nodes == 1 /* a domain spread over cells keeps its own exps */
-                     ? dom->fractions[k] *
-                           sits_domain_power_w_f(dom, rn->opp[d], rn->util[d],
-                                                 leak_factor(dom, i, y[i], memo, &seen))
-                     : share_w(rn, d, k, y[i], NULL);
+      double p =
+          dom->n_nodes == 1 /* a domain spread over cells keeps its own exps */
+              ? dom->fractions[k] * sits_domain_power_w_f(dom, rn->opp[d], rn->util[d],
+                                                          leak_factor(dom, i, y[i], memo, &seen))
+              : share_w(rn, d, k, y[i], NULL);
       rn->node_power_w[i] += p;
       pd += p;
     }
@@ -204,7 +204,7 @@ static const run_memo *evaluate(run *rn, const double *y, bool need_ydot) {
     const sits__batt_eval *b = &m->batt;
     double q_amb, *ydot = m->ydot;
     sits_thermal_derivative(rn->th, y, rn->node_power_w, rn->ambient_c, ydot, &q_amb);
-    ydot[rn->lay.i_e_in] = m->p_w + (rn->batt && rn->batt_node >= 0 ? b->heat_w : 0);
+    ydot[rn->lay.i_e_in] = m->p_w; /* the board's; the pack's heat has its own integral */
     ydot[rn->lay.i_e_out] = q_amb;
     fan_flows(rn, y, ydot);
     if (rn->batt) {
@@ -212,6 +212,8 @@ static const run_memo *evaluate(run *rn, const double *y, bool need_ydot) {
       for (size_t k = 0; k < rn->lay.nrc; k++)
         ydot[rn->lay.i_soc + 1 + k] = b->dv[k];
       ydot[rn->lay.i_drawn] = b->p_pack_w;
+      if (rn->lay.i_e_pack)
+        ydot[rn->lay.i_e_pack] = b->heat_w;
     }
     m->ydot_ok = true;
   }
@@ -301,7 +303,7 @@ static size_t offset_of(gsl_spmatrix *m, size_t i, size_t j) {
   return (size_t)(gsl_spmatrix_ptr(m, i, j) - m->data);
 }
 
-/* The battery block: rows SOC, V_k, E_drawn (and the battery node's T and E_in), columns
+/* The battery block: rows SOC, V_k, E_drawn (and the battery node's T and E_pack), columns
  * SOC, V_k (and the battery node's T and every domain node). */
 static void battery_block(run *rn) {
   rn->n_brows = rn->n_bcols = 0;
@@ -312,7 +314,7 @@ static void battery_block(run *rn) {
   rn->brows[rn->n_brows++] = rn->lay.i_drawn;
   if (rn->batt_node >= 0) {
     rn->brows[rn->n_brows++] = (size_t)rn->batt_node;
-    rn->brows[rn->n_brows++] = rn->n;
+    rn->brows[rn->n_brows++] = rn->lay.i_e_pack;
     rn->bcols[rn->n_bcols++] = (size_t)rn->batt_node;
   }
   for (size_t d = 0; d < rn->nd; d++)

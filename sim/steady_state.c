@@ -200,12 +200,8 @@ int sits__steady_at(const sits_scenario *sc, const size_t *opp, const double *ut
 int sits__steady_at_net(const sits_scenario *sc, const sits_thermal *th, const size_t *opp,
                         const double *util, const double *base_w, double ambient_c, double *t,
                         double *total_w, bool *runaway, sits_err *err) {
-  problem pb = {.sc = sc,
-                .th = th,
-                .opp = opp,
-                .util = util,
-                .base_w = base_w,
-                .ambient_c = ambient_c};
+  problem pb = {
+      .sc = sc, .th = th, .opp = opp, .util = util, .base_w = base_w, .ambient_c = ambient_c};
   pb.n = sits_thermal_node_count(pb.th);
   pb.dom = sits_scenario_domains(sc, &pb.nd);
   int rc = sits_thermal_check_grounded(pb.th, err);
@@ -233,7 +229,7 @@ int sits__steady_at_net(const sits_scenario *sc, const sits_thermal *th, const s
   if (rc == SITS_OK && has_leakage(&pb))
     rc = sparse ? sparse_newton(&pb, t, runaway, err) : newton(&pb, t, runaway, err);
   *total_w = node_power(&pb, t, p, NULL);
-  if (*runaway) { /* no fixed point: no temperature and no power to report (the last */
+  if (*runaway) {   /* no fixed point: no temperature and no power to report (the last */
     *total_w = NAN; /* iterate's power was an arbitrary number, up to 1e9 W) */
     for (size_t i = 0; i < pb.n; i++)
       t[i] = NAN;

@@ -233,7 +233,9 @@ void sits__summarise(const sits_scenario *sc, sits_result *r, const sits__tally 
   for (size_t i = 0; i < n; i++)
     sum->energy_stored_j +=
         sits_thermal_capacity_j_per_k(th, (int)i) * (t->y_end[i] - t->y_start[i]);
-  double residual = sum->energy_j - sum->energy_stored_j - sum->energy_to_ambient_j;
+  sum->battery_heat_j = t->lay.i_e_pack ? t->y_end[t->lay.i_e_pack] : 0;
+  double residual =
+      sum->energy_j + sum->battery_heat_j - sum->energy_stored_j - sum->energy_to_ambient_j;
   sum->energy_balance_rel = sum->energy_j > 0 ? fabs(residual) / sum->energy_j : fabs(residual);
   sum->avg_power_w = t->end_s > 0 ? sum->energy_j / t->end_s : r->total_power_w[0];
   sum->peak_power_w = t->peak_power_w;
@@ -262,13 +264,14 @@ void sits__summarise(const sits_scenario *sc, sits_result *r, const sits__tally 
             sum->battery_life.ok && t->why != SITS_END_CRITICAL_TEMP && t->why != SITS_END_BROWNOUT;
 }
 
-sits__layout sits__layout_of(size_t n, bool battery, size_t nrc) {
+sits__layout sits__layout_of(size_t n, bool battery, size_t nrc, bool pack_heat) {
   sits__layout l = {.n = n, .i_e_in = n, .i_e_out = n + 1, .ny = n + 2};
   if (battery) {
     l.nrc = nrc;
     l.i_soc = n + 2;
     l.i_drawn = l.i_soc + 1 + nrc;
-    l.ny = l.i_drawn + 1;
+    l.i_e_pack = pack_heat ? l.i_drawn + 1 : 0; /* 0: none (the cells at the ambient) */
+    l.ny = l.i_drawn + (pack_heat ? 2 : 1);
   }
   return l;
 }

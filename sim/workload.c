@@ -408,15 +408,15 @@ static int fastest(const sits_scenario *sc, int unit, int prec, double gop, doub
 
 static int no_unit(const sits_scenario *sc, const config_setting_t *s, const char *what,
                    sits_err *err) {
-  const config_setting_t *name = config_setting_lookup(config_root_setting(&sc->config.cfg),
-                                                       "platform.name");
+  const config_setting_t *name =
+      config_setting_lookup(config_root_setting(&sc->config.cfg), "platform.name");
   return sits__fail_at(err, SITS_EINPUT, s, "platform '%s' has no %s for this work",
                        name ? config_setting_get_string(name) : "?", what);
 }
 
 /* One kind of work (dnn, cpu, venc, vdec) onto its domain: adds its seconds per item. */
-static int assign_work(sits_scenario *sc, const config_setting_t *g, const char *kind,
-                       double *spi, sits_err *err) {
+static int assign_work(sits_scenario *sc, const config_setting_t *g, const char *kind, double *spi,
+                       sits_err *err) {
   char key[96];
   double gop = NAN, mb = 0, mpix = NAN, cpu_gop = NAN, s = INFINITY;
   const char *prec_name = NULL, *unit_name = NULL;

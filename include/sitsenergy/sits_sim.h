@@ -51,10 +51,11 @@ typedef struct sits_summary {
   sits_end_reason end_reason;
   double simulated_s;
   double max_junction_temp_c; /**< peak over the junction nodes (all nodes if none marked) */
-  double avg_power_w, peak_power_w, energy_j;
+  double avg_power_w, peak_power_w, energy_j; /**< the board's (not the pack's own heat) */
   double tdp_w; /**< peak moving average of total power over tdp_window_s */
   double energy_stored_j, energy_to_ambient_j;
-  double energy_balance_rel; /**< |E_in - stored - to ambient| / E_in (0 when E_in = 0) */
+  /** |E_in + battery_heat_j - stored - to ambient| / E_in (0 when E_in = 0) */
+  double energy_balance_rel;
   double time_to_throttle_s; /**< first tick limited by the thermal governor; NAN if never */
   double throttled_fraction; /**< share of time some domain ran below its base OPP */
   /* item-based workloads (domains with max_rate); NAN without them. A pipeline: every
@@ -76,6 +77,10 @@ typedef struct sits_summary {
    *  one's highest duty over the run and its duty averaged over the run's time. */
   size_t n_fans;
   double fan_max_duty[SITS_MAX_FANS], fan_mean_duty[SITS_MAX_FANS];
+  /** The pack's Joule heat into the thermal network [J] (its own node or battery.node; 0 with
+   *  the cells at the ambient or no battery). Not part of energy_j, avg_power_w or tdp_w,
+   *  which are the board's. */
+  double battery_heat_j;
 } sits_summary;
 
 /** One /events row. */
@@ -101,9 +106,9 @@ typedef struct sits_event {
  * half-width = sqrt(q95^2 + (1.96 sigma)^2) for temperatures, 1.96 sigma for times.
  */
 typedef struct sits_band {
-  bool set;          /**< false: no uncertainty group, no band */
-  double level;      /**< 0.95 */
-  size_t n_params;   /**< parameters propagated (those with a standard error) */
+  bool set;        /**< false: no uncertainty group, no band */
+  double level;    /**< 0.95 */
+  size_t n_params; /**< parameters propagated (those with a standard error) */
   double residual_q95_c;
   double max_junction_temp_half_width_c;
   double time_to_throttle_half_width_s; /**< NAN when the run never throttles */
@@ -134,8 +139,8 @@ typedef struct sits_run_opts {
   void *sink_user;
   bool keep_samples;
   /** Polled as the run goes (with the progress: after each step that advanced 1/1000 of the
-   *  simulated time, and at least every 4096 steps): nonzero stops the run, which returns SITS_ECANCELED and no
-   *  result (an interpreter's Ctrl-C, a GUI's stop button). NULL: never. */
+   *  simulated time, and at least every 4096 steps): nonzero stops the run, which returns
+   * SITS_ECANCELED and no result (an interpreter's Ctrl-C, a GUI's stop button). NULL: never. */
   int (*stop)(void *user);
   void *stop_user;
 } sits_run_opts;
@@ -187,8 +192,8 @@ typedef struct sits_steady_state {
   bool runaway;                 /**< no stable fixed point: leakage outgrows the package */
   size_t opp[SITS_MAX_DOMAINS]; /**< each domain's OPP (base governor, average demand) */
   double domain_power_w[SITS_MAX_DOMAINS]; /**< at the steady temperatures (NAN on runaway) */
-  /** per platform fan (platform.fans, at most SITS_MAX_FANS): the duty at the steady state, from its trips
-   *  as the board warms up from the ambient (initial_duty without trips), and whether its
+  /** per platform fan (platform.fans, at most SITS_MAX_FANS): the duty at the steady state, from
+   * its trips as the board warms up from the ambient (initial_duty without trips), and whether its
    *  trips cycle there (no steady state with the fan at one duty: the figures are at the
    *  highest duty of the cycle) */
   size_t n_fans;

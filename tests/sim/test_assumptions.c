@@ -36,7 +36,8 @@ Test(assumptions, the_example_on_the_orin_nx) {
   cr_assert_not(assumes(sc, "no temperature dependence"));
   /* its resistances feel the temperature (an Arrhenius estimate), its capacity does not */
   cr_assert(assumes(sc, "pack 'nmc_3s1p_56wh': one capacity at every temperature"));
-  cr_assert(assumes(sc, "pack 'nmc_3s1p_56wh': no thermal node of its own"));
+  cr_assert(assumes(sc, "pack 'nmc_3s1p_56wh': its own thermal node (250 J/K, 7 K/W to the "
+                        "ambient: the pack file's estimates), not coupled to the board"));
   cr_assert(assumes(sc, "workload 'video_enc': rates from the roofline"));
   cr_assert(assumes(sc, "enc at its stated 497.7 Mpixel/s"));
   /* the notes are among them, last */

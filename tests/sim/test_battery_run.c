@@ -485,10 +485,11 @@ Test(battery_run, entropic_heat_at_every_sample) {
 
 /* The shipped default pack feels the temperature (issue #37): the same board power (a
  * thermal-only platform, 20 W on the die, no leakage) empties nmc_3s1p_56wh sooner in the
- * cold, for reasons of the pack alone. Its Arrhenius factor at -20 C, exp(Ea/R (1/T - 1/T_ref))
- * with Ea 21 kJ/mol, is 4.51: the run at -20 C equals the run at 25 C with every resistance
- * multiplied by it (the cells at the ambient), and the run at 25 C equals the one without the
- * factor. 1e-3 relative: the battery-empty/cutoff root of two different runs. */
+ * cold, for reasons of the pack alone (its cells held at the ambient: battery.node "ambient"). Its
+ * Arrhenius factor at -20 C, exp(Ea/R (1/T - 1/T_ref)) with Ea 21 kJ/mol, is 4.51: the run at -20 C
+ * equals the run at 25 C with every resistance multiplied by it (the cells at the ambient), and the
+ * run at 25 C equals the one without the factor. 1e-3 relative: the battery-empty/cutoff root of
+ * two different runs. */
 static double pack_runtime_s(double ambient_c, const char *const *sets, size_t n_sets) {
   char text[1024];
   snprintf(text, sizeof text,
@@ -499,7 +500,11 @@ static double pack_runtime_s(double ambient_c, const char *const *sets, size_t n
   char *path = tu_write("pack_cold.cfg", text);
   sits_scenario *sc = NULL;
   sits_err err = {0};
-  cr_assert_eq(sits_scenario_load(path, sets, n_sets, &sc, &err), SITS_OK, "%s", err.msg);
+  /* the cells at the ambient (the pack file's own node would warm them by their Joule heat) */
+  const char *all[8] = {"platform.battery.node=\"ambient\""};
+  for (size_t k = 0; k < n_sets && k < 7; k++)
+    all[k + 1] = sets[k];
+  cr_assert_eq(sits_scenario_load(path, all, n_sets + 1, &sc, &err), SITS_OK, "%s", err.msg);
   free(path);
   sits_result *r = tu_run(sc);
   const sits_summary *s = sits_result_summary(r);
@@ -525,8 +530,7 @@ Test(battery_run, the_default_pack_feels_the_cold, .timeout = 120) {
   cr_log_info("pack runtime at 20 W: 25 C %.1f s, -20 C %.1f s (by hand %.1f s)", warm, cold,
               cold_by_hand);
   cr_assert_float_eq(warm, none, 1e-3 * none, "%.1f vs %.1f s", warm, none);
-  cr_assert_float_eq(cold, cold_by_hand, 1e-3 * cold_by_hand, "%.1f vs %.1f s", cold,
-                     cold_by_hand);
+  cr_assert_float_eq(cold, cold_by_hand, 1e-3 * cold_by_hand, "%.1f vs %.1f s", cold, cold_by_hand);
   cr_assert_lt(cold, 0.99 * warm, "%.1f s in the cold vs %.1f s", cold, warm);
 }
 
@@ -567,11 +571,93 @@ Test(battery_run, a123_capacity_over_temperature) {
   for (int k = 0; k < 3; k++) {
     runtime[k] = a123_runtime_s(temp[k], false);
     double flat = a123_runtime_s(temp[k], true);
-    cr_log_info("A123 cell at %g C, 0.6 W: %.1f s with its capacity rows, %.1f s without",
-                temp[k], runtime[k], flat);
+    cr_log_info("A123 cell at %g C, 0.6 W: %.1f s with its capacity rows, %.1f s without", temp[k],
+                runtime[k], flat);
     cr_assert_float_eq(runtime[k] / flat, factor[k], 2e-4, "at %g C: %.6f", temp[k],
                        runtime[k] / flat);
   }
   cr_assert_lt(runtime[0], 0.975 * runtime[1], "-15 C %.1f s vs 25 C %.1f s", runtime[0],
                runtime[1]);
+}
+
+/* The shipped pack's own node (nmc_3s1p_56wh: 250 J/K, 7 K/W to the ambient, not coupled to
+ * the board): its Joule heat warms it as one RC node, 250 dT/dt = heat - (T - T_amb) / 7. Over
+ * the run, by the trapezoid rule on the 10-s samples (the heat changes over ~1000 s: the
+ * rule's error is ~1e-4 of the heat's integral), the heat in equals the node's stored heat
+ * plus what went to the ambient within 1e-3. In the cold the self-heating lowers the pack's
+ * resistance: the run outlasts the one with the cells held at the ambient. */
+Test(battery_run, the_default_pack_has_its_own_node, .timeout = 120) {
+  char *path = tu_write("pack_node.cfg",
+                        "platform = \"jetson_orin_nx_thermal\";\nbattery_capacity_wh = 56.0;\n"
+                        "ambient_c = -20.0;\nduration_s = 40000.0;\nsample_period_s = 10.0;\n"
+                        "workload = { phases = ( { duration_s = 40000.0; power_w = { die = 20.0; "
+                        "}; } ); };\n");
+  sits_scenario *sc = NULL;
+  sits_err err = {0};
+  cr_assert_eq(sits_scenario_load(path, NULL, 0, &sc, &err), SITS_OK, "%s", err.msg);
+  int pack = sits_thermal_find(sits_scenario_thermal(sc), "battery");
+  cr_assert_geq(pack, 0, "no node 'battery'");
+  cr_assert_float_eq(sits_thermal_capacity_j_per_k(sits_scenario_thermal(sc), pack), 250.0, 0);
+  sits_result *r = tu_run(sc);
+  size_t ns = sits_result_sample_count(r), p = (size_t)pack;
+  const double *t = sits_result_time_s(r);
+  cr_assert_gt(ns, 400);
+  double in = 0, out = 0;
+  for (size_t k = 1; k < ns; k++) {
+    double dt = t[k] - t[k - 1];
+    in += 0.5 * dt * (sits_result_node_power_w(r, k, p) + sits_result_node_power_w(r, k - 1, p));
+    out += 0.5 * dt * (sits_result_temp_c(r, k, p) + sits_result_temp_c(r, k - 1, p) + 40.0) / 7.0;
+  }
+  double stored = 250.0 * (sits_result_temp_c(r, ns - 1, p) - sits_result_temp_c(r, 0, p));
+  cr_log_info("pack node: %.1f J of Joule heat = %.1f J stored + %.1f J to the ambient; %.3f K "
+              "above it at the end",
+              in, stored, out, sits_result_temp_c(r, ns - 1, p) + 20.0);
+  cr_assert_gt(in, 1000.0);
+  cr_assert_float_eq(in, stored + out, 1e-3 * in, "%.2f J vs %.2f J", in, stored + out);
+  double own = sits_result_summary(r)->simulated_s;
+  sits_result_free(r);
+  sits_scenario_free(sc);
+  double at_ambient = pack_runtime_s(-20.0, NULL, 0);
+  cr_log_info("-20 C: %.1f s with its own node, %.1f s with the cells at the ambient", own,
+              at_ambient);
+  cr_assert_gt(own, at_ambient);
+  free(path);
+}
+
+/* platform.pack_coupling links the pack's own node to a board node: on the example (600 s)
+ * the pack, 15 K/W from the module, runs warmer than the uncoupled pack and the die cooler
+ * (the pack takes some of the board's heat), and the energy account closes with the pack's
+ * heat besides the board's (battery_heat_j > 0, balance 1e-9). A name that is not a node is
+ * refused with its line. */
+Test(battery_run, pack_coupling_to_the_board) {
+  char ex[512];
+  snprintf(ex, sizeof ex, "%s/examples/video_enc.cfg", SITS_CONFIGS);
+  const char *sets[] = {"duration_s=600",
+                        "platform.pack_coupling={node=\"module\";r_k_per_w=15.0;}"};
+  double pack_c[2], tj[2];
+  for (int k = 0; k < 2; k++) {
+    sits_scenario *sc = NULL;
+    sits_err err = {0};
+    cr_assert_eq(sits_scenario_load(ex, sets, k ? 2 : 1, &sc, &err), SITS_OK, "%s", err.msg);
+    int pack = sits_thermal_find(sits_scenario_thermal(sc), "battery");
+    cr_assert_geq(pack, 0);
+    sits_result *r = tu_run(sc);
+    const sits_summary *s = sits_result_summary(r);
+    pack_c[k] = sits_result_peak_temp_c(r)[pack];
+    tj[k] = s->max_junction_temp_c;
+    cr_assert_gt(s->battery_heat_j, 0);
+    cr_assert_lt(s->energy_balance_rel, 1e-9, "%g", s->energy_balance_rel);
+    sits_result_free(r);
+    sits_scenario_free(sc);
+  }
+  cr_log_info("pack %.3f C uncoupled, %.3f C coupled; Tj %.3f / %.3f C", pack_c[0], pack_c[1],
+              tj[0], tj[1]);
+  cr_assert_gt(pack_c[1], pack_c[0] + 1.0);
+  cr_assert_lt(tj[1], tj[0]);
+  const char *bad[] = {"platform.pack_coupling={node=\"modul\";r_k_per_w=15.0;}"};
+  sits_scenario *sc = NULL;
+  sits_err err = {0};
+  cr_assert_eq(sits_scenario_load(ex, bad, 1, &sc, &err), SITS_EINPUT);
+  cr_assert(strstr(err.msg, "pack_coupling names unknown node 'modul' (did you mean 'module'?)"),
+            "%s", err.msg);
 }

@@ -34,7 +34,7 @@ Test(jacobian, matches_finite_differences_with_leakage) {
   rn.sched = sits_scenario_schedule(sc);
   rn.dom = sits_scenario_domains(sc, &rn.nd);
   rn.n = 3;
-  rn.lay = sits__layout_of(3, false, 0); /* ny = 5 */
+  rn.lay = sits__layout_of(3, false, 0, false); /* ny = 5 */
   rn.opp[0] = 1;
   rn.base_power_w = calloc(3, sizeof(double));
   rn.node_power_w = calloc(3, sizeof(double));

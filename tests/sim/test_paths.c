@@ -339,7 +339,8 @@ Test(paths, every_shipped_scenario, .timeout = 600) {
 /* Under a governor the exponential path steps past ticks that change nothing: video_enc's
  * demand is constant, so after the first ticks its OPPs stay, and its steps end at the
  * samples (1,001 over five minutes, every 0.3 s), not at the 6,000 ticks (measured 1,020
- * steps), with the same results as CVODE (every_shipped_scenario). */
+ * steps; 1,055 since the pack has its own node, whose heat follows the current), with the
+ * same results as CVODE (every_shipped_scenario). */
 Test(paths, ticks_that_change_nothing_are_not_steps) {
   char path[512];
   snprintf(path, sizeof path, "%s/scenarios/orin_nx_video_enc.cfg", SITS_CONFIGS);
@@ -350,7 +351,7 @@ Test(paths, ticks_that_change_nothing_are_not_steps) {
   size_t ns = sits_result_sample_count(r);
   cr_log_info("video_enc 300 s: %ld steps for 6000 ticks, %zu samples", st.steps, ns);
   cr_assert_eq(ns, 1001);
-  cr_assert_leq(st.steps, (long)ns + 50, "steps %ld", st.steps);
+  cr_assert_leq(st.steps, (long)ns + 80, "steps %ld", st.steps);
   sits_result_free(r);
   sits_scenario_free(sc);
 }
@@ -467,8 +468,8 @@ Test(paths, size_limit) {
 }
 
 /* Per-domain energy: the trapezoid rule over each path's steps inside intervals of constant
- * inputs. On the example (4 domains, leakage, schedutil, 2 W static, a battery at the
- * ambient: no battery heat in energy_j) the domains plus the static power close energy_j to
+ * inputs. On the example (4 domains, leakage, schedutil, 2 W static, a battery with its own
+ * node: its heat in battery_heat_j, not energy_j) the domains plus the static power close energy_j to
  * 1e-7 relative on both paths (measured 1e-10: leakage bends little within a step). */
 Test(paths, domain_energy_closes_the_account) {
   char ex[512];
@@ -476,6 +477,7 @@ Test(paths, domain_energy_closes_the_account) {
   const char *methods[] = {"cvode", "exponential"};
   for (int m = 0; m < 2; m++) {
     sits_scenario *sc;
+    /* the pack's Joule heat goes into its own node and battery_heat_j, not energy_j */
     const char *sets[] = {"duration_s=600"};
     sits_result *r = run_path(ex, sets, 1, methods[m], methods[m], &sc);
     const sits_summary *s = sits_result_summary(r);
