@@ -118,6 +118,38 @@ class _ProgressLine:
             sys.stderr.flush()
 
 
+def _spans(events: Any, on: str, off: str, t0: float, t1: float) -> list:
+    """The [start, end] spans between events `on` and `off` (one still open at the end runs
+    to t1); spans closer than 1/400 of the run merged, more so until at most 200 remain (as
+    `run --plot` shades them)."""
+    spans, start = [], None
+    for kind, t in zip(events["kind"], events["time_s"]):
+        if kind == on and start is None:
+            start = float(t)
+        elif kind == off and start is not None:
+            spans.append([start, float(t)])
+            start = None
+    if start is not None:
+        spans.append([start, t1])
+    gap = (t1 - t0) / 400.0
+    while spans:
+        merged = [spans[0]]
+        for a, b in spans[1:]:
+            if a - merged[-1][1] < gap:
+                merged[-1][1] = b
+            else:
+                merged.append([a, b])
+        spans = merged
+        if len(spans) <= 200:
+            break
+        gap *= 2
+    return spans
+
+
+_ENDING_EVENTS = {"critical_temp": "critical", "battery_cutoff": "cutoff",
+                  "battery_empty": "empty", "brownout": "brown-out"}
+
+
 class _TqdmBar:
     """run(progress=True) where tqdm is installed: its bar (a widget in a notebook with
     ipywidgets, text on stderr elsewhere) over the simulated seconds."""
@@ -453,7 +485,8 @@ class Result:
         """The run as `sitsenergy run --plot` draws it, by gnuplot (PNG): each node's
         temperature against time, the total power on a second axis, the junction limit dashed
         and, on a calibrated scenario, the peak's 95 % band as a strip; of more than ten nodes
-        (a floorplan) the ten hottest. Returns a Plot (shown inline in a notebook; .png holds
+        (a floorplan) the ten hottest; thermal throttling shaded red and the power cap in
+        force amber, an event that ends the run (critical, battery) marked. Returns a Plot (shown inline in a notebook; .png holds
         the bytes); with path, also written there."""
         s = self.summary
         lim = (s.get("constraints") or {}).get("max_junction_temp_c", {}).get("limit")
@@ -481,6 +514,32 @@ class Result:
                     "set offsets 0, 0, graph 0.05, graph 0.05",
                     f"set title {q(title)}"]
             curves = []
+            t = self.series.index.to_numpy()
+            ev = self.events
+            if len(t) >= 2 and ev is not None and len(ev):  # shaded as run --plot shades them
+                for on, off, colour, label in (("throttle_start", "throttle_end", "#f6c9c4",
+                                                "thermal throttling"),
+                                               ("cap_active", "cap_released", "#f3e2b3",
+                                                "power cap")):
+                    spans = _spans(ev, on, off, float(t[0]), float(t[-1]))
+                    for a, b in spans:
+                        b = max(b, a + (t[-1] - t[0]) / 1000.0)
+                        cmds.append(f"set object rect from {a!r}, graph 0 to {b!r}, graph 1 "
+                                    f"fc rgb '{colour}' fs solid 1.0 noborder behind")
+                    if spans:
+                        curves.append(f"NaN with boxes fc rgb '{colour}' fs solid 1.0 noborder "
+                                      f"title '{label}'")
+                shown = 0
+                for kind, te in zip(ev["kind"], ev["time_s"]):
+                    if kind in _ENDING_EVENTS and shown < 20:
+                        cmds.append(f"set arrow from {te!r}, graph 0 to {te!r}, graph 1 nohead "
+                                    "lc rgb '#7b1fa2' dt 3 lw 1.5 front")
+                        cmds.append(f"set label {q(_ENDING_EVENTS[kind])} at {te!r}, graph 0.97 "
+                                    "rotate by 90 right offset -0.6, 0 front tc rgb '#7b1fa2'")
+                        shown += 1
+            # the total power first, light, so the temperatures stay visible over it
+            curves.append(f"{q(csv)} using 1:{len(temps) + 2} axes x1y2 with steps "
+                          "lc rgb '#b8b8b8'")
             if isinstance(peak, (int, float)) and isinstance(hw, (int, float)):
                 curves.append(f"{q(csv)} using 1:({peak - hw!r}):({peak + hw!r}) with "
                               "filledcurves fc rgb '#c8d8f0' fs solid 0.7 noborder title "
@@ -489,8 +548,6 @@ class Result:
                 curves.append(f"{lim!r} with lines dt 2 lw 2 lc rgb '#c03030' title "
                               f"'junction limit {lim:g} C'")
             curves += [f"{q(csv)} using 1:{k + 2} with lines lw 2" for k in range(len(temps))]
-            curves.append(f"{q(csv)} using 1:{len(temps) + 2} axes x1y2 with steps "
-                          "lc rgb '#909090'")
             cmds.append("plot " + ", ".join(curves))
             try:
                 p = subprocess.run(["gnuplot"], input="\n".join(cmds) + "\n", text=True,

@@ -1,5 +1,8 @@
 """read() of an HDF5 result equals the run; sweep() against closed forms and the CLI engine."""
 import math
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -94,13 +97,56 @@ def test_plot_is_a_png_with_the_limit(one_node, tmp_path):
         se.load(str(cfg)).run().plot(cfg)
     assert cfg.read_text() == one_node
     # a symlink or a FIFO is not replaced
-    os_ = __import__("os")
     link = tmp_path / "link.png"
-    os_.symlink(cfg, link)
+    os.symlink(cfg, link)
     with pytest.raises(se.SitsError, match="not a regular file"):
         p.save(link)
     assert link.is_symlink() and cfg.read_text() == one_node
     fifo = tmp_path / "fifo.png"
-    os_.mkfifo(fifo)
+    os.mkfifo(fifo)
     with pytest.raises(se.SitsError, match="not a regular file"):
         p.save(fifo)
+
+
+MARKS = """
+platform = { thermal = {
+  nodes = ( { name = "die"; c_j_per_k = 2.0; junction = true; critical_c = 95.0; } );
+  links = ( { a = "die"; b = "ambient"; r_k_per_w = 7.0; } ); };
+  domains = ( { name = "gpu"; node = "die"; ceff_f = 1.0e-8; idle_w = 0.5; max_rate = 100.0;
+    opp = ( { freq_mhz = 300.0; volt_v = 0.6; power_w = 2.0; },
+            { freq_mhz = 600.0; volt_v = 0.75; power_w = 6.0; },
+            { freq_mhz = 900.0; volt_v = 0.9; power_w = 12.0; } ); } );
+  governor = { kind = "performance"; period_s = 0.05;
+    thermal = { kind = "step_wise"; sensor = "die"; trip_c = 70.0; hysteresis_c = 2.0; };
+    power_cap = { window_s = 1.0; }; }; };
+workload = { phases = ( { duration_s = 20.0; demand = { gpu = 1.0; }; },
+                        { duration_s = 20.0; demand = { gpu = 0.1; }; } ); };
+ambient_c = 25.0; duration_s = 40.0; tdp_budget_w = 9.0;
+"""
+
+
+def _colours(png_path, *rgb):
+    counter = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "cli",
+                           "png_colour_count.py")
+    out = subprocess.run([sys.executable, counter, str(png_path), *rgb], check=True,
+                         capture_output=True, text=True).stdout.split()
+    return [int(v) for v in out]
+
+
+def test_plot_marks_throttling_and_events(tmp_path):
+    """Result.plot() shades thermal throttling (#f6c9c4) and the power cap (#f3e2b3) and marks
+    a critical temperature (#7b1fa2), as run --plot does (the same run as the CLI's test:
+    the cap from 0.6 s, the trip at 17.55 s; with critical_c 45 C the run ends at 5.3 s)."""
+    import shutil
+    if not shutil.which("gnuplot"):
+        pytest.skip("gnuplot is not installed")
+    cfg = tmp_path / "marks.cfg"
+    cfg.write_text(MARKS)
+    both = se.load(str(cfg)).run().plot(tmp_path / "both.png")
+    assert both.png[:4] == b"\x89PNG"
+    thermal, cap, event = _colours(tmp_path / "both.png", "f6c9c4", "f3e2b3", "7b1fa2")
+    assert thermal > 300 and cap > 300 and event == 0, (thermal, cap, event)
+    se.load(str(cfg), set={"platform.thermal.nodes.[0].critical_c": 45.0}).run().plot(
+        tmp_path / "critical.png")
+    thermal, cap, event = _colours(tmp_path / "critical.png", "f6c9c4", "f3e2b3", "7b1fa2")
+    assert thermal == 0 and cap > 300 and event > 50, (thermal, cap, event)
