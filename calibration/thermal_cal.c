@@ -347,7 +347,8 @@ static int temperature_params(problem *pb, const sits_scenario *sc, const sits_r
                   : prior         ? 15.0
                                   : pb->o->ambient_lo_c;
   for (size_t i = 0; c->fit_initial && i < pb->n_nodes; i++) {
-    if (rep->sensed[i])
+    /* the pack's own node is not in the config's nodes (and no sensor sees it) */
+    if (rep->sensed[i] || (pb->sc->batt_own_node && (int)i == pb->sc->batt_node))
       continue;
     double est = rep->initial_c[i], ilo = sits_scenario_ambient_c(sc) - 20,
            ihi = sits_scenario_ambient_c(sc) + 80;

@@ -524,6 +524,12 @@ static void gp_label(FILE *gp, const char *name) {
     if (len > last + n && strcmp(buf + len - n, units[k][0]) == 0)
       unit = units[k][1], buf[len - n] = '\0';
   }
+  size_t left = strlen(buf);
+  char per[32];
+  if (unit && left > 4 && strcmp(buf + left - 4, "_per") == 0) { /* items_per_s: a rate, 1/s */
+    snprintf(per, sizeof per, "1/%s", unit);
+    unit = per, buf[left - 4] = '\0';
+  }
   const char *dot = strrchr(buf, '.');
   for (char *c = buf + (dot ? (size_t)(dot - buf) + 1 : 0); *c; c++)
     if (*c == '_')

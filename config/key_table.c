@@ -356,7 +356,7 @@ static const sits_key keys[] = {
     K("platform.battery.capacity_t_c", ARRAY, "degC", NONE, NULL, ANY, MODEL,
       "temperatures of capacity_scale (2 to 8, increasing; none: one capacity)",
       "sits_battery_cfg q_t_c"),
-    K("platform.battery.capacity_scale", ARRAY, "", NONE, "1", 0, 10, MODEL,
+    K("platform.battery.capacity_scale", ARRAY, "", NONE, "1", 0, 10, SITS_KEY_LO_OPEN | MODEL,
       "factor on the capacity at each capacity_t_c (linear between, held outside)",
       "sits_battery_cfg q_scale"),
     K("platform.battery.ocv_soc", ARRAY, "", NONE, NULL, 0, 1, REQ | MODEL,

@@ -112,7 +112,7 @@ int sits_write_summary_text(const sits_scenario *sc, const sits_result *r, FILE 
   fprintf(f, "max junction temp     %.3f C\n", s->max_junction_temp_c);
   fprintf(f, "power                 avg %.3f W, peak %.3f W, peak %.0f-s average %.3f W\n",
           s->avg_power_w, s->peak_power_w, sits_scenario_limits(sc)->tdp_window_s, s->tdp_w);
-  if (s->battery_heat_j > 0) /* the pack's heat enters the network besides the board's */
+  if (s->battery_heat_j != 0) /* the pack's heat enters the network besides the board's */
     fprintf(f,
             "energy                %.3f J in + %.3f J of the pack's heat = %.3f J stored + %.3f "
             "J to ambient (balance error %.1e)\n",

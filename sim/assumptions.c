@@ -114,16 +114,21 @@ static int pack_node(sits_scenario *sc, const char *name, sits_err *err) {
     else
       board = other, r_board = sits_thermal_link_r_k_per_w(sc->thermal, k);
   }
+  char how[96] = ""; /* resized by battery_capacity_wh: C with the energy, R with the surface */
+  if (sc->batt_node_scale > 0)
+    snprintf(how, sizeof how, " for its energy, scaled by battery_capacity_wh: C x %.4g, R x %.4g",
+             sc->batt_node_scale, pow(sc->batt_node_scale, -2.0 / 3.0));
   if (board >= 0)
     return assume(sc, err,
-                  "pack '%s': its own thermal node (%g J/K, %g K/W to the ambient: the pack "
-                  "file's estimates), coupled to '%s' by %g K/W (platform.pack_coupling)",
-                  name, sits_thermal_capacity_j_per_k(sc->thermal, n), r_amb,
+                  "pack '%s': its own thermal node (%.4g J/K, %.4g K/W to the ambient: the pack "
+                  "file's estimates%s), coupled to '%s' by %g K/W (platform.pack_coupling)",
+                  name, sits_thermal_capacity_j_per_k(sc->thermal, n), r_amb, how,
                   sits_thermal_name(sc->thermal, board), r_board);
   return assume(sc, err,
-                "pack '%s': its own thermal node (%g J/K, %g K/W to the ambient: the pack file's "
-                "estimates), not coupled to the board (the platform states no pack_coupling)",
-                name, sits_thermal_capacity_j_per_k(sc->thermal, n), r_amb);
+                "pack '%s': its own thermal node (%.4g J/K, %.4g K/W to the ambient: the pack "
+                "file's estimates%s), not coupled to the board (the platform states no "
+                "pack_coupling)",
+                name, sits_thermal_capacity_j_per_k(sc->thermal, n), r_amb, how);
 }
 
 static int pack(sits_scenario *sc, const config_setting_t *p, sits_err *err) {

@@ -223,6 +223,24 @@ static int check_capacities(const config_setting_t *g, const config_setting_t *w
   return SITS_OK;
 }
 
+/* A pack resized by battery_capacity_wh: its own node's heat capacity scales with its energy
+ * (the same cells, more or fewer of them) and its resistance to the ambient with its surface,
+ * energy^(-2/3). @p file_wh: the pack file's energy. */
+static int scale_pack_node(sits_scenario *sc, double file_wh, double scenario_wh, sits_err *err) {
+  if (!sc->batt_own_node || !(file_wh > 0) || scenario_wh == file_wh)
+    return SITS_OK;
+  double f = scenario_wh / file_wh;
+  sc->batt_node_scale = f;
+  int rc =
+      sits_thermal_set_capacity(sc->thermal, sc->batt_node,
+                                f * sits_thermal_capacity_j_per_k(sc->thermal, sc->batt_node), err);
+  return rc ? rc
+            : sits_thermal_set_link_r(sc->thermal, sc->batt_link,
+                                      pow(f, -2.0 / 3.0) *
+                                          sits_thermal_link_r_k_per_w(sc->thermal, sc->batt_link),
+                                      err);
+}
+
 /* The loader's notes on the pack: a default pack sized to battery_capacity_wh, an OCV at SOC 0
  * above the cutoff. */
 static int battery_notes(sits_scenario *sc, const config_setting_t *g, const config_setting_t *wh,
@@ -312,6 +330,14 @@ int sits__load_battery(sits_scenario *sc, const config_setting_t *root, sits_err
     char msg[SITS_ERRMSG_MAX];
     snprintf(msg, sizeof msg, "%s", err->msg);
     return sits__fail_at(err, SITS_EINPUT, g, "battery: %s", msg);
+  }
+  if (wh) { /* the pack file's energy: its capacity_wh, or capacity_ah at the mean OCV */
+    double file_wh = NAN, file_ah = NAN;
+    if (config_setting_lookup_float(g, "capacity_wh", &file_wh) != CONFIG_TRUE &&
+        config_setting_lookup_float(g, "capacity_ah", &file_ah) == CONFIG_TRUE)
+      file_wh = file_ah * (double)(c.series * c.parallel) * sits_battery_mean_ocv_v(sc->battery);
+    if ((rc = scale_pack_node(sc, file_wh, scenario_wh, err)))
+      return sits__at(wh, rc, err);
   }
   return battery_notes(sc, g, wh, &c, scenario_wh, err);
 }

@@ -87,9 +87,17 @@ static int add_pack_node(sits_scenario *sc, const config_setting_t *p, sits_err 
   if (cpl && ((rc = sits__key_str(cpl, "platform.pack_coupling.node", &board, err)) ||
               (rc = sits__key_num(cpl, "platform.pack_coupling.r_k_per_w", &r_board, err))))
     return rc;
+  /* a network without junction marks counts all its nodes as junctions: the board's, not
+   * the pack's, so they are marked before the pack's node joins */
+  if (!sits_thermal_has_junctions(sc->thermal))
+    for (size_t j = 0; j < sits_thermal_node_count(sc->thermal); j++)
+      sits_thermal_set_junction(sc->thermal, (int)j, true);
   int idx = sits_thermal_add_node(sc->thermal, SITS_PACK_NODE, c, err);
   if (idx < 0)
     return sits__at(t, idx, err);
+  int e0, e1; /* its link's index: the links added so far */
+  for (sc->batt_link = 0; sits_thermal_link_ends(sc->thermal, sc->batt_link, &e0, &e1) == SITS_OK;)
+    sc->batt_link++;
   if ((rc = sits_thermal_add_link(sc->thermal, idx, SITS_AMBIENT, r_amb, err)))
     return sits__at(t, rc, err);
   if (!board)

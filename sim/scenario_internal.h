@@ -106,9 +106,11 @@ struct sits_scenario {
   bool work;                           /* the workload states platform-neutral 'work' */
   double work_rate[SITS_MAX_DOMAINS];  /* items/s each domain does of it at f_max (0: none) */
   sits_governor_cfg gov;
-  sits_battery *battery; /* NULL: wall-powered */
-  int batt_node;         /* -1: isothermal at the ambient */
-  bool batt_own_node;    /* batt_node is the pack's own (platform.battery.thermal) */
+  sits_battery *battery;  /* NULL: wall-powered */
+  int batt_node;          /* -1: isothermal at the ambient */
+  bool batt_own_node;     /* batt_node is the pack's own (platform.battery.thermal) */
+  size_t batt_link;       /* the own node's link to the ambient (the network's link index) */
+  double batt_node_scale; /* battery_capacity_wh over the pack file's energy (0: not scaled) */
   double batt_initial_soc, batt_efficiency;
   sits__group *groups; /* grid floorplan blocks */
   size_t n_groups;

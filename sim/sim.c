@@ -69,9 +69,7 @@ static void track_peaks(run *rn, const double *y) {
     double v = (double)sits_battery_config(rn->batt)->series * b.v_cell_v;
     if (v < rn->min_pack_v)
       rn->min_pack_v = v;
-    if (rn->batt_node >= 0)
-      p += b.heat_w;
-  }
+  } /* the board's power: the pack's heat is not part of it */
   if (p > rn->peak_power_w)
     rn->peak_power_w = p;
 }

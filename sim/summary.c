@@ -202,7 +202,10 @@ static void battery_figures(const sits_scenario *sc, sits_summary *sum, const si
   if (!sum->runtime_estimated)
     sum->runtime_s = t->end_s;
   else {
-    double left_j = sits_battery_pack_energy_j(b, 0, soc);
+    /* the energy left at the capacity the cells have at their end temperature */
+    double temp_c = sc->batt_node >= 0 ? t->y_end[sc->batt_node] : sits_scenario_ambient_c(sc);
+    double left_j = sits_battery_pack_energy_j(b, 0, soc) * sits_battery_capacity_at_ah(b, temp_c) /
+                    sits_battery_capacity_ah(b);
     sum->runtime_s = drawn_j > 0 ? t->end_s * (1.0 + left_j / drawn_j) : INFINITY;
   }
   double limit = sits_scenario_limits(sc)->min_battery_life_s;

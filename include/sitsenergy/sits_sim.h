@@ -70,7 +70,8 @@ typedef struct sits_summary {
   double final_soc, runtime_s, min_voltage_v, energy_drawn_wh;
   /** Energy of each DVFS domain [J] (idle, dynamic and leakage; the scenario's domain order),
    *  integrated by the trapezoid rule over the integrator's steps inside each interval of
-   *  constant inputs; the rest of energy_j is static and traced power and battery heat. */
+   *  constant inputs; the rest of energy_j is static and traced power (the pack's heat is
+   *  battery_heat_j, apart). */
   double domain_energy_j[SITS_MAX_DOMAINS];
   bool ok; /**< every constraint that is set holds */
   /** The fans in force (platform.fans, at most SITS_MAX_FANS, the scenario's order): each

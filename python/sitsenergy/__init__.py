@@ -522,8 +522,9 @@ class Result:
                                                ("cap_active", "cap_released", "#f3e2b3",
                                                 "power cap")):
                     spans = _spans(ev, on, off, float(t[0]), float(t[-1]))
+                    spans = [[float(a), float(b)] for a, b in spans]
                     for a, b in spans:
-                        b = max(b, a + (t[-1] - t[0]) / 1000.0)
+                        b = float(max(b, a + (t[-1] - t[0]) / 1000.0))
                         cmds.append(f"set object rect from {a!r}, graph 0 to {b!r}, graph 1 "
                                     f"fc rgb '{colour}' fs solid 1.0 noborder behind")
                     if spans:

@@ -661,3 +661,36 @@ Test(battery_run, pack_coupling_to_the_board) {
   cr_assert(strstr(err.msg, "pack_coupling names unknown node 'modul' (did you mean 'module'?)"),
             "%s", err.msg);
 }
+
+/* battery_capacity_wh resizes the pack, and its own node with it: 10 Wh of the 56-Wh default
+ * pack (f = 10/56) has C = 250 f = 44.64 J/K and R = 7 f^(-2/3) = 22.07 K/W to the ambient,
+ * and the assumption says so. A board node given as battery.node wins over the pack's own. */
+Test(battery_run, the_pack_node_follows_the_pack_size) {
+  char ex[512];
+  snprintf(ex, sizeof ex, "%s/examples/video_enc.cfg", SITS_CONFIGS);
+  const char *sets[] = {"battery_capacity_wh=10.0"};
+  sits_scenario *sc = NULL;
+  sits_err err = {0};
+  cr_assert_eq(sits_scenario_load(ex, sets, 1, &sc, &err), SITS_OK, "%s", err.msg);
+  const sits_thermal *th = sits_scenario_thermal(sc);
+  int pack = sits_thermal_find(th, "battery");
+  cr_assert_geq(pack, 0);
+  double f = 10.0 / 56.0;
+  cr_assert_float_eq(sits_thermal_capacity_j_per_k(th, pack), 250.0 * f, 1e-9);
+  int a, b;
+  double r = NAN;
+  for (size_t k = 0; sits_thermal_link_ends(th, k, &a, &b) == SITS_OK; k++)
+    if (a == pack && b == SITS_AMBIENT)
+      r = sits_thermal_link_r_k_per_w(th, k);
+  cr_assert_float_eq(r, 7.0 * pow(f, -2.0 / 3.0), 1e-9, "%.6g K/W", r);
+  bool said = false;
+  for (size_t k = 0; k < sits_scenario_assumption_count(sc); k++)
+    said = said || strstr(sits_scenario_assumption(sc, k),
+                          "for its energy, scaled by battery_capacity_wh: C x 0.1786, R x 3.153");
+  cr_assert(said);
+  sits_scenario_free(sc);
+  const char *board[] = {"platform.battery.node=\"module\""};
+  cr_assert_eq(sits_scenario_load(ex, board, 1, &sc, &err), SITS_OK, "%s", err.msg);
+  cr_assert_lt(sits_thermal_find(sits_scenario_thermal(sc), "battery"), 0, "no node of its own");
+  sits_scenario_free(sc);
+}
