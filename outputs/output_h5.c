@@ -454,6 +454,16 @@ static int stream_free(h5_stream *h) {
   return bad ? -1 : 0;
 }
 
+/* A hard link @p name in @p group to the scale at @p path, so that a group opened alone
+ * (xarray's open_dataset(group=...)) has its coordinate's values; left out where the group
+ * already has a member of that name (a node named time_s). */
+static int link_scale(hid_t group, hid_t file, const char *name, const char *path) {
+  htri_t e = H5Lexists(group, name, H5P_DEFAULT);
+  if (e != 0)
+    return e < 0 ? -1 : 0;
+  return H5Lcreate_hard(file, path, group, name, H5P_DEFAULT, H5P_DEFAULT) < 0 ? -1 : 0;
+}
+
 /* /grid/y_m and /grid/x_m (cell centres) as dimension scales. */
 static int grid_scales(h5_stream *h, const sits_scenario *sc, hid_t *y, hid_t *x) {
   hid_t g = H5Gcreate2(h->file, "/grid", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
@@ -509,6 +519,7 @@ static int grid_open(h5_stream *h, const sits_scenario *sc, hid_t gt, hid_t gp) 
     for (int k = 0; k < 3 && !bad; k++)
       bad = (h->block_ds[3 * b + k] = growing(h, g, what[k], "degC")) < 0 ||
             H5DSattach_scale(h->block_ds[3 * b + k], h->time, 0) < 0;
+    bad = bad || link_scale(g, h->file, "time_s", "/time_s") < 0;
     if (g >= 0)
       H5Gclose(g);
   }
@@ -571,10 +582,15 @@ static void *stream_open_fn(const char *tmp, const sits_scenario *sc) {
     bad = (h->ds[j++] = growing(h, g[5], sc->fans[f].name, "1")) < 0;
   for (size_t k = 1; k < h->n_cols && !bad; k++) /* time is every series' dimension scale */
     bad = h->ds[k] >= 0 && H5DSattach_scale(h->ds[k], h->time, 0) < 0;
+  for (int k = 0; k < 6 && !bad; k++) /* each group's coordinate, for a group read alone */
+    bad = g[k] >= 0 && link_scale(g[k], h->file, "time_s", "/time_s") < 0;
   if (h->R && !bad)
     bad = (h->plane = malloc((GRID_CHUNK_VALUES > h->R * h->C ? GRID_CHUNK_VALUES : h->R * h->C) *
                              sizeof *h->plane)) == NULL ||
           grid_open(h, sc, g[0], g[1]) < 0;
+  for (int k = 0; k < 2 && h->R && !bad; k++) /* the layers' other coordinates */
+    bad = link_scale(g[k], h->file, "y_m", "/grid/y_m") < 0 ||
+          link_scale(g[k], h->file, "x_m", "/grid/x_m") < 0;
   for (int k = 0; k < 6; k++)
     if (g[k] >= 0)
       H5Gclose(g[k]);

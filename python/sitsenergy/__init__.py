@@ -625,6 +625,9 @@ def read(path: Union[str, os.PathLike]) -> Result:
 
         def take(group, prefix):
             for name, d in f[group].items():
+                cls = d.attrs.get("CLASS", b"")
+                if (cls.decode() if isinstance(cls, bytes) else cls) == "DIMENSION_SCALE":
+                    continue  # the group's link to /time_s (or /grid's scales)
                 u = d.attrs.get("units", "")
                 u = u.decode() if isinstance(u, bytes) else u
                 if d.ndim == 1:

@@ -59,6 +59,31 @@ def test_sweep_sampled(one_node):
     assert np.allclose(df["max_junction_temp_c"], amb + 15 * (1 - math.exp(-5)), atol=2e-4)
 
 
+def test_h5_groups_open_alone_with_their_coordinates(configs, tmp_path):
+    """Each group of a run's HDF5 opened alone by xarray (open_dataset(group=...)) has
+    time_s as a coordinate with its values and units (a hard link to /time_s), and a grid's
+    layers their y_m and x_m; read() does not take the links for series."""
+    xr = pytest.importorskip("xarray")
+    pytest.importorskip("netCDF4")
+    r = se.load(str(configs / "scenarios/orin_nx_video_enc.cfg"), set={"duration_s": 30}).run()
+    r.to_h5(tmp_path / "run.h5")
+    t = r.series.index.to_numpy()
+    for g in ("temp_c", "node_power_w", "power_w", "freq_mhz", "battery", "fan_duty"):
+        ds = xr.open_dataset(tmp_path / "run.h5", group=g)
+        assert list(ds.coords) == ["time_s"], g
+        assert np.array_equal(ds["time_s"].to_numpy(), t), g
+        assert ds["time_s"].attrs["units"] == "s"
+    assert "temp_c.time_s" not in se.read(tmp_path / "run.h5").series.columns
+    sc = se.load(str(configs / "scenarios/ev6_floorplan_throttle.cfg"),
+                 set={"platform.thermal.hotspot.model": "grid", "platform.thermal.hotspot.rows": 4,
+                      "platform.thermal.hotspot.cols": 4, "duration_s": 0.2})
+    sc.run().to_h5(tmp_path / "grid.h5")
+    ds = xr.open_dataset(tmp_path / "grid.h5", group="temp_c")
+    assert set(ds.coords) == {"time_s", "y_m", "x_m"}
+    assert ds["silicon"].dims == ("time_s", "y_m", "x_m")
+    assert ds["x_m"].size == 4 and (np.diff(ds["x_m"].to_numpy()) > 0).all()
+
+
 def test_to_xarray_keeps_units_and_time(configs, tmp_path):
     xr = pytest.importorskip("xarray")
     r = se.load(str(configs / "scenarios/orin_nx_video_enc.cfg"), set={"duration_s": 30}).run()
