@@ -438,7 +438,7 @@ static void replay_script(FILE *gp, const void *p, const char *csv) {
   const sits_replay *r = rp->r;
   fprintf(gp,
           "set multiplot layout %zu,1\nset ylabel 'temperature (C)'\nset y2label 'power (W)'\n"
-          "set key top left Left reverse opaque font ',9'\n",
+          "set key top left Left reverse opaque font ',9'\nset autoscale xfix\n",
           r->n_sensors);
   replay_phases(gp, r);
   if (isfinite(rp->split_s)) /* where the fit's training part ends */
