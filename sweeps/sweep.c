@@ -48,9 +48,9 @@ static const char columns[] =
     "min_battery_life_s.value,min_battery_life_s.limit,min_battery_life_s.ok";
 /* then energy_j.<domain> per domain of the scenario as loaded without the varied keys, then */
 static const char last_columns[] = "verdict_ok,error";
-#define N_RESULT_COLUMNS                                                                           \
-  37 /* end_reason .. verdict_ok, besides the domains: empty on a                                  \
-        failed row */
+/* end_reason .. verdict_ok, besides the domains: empty on a failed row (end_reason, the summary
+ * fields, 5 battery figures, 5 constraints x 3, verdict_ok) */
+#define N_RESULT_COLUMNS (1 + SITS__SUMMARY_FIELDS + 5 + 15 + 1)
 
 sits_sweep *sits_sweep_new(const char *scenario_path, const char *const *sets, size_t n_sets,
                            sits_err *err) {
