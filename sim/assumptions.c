@@ -102,18 +102,11 @@ static int cooling(sits_scenario *sc, sits_err *err) {
 /* The pack's own node: its capacitance and path to the ambient (the pack file's estimates)
  * and whether the platform couples it to the board. */
 static int pack_node(sits_scenario *sc, const char *name, sits_err *err) {
-  int n = sc->batt_node, board = -2;
-  double r_amb = NAN, r_board = NAN;
-  int a, b; /* every link added (link_count merges parallel ones) */
-  for (size_t k = 0; sits_thermal_link_ends(sc->thermal, k, &a, &b) == SITS_OK; k++) {
-    if (a != n && b != n)
-      continue;
-    int other = a == n ? b : a;
-    if (other == SITS_AMBIENT)
-      r_amb = sits_thermal_link_r_k_per_w(sc->thermal, k);
-    else
-      board = other, r_board = sits_thermal_link_r_k_per_w(sc->thermal, k);
-  }
+  /* its links, as add_pack_node made them: batt_link to the ambient, then the board's */
+  int n = sc->batt_node, board = -1, a, b;
+  double r_amb = sits_thermal_link_r_k_per_w(sc->thermal, sc->batt_link), r_board = NAN;
+  if (sits_thermal_link_ends(sc->thermal, sc->batt_link + 1, &a, &b) == SITS_OK && a == n)
+    board = b, r_board = sits_thermal_link_r_k_per_w(sc->thermal, sc->batt_link + 1);
   char how[96] = ""; /* resized by battery_capacity_wh: C with the energy, R with the surface */
   if (sc->batt_node_scale > 0)
     snprintf(how, sizeof how, " for its energy, scaled by battery_capacity_wh: C x %.4g, R x %.4g",

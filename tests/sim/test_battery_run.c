@@ -540,16 +540,20 @@ Test(battery_run, the_default_pack_feels_the_cold, .timeout = 120) {
  * I / (3600 Q(T)) with the same current at each SOC; 2e-4 relative: the RC pair's transient,
  * a few hundred seconds of a ten-hour run, is not scaled). The cold run is shorter for the
  * pack's own reasons: capacity, OCV and resistance. */
-static double a123_runtime_s(double ambient_c, bool flat) {
+/* The A123 cell (its own capacity rows, or with @p flat all set to 1) on a one-node board at
+ * @p ambient_c under 0.6 W for @p duration_s: its summary's end reason, the simulated time
+ * and the runtime (estimated when the run ends on its duration). */
+static sits_end_reason a123_run(double ambient_c, double duration_s, bool flat, double *end_s,
+                                double *runtime_s) {
   char text[1024];
   snprintf(text, sizeof text,
            "platform = { name = \"p\"; estimated = [];\n"
            "  thermal = { nodes = ({ name = \"die\"; c_j_per_k = 1.0; junction = true; });\n"
            "              links = ({ a = \"die\"; b = \"ambient\"; r_k_per_w = 2.0; }); };\n"
            "  battery = \"a123_lfp_cell_temps\"; };\n"
-           "ambient_c = %.17g; duration_s = 50000.0; sample_period_s = 10.0;\n"
-           "workload = { phases = ({ duration_s = 50000.0; power_w = { die = 0.6; }; }); };\n",
-           ambient_c);
+           "ambient_c = %.17g; duration_s = %.17g; sample_period_s = 10.0;\n"
+           "workload = { phases = ({ duration_s = %.17g; power_w = { die = 0.6; }; }); };\n",
+           ambient_c, duration_s, duration_s);
   char *path = tu_write("a123_capacity.cfg", text);
   const char *sets[] = {"platform.battery.capacity_scale=[1.0,1.0,1.0,1.0,1.0,1.0,1.0]"};
   sits_scenario *sc = NULL;
@@ -558,11 +562,18 @@ static double a123_runtime_s(double ambient_c, bool flat) {
   free(path);
   sits_result *r = tu_run(sc);
   const sits_summary *s = sits_result_summary(r);
-  cr_assert_eq(s->end_reason, SITS_END_BATTERY_EMPTY);
-  double t = s->simulated_s;
+  sits_end_reason why = s->end_reason;
+  *end_s = s->simulated_s, *runtime_s = s->runtime_s;
   sits_result_free(r);
   sits_scenario_free(sc);
-  return t;
+  return why;
+}
+
+/* To empty (50,000 s is longer than the pack lasts): the simulated time. */
+static double a123_runtime_s(double ambient_c, bool flat) {
+  double end_s, runtime_s;
+  cr_assert_eq(a123_run(ambient_c, 50000.0, flat, &end_s, &runtime_s), SITS_END_BATTERY_EMPTY);
+  return end_s;
 }
 
 Test(battery_run, a123_capacity_over_temperature) {
@@ -585,29 +596,9 @@ Test(battery_run, a123_capacity_over_temperature) {
  * the rows over the one without is the -15 C factor, 0.98858, within 1e-3 (measured 39583.9 vs
  * 40043.7 s; with the nominal capacity the ratio was ~0.996). */
 Test(battery_run, a123_estimated_runtime_uses_the_cold_capacity) {
-  double est[2];
-  for (int flat = 0; flat < 2; flat++) {
-    char text[1024];
-    snprintf(text, sizeof text,
-             "platform = { name = \"p\"; estimated = [];\n"
-             "  thermal = { nodes = ({ name = \"die\"; c_j_per_k = 1.0; junction = true; });\n"
-             "              links = ({ a = \"die\"; b = \"ambient\"; r_k_per_w = 2.0; }); };\n"
-             "  battery = \"a123_lfp_cell_temps\"; };\n"
-             "ambient_c = -15.0; duration_s = 10000.0; sample_period_s = 10.0;\n"
-             "workload = { phases = ({ duration_s = 10000.0; power_w = { die = 0.6; }; }); };\n");
-    char *path = tu_write("a123_estimate.cfg", text);
-    const char *sets[] = {"platform.battery.capacity_scale=[1.0,1.0,1.0,1.0,1.0,1.0,1.0]"};
-    sits_scenario *sc = NULL;
-    sits_err err = {0};
-    cr_assert_eq(sits_scenario_load(path, sets, (size_t)flat, &sc, &err), SITS_OK, "%s", err.msg);
-    free(path);
-    sits_result *r = tu_run(sc);
-    const sits_summary *s = sits_result_summary(r);
-    cr_assert(s->runtime_estimated);
-    est[flat] = s->runtime_s;
-    sits_result_free(r);
-    sits_scenario_free(sc);
-  }
+  double est[2], end_s;
+  for (int flat = 0; flat < 2; flat++)
+    cr_assert_eq(a123_run(-15.0, 10000.0, flat, &end_s, &est[flat]), SITS_END_DURATION);
   cr_log_info("estimated runtime at -15 C: %.1f s with the rows, %.1f s without", est[0], est[1]);
   cr_assert_float_eq(est[0] / est[1], 0.98858, 1e-3, "%.6f", est[0] / est[1]);
 }
