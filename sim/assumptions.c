@@ -162,6 +162,13 @@ static int pack(sits_scenario *sc, const config_setting_t *p, sits_err *err) {
                 name ? name : "");
   else if (rc == SITS_OK && sc->batt_own_node)
     rc = pack_node(sc, name ? name : "", err);
+  if (rc == SITS_OK && !sc->batt_own_node && config_setting_get_member(p, "pack_coupling"))
+    rc = assume(sc, err,
+                "platform.pack_coupling not used: it couples the pack's own thermal node, and "
+                "this pack has none (%s)",
+                sc->batt_node >= 0  ? "platform.battery.node places it on a board node"
+                : th && sc->hotspot ? "a floorplan's network"
+                                    : "no 'thermal' group, or platform.battery.node = \"ambient\"");
   return rc;
 }
 

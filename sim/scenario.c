@@ -58,35 +58,55 @@ static int add_nodes(sits_scenario *sc, const config_setting_t *th, sits_err *er
  * a node named "battery" linked to the ambient and, where the platform states how a pack
  * couples to its board (platform.pack_coupling = { node; r_k_per_w; }), to that node. A
  * battery.node given (a board node, or "ambient") wins: no node of its own then. */
+/* platform.pack_coupling, read (and checked: both keys required, r > 0, a board node) whether
+ * or not a pack node uses it; absent: *to -1 */
+static int read_pack_coupling(sits_scenario *sc, const config_setting_t *cpl, int *to,
+                              double *r_k_per_w, sits_err *err) {
+  *to = -1;
+  if (!cpl)
+    return SITS_OK;
+  if (!config_setting_is_group(cpl))
+    return sits__fail_at(err, SITS_EINPUT, cpl,
+                         "'pack_coupling' must be a group { node; r_k_per_w; }");
+  const char *board = NULL;
+  int rc;
+  if ((rc = sits__key_str(cpl, "platform.pack_coupling.node", &board, err)) ||
+      (rc = sits__key_num(cpl, "platform.pack_coupling.r_k_per_w", r_k_per_w, err)))
+    return rc;
+  if ((*to = sits_thermal_find(sc->thermal, board)) < 0)
+    return sits__unknown_node(sc->thermal, config_setting_get_member(cpl, "node"), "pack_coupling",
+                              board, err);
+  return SITS_OK;
+}
+
+/* The pack's own thermal node (platform.battery.thermal = { c_j_per_k; r_ambient_k_per_w; }):
+ * a node named "battery" linked to the ambient and, where the platform states how a pack
+ * couples to its board (platform.pack_coupling = { node; r_k_per_w; }), to that node. A
+ * battery.node given (a board node, or "ambient") wins: no node of its own then. */
 static int add_pack_node(sits_scenario *sc, const config_setting_t *p, sits_err *err) {
   const config_setting_t *b = config_setting_get_member(p, "battery");
   const config_setting_t *t =
       b && config_setting_is_group(b) ? config_setting_get_member(b, "thermal") : NULL;
-  const config_setting_t *cpl = config_setting_get_member(p, "pack_coupling");
-  if (!t) {
-    if (cpl && !config_setting_is_group(cpl))
-      return sits__fail_at(err, SITS_EINPUT, cpl,
-                           "'pack_coupling' must be a group { node; r_k_per_w; }");
-    return SITS_OK;
-  }
+  int to;
+  double c, r_amb, r_board = NAN;
+  int rc =
+      read_pack_coupling(sc, config_setting_get_member(p, "pack_coupling"), &to, &r_board, err);
+  if (rc || !t)
+    return rc;
   if (!config_setting_is_group(t))
     return sits__fail_at(
         err, SITS_EINPUT, t,
         "the battery's 'thermal' must be a group { c_j_per_k; r_ambient_k_per_w; }");
   if (config_setting_get_member(b, "node")) /* the user's choice wins over the pack file's */
     return SITS_OK;
-  double c, r_amb, r_board = NAN;
-  const char *board = NULL;
-  int rc;
   if ((rc = sits__key_num(t, "platform.battery.thermal.c_j_per_k", &c, err)) ||
       (rc = sits__key_num(t, "platform.battery.thermal.r_ambient_k_per_w", &r_amb, err)))
     return rc;
-  if (cpl && !config_setting_is_group(cpl))
-    return sits__fail_at(err, SITS_EINPUT, cpl,
-                         "'pack_coupling' must be a group { node; r_k_per_w; }");
-  if (cpl && ((rc = sits__key_str(cpl, "platform.pack_coupling.node", &board, err)) ||
-              (rc = sits__key_num(cpl, "platform.pack_coupling.r_k_per_w", &r_board, err))))
-    return rc;
+  if (sits_thermal_find(sc->thermal, SITS_PACK_NODE) >= 0)
+    return sits__fail_at(err, SITS_EINPUT, t,
+                         "the pack's own thermal node is named '" SITS_PACK_NODE
+                         "', and the platform's network already has a node of that name: rename "
+                         "that node, or place the pack on a node with platform.battery.node");
   /* a network without junction marks counts all its nodes as junctions: the board's, not
    * the pack's, so they are marked before the pack's node joins */
   if (!sits_thermal_has_junctions(sc->thermal))
@@ -100,14 +120,10 @@ static int add_pack_node(sits_scenario *sc, const config_setting_t *p, sits_err 
     sc->batt_link++;
   if ((rc = sits_thermal_add_link(sc->thermal, idx, SITS_AMBIENT, r_amb, err)))
     return sits__at(t, rc, err);
-  if (!board)
-    return SITS_OK;
-  int to = sits_thermal_find(sc->thermal, board);
   if (to < 0)
-    return sits__unknown_node(sc->thermal, config_setting_get_member(cpl, "node"), "pack_coupling",
-                              board, err);
+    return SITS_OK;
   rc = sits_thermal_add_link(sc->thermal, idx, to, r_board, err);
-  return rc ? sits__at(cpl, rc, err) : SITS_OK;
+  return rc ? sits__at(config_setting_get_member(p, "pack_coupling"), rc, err) : SITS_OK;
 }
 
 static int link_end(const sits_thermal *th, const config_setting_t *g, const char *key, int *out,

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""two_node_recipe.py SITSENERGY [R_DIE_BOARD R_BOARD_AMB C_DIE C_BOARD] - the outside checks'
+"""two_node_recipe.py [--only CASE,...] SITSENERGY [R_DIE_BOARD R_BOARD_AMB C_DIE C_BOARD] - the outside checks'
 recipe on every trace the validation cases hold: a new user's two-node network (die and board,
 die -> board -> ambient, the values given or 1 K/W, 2 K/W, 5 J/K, 100 J/K), the case's own
 power columns and sensors all on the die, then `calibrate --fit auto --train-fraction 0.6`.
 Prints per trace the worst sensor's training and held-out RMSE, the held-out band's coverage
-and mean half-width, and the seconds it took. Scenarios and outputs go to a temporary folder.
+and mean half-width, and the seconds it took. Scenarios and outputs go to a temporary folder (TWO_NODE_KEEP=DIR: to DIR,
+with each calibration's JSON report).
 """
 import json
 import os
@@ -38,17 +39,24 @@ ambient_c = %s;
 
 
 def main():
-    exe = sys.argv[1]
-    guess = sys.argv[2:6] if len(sys.argv) >= 6 else ["1", "2", "5", "100"]
+    args = sys.argv[1:]
+    only = None
+    if "--only" in args:
+        k = args.index("--only")
+        only = set(args[k + 1].split(","))
+        del args[k:k + 2]
+    keep = os.environ.get("TWO_NODE_KEEP")
+    exe = args[0]
+    guess = args[1:5] if len(args) >= 5 else ["1", "2", "5", "100"]
     seen = set()
-    work = tempfile.mkdtemp(prefix="two_node_")
+    work = keep or tempfile.mkdtemp(prefix="two_node_")
     print("%-30s %8s %8s %9s %9s %6s" % ("trace (case)", "train_K", "held_K", "coverage",
                                           "half_K", "s"))
     for line in open(os.path.join(here, "cases", "cases.txt")):
         if not line.strip() or line.startswith("#"):
             continue
         case, trace = line.split()[:2]
-        if trace in seen:
+        if trace in seen or (only and case not in only):
             continue
         seen.add(trace)
         cfg = os.path.join(work, case + ".cfg")
@@ -62,6 +70,8 @@ def main():
         if run.returncode:
             print("%-30s failed: %s" % (case, run.stderr.strip()[-200:]))
             continue
+        if keep:
+            open(os.path.join(work, case + ".json"), "w").write(run.stdout)
         j = json.loads(run.stdout)
         worst = lambda part: max(v["rmse_c"] for v in j[part].values())
         band = list(j.get("band", {}).values())

@@ -717,3 +717,44 @@ Test(battery_run, the_pack_node_follows_the_pack_size) {
   cr_assert_lt(sits_thermal_find(sits_scenario_thermal(sc), "battery"), 0, "no node of its own");
   sits_scenario_free(sc);
 }
+
+/* A pack_coupling that no pack node uses is said (an assumption line), and still checked (a
+ * misspelt node is refused even where a1 23 cell without a node of its own is chosen); a
+ * platform node already named "battery" is refused with the pack file's line and a way out,
+ * not "duplicate node". */
+Test(battery_run, pack_coupling_unused_or_colliding) {
+  char ex[512];
+  snprintf(ex, sizeof ex, "%s/examples/video_enc.cfg", SITS_CONFIGS);
+  const char *amb[] = {"platform.battery.node=\"ambient\"",
+                       "platform.pack_coupling={node=\"module\";r_k_per_w=15.0;}"};
+  sits_scenario *sc = NULL;
+  sits_err err = {0};
+  cr_assert_eq(sits_scenario_load(ex, amb, 2, &sc, &err), SITS_OK, "%s", err.msg);
+  bool said = false;
+  for (size_t k = 0; k < sits_scenario_assumption_count(sc); k++)
+    said = said || strstr(sits_scenario_assumption(sc, k),
+                          "platform.pack_coupling not used: it couples the pack's own thermal "
+                          "node, and this pack has none");
+  cr_assert(said);
+  sits_scenario_free(sc);
+  const char *cell[] = {"platform.battery=a123_lfp_cell",
+                        "platform.pack_coupling={node=\"modle\";r_k_per_w=15.0;}"};
+  cr_assert_eq(sits_scenario_load(ex, cell, 2, &sc, &err), SITS_EINPUT);
+  cr_assert(strstr(err.msg, "unknown node 'modle'"), "%s", err.msg);
+  char msg[SITS_ERRMSG_MAX];
+  cr_assert_eq(
+      tu_load_fail("pack_node_clash.cfg",
+                   "platform = { name = \"t\"; thermal = {\n"
+                   "  nodes = ( { name = \"die\"; c_j_per_k = 5.0; },\n"
+                   "            { name = \"battery\"; c_j_per_k = 100.0; } );\n"
+                   "  links = ( { a = \"die\"; b = \"battery\"; r_k_per_w = 1.0; },\n"
+                   "            { a = \"battery\"; b = \"ambient\"; r_k_per_w = 2.0; } ); };\n"
+                   "  battery = \"nmc_3s1p_56wh\"; };\n"
+                   "duration_s = 10.0;\n",
+                   msg, sizeof msg),
+      SITS_EINPUT);
+  cr_assert(strstr(msg, "nmc_3s1p_56wh.cfg:") &&
+                strstr(msg, "already has a node of that name: rename that node, or place the pack "
+                            "on a node with platform.battery.node"),
+            "%s", msg);
+}
