@@ -5,6 +5,8 @@
 #
 #   bench/hotspot.sh          ev6 block and grid cases, then the grid-size scaling
 #   bench/hotspot.sh quick    block cases and the 64x64 steady only
+#   bench/hotspot.sh --build-dir DIR [quick]   time DIR's sitsenergy as built (also
+#                             SITS_BUILD_DIR=DIR); without it a Release build in build-bench
 #
 # Whole-process wall times (start-up, reading, solving, writing), median of N runs for the
 # short cases. The grid transients are one run each. Scaling: the
@@ -14,9 +16,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 out=$here/out/hotspot
 mkdir -p "$out"
-bin=$root/build-bench/cli/sitsenergy
-cmake -S "$root" -B "$root/build-bench" -DCMAKE_BUILD_TYPE=Release -DSITS_BUILD_TESTS=OFF >/dev/null
-cmake --build "$root/build-bench" -j "$(nproc)" >/dev/null
+source "$here/build_dir.sh"
+set -- "${bench_args[@]}"
 in=$root/tests/data/hotspot_ev6/inputs
 ref=$root/tests/data/hotspot_ev6
 blk=(-c "$in/example.config" -f "$in/ev6.flp" -p "$in/gcc.ptrace")

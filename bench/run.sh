@@ -18,15 +18,17 @@
 #                           the shipped Orin Nano log with a one-trip fan on the heatsink's
 #                           path: wall time, peak memory, starts, evaluations
 #
-# Builds a Release binary in build-bench, writes generated inputs to bench/out.
+#   bench/run.sh --build-dir DIR [CASE]   times DIR/cli/sitsenergy as built (also
+#                           SITS_BUILD_DIR=DIR); without it a Release build in build-bench
+#
+# Writes generated inputs to bench/out.
 # Timings on shared machines are noisy: compare ratios from one run.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 out=$here/out
-bin=$root/build-bench/cli/sitsenergy
-cmake -S "$root" -B "$root/build-bench" -DCMAKE_BUILD_TYPE=Release -DSITS_BUILD_TESTS=OFF >/dev/null
-cmake --build "$root/build-bench" -j "$(nproc)" >/dev/null
+source "$here/build_dir.sh"
+set -- "${bench_args[@]}"
 
 measure() { # $1 label, $2 scenario, rest: extra args
   local label=$1 cfg=$2
@@ -136,7 +138,8 @@ case ${1:-all} in
     echo "rows: $(($(wc -l < "$out/sweep10k.csv") - 1))"
     ;;
   paths)
-    limit=$root/build-bench/limit
+    mkdir -p "$out"
+    limit=$out/limit
     cc -O2 -o "$limit" "$here/limit.c"
     echo "| case | after: method | before: CVODE | after: auto | ratio | steps before / after | limit: N x N mat-vecs |"
     echo "|---|---|---|---|---|---|---|"
