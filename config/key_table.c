@@ -91,6 +91,11 @@ static const sits_key keys[] = {
       "layered-grid solver for grid floorplans), \"cvode\" (the reference path) or "
       "\"exponential\" (ETD2RK; an error above 400 states but on grid floorplans)",
       "sits_solver_settings method"),
+    K("solver.skip_quiet_ticks", BOOL, "", NONE, "true", ANY, 0,
+      "on the paths that step past ticks: skip the governor's and the fans' ticks over spans "
+      "where a bound from the network's exact response proves they change nothing (false: "
+      "every tick evaluated; \"cvode\" always evaluates every tick)",
+      "sits_solver_settings skip_quiet_ticks"),
     K("solver.klu_threshold", NUMBER, "", 12, NULL, POS,
       "state count from which auto picks the sparse KLU solver",
       "sits_solver_settings klu_threshold"),

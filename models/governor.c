@@ -287,3 +287,25 @@ void sits_governor_tick(sits_governor *g, const sits_governor_obs *obs, sits_gov
   if (g->cfg.power_cap)
     out->cap_limited = power_cap(g, obs, out->opp);
 }
+
+bool sits_governor_quiet(const sits_governor *g, const double *demand, double sensor_lo_c,
+                         double sensor_hi_c, double power_hi_w, bool window_at_most_budget) {
+  const sits_governor_cfg *c = &g->cfg;
+  bool ok = true;
+  if (c->thermal == SITS_THERMAL_STEP_WISE) /* neither raised (T > trip) nor lowered */
+    ok = sensor_hi_c <= c->trip_c &&
+         (g->cooling_state == 0 || sensor_lo_c >= c->trip_c - c->hysteresis_c);
+  else if (c->thermal == SITS_THERMAL_POWER_ALLOCATOR) /* switched off, integral reset */
+    ok = sensor_hi_c < c->switch_on_c && g->err_integral == 0;
+  else if (c->thermal != SITS_THERMAL_NONE)
+    ok = false;
+  /* the cap lowers nothing when every term of its window is at most the budget: predicted p
+   * plus past energy plus (j - 1) p p_min is then at most B w for every look-back j */
+  if (ok && c->power_cap && g->window_periods > 0 &&
+      !(power_hi_w <= c->tdp_budget_w && window_at_most_budget)) {
+    /* nor does it when every domain is at its lowest OPP already: nothing to lower */
+    for (size_t d = 0; d < g->n && ok; d++)
+      ok = sits_governor_base_opp(c, &g->domains[d], d, demand[d]) == 0;
+  }
+  return ok;
+}

@@ -161,10 +161,12 @@ int sits_write_summary_json(const sits_scenario *sc, const sits_result *r, FILE 
   fprintf(f,
           ",\"verdict\":\"%s\",\"solver\":{\"steps\":%ld,\"rhs_evals\":%ld,"
           "\"jac_evals\":%ld,\"lin_setups\":%ld,\"reinits\":%ld,\"err_test_fails\":%ld,"
-          "\"linear_solver\":\"%s\",\"method\":\"%s\"}}\n",
+          "\"linear_solver\":\"%s\",\"method\":\"%s\",\"governor_ticks\":%zu,"
+          "\"ticks_skipped\":%zu}}\n",
           s->ok ? "ok" : "violated", r->stats.steps, r->stats.rhs_evals, r->stats.jac_evals,
           r->stats.lin_setups, r->stats.reinits, r->stats.err_test_fails,
-          sits__result_linear_solver(r), r->stats.method ? r->stats.method : "cvode");
+          sits__result_linear_solver(r), r->stats.method ? r->stats.method : "cvode",
+          r->ticks_evaluated, r->ticks_skipped);
   return ferror(f) ? SITS_EIO : SITS_OK;
 }
 

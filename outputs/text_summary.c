@@ -102,6 +102,11 @@ static void text_solver(FILE *f, const sits_result *r) {
                                                                            : "",
             r->stats.steps, r->stats.rhs_evals, r->stats.jac_evals,
             r->stats.sparse ? "KLU" : "dense");
+  if (r->ticks_skipped)
+    fprintf(f,
+            "governor ticks        %zu evaluated, %zu skipped (proved to change nothing: "
+            "solver.skip_quiet_ticks)\n",
+            r->ticks_evaluated, r->ticks_skipped);
 }
 
 int sits_write_summary_text(const sits_scenario *sc, const sits_result *r, FILE *f) {

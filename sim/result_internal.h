@@ -28,6 +28,7 @@ struct sits_result {
   size_t n_events, cap_events;
   sits_summary summary;
   sits_ode_stats stats;
+  size_t ticks_evaluated, ticks_skipped; /* governor ticks */
 };
 
 /** The summary's scalar figures, named as the outputs write them, in the order the sweep's CSV

@@ -58,6 +58,12 @@ typedef struct run {
   /* energy history at the breakpoints, for windows */
   sits__elog elog;
   size_t cap_hint;
+  double cap_over_s; /* the last logged point whose interval averaged over the cap's budget */
+  /* quiet spans (quiet.c): ticks proved to change nothing until quiet_until_s are skipped;
+   * after a failed proof the next try waits quiet_backoff_s (doubling) */
+  bool may_skip, quiet;
+  double quiet_until_s, quiet_retry_s, quiet_backoff_s;
+  size_t ticks_skipped;
   /* accounting */
   double items[SITS_MAX_DOMAINS], demanded[SITS_MAX_DOMAINS], latency_ms_sum[SITS_MAX_DOMAINS];
   double dom_e_j[SITS_MAX_DOMAINS], dom_w_left[SITS_MAX_DOMAINS]; /* per-domain energy */
@@ -75,17 +81,17 @@ typedef struct run {
   run_memo memo; /* the last state evaluated (sim_model.c) */
   double eps_s, last_report_s;
   size_t steps_unpolled; /* loop passes since the progress and stop were last called */
-  sits_ode *ode;     /* the CVODE path, or */
-  sits_expint *ex;   /* the exponential path (solver.method), or */
+  sits_ode *ode;         /* the CVODE path, or */
+  sits_expint *ex;       /* the exponential path (solver.method), or */
   /* the exponential path under a governor, and CVODE but for solver.method = "cvode", step
    * past ticks (sim.c, step_ahead): the run is then at t_behind inside the integrator's last
    * step, at state y_behind */
   bool ahead, behind;
   double t_behind;
   double *y_behind, *max_behind; /* lay.ny each */
-  sits_ode_event ex_event; /* how the integrator's last step ended */
-  const double *top;       /* per component, the largest value since the last stop */
-  struct sits__grid *grid; /* the layered-grid path */
+  sits_ode_event ex_event;       /* how the integrator's last step ended */
+  const double *top;             /* per component, the largest value since the last stop */
+  struct sits__grid *grid;       /* the layered-grid path */
   sits_result *res;
 } run;
 
@@ -105,6 +111,9 @@ void sits__run_battery(const run *rn, const double *y, double p_sys_w, sits__bat
 /** Total power (per domain into dom_w, may be NULL) and the battery (b, with one) at state y,
  *  remembered with the right-hand side for the last state. */
 double sits__run_at_state(run *rn, const double *y, double *dom_w, sits__batt_eval *b);
+/** Whether every governor and fan tick changes nothing for as long as the inputs stay as they
+ *  are, from state @p y (quiet.c); @p window_at_most_budget as sits_governor_quiet()'s. */
+bool sits__run_quiet(const run *rn, const double *y, bool window_at_most_budget);
 /** Builds the Jacobian pattern and its constant part. */
 int sits__run_build_jacobian(run *rn, sits_err *err);
 /** The layered-grid Newton solver (grid_path.c): SITS_EUNSUPPORTED when the network is not

@@ -273,8 +273,11 @@ static int load_solver(sits_scenario *sc, const config_setting_t *root, sits_err
       (rc = sits__key_num(g, "solver.atol_k", &s->atol_k, err)) ||
       (rc = sits__key_num(g, "solver.klu_threshold", &thr, err)) ||
       (rc = sits__key_str(g, "solver.linear_solver", &linsol, err)) ||
-      (rc = sits__key_str(g, "solver.method", &method, err)))
+      (rc = sits__key_str(g, "solver.method", &method, err)) ||
+      (rc = sits__key_bool(g, "solver.skip_quiet_ticks", &s->skip_quiet_ticks, err)))
     return rc;
+  if (!g || !config_setting_get_member(g, "skip_quiet_ticks")) /* on unless said otherwise */
+    s->skip_quiet_ticks = true;
   s->method = SITS_METHOD_AUTO;
   if (method && strcmp(method, "cvode") == 0)
     s->method = SITS_METHOD_CVODE;

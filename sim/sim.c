@@ -56,6 +56,7 @@ static int reserve_samples(sits_result *r) {
 }
 
 static const double *state(const run *rn);
+static int push_history(run *rn, double t, double e);
 
 static void track_peaks(run *rn, const double *y) {
   /* the exponential path's steps are long: a node may peak inside one */
@@ -118,6 +119,11 @@ static int record(run *rn, double t, const double *y, sits_err *err) {
       node_w[rn->batt_node] += b.heat_w;
   }
   track_peaks(rn, y);
+  /* a quiet span has no breakpoints: its samples keep the energy history as fine as the ticks'
+   * windows need it */
+  if (rn->quiet && rn->elog.n && t > rn->elog.t[rn->elog.n - 1] &&
+      push_history(rn, t, y[rn->lay.i_e_in]))
+    return sits__fail(err, SITS_ENOMEM, "out of memory");
   r->n_recorded++;
   r->last_time_s = t;
   return r->n_samples - r->n_flushed >= SINK_BLOCK ? flush_samples(rn, err) : SITS_OK;
@@ -398,6 +404,11 @@ static int critical_event(run *rn, double t, const double *y, sits_err *err) {
 }
 
 static int push_history(run *rn, double t, double e) {
+  const sits__elog *l = &rn->elog;
+  const sits_governor_cfg *cfg = sits_scenario_governor(rn->sc);
+  if (l->n && rn->gov && cfg->power_cap && t > l->t[l->n - 1] &&
+      (e - l->e[l->n - 1]) / (t - l->t[l->n - 1]) > cfg->tdp_budget_w)
+    rn->cap_over_s = t;
   return sits__elog_push(&rn->elog, t, e);
 }
 
@@ -475,6 +486,7 @@ static int tick(run *rn, double t, const double *y, sits_err *err) {
                            .energy_user = &since};
   sits_governor_out out;
   sits_governor_tick(rn->gov, &obs, &out);
+  rn->res->ticks_evaluated++;
   int rc = governor_events(rn, t, &out, err);
   if (rc)
     return rc;
@@ -549,6 +561,47 @@ static double next_breakpoint(const run *rn, double end_s) {
   return fmin(fmin(t_seg, t_tick), end_s);
 }
 
+#define QUIET_BACKOFF_MIN_S 0.5
+#define QUIET_BACKOFF_MAX_S 64.0
+
+/* After ticks at t that changed nothing: where the ticks up to the next input change provably
+ * change nothing either (quiet.c), they are skipped (the next tick is the first at or after
+ * that change); else the next try waits, longer after each failure. */
+static void try_quiet(run *rn, double t, double end_s, int changed) {
+  if (!rn->may_skip)
+    return;
+  if (changed) {
+    rn->quiet_backoff_s = QUIET_BACKOFF_MIN_S, rn->quiet_retry_s = t;
+    return;
+  }
+  if (rn->quiet || t < rn->quiet_retry_s)
+    return;
+  const sits_governor_cfg *cfg = sits_scenario_governor(rn->sc);
+  double until = fmin(next_segment_s(rn), end_s), first = next_breakpoint(rn, end_s);
+  bool window = !rn->gov || !cfg->power_cap || t - rn->cap_over_s >= cfg->cap_window_s;
+  if (!(first < until - rn->eps_s) || !sits__run_quiet(rn, state(rn), window)) {
+    rn->quiet_retry_s = t + rn->quiet_backoff_s;
+    rn->quiet_backoff_s = fmin(2 * rn->quiet_backoff_s, QUIET_BACKOFF_MAX_S);
+    return;
+  }
+  if (rn->gov) { /* the first tick at or after the change */
+    size_t k = (size_t)ceil((until - rn->eps_s) / cfg->period_s);
+    if (k > rn->tick) {
+      rn->ticks_skipped += k - rn->tick;
+      rn->tick = k;
+      rn->next_tick_s = (double)k * cfg->period_s;
+    }
+  }
+  for (size_t f = 0; f < rn->sc->n_fans; f++) {
+    const sits__fan *fan = &rn->sc->fans[f];
+    size_t k = (size_t)ceil((until - rn->eps_s) / fan->period_s);
+    if (!rn->fan_traced[f] && fan->n_trips && k > rn->fan_ticks[f])
+      rn->fan_ticks[f] = k;
+  }
+  rn->quiet = true;
+  rn->quiet_until_s = until;
+}
+
 static int loop(run *rn, const sits_run_opts *opts, sits_end_reason *why, double *t_end,
                 sits_err *err) {
   double end_s = sits_scenario_duration_s(rn->sc), t = 0;
@@ -568,8 +621,11 @@ static int loop(run *rn, const sits_run_opts *opts, sits_end_reason *why, double
     if ((rc = integrate_interval(rn, next_breakpoint(rn, end_s), &t, &root, opts, err)))
       break;
     account(rn, t0, t);
-    if (push_history(rn, t, state(rn)[rn->lay.i_e_in]))
+    if ((!rn->elog.n || t > rn->elog.t[rn->elog.n - 1]) &&
+        push_history(rn, t, state(rn)[rn->lay.i_e_in]))
       return sits__fail(err, SITS_ENOMEM, "out of memory");
+    if (rn->quiet && t >= rn->quiet_until_s - rn->eps_s)
+      rn->quiet = false;
     if (root) {
       const double *y = state(rn);
       if ((rc = critical_event(rn, t, y, err)) == 0)
@@ -592,6 +648,7 @@ static int loop(run *rn, const sits_run_opts *opts, sits_end_reason *why, double
     if (changed && (rc = reinit(rn, t, err)))
       break;
     rc = record_due(rn, t + rn->eps_s, t, err);
+    try_quiet(rn, t, end_s, changed);
   }
   *t_end = t;
   if (rc == SITS_OK && (rn->res->n_recorded == 0 || rn->res->last_time_s < t - rn->eps_s))
@@ -729,6 +786,8 @@ static int make_ode(run *rn, sits_err *err) {
   }
   /* the run behind the integrator (step_ahead) */
   rn->ahead = rn->ex ? rn->gov != NULL : rn->ode && asked != SITS_METHOD_CVODE;
+  /* quiet spans on the paths that step past ticks; CVODE as asked stops at every tick */
+  rn->may_skip = (rn->ex || rn->ahead) && s->skip_quiet_ticks;
   if (rn->ahead && (!(rn->y_behind = calloc(o.n, sizeof(double))) ||
                     !(rn->max_behind = calloc(o.n, sizeof(double))))) {
     free(atol);
@@ -778,6 +837,7 @@ int sits_run(const sits_scenario *sc, const sits_run_opts *opts, sits_result **o
       sits_expint_get_stats(rn.ex, &rn.res->stats);
     else
       sits_ode_get_stats(rn.ode, &rn.res->stats);
+    rn.res->ticks_skipped = rn.ticks_skipped;
     rn.res->stats.method = rn.ex      ? "exponential"
                            : rn.grid  ? "grid-cvode"
                            : rn.ahead ? "cvode-ahead"
@@ -882,6 +942,13 @@ const sits_summary *sits_result_summary(const sits_result *r) {
 const sits_band *sits_result_band(const sits_result *r) {
   return &r->band;
 }
+void sits_result_ticks(const sits_result *r, size_t *evaluated, size_t *skipped) {
+  if (evaluated)
+    *evaluated = r->ticks_evaluated;
+  if (skipped)
+    *skipped = r->ticks_skipped;
+}
+
 void sits_result_solver_stats(const sits_result *r, sits_ode_stats *stats) {
   *stats = r->stats;
 }

@@ -138,6 +138,7 @@ typedef struct sits_solver_settings {
   double atol_k;
   sits_linsol linsol;
   size_t klu_threshold;
+  bool skip_quiet_ticks; /**< skip ticks proved to change nothing (solver.skip_quiet_ticks) */
 } sits_solver_settings;
 SITS_API const sits_solver_settings *sits_scenario_solver(const sits_scenario *sc);
 
@@ -149,7 +150,6 @@ SITS_API const char *sits_scenario_fan_name(const sits_scenario *sc, size_t k);
 SITS_API const char *sits_scenario_domain_name(const sits_scenario *sc, size_t d);
 SITS_API size_t sits_scenario_node_count(const sits_scenario *sc);
 SITS_API const char *sits_scenario_node_name(const sits_scenario *sc, size_t i);
-
 
 SITS_END_DECLS
 

@@ -180,6 +180,9 @@ SITS_API const sits_summary *sits_result_summary(const sits_result *r);
 /** The run's 95 % band (set by sits_run_bands; band->set false without). */
 SITS_API const sits_band *sits_result_band(const sits_result *r);
 SITS_API void sits_result_solver_stats(const sits_result *r, sits_ode_stats *stats);
+/** The governor ticks the run evaluated, and those it skipped over spans where a bound from
+ *  the network's exact response proved they change nothing (solver.skip_quiet_ticks). */
+SITS_API void sits_result_ticks(const sits_result *r, size_t *evaluated, size_t *skipped);
 SITS_API size_t sits_result_event_count(const sits_result *r);
 SITS_API const sits_event *sits_result_event(const sits_result *r, size_t k);
 

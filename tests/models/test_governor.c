@@ -163,3 +163,53 @@ Test(governor, power_cap_keeps_the_window_average) {
   cr_assert_eq(tick_once(g, 1, 25, 2.0), 0);
   sits_governor_free(g);
 }
+
+/* sits_governor_quiet: a span may be skipped only where no tick would change anything. For
+ * step_wise at 80 C with 5 K of hysteresis: quiet at state 0 up to the trip, not above it; in a
+ * raised state only while the sensor stays in [75, 80] (below 75 it releases a step, a state
+ * change though the output may not change yet). For IPA switching on at 60 C: quiet below it.
+ * Under a 1-W cap: quiet when the power bound and the window are at most 1 W, or when every
+ * domain's base OPP is the lowest (nothing to lower); not otherwise. Each verdict is checked
+ * against a tick at the bound's ends. */
+Test(governor, quiet_only_where_ticks_change_nothing) {
+  sits_domain d = five_opps();
+  double full[1] = {1.0}, none[1] = {0.0};
+  sits_governor_cfg c = cfg_of(SITS_GOV_SCHEDUTIL);
+  c.thermal = SITS_THERMAL_STEP_WISE;
+  c.trip_c = 80;
+  c.hysteresis_c = 5;
+  sits_governor *g = sits_governor_new(&c, &d, 1);
+  cr_assert(sits_governor_quiet(g, full, 40, 80, NAN, true));
+  cr_assert_not(sits_governor_quiet(g, full, 40, 80.01, NAN, true));
+  cr_assert_eq(tick_once(g, 1, 81, 0), 3); /* raised: state 1 */
+  cr_assert(sits_governor_quiet(g, full, 75, 80, NAN, true));
+  cr_assert_not(sits_governor_quiet(g, full, 74.9, 80, NAN, true));
+  cr_assert_eq(tick_once(g, 1, 75, 0), 3); /* at 75 it holds, as quiet said */
+  cr_assert_eq(tick_once(g, 1, 80, 0), 3);
+  sits_governor_free(g);
+
+  c.thermal = SITS_THERMAL_POWER_ALLOCATOR;
+  c.switch_on_c = 60;
+  c.control_c = 80;
+  c.sustainable_power_w = 0.8;
+  g = sits_governor_new(&c, &d, 1);
+  cr_assert(sits_governor_quiet(g, full, 30, 59.9, NAN, true));
+  cr_assert_not(sits_governor_quiet(g, full, 30, 60, NAN, true));
+  sits_governor_free(g);
+
+  c.thermal = SITS_THERMAL_NONE;
+  c.power_cap = true;
+  c.cap_window_s = 1.0;
+  c.tdp_budget_w = 1.0;
+  g = sits_governor_new(&c, &d, 1);
+  cr_assert(sits_governor_quiet(g, full, NAN, NAN, 1.0, true));
+  cr_assert_not(sits_governor_quiet(g, full, NAN, NAN, 1.01, true));
+  cr_assert_not(sits_governor_quiet(g, full, NAN, NAN, 0.5, false));
+  cr_assert(sits_governor_quiet(g, none, NAN, NAN, 5.0, false)); /* base OPP 0: nothing to lower */
+  cr_assert_eq(tick_once(g, 0, 25, 5.0), 0);
+  /* full demand at the top OPP predicts 1.92 W: over the budget, not quiet, and a tick with
+   * the window at the budget does lower it (to 600 MHz, 0.768 W) */
+  cr_assert_not(sits_governor_quiet(g, full, NAN, NAN, 1.92, true));
+  cr_assert_eq(tick_once(g, 1, 25, 1.0), 2);
+  sits_governor_free(g);
+}

@@ -110,8 +110,13 @@ static sits_expint *dense_new(dense_sys *sys, gsl_spmatrix **pat, const double *
   *pat = gsl_spmatrix_ccs(t);
   gsl_spmatrix_free(t);
   double atol[2] = {1e-6, 1e-6};
-  sits_expint_opts o = {.n = 2, .pattern = *pat, .rhs = dense_rhs, .jac = dense_jac,
-                        .user = sys, .rtol = rtol, .atol = atol};
+  sits_expint_opts o = {.n = 2,
+                        .pattern = *pat,
+                        .rhs = dense_rhs,
+                        .jac = dense_jac,
+                        .user = sys,
+                        .rtol = rtol,
+                        .atol = atol};
   sits_err err = {0};
   sits_expint *e = sits_expint_new(&o, 0.0, y0, &err);
   cr_assert_not_null(e, "%s", err.msg);
@@ -137,13 +142,14 @@ Test(paths, dense_output_exact_when_linear) {
     double tk = times[k], p1[4], y[2], want[2];
     cr_assert_eq(sits_expint_phi(2, a, tk, p1, NULL, &err), SITS_OK);
     for (size_t i = 0; i < 2; i++) { /* y0 + t phi1(tA) (A y0 + b) */
-      double f0 = a[0] * y0[0] + a[1] * y0[1] + sys.b[0], f1 = a[2] * y0[0] + a[3] * y0[1] + sys.b[1];
+      double f0 = a[0] * y0[0] + a[1] * y0[1] + sys.b[0],
+             f1 = a[2] * y0[0] + a[3] * y0[1] + sys.b[1];
       want[i] = y0[i] + p1[2 * i] * f0 + p1[2 * i + 1] * f1;
     }
     cr_assert_eq(sits_expint_dense(e, tk, y, NULL, &err), SITS_OK, "%s", err.msg);
     for (size_t i = 0; i < 2; i++)
-      cr_assert_float_eq(y[i], want[i], 1e-10 * (1 + fabs(want[i])), "t %g y%zu %.15g vs %.15g",
-                         tk, i, y[i], want[i]);
+      cr_assert_float_eq(y[i], want[i], 1e-10 * (1 + fabs(want[i])), "t %g y%zu %.15g vs %.15g", tk,
+                         i, y[i], want[i]);
   }
   /* maxima between requests: node 1 rises all the way (its max is the right end); node 0
    * falls from 30 to ~0.2 at 0.25 s then follows node 1 up: on [0, 0.25] its max is 30 */
@@ -269,7 +275,8 @@ static void agree_method(const char *path, const char *const *extra, size_t n_ex
   double worst = 0;
   for (size_t k = 0; k < ns; k++) {
     /* the sample grid; the last sample is at the end, a root's time on either path */
-    cr_assert_float_eq(sits_result_time_s(a)[k], sits_result_time_s(b)[k], k + 1 < ns ? 1e-9 : 1e-3);
+    cr_assert_float_eq(sits_result_time_s(a)[k], sits_result_time_s(b)[k],
+                       k + 1 < ns ? 1e-9 : 1e-3);
     for (size_t i = 0; i < nn; i++)
       worst = fmax(worst, fabs(sits_result_temp_c(a, k, i) - sits_result_temp_c(b, k, i)));
   }
@@ -291,15 +298,14 @@ static void agree_method(const char *path, const char *const *extra, size_t n_ex
     const sits_event *ea = sits_result_event(a, k), *eb = sits_result_event(b, k);
     cr_assert_str_eq(ea->kind, eb->kind, "%s: event %zu", path, k);
     double dt = fabs(ea->time_s - eb->time_s);
-    cr_assert(dt <= 1e-3 || fabs(dt - tick) <= 1e-9, "%s: event %zu (%s) at %.9g vs %.9g s",
-              path, k, ea->kind, ea->time_s, eb->time_s);
+    cr_assert(dt <= 1e-3 || fabs(dt - tick) <= 1e-9, "%s: event %zu (%s) at %.9g vs %.9g s", path,
+              k, ea->kind, ea->time_s, eb->time_s);
   }
   sits_result_free(a), sits_result_free(b);
   sits_scenario_free(sa), sits_scenario_free(sb);
 }
 
-static void agree_as(const char *path, const char *const *extra, size_t n_extra,
-                     const char *fast) {
+static void agree_as(const char *path, const char *const *extra, size_t n_extra, const char *fast) {
   agree_method(path, extra, n_extra, "exponential", fast);
 }
 
@@ -428,10 +434,9 @@ Test(paths, cvode_ahead, .timeout = 300) {
   agree_method(ev6, throttling, 2, "auto", "cvode-ahead");
   /* the pack without its Arrhenius factor (at the 55 C ambient it would lower R): the end
    * time pinned here is the one measured before the pack had one */
-  const char *empty[] = {"duration_s=60", "platform.battery=\"nmc_3s1p_56wh\"",
-                         "platform.battery.initial_soc=0.002",
-                         "platform.governor.thermal.trip_c=150",
-                         "platform.battery.r_ea_j_per_mol=0.0"};
+  const char *empty[] = {
+      "duration_s=60", "platform.battery=\"nmc_3s1p_56wh\"", "platform.battery.initial_soc=0.002",
+      "platform.governor.thermal.trip_c=150", "platform.battery.r_ea_j_per_mol=0.0"};
   agree_method(ev6, empty, 5, "auto", "cvode-ahead");
   r = run_path(ev6, empty, 5, "auto", "cvode-ahead", &sc);
   cr_assert_eq(sits_result_summary(r)->end_reason, SITS_END_BATTERY_EMPTY);
@@ -445,9 +450,10 @@ Test(paths, cvode_ahead, .timeout = 300) {
 Test(paths, size_limit) {
   char ev6[512];
   snprintf(ev6, sizeof ev6, "%s/scenarios/ev6_floorplan_throttle.cfg", SITS_CONFIGS);
-  const char *sets[] = {"platform.thermal.hotspot.model=\"grid\"", "platform.thermal.hotspot.rows=16",
-                        "platform.thermal.hotspot.cols=16", "duration_s=0.02",
-                        "platform.battery=\"nmc_3s1p_56wh\"", "solver.method=\"exponential\""};
+  const char *sets[] = {
+      "platform.thermal.hotspot.model=\"grid\"", "platform.thermal.hotspot.rows=16",
+      "platform.thermal.hotspot.cols=16",        "duration_s=0.02",
+      "platform.battery=\"nmc_3s1p_56wh\"",      "solver.method=\"exponential\""};
   sits_scenario *sc = NULL;
   sits_err err = {0};
   cr_assert_eq(sits_scenario_load(ev6, sets, 6, &sc, &err), SITS_OK, "%s", err.msg);
@@ -469,8 +475,8 @@ Test(paths, size_limit) {
 
 /* Per-domain energy: the trapezoid rule over each path's steps inside intervals of constant
  * inputs. On the example (4 domains, leakage, schedutil, 2 W static, a battery with its own
- * node: its heat in battery_heat_j, not energy_j) the domains plus the static power close energy_j to
- * 1e-7 relative on both paths (measured 1e-10: leakage bends little within a step). */
+ * node: its heat in battery_heat_j, not energy_j) the domains plus the static power close energy_j
+ * to 1e-7 relative on both paths (measured 1e-10: leakage bends little within a step). */
 Test(paths, domain_energy_closes_the_account) {
   char ex[512];
   snprintf(ex, sizeof ex, "%s/examples/video_enc.cfg", SITS_CONFIGS);
@@ -490,8 +496,8 @@ Test(paths, domain_energy_closes_the_account) {
       sum += s->domain_energy_j[d];
     }
     double static_j = 2.0 * s->simulated_s; /* jetson_orin_nx.cfg: static_w = 2.0 */
-    cr_assert_float_eq(sum + static_j, s->energy_j, 1e-7 * s->energy_j, "%s: %.12g + %.12g vs %.12g",
-                       methods[m], sum, static_j, s->energy_j);
+    cr_assert_float_eq(sum + static_j, s->energy_j, 1e-7 * s->energy_j,
+                       "%s: %.12g + %.12g vs %.12g", methods[m], sum, static_j, s->energy_j);
     sits_result_free(r);
     sits_scenario_free(sc);
   }
@@ -543,4 +549,79 @@ Test(paths, event_fields) {
   }
   cr_assert_gt(changes, 0, "ev6 throttles within 2 s");
   sits_result_free(r), sits_scenario_free(sc);
+}
+
+/* ---- quiet spans: ticks proved to change nothing are skipped ------------------------------ */
+
+/* The same scenario with solver.skip_quiet_ticks on and off ("auto"): the samples and peaks
+ * within 1e-6 K, the energy within 1e-9, the same events at the same ticks; returns the ticks
+ * skipped, and checks that evaluated + skipped is every tick of the run. */
+static size_t quiet_same(const char *path, const char *const *extra, size_t n_extra) {
+  const char *sets[8];
+  sits_result *r[2];
+  sits_scenario *sc[2];
+  size_t eval[2], skip[2];
+  for (int k = 0; k < 2; k++) {
+    size_t n = 0;
+    for (size_t j = 0; j < n_extra; j++)
+      sets[n++] = extra[j];
+    sets[n++] = k ? "solver.skip_quiet_ticks=false" : "solver.skip_quiet_ticks=true";
+    sits_err err = {0};
+    cr_assert_eq(sits_scenario_load(path, sets, n, &sc[k], &err), SITS_OK, "%s", err.msg);
+    cr_assert_eq(sits_run(sc[k], NULL, &r[k], &err), SITS_OK, "%s", err.msg);
+    sits_result_ticks(r[k], &eval[k], &skip[k]);
+  }
+  cr_assert_eq(skip[1], 0, "off: nothing skipped");
+  cr_assert_eq(eval[0] + skip[0], eval[1], "every tick evaluated or skipped");
+  size_t ns = sits_result_sample_count(r[1]), nn = sits_scenario_node_count(sc[1]);
+  cr_assert_eq(sits_result_sample_count(r[0]), ns);
+  double worst = 0;
+  for (size_t k = 0; k < ns; k++)
+    for (size_t i = 0; i < nn; i++)
+      worst = fmax(worst, fabs(sits_result_temp_c(r[0], k, i) - sits_result_temp_c(r[1], k, i)));
+  for (size_t i = 0; i < nn; i++)
+    worst = fmax(worst, fabs(sits_result_peak_temp_c(r[0])[i] - sits_result_peak_temp_c(r[1])[i]));
+  const sits_summary *a = sits_result_summary(r[0]), *b = sits_result_summary(r[1]);
+  cr_log_info("%s: %zu of %zu ticks skipped, worst |dT| %.3g K, energy %.17g / %.17g J", path,
+              skip[0], eval[1], worst, a->energy_j, b->energy_j);
+  cr_assert_leq(worst, 1e-6, "|dT| %g K", worst);
+  cr_assert_leq(fabs(a->energy_j - b->energy_j), 1e-9 * b->energy_j);
+  cr_assert_float_eq(a->tdp_w, b->tdp_w, 1e-9 * b->tdp_w);
+  cr_assert_float_eq(a->throttled_fraction, b->throttled_fraction, 1e-12);
+  cr_assert_float_eq(a->items_done, b->items_done, 1e-9 * fmax(1, b->items_done));
+  size_t ne = sits_result_event_count(r[1]);
+  cr_assert_eq(sits_result_event_count(r[0]), ne);
+  for (size_t k = 0; k < ne; k++) {
+    const sits_event *ea = sits_result_event(r[0], k), *eb = sits_result_event(r[1], k);
+    cr_assert_str_eq(ea->kind, eb->kind, "event %zu", k);
+    cr_assert_float_eq(ea->time_s, eb->time_s, 1e-9, "event %zu (%s)", k, ea->kind);
+  }
+  for (int k = 0; k < 2; k++)
+    sits_result_free(r[k]), sits_scenario_free(sc[k]);
+  return skip[0];
+}
+
+/* video_enc on the Orin NX for an hour (72,000 ticks of 50 ms): once the fan curve has
+ * settled (its last step at ~900 s) the bound from the network's exact response keeps the
+ * die below the fan's next trip and above its release, and the step_wise trip and the power
+ * cap out of reach, so the rest is skipped (measured 2026-12-06: 53,758 skipped, 18,242
+ * evaluated; the samples equal to the last bit). With stream/rest phases the ticks resume at
+ * each phase change (28,668 skipped). With a 10-W cap that the LLM's decode phase presses
+ * against (5,282 cap activations, 11,374 OPP changes) the ticks are evaluated while it does,
+ * skipped in the idle phases once the fan has settled (5,398), the events the same. */
+Test(paths, quiet_ticks_skipped_with_the_same_answer, .timeout = 120) {
+  char video[512], llm[512];
+  snprintf(video, sizeof video, "%s/scenarios/orin_nx_video_enc.cfg", SITS_CONFIGS);
+  snprintf(llm, sizeof llm, "%s/scenarios/orin_nx_llm_probabilistic.cfg", SITS_CONFIGS);
+  const char *hour[] = {"duration_s=3600"};
+  cr_assert_geq(quiet_same(video, hour, 1), 50000);
+  const char *phased[] = {"duration_s=2400",
+                          "workload.phases=({name=\"stream\";duration_s=400.0;items_per_s=30.0;},"
+                          "{name=\"rest\";duration_s=200.0;items_per_s=2.0;})"};
+  cr_assert_geq(quiet_same(video, phased, 2), 25000);
+  const char *capped[] = {"duration_s=2400", "tdp_budget_w=10.0",
+                          "workload.phases=({name=\"decode\";duration_s=300.0;busy=true;},"
+                          "{name=\"idle\";duration_s=300.0;items_per_s=0.0;})"};
+  size_t s = quiet_same(llm, capped, 3);
+  cr_assert(s > 1000 && s < 24000, "%zu skipped", s);
 }
