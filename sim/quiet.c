@@ -121,19 +121,44 @@ static double domain_extreme(const run *rn, const double *b, int sign) {
   return x;
 }
 
+/* The most each node may reach for the ticks to stay quiet (INFINITY: no limit): the
+ * governor's sensor below its trip or switch-on, each fan's sensor below its next trip. The
+ * upper bound grows with the leakage level, so one over these ends the search. */
+static void upper_limits(const run *rn, const sits_governor_cfg *cfg, double *lim) {
+  for (size_t i = 0; i < rn->n; i++)
+    lim[i] = INFINITY;
+  if (rn->gov && cfg->thermal == SITS_THERMAL_STEP_WISE)
+    lim[cfg->sensor_node] = cfg->trip_c;
+  else if (rn->gov && cfg->thermal == SITS_THERMAL_POWER_ALLOCATOR)
+    lim[cfg->sensor_node] = cfg->switch_on_c;
+  for (size_t f = 0; f < rn->sc->n_fans; f++) {
+    const sits__fan *fan = &rn->sc->fans[f];
+    if (!rn->fan_traced[f] && rn->fan_on[f] < fan->n_trips)
+      lim[fan->sensor] = fmin(lim[fan->sensor], fan->trip_c[rn->fan_on[f]]);
+  }
+}
+
+static bool within(size_t n, const double *b, const double *lim) {
+  for (size_t i = 0; i < n; i++)
+    if (b[i] > lim[i])
+      return false;
+  return true;
+}
+
 /* A self-consistent bound (upper for sign +1): the leakage level raised (lowered) until the
- * domain nodes' bound stays within it. False when none is found. */
-static bool consistent_bound(const run *rn, quiet_ws *w, const double *y, int sign, double *out,
-                             double *total_w) {
+ * domain nodes' bound stays within it. False when none is found, or (upper, @p lim given) when
+ * a node's bound passes its limit on the way. */
+static bool consistent_bound(const run *rn, quiet_ws *w, const double *y, int sign,
+                             const double *lim, double *out, double *total_w) {
   double level = domain_extreme(rn, y, sign);
   if (rn->nd == 0) {
     bound(rn, w, y, rn->ambient_c, sign, out, total_w);
-    return true;
+    return !lim || within(rn->n, out, lim);
   }
   for (int k = 0; k < LEVEL_TRIES; k++) {
     bound(rn, w, y, level, sign, out, total_w);
     double x = domain_extreme(rn, out, sign);
-    if (!isfinite(x))
+    if (!isfinite(x) || (lim && !within(rn->n, out, lim)))
       return false;
     if (sign > 0 ? x <= level : x >= level)
       return true;
@@ -187,10 +212,11 @@ bool sits__run_quiet(const run *rn, const double *y, bool window_at_most_budget)
   w.p = gsl_vector_alloc(rn->n);
   w.s = gsl_vector_alloc(rn->n);
   w.part = malloc(rn->n * sizeof(int));
-  double p_hi = 0, p_lo = 0;
+  double p_hi = 0, p_lo = 0, lim[QUIET_MAX_NODES];
+  upper_limits(rn, cfg, lim);
   bool ok = w.k && w.p && w.s && w.part && build_k(rn, &w) && !pack_reaches(rn, &w, cfg) &&
-            consistent_bound(rn, &w, y, +1, w.hi, &p_hi) &&
-            consistent_bound(rn, &w, y, -1, w.lo, &p_lo) && fans_stay(rn, w.lo, w.hi);
+            consistent_bound(rn, &w, y, +1, lim, w.hi, &p_hi) &&
+            consistent_bound(rn, &w, y, -1, NULL, w.lo, &p_lo) && fans_stay(rn, w.lo, w.hi);
   if (ok && rn->gov) {
     bool sensed = cfg->thermal != SITS_THERMAL_NONE;
     ok = sits_governor_quiet(rn->gov, rn->demand, sensed ? w.lo[cfg->sensor_node] : NAN,

@@ -63,7 +63,7 @@ typedef struct run {
    * after a failed proof the next try waits quiet_backoff_s (doubling) */
   bool may_skip, quiet;
   double quiet_until_s, quiet_retry_s, quiet_backoff_s;
-  size_t ticks_skipped;
+  size_t ticks_skipped, quiet_seg; /* the segment the backoff was set in */
   /* accounting */
   double items[SITS_MAX_DOMAINS], demanded[SITS_MAX_DOMAINS], latency_ms_sum[SITS_MAX_DOMAINS];
   double dom_e_j[SITS_MAX_DOMAINS], dom_w_left[SITS_MAX_DOMAINS]; /* per-domain energy */

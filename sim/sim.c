@@ -566,13 +566,14 @@ static double next_breakpoint(const run *rn, double end_s) {
 
 /* After ticks at t that changed nothing: where the ticks up to the next input change provably
  * change nothing either (quiet.c), they are skipped (the next tick is the first at or after
- * that change); else the next try waits, longer after each failure. */
+ * that change); else the next try waits, twice as long after each failure (an OPP or fan that
+ * keeps changing, a limit cycle, would otherwise have the proof tried after each change). */
 static void try_quiet(run *rn, double t, double end_s, int changed) {
-  if (!rn->may_skip)
+  if (!rn->may_skip || changed)
     return;
-  if (changed) {
+  if (rn->seg != rn->quiet_seg) { /* a new segment: try soon, as at the start */
+    rn->quiet_seg = rn->seg;
     rn->quiet_backoff_s = QUIET_BACKOFF_MIN_S, rn->quiet_retry_s = t;
-    return;
   }
   if (rn->quiet || t < rn->quiet_retry_s)
     return;
@@ -788,6 +789,7 @@ static int make_ode(run *rn, sits_err *err) {
   rn->ahead = rn->ex ? rn->gov != NULL : rn->ode && asked != SITS_METHOD_CVODE;
   /* quiet spans on the paths that step past ticks; CVODE as asked stops at every tick */
   rn->may_skip = (rn->ex || rn->ahead) && s->skip_quiet_ticks;
+  rn->quiet_seg = (size_t)-1; /* the first try sets the backoff */
   if (rn->ahead && (!(rn->y_behind = calloc(o.n, sizeof(double))) ||
                     !(rn->max_behind = calloc(o.n, sizeof(double))))) {
     free(atol);

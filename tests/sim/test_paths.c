@@ -604,11 +604,11 @@ static size_t quiet_same(const char *path, const char *const *extra, size_t n_ex
 /* video_enc on the Orin NX for an hour (72,000 ticks of 50 ms): once the fan curve has
  * settled (its last step at ~900 s) the bound from the network's exact response keeps the
  * die below the fan's next trip and above its release, and the step_wise trip and the power
- * cap out of reach, so the rest is skipped (measured 2026-12-06: 53,758 skipped, 18,242
+ * cap out of reach, so the rest is skipped (measured 2026-12-06: 52,808 skipped, 19,192
  * evaluated; the samples equal to the last bit). With stream/rest phases the ticks resume at
- * each phase change (28,668 skipped). With a 10-W cap that the LLM's decode phase presses
+ * each phase change (28,318 skipped). With a 10-W cap that the LLM's decode phase presses
  * against (5,282 cap activations, 11,374 OPP changes) the ticks are evaluated while it does,
- * skipped in the idle phases once the fan has settled (5,398), the events the same. */
+ * skipped in the idle phases once the fan has settled (5,368), the events the same. */
 Test(paths, quiet_ticks_skipped_with_the_same_answer, .timeout = 120) {
   char video[512], llm[512];
   snprintf(video, sizeof video, "%s/scenarios/orin_nx_video_enc.cfg", SITS_CONFIGS);
