@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_eigen.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_linalg.h>
 
@@ -32,6 +33,7 @@
 typedef struct quiet_ws {
   size_t n;
   gsl_matrix *k;     /* K, then its Cholesky factor */
+  gsl_matrix *kraw;  /* K */
   gsl_vector *p, *s; /* node powers, steady rise */
   int *part;         /* connected part of each node */
   double lo[QUIET_MAX_NODES], hi[QUIET_MAX_NODES];
@@ -70,6 +72,7 @@ static bool build_k(const run *rn, quiet_ws *w) {
   }
   for (size_t i = 0; i < n; i++)
     w->part[i] = find(w->part, (int)i);
+  gsl_matrix_memcpy(w->kraw, w->k);
   gsl_error_handler_t *old = gsl_set_error_handler_off();
   int rc = gsl_linalg_cholesky_decomp1(w->k);
   gsl_set_error_handler(old);
@@ -200,31 +203,196 @@ static bool fans_stay(const run *rn, const double *lo, const double *hi) {
   return true;
 }
 
-bool sits__run_quiet(const run *rn, const double *y, bool window_at_most_budget) {
+/* ---- horizons: how long the bounds keep every tick quiet, from the exact response ------ */
+
+/* The comparison system's trajectory C theta' = -K theta + P (P constant) from the state:
+ * T_i(t) = s_i + sum_k a_ik e^{lam_k t} (s the steady temperatures), with B = -C^-1/2 K C^-1/2 = V diag(lam) V^T
+ * (symmetric, lam < 0), a_ik = V_ik z_k / sqrt(C_i), z = V^T C^1/2 (T(0) - s). */
+typedef struct traj {
+  double s[QUIET_MAX_NODES], a[QUIET_MAX_NODES * QUIET_MAX_NODES];
+} traj;
+
+typedef struct modes {
+  size_t n;
+  double sq[QUIET_MAX_NODES], lam[QUIET_MAX_NODES], r[QUIET_MAX_NODES]; /* r = e^{lam h} */
+  gsl_matrix *v;
+} modes;
+
+static bool make_modes(const run *rn, const quiet_ws *w, double h, modes *m) {
+  size_t n = rn->n;
+  m->n = n;
+  for (size_t i = 0; i < n; i++) {
+    double c = sits_thermal_capacity_j_per_k(rn->th, (int)i);
+    if (!(c > 0) || !isfinite(c))
+      return false;
+    m->sq[i] = sqrt(c);
+  }
+  gsl_matrix *b = gsl_matrix_alloc(n, n);
+  gsl_vector *lam = gsl_vector_alloc(n);
+  gsl_eigen_symmv_workspace *ew = gsl_eigen_symmv_alloc(n);
+  m->v = gsl_matrix_alloc(n, n);
+  bool ok = b && lam && ew && m->v;
+  if (ok) {
+    for (size_t i = 0; i < n; i++)
+      for (size_t j = 0; j < n; j++)
+        gsl_matrix_set(b, i, j, -gsl_matrix_get(w->kraw, i, j) / (m->sq[i] * m->sq[j]));
+    ok = gsl_eigen_symmv(b, lam, m->v, ew) == GSL_SUCCESS;
+  }
+  for (size_t k = 0; ok && k < n; k++) {
+    m->lam[k] = gsl_vector_get(lam, k);
+    m->r[k] = exp(m->lam[k] * h);
+    ok = m->lam[k] < 0 && isfinite(m->lam[k]);
+  }
+  gsl_matrix_free(b);
+  gsl_vector_free(lam);
+  gsl_eigen_symmv_free(ew);
+  return ok;
+}
+
+static void make_traj(const run *rn, quiet_ws *w, const modes *m, const double *y, double level_c,
+                      traj *tr, double *total_w) {
+  size_t n = rn->n;
+  *total_w = powers_at(rn, level_c, w->p);
+  gsl_linalg_cholesky_solve(w->k, w->p, w->s);
+  double z[QUIET_MAX_NODES];
+  for (size_t i = 0; i < n; i++) /* the steady temperature (the ambient plus its rise) */
+    tr->s[i] = rn->ambient_c + gsl_vector_get(w->s, i);
+  for (size_t k = 0; k < n; k++) {
+    z[k] = 0;
+    for (size_t i = 0; i < n; i++)
+      z[k] += gsl_matrix_get(m->v, i, k) * m->sq[i] * (y[i] - tr->s[i]);
+  }
+  for (size_t i = 0; i < n; i++)
+    for (size_t k = 0; k < n; k++)
+      tr->a[i * n + k] = gsl_matrix_get(m->v, i, k) * z[k] / m->sq[i];
+}
+
+/* One interval [j h, (j + 1) h] of a trajectory: the values at its ends (e: e^{lam t} at its
+ * start, advanced to its end) and a bound on it inside: the larger (sign +1) or smaller end
+ * moved by half the interval times the slope's bound sum_k |a_ik lam_k| e^{lam_k t_j}. */
+static void interval(const modes *m, const traj *tr, int sign, double h, double *e, double *end,
+                     double *ext) {
+  size_t n = m->n;
+  double next[QUIET_MAX_NODES];
+  for (size_t k = 0; k < n; k++)
+    next[k] = e[k] * m->r[k];
+  for (size_t i = 0; i < n; i++) {
+    double v = tr->s[i], slope = 0;
+    for (size_t k = 0; k < n; k++) {
+      v += tr->a[i * n + k] * next[k];
+      slope += fabs(tr->a[i * n + k] * m->lam[k]) * e[k];
+    }
+    double x = sign > 0 ? fmax(end[i], v) : fmin(end[i], v);
+    ext[i] = x + sign * 0.5 * h * slope;
+    end[i] = v;
+  }
+  memcpy(e, next, n * sizeof(double));
+}
+
+/* How many tick intervals from the state keep every check: the domain nodes inside the
+ * levels the powers were taken at, the fans in their bands, the governor quiet. */
+static size_t scan(const run *rn, const modes *m, const traj *hi, const traj *lo, double level_hi,
+                   double level_lo, double p_hi, double h, size_t j_max, bool window) {
   const sits_governor_cfg *cfg = sits_scenario_governor(rn->sc);
-  if (rn->n > QUIET_MAX_NODES || rn->grid)
-    return false;
+  size_t n = rn->n;
+  double e_hi[QUIET_MAX_NODES], e_lo[QUIET_MAX_NODES], end_hi[QUIET_MAX_NODES],
+      end_lo[QUIET_MAX_NODES], top[QUIET_MAX_NODES], bot[QUIET_MAX_NODES], run_hi[QUIET_MAX_NODES],
+      run_lo[QUIET_MAX_NODES];
+  for (size_t k = 0; k < n; k++)
+    e_hi[k] = e_lo[k] = 1;
+  for (size_t i = 0; i < n; i++) { /* both start at the state */
+    double v = hi->s[i], u = lo->s[i];
+    for (size_t k = 0; k < n; k++)
+      v += hi->a[i * n + k], u += lo->a[i * n + k];
+    end_hi[i] = run_hi[i] = v;
+    end_lo[i] = run_lo[i] = u;
+  }
+  bool sensed = rn->gov && cfg->thermal != SITS_THERMAL_NONE;
+  for (size_t j = 0; j < j_max; j++) {
+    interval(m, hi, +1, h, e_hi, end_hi, top);
+    interval(m, lo, -1, h, e_lo, end_lo, bot);
+    for (size_t i = 0; i < n; i++)
+      run_hi[i] = fmax(run_hi[i], top[i]), run_lo[i] = fmin(run_lo[i], bot[i]);
+    bool ok = domain_extreme(rn, run_hi, +1) <= level_hi &&
+              domain_extreme(rn, run_lo, -1) >= level_lo && fans_stay(rn, run_lo, run_hi);
+    if (ok && rn->gov)
+      ok = sits_governor_quiet(rn->gov, rn->demand, sensed ? run_lo[cfg->sensor_node] : NAN,
+                               sensed ? run_hi[cfg->sensor_node] : NAN, p_hi, window);
+    if (!ok)
+      return j;
+  }
+  return j_max;
+}
+
+#define HORIZON_MAX_STEPS 1000000
+#define LOWER_LEVEL_MARGIN_C 5.0
+
+/* Where the whole span cannot be proved: the number of tick intervals from the state that
+ * can, with the upper powers' level tried at 1, 4 and 16 K over the hottest domain node. */
+static size_t horizon(const run *rn, quiet_ws *w, const double *y, double h, size_t j_max,
+                      bool window) {
+  modes m = {0};
+  size_t best = 0;
+  if (make_modes(rn, w, h, &m)) {
+    traj *hi = malloc(sizeof *hi), *lo = malloc(sizeof *lo);
+    double p_hi, p_lo,
+        level_lo = fmin(domain_extreme(rn, y, -1), rn->ambient_c) - LOWER_LEVEL_MARGIN_C;
+    if (rn->nd == 0)
+      level_lo = -INFINITY;
+    if (hi && lo) {
+      make_traj(rn, w, &m, y, rn->nd ? level_lo : rn->ambient_c, lo, &p_lo);
+      const double above[] = {1.0, 4.0, 16.0};
+      for (size_t c = 0; c < 3 && best < j_max; c++) {
+        double level = rn->nd ? domain_extreme(rn, y, +1) + above[c] : INFINITY;
+        make_traj(rn, w, &m, y, rn->nd ? level : rn->ambient_c, hi, &p_hi);
+        size_t j = scan(rn, &m, hi, lo, level, level_lo, p_hi, h, j_max, window);
+        best = j > best ? j : best;
+      }
+    }
+    free(hi);
+    free(lo);
+  }
+  gsl_matrix_free(m.v);
+  return best;
+}
+
+double sits__run_quiet_until(const run *rn, const double *y, double t, double t_stop, double h,
+                             bool window_at_most_budget) {
+  const sits_governor_cfg *cfg = sits_scenario_governor(rn->sc);
+  if (rn->n > QUIET_MAX_NODES || rn->grid || !(h > 0) || !(t_stop > t))
+    return t;
   for (size_t d = 0; d < rn->nd; d++) /* leakage must grow with the temperature */
     if (!(rn->dom[d].leak_per_k >= 0) || !(rn->dom[d].leak_ref_w >= 0))
-      return false;
+      return t;
   quiet_ws w = {.n = rn->n};
   w.k = gsl_matrix_alloc(rn->n, rn->n);
+  w.kraw = gsl_matrix_alloc(rn->n, rn->n);
   w.p = gsl_vector_alloc(rn->n);
   w.s = gsl_vector_alloc(rn->n);
   w.part = malloc(rn->n * sizeof(int));
-  double p_hi = 0, p_lo = 0, lim[QUIET_MAX_NODES];
+  double p_hi = 0, p_lo = 0, lim[QUIET_MAX_NODES], until = t;
   upper_limits(rn, cfg, lim);
-  bool ok = w.k && w.p && w.s && w.part && build_k(rn, &w) && !pack_reaches(rn, &w, cfg) &&
-            consistent_bound(rn, &w, y, +1, lim, w.hi, &p_hi) &&
-            consistent_bound(rn, &w, y, -1, NULL, w.lo, &p_lo) && fans_stay(rn, w.lo, w.hi);
-  if (ok && rn->gov) {
-    bool sensed = cfg->thermal != SITS_THERMAL_NONE;
-    ok = sits_governor_quiet(rn->gov, rn->demand, sensed ? w.lo[cfg->sensor_node] : NAN,
-                             sensed ? w.hi[cfg->sensor_node] : NAN, p_hi, window_at_most_budget);
+  if (w.k && w.kraw && w.p && w.s && w.part && build_k(rn, &w) && !pack_reaches(rn, &w, cfg)) {
+    /* the whole span at once, with bounds that hold for all time */
+    bool all = consistent_bound(rn, &w, y, +1, lim, w.hi, &p_hi) &&
+               consistent_bound(rn, &w, y, -1, NULL, w.lo, &p_lo) && fans_stay(rn, w.lo, w.hi);
+    if (all && rn->gov) {
+      bool sensed = cfg->thermal != SITS_THERMAL_NONE;
+      all = sits_governor_quiet(rn->gov, rn->demand, sensed ? w.lo[cfg->sensor_node] : NAN,
+                                sensed ? w.hi[cfg->sensor_node] : NAN, p_hi, window_at_most_budget);
+    }
+    if (all)
+      until = t_stop;
+    else { /* else as far as the trajectories from this state keep inside */
+      double steps = floor((t_stop - t) / h);
+      size_t j_max = steps < HORIZON_MAX_STEPS ? (size_t)steps : HORIZON_MAX_STEPS;
+      until = t + (double)horizon(rn, &w, y, h, j_max, window_at_most_budget) * h;
+    }
   }
   gsl_matrix_free(w.k);
+  gsl_matrix_free(w.kraw);
   gsl_vector_free(w.p);
   gsl_vector_free(w.s);
   free(w.part);
-  return ok;
+  return until;
 }

@@ -111,9 +111,12 @@ void sits__run_battery(const run *rn, const double *y, double p_sys_w, sits__bat
 /** Total power (per domain into dom_w, may be NULL) and the battery (b, with one) at state y,
  *  remembered with the right-hand side for the last state. */
 double sits__run_at_state(run *rn, const double *y, double *dom_w, sits__batt_eval *b);
-/** Whether every governor and fan tick changes nothing for as long as the inputs stay as they
- *  are, from state @p y (quiet.c); @p window_at_most_budget as sits_governor_quiet()'s. */
-bool sits__run_quiet(const run *rn, const double *y, bool window_at_most_budget);
+/** From state @p y at tick time @p t: the time up to which every governor and fan tick
+ *  provably changes nothing while the inputs stay as they are until @p t_stop (quiet.c): t_stop
+ *  when the whole span is proved, else t plus a whole number of tick periods @p h (t: none);
+ *  @p window_at_most_budget as sits_governor_quiet()'s. */
+double sits__run_quiet_until(const run *rn, const double *y, double t, double t_stop, double h,
+                             bool window_at_most_budget);
 /** Builds the Jacobian pattern and its constant part. */
 int sits__run_build_jacobian(run *rn, sits_err *err);
 /** The layered-grid Newton solver (grid_path.c): SITS_EUNSUPPORTED when the network is not

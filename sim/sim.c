@@ -563,6 +563,7 @@ static double next_breakpoint(const run *rn, double end_s) {
 
 #define QUIET_BACKOFF_MIN_S 0.5
 #define QUIET_BACKOFF_MAX_S 64.0
+#define QUIET_WORTH_TICKS 8
 
 /* After ticks at t that changed nothing: where the ticks up to the next input change provably
  * change nothing either (quiet.c), they are skipped (the next tick is the first at or after
@@ -578,13 +579,24 @@ static void try_quiet(run *rn, double t, double end_s, int changed) {
   if (rn->quiet || t < rn->quiet_retry_s)
     return;
   const sits_governor_cfg *cfg = sits_scenario_governor(rn->sc);
-  double until = fmin(next_segment_s(rn), end_s), first = next_breakpoint(rn, end_s);
+  double stop = fmin(next_segment_s(rn), end_s), first = next_breakpoint(rn, end_s);
   bool window = !rn->gov || !cfg->power_cap || t - rn->cap_over_s >= cfg->cap_window_s;
-  if (!(first < until - rn->eps_s) || !sits__run_quiet(rn, state(rn), window)) {
+  double h = rn->gov ? cfg->period_s : INFINITY; /* the proof's grid: the shortest tick period */
+  for (size_t f = 0; f < rn->sc->n_fans; f++)
+    if (!rn->fan_traced[f] && rn->sc->fans[f].n_trips)
+      h = fmin(h, rn->sc->fans[f].period_s);
+  double until = first < stop - rn->eps_s && isfinite(h)
+                     ? sits__run_quiet_until(rn, state(rn), t, stop, h, window)
+                     : t;
+  /* a proof that reaches past at most a few ticks is not worth its cost: wait longer */
+  bool worth = until >= stop - rn->eps_s || until - t >= QUIET_WORTH_TICKS * h;
+  if (!worth) {
     rn->quiet_retry_s = t + rn->quiet_backoff_s;
     rn->quiet_backoff_s = fmin(2 * rn->quiet_backoff_s, QUIET_BACKOFF_MAX_S);
+  } else
+    rn->quiet_backoff_s = QUIET_BACKOFF_MIN_S;
+  if (!(until > first + rn->eps_s))
     return;
-  }
   if (rn->gov) { /* the first tick at or after the change */
     size_t k = (size_t)ceil((until - rn->eps_s) / cfg->period_s);
     if (k > rn->tick) {

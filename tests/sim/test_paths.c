@@ -554,8 +554,11 @@ Test(paths, event_fields) {
 /* ---- quiet spans: ticks proved to change nothing are skipped ------------------------------ */
 
 /* The same scenario with solver.skip_quiet_ticks on and off ("auto"): the samples and peaks
- * within 1e-6 K, the energy within 1e-9, the same events at the same ticks; returns the ticks
- * skipped, and checks that evaluated + skipped is every tick of the run. */
+ * within 1e-4 K, the energy within 1e-8, the same events at the same ticks; returns the ticks
+ * skipped, and checks that evaluated + skipped is every tick of the run. Skipping moves where
+ * the integrator's steps end, so the runs differ by its error control (rtol 1e-7, atol 1e-5
+ * K: measured up to 2.6e-6 K); a decision taken differently would move an OPP or a fan, a
+ * change of watts, and an event. */
 static size_t quiet_same(const char *path, const char *const *extra, size_t n_extra) {
   const char *sets[8];
   sits_result *r[2];
@@ -584,9 +587,11 @@ static size_t quiet_same(const char *path, const char *const *extra, size_t n_ex
   const sits_summary *a = sits_result_summary(r[0]), *b = sits_result_summary(r[1]);
   cr_log_info("%s: %zu of %zu ticks skipped, worst |dT| %.3g K, energy %.17g / %.17g J", path,
               skip[0], eval[1], worst, a->energy_j, b->energy_j);
-  cr_assert_leq(worst, 1e-6, "|dT| %g K", worst);
-  cr_assert_leq(fabs(a->energy_j - b->energy_j), 1e-9 * b->energy_j);
-  cr_assert_float_eq(a->tdp_w, b->tdp_w, 1e-9 * b->tdp_w);
+  cr_assert_leq(worst, 1e-4, "|dT| %g K", worst);
+  cr_assert_leq(fabs(a->energy_j - b->energy_j), 1e-8 * b->energy_j);
+  /* the TDP figure is the largest windowed average of the energy history, which a quiet span
+   * keeps at its samples rather than its ticks (measured up to 1.4e-6 relative) */
+  cr_assert_float_eq(a->tdp_w, b->tdp_w, 1e-5 * b->tdp_w);
   cr_assert_float_eq(a->throttled_fraction, b->throttled_fraction, 1e-12);
   cr_assert_float_eq(a->items_done, b->items_done, 1e-9 * fmax(1, b->items_done));
   size_t ne = sits_result_event_count(r[1]);
@@ -602,26 +607,33 @@ static size_t quiet_same(const char *path, const char *const *extra, size_t n_ex
 }
 
 /* video_enc on the Orin NX for an hour (72,000 ticks of 50 ms): once the fan curve has
- * settled (its last step at ~900 s) the bound from the network's exact response keeps the
- * die below the fan's next trip and above its release, and the step_wise trip and the power
- * cap out of reach, so the rest is skipped (measured 2026-12-06: 52,808 skipped, 19,192
- * evaluated; the samples equal to the last bit). With stream/rest phases the ticks resume at
- * each phase change (28,318 skipped). With a 10-W cap that the LLM's decode phase presses
- * against (5,282 cap activations, 11,374 OPP changes) the ticks are evaluated while it does,
- * skipped in the idle phases once the fan has settled (5,368), the events the same. */
+ * settled the bound from the network's exact response keeps the die below the fan's next trip
+ * and above its release, and the step_wise trip and the power cap out of reach, for all time,
+ * so the rest is skipped; before, the exact trajectories of the network under the highest and
+ * lowest powers bound it tick by tick, and the ticks are skipped up to the first that they
+ * cannot clear (measured 2026-12-06: 71,767 skipped, 233 evaluated). With stream/rest phases
+ * the ticks resume at each phase change (47,753 skipped). With a 10-W cap that the LLM's
+ * decode phase presses against (5,282 cap activations, 11,374 OPP changes) the ticks are
+ * evaluated while it does (23,610 skipped), the events the same. */
 Test(paths, quiet_ticks_skipped_with_the_same_answer, .timeout = 120) {
   char video[512], llm[512];
   snprintf(video, sizeof video, "%s/scenarios/orin_nx_video_enc.cfg", SITS_CONFIGS);
   snprintf(llm, sizeof llm, "%s/scenarios/orin_nx_llm_probabilistic.cfg", SITS_CONFIGS);
   const char *hour[] = {"duration_s=3600"};
-  cr_assert_geq(quiet_same(video, hour, 1), 50000);
+  cr_assert_geq(quiet_same(video, hour, 1), 70000);
   const char *phased[] = {"duration_s=2400",
                           "workload.phases=({name=\"stream\";duration_s=400.0;items_per_s=30.0;},"
                           "{name=\"rest\";duration_s=200.0;items_per_s=2.0;})"};
-  cr_assert_geq(quiet_same(video, phased, 2), 25000);
+  cr_assert_geq(quiet_same(video, phased, 2), 45000);
   const char *capped[] = {"duration_s=2400", "tdp_budget_w=10.0",
                           "workload.phases=({name=\"decode\";duration_s=300.0;busy=true;},"
                           "{name=\"idle\";duration_s=300.0;items_per_s=0.0;})"};
   size_t s = quiet_same(llm, capped, 3);
-  cr_assert(s > 1000 && s < 24000, "%zu skipped", s);
+  cr_assert(s > 1000 && s < 40000, "%zu skipped", s);
+  /* at a 58-C ambient the decode phases reach the 90-C trip: throttling twice (10 OPP changes,
+   * 2 throttle starts and ends, 3 fan steps), each at the same tick as every tick evaluated */
+  const char *hot[] = {"duration_s=1800", "ambient_c=58",
+                       "workload.phases=({name=\"decode\";duration_s=300.0;busy=true;},"
+                       "{name=\"idle\";duration_s=300.0;items_per_s=0.0;})"};
+  cr_assert_geq(quiet_same(llm, hot, 3), 30000);
 }
