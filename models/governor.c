@@ -288,8 +288,9 @@ void sits_governor_tick(sits_governor *g, const sits_governor_obs *obs, sits_gov
     out->cap_limited = power_cap(g, obs, out->opp);
 }
 
-bool sits_governor_quiet(const sits_governor *g, const double *demand, double sensor_lo_c,
-                         double sensor_hi_c, double power_hi_w, bool window_at_most_budget) {
+bool sits_governor_quiet(const sits_governor *g, const double *demand, const size_t *opp,
+                         double sensor_lo_c, double sensor_hi_c, double power_hi_w,
+                         bool window_at_most_budget) {
   const sits_governor_cfg *c = &g->cfg;
   bool ok = true;
   if (c->thermal == SITS_THERMAL_STEP_WISE) /* neither raised (T > trip) nor lowered */
@@ -299,13 +300,22 @@ bool sits_governor_quiet(const sits_governor *g, const double *demand, double se
     ok = sensor_hi_c < c->switch_on_c && g->err_integral == 0;
   else if (c->thermal != SITS_THERMAL_NONE)
     ok = false;
-  /* the cap lowers nothing when every term of its window is at most the budget: predicted p
-   * plus past energy plus (j - 1) p p_min is then at most B w for every look-back j */
-  if (ok && c->power_cap && g->window_periods > 0 &&
-      !(power_hi_w <= c->tdp_budget_w && window_at_most_budget)) {
-    /* nor does it when every domain is at its lowest OPP already: nothing to lower */
-    for (size_t d = 0; d < g->n && ok; d++)
-      ok = sits_governor_base_opp(c, &g->domains[d], d, demand[d]) == 0;
+  /* such a tick gives min(base, the cooling state's limit) with nothing lowered by the cap:
+   * the OPPs held must be those already */
+  bool all_lowest = true;
+  for (size_t d = 0; d < g->n && ok; d++) {
+    size_t base = sits_governor_base_opp(c, &g->domains[d], d, demand[d]),
+           top = g->domains[d].n_opp - 1, limit = top;
+    if (c->thermal == SITS_THERMAL_STEP_WISE)
+      limit = g->cooling_state >= top ? 0 : top - g->cooling_state;
+    ok = opp[d] == (base < limit ? base : limit);
+    all_lowest = all_lowest && opp[d] == 0;
   }
+  /* the cap lowers nothing when every term of its window is at most the budget: predicted p
+   * plus past energy plus (j - 1) p p_min is then at most B w for every look-back j (the
+   * caller's power bound covers the lowest OPPs' power too); nor when every domain is at its
+   * lowest OPP already */
+  if (ok && c->power_cap && g->window_periods > 0 && !all_lowest)
+    ok = power_hi_w <= c->tdp_budget_w && window_at_most_budget;
   return ok;
 }

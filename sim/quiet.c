@@ -29,6 +29,9 @@
 #define QUIET_MAX_NODES 64 /* a dense Cholesky per attempt; larger networks tick as before */
 #define LEVEL_TRIES 40
 #define LEVEL_STEP_C 0.01
+/* every bound widened by this: the run being proved is the integrator's, within its
+ * tolerance (atol 1e-5 K by default) of the exact response the bounds are for */
+#define QUIET_MARGIN_C 1e-3
 
 typedef struct quiet_ws {
   size_t n;
@@ -96,10 +99,22 @@ static double powers_at(const run *rn, double level_c, gsl_vector *p) {
   return total;
 }
 
+/* The total power with every domain at its lowest OPP and its leakage at level_c: the power
+ * cap's p_min, which its argument needs at or below the budget too. */
+static double lowest_total_w(const run *rn, double level_c) {
+  double total = rn->base_total_w;
+  for (size_t d = 0; d < rn->nd; d++) {
+    const sits_domain *dom = &rn->dom[d];
+    total += sits_domain_power_w_f(dom, 0, sits_domain_utilisation(dom, 0, rn->demand[d]),
+                                   sits_domain_leak_factor(dom, level_c));
+  }
+  return total;
+}
+
 /* The bound on every node from powers at level_c: upper (sign +1) or lower (-1) into out. */
 static void bound(const run *rn, quiet_ws *w, const double *y, double level_c, int sign,
                   double *out, double *total_w) {
-  *total_w = powers_at(rn, level_c, w->p);
+  *total_w = fmax(powers_at(rn, level_c, w->p), lowest_total_w(rn, level_c));
   gsl_linalg_cholesky_solve(w->k, w->p, w->s);
   double worst[QUIET_MAX_NODES];
   for (size_t i = 0; i < rn->n; i++)
@@ -110,7 +125,7 @@ static void bound(const run *rn, quiet_ws *w, const double *y, double level_c, i
     worst[q] = sign > 0 ? fmax(worst[q], off) : fmin(worst[q], off);
   }
   for (size_t i = 0; i < rn->n; i++)
-    out[i] = rn->ambient_c + gsl_vector_get(w->s, i) + worst[w->part[i]];
+    out[i] = rn->ambient_c + gsl_vector_get(w->s, i) + worst[w->part[i]] + sign * QUIET_MARGIN_C;
 }
 
 /* The domain nodes' extreme under a bound (max for sign +1, min for -1). */
@@ -172,7 +187,7 @@ static bool consistent_bound(const run *rn, quiet_ws *w, const double *y, int si
 
 /* Whether the pack's node (its heat unbounded here) shares a part with a node read. */
 static bool pack_reaches(const run *rn, const quiet_ws *w, const sits_governor_cfg *cfg) {
-  if (rn->batt_node < 0)
+  if (!rn->batt || rn->batt_node < 0) /* no pack, or its heat goes nowhere */
     return false;
   int q = w->part[rn->batt_node];
   if (rn->gov && cfg->thermal != SITS_THERMAL_NONE && w->part[cfg->sensor_node] == q)
@@ -206,8 +221,8 @@ static bool fans_stay(const run *rn, const double *lo, const double *hi) {
 /* ---- horizons: how long the bounds keep every tick quiet, from the exact response ------ */
 
 /* The comparison system's trajectory C theta' = -K theta + P (P constant) from the state:
- * T_i(t) = s_i + sum_k a_ik e^{lam_k t} (s the steady temperatures), with B = -C^-1/2 K C^-1/2 = V diag(lam) V^T
- * (symmetric, lam < 0), a_ik = V_ik z_k / sqrt(C_i), z = V^T C^1/2 (T(0) - s). */
+ * T_i(t) = s_i + sum_k a_ik e^{lam_k t} (s the steady temperatures), with B = -C^-1/2 K C^-1/2 = V
+ * diag(lam) V^T (symmetric, lam < 0), a_ik = V_ik z_k / sqrt(C_i), z = V^T C^1/2 (T(0) - s). */
 typedef struct traj {
   double s[QUIET_MAX_NODES], a[QUIET_MAX_NODES * QUIET_MAX_NODES];
 } traj;
@@ -252,7 +267,7 @@ static bool make_modes(const run *rn, const quiet_ws *w, double h, modes *m) {
 static void make_traj(const run *rn, quiet_ws *w, const modes *m, const double *y, double level_c,
                       traj *tr, double *total_w) {
   size_t n = rn->n;
-  *total_w = powers_at(rn, level_c, w->p);
+  *total_w = fmax(powers_at(rn, level_c, w->p), lowest_total_w(rn, level_c));
   gsl_linalg_cholesky_solve(w->k, w->p, w->s);
   double z[QUIET_MAX_NODES];
   for (size_t i = 0; i < n; i++) /* the steady temperature (the ambient plus its rise) */
@@ -283,7 +298,7 @@ static void interval(const modes *m, const traj *tr, int sign, double h, double 
       slope += fabs(tr->a[i * n + k] * m->lam[k]) * e[k];
     }
     double x = sign > 0 ? fmax(end[i], v) : fmin(end[i], v);
-    ext[i] = x + sign * 0.5 * h * slope;
+    ext[i] = x + sign * (0.5 * h * slope + QUIET_MARGIN_C);
     end[i] = v;
   }
   memcpy(e, next, n * sizeof(double));
@@ -316,8 +331,9 @@ static size_t scan(const run *rn, const modes *m, const traj *hi, const traj *lo
     bool ok = domain_extreme(rn, run_hi, +1) <= level_hi &&
               domain_extreme(rn, run_lo, -1) >= level_lo && fans_stay(rn, run_lo, run_hi);
     if (ok && rn->gov)
-      ok = sits_governor_quiet(rn->gov, rn->demand, sensed ? run_lo[cfg->sensor_node] : NAN,
-                               sensed ? run_hi[cfg->sensor_node] : NAN, p_hi, window);
+      ok =
+          sits_governor_quiet(rn->gov, rn->demand, rn->opp, sensed ? run_lo[cfg->sensor_node] : NAN,
+                              sensed ? run_hi[cfg->sensor_node] : NAN, p_hi, window);
     if (!ok)
       return j;
   }
@@ -378,7 +394,7 @@ double sits__run_quiet_until(const run *rn, const double *y, double t, double t_
                consistent_bound(rn, &w, y, -1, NULL, w.lo, &p_lo) && fans_stay(rn, w.lo, w.hi);
     if (all && rn->gov) {
       bool sensed = cfg->thermal != SITS_THERMAL_NONE;
-      all = sits_governor_quiet(rn->gov, rn->demand, sensed ? w.lo[cfg->sensor_node] : NAN,
+      all = sits_governor_quiet(rn->gov, rn->demand, rn->opp, sensed ? w.lo[cfg->sensor_node] : NAN,
                                 sensed ? w.hi[cfg->sensor_node] : NAN, p_hi, window_at_most_budget);
     }
     if (all)

@@ -296,6 +296,22 @@ static int runaway_or(run *rn, int rc, double t, sits_err *err) {
                     t, sits_thermal_name(rn->th, (int)hot), y[hot]);
 }
 
+/* A quiet span has no ticks, and the energy history takes points where the run stops (its
+ * samples, the span's end): the windows read on it (the TDP's moving average, the power cap's
+ * look-back) interpolate between them, so the span also stops at least every eighth of the TDP
+ * window and, over the last cap window before its end, every eighth of that (where the first
+ * tick after the span looks back). The next such stop after t. */
+static double quiet_history_stop(const run *rn, double t) {
+  const sits_governor_cfg *cfg = sits_scenario_governor(rn->sc);
+  double last = rn->elog.n ? rn->elog.t[rn->elog.n - 1] : 0;
+  double next = last + sits_scenario_limits(rn->sc)->tdp_window_s / 8;
+  if (rn->gov && cfg->power_cap && cfg->cap_window_s > 0) {
+    double zone = rn->quiet_until_s - cfg->cap_window_s;
+    next = fmin(next, t < zone - rn->eps_s ? zone : last + cfg->cap_window_s / 8);
+  }
+  return next;
+}
+
 /* Integrates up to t_stop with constant inputs. *root is set when a critical trip fired. */
 static int integrate_interval(run *rn, double t_stop, double *t, bool *root,
                               const sits_run_opts *opts, sits_err *err) {
@@ -317,12 +333,20 @@ static int integrate_interval(run *rn, double t_stop, double *t, bool *root,
       if (ts > *t + rn->eps_s && ts < t_stop - rn->eps_s)
         target = ts;
     }
+    if (rn->quiet) {
+      double th = quiet_history_stop(rn, *t);
+      if (th > *t + rn->eps_s && th < target - rn->eps_s)
+        target = th;
+    }
     int rc = step(rn, target, t, &ev, err);
     if (rc)
       return runaway_or(rn, rc, *t, err);
     if (ev == SITS_ODE_STOP && target < t_stop)
       ev = SITS_ODE_STEPPED;
     track_peaks(rn, state(rn));
+    if (rn->quiet && rn->elog.n && *t > rn->elog.t[rn->elog.n - 1] + rn->eps_s &&
+        *t < t_stop - rn->eps_s && push_history(rn, *t, state(rn)[rn->lay.i_e_in]))
+      return sits__fail(err, SITS_ENOMEM, "out of memory");
     sits__run_at_state(rn, state(rn), right, NULL);
     for (size_t d = 0; d < rn->nd; d++) {
       rn->dom_e_j[d] += 0.5 * (rn->dom_w_left[d] + right[d]) * (*t - t_before);

@@ -108,15 +108,16 @@ SITS_API void sits_governor_tick(sits_governor *g, const sits_governor_obs *obs,
                                  sits_governor_out *out);
 
 /**
- * Whether ticks would leave everything as it is (the OPPs, the flags and the governor's own
- * state) while the demand stays @p demand (per domain, as at the last tick), the thermal sensor
- * stays within [@p sensor_lo_c, @p sensor_hi_c] and the total power the power cap would
- * predict stays at or below @p power_hi_w; @p window_at_most_budget: every energy the cap's
- * window looks back on averaged at most tdp_budget_w. A caller that has proved those bounds
- * over a span may skip the span's ticks. False whenever it cannot tell.
+ * Whether ticks would leave everything as it is (the OPPs @p opp held now, the flags and the
+ * governor's own state) while the demand stays @p demand (per domain, as at the last tick),
+ * the thermal sensor stays within [@p sensor_lo_c, @p sensor_hi_c] and the total power, at
+ * the OPPs held and at the lowest ones, stays at or below @p power_hi_w;
+ * @p window_at_most_budget: every energy the cap's window looks back on averaged at most
+ * tdp_budget_w. A caller that has proved those bounds over a span may skip the span's ticks.
+ * False whenever it cannot tell.
  */
-SITS_API bool sits_governor_quiet(const sits_governor *g, const double *demand, double sensor_lo_c,
-                                  double sensor_hi_c, double power_hi_w,
+SITS_API bool sits_governor_quiet(const sits_governor *g, const double *demand, const size_t *opp,
+                                  double sensor_lo_c, double sensor_hi_c, double power_hi_w,
                                   bool window_at_most_budget);
 
 /** The base governor's OPP for domain @p d at @p demand (exposed for tests and tables). */

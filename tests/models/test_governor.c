@@ -169,21 +169,26 @@ Test(governor, power_cap_keeps_the_window_average) {
  * raised state only while the sensor stays in [75, 80] (below 75 it releases a step, a state
  * change though the output may not change yet). For IPA switching on at 60 C: quiet below it.
  * Under a 1-W cap: quiet when the power bound and the window are at most 1 W, or when every
- * domain's base OPP is the lowest (nothing to lower); not otherwise. Each verdict is checked
- * against a tick at the bound's ends. */
+ * domain is at its lowest OPP (nothing to lower); not otherwise. In every case the OPPs held
+ * must be those a quiet tick gives (the base OPP under the cooling state's limit): after the
+ * cap has lowered the domain, a tick with the window at its budget raises it again, so the
+ * lowered OPP is not quiet. Each verdict is checked against a tick at the bound's ends. */
 Test(governor, quiet_only_where_ticks_change_nothing) {
   sits_domain d = five_opps();
   double full[1] = {1.0}, none[1] = {0.0};
+  size_t top[1] = {4}, three[1] = {3}, two[1] = {2}, lowest[1] = {0};
   sits_governor_cfg c = cfg_of(SITS_GOV_SCHEDUTIL);
   c.thermal = SITS_THERMAL_STEP_WISE;
   c.trip_c = 80;
   c.hysteresis_c = 5;
   sits_governor *g = sits_governor_new(&c, &d, 1);
-  cr_assert(sits_governor_quiet(g, full, 40, 80, NAN, true));
-  cr_assert_not(sits_governor_quiet(g, full, 40, 80.01, NAN, true));
-  cr_assert_eq(tick_once(g, 1, 81, 0), 3); /* raised: state 1 */
-  cr_assert(sits_governor_quiet(g, full, 75, 80, NAN, true));
-  cr_assert_not(sits_governor_quiet(g, full, 74.9, 80, NAN, true));
+  cr_assert(sits_governor_quiet(g, full, top, 40, 80, NAN, true));
+  cr_assert_not(sits_governor_quiet(g, full, top, 40, 80.01, NAN, true));
+  cr_assert_not(sits_governor_quiet(g, full, three, 40, 80, NAN, true)); /* not what it gives */
+  cr_assert_eq(tick_once(g, 1, 81, 0), 3);                               /* raised: state 1 */
+  cr_assert(sits_governor_quiet(g, full, three, 75, 80, NAN, true));
+  cr_assert_not(sits_governor_quiet(g, full, top, 75, 80, NAN, true));
+  cr_assert_not(sits_governor_quiet(g, full, three, 74.9, 80, NAN, true));
   cr_assert_eq(tick_once(g, 1, 75, 0), 3); /* at 75 it holds, as quiet said */
   cr_assert_eq(tick_once(g, 1, 80, 0), 3);
   sits_governor_free(g);
@@ -193,8 +198,9 @@ Test(governor, quiet_only_where_ticks_change_nothing) {
   c.control_c = 80;
   c.sustainable_power_w = 0.8;
   g = sits_governor_new(&c, &d, 1);
-  cr_assert(sits_governor_quiet(g, full, 30, 59.9, NAN, true));
-  cr_assert_not(sits_governor_quiet(g, full, 30, 60, NAN, true));
+  cr_assert(sits_governor_quiet(g, full, top, 30, 59.9, NAN, true));
+  cr_assert_not(sits_governor_quiet(g, full, top, 30, 60, NAN, true));
+  cr_assert_not(sits_governor_quiet(g, full, two, 30, 59.9, NAN, true)); /* IPA's limit held */
   sits_governor_free(g);
 
   c.thermal = SITS_THERMAL_NONE;
@@ -202,14 +208,18 @@ Test(governor, quiet_only_where_ticks_change_nothing) {
   c.cap_window_s = 1.0;
   c.tdp_budget_w = 1.0;
   g = sits_governor_new(&c, &d, 1);
-  cr_assert(sits_governor_quiet(g, full, NAN, NAN, 1.0, true));
-  cr_assert_not(sits_governor_quiet(g, full, NAN, NAN, 1.01, true));
-  cr_assert_not(sits_governor_quiet(g, full, NAN, NAN, 0.5, false));
-  cr_assert(sits_governor_quiet(g, none, NAN, NAN, 5.0, false)); /* base OPP 0: nothing to lower */
+  cr_assert(sits_governor_quiet(g, full, top, NAN, NAN, 1.0, true));
+  cr_assert_not(sits_governor_quiet(g, full, top, NAN, NAN, 1.01, true));
+  cr_assert_not(sits_governor_quiet(g, full, top, NAN, NAN, 0.5, false));
+  cr_assert(sits_governor_quiet(g, none, lowest, NAN, NAN, 5.0, false)); /* nothing to lower */
   cr_assert_eq(tick_once(g, 0, 25, 5.0), 0);
   /* full demand at the top OPP predicts 1.92 W: over the budget, not quiet, and a tick with
    * the window at the budget does lower it (to 600 MHz, 0.768 W) */
-  cr_assert_not(sits_governor_quiet(g, full, NAN, NAN, 1.92, true));
+  cr_assert_not(sits_governor_quiet(g, full, top, NAN, NAN, 1.92, true));
   cr_assert_eq(tick_once(g, 1, 25, 1.0), 2);
+  /* held there at 0.768 W: not quiet, since a tick at that past raises it (the tightest
+   * look-back allows (1 - 0.768 x 0.9) / 0.1 = 3.09 W, above the top OPP's 1.92 W) */
+  cr_assert_not(sits_governor_quiet(g, full, two, NAN, NAN, 0.768, true));
+  cr_assert_eq(tick_once(g, 1, 25, 0.768), 4);
   sits_governor_free(g);
 }
