@@ -282,15 +282,16 @@ static void make_traj(const run *rn, quiet_ws *w, const modes *m, const double *
       tr->a[i * n + k] = gsl_matrix_get(m->v, i, k) * z[k] / m->sq[i];
 }
 
-/* One interval [j h, (j + 1) h] of a trajectory: the values at its ends (e: e^{lam t} at its
- * start, advanced to its end) and a bound on it inside: the larger (sign +1) or smaller end
- * moved by half the interval times the slope's bound sum_k |a_ik lam_k| e^{lam_k t_j}. */
-static void interval(const modes *m, const traj *tr, int sign, double h, double *e, double *end,
-                     double *ext) {
+/* One interval of length hs of a trajectory (rr: e^{lam hs}): the values at its ends (e:
+ * e^{lam t} at its start, advanced to its end) and a bound on it inside: the larger (sign +1)
+ * or smaller end moved by half the interval times the slope's bound sum_k |a_ik lam_k|
+ * e^{lam_k t_j}, and the margin. Returns the largest such slope term. */
+static double interval(const modes *m, const traj *tr, int sign, double hs, const double *rr,
+                       double *e, double *end, double *ext) {
   size_t n = m->n;
-  double next[QUIET_MAX_NODES];
+  double next[QUIET_MAX_NODES], widest = 0;
   for (size_t k = 0; k < n; k++)
-    next[k] = e[k] * m->r[k];
+    next[k] = e[k] * rr[k];
   for (size_t i = 0; i < n; i++) {
     double v = tr->s[i], slope = 0;
     for (size_t k = 0; k < n; k++) {
@@ -298,23 +299,30 @@ static void interval(const modes *m, const traj *tr, int sign, double h, double 
       slope += fabs(tr->a[i * n + k] * m->lam[k]) * e[k];
     }
     double x = sign > 0 ? fmax(end[i], v) : fmin(end[i], v);
-    ext[i] = x + sign * (0.5 * h * slope + QUIET_MARGIN_C);
+    ext[i] = x + sign * (0.5 * hs * slope + QUIET_MARGIN_C);
     end[i] = v;
+    widest = fmax(widest, 0.5 * hs * slope);
   }
   memcpy(e, next, n * sizeof(double));
+  return widest;
 }
 
-/* How many tick intervals from the state keep every check: the domain nodes inside the
- * levels the powers were taken at, the fans in their bands, the governor quiet. */
+#define STRIDE_MARGIN_C 0.01 /* a stride doubles while its slope term stays under this */
+#define STRIDE_MAX 1024      /* ticks */
+
+/* How many ticks from the state keep every check: the domain nodes inside the levels the
+ * powers were taken at, the fans in their bands, the governor quiet. The intervals start at
+ * one tick and double while the trajectories' slopes make little of them, so a trajectory
+ * that settles is walked in a few dozen intervals. */
 static size_t scan(const run *rn, const modes *m, const traj *hi, const traj *lo, double level_hi,
                    double level_lo, double p_hi, double h, size_t j_max, bool window) {
   const sits_governor_cfg *cfg = sits_scenario_governor(rn->sc);
-  size_t n = rn->n;
+  size_t n = rn->n, stride = 1, j = 0;
   double e_hi[QUIET_MAX_NODES], e_lo[QUIET_MAX_NODES], end_hi[QUIET_MAX_NODES],
       end_lo[QUIET_MAX_NODES], top[QUIET_MAX_NODES], bot[QUIET_MAX_NODES], run_hi[QUIET_MAX_NODES],
-      run_lo[QUIET_MAX_NODES];
+      run_lo[QUIET_MAX_NODES], rr[QUIET_MAX_NODES];
   for (size_t k = 0; k < n; k++)
-    e_hi[k] = e_lo[k] = 1;
+    e_hi[k] = e_lo[k] = 1, rr[k] = m->r[k];
   for (size_t i = 0; i < n; i++) { /* both start at the state */
     double v = hi->s[i], u = lo->s[i];
     for (size_t k = 0; k < n; k++)
@@ -323,9 +331,10 @@ static size_t scan(const run *rn, const modes *m, const traj *hi, const traj *lo
     end_lo[i] = run_lo[i] = u;
   }
   bool sensed = rn->gov && cfg->thermal != SITS_THERMAL_NONE;
-  for (size_t j = 0; j < j_max; j++) {
-    interval(m, hi, +1, h, e_hi, end_hi, top);
-    interval(m, lo, -1, h, e_lo, end_lo, bot);
+  while (j + stride <= j_max) {
+    double hs = (double)stride * h;
+    double wide = fmax(interval(m, hi, +1, hs, rr, e_hi, end_hi, top),
+                       interval(m, lo, -1, hs, rr, e_lo, end_lo, bot));
     for (size_t i = 0; i < n; i++)
       run_hi[i] = fmax(run_hi[i], top[i]), run_lo[i] = fmin(run_lo[i], bot[i]);
     bool ok = domain_extreme(rn, run_hi, +1) <= level_hi &&
@@ -336,8 +345,14 @@ static size_t scan(const run *rn, const modes *m, const traj *hi, const traj *lo
                               sensed ? run_hi[cfg->sensor_node] : NAN, p_hi, window);
     if (!ok)
       return j;
+    j += stride;
+    if (wide < STRIDE_MARGIN_C && stride < STRIDE_MAX && j + 2 * stride <= j_max) {
+      stride *= 2;
+      for (size_t k = 0; k < n; k++)
+        rr[k] = exp(m->lam[k] * (double)stride * h);
+    }
   }
-  return j_max;
+  return j;
 }
 
 #define HORIZON_MAX_STEPS 1000000
