@@ -140,6 +140,9 @@ static int put_attributes(hid_t file, const sits_scenario *sc, const sits_result
   rc |= H5LTset_attribute_long(file, "/", "solver_reinits", &reinits, 1) < 0;
   rc |= str_attr(file, "/", "solver_linear_solver", sits__result_linear_solver(r)) < 0;
   rc |= str_attr(file, "/", "solver_method", r->stats.method ? r->stats.method : "cvode") < 0;
+  long ticks[2] = {(long)r->ticks_evaluated, (long)r->ticks_skipped};
+  rc |= H5LTset_attribute_long(file, "/", "governor_ticks", &ticks[0], 1) < 0;
+  rc |= H5LTset_attribute_long(file, "/", "ticks_skipped", &ticks[1], 1) < 0;
   rc |= H5LTset_attribute_double(file, "/", "energy_balance_rel_err", &bal, 1) < 0;
   /* provenance: how it was made, with what, and the summary as --summary json gives it */
   if (sits_scenario_origin(sc))

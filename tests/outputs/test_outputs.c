@@ -10,7 +10,6 @@
 
 #include "sits_hotspot.h"
 
-
 /* A string attribute as sits writes them: variable-length UTF-8 (asserted), copied into buf. */
 static char *dup_str_attr(hid_t f, const char *obj, const char *name) {
   hid_t a = H5Aopen_by_name(f, obj, name, H5P_DEFAULT, H5P_DEFAULT);
@@ -90,6 +89,13 @@ Test(outputs, hdf5_layout_and_values) {
   sits_result_solver_stats(r, &st);
   cr_assert_eq(steps, st.steps);
   cr_assert_gt(steps, 0);
+  long ticks = -1, skipped = -1;
+  size_t te, ts;
+  sits_result_ticks(r, &te, &ts);
+  cr_assert_geq(H5LTget_attribute_long(f, "/", "governor_ticks", &ticks), 0);
+  cr_assert_geq(H5LTget_attribute_long(f, "/", "ticks_skipped", &skipped), 0);
+  cr_assert_eq(ticks, (long)te);
+  cr_assert_eq(skipped, (long)ts);
   char *config = dup_str_attr(f, "/", "config");
   cr_assert(strstr(config, "spreader") && strstr(config, "duration_s"), "%s", config);
   hid_t ev = H5Dopen2(f, "/events", H5P_DEFAULT);
@@ -299,9 +305,10 @@ Test(outputs, streamed_equals_kept) {
   cr_assert(strlen(a) > 100000);
   cr_assert_str_eq(a, b, "the streamed CSV differs from the written one");
   free(a), free(b);
-  const char *series[] = {"/time_s", "/temp_c/die", "/power_w/total", "/freq_mhz/gpu",
-                          "/battery/soc", "/node_power_w/module"};
-  hid_t fa = H5Fopen(h5_a, H5F_ACC_RDONLY, H5P_DEFAULT), fb = H5Fopen(h5_b, H5F_ACC_RDONLY, H5P_DEFAULT);
+  const char *series[] = {"/time_s",       "/temp_c/die",  "/power_w/total",
+                          "/freq_mhz/gpu", "/battery/soc", "/node_power_w/module"};
+  hid_t fa = H5Fopen(h5_a, H5F_ACC_RDONLY, H5P_DEFAULT),
+        fb = H5Fopen(h5_b, H5F_ACC_RDONLY, H5P_DEFAULT);
   double *va = malloc(n * sizeof *va), *vb = malloc(n * sizeof *vb);
   for (size_t k = 0; k < sizeof series / sizeof series[0]; k++) {
     read_series(fa, series[k], va, n);
@@ -351,9 +358,11 @@ Test(outputs, config_attribute_reruns) {
   cr_assert_eq(sits_write_h5(sc, r, path, &err), SITS_OK, "%s", err.msg);
   hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
   char *config = dup_str_attr(f, "/", "config");
-  char *libs = dup_str_attr(f, "/", "library_versions"), *summary = dup_str_attr(f, "/", "summary_json");
+  char *libs = dup_str_attr(f, "/", "library_versions"),
+       *summary = dup_str_attr(f, "/", "summary_json");
   char *origin = dup_str_attr(f, "/", "command_line");
-  cr_assert(strstr(libs, "HDF5 1.") && strstr(libs, "SUNDIALS ") && strstr(libs, "GSL "), "%s", libs);
+  cr_assert(strstr(libs, "HDF5 1.") && strstr(libs, "SUNDIALS ") && strstr(libs, "GSL "), "%s",
+            libs);
   cr_assert(strncmp(summary, "{\"schema_version\":1,\"end_reason\":\"duration\"", 40) == 0, "%s",
             summary);
   cr_assert_str_eq(origin, "sitsenergy run video_enc.cfg --set duration_s=30");
@@ -374,8 +383,9 @@ Test(outputs, config_attribute_reruns) {
 /* A grid floorplan: per layer one time x rows x cols dataset with dimension scales (not one
  * dataset per cell), and per block HotSpot's reductions, against the result's node values. */
 Test(outputs, hdf5_grid_layers_and_block_reductions) {
-  const char *sets[] = {"platform.thermal.hotspot.model=\"grid\"", "platform.thermal.hotspot.rows=8",
-                        "platform.thermal.hotspot.cols=6", "duration_s=0.5"};
+  const char *sets[] = {"platform.thermal.hotspot.model=\"grid\"",
+                        "platform.thermal.hotspot.rows=8", "platform.thermal.hotspot.cols=6",
+                        "duration_s=0.5"};
   sits_scenario *sc = tu_shipped("scenarios/ev6_floorplan_throttle.cfg", sets, 4);
   sits_result *r = tu_run(sc);
   char path[512];
@@ -425,7 +435,8 @@ Test(outputs, hdf5_grid_layers_and_block_reductions) {
   cr_assert_float_eq(y[0], 0.016 - 0.016 / 8 / 2, 1e-12);
   /* IntExec: max over its silicon cells, the mean weighted by the share of the block each
    * cell holds, the cell under its centre (the name's alias) */
-  double *mx = malloc(n * sizeof *mx), *avg = malloc(n * sizeof *avg), *ctr = malloc(n * sizeof *ctr);
+  double *mx = malloc(n * sizeof *mx), *avg = malloc(n * sizeof *avg),
+         *ctr = malloc(n * sizeof *ctr);
   read_series(f, "/blocks/IntExec/max_c", mx, n);
   read_series(f, "/blocks/IntExec/avg_c", avg, n);
   read_series(f, "/blocks/IntExec/center_c", ctr, n);
