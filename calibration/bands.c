@@ -8,8 +8,10 @@
  * sensor's absolute residuals (what the model structure misses, taken from the data rather
  * than assumed Gaussian: the residuals of a board's integer sensor are heavy-tailed), the
  * wider of the training residuals' and the forecast residuals' (the fit repeated on the
- * training rows' first three quarters and replayed over the last quarter, which it did not
- * see: a prediction's errors, which training residuals understate),
+ * training rows before a half, five eighths and three quarters of them and each replayed over
+ * the rest of the training rows, which it did not see, the three blocks pooled: a
+ * prediction's errors at the horizons a held-out part has, which training residuals
+ * understate),
  * sigma_model the parameters' covariance propagated linearly through the replay (each
  * parameter's sensitivity by a forward difference of 1e-4 of its value, the trace replayed
  * again). The covariance is the one the same sensitivities give on the training rows,
@@ -332,11 +334,46 @@ static int write_group(sits_thermal_cal *c, const double *q95, const double *se_
   return SITS_OK;
 }
 
-/* The forecast residuals' 95th percentile per sensor: the calibrated scenario fitted again on
- * the training rows' first three quarters (from where the fit ended, one start) and replayed;
- * the absolute residuals over the last quarter, which that fit did not see, as a prediction
- * makes them. NAN per sensor where there is no such block (training rows that are not a prefix
- * of the trace, a block too short) or the fit does not end. */
+/* The absolute residuals of one forecast block: the scenario fitted again on the rows before
+ * @p from (a fraction of the trace; from where the fit ended, one start) and replayed; sensor
+ * k's over [from, tf) appended to d[k] (n[k] of them so far). A block whose fit does not end
+ * adds nothing. */
+static int forecast_block(const sits_thermal_cal *c, const sits_thermal_cal_opts *o, double from,
+                          double tf, double **d, size_t *n, sits_err *err) {
+  sits_thermal_cal_opts ov = *o;
+  ov.scenario_text = c->config_text, ov.sets = NULL, ov.n_sets = 0, ov.progress = NULL;
+  ov.hold_from = from, ov.hold_to = tf, ov.use_to = tf, ov.fit_trips = false;
+  sits_thermal_cal val;
+  sits_err quiet = {0};
+  if (sits__calibrate_thermal_warm(&ov, &val, &quiet) != SITS_OK)
+    return SITS_OK;
+  sits_scenario *sc = NULL;
+  sits_replay *r = NULL;
+  int rc = sits_scenario_load_text(val.config_text, o->scenario_path, NULL, 0, &sc, err);
+  if (rc == SITS_OK)
+    rc = sits_replay_run(sc, o->trace_path, &o->trace, &r, err);
+  size_t rows = rc == SITS_OK ? r->trace->n_rows : 0, lo = (size_t)floor(from * (double)rows);
+  for (size_t k = 0; rc == SITS_OK && k < r->n_sensors && k < c->n_sensors; k++) {
+    int col = sits_trace_column(r->trace, r->sensors[k].column);
+    for (size_t t = lo; col >= 0 && t < c->n_train && t < rows; t++) {
+      double m = sits_trace_at(r->trace, t, (size_t)col);
+      if (isfinite(m) && isfinite(r->sim_c[k * rows + t]))
+        d[k][n[k]++] = fabs(r->sim_c[k * rows + t] - m);
+    }
+  }
+  sits_replay_free(r);
+  sits_scenario_free(sc);
+  sits_thermal_cal_release(&val);
+  return rc;
+}
+
+/* The forecast residuals' 95th percentile per sensor, pooled over forecast blocks that all end
+ * where the training rows end and start at a half, five eighths and three quarters of them:
+ * each the calibrated scenario fitted again on the rows before its start and replayed over the
+ * block, which that fit did not see, as a prediction makes them. The longer blocks reach the
+ * horizons a held-out part has (the drift a single short block cannot show, one block's being
+ * a noisy estimate of it). NAN per sensor where there is no such block (training rows that are
+ * not a prefix of the trace, too few rows) or no fit ends. */
 static int forecast_q95(const sits_thermal_cal *c, const sits_thermal_cal_opts *o, double *q95,
                         sits_err *err) {
   for (size_t k = 0; k < c->n_sensors; k++)
@@ -344,37 +381,22 @@ static int forecast_q95(const sits_thermal_cal *c, const sits_thermal_cal_opts *
   double tf = o->train_fraction > 0 ? o->train_fraction : 0.7;
   if (o->hold_to > o->hold_from || c->n_train < 40)
     return SITS_OK;
-  sits_thermal_cal_opts ov = *o;
-  ov.scenario_text = c->config_text, ov.sets = NULL, ov.n_sets = 0, ov.progress = NULL;
-  ov.hold_from = 0.75 * tf, ov.hold_to = tf, ov.use_to = tf, ov.fit_trips = false;
-  sits_thermal_cal val;
-  sits_err quiet = {0};
-  if (sits__calibrate_thermal_warm(&ov, &val, &quiet) != SITS_OK)
-    return SITS_OK; /* no forecast block: the training residuals alone */
-  sits_scenario *sc = NULL;
-  sits_replay *r = NULL;
-  int rc = sits_scenario_load_text(val.config_text, o->scenario_path, NULL, 0, &sc, err);
-  if (rc == SITS_OK)
-    rc = sits_replay_run(sc, o->trace_path, &o->trace, &r, err);
-  size_t rows = rc == SITS_OK ? r->trace->n_rows : 0, lo = (size_t)floor(0.75 * tf * (double)rows);
-  double *d = rc == SITS_OK ? malloc((rows + 1) * sizeof *d) : NULL;
-  if (rc == SITS_OK && !d)
-    rc = sits__fail(err, SITS_ENOMEM, "out of memory");
-  for (size_t k = 0; rc == SITS_OK && k < r->n_sensors && k < c->n_sensors; k++) {
-    int col = sits_trace_column(r->trace, r->sensors[k].column);
-    size_t n = 0;
-    for (size_t t = lo; col >= 0 && t < c->n_train && t < rows; t++) {
-      double m = sits_trace_at(r->trace, t, (size_t)col);
-      if (isfinite(m) && isfinite(r->sim_c[k * rows + t]))
-        d[n++] = fabs(r->sim_c[k * rows + t] - m);
-    }
-    gsl_sort(d, 1, n);
-    q95[k] = n >= 10 ? gsl_stats_quantile_from_sorted_data(d, 1, n, 0.95) : NAN;
+  static const double starts[] = {0.5, 0.625, 0.75};
+  size_t n_starts = sizeof starts / sizeof starts[0];
+  double *d[SITS_THERMAL_CAL_MAX_SENSORS] = {0};
+  size_t n[SITS_THERMAL_CAL_MAX_SENSORS] = {0};
+  int rc = SITS_OK;
+  for (size_t k = 0; rc == SITS_OK && k < c->n_sensors; k++)
+    if (!(d[k] = malloc((n_starts * c->n_train + 1) * sizeof *d[k])))
+      rc = sits__fail(err, SITS_ENOMEM, "out of memory");
+  for (size_t b = 0; rc == SITS_OK && b < n_starts; b++)
+    rc = forecast_block(c, o, starts[b] * tf, tf, d, n, err);
+  for (size_t k = 0; rc == SITS_OK && k < c->n_sensors; k++) {
+    gsl_sort(d[k], 1, n[k]);
+    q95[k] = n[k] >= 10 ? gsl_stats_quantile_from_sorted_data(d[k], 1, n[k], 0.95) : NAN;
   }
-  free(d);
-  sits_replay_free(r);
-  sits_scenario_free(sc);
-  sits_thermal_cal_release(&val);
+  for (size_t k = 0; k < c->n_sensors; k++)
+    free(d[k]);
   return rc;
 }
 
