@@ -158,6 +158,21 @@ static double next_segment_s(const run *rn) {
 static double ahead_target(const run *rn, double now, double tstop) {
   double p = sits_scenario_governor(rn->sc)->period_s;
   double hint = sits_expint_step_hint(rn->ex), ticks = 1;
+  if (rn->quiet) { /* no ticks to read: whole sample periods on the samples' grid */
+    double sp = sits_scenario_sample_period_s(rn->sc);
+    double hard = fmin(sits_scenario_duration_s(rn->sc), next_segment_s(rn));
+    size_t k = rn->res->n_recorded;
+    if (sp > 0 && k > 0 && fabs(now - sample_time(rn, k - 1)) <= rn->eps_s) {
+      double m = 1;
+      while (m < 1024 && 2 * m * sp <= hint * (1 + 1e-9))
+        m *= 2;
+      double target;
+      while ((target = sample_time(rn, k - 1 + (size_t)m)) > hard + rn->eps_s && m > 1)
+        m /= 2;
+      if (target > tstop && target <= hard + rn->eps_s)
+        return target;
+    }
+  }
   while (ticks < 1024 && 2 * ticks * p <= hint * (1 + 1e-9))
     ticks *= 2;
   /* the hard stops: the next segment, sample and the end */

@@ -577,8 +577,9 @@ int sits_expint_reinit(sits_expint *e, double t0, const double *y0, sits_err *er
   e->t = e->t_prev = t0;
   if (y0 != e->y)
     memcpy(e->y, y0, e->n * sizeof(double));
-  if (e->st.steps == 0)
-    memcpy(e->ymax, e->y, e->n * sizeof(double));
+  /* the maxima restart here: those of a step that ran past t0 are dropped with it (the run
+   * has read the peaks up to t0 already) */
+  memcpy(e->ymax, e->y, e->n * sizeof(double));
   e->f_valid = false;
   e->st.reinits++;
   if (e->o.n_roots && eval_roots(e, e->y, e->g))

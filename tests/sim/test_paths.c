@@ -554,7 +554,7 @@ Test(paths, event_fields) {
 /* ---- quiet spans: ticks proved to change nothing are skipped ------------------------------ */
 
 /* The same scenario with solver.skip_quiet_ticks on and off ("auto"): the samples and peaks
- * within 1e-4 K, the energy within 1e-8, the same events at the same ticks; returns the ticks
+ * within 1e-4 K, the energy within 1e-7, the same events at the same ticks; returns the ticks
  * skipped, and checks that evaluated + skipped is every tick of the run. Skipping moves where
  * the integrator's steps end, so the runs differ by its error control (rtol 1e-7, atol 1e-5
  * K: measured up to 2.6e-6 K); a decision taken differently would move an OPP or a fan, a
@@ -588,7 +588,10 @@ static size_t quiet_same(const char *path, const char *const *extra, size_t n_ex
   cr_log_info("%s: %zu of %zu ticks skipped, worst |dT| %.3g K, energy %.17g / %.17g J", path,
               skip[0], eval[1], worst, a->energy_j, b->energy_j);
   cr_assert_leq(worst, 1e-4, "|dT| %g K", worst);
-  cr_assert_leq(fabs(a->energy_j - b->energy_j), 1e-8 * b->energy_j);
+  /* the energy is an integrated state: the two runs' steps end at different times, so they
+   * differ by the error control's rtol (1e-7; measured 1.2e-8 with sample-aligned steps of up
+   * to 1,024 samples inside quiet spans) */
+  cr_assert_leq(fabs(a->energy_j - b->energy_j), 1e-7 * b->energy_j);
   /* the TDP figure is the largest windowed average of the energy history, which a quiet span
    * keeps at its samples rather than its ticks (measured up to 1.4e-6 relative) */
   cr_assert_float_eq(a->tdp_w, b->tdp_w, 1e-5 * b->tdp_w);
