@@ -525,7 +525,8 @@ static void run_figures(const sits_summary *s, double *fig) {
 
 static int predict_run(const sits_scenario *sc, const void *ctx, double *fig, sits_err *err) {
   const sits_run_opts *given = ctx; /* only its stop hook: no sinks, no progress */
-  sits_run_opts o = {.stop = given ? given->stop : NULL,
+  sits_run_opts o = {.sink = sits_sink_discard,
+                     .stop = given ? given->stop : NULL,
                      .stop_user = given ? given->stop_user : NULL};
   sits_result *r = NULL;
   int rc = sits_run(sc, &o, &r, err);

@@ -151,6 +151,8 @@ static int body(void *p, cli_ctx *ctx) {
     rc = err.code ? err.code : SITS_EIO;
   if (rc == SITS_OK && (st.h5 || st.csv || st.ptrace))
     ro.sink = to_streams;
+  else if (!a->png) /* the summary alone: the samples are dropped as the run goes */
+    ro.sink = sits_sink_discard;
   if (rc == SITS_OK)
     rc = sits_run(ctx->sc, &ro, &res, &err);
   if (prog.shown)

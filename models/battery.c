@@ -454,3 +454,49 @@ double sits_battery_heat_w(const sits_battery *b, double soc, const double *v_rc
     q += v_rc_v[k] * v_rc_v[k] / r_ohm(b, 1 + k, soc, at, arrhenius);
   return q * (double)(c->series * c->parallel);
 }
+
+bool sits_battery_eval(const sits_battery *b, double soc, const double *v_rc_v, double temp_c,
+                       double p_pack_w, double s_rest, sits_battery_point *out) {
+  const sits_battery_cfg *c = &b->cfg;
+  double arrhenius = sits_battery_r_scale(b, temp_c);
+  row_pos at = r_rows_at(b, temp_c);
+  double r0 = r_ohm(b, 0, soc, at, arrhenius), r[SITS_BATTERY_MAX_RC];
+  for (size_t k = 0; k < c->n_rc; k++)
+    r[k] = r_ohm(b, 1 + k, soc, at, arrhenius);
+  /* the current: as sits_battery_current_a */
+  double bq = sits_battery_ocv_at_v(b, soc, temp_c);
+  for (size_t k = 0; k < c->n_rc; k++)
+    bq -= v_rc_v[k];
+  if (c->hyst_m_v > 0)
+    bq += c->hyst_m_v * v_rc_v[c->n_rc];
+  double cells = (double)(c->series * c->parallel), p = p_pack_w / cells;
+  bq += c->hyst_m0_v * (p > 0 ? -1.0 : p < 0 ? 1.0 : s_rest);
+  double disc = bq * bq - 4 * r0 * p;
+  out->disc_v2 = disc;
+  if ((out->ok = disc >= 0)) {
+    out->i_cell_a = 2 * p / (bq + sqrt(disc));
+    out->v_cell_v = bq - r0 * out->i_cell_a;
+  } else {
+    out->i_cell_a = bq / (2 * r0);
+    out->v_cell_v = bq / 2;
+  }
+  double i = out->i_cell_a;
+  /* the heat: as sits_battery_heat_w + sits_battery_entropic_w */
+  double q = i * i * r0;
+  for (size_t k = 0; k < c->n_rc; k++)
+    q += v_rc_v[k] * v_rc_v[k] / r[k];
+  out->heat_w = q * cells + sits_battery_entropic_w(b, soc, temp_c, i);
+  /* the derivatives: as sits_battery_derivative */
+  double i_eff = i >= 0 ? i : c->coulombic_eff * i;
+  double q_ah = sits_battery_capacity_at_ah(b, temp_c);
+  out->dsoc_dt = -i_eff / (3600.0 * q_ah);
+  for (size_t k = 0; k < c->n_rc; k++) {
+    double cap = c->rc_c_f[k] * table_factor(b, C_TABLE(k), soc, at);
+    out->dv_rc_dt[k] = i / cap - v_rc_v[k] / (r[k] * cap);
+  }
+  if (c->hyst_m_v > 0) {
+    double h = v_rc_v[c->n_rc], sgn = i > 0 ? 1.0 : i < 0 ? -1.0 : 0.0;
+    out->dv_rc_dt[c->n_rc] = -fabs(i) * c->hyst_gamma / (3600.0 * q_ah) * (h + sgn);
+  }
+  return out->ok;
+}

@@ -872,6 +872,11 @@ static void release_run(run *rn) {
   free(rn->crit_node);
 }
 
+int sits_sink_discard(const sits_result *r, size_t first, size_t count, void *user, sits_err *err) {
+  (void)r, (void)first, (void)count, (void)user, (void)err;
+  return SITS_OK;
+}
+
 int sits_run(const sits_scenario *sc, const sits_run_opts *opts, sits_result **out, sits_err *err) {
   run rn = {.opts = opts};
   sits_end_reason why = SITS_END_DURATION;

@@ -125,12 +125,11 @@ void sits__run_battery(const run *rn, const double *y, double p_sys_w, sits__bat
   double temp_c = rn->batt_node >= 0 ? y[rn->batt_node] : rn->ambient_c;
   b->p_pack_w = p_sys_w / rn->batt_eff;
   /* disc: b^2 - 4 a p per cell [V^2], the brown-out root */
-  b->ok = sits_battery_current_a(rn->batt, y[rn->lay.i_soc], v_rc, temp_c, b->p_pack_w, rn->batt_s,
-                                 &b->i_cell_a, &b->v_cell_v, &b->disc);
-  double soc = y[rn->lay.i_soc];
-  b->heat_w = sits_battery_heat_w(rn->batt, soc, v_rc, temp_c, b->i_cell_a) +
-              sits_battery_entropic_w(rn->batt, soc, temp_c, b->i_cell_a);
-  sits_battery_derivative(rn->batt, soc, v_rc, temp_c, b->i_cell_a, &b->dsoc, b->dv);
+  sits_battery_point pt;
+  b->ok = sits_battery_eval(rn->batt, y[rn->lay.i_soc], v_rc, temp_c, b->p_pack_w, rn->batt_s, &pt);
+  b->i_cell_a = pt.i_cell_a, b->v_cell_v = pt.v_cell_v, b->disc = pt.disc_v2;
+  b->heat_w = pt.heat_w, b->dsoc = pt.dsoc_dt;
+  memcpy(b->dv, pt.dv_rc_dt, sizeof b->dv);
 }
 
 /* Node powers into rn->node_power_w, per-domain powers into dom_w (may be NULL); the sum. */

@@ -171,6 +171,26 @@ SITS_API double sits_battery_docv_dt_v_per_k(const sits_battery *b, double soc, 
 SITS_API double sits_battery_entropic_w(const sits_battery *b, double soc, double temp_c,
                                         double i_cell_a);
 
+/** Everything of a cell at one state and pack power, as sits_battery_current_a,
+ *  sits_battery_heat_w + sits_battery_entropic_w and sits_battery_derivative give it (the same
+ *  values, bit for bit), with the temperature's Arrhenius factor, table rows and resistances
+ *  taken once: what a simulation evaluates at every state. */
+typedef struct sits_battery_point {
+  bool ok;                                  /**< false on a brown-out (sits_battery_current_a) */
+  double i_cell_a;                          /**< cell current [A] */
+  double v_cell_v;                          /**< cell terminal voltage [V] */
+  double disc_v2;                           /**< the quadratic's discriminant [V^2] */
+  double heat_w;                            /**< the pack's Joule and entropic heat [W] */
+  double dsoc_dt;                           /**< [1/s] */
+  double dv_rc_dt[SITS_BATTERY_MAX_RC + 1]; /**< the pairs' dV/dt [V/s], then dh/dt [1/s] */
+} sits_battery_point;
+
+/** Fills @p out for pack output power @p p_pack_w at state (soc, v_rc) and @p temp_c
+ *  (@p s_rest as for sits_battery_current_a); returns out->ok. */
+SITS_API bool sits_battery_eval(const sits_battery *b, double soc, const double *v_rc_v,
+                                double temp_c, double p_pack_w, double s_rest,
+                                sits_battery_point *out);
+
 SITS_END_DECLS
 
 #endif

@@ -130,6 +130,12 @@ typedef void (*sits_progress_fn)(double t_s, double end_s, void *user);
 typedef int (*sits_sample_sink)(const sits_result *r, size_t first, size_t count, void *user,
                                 sits_err *err);
 
+/** A sink that drops every block: for a run whose summary, peaks and events are all that is
+ *  wanted (a sweep row, a what-if without outputs), so that its memory does not grow with
+ *  its length. Always SITS_OK. */
+SITS_API int sits_sink_discard(const sits_result *r, size_t first, size_t count, void *user,
+                               sits_err *err);
+
 typedef struct sits_run_opts {
   sits_progress_fn progress; /**< NULL: none */
   void *progress_user;

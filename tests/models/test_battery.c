@@ -350,8 +350,8 @@ Test(battery, resistance_tables_over_soc_and_temperature) {
   /* one row: the SOC factor times Arrhenius */
   c.n_r_t = 0;
   b = make(&c);
-  cr_assert_float_eq(sits_battery_r0_ohm(b, 0.5, 10.0),
-                     0.02 * 1.5 * sits_battery_r_scale(b, 10.0), 1e-15);
+  cr_assert_float_eq(sits_battery_r0_ohm(b, 0.5, 10.0), 0.02 * 1.5 * sits_battery_r_scale(b, 10.0),
+                     1e-15);
   cr_assert_gt(sits_battery_r_scale(b, 10.0), 1.5); /* the Arrhenius factor is there */
   sits_battery_free(b);
   /* knots must increase, factors be positive */
@@ -397,4 +397,70 @@ Test(battery, capacity_over_temperature) {
   bad = c, bad.q_scale[0] = 0;
   cr_assert_null(sits_battery_new(&bad, &err));
   cr_assert(strstr(err.msg, "capacity_scale must be factors in (0, 10)"), "%s", err.msg);
+}
+
+/* sits_battery_eval gives what the separate calls give, bit for bit (the simulation's samples
+ * and the equivalence tests rest on it): a cell with resistance tables over SOC and
+ * temperature, OCV rows, entropic heat, two RC pairs and hysteresis, over temperatures
+ * inside and outside the rows, charging, discharging, at rest and in a brown-out; and a hand
+ * number: the linear cell at SOC 0.5, 25 C, V1 = 0.05 V, 10 W gives
+ * i = 2 p / (b + sqrt(b^2 - 4 R0 p)) with b = 3.55 V. */
+Test(battery, one_evaluation_equals_the_separate_calls) {
+  sits_battery_cfg lin = linear_cell();
+  sits_battery *b = make(&lin);
+  double v1[1] = {0.05}, bq = 3.55;
+  sits_battery_point pt;
+  cr_assert(sits_battery_eval(b, 0.5, v1, 25.0, 10.0, 0.0, &pt));
+  double i = 20.0 / (bq + sqrt(bq * bq - 0.8));
+  cr_assert_float_eq(pt.i_cell_a, i, 1e-14);
+  cr_assert_float_eq(pt.v_cell_v, bq - 0.02 * i, 1e-14);
+  cr_assert_float_eq(pt.heat_w, i * i * 0.02 + 0.05 * 0.05 / 0.015, 1e-14);
+  cr_assert_float_eq(pt.dsoc_dt, -i / (3600.0 * 5.0), 1e-18);
+  cr_assert_float_eq(pt.dv_rc_dt[0], i / 2000 - 0.05 / (0.015 * 2000), 1e-16);
+  sits_battery_free(b);
+
+  sits_battery_cfg c = two_row_cell();
+  c.series = 3, c.parallel = 2;
+  c.entropic_heat = true;
+  c.r_ea_j_per_mol = 25000;
+  c.n_rc = 2;
+  c.rc_r_ohm[1] = 0.01, c.rc_c_f[1] = 30000;
+  c.n_r_soc = 3, c.n_r_t = 2;
+  c.r_soc[0] = 0.1, c.r_soc[1] = 0.5, c.r_soc[2] = 0.9;
+  c.r_t_c[0] = 0, c.r_t_c[1] = 40;
+  for (size_t k = 0; k < 3; k++) {
+    c.r0_scale[0][k] = 2.0 - (c.r_soc[k] - 0.1) / 0.8;
+    c.r0_scale[1][k] = 0.5 * c.r0_scale[0][k];
+    c.rc_r_scale[0][0][k] = 1.5 * c.r0_scale[0][k];
+    c.rc_r_scale[0][1][k] = c.r0_scale[1][k];
+    c.rc_c_scale[0][0][k] = 3.0 - 2.0 * (c.r_soc[k] - 0.1) / 0.8;
+    c.rc_c_scale[0][1][k] = 1.0;
+  }
+  c.rc_has_scale[0] = c.rc_has_c_scale[0] = true; /* pair 1: no tables, Arrhenius */
+  c.hyst_m_v = 0.02, c.hyst_gamma = 50, c.hyst_m0_v = 0.005;
+  b = make(&c);
+  const double temps[] = {-10, 0, 17.5, 25, 40, 55}, socs[] = {0.05, 0.3, 0.77, 0.95};
+  const double powers[] = {-40, 0, 12, 60, 5000}; /* 5 kW: a brown-out */
+  double v_rc[3] = {0.04, -0.01, 0.3};
+  size_t brownouts = 0;
+  for (size_t a = 0; a < 6; a++)
+    for (size_t s = 0; s < 4; s++)
+      for (size_t p = 0; p < 5; p++) {
+        double ti = temps[a], soc = socs[s], pw = powers[p], ii, vv, dd, dsoc, dv[3];
+        bool ok = sits_battery_current_a(b, soc, v_rc, ti, pw, -1.0, &ii, &vv, &dd);
+        double heat =
+            sits_battery_heat_w(b, soc, v_rc, ti, ii) + sits_battery_entropic_w(b, soc, ti, ii);
+        sits_battery_derivative(b, soc, v_rc, ti, ii, &dsoc, dv);
+        cr_assert_eq(sits_battery_eval(b, soc, v_rc, ti, pw, -1.0, &pt), ok);
+        cr_assert_eq(pt.ok, ok);
+        cr_assert(pt.i_cell_a == ii && pt.v_cell_v == vv && pt.disc_v2 == dd,
+                  "T %g SOC %g P %g: i %.17g / %.17g", ti, soc, pw, pt.i_cell_a, ii);
+        cr_assert(pt.heat_w == heat && pt.dsoc_dt == dsoc, "T %g SOC %g P %g: heat %.17g / %.17g",
+                  ti, soc, pw, pt.heat_w, heat);
+        for (size_t k = 0; k < 3; k++)
+          cr_assert(pt.dv_rc_dt[k] == dv[k], "state %zu: %.17g / %.17g", k, pt.dv_rc_dt[k], dv[k]);
+        brownouts += !ok;
+      }
+  cr_assert_eq(brownouts, 24); /* 5 kW at every temperature and SOC, nothing else */
+  sits_battery_free(b);
 }

@@ -291,6 +291,18 @@ Test(outputs, streamed_equals_kept) {
   cr_assert_float_eq(sits_result_summary(r)->max_junction_temp_c,
                      sits_result_summary(kept)->max_junction_temp_c, 0);
   sits_result_free(r);
+  /* the discarding sink (a summary-only run, a sweep row): no samples kept, the summary the
+   * same to the bit (peaks, energies, battery and power figures are taken as the run goes) */
+  sits_run_opts dis = {.sink = sits_sink_discard};
+  cr_assert_eq(sits_run(sc, &dis, &r, &err), SITS_OK, "%s", err.msg);
+  cr_assert_eq(sits_result_sample_count(r), 0);
+  const sits_summary *sd = sits_result_summary(r), *sk = sits_result_summary(kept);
+  cr_assert(sd->max_junction_temp_c == sk->max_junction_temp_c && sd->energy_j == sk->energy_j &&
+                sd->avg_power_w == sk->avg_power_w && sd->peak_power_w == sk->peak_power_w &&
+                sd->runtime_s == sk->runtime_s && sd->battery_heat_j == sk->battery_heat_j,
+            "peak %.17g / %.17g, energy %.17g / %.17g", sd->max_junction_temp_c,
+            sk->max_junction_temp_c, sd->energy_j, sk->energy_j);
+  sits_result_free(r);
   /* each file streamed by its own run (the run is deterministic) */
   sits_stream *st[2] = {sits_stream_open(sc, csv_b, SITS_STREAM_CSV, &err),
                         sits_stream_open(sc, h5_b, SITS_STREAM_H5, &err)};
