@@ -376,9 +376,10 @@ double sits_battery_rc_r_ohm(const sits_battery *b, size_t k, double soc, double
              : NAN;
 }
 
-bool sits_battery_current_a(const sits_battery *b, double soc, const double *v_rc_v, double temp_c,
-                            double p_pack_w, double s_rest, double *i_cell_a, double *v_cell_v,
-                            double *disc_v2) {
+/* The current solve of sits_battery_current_a with the cell's R0 @p r0 given. */
+static bool current_with(const sits_battery *b, double soc, const double *v_rc_v, double temp_c,
+                         double p_pack_w, double s_rest, double r0, double *i_cell_a,
+                         double *v_cell_v, double *disc_v2) {
   const sits_battery_cfg *c = &b->cfg;
   double bq = sits_battery_ocv_at_v(b, soc, temp_c);
   for (size_t k = 0; k < c->n_rc; k++)
@@ -388,37 +389,57 @@ bool sits_battery_current_a(const sits_battery *b, double soc, const double *v_r
   double p = p_pack_w / (double)(c->series * c->parallel);
   /* the instantaneous term: the current's sign follows the power's (the smaller root) */
   bq += c->hyst_m0_v * (p > 0 ? -1.0 : p < 0 ? 1.0 : s_rest);
-  double a = sits_battery_r0_ohm(b, soc, temp_c);
-  double disc = bq * bq - 4 * a * p;
+  double disc = bq * bq - 4 * r0 * p;
   if (disc_v2)
     *disc_v2 = disc;
   if (disc < 0) {
-    *i_cell_a = bq / (2 * a); /* the current of maximum power, for reporting */
+    *i_cell_a = bq / (2 * r0); /* the current of maximum power, for reporting */
     *v_cell_v = bq / 2;
     return false;
   }
   /* the smaller root, in the form that avoids cancellation for small p */
   *i_cell_a = 2 * p / (bq + sqrt(disc));
-  *v_cell_v = bq - a * *i_cell_a;
+  *v_cell_v = bq - r0 * *i_cell_a;
   return true;
 }
 
-void sits_battery_derivative(const sits_battery *b, double soc, const double *v_rc_v, double temp_c,
-                             double i_cell_a, double *dsoc_dt, double *dv_rc_dt) {
+bool sits_battery_current_a(const sits_battery *b, double soc, const double *v_rc_v, double temp_c,
+                            double p_pack_w, double s_rest, double *i_cell_a, double *v_cell_v,
+                            double *disc_v2) {
+  return current_with(b, soc, v_rc_v, temp_c, p_pack_w, s_rest, sits_battery_r0_ohm(b, soc, temp_c),
+                      i_cell_a, v_cell_v, disc_v2);
+}
+
+/* The pairs' resistances at soc and row position @p at into r (n_rc of them). */
+static void pair_r_ohm(const sits_battery *b, double soc, row_pos at, double arrhenius, double *r) {
+  for (size_t k = 0; k < b->cfg.n_rc; k++)
+    r[k] = r_ohm(b, 1 + k, soc, at, arrhenius);
+}
+
+/* sits_battery_derivative with the pairs' resistances @p r given. */
+static void derivative_with(const sits_battery *b, double soc, const double *v_rc_v, double temp_c,
+                            double i_cell_a, row_pos at, const double *r, double *dsoc_dt,
+                            double *dv_rc_dt) {
   const sits_battery_cfg *c = &b->cfg;
   double i_eff = i_cell_a >= 0 ? i_cell_a : c->coulombic_eff * i_cell_a;
   double q_ah = sits_battery_capacity_at_ah(b, temp_c);
   *dsoc_dt = -i_eff / (3600.0 * q_ah);
-  double arrhenius = sits_battery_r_scale(b, temp_c);
-  row_pos at = r_rows_at(b, temp_c);
   for (size_t k = 0; k < c->n_rc; k++) {
     double cap = c->rc_c_f[k] * table_factor(b, C_TABLE(k), soc, at);
-    dv_rc_dt[k] = i_cell_a / cap - v_rc_v[k] / (r_ohm(b, 1 + k, soc, at, arrhenius) * cap);
+    dv_rc_dt[k] = i_cell_a / cap - v_rc_v[k] / (r[k] * cap);
   }
   if (c->hyst_m_v > 0) {
     double h = v_rc_v[c->n_rc], sgn = i_cell_a > 0 ? 1.0 : i_cell_a < 0 ? -1.0 : 0.0;
     dv_rc_dt[c->n_rc] = -fabs(i_cell_a) * c->hyst_gamma / (3600.0 * q_ah) * (h + sgn);
   }
+}
+
+void sits_battery_derivative(const sits_battery *b, double soc, const double *v_rc_v, double temp_c,
+                             double i_cell_a, double *dsoc_dt, double *dv_rc_dt) {
+  row_pos at = r_rows_at(b, temp_c);
+  double r[SITS_BATTERY_MAX_RC];
+  pair_r_ohm(b, soc, at, sits_battery_r_scale(b, temp_c), r);
+  derivative_with(b, soc, v_rc_v, temp_c, i_cell_a, at, r, dsoc_dt, dv_rc_dt);
 }
 
 double sits_battery_docv_dt_v_per_k(const sits_battery *b, double soc, double temp_c) {
@@ -444,59 +465,35 @@ size_t sits_battery_state_count(const sits_battery *b) {
   return b->cfg.n_rc + (b->cfg.hyst_m_v > 0 ? 1 : 0);
 }
 
+/* The pack's Joule heat [W] with the cell's R0 and pairs' R given. */
+static double joule_with(const sits_battery *b, const double *v_rc_v, double i_cell_a, double r0,
+                         const double *r) {
+  const sits_battery_cfg *c = &b->cfg;
+  double q = i_cell_a * i_cell_a * r0;
+  for (size_t k = 0; k < c->n_rc; k++)
+    q += v_rc_v[k] * v_rc_v[k] / r[k];
+  return q * (double)(c->series * c->parallel);
+}
+
 double sits_battery_heat_w(const sits_battery *b, double soc, const double *v_rc_v, double temp_c,
                            double i_cell_a) {
-  const sits_battery_cfg *c = &b->cfg;
-  double arrhenius = sits_battery_r_scale(b, temp_c);
+  double arrhenius = sits_battery_r_scale(b, temp_c), r[SITS_BATTERY_MAX_RC];
   row_pos at = r_rows_at(b, temp_c);
-  double q = i_cell_a * i_cell_a * r_ohm(b, 0, soc, at, arrhenius);
-  for (size_t k = 0; k < c->n_rc; k++)
-    q += v_rc_v[k] * v_rc_v[k] / r_ohm(b, 1 + k, soc, at, arrhenius);
-  return q * (double)(c->series * c->parallel);
+  pair_r_ohm(b, soc, at, arrhenius, r);
+  return joule_with(b, v_rc_v, i_cell_a, r_ohm(b, 0, soc, at, arrhenius), r);
 }
 
 bool sits_battery_eval(const sits_battery *b, double soc, const double *v_rc_v, double temp_c,
                        double p_pack_w, double s_rest, sits_battery_point *out) {
-  const sits_battery_cfg *c = &b->cfg;
-  double arrhenius = sits_battery_r_scale(b, temp_c);
+  /* the Arrhenius factor, the table rows and the resistances once, for all three */
+  double arrhenius = sits_battery_r_scale(b, temp_c), r[SITS_BATTERY_MAX_RC];
   row_pos at = r_rows_at(b, temp_c);
-  double r0 = r_ohm(b, 0, soc, at, arrhenius), r[SITS_BATTERY_MAX_RC];
-  for (size_t k = 0; k < c->n_rc; k++)
-    r[k] = r_ohm(b, 1 + k, soc, at, arrhenius);
-  /* the current: as sits_battery_current_a */
-  double bq = sits_battery_ocv_at_v(b, soc, temp_c);
-  for (size_t k = 0; k < c->n_rc; k++)
-    bq -= v_rc_v[k];
-  if (c->hyst_m_v > 0)
-    bq += c->hyst_m_v * v_rc_v[c->n_rc];
-  double cells = (double)(c->series * c->parallel), p = p_pack_w / cells;
-  bq += c->hyst_m0_v * (p > 0 ? -1.0 : p < 0 ? 1.0 : s_rest);
-  double disc = bq * bq - 4 * r0 * p;
-  out->disc_v2 = disc;
-  if ((out->ok = disc >= 0)) {
-    out->i_cell_a = 2 * p / (bq + sqrt(disc));
-    out->v_cell_v = bq - r0 * out->i_cell_a;
-  } else {
-    out->i_cell_a = bq / (2 * r0);
-    out->v_cell_v = bq / 2;
-  }
-  double i = out->i_cell_a;
-  /* the heat: as sits_battery_heat_w + sits_battery_entropic_w */
-  double q = i * i * r0;
-  for (size_t k = 0; k < c->n_rc; k++)
-    q += v_rc_v[k] * v_rc_v[k] / r[k];
-  out->heat_w = q * cells + sits_battery_entropic_w(b, soc, temp_c, i);
-  /* the derivatives: as sits_battery_derivative */
-  double i_eff = i >= 0 ? i : c->coulombic_eff * i;
-  double q_ah = sits_battery_capacity_at_ah(b, temp_c);
-  out->dsoc_dt = -i_eff / (3600.0 * q_ah);
-  for (size_t k = 0; k < c->n_rc; k++) {
-    double cap = c->rc_c_f[k] * table_factor(b, C_TABLE(k), soc, at);
-    out->dv_rc_dt[k] = i / cap - v_rc_v[k] / (r[k] * cap);
-  }
-  if (c->hyst_m_v > 0) {
-    double h = v_rc_v[c->n_rc], sgn = i > 0 ? 1.0 : i < 0 ? -1.0 : 0.0;
-    out->dv_rc_dt[c->n_rc] = -fabs(i) * c->hyst_gamma / (3600.0 * q_ah) * (h + sgn);
-  }
+  double r0 = r_ohm(b, 0, soc, at, arrhenius);
+  pair_r_ohm(b, soc, at, arrhenius, r);
+  out->ok = current_with(b, soc, v_rc_v, temp_c, p_pack_w, s_rest, r0, &out->i_cell_a,
+                         &out->v_cell_v, &out->disc_v2);
+  out->heat_w = joule_with(b, v_rc_v, out->i_cell_a, r0, r) +
+                sits_battery_entropic_w(b, soc, temp_c, out->i_cell_a);
+  derivative_with(b, soc, v_rc_v, temp_c, out->i_cell_a, at, r, &out->dsoc_dt, out->dv_rc_dt);
   return out->ok;
 }
