@@ -24,6 +24,7 @@
 #define TAYLOR_NORM 0.5 /* ||X|| after scaling: truncation 0.5^13 / 13! ~ 2e-14 */
 #define ROOT_TOL_S 1e-7
 #define MAX_HALVINGS 60
+#define FILL_LEVELS 8 /* phi pairs of h/2 ... h/2^8 kept from computing h's */
 
 typedef struct slot {
   double h;
@@ -54,7 +55,12 @@ struct sits_expint {
   unsigned long a_version, clock;
   long a_step; /* the step count at which A was taken */
   double h_pref;
-  double plan_tstop, plan_h; /* the current interval's stop and step */
+  /* the current interval: its stop, its step, the steps of that length left to its stop (a
+   * whole number, exact in a double), and the time the plan expects next (a root or a reinit
+   * elsewhere starts a new plan) */
+  double plan_tstop, plan_h, plan_left, plan_t;
+  double h_first; /* the first step after the last reinit, when the error test cut it (else 0) */
+  bool first_pending;
   slot cache[CACHE_SLOTS];
   slot *mru; /* the last slot found or filled */
   /* workspace of the phi computation */
@@ -77,9 +83,15 @@ static double norm1(const gsl_matrix *m) {
   return best;
 }
 
-/* E = e^X, P1 = phi1(X), P2 = phi2(X) with X = h A; outputs scaled by h into hphi1/hphi2. */
+static void store_level(sits_expint *e, double h, const gsl_matrix *p1, const gsl_matrix *p2);
+
+/* E = e^X, P1 = phi1(X), P2 = phi2(X) with X = h A; outputs scaled by h into hphi1/hphi2.
+ * With @p fill, the squarings' intermediate results, which are the phi pairs of h / 2^j (the
+ * same X after scaling, so the same numbers as computing them alone), go into the cache for
+ * the FILL_LEVELS lengths below h: the halved steps of a rejection and the short steps after
+ * an input change find them there. */
 static int phi_compute(sits_expint *e, const double *a, double h, double *hphi1, double *hphi2,
-                       sits_err *err) {
+                       bool fill, sits_err *err) {
   size_t n = e->n;
   gsl_matrix *x = e->w_pow, *pw = e->w_next, *em = e->w_e, *p1 = e->w_p1, *p2 = e->w_p2;
   gsl_matrix *t1 = e->w_t1, *t2 = e->w_t2;
@@ -118,6 +130,8 @@ static int phi_compute(sits_expint *e, const double *a, double h, double *hphi1,
   }
   /* squaring: P2 <- (P1^2 + 2 P2)/4, P1 <- (E P1 + P1)/2, E <- E^2 */
   for (int k = 0; k < s; k++) {
+    if (fill && s - k <= FILL_LEVELS)
+      store_level(e, ldexp(h, k - s), p1, p2);
     gsl_blas_dgemm(CblasNoTrans, CblasNoTrans, 0.25, p1, p1, 0.5, p2);
     gsl_blas_dgemm(CblasNoTrans, CblasNoTrans, 0.5, em, p1, 0.0, t1);
     gsl_matrix_scale(p1, 0.5);
@@ -156,7 +170,7 @@ static int alloc_work(sits_expint *e) {
 int sits_expint_phi(size_t n, const double *a, double h, double *hphi1, double *hphi2,
                     sits_err *err) {
   sits_expint e = {.n = n};
-  int rc = n && !alloc_work(&e) ? phi_compute(&e, a, h, hphi1, hphi2, err)
+  int rc = n && !alloc_work(&e) ? phi_compute(&e, a, h, hphi1, hphi2, false, err)
                                 : sits__fail(err, SITS_ENOMEM, "out of memory");
   free_work(&e);
   return rc;
@@ -178,39 +192,115 @@ static int refresh_a(sits_expint *e, const double *y, sits_err *err) {
   return SITS_OK;
 }
 
-static const slot *phi_for(sits_expint *e, double h, sits_err *err) {
+static slot *find_slot(sits_expint *e, double h) {
+  for (int k = 0; k < CACHE_SLOTS; k++) {
+    slot *s = &e->cache[k];
+    if (s->version == e->a_version && fabs(s->h - h) <= SAME_H_REL * h)
+      return s;
+  }
+  return NULL;
+}
+
+/* The phi pair of length @p h. On a miss, when the steps may grow to @p hmax (the rest of
+ * the interval), the pair of the longest length h 2^j <= hmax (j <= FILL_LEVELS) is computed
+ * instead: the squarings pass through h and the lengths between, which the doubling steps
+ * of the interval (try_step()) then find in the cache. */
+static const slot *phi_for(sits_expint *e, double h, double hmax, sits_err *err) {
   slot *m = e->mru; /* ticks ask for one length again and again */
   if (m && m->version == e->a_version && fabs(m->h - h) <= SAME_H_REL * h) {
     m->used = ++e->clock;
     return m;
   }
-  slot *lru = &e->cache[0];
+  slot *hit = find_slot(e, h);
+  if (hit) {
+    hit->used = ++e->clock;
+    return e->mru = hit;
+  }
+  double top = h;
+  for (int j = 0; j < FILL_LEVELS && 2 * top <= hmax * (1 + SAME_H_REL); j++)
+    top *= 2;
+  for (int pass = 0; pass < 2; pass++, top = h) {
+    slot *lru = &e->cache[0];
+    for (int k = 1; k < CACHE_SLOTS; k++)
+      if (e->cache[k].used < lru->used)
+        lru = &e->cache[k];
+    lru->h = top; /* taken first, so that the shorter lengths filled on the way keep it */
+    lru->version = e->a_version;
+    lru->used = ++e->clock;
+    if (phi_compute(e, e->amat, top, lru->hphi1, lru->hphi2, true, err)) {
+      lru->version = 0; /* no A has version 0 */
+      return NULL;
+    }
+    if ((hit = top == h ? lru : find_slot(e, h))) {
+      hit->used = ++e->clock;
+      return e->mru = hit;
+    }
+  }
+  sits__fail(err, SITS_EINTERNAL, "exponential integrator: phi cache");
+  return NULL;
+}
+
+/* The phi pair of length @p h for the current A, from phi1/phi2 of hA, into the cache unless
+ * it is there (a pair that is not finite is left out). */
+static void store_level(sits_expint *e, double h, const gsl_matrix *p1, const gsl_matrix *p2) {
+  slot *lru = NULL;
   for (int k = 0; k < CACHE_SLOTS; k++) {
     slot *s = &e->cache[k];
-    if (s->version == e->a_version && fabs(s->h - h) <= SAME_H_REL * h) {
-      s->used = ++e->clock;
-      return e->mru = s;
-    }
-    if (s->used < lru->used)
+    if (s->version == e->a_version && fabs(s->h - h) <= SAME_H_REL * h)
+      return;
+    if (!lru || s->used < lru->used)
       lru = s;
   }
-  if (phi_compute(e, e->amat, h, lru->hphi1, lru->hphi2, err))
-    return NULL;
+  size_t nn = e->n * e->n;
+  for (size_t i = 0; i < nn; i++) {
+    lru->hphi1[i] = h * p1->data[i];
+    lru->hphi2[i] = h * p2->data[i];
+    if (!isfinite(lru->hphi1[i]) || !isfinite(lru->hphi2[i])) {
+      lru->version = 0;
+      return;
+    }
+  }
   lru->h = h;
   lru->version = e->a_version;
   lru->used = ++e->clock;
-  return e->mru = lru;
 }
 
 /* ---- stepping ----------------------------------------------------------------------------- */
 
+/* out = m x, m n x n row-major. Four rows at a time: four independent sums (each in the same
+ * order as a row alone, so the result is the same to the bit) hide the latency of the
+ * additions that one running sum waits on. */
 static void matvec(size_t n, const double *m, const double *x, double *out) {
-  for (size_t i = 0; i < n; i++) {
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const double *r0 = m + i * n, *r1 = r0 + n, *r2 = r1 + n, *r3 = r2 + n;
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    for (size_t j = 0; j < n; j++) {
+      double xj = x[j];
+      s0 += r0[j] * xj;
+      s1 += r1[j] * xj;
+      s2 += r2[j] * xj;
+      s3 += r3[j] * xj;
+    }
+    out[i] = s0, out[i + 1] = s1, out[i + 2] = s2, out[i + 3] = s3;
+  }
+  for (; i < n; i++) {
     const double *row = m + i * n;
     double s = 0;
     for (size_t j = 0; j < n; j++)
       s += row[j] * x[j];
     out[i] = s;
+  }
+}
+
+/* out = A x on A's sparse pattern (the values A was taken from), O(nonzeros). */
+static void spmv(const sits_expint *e, const double *x, double *out) {
+  const gsl_spmatrix *p = e->o.pattern;
+  memset(out, 0, e->n * sizeof(double));
+  for (size_t j = 0; j < e->n; j++) {
+    double xj = x[j];
+    for (int q = p->p[j]; q < p->p[j + 1]; q++)
+      out[p->i[q]] += e->jac_values[q] * xj;
   }
 }
 
@@ -244,7 +334,7 @@ static int etd2(sits_expint *e, const double *y, const double *f, const double *
   /* F(a) - F(y) = f(a) - f(y) - A (a - y) */
   for (size_t i = 0; i < n; i++)
     e->tmp[i] = e->a[i] - y[i];
-  matvec(n, e->amat, e->tmp, e->d);
+  spmv(e, e->tmp, e->d);
   for (size_t i = 0; i < n; i++)
     e->d[i] = e->fa[i] - f[i] - e->d[i];
   matvec(n, hphi2, e->d, e->corr);
@@ -284,7 +374,7 @@ static int partial(sits_expint *e, double s, sits_err *err) {
     memcpy(e->y_try, e->y_prev, e->n * sizeof(double));
     return SITS_OK;
   }
-  int rc = phi_compute(e, e->amat, s, e->phi_scratch1, e->phi_scratch2, err);
+  int rc = phi_compute(e, e->amat, s, e->phi_scratch1, e->phi_scratch2, false, err);
   return rc ? rc
             : etd2(e, e->y_prev, e->f_prev, e->phi_scratch1, e->phi_scratch2, e->y_try, NULL, err);
 }
@@ -385,18 +475,25 @@ static void dense_slope(sits_expint *e, double s, const double *u, double *v) {
   }
 }
 
-/* The step toward @p tstop that passes the error test, into *h (e->y_try its end state):
- * equal steps across an interval (so that one phi pair serves them all), the plan made at the
- * interval's first step, halved on a rejection; a longer step waits for the next one. */
-static int try_step(sits_expint *e, double tstop, double len, double *h_out, sits_err *err) {
-  if (tstop != e->plan_tstop || !(e->plan_h > 0)) {
+/* The step toward @p tstop that passes the error test, into *h (e->y_try its end state; its
+ * estimate into *est_out). The interval is cut into steps of lengths len / 2^k, so that the
+ * phi pairs of a few lengths serve it all: a rejection halves the step; an accepted step
+ * whose estimate is small enough for one twice as long (< 1/4: the estimate is that of the
+ * first-order solution, O(h^2)) doubles it from the next step on, as soon as what is left of
+ * the interval is a whole number of the doubled steps. A transient at the start of the interval (an
+ * input change) is crossed in short steps, and the rest of it in long ones. */
+static int try_step(sits_expint *e, double tstop, double len, double *h_out, double *est_out,
+                    sits_err *err) {
+  if (tstop != e->plan_tstop || !(e->plan_h > 0) || e->t != e->plan_t) {
     double m = 1;
     if (len > e->h_pref * (1 + SAME_H_REL))
       m = ldexp(1.0, (int)ceil(log2(len / e->h_pref) - 1e-12));
     e->plan_tstop = tstop;
     e->plan_h = len / m;
+    e->plan_left = m;
+    e->plan_t = e->t;
   }
-  double h = len <= e->plan_h * (1 + SAME_H_REL) ? len : e->plan_h;
+  double h = e->plan_left <= 1 ? len : e->plan_h;
   bool refreshed = false;
   int rc;
   for (int tries = 0;; tries++) {
@@ -405,7 +502,7 @@ static int try_step(sits_expint *e, double tstop, double len, double *h_out, sit
                         "exponential integrator: step size %.3g s too small at t = %.9g s "
                         "(error test failed %d times)",
                         h, e->t, tries);
-    const slot *s = phi_for(e, h, err);
+    const slot *s = phi_for(e, h, len, err);
     if (!s)
       return err->code;
     double est;
@@ -415,6 +512,7 @@ static int try_step(sits_expint *e, double tstop, double len, double *h_out, sit
       /* a short step because the interval is short says nothing against longer ones */
       if (est < 0.25 && !(e->h_pref >= 2 * h))
         e->h_pref = 2 * h;
+      *est_out = est;
       break;
     }
     e->st.err_test_fails++;
@@ -426,9 +524,20 @@ static int try_step(sits_expint *e, double tstop, double len, double *h_out, sit
     }
     h *= 0.5;
     e->h_pref = e->plan_h = h;
+    e->plan_left *= 2;
   }
   *h_out = h;
   return SITS_OK;
+}
+
+/* The plan after an accepted step of length @p h with estimate @p est (try_step()). */
+static void plan_accept(sits_expint *e, double est) {
+  e->plan_left -= 1;
+  e->plan_t = e->t;
+  if (est < 0.25 && e->plan_left >= 2 && fmod(e->plan_left, 2.0) == 0) {
+    e->plan_h *= 2;
+    e->plan_left /= 2;
+  }
 }
 
 /* The largest values inside an accepted step of length @p h, into e->ymax: from the cubic
@@ -436,16 +545,14 @@ static int try_step(sits_expint *e, double tstop, double len, double *h_out, sit
  * the remainder's change; its row of A only where the start slope rises). */
 static void step_maxima(sits_expint *e, double h) {
   size_t n = e->n;
+  double *acorr = e->tmp; /* free after the step */
+  spmv(e, e->corr, acorr);
   for (size_t i = 0; i < n; i++) {
     double y0 = e->y[i], y1 = e->y_try[i], d0 = h * e->f[i];
     e->ymax[i] = fmax(y0, y1);
     if (!(d0 > 0))
       continue;
-    const double *row = e->amat + i * n;
-    double acorr = 0;
-    for (size_t j = 0; j < n; j++)
-      acorr += row[j] * e->corr[j];
-    double d1 = h * (e->fa[i] + acorr);
+    double d1 = h * (e->fa[i] + acorr[i]);
     if (d1 < 0)
       e->ymax[i] = fmax(e->ymax[i], hermite_max(y0, y1, d0, d1));
   }
@@ -487,8 +594,9 @@ int sits_expint_step(sits_expint *e, double tstop, double *t_out, sits_ode_event
   double len = tstop - e->t, h = len;
   if (!(len > 0))
     return SITS_OK;
+  double est = 1;
   int rc = ensure_f(e, err);
-  if (rc || (rc = try_step(e, tstop, len, &h, err)))
+  if (rc || (rc = try_step(e, tstop, len, &h, &est, err)))
     return rc;
   size_t n = e->n;
   step_maxima(e, h); /* accept */
@@ -502,6 +610,11 @@ int sits_expint_step(sits_expint *e, double tstop, double *t_out, sits_ode_event
   e->t = h >= len * (1 - SAME_H_REL) ? tstop : e->t + h;
   e->st.steps++;
   e->f_valid = false;
+  plan_accept(e, est);
+  if (e->first_pending) { /* a step cut short by the error test, not by the interval */
+    e->h_first = h < len * (1 - SAME_H_REL) ? h : 0;
+    e->first_pending = false;
+  }
   *event = e->t == tstop ? SITS_ODE_STOP : SITS_ODE_STEPPED;
   if (e->o.n_roots && (rc = step_roots(e, event, err)))
     return rc;
@@ -524,7 +637,7 @@ int sits_expint_dense(sits_expint *e, double t, double *y, double *ymax, sits_er
   if (t == e->t) {
     memcpy(u, e->y, n * sizeof(double));
   } else if (len > 0) {
-    const slot *sl = phi_for(e, len, err);
+    const slot *sl = phi_for(e, len, len, err);
     if (!sl)
       return err->code;
     /* u = u_c + L phi1(LA) v_c + L^2 phi2(LA) d: the exact solution from the cursor */
@@ -582,6 +695,12 @@ int sits_expint_reinit(sits_expint *e, double t0, const double *y0, sits_err *er
   memcpy(e->ymax, e->y, e->n * sizeof(double));
   e->f_valid = false;
   e->st.reinits++;
+  /* the inputs changed: the step that crossed the last change's transient is where this
+   * one starts too (rather than the long steps that ended that interval) */
+  if (e->h_first > 0 && e->h_pref > 2 * e->h_first)
+    e->h_pref = 2 * e->h_first;
+  e->first_pending = true;
+  e->plan_h = 0;
   if (e->o.n_roots && eval_roots(e, e->y, e->g))
     return sits__fail(err, SITS_ESOLVER, "the root functions failed");
   return SITS_OK;

@@ -16,9 +16,13 @@
  * extrapolation: the error actually committed is smaller than the one controlled).
  *
  * Step control keeps the step lengths few so that phi1 and phi2 can be cached: an interval
- * of length L (from the current time to the stop time) is cut into 2^k equal steps; a
- * rejected step first refreshes A at the current state (when A is older than that state),
- * then halves. The matrices h phi1(hA) and h phi2(hA) are cached per (A, h) in a small
+ * of length L (from the current time to the stop time) is crossed in steps of lengths
+ * L / 2^k; a rejected step first refreshes A at the current state (when A is older than that
+ * state), then halves; an accepted step whose estimate is below 1/4 doubles the step as soon
+ * as what is left of the interval is a whole number of doubled steps (a transient after an
+ * input change is crossed in short steps, the rest of the interval in long ones); after an
+ * input change (sits_expint_reinit()) the first step is at most twice the one the error test
+ * chose after the previous change. The matrices h phi1(hA) and h phi2(hA) are cached per (A, h) in a small
  * least-recently-used table; they are computed by scaling and squaring of their Taylor
  * series (Skaflestad and Wright 2009: phi1(2X) = (e^X + I) phi1(X) / 2,
  * phi2(2X) = (phi1(X)^2 + 2 phi2(X)) / 4) with GSL's BLAS. Cost: O(n^3) per new (A, h),

@@ -123,6 +123,59 @@ static sits_expint *dense_new(dense_sys *sys, gsl_spmatrix **pat, const double *
   return e;
 }
 
+/* ---- step control ------------------------------------------------------------------------- */
+
+static int steps_to(sits_expint *e, double tstop) {
+  double t = 0;
+  sits_ode_event ev;
+  sits_err err = {0};
+  int n = 0;
+  do {
+    cr_assert_eq(sits_expint_step(e, tstop, &t, &ev, &err), SITS_OK, "%s", err.msg);
+    n++;
+  } while (t < tstop);
+  return n;
+}
+
+/* A transient at the start of a long interval (an input change): a fast node (5 ms) with a
+ * quadratic remainder falls from 30 K to 0 while a slow one (1.7 s) takes a little of its
+ * heat. The error test needs short steps only while the fast node moves; the interval's later
+ * steps double (lengths 10 s / 2^k, so that a few phi pairs serve it). Equal steps across the
+ * interval took 524,233 here; the growing ones take 1,436, nearly all in the first 25 ms
+ * (bound 5,000). The end state against the same system in 10,000 steps at rtol 1e-10,
+ * within 1e-4 (rtol 1e-6, atol 1e-6 per step; measured 2e-11). The next interval after an
+ * input change starts from the short step again and takes as many (1,436). */
+Test(paths, steps_grow_after_a_transient) {
+  dense_sys sys = {{-200.0, 0.0, 0.1, -0.6}, {0.0, 0.0}, -0.5};
+  double y0[2] = {30.0, 1.0};
+  gsl_spmatrix *pat, *pat2;
+  sits_expint *e = dense_new(&sys, &pat, y0, 1e-6);
+  int n = steps_to(e, 10.0);
+  sits_ode_stats st;
+  sits_expint_get_stats(e, &st);
+  cr_log_info("%d steps, %ld error-test failures", n, (long)st.err_test_fails);
+  cr_assert_lt(n, 5000, "%d steps over the interval", n);
+  sits_expint *fine = dense_new(&sys, &pat2, y0, 1e-10);
+  sits_err err = {0};
+  for (int k = 1; k <= 10000; k++)
+    steps_to(fine, 10.0 * k / 10000.0);
+  const double *y = sits_expint_state(e), *r = sits_expint_state(fine);
+  cr_log_info("end %.12g %.12g, reference %.12g %.12g", y[0], y[1], r[0], r[1]);
+  for (size_t i = 0; i < 2; i++)
+    cr_assert_float_eq(y[i], r[i], 1e-4, "%zu: %.12g vs %.12g", i, y[i], r[i]);
+  /* the next input change starts from the step the error test chose at this one's start,
+   * not from the long steps that ended the interval */
+  sits_expint_reinit(e, 10.0, (double[]){30.0, y[1]}, &err);
+  cr_assert_lt(sits_expint_step_hint(e), 0.01, "hint %g", sits_expint_step_hint(e));
+  int n2 = steps_to(e, 20.0);
+  cr_log_info("second interval: %d steps", n2);
+  cr_assert_lt(n2, 5000, "%d steps over the second interval", n2);
+  sits_expint_free(fine);
+  sits_expint_free(e);
+  gsl_spmatrix_free(pat2);
+  gsl_spmatrix_free(pat);
+}
+
 /* Linear with constant input: the step is exact for any length, and so is its dense output
  * at any time inside it, asked in any order (closed form: y(t) = e^{tA} y0 + t phi1(tA) b,
  * with e^{tA} = I + t phi1(tA) A). */
