@@ -12,6 +12,8 @@
 #   bench/run.sh paths      the fast-path table: each case on CVODE (before) and on
 #                           solver.method "auto" (after), and the exact-discretisation limit
 #                           (as many N x N mat-vecs as the run took steps; bench/limit.c)
+#   bench/run.sh ev6        the ev6 block network (134 states) on CVODE, forced "exponential"
+#                           and "auto", throttling (55 C, 20 s) and not (25 C, 60 s)
 #   bench/run.sh battery    battery fits on the shipped 0.1-s Panasonic logs, as recorded and
 #                           on 1-s block averages (--average-s 1): wall time, peak memory,
 #                           samples fitted, train and held-out RMSE
@@ -210,6 +212,34 @@ for k in runs:
           f"  {28800/w:>11,.0f}x real time  steps {s['solver']['steps']:>7,}  ticks evaluated "
           f"{s['solver'].get('governor_ticks', 0):>7,}  peak vs cvode {dt:.1e} K  energy {de:.1e}")
 print(f"process start-up (--version) {1e3*start:.1f} ms")
+PY
+    ;;
+  ev6)
+    # the ev6 block network (134 states, above "auto"'s exponential bound) throttling at a
+    # 55 C ambient (20 s) and warming without throttling (25 C, 60 s): CVODE, forced
+    # "exponential" and "auto", interleaved, medians of 3
+    python3 - "$bin" "$root/configs/scenarios/ev6_floorplan_throttle.cfg" <<'PY'
+import json, statistics, subprocess, sys, time
+exe, cfg = sys.argv[1:3]
+for label, sets in (("throttling, 55 C, 20 s", ["ambient_c=55", "duration_s=20"]),
+                    ("no throttling, 25 C, 60 s", ["ambient_c=25", "duration_s=60"])):
+    base = [exe, "run", cfg, "--quiet", "--summary", "json"] + [a for v in sets for a in ("--set", v)]
+    runs = {m: ["--set", f'solver.method="{m}"'] for m in ("cvode", "exponential", "auto")}
+    wall, summ = {k: [] for k in runs}, {}
+    for i in range(3):
+        for k, extra in runs.items():
+            t = time.perf_counter()
+            r = subprocess.run(base + extra, capture_output=True, text=True, check=True)
+            wall[k].append(time.perf_counter() - t)
+            summ[k] = json.loads(r.stdout)
+    ref = summ["cvode"]
+    for k in runs:
+        w, s = statistics.median(wall[k]), summ[k]
+        dt = max(abs(a - b) for a, b in zip(s["peak_temp_c"].values(), ref["peak_temp_c"].values()))
+        de = abs(s["energy_j"] - ref["energy_j"]) / ref["energy_j"]
+        print(f"ev6 block {label:<26} {k:<12} median {w:6.2f} s  {statistics.median(wall['cvode'])/w:5.1f}x cvode  "
+              f"steps {s['solver']['steps']:>7,}  phi/lin setups {s['solver']['lin_setups']:>6,}  "
+              f"{s['solver']['method']:<12} peak vs cvode {dt:.1e} K  energy {de:.1e}")
 PY
     ;;
   quick)
