@@ -22,10 +22,11 @@
  * as what is left of the interval is a whole number of doubled steps (a transient after an
  * input change is crossed in short steps, the rest of the interval in long ones); after an
  * input change (sits_expint_reinit()) the first step is at most twice the one the error test
- * chose after the previous change. The matrices h phi1(hA) and h phi2(hA) are cached per (A, h) in a small
- * least-recently-used table; they are computed by scaling and squaring of their Taylor
- * series (Skaflestad and Wright 2009: phi1(2X) = (e^X + I) phi1(X) / 2,
- * phi2(2X) = (phi1(X)^2 + 2 phi2(X)) / 4) with GSL's BLAS. Cost: O(n^3) per new (A, h),
+ * chose after the previous change. The matrices h phi1(hA) and h phi2(hA) are cached per
+ * (A, h) in a small least-recently-used table; they are computed by scaling and squaring of
+ * their Taylor series (Skaflestad and Wright 2009: phi1(2X) = (e^X + I) phi1(X) / 2,
+ * phi2(2X) = (phi1(X)^2 + 2 phi2(X)) / 4) with GSL's BLAS (OpenBLAS's dgemm from 32 states
+ * when the system has it; SITS_EXPINT_BLAS=gsl keeps GSL's). Cost: O(n^3) per new (A, h),
  * three O(n^2) products and two right-hand sides per step. Meant for up to a few hundred
  * states (SITS_EXPINT_MAX_STATES).
  *

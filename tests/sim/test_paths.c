@@ -13,6 +13,7 @@
 #include "test_util.h"
 
 #include <dirent.h>
+#include <dlfcn.h>
 
 #include <gsl/gsl_rng.h>
 
@@ -174,6 +175,85 @@ Test(paths, steps_grow_after_a_transient) {
   sits_expint_free(e);
   gsl_spmatrix_free(pat2);
   gsl_spmatrix_free(pat);
+}
+
+/* ---- the phi products on OpenBLAS ----------------------------------------------------------- */
+
+/* A chain of 40 nodes (time constants from 1 ms to 10 s, a quadratic remainder on node 0),
+ * tridiagonal: y' = A y + b + c y0^2 e_0. */
+#define CHAIN_N 40
+static int chain_rhs(double t, const double *y, double *f, void *user) {
+  (void)t, (void)user;
+  for (size_t i = 0; i < CHAIN_N; i++) {
+    double k = pow(10.0, 3.0 - 4.0 * (double)i / (CHAIN_N - 1)), l = i ? y[i - 1] : 0,
+           r = i + 1 < CHAIN_N ? y[i + 1] : 0;
+    f[i] = k * (l + r - 3 * y[i]) + (i == 0 ? 5000.0 - 20.0 * y[0] * y[0] : 0);
+  }
+  return 0;
+}
+
+static int chain_jac(double t, const double *y, double *v, void *user) {
+  (void)t, (void)user; /* CSC of the tridiagonal pattern, column by column */
+  size_t q = 0;
+  for (size_t j = 0; j < CHAIN_N; j++)
+    for (size_t i = j ? j - 1 : 0; i <= j + 1 && i < CHAIN_N; i++) {
+      double k = pow(10.0, 3.0 - 4.0 * (double)i / (CHAIN_N - 1));
+      v[q++] = i == j ? -3 * k - (i == 0 ? 40.0 * y[0] : 0) : k;
+    }
+  return 0;
+}
+
+static void chain_run(double *out, sits_ode_stats *st) {
+  gsl_spmatrix *t = gsl_spmatrix_alloc(CHAIN_N, CHAIN_N);
+  for (size_t j = 0; j < CHAIN_N; j++)
+    for (size_t i = j ? j - 1 : 0; i <= j + 1 && i < CHAIN_N; i++)
+      gsl_spmatrix_set(t, i, j, 1.0);
+  gsl_spmatrix *pat = gsl_spmatrix_ccs(t);
+  gsl_spmatrix_free(t);
+  double atol[CHAIN_N], y0[CHAIN_N] = {0};
+  for (size_t i = 0; i < CHAIN_N; i++)
+    atol[i] = 1e-6;
+  sits_expint_opts o = {
+      .n = CHAIN_N, .pattern = pat, .rhs = chain_rhs, .jac = chain_jac, .rtol = 1e-7, .atol = atol};
+  sits_err err = {0};
+  sits_expint *e = sits_expint_new(&o, 0.0, y0, &err);
+  cr_assert_not_null(e, "%s", err.msg);
+  for (int k = 1; k <= 20; k++)
+    steps_to(e, 0.05 * k);
+  memcpy(out, sits_expint_state(e), sizeof(double) * CHAIN_N);
+  sits_expint_get_stats(e, st);
+  sits_expint_free(e);
+  gsl_spmatrix_free(pat);
+}
+
+/* From 32 states the phi products run on OpenBLAS where the system has it (loaded by the
+ * integrator; SITS_EXPINT_BLAS=gsl keeps GSL's): the same states as on GSL's CBLAS to
+ * rounding (bound 1e-9 relative; the products' summation order differs). */
+Test(paths, phi_products_on_openblas) {
+  void *have = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+  cr_assert_null(have, "OpenBLAS loaded before any integrator");
+  void *probe = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
+  if (!probe)
+    cr_skip_test("no libopenblas.so.0 on this system (libopenblas0-pthread)");
+  dlclose(probe);
+  double a[CHAIN_N], b[CHAIN_N];
+  sits_ode_stats sa, sb;
+  setenv("SITS_EXPINT_BLAS", "gsl", 1);
+  chain_run(a, &sa);
+  cr_assert_null(dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD),
+                 "SITS_EXPINT_BLAS=gsl loaded OpenBLAS");
+  unsetenv("SITS_EXPINT_BLAS");
+  chain_run(b, &sb);
+  cr_assert_not_null(dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD),
+                     "a 40-state integrator did not load OpenBLAS");
+  cr_log_info("GSL: %ld steps, %ld phi; OpenBLAS: %ld steps, %ld phi", (long)sa.steps,
+              (long)sa.lin_setups, (long)sb.steps, (long)sb.lin_setups);
+  double worst = 0;
+  for (size_t i = 0; i < CHAIN_N; i++)
+    worst = fmax(worst, fabs(a[i] - b[i]) / fmax(1.0, fabs(a[i])));
+  cr_log_info("worst relative difference %.2e (node 0: %.17g against %.17g)", worst, a[0], b[0]);
+  cr_assert_lt(worst, 1e-9, "%.3e", worst);
+  cr_assert_gt(a[0], 0.1, "the chain heats: %g", a[0]);
 }
 
 /* Linear with constant input: the step is exact for any length, and so is its dense output
