@@ -97,7 +97,7 @@ static int include_name(const char *line, char *name, size_t size) {
   return 1;
 }
 
-static int scan_includes(sits__config *c, sits__lines *L, const char *dir, int depth, bool top,
+static int scan_includes(sits__config *c, sits__lines *L, const char *dir, int depth,
                          sits_err *err);
 
 /* Checks the file an include names (libconfig opens it relative to @p dir, the including
@@ -130,24 +130,23 @@ static int check_include(sits__config *c, const sits__lines *L, const char *name
   if (rc == SITS_OK)
     rc = add_input(c, realpath(path, real) ? real : path, err);
   if (rc == SITS_OK)
-    rc = scan_includes(c, &inner, dir, depth + 1, false, err);
+    rc = scan_includes(c, &inner, dir, depth + 1, err);
   sits__lines_close(&inner);
   return rc;
 }
 
 /* Each line of @p L: its include checked, its integer literals too (sits__wide_integer).
- * In the @p top file (the one named), a line that is not text (binary data, UTF-16, over
- * 1 MiB) is refused here: libconfig's file reader rescans a token at every 8-KiB refill,
- * quadratic in a long line's length (2 MB: 1.6 s, 4 MB: 6.4 s). */
-static int scan_includes(sits__config *c, sits__lines *L, const char *dir, int depth, bool top,
+ * A line that is not text (binary data, UTF-16, over 1 MiB), in the named file or one it
+ * includes, is refused here with its own file and line: libconfig's file reader rescans a
+ * token at every 8-KiB refill, quadratic in a long line's length (2 MB: 1.6 s, 4 MB: 6.4 s),
+ * and reports an included file's error at the include. */
+static int scan_includes(sits__config *c, sits__lines *L, const char *dir, int depth,
                          sits_err *err) {
   bool binary, in_comment = false;
   char name[4096];
   for (char *line; (line = sits__lines_next(L, &binary)) != NULL;) {
-    if (binary && top)
+    if (binary)
       return sits__fail(err, SITS_EINPUT, "%s:%zu: %s", L->path, L->lineno, L->reason);
-    if (binary) /* libconfig reports the file's own syntax error */
-      return SITS_OK;
     int kind = in_comment ? 0 : include_name(line, name, sizeof name);
     if (kind < 0)
       return sits__fail(err, SITS_EINPUT, "%s:%zu: @include needs a quoted file name", L->path,
@@ -184,7 +183,7 @@ static int check_includes(sits__config *c, const char *path, const char *text, c
     return SITS_OK; /* libconfig reports why it cannot read the file */
   if (!L.fp)
     return SITS_OK;
-  int rc = scan_includes(c, &L, dir, 0, true, err);
+  int rc = scan_includes(c, &L, dir, 0, err);
   sits__lines_close(&L);
   return rc;
 }

@@ -88,7 +88,9 @@ static const sits_key keys[] = {
       "sits_solver_settings linsol"),
     K("solver.method", STRING, "", NONE, "auto", ANY, 0,
       "\"auto\" (the exponential path up to 64 states, else CVODE stepping past ticks, on the "
-      "layered-grid solver for grid floorplans), \"cvode\" (the reference path) or "
+      "layered-grid solver for grid floorplans; up to 400 states, the exponential path from "
+      "the 8th OPP change in a row within 10 ticks of the last), \"cvode\" (the reference "
+      "path) or "
       "\"exponential\" (ETD2RK; an error above 400 states but on grid floorplans)",
       "sits_solver_settings method"),
     K("solver.skip_quiet_ticks", BOOL, "", NONE, "true", ANY, 0,

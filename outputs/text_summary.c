@@ -91,6 +91,12 @@ static void text_solver(FILE *f, const sits_result *r) {
             "solver                exponential (ETD2RK), %ld steps, %ld RHS evaluations, %ld "
             "Jacobians, %ld phi computations\n",
             r->stats.steps, r->stats.rhs_evals, r->stats.jac_evals, r->stats.lin_setups);
+  else if (r->stats.method && strcmp(r->stats.method, "cvode-ahead, then exponential") == 0)
+    fprintf(f,
+            "solver                CVODE stepping past ticks, then exponential (ETD2RK) once the "
+            "OPPs changed every few ticks, %ld steps, %ld RHS evaluations, %ld Jacobians and "
+            "phi computations\n",
+            r->stats.steps, r->stats.rhs_evals, r->stats.jac_evals + r->stats.lin_setups);
   else if (r->stats.method && strcmp(r->stats.method, "grid-cvode") == 0)
     fprintf(f,
             "solver                CVODE on the layered-grid solver, stepping past ticks, %ld "

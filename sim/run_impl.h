@@ -92,6 +92,14 @@ typedef struct run {
   sits_ode_event ex_event;       /* how the integrator's last step ended */
   const double *top;             /* per component, the largest value since the last stop */
   struct sits__grid *grid;       /* the layered-grid path */
+  /* "auto" on a network above SITS_EXPINT_AUTO_MAX_STATES: CVODE stepping past ticks until the
+   * inputs change every few ticks (throttling: each change restarts CVODE), then the
+   * exponential path from there on (sim.c, switch_path) */
+  sits_expint_opts *switch_to; /* its options (NULL: no switch) */
+  double *switch_atol;
+  size_t last_change_tick, close_changes;
+  bool switched;
+  sits_ode_stats before_switch; /* CVODE's figures up to the switch */
   sits_result *res;
 } run;
 

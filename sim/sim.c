@@ -255,9 +255,39 @@ static int interpolate(run *rn, double t, double *y, sits_err *err) {
                 : sits_ode_interpolate(rn->ode, t, y, err);
 }
 
+/* "auto" above the exponential path's size bound starts on CVODE stepping past ticks, which
+ * wins while the OPPs hold (the ev6 block network warming, 60 s: 0.03 s against 0.14 s); every
+ * OPP change restarts CVODE at order 1 (~85 steps a change on the ev6 block), so once the
+ * inputs change SWITCH_AFTER times in a row each within SWITCH_GAP_TICKS ticks of the last,
+ * the run goes on on the exponential path from that change (ev6 throttling, 20 s: 0.54 s
+ * against CVODE's 1.90 s; bench/run.sh ev6). */
+#define SWITCH_AFTER 8
+#define SWITCH_GAP_TICKS 10
+static int switch_path(run *rn, double t, sits_err *err) {
+  sits_ode_get_stats(rn->ode, &rn->before_switch);
+  sits_expint *ex = sits_expint_new(rn->switch_to, t, state(rn), err);
+  if (!ex)
+    return err->code;
+  sits_ode_free(rn->ode);
+  rn->ode = NULL;
+  rn->ex = ex;
+  rn->switched = true;
+  rn->jac_changed = false; /* A is taken at the switch */
+  rn->behind = false;
+  rn->top = sits_expint_step_max(ex);
+  return SITS_OK;
+}
+
 /* The inputs changed at t (the exponential path and CVODE on a grid drop what they computed
  * past t). */
 static int reinit(run *rn, double t, sits_err *err) {
+  if (rn->switch_to && !rn->ex) {
+    rn->close_changes =
+        rn->tick - rn->last_change_tick <= SWITCH_GAP_TICKS ? rn->close_changes + 1 : 0;
+    rn->last_change_tick = rn->tick;
+    if (rn->close_changes >= SWITCH_AFTER)
+      return switch_path(rn, t, err);
+  }
   if (rn->ex) {
     int rc = sits_expint_reinit(rn->ex, t, state(rn), err);
     if (rc == SITS_OK && rn->jac_changed) /* a fan changed the linear part */
@@ -822,6 +852,8 @@ static int make_ode(run *rn, sits_err *err) {
   }
   if (m == SITS_METHOD_AUTO && !rn->grid)
     m = rn->lay.ny <= SITS_EXPINT_AUTO_MAX_STATES ? SITS_METHOD_EXPONENTIAL : SITS_METHOD_CVODE;
+  bool may_switch = asked == SITS_METHOD_AUTO && !rn->grid && m == SITS_METHOD_CVODE && rn->gov &&
+                    rn->lay.ny <= SITS_EXPINT_MAX_STATES;
   if (!rn->grid && m == SITS_METHOD_EXPONENTIAL) {
     sits_expint_opts eo = {.n = o.n,
                            .pattern = o.pattern,
@@ -835,6 +867,23 @@ static int make_ode(run *rn, sits_err *err) {
     rn->ex = sits_expint_new(&eo, 0.0, rn->y_start, err);
   } else {
     rn->ode = sits_ode_new(&o, 0.0, rn->y_start, err);
+    if (rn->ode && may_switch) {
+      if (!(rn->switch_to = malloc(sizeof *rn->switch_to)) ||
+          !(rn->switch_atol = malloc(o.n * sizeof(double)))) {
+        free(atol);
+        return sits__fail(err, SITS_ENOMEM, "out of memory");
+      }
+      memcpy(rn->switch_atol, atol, o.n * sizeof(double));
+      *rn->switch_to = (sits_expint_opts){.n = o.n,
+                                          .pattern = o.pattern,
+                                          .rhs = o.rhs,
+                                          .jac = o.jac,
+                                          .user = o.user,
+                                          .rtol = o.rtol,
+                                          .atol = rn->switch_atol,
+                                          .n_roots = o.n_roots,
+                                          .roots = o.roots};
+    }
   }
   /* the run behind the integrator (step_ahead) */
   rn->ahead = rn->ex ? rn->gov != NULL : rn->ode && asked != SITS_METHOD_CVODE;
@@ -853,6 +902,8 @@ static int make_ode(run *rn, sits_err *err) {
 static void release_run(run *rn) {
   sits_ode_free(rn->ode);
   sits_expint_free(rn->ex);
+  free(rn->switch_to);
+  free(rn->switch_atol);
   sits__grid_free(rn->grid);
   sits_governor_free(rn->gov);
   gsl_spmatrix_free(rn->jac);
@@ -895,11 +946,19 @@ int sits_run(const sits_scenario *sc, const sits_run_opts *opts, sits_result **o
       sits_expint_get_stats(rn.ex, &rn.res->stats);
     else
       sits_ode_get_stats(rn.ode, &rn.res->stats);
+    if (rn.switched) { /* both paths' work */
+      sits_ode_stats *s = &rn.res->stats, *b = &rn.before_switch;
+      s->steps += b->steps, s->rhs_evals += b->rhs_evals, s->jac_evals += b->jac_evals;
+      s->lin_setups += b->lin_setups, s->err_test_fails += b->err_test_fails;
+      s->nonlin_iters += b->nonlin_iters, s->nonlin_conv_fails += b->nonlin_conv_fails;
+      s->reinits += b->reinits;
+    }
     rn.res->ticks_skipped = rn.ticks_skipped;
-    rn.res->stats.method = rn.ex      ? "exponential"
-                           : rn.grid  ? "grid-cvode"
-                           : rn.ahead ? "cvode-ahead"
-                                      : "cvode";
+    rn.res->stats.method = rn.switched ? "cvode-ahead, then exponential"
+                           : rn.ex     ? "exponential"
+                           : rn.grid   ? "grid-cvode"
+                           : rn.ahead  ? "cvode-ahead"
+                                       : "cvode";
     sits__tally tally = {.lay = rn.lay,
                          .why = why,
                          .end_s = t_end,

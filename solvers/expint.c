@@ -26,6 +26,8 @@
 #define ROOT_TOL_S 1e-7
 #define MAX_HALVINGS 60
 #define FILL_LEVELS 8 /* phi pairs of h/2 ... h/2^8 kept from computing h's */
+/* the slot phi_for() takes for the longer length outlives the FILL_LEVELS it fills */
+_Static_assert(FILL_LEVELS + 1 < CACHE_SLOTS, "the phi cache is too small for its fills");
 /* From this many states the phi products go to OpenBLAS when the system has it (Debian's
  * libopenblas0: 10.6 ms a phi pair at n = 134 against 40 ms on GSL's reference CBLAS), loaded
  * by the integrator that needs it: linked into libsits, its start-up would add ~6 ms to every
@@ -62,8 +64,9 @@ struct sits_expint {
   double q_len;
   long q_step;
   unsigned long q_version;
-  bool f_valid; /* f = f(y) at the current inputs */
-  double *amat; /* A, n x n row-major */
+  bool f_valid;  /* f = f(y) at the current inputs */
+  double *amat;  /* A, n x n row-major */
+  double a_norm; /* its 1-norm */
   unsigned long a_version, clock;
   long a_step; /* the step count at which A was taken */
   double h_pref;
@@ -128,7 +131,11 @@ static int phi_compute(sits_expint *e, const double *a, double h, double *hphi1,
     return sits__fail(err, SITS_ESOLVER, "the exponential integrator's matrix is not finite");
   int s = 0;
   if (nx > TAYLOR_NORM) {
-    s = (int)ceil(log2(nx / TAYLOR_NORM));
+    /* s = ceil(log2(nx / TAYLOR_NORM)), exactly (frexp): the same X for h and h 2^j, so the
+     * squarings of a longer length pass through the shorter lengths' own results */
+    int ex;
+    double m = frexp(nx / TAYLOR_NORM, &ex);
+    s = m == 0.5 ? ex - 1 : ex;
     if (s > 1000)
       return sits__fail(err, SITS_ESOLVER, "the exponential integrator's matrix is too large");
     gsl_matrix_scale(x, ldexp(1.0, -s));
@@ -212,6 +219,13 @@ static int refresh_a(sits_expint *e, const double *y, sits_err *err) {
   for (size_t j = 0; j < e->n; j++)
     for (int q = p->p[j]; q < p->p[j + 1]; q++)
       e->amat[(size_t)p->i[q] * e->n + j] = e->jac_values[q];
+  e->a_norm = 0;
+  for (size_t j = 0; j < e->n; j++) {
+    double c = 0;
+    for (int q = p->p[j]; q < p->p[j + 1]; q++)
+      c += fabs(e->jac_values[q]);
+    e->a_norm = fmax(e->a_norm, c);
+  }
   e->a_version++;
   e->a_step = e->st.steps;
   e->st.jac_evals++;
@@ -228,10 +242,13 @@ static slot *find_slot(sits_expint *e, double h) {
 }
 
 /* The phi pair of length @p h. On a miss, when the steps may grow to @p hmax (the rest of
- * the interval), the pair of the longest length h 2^j <= hmax (j <= FILL_LEVELS) is computed
- * instead: the squarings pass through h and the lengths between, which the doubling steps
- * of the interval (try_step()) then find in the cache. */
-static const slot *phi_for(sits_expint *e, double h, double hmax, sits_err *err) {
+ * the interval), the pair of the longest length top = h 2^j <= hmax (j <= FILL_LEVELS) that
+ * is not cached yet is computed instead, its squarings passing through h and the lengths
+ * between (which the doubling steps of the interval, try_step(), then find in the cache):
+ * only when h A is large enough to be scaled down (|h A| > TAYLOR_NORM), else h's own pair.
+ * A failure at the longer length (an overflow) falls back to h's own. Without @p fill (the
+ * dense output's lengths, used once) only h's pair is computed and kept. */
+static const slot *phi_for(sits_expint *e, double h, double hmax, bool fill, sits_err *err) {
   slot *m = e->mru; /* ticks ask for one length again and again */
   if (m && m->version == e->a_version && fabs(m->h - h) <= SAME_H_REL * h) {
     m->used = ++e->clock;
@@ -243,8 +260,10 @@ static const slot *phi_for(sits_expint *e, double h, double hmax, sits_err *err)
     return e->mru = hit;
   }
   double top = h;
-  for (int j = 0; j < FILL_LEVELS && 2 * top <= hmax * (1 + SAME_H_REL); j++)
-    top *= 2;
+  if (fill && h * e->a_norm > TAYLOR_NORM)
+    for (int j = 0; j < FILL_LEVELS && 2 * top <= hmax * (1 + SAME_H_REL) && !find_slot(e, 2 * top);
+         j++)
+      top *= 2;
   for (int pass = 0; pass < 2; pass++, top = h) {
     slot *lru = &e->cache[0];
     for (int k = 1; k < CACHE_SLOTS; k++)
@@ -253,9 +272,12 @@ static const slot *phi_for(sits_expint *e, double h, double hmax, sits_err *err)
     lru->h = top; /* taken first, so that the shorter lengths filled on the way keep it */
     lru->version = e->a_version;
     lru->used = ++e->clock;
-    if (phi_compute(e, e->amat, top, lru->hphi1, lru->hphi2, true, err)) {
+    if (phi_compute(e, e->amat, top, lru->hphi1, lru->hphi2, fill, err)) {
       lru->version = 0; /* no A has version 0 */
-      return NULL;
+      if (top == h)
+        return NULL;
+      *err = (sits_err){0}; /* h's own may still be computed */
+      continue;
     }
     if ((hit = top == h ? lru : find_slot(e, h))) {
       hit->used = ++e->clock;
@@ -528,7 +550,7 @@ static int try_step(sits_expint *e, double tstop, double len, double *h_out, dou
                         "exponential integrator: step size %.3g s too small at t = %.9g s "
                         "(error test failed %d times)",
                         h, e->t, tries);
-    const slot *s = phi_for(e, h, len, err);
+    const slot *s = phi_for(e, h, len, true, err);
     if (!s)
       return err->code;
     double est;
@@ -663,7 +685,7 @@ int sits_expint_dense(sits_expint *e, double t, double *y, double *ymax, sits_er
   if (t == e->t) {
     memcpy(u, e->y, n * sizeof(double));
   } else if (len > 0) {
-    const slot *sl = phi_for(e, len, len, err);
+    const slot *sl = phi_for(e, len, len, false, err);
     if (!sl)
       return err->code;
     /* u = u_c + L phi1(LA) v_c + L^2 phi2(LA) d: the exact solution from the cursor */

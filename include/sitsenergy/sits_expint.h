@@ -21,8 +21,8 @@
  * state), then halves; an accepted step whose estimate is below 1/4 doubles the step as soon
  * as what is left of the interval is a whole number of doubled steps (a transient after an
  * input change is crossed in short steps, the rest of the interval in long ones); after an
- * input change (sits_expint_reinit()) the first step is at most twice the one the error test
- * chose after the previous change. The matrices h phi1(hA) and h phi2(hA) are cached per
+ * input change (sits_expint_reinit()) the first step is at most twice the first step taken
+ * after the previous change, when that one was shorter than its interval. The matrices h phi1(hA) and h phi2(hA) are cached per
  * (A, h) in a small least-recently-used table; they are computed by scaling and squaring of
  * their Taylor series (Skaflestad and Wright 2009: phi1(2X) = (e^X + I) phi1(X) / 2,
  * phi2(2X) = (phi1(X)^2 + 2 phi2(X)) / 4) with GSL's BLAS (OpenBLAS's dgemm from 32 states
