@@ -183,31 +183,21 @@ case ${1:-all} in
     measure video_enc_8h "$root/configs/scenarios/orin_nx_video_enc.cfg" --set duration_s=28800
     # whole processes, interleaved, timed by perf_counter (ms resolution, medians): the default,
     # every tick evaluated, with the HDF5 written, CVODE; the figures against CVODE's
-    python3 - "$bin" "$root/configs/scenarios/orin_nx_video_enc.cfg" "$out" <<'PY'
-import json, statistics, subprocess, sys, time
+    python3 - "$bin" "$root/configs/scenarios/orin_nx_video_enc.cfg" "$out" "$here" <<'PY'
+import statistics, subprocess, sys, time
 exe, cfg, out = sys.argv[1:4]
+sys.path.insert(0, sys.argv[4])
+from interleave import interleave, rows
 base = [exe, "run", cfg, "--set", "duration_s=28800", "--quiet", "--summary", "json"]
 runs = {"auto (default)": [], "auto, -o out.h5": ["-o", out + "/video8h.h5"],
         "auto, skip_quiet_ticks=false": ["--set", "solver.skip_quiet_ticks=false"],
         "cvode": ["--set", 'solver.method="cvode"']}
 reps = {k: (3 if k == "cvode" or "false" in k else 15) for k in runs}
-wall, summ = {k: [] for k in runs}, {}
-for i in range(15):
-    for k, extra in runs.items():
-        if i >= reps[k]:
-            continue
-        t = time.perf_counter()
-        r = subprocess.run(base + extra, capture_output=True, text=True, check=True)
-        wall[k].append(time.perf_counter() - t)
-        summ[k] = json.loads(r.stdout)
+wall, summ = interleave(base, runs, reps)
 t = time.perf_counter()
 subprocess.run([exe, "--version"], capture_output=True)
 start = time.perf_counter() - t
-ref = summ["cvode"]
-for k in runs:
-    w, s = statistics.median(wall[k]), summ[k]
-    dt = max(abs(a - b) for a, b in zip(s["peak_temp_c"].values(), ref["peak_temp_c"].values()))
-    de = abs(s["energy_j"] - ref["energy_j"]) / ref["energy_j"]
+for k, w, s, dt, de in rows(wall, summ, "cvode"):
     print(f"video_enc_8h {k:<30} median {1e3*w:7.1f} ms (min {1e3*min(wall[k]):6.1f}, {len(wall[k])} runs)"
           f"  {28800/w:>11,.0f}x real time  steps {s['solver']['steps']:>7,}  ticks evaluated "
           f"{s['solver'].get('governor_ticks', 0):>7,}  peak vs cvode {dt:.1e} K  energy {de:.1e}")
@@ -218,25 +208,17 @@ PY
     # the ev6 block network (134 states, above "auto"'s exponential bound) throttling at a
     # 55 C ambient (20 s) and warming without throttling (25 C, 60 s): CVODE, forced
     # "exponential" and "auto", interleaved, medians of 3
-    python3 - "$bin" "$root/configs/scenarios/ev6_floorplan_throttle.cfg" <<'PY'
-import json, statistics, subprocess, sys, time
+    python3 - "$bin" "$root/configs/scenarios/ev6_floorplan_throttle.cfg" "$here" <<'PY'
+import statistics, sys
 exe, cfg = sys.argv[1:3]
+sys.path.insert(0, sys.argv[3])
+from interleave import interleave, rows
 for label, sets in (("throttling, 55 C, 20 s", ["ambient_c=55", "duration_s=20"]),
                     ("no throttling, 25 C, 60 s", ["ambient_c=25", "duration_s=60"])):
     base = [exe, "run", cfg, "--quiet", "--summary", "json"] + [a for v in sets for a in ("--set", v)]
     runs = {m: ["--set", f'solver.method="{m}"'] for m in ("cvode", "exponential", "auto")}
-    wall, summ = {k: [] for k in runs}, {}
-    for i in range(3):
-        for k, extra in runs.items():
-            t = time.perf_counter()
-            r = subprocess.run(base + extra, capture_output=True, text=True, check=True)
-            wall[k].append(time.perf_counter() - t)
-            summ[k] = json.loads(r.stdout)
-    ref = summ["cvode"]
-    for k in runs:
-        w, s = statistics.median(wall[k]), summ[k]
-        dt = max(abs(a - b) for a, b in zip(s["peak_temp_c"].values(), ref["peak_temp_c"].values()))
-        de = abs(s["energy_j"] - ref["energy_j"]) / ref["energy_j"]
+    wall, summ = interleave(base, runs, {k: 3 for k in runs})
+    for k, w, s, dt, de in rows(wall, summ, "cvode"):
         print(f"ev6 block {label:<26} {k:<12} median {w:6.2f} s  {statistics.median(wall['cvode'])/w:5.1f}x cvode  "
               f"steps {s['solver']['steps']:>7,}  phi/lin setups {s['solver']['lin_setups']:>6,}  "
               f"{s['solver']['method']:<12} peak vs cvode {dt:.1e} K  energy {de:.1e}")
