@@ -194,6 +194,50 @@ Test(paths, steps_grow_after_a_transient) {
   gsl_spmatrix_free(pat);
 }
 
+/* y' = y - 1000 y^3 from y = 1: the Jacobian goes from -2999 to about -2 as y falls to its
+ * equilibrium 1/sqrt(1000). With A kept from the start, ETD2RK's estimate (first against
+ * second order) cannot see that A is stale and the long steps crept: 1 % off at 2 s, 300 x
+ * the tolerance (found in review). A is taken again once the remainder's share of a step's
+ * slope change passes half of A's. Closed form (u = y^-2 is linear): y(t) = 1/sqrt(1000 -
+ * 999 e^{-2t}); within 1e-4 relative at 2 s and at 50 s (measured 4.4e-6 and 3e-13, 11
+ * Jacobians; with A kept, 1.0e-2 at 2 s). */
+static int cubic_rhs(double t, const double *y, double *f, void *user) {
+  (void)t, (void)user;
+  f[0] = y[0] - 1000.0 * y[0] * y[0] * y[0];
+  return 0;
+}
+
+static int cubic_jac(double t, const double *y, double *v, void *user) {
+  (void)t, (void)user;
+  v[0] = 1.0 - 3000.0 * y[0] * y[0];
+  return 0;
+}
+
+Test(paths, a_stale_jacobian_is_taken_again) {
+  gsl_spmatrix *t = gsl_spmatrix_alloc(1, 1);
+  gsl_spmatrix_set(t, 0, 0, 1.0);
+  gsl_spmatrix *pat = gsl_spmatrix_ccs(t);
+  gsl_spmatrix_free(t);
+  double atol = 1e-6, y0 = 1.0;
+  sits_expint_opts o = {
+      .n = 1, .pattern = pat, .rhs = cubic_rhs, .jac = cubic_jac, .rtol = 1e-6, .atol = &atol};
+  sits_err err = {0};
+  sits_expint *e = sits_expint_new(&o, 0.0, &y0, &err);
+  cr_assert_not_null(e, "%s", err.msg);
+  const double at[] = {2.0, 50.0};
+  for (size_t k = 0; k < 2; k++) {
+    int n = steps_to(e, at[k]);
+    double y = sits_expint_state(e)[0], want = 1.0 / sqrt(1000.0 - 999.0 * exp(-2.0 * at[k]));
+    sits_ode_stats st;
+    sits_expint_get_stats(e, &st);
+    cr_log_info("t %g: %.10g against %.10g (%.2e), %d steps, %ld Jacobians", at[k], y, want,
+                y / want - 1, n, (long)st.jac_evals);
+    cr_assert_float_eq(y, want, 1e-4 * want, "t %g: %.10g against %.10g", at[k], y, want);
+  }
+  sits_expint_free(e);
+  gsl_spmatrix_free(pat);
+}
+
 /* ---- the phi products on OpenBLAS ----------------------------------------------------------- */
 
 /* A chain of 40 nodes (time constants from 1 ms to 10 s, a quadratic remainder on node 0),
