@@ -95,10 +95,10 @@ typedef struct run {
   /* "auto" on a network above SITS_EXPINT_AUTO_MAX_STATES: CVODE stepping past ticks until the
    * inputs change every few ticks (throttling: each change restarts CVODE), then the
    * exponential path from there on (sim.c, switch_path) */
-  sits_expint_opts *switch_to; /* its options (NULL: no switch) */
-  double *switch_atol;
+  bool may_switch;
+  sits_expint_opts switch_to; /* the exponential path's options */
+  double *atol;               /* the integrators' absolute tolerances (lay.ny) */
   size_t last_change_tick, close_changes;
-  bool switched;
   sits_ode_stats before_switch; /* CVODE's figures up to the switch */
   sits_result *res;
 } run;

@@ -259,19 +259,19 @@ static int interpolate(run *rn, double t, double *y, sits_err *err) {
  * wins while the OPPs hold (the ev6 block network warming, 60 s: 0.03 s against 0.14 s); every
  * OPP change restarts CVODE at order 1 (~85 steps a change on the ev6 block), so once the
  * inputs change SWITCH_AFTER times in a row each within SWITCH_GAP_TICKS ticks of the last,
- * the run goes on on the exponential path from that change (ev6 throttling, 20 s: 0.54 s
- * against CVODE's 1.90 s; bench/run.sh ev6). */
+ * the run goes on on the exponential path from that change (ev6 throttling, 20 s: 0.32 s
+ * against CVODE's 1.72 s; bench/run.sh ev6). A run has switched when it may switch and is on
+ * the exponential path. */
 #define SWITCH_AFTER 8
 #define SWITCH_GAP_TICKS 10
 static int switch_path(run *rn, double t, sits_err *err) {
   sits_ode_get_stats(rn->ode, &rn->before_switch);
-  sits_expint *ex = sits_expint_new(rn->switch_to, t, state(rn), err);
+  sits_expint *ex = sits_expint_new(&rn->switch_to, t, state(rn), err);
   if (!ex)
     return err->code;
   sits_ode_free(rn->ode);
   rn->ode = NULL;
   rn->ex = ex;
-  rn->switched = true;
   rn->jac_changed = false; /* A is taken at the switch */
   rn->behind = false;
   rn->top = sits_expint_step_max(ex);
@@ -281,7 +281,7 @@ static int switch_path(run *rn, double t, sits_err *err) {
 /* The inputs changed at t (the exponential path and CVODE on a grid drop what they computed
  * past t). */
 static int reinit(run *rn, double t, sits_err *err) {
-  if (rn->switch_to && !rn->ex) {
+  if (rn->may_switch && !rn->ex) {
     rn->close_changes =
         rn->tick - rn->last_change_tick <= SWITCH_GAP_TICKS ? rn->close_changes + 1 : 0;
     rn->last_change_tick = rn->tick;
@@ -811,24 +811,44 @@ static int init_run(run *rn, const sits_scenario *sc, sits_err *err) {
   return sits__run_build_jacobian(rn, err);
 }
 
-static int make_ode(run *rn, sits_err *err) {
-  const sits_solver_settings *s = sits_scenario_solver(rn->sc);
-  double *atol = malloc(rn->lay.ny * sizeof *atol);
-  if (!atol)
+/* The absolute tolerances (kept in the run: a switch of path takes them again). */
+static int make_atol(run *rn, const sits_solver_settings *s, sits_err *err) {
+  if (!(rn->atol = malloc(rn->lay.ny * sizeof *rn->atol)))
     return sits__fail(err, SITS_ENOMEM, "out of memory");
   for (size_t i = 0; i < rn->n; i++)
-    atol[i] = s->atol_k;
+    rn->atol[i] = s->atol_k;
   for (size_t i = rn->n; i < rn->lay.ny; i++)
-    atol[i] = 1e-6; /* J, V: the relative tolerance dominates */
+    rn->atol[i] = 1e-6; /* J, V: the relative tolerance dominates */
   if (rn->batt)
-    atol[rn->lay.i_soc] = 1e-9;
+    rn->atol[rn->lay.i_soc] = 1e-9;
+  return SITS_OK;
+}
+
+/* The exponential path's options for the system CVODE's @p o describe. */
+static sits_expint_opts expint_opts(const sits_ode_opts *o) {
+  return (sits_expint_opts){.n = o->n,
+                            .pattern = o->pattern,
+                            .rhs = o->rhs,
+                            .jac = o->jac,
+                            .user = o->user,
+                            .rtol = o->rtol,
+                            .atol = o->atol,
+                            .n_roots = o->n_roots,
+                            .roots = o->roots};
+}
+
+static int make_ode(run *rn, sits_err *err) {
+  const sits_solver_settings *s = sits_scenario_solver(rn->sc);
+  int rc = make_atol(rn, s, err);
+  if (rc)
+    return rc;
   sits_ode_opts o = {.n = rn->lay.ny,
                      .pattern = rn->jac,
                      .rhs = sits__run_rhs,
                      .jac = sits__run_jac,
                      .user = rn,
                      .rtol = s->rtol,
-                     .atol = atol,
+                     .atol = rn->atol,
                      .linsol = s->linsol,
                      .klu_threshold = s->klu_threshold,
                      .n_roots = rn->n_crit + (rn->batt ? 3 : 0),
@@ -838,9 +858,8 @@ static int make_ode(run *rn, sits_err *err) {
    * (grid_path.c) */
   if (m != SITS_METHOD_CVODE) {
     sits_err quiet = {0};
-    int rc = sits__grid_new(rn, &rn->grid, &quiet);
+    rc = sits__grid_new(rn, &rn->grid, &quiet);
     if (rc && rc != SITS_EUNSUPPORTED) {
-      free(atol);
       *err = quiet;
       return rc;
     }
@@ -852,58 +871,28 @@ static int make_ode(run *rn, sits_err *err) {
   }
   if (m == SITS_METHOD_AUTO && !rn->grid)
     m = rn->lay.ny <= SITS_EXPINT_AUTO_MAX_STATES ? SITS_METHOD_EXPONENTIAL : SITS_METHOD_CVODE;
-  bool may_switch = asked == SITS_METHOD_AUTO && !rn->grid && m == SITS_METHOD_CVODE && rn->gov &&
-                    rn->lay.ny <= SITS_EXPINT_MAX_STATES;
-  if (!rn->grid && m == SITS_METHOD_EXPONENTIAL) {
-    sits_expint_opts eo = {.n = o.n,
-                           .pattern = o.pattern,
-                           .rhs = o.rhs,
-                           .jac = o.jac,
-                           .user = o.user,
-                           .rtol = o.rtol,
-                           .atol = atol,
-                           .n_roots = o.n_roots,
-                           .roots = o.roots};
-    rn->ex = sits_expint_new(&eo, 0.0, rn->y_start, err);
-  } else {
+  rn->switch_to = expint_opts(&o);
+  if (!rn->grid && m == SITS_METHOD_EXPONENTIAL)
+    rn->ex = sits_expint_new(&rn->switch_to, 0.0, rn->y_start, err);
+  else
     rn->ode = sits_ode_new(&o, 0.0, rn->y_start, err);
-    if (rn->ode && may_switch) {
-      if (!(rn->switch_to = malloc(sizeof *rn->switch_to)) ||
-          !(rn->switch_atol = malloc(o.n * sizeof(double)))) {
-        free(atol);
-        return sits__fail(err, SITS_ENOMEM, "out of memory");
-      }
-      memcpy(rn->switch_atol, atol, o.n * sizeof(double));
-      *rn->switch_to = (sits_expint_opts){.n = o.n,
-                                          .pattern = o.pattern,
-                                          .rhs = o.rhs,
-                                          .jac = o.jac,
-                                          .user = o.user,
-                                          .rtol = o.rtol,
-                                          .atol = rn->switch_atol,
-                                          .n_roots = o.n_roots,
-                                          .roots = o.roots};
-    }
-  }
+  rn->may_switch = rn->ode && asked == SITS_METHOD_AUTO && !rn->grid && rn->gov &&
+                   rn->lay.ny <= SITS_EXPINT_MAX_STATES;
   /* the run behind the integrator (step_ahead) */
   rn->ahead = rn->ex ? rn->gov != NULL : rn->ode && asked != SITS_METHOD_CVODE;
   /* quiet spans on the paths that step past ticks; CVODE as asked stops at every tick */
   rn->may_skip = (rn->ex || rn->ahead) && s->skip_quiet_ticks;
   rn->quiet_seg = (size_t)-1; /* the first try sets the backoff */
   if (rn->ahead && (!(rn->y_behind = calloc(o.n, sizeof(double))) ||
-                    !(rn->max_behind = calloc(o.n, sizeof(double))))) {
-    free(atol);
+                    !(rn->max_behind = calloc(o.n, sizeof(double)))))
     return sits__fail(err, SITS_ENOMEM, "out of memory");
-  }
-  free(atol);
   return rn->ode || rn->ex ? SITS_OK : err->code;
 }
 
 static void release_run(run *rn) {
   sits_ode_free(rn->ode);
   sits_expint_free(rn->ex);
-  free(rn->switch_to);
-  free(rn->switch_atol);
+  free(rn->atol);
   sits__grid_free(rn->grid);
   sits_governor_free(rn->gov);
   gsl_spmatrix_free(rn->jac);
@@ -946,7 +935,7 @@ int sits_run(const sits_scenario *sc, const sits_run_opts *opts, sits_result **o
       sits_expint_get_stats(rn.ex, &rn.res->stats);
     else
       sits_ode_get_stats(rn.ode, &rn.res->stats);
-    if (rn.switched) { /* both paths' work */
+    if ((rn.may_switch && rn.ex)) { /* both paths' work */
       sits_ode_stats *s = &rn.res->stats, *b = &rn.before_switch;
       s->steps += b->steps, s->rhs_evals += b->rhs_evals, s->jac_evals += b->jac_evals;
       s->lin_setups += b->lin_setups, s->err_test_fails += b->err_test_fails;
@@ -954,11 +943,11 @@ int sits_run(const sits_scenario *sc, const sits_run_opts *opts, sits_result **o
       s->reinits += b->reinits;
     }
     rn.res->ticks_skipped = rn.ticks_skipped;
-    rn.res->stats.method = rn.switched ? "cvode-ahead, then exponential"
-                           : rn.ex     ? "exponential"
-                           : rn.grid   ? "grid-cvode"
-                           : rn.ahead  ? "cvode-ahead"
-                                       : "cvode";
+    rn.res->stats.method = (rn.may_switch && rn.ex) ? "cvode-ahead, then exponential"
+                           : rn.ex                  ? "exponential"
+                           : rn.grid                ? "grid-cvode"
+                           : rn.ahead               ? "cvode-ahead"
+                                                    : "cvode";
     sits__tally tally = {.lay = rn.lay,
                          .why = why,
                          .end_s = t_end,

@@ -299,15 +299,23 @@ Test(battery, entropic_heat_from_the_ocv_rows) {
  * the end rows outside [0, 40] C and at the end knots outside the SOC range; with rows the
  * Arrhenius factor is not applied, without rows it multiplies the SOC factor. The current
  * solve, the RC decay and the Joule heat use them. */
+/* R0 factor tables at SOC 0.1, 0.5, 0.9 and 0, 40 C: 2 -> 1 over SOC at 0 C, half that at
+ * 40 C. */
+static void r0_tables(sits_battery_cfg *c) {
+  c->n_r_soc = 3, c->n_r_t = 2;
+  c->r_soc[0] = 0.1, c->r_soc[1] = 0.5, c->r_soc[2] = 0.9;
+  c->r_t_c[0] = 0, c->r_t_c[1] = 40;
+  for (size_t k = 0; k < 3; k++) {
+    c->r0_scale[0][k] = 2.0 - (c->r_soc[k] - 0.1) / 0.8;
+    c->r0_scale[1][k] = 0.5 * c->r0_scale[0][k];
+  }
+}
+
 Test(battery, resistance_tables_over_soc_and_temperature) {
   sits_battery_cfg c = linear_cell();
   c.r_ea_j_per_mol = 30000;
-  c.n_r_soc = 3, c.n_r_t = 2;
-  c.r_soc[0] = 0.1, c.r_soc[1] = 0.5, c.r_soc[2] = 0.9;
-  c.r_t_c[0] = 0, c.r_t_c[1] = 40;
+  r0_tables(&c);
   for (size_t k = 0; k < 3; k++) {
-    c.r0_scale[0][k] = 2.0 - (c.r_soc[k] - 0.1) / 0.8;
-    c.r0_scale[1][k] = 0.5 * c.r0_scale[0][k];
     c.rc_r_scale[0][0][k] = c.r0_scale[0][k];
     c.rc_r_scale[0][1][k] = c.r0_scale[1][k];
   }
@@ -425,12 +433,8 @@ Test(battery, one_evaluation_equals_the_separate_calls) {
   c.r_ea_j_per_mol = 25000;
   c.n_rc = 2;
   c.rc_r_ohm[1] = 0.01, c.rc_c_f[1] = 30000;
-  c.n_r_soc = 3, c.n_r_t = 2;
-  c.r_soc[0] = 0.1, c.r_soc[1] = 0.5, c.r_soc[2] = 0.9;
-  c.r_t_c[0] = 0, c.r_t_c[1] = 40;
+  r0_tables(&c);
   for (size_t k = 0; k < 3; k++) {
-    c.r0_scale[0][k] = 2.0 - (c.r_soc[k] - 0.1) / 0.8;
-    c.r0_scale[1][k] = 0.5 * c.r0_scale[0][k];
     c.rc_r_scale[0][0][k] = 1.5 * c.r0_scale[0][k];
     c.rc_r_scale[0][1][k] = c.r0_scale[1][k];
     c.rc_c_scale[0][0][k] = 3.0 - 2.0 * (c.r_soc[k] - 0.1) / 0.8;
