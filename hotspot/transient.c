@@ -39,8 +39,9 @@ struct sits_hs_transient {
   double *jac_values;
   sits_ode *ode;
   sits_lti *lti;      /* grid, fixed step */
-  sits_layergrid *lg; /* its Newton systems C + gamma G, when the grid has that structure */
-  double *lbuf;
+  sits_layergrid *lg; /* its Newton systems C + gamma G, when the grid has that structure:
+                         then the fixed-step state is in its mode coordinates */
+  double *lbuf, *ybuf;
   long steps;
 };
 
@@ -99,8 +100,8 @@ static int grid_rhs(double t, const double *y, double *ydot, void *user) {
   (void)t;
   const sits_hs_transient *tr = user;
   const gsl_spmatrix *g = tr->g;
-  if (tr->lg) { /* G y from the grid's layer constants */
-    sits_layergrid_apply(tr->lg, y, ydot);
+  if (tr->lg) { /* G y in mode coordinates; C is uniform per layer, src_w in modes */
+    sits_layergrid_apply_modes(tr->lg, y, ydot);
     for (size_t i = 0; i < tr->n; i++)
       ydot[i] = (tr->src_w[i] - ydot[i]) * tr->inv_c[i];
     return 0;
@@ -169,7 +170,7 @@ static int lg_solve(void *user, const double *b, double *x, sits_err *err) {
   sits_hs_transient *tr = user;
   for (size_t i = 0; i < tr->n; i++)
     tr->lbuf[i] = tr->c[i] * b[i];
-  return sits_layergrid_solve(tr->lg, tr->lbuf, x, err);
+  return sits_layergrid_solve_modes(tr->lg, tr->lbuf, x, err);
 }
 
 static int lti_setup(sits_hs_transient *tr, const sits_hs_transient_opts *o, sits_err *err) {
@@ -177,8 +178,12 @@ static int lti_setup(sits_hs_transient *tr, const sits_hs_transient_opts *o, sit
   sits_err quiet = {0}; /* not a layered grid: CHOLMOD */
   if (!o->general &&
       (tr->lg = sits_layergrid_new(tr->g, tr->c, prm->grid_rows, prm->grid_cols, 4, &quiet))) {
-    if (!(tr->lbuf = malloc(tr->n * sizeof *tr->lbuf)))
+    if (!(tr->lbuf = malloc(tr->n * sizeof *tr->lbuf)) ||
+        !(tr->ybuf = malloc(tr->n * sizeof *tr->ybuf)))
       return sits__fail(err, SITS_ENOMEM, "out of memory");
+    /* ARKODE's state lives in mode coordinates (the transforms once an interval, not twice
+     * a stage): the norms are the same, the steps fixed */
+    sits_layergrid_to_modes(tr->lg, tr->state, tr->ybuf);
     sits_lti_opts lo = {.n = tr->n,
                         .rhs = grid_rhs,
                         .user = tr,
@@ -187,7 +192,7 @@ static int lti_setup(sits_hs_transient *tr, const sits_hs_transient_opts *o, sit
                         .lsetup = lg_setup,
                         .lsolve = lg_solve,
                         .luser = tr};
-    tr->lti = sits_lti_new(&lo, 0.0, tr->state, err);
+    tr->lti = sits_lti_new(&lo, 0.0, tr->ybuf, err);
     return tr->lti ? SITS_OK : SITS_ESOLVER;
   }
   int rc = jac_setup(tr, err);
@@ -262,7 +267,7 @@ void sits_hs_transient_free(sits_hs_transient *tr) {
   if (!tr)
     return;
   free(tr->state), free(tr->src_w), free(tr->g_amb), free(tr->c), free(tr->inv_c), free(tr->tmp);
-  free(tr->jac_values), free(tr->lbuf);
+  free(tr->jac_values), free(tr->lbuf), free(tr->ybuf);
   sits_layergrid_free(tr->lg);
   if (tr->expm)
     gsl_matrix_free(tr->expm);
@@ -299,9 +304,13 @@ int sits_hs_transient_step(sits_hs_transient *tr, const double *block_w, double 
     return SITS_OK;
   }
   if (tr->lti) { /* fixed steps land on the interval's end */
+    if (tr->lg)
+      sits_layergrid_to_modes(tr->lg, tr->src_w, tr->src_w);
     int rc = sits_lti_advance(tr->lti, tr->t + tr->dt, tr->state, err);
     if (rc)
       return rc;
+    if (tr->lg)
+      sits_layergrid_from_modes(tr->lg, tr->state, tr->state);
     memcpy(node_k, tr->state, n * sizeof *node_k);
     tr->t += tr->dt;
     return SITS_OK;

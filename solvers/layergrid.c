@@ -60,6 +60,9 @@ struct sits__lg {
   size_t lay[8], nl;     /* the distinct layers that have segments (at most 8 kept) */
   gsl_matrix *phr, *phc; /* Phi_R (R x R), Phi_C (C x C) */
   double *fwd_scale, *inv_scale;
+  double *scr; /* gather and scatter's scratch, 3 mx */
+  size_t mx;   /* max(R, C) */
+  double *lam; /* the path Laplacians' eigenvalues 2 - 2 cos(pi p / R), then those over C */
   fftw_plan pf, pb;
   double *buf, *corr; /* fftw_malloc'ed, ncell */
   /* made by setup */
@@ -120,11 +123,6 @@ static const double *seg_weights(const lg_impl *s, const seg *g) {
   case SIDE_W: return gsl_matrix_const_ptr(s->phc, 0, 0);
   default: return gsl_matrix_const_ptr(s->phc, s->C - 1, 0);
   }
-}
-
-/* the basis along the segment: Phi_C for a row segment, Phi_R for a column one */
-static const gsl_matrix *seg_basis(const lg_impl *s, const seg *g) {
-  return row_seg(g) ? s->phc : s->phr;
 }
 
 static bool close_to(double a, double b, double scale) {
@@ -423,10 +421,12 @@ static lg_impl *lg_new(const gsl_spmatrix *g, const double *c, size_t rows, size
   s->seg = calloc(4 * L, sizeof *s->seg);
   s->phr = dct_basis(rows), s->phc = dct_basis(cols);
   s->fwd_scale = malloc(2 * nc * sizeof(double));
+  s->lam = malloc((rows + cols) * sizeof(double));
   s->buf = fftw_malloc(ncell * sizeof(double));
   s->corr = fftw_malloc(ncell * sizeof(double));
   int rc = SITS_OK;
-  if (!s->gr || !s->gext || !s->seg || !s->phr || !s->phc || !s->fwd_scale || !s->buf || !s->corr)
+  if (!s->gr || !s->gext || !s->seg || !s->phr || !s->phc || !s->fwd_scale || !s->lam || !s->buf ||
+      !s->corr)
     rc = sits__fail(err, SITS_ENOMEM, "out of memory");
   if (rc == SITS_OK) {
     s->gc = s->gr + L, s->gz = s->gc + L, s->gnd = s->gz + L, s->cap = s->gnd + L;
@@ -435,6 +435,10 @@ static lg_impl *lg_new(const gsl_spmatrix *g, const double *c, size_t rows, size
     rc = recognise(s, g, c, err);
   }
   if (rc == SITS_OK) {
+    for (size_t p = 0; p < rows; p++)
+      s->lam[p] = 2.0 - 2.0 * cos(M_PI * (double)p / (double)rows);
+    for (size_t q = 0; q < cols; q++)
+      s->lam[rows + q] = 2.0 - 2.0 * cos(M_PI * (double)q / (double)cols);
     for (size_t p = 0; p < rows; p++)
       for (size_t q = 0; q < cols; q++) {
         double sp = sqrt((p ? 2.0 : 1.0) / (double)rows), sq = sqrt((q ? 2.0 : 1.0) / (double)cols);
@@ -456,9 +460,11 @@ static lg_impl *lg_new(const gsl_spmatrix *g, const double *c, size_t rows, size
       s->sol = gsl_vector_alloc(s->ns);
       s->z = gsl_vector_alloc(mx);
       s->u = gsl_vector_alloc(mx);
+      s->scr = malloc(3 * mx * sizeof(double));
+      s->mx = mx;
     }
     if (!s->pf || !s->pb || !s->piv ||
-        (s->ns && (!s->S || !s->xbuf || !s->perm || !s->sol || !s->z || !s->u)))
+        (s->ns && (!s->S || !s->xbuf || !s->perm || !s->sol || !s->z || !s->u || !s->scr)))
       rc = sits__fail(err, SITS_ENOMEM, "out of memory");
     else
       s->mul = s->piv + L * nc, s->w = s->mul + L * nc;
@@ -740,54 +746,246 @@ static void inverse(lg_impl *s, double *v) {
   fftw_execute_r2r(s->pb, v, v);
 }
 
+/* out = Phi z (n x n, row-major) and out = Phi^T z */
+static void phi_mul(const double *phi, size_t n, const double *z, double *out) {
+  for (size_t i = 0; i < n; i++) {
+    const double *row = phi + i * n;
+    double s0 = 0, s1 = 0;
+    size_t k = 0;
+    for (; k + 1 < n; k += 2)
+      s0 += row[k] * z[k], s1 += row[k + 1] * z[k + 1];
+    if (k < n)
+      s0 += row[k] * z[k];
+    out[i] = s0 + s1;
+  }
+}
+
+static void phi_tmul(const double *phi, size_t n, const double *z, double *out) {
+  memset(out, 0, n * sizeof *out);
+  for (size_t i = 0; i < n; i++) {
+    const double *row = phi + i * n;
+    double zi = z[i];
+    for (size_t k = 0; k < n; k++)
+      out[k] += zi * row[k];
+  }
+}
+
+/* The segments of the a-th linked layer by side (-1: none). */
+static void layer_sides(const lg_impl *s, size_t a, int side[4]) {
+  side[0] = side[1] = side[2] = side[3] = -1;
+  for (size_t k = 0; k < s->nseg; k++)
+    if (s->seg[k].layer == s->lay[a])
+      side[s->seg[k].side] = (int)k;
+}
+
+/* U^T of the coefficients @p v: the segment cells' values into sol[0, ny). A north and a
+ * south segment (rows 0 and R - 1, whose weights Phi_R[R-1][p] = (-1)^p Phi_R[0][p]) share
+ * one pass over the layer's coefficients: its even and odd modes summed apart; west and east
+ * likewise. */
+static void gather(lg_impl *s, const double *v) {
+  size_t R = s->R, C = s->C, nc = s->nc;
+  double *sol = s->sol->data, *ev = s->scr, *od = ev + s->mx, *z = od + s->mx;
+  for (size_t a = 0; a < s->nl; a++) {
+    const double *Y = v + s->lay[a] * nc;
+    int side[4];
+    layer_sides(s, a, side);
+    if (side[SIDE_N] >= 0 || side[SIDE_S] >= 0) {
+      const double *w0 = s->phr->data;
+      memset(ev, 0, 2 * s->mx * sizeof *ev);
+      for (size_t p = 0; p < R; p++) {
+        double wp = w0[p], *acc = p & 1 ? od : ev;
+        const double *row = Y + p * C;
+        for (size_t q = 0; q < C; q++)
+          acc[q] += wp * row[q];
+      }
+      for (int t = SIDE_N; t <= SIDE_S; t++) {
+        if (side[t] < 0)
+          continue;
+        double sg = t == SIDE_N ? 1.0 : -1.0;
+        for (size_t q = 0; q < C; q++)
+          z[q] = ev[q] + sg * od[q];
+        phi_mul(s->phc->data, C, z, sol + s->seg[side[t]].off);
+      }
+    }
+    if (side[SIDE_W] >= 0 || side[SIDE_E] >= 0) {
+      const double *w0 = s->phc->data;
+      for (size_t p = 0; p < R; p++) {
+        const double *row = Y + p * C;
+        double e0 = 0, o0 = 0;
+        size_t q = 0;
+        for (; q + 1 < C; q += 2)
+          e0 += w0[q] * row[q], o0 += w0[q + 1] * row[q + 1];
+        if (q < C)
+          e0 += w0[q] * row[q];
+        ev[p] = e0, od[p] = o0;
+      }
+      for (int t = SIDE_W; t <= SIDE_E; t++) {
+        if (side[t] < 0)
+          continue;
+        double sg = t == SIDE_W ? 1.0 : -1.0;
+        for (size_t p = 0; p < R; p++)
+          z[p] = ev[p] + sg * od[p];
+        phi_mul(s->phr->data, R, z, sol + s->seg[side[t]].off);
+      }
+    }
+  }
+}
+
+/* corr (coefficients) += U v, with v on segment k's cells = scale[k] (vals[cell] - vals[its
+ * extra]); the two segments of a side pair in one pass, as in gather */
+static void scatter(lg_impl *s, double *corr, const double *scale, const double *vals) {
+  size_t R = s->R, C = s->C, nc = s->nc, ny = s->ny, mx = s->mx;
+  double *ws = s->scr, *u1 = ws + mx, *u2 = u1 + mx;
+  for (size_t a = 0; a < s->nl; a++) {
+    double *Y = corr + s->lay[a] * nc;
+    int side[4];
+    layer_sides(s, a, side);
+    for (int pair = 0; pair < 2; pair++) {
+      int t1 = side[2 * pair], t2 = side[2 * pair + 1]; /* N, S or W, E */
+      if (t1 < 0 && t2 < 0)
+        continue;
+      size_t len = pair ? R : C;
+      const double *phi = pair ? s->phr->data : s->phc->data;
+      for (int t = 0; t < 2; t++) {
+        int k = t ? t2 : t1;
+        double *u = t ? u2 : u1;
+        if (k < 0) {
+          memset(u, 0, len * sizeof *u);
+          continue;
+        }
+        const seg *g = &s->seg[k];
+        double pe = vals[ny + g->ext];
+        for (size_t i = 0; i < len; i++)
+          ws[i] = scale[k] * (vals[g->off + i] - pe);
+        phi_tmul(phi, len, ws, u);
+      }
+      for (size_t i = 0; i < len; i++) { /* u1 + u2 and u1 - u2 */
+        double x = u1[i], y = u2[i];
+        u1[i] = x + y, u2[i] = x - y;
+      }
+      if (!pair) { /* corr[p][q] += Phi_R[0][p] (u_N[q] + (-1)^p u_S[q]) */
+        for (size_t p = 0; p < R; p++) {
+          double wp = s->phr->data[p], *row = Y + p * C;
+          const double *u = p & 1 ? u2 : u1;
+          for (size_t q = 0; q < C; q++)
+            row[q] += wp * u[q];
+        }
+      } else { /* corr[p][q] += Phi_C[0][q] (u_W[p] + (-1)^q u_E[p]) */
+        const double *w0 = s->phc->data;
+        for (size_t p = 0; p < R; p++) {
+          double *row = Y + p * C, ue = u1[p], uo = u2[p];
+          size_t q = 0;
+          for (; q + 1 < C; q += 2)
+            row[q] += w0[q] * ue, row[q + 1] += w0[q + 1] * uo;
+          if (q < C)
+            row[q] += w0[q] * ue;
+        }
+      }
+    }
+  }
+}
+
+/* buf: the right-hand side's cell coefficients in, the solution's out; b_ext the extras' right-
+ * hand side, x_ext their solution */
+static void solve_core(lg_impl *s, const double *b_ext, double *x_ext) {
+  size_t ny = s->ny, ne = s->ne;
+  mode_solve(s, s->buf);
+  if (!s->ns)
+    return;
+  gather(s, s->buf); /* U^T A0^-1 b */
+  for (size_t e = 0; e < ne; e++)
+    gsl_vector_set(s->sol, ny + e, b_ext[e]);
+  edge_solve(s);
+  /* w = tau g (y - p) on the segment cells, into coefficients, through the modes */
+  memset(s->corr, 0, s->ncell * sizeof(double));
+  double tg[4 * 64];
+  for (size_t k = 0; k < s->nseg; k++)
+    tg[k] = s->tau * s->seg[k].g;
+  scatter(s, s->corr, tg, s->sol->data);
+  mode_solve(s, s->corr);
+  for (size_t k = 0; k < s->ncell; k++)
+    s->buf[k] -= s->corr[k];
+  for (size_t e = 0; e < ne; e++)
+    x_ext[e] = gsl_vector_get(s->sol, ny + e);
+}
+
 static int lg_solve(lg_impl *s, const double *b, double *x, sits_err *err) {
   if (!s->ready)
     return sits__fail(err, SITS_EINTERNAL, "sits_layergrid_solve before a successful setup");
-  size_t R = s->R, C = s->C, ny = s->ny, ne = s->ne;
   memcpy(s->buf, b, s->ncell * sizeof(double));
   forward(s, s->buf);
-  mode_solve(s, s->buf);
-  if (s->ns) {
-    /* U^T A0^-1 b: the segment cells' values of the coefficients */
-    for (size_t k = 0; k < s->nseg; k++) {
-      const seg *g = &s->seg[k];
-      gsl_matrix_const_view Y = gsl_matrix_const_view_array(s->buf + g->layer * s->nc, R, C);
-      gsl_vector_const_view w = gsl_vector_const_view_array(seg_weights(s, g), row_seg(g) ? R : C);
-      gsl_vector_view z = gsl_vector_subvector(s->z, 0, row_seg(g) ? C : R);
-      gsl_vector_view out = gsl_vector_subvector(s->sol, g->off, g->len);
-      gsl_blas_dgemv(row_seg(g) ? CblasTrans : CblasNoTrans, 1.0, &Y.matrix, &w.vector, 0.0,
-                     &z.vector);
-      gsl_blas_dgemv(CblasNoTrans, 1.0, seg_basis(s, g), &z.vector, 0.0, &out.vector);
-    }
-    for (size_t e = 0; e < ne; e++)
-      gsl_vector_set(s->sol, ny + e, b[s->ncell + e]);
-    edge_solve(s);
-    /* w = tau g (y - p) on the segment cells, into coefficients, through the modes */
-    memset(s->corr, 0, s->ncell * sizeof(double));
-    for (size_t k = 0; k < s->nseg; k++) {
-      const seg *g = &s->seg[k];
-      double tg = s->tau * g->g, pe = gsl_vector_get(s->sol, ny + g->ext);
-      gsl_vector_view ws = gsl_vector_subvector(s->z, 0, g->len);
-      for (size_t a = 0; a < g->len; a++)
-        gsl_vector_set(&ws.vector, a, tg * (gsl_vector_get(s->sol, g->off + a) - pe));
-      gsl_vector_view u = gsl_vector_subvector(s->u, 0, g->len);
-      gsl_blas_dgemv(CblasTrans, 1.0, seg_basis(s, g), &ws.vector, 0.0, &u.vector);
-      gsl_matrix_view W = gsl_matrix_view_array(s->corr + g->layer * s->nc, R, C);
-      gsl_vector_const_view w = gsl_vector_const_view_array(seg_weights(s, g), row_seg(g) ? R : C);
-      if (row_seg(g))
-        gsl_blas_dger(1.0, &w.vector, &u.vector, &W.matrix);
-      else
-        gsl_blas_dger(1.0, &u.vector, &w.vector, &W.matrix);
-    }
-    mode_solve(s, s->corr);
-    for (size_t k = 0; k < s->ncell; k++)
-      s->buf[k] -= s->corr[k];
-  }
-  for (size_t e = 0; e < ne; e++)
-    x[s->ncell + e] = gsl_vector_get(s->sol, ny + e);
+  solve_core(s, b + s->ncell, x + s->ncell);
   inverse(s, s->buf);
   memcpy(x, s->buf, s->ncell * sizeof(double));
   return SITS_OK;
+}
+
+static int lg_solve_modes(lg_impl *s, const double *b, double *x, sits_err *err) {
+  if (!s->ready)
+    return sits__fail(err, SITS_EINTERNAL, "sits_layergrid_solve_modes before a successful setup");
+  memcpy(s->buf, b, s->ncell * sizeof(double));
+  solve_core(s, b + s->ncell, x + s->ncell);
+  memcpy(x, s->buf, s->ncell * sizeof(double));
+  return SITS_OK;
+}
+
+static void lg_to_modes(lg_impl *s, const double *x, double *v) {
+  memcpy(s->buf, x, s->ncell * sizeof(double));
+  forward(s, s->buf);
+  memmove(v + s->ncell, x + s->ncell, s->ne * sizeof(double));
+  memcpy(v, s->buf, s->ncell * sizeof(double));
+}
+
+static void lg_from_modes(lg_impl *s, const double *v, double *x) {
+  memcpy(s->buf, v, s->ncell * sizeof(double));
+  inverse(s, s->buf);
+  memmove(x + s->ncell, v + s->ncell, s->ne * sizeof(double));
+  memcpy(x, s->buf, s->ncell * sizeof(double));
+}
+
+/* y = G x in mode coordinates: per mode the layers' own and vertical terms, then the edge
+ * links through the segment cells' values (gather) and back (scatter) */
+static void lg_apply_modes(lg_impl *s, const double *x, double *y) {
+  size_t R = s->R, C = s->C, L = s->L, nc = s->nc, ne = s->ne, ny = s->ny, nd = s->ncell;
+  for (size_t l = 0; l < L; l++) {
+    const double *xl = x + l * nc;
+    double *yl = y + l * nc, gr = s->gr[l], gc = s->gc[l], gnd = s->gnd[l];
+    double gup = l > 0 ? s->gz[l - 1] : 0.0, gdn = l + 1 < L ? s->gz[l] : 0.0;
+    for (size_t p = 0; p < R; p++) {
+      double dp = gnd + gup + gdn + gr * s->lam[p];
+      for (size_t q = 0; q < C; q++)
+        yl[p * C + q] = (dp + gc * s->lam[R + q]) * xl[p * C + q];
+    }
+    if (l > 0)
+      for (size_t k = 0; k < nc; k++)
+        yl[k] -= gup * xl[k - nc];
+    if (l + 1 < L)
+      for (size_t k = 0; k < nc; k++)
+        yl[k] -= gdn * xl[k + nc];
+  }
+  if (!s->nseg && !ne)
+    return;
+  for (size_t e = 0; e < ne; e++) {
+    double v = 0;
+    for (size_t f = 0; f < ne; f++)
+      v += s->gext[e * ne + f] * x[nd + f];
+    y[nd + e] = v;
+  }
+  if (!s->nseg)
+    return;
+  gather(s, x); /* the segment cells' temperatures, and the extras' */
+  double *vals = s->sol->data, gs[4 * 64];
+  for (size_t e = 0; e < ne; e++)
+    vals[ny + e] = x[nd + e];
+  for (size_t k = 0; k < s->nseg; k++) {
+    const seg *g = &s->seg[k];
+    gs[k] = g->g;
+    double sum = 0;
+    for (size_t a = 0; a < g->len; a++)
+      sum += vals[g->off + a];
+    y[nd + g->ext] -= g->g * sum;
+  }
+  scatter(s, y, gs, vals);
 }
 
 static void lg_apply(const lg_impl *s, const double *x, double *y) {
@@ -847,7 +1045,8 @@ static void lg_free(lg_impl *s) {
   if (s->pb)
     fftw_destroy_plan(s->pb);
   fftw_free(s->buf), fftw_free(s->corr);
-  free(s->gr), free(s->gext), free(s->seg), free(s->fwd_scale), free(s->piv);
+  free(s->gr), free(s->gext), free(s->seg), free(s->fwd_scale), free(s->lam), free(s->scr),
+      free(s->piv);
   gsl_matrix_free(s->phr), gsl_matrix_free(s->phc), gsl_matrix_free(s->S);
   for (size_t k = 0; k < s->nplans; k++)
     fftw_destroy_plan(s->plans[k].p);
@@ -861,4 +1060,5 @@ static void lg_free(lg_impl *s) {
 }
 
 SITS_API const sits__layergrid_ops sits_layergrid_module_ops = {
-    lg_new, lg_setup, lg_solve, lg_apply, lg_edge_unknowns, lg_free};
+    lg_new,  lg_setup,    lg_solve,      lg_apply,       lg_edge_unknowns,
+    lg_free, lg_to_modes, lg_from_modes, lg_solve_modes, lg_apply_modes};

@@ -21,6 +21,10 @@ typedef struct sits__layergrid_ops {
   void (*apply)(const sits__lg *s, const double *x, double *y);
   size_t (*edge_unknowns)(const sits__lg *s);
   void (*release)(sits__lg *s);
+  void (*to_modes)(sits__lg *s, const double *x, double *v);
+  void (*from_modes)(sits__lg *s, const double *v, double *x);
+  int (*solve_modes)(sits__lg *s, const double *b, double *x, sits_err *err);
+  void (*apply_modes)(sits__lg *s, const double *x, double *y);
 } sits__layergrid_ops;
 
 #endif

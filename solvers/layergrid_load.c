@@ -41,6 +41,22 @@ void sits_layergrid_apply(const sits_layergrid *s, const double *x, double *y) {
   s->ops->apply(s->impl, x, y);
 }
 
+void sits_layergrid_to_modes(sits_layergrid *s, const double *x, double *v) {
+  s->ops->to_modes(s->impl, x, v);
+}
+
+void sits_layergrid_from_modes(sits_layergrid *s, const double *v, double *x) {
+  s->ops->from_modes(s->impl, v, x);
+}
+
+int sits_layergrid_solve_modes(sits_layergrid *s, const double *b, double *x, sits_err *err) {
+  return s->ops->solve_modes(s->impl, b, x, err);
+}
+
+void sits_layergrid_apply_modes(sits_layergrid *s, const double *x, double *y) {
+  s->ops->apply_modes(s->impl, x, y);
+}
+
 size_t sits_layergrid_edge_unknowns(const sits_layergrid *s) {
   return s->ops->edge_unknowns(s->impl);
 }

@@ -50,6 +50,24 @@ SITS_API int sits_layergrid_solve(sits_layergrid *s, const double *b, double *x,
 /** y = G x for the recognised matrix, from its layer constants (no index arrays: ~3 x
  *  faster than a sparse product on HotSpot's grid); equal to G x up to rounding. */
 SITS_API void sits_layergrid_apply(const sits_layergrid *s, const double *x, double *y);
+/**
+ * Mode coordinates: the cells of each layer in the orthonormal 2-D cosine basis (DCT-II, the
+ * eigenvectors of a layer's lateral links), the extra nodes as they are. The map Q is
+ * orthogonal and C is uniform per layer, so (alpha C + tau G) x = b becomes (alpha C + tau
+ * Q^T G Q) (Q^T x) = Q^T b: an integrator that keeps its state in these coordinates (a
+ * fixed-step one: norms are unchanged) saves the two transforms of every solve and does one
+ * each way per output. @p x and @p v may be the same array.
+ */
+SITS_API void sits_layergrid_to_modes(sits_layergrid *s, const double *x, double *v);
+/** The inverse of sits_layergrid_to_modes; @p v and @p x may be the same array. */
+SITS_API void sits_layergrid_from_modes(sits_layergrid *s, const double *v, double *x);
+/** sits_layergrid_solve with @p b and @p x in mode coordinates (may be the same array). */
+SITS_API int sits_layergrid_solve_modes(sits_layergrid *s, const double *b, double *x,
+                                        sits_err *err);
+/** y = Q^T G Q x (mode coordinates): the layers' terms per mode, the edge links through the
+ *  edge cells' values; equal to the transformed sits_layergrid_apply up to rounding.
+ *  @p x and @p y must differ. */
+SITS_API void sits_layergrid_apply_modes(sits_layergrid *s, const double *x, double *y);
 /** Number of unknowns of the dense edge system (the size its LU is made for). */
 SITS_API size_t sits_layergrid_edge_unknowns(const sits_layergrid *s);
 SITS_API void sits_layergrid_free(sits_layergrid *s);

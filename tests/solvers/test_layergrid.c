@@ -199,6 +199,13 @@ Test(layergrid, no_path_to_ambient_is_singular) {
   sits_thermal_free(th);
 }
 
+static double max_diff(const double *a, const double *b, size_t n) {
+  double worst = 0;
+  for (size_t i = 0; i < n; i++)
+    worst = fmax(worst, fabs(a[i] - b[i]));
+  return worst;
+}
+
 /* HotSpot's ev6 grid network (example2 materials) of rows x cols */
 static void hotspot_grid(size_t rows, size_t cols, bool transpose) {
   sits_hs_options *o = sits_hs_options_new();
@@ -253,10 +260,32 @@ static void hotspot_grid(size_t rows, size_t cols, bool transpose) {
                   scale);
     cr_assert_leq(residual(g, c, alpha, tau, x, b), 1e-9);
     sits_chol_free(ch);
+    /* the same solve in mode coordinates: Q^T b in, Q^T x out (in place) */
+    sits_layergrid_to_modes(s, b, y);
+    cr_assert_eq(sits_layergrid_solve_modes(s, y, y, &err), SITS_OK, "%s", err.msg);
+    sits_layergrid_from_modes(s, y, y);
+    cr_assert_leq(max_diff(x, y, n), 1e-12 * scale, "%zu x %zu alpha %g", rows, cols, alpha);
   }
   fill_rhs(x, n, 5u);
   sits_layergrid_apply(s, x, y);
   cr_assert_leq(apply_error(g, x, y), 1e-13, "%zu x %zu", rows, cols);
+  /* Q is orthogonal (the 2-norm kept), Q^T Q = I, and Q^T G Q (Q^T x) = Q^T (G x) */
+  sits_layergrid_to_modes(s, x, b);
+  double nx = 0, nv = 0;
+  for (size_t i = 0; i < n; i++)
+    nx += x[i] * x[i], nv += b[i] * b[i];
+  cr_assert_leq(fabs(nv - nx), 1e-13 * nx, "%zu x %zu: |Q^T x|^2 %.17g, |x|^2 %.17g", rows, cols,
+                nv, nx);
+  double *v = malloc(n * sizeof *v);
+  sits_layergrid_apply_modes(s, b, v);
+  sits_layergrid_from_modes(s, v, v);
+  double gscale = 0;
+  for (size_t i = 0; i < n; i++)
+    gscale = fmax(gscale, fabs(y[i]));
+  cr_assert_leq(max_diff(v, y, n), 1e-12 * gscale, "%zu x %zu: G in modes", rows, cols);
+  sits_layergrid_from_modes(s, b, b);
+  cr_assert_leq(max_diff(b, x, n), 1e-14, "%zu x %zu: round trip", rows, cols);
+  free(v);
   gsl_spmatrix_free(m);
   free(b), free(x), free(y), free(c);
   sits_layergrid_free(s);
