@@ -392,6 +392,24 @@ static int span_of(sits_hs_network *net, size_t b, sits_err *err) {
 }
 
 /* Grid model (B1 - B5). */
+/* "L<layer>_<row>_<col>" into @p buf (64 bytes): snprintf's format parsing took 15 % of a
+ * 64 x 64 steady run (16,384 names) */
+static void cell_name(char *buf, size_t layer, size_t i, size_t j) {
+  size_t v[3] = {layer, i, j};
+  char *o = buf;
+  *o++ = 'L';
+  for (int k = 0; k < 3; k++) {
+    char d[24];
+    int n = 0;
+    do
+      d[n++] = (char)('0' + v[k] % 10);
+    while ((v[k] /= 10) > 0);
+    while (n > 0)
+      *o++ = d[--n];
+    *o++ = k < 2 ? '_' : '\0';
+  }
+}
+
 static int build_grid(sits_hs_network *net, sits_err *err) {
   const sits_floorplan *f = net->flp;
   const sits_hs_params *p = &net->prm;
@@ -400,14 +418,19 @@ static int build_grid(sits_hs_network *net, sits_err *err) {
   double shs2 = p->s_sink_m * p->s_sink_m;
   layer_prm l[4];
   layers(p, l);
-  int rc;
+  /* cells and 12 package nodes; per layer its lateral links and one down (or to the ambient),
+   * the edge links of two layers, and the package's (a few dozen) */
+  size_t links = 4 * (R * (C - 1) + C * (R - 1) + rc_n) + 2 * 2 * (R + C) + 64;
+  int rc = sits_thermal_reserve(net->th, 4 * rc_n + 12, links, err);
+  if (rc)
+    return rc;
   for (size_t L = 0; L < 4; L++) {
     double c =
         C_FACTOR * l[L].p * l[L].t * a + (L == 3 ? C_FACTOR * p->c_convec_j_per_k * a / shs2 : 0);
     for (size_t i = 0; i < R; i++)
       for (size_t j = 0; j < C; j++) {
         char name[64];
-        snprintf(name, sizeof name, "L%zu_%zu_%zu", L, i, j);
+        cell_name(name, L, i, j);
         if ((rc = node(net, name, c, err)))
           return rc;
       }

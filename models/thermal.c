@@ -39,7 +39,18 @@ typedef struct alias {
   int node;
 } alias;
 
+/* Node names, packed one after another in blocks that never move (a 64 x 64 grid names
+ * 16,384 cells: one allocation per 64 kB instead of one per name) */
+typedef struct name_block {
+  struct name_block *next;
+  size_t used, cap;
+  char data[];
+} name_block;
+
+#define NAME_BLOCK_BYTES 65536
+
 struct sits_thermal {
+  name_block *names;
   node *nodes;
   size_t n_nodes, cap_nodes;
   alias *aliases; /* other names of nodes (a floorplan block's cell), searched after nodes */
@@ -59,8 +70,8 @@ sits_thermal *sits_thermal_new(void) {
 void sits_thermal_free(sits_thermal *th) {
   if (!th)
     return;
-  for (size_t i = 0; i < th->n_nodes; i++)
-    free(th->nodes[i].name);
+  for (name_block *b = th->names, *next; b; b = next)
+    next = b->next, free(b);
   free(th->nodes);
   for (size_t k = 0; k < th->n_aliases; k++)
     free(th->aliases[k].name);
@@ -69,6 +80,23 @@ void sits_thermal_free(sits_thermal *th) {
   free(th->added);
   free(th->index);
   free(th);
+}
+
+/* A copy of @p name that lives as long as @p th, or NULL when out of memory */
+static char *name_copy(sits_thermal *th, const char *name) {
+  size_t len = strlen(name) + 1;
+  name_block *b = th->names;
+  if (!b || b->cap - b->used < len) {
+    size_t cap = len > NAME_BLOCK_BYTES ? len : NAME_BLOCK_BYTES;
+    if (!(b = malloc(sizeof *b + cap)))
+      return NULL;
+    b->next = th->names, b->used = 0, b->cap = cap;
+    th->names = b;
+  }
+  char *out = b->data + b->used;
+  memcpy(out, name, len);
+  b->used += len;
+  return out;
 }
 
 static size_t name_hash(const char *s) { /* FNV-1a */
@@ -117,6 +145,15 @@ static int grow(void **arr, size_t *cap, size_t need, size_t elem) {
   return 0;
 }
 
+int sits_thermal_reserve(sits_thermal *th, size_t n_nodes, size_t n_links, sits_err *err) {
+  if (grow((void **)&th->nodes, &th->cap_nodes, n_nodes, sizeof(node)) ||
+      index_reserve(th, n_nodes) ||
+      grow((void **)&th->links, &th->cap_links, n_links, sizeof(link)) ||
+      grow((void **)&th->added, &th->cap_added, n_links, sizeof(added)))
+    return sits__fail(err, SITS_ENOMEM, "out of memory");
+  return SITS_OK;
+}
+
 int sits_thermal_add_node(sits_thermal *th, const char *name, double c_j_per_k, sits_err *err) {
   if (!name || !*name)
     return sits__fail(err, SITS_EINPUT, "node name is empty");
@@ -137,7 +174,7 @@ int sits_thermal_add_node(sits_thermal *th, const char *name, double c_j_per_k, 
     return sits__fail(err, SITS_ENOMEM, "out of memory");
   node *nd = &th->nodes[th->n_nodes];
   memset(nd, 0, sizeof *nd);
-  nd->name = strdup(name);
+  nd->name = name_copy(th, name);
   if (!nd->name)
     return sits__fail(err, SITS_ENOMEM, "out of memory");
   nd->c_j_per_k = c_j_per_k;
@@ -314,7 +351,10 @@ gsl_spmatrix *sits_thermal_conductance(const sits_thermal *th) {
   size_t n = th->n_nodes;
   if (!n)
     return NULL;
-  gsl_spmatrix *m = gsl_spmatrix_alloc_nzmax(n, n, n + 4 * th->n_links, GSL_SPMATRIX_CSC);
+  /* a column holds its diagonal (the ambient's and every link's conductance summed in
+   * place) and one entry per link end, parallel links then merged: n + 2 links at most, each
+   * written once (the memory is what this costs on a 16,000-node grid) */
+  gsl_spmatrix *m = gsl_spmatrix_alloc_nzmax(n, n, n + 2 * th->n_links, GSL_SPMATRIX_CSC);
   size_t *fill = calloc(n + 1, sizeof *fill);
   if (!m || !fill) {
     free(fill);
@@ -325,26 +365,27 @@ gsl_spmatrix *sits_thermal_conductance(const sits_thermal *th) {
   for (size_t i = 0; i < n; i++)
     fill[i + 1] = 1;
   for (size_t k = 0; k < th->n_links; k++)
-    fill[th->links[k].a + 1] += 2, fill[th->links[k].b + 1] += 2; /* its diagonal, the other end */
+    fill[th->links[k].a + 1]++, fill[th->links[k].b + 1]++;
   for (size_t j = 0; j < n; j++)
     fill[j + 1] += fill[j];
   int *mi = m->i;
   double *md = m->data;
-#define PUT(col, row, v) (mi[fill[col]] = (int)(row), md[fill[col]++] = (v))
-  for (size_t i = 0; i < n; i++)
-    PUT(i, i, th->nodes[i].g_amb_w_per_k);
+  for (size_t i = 0; i < n; i++) /* the diagonal first in its column, then the others */
+    mi[fill[i]] = (int)i, md[fill[i]++] = th->nodes[i].g_amb_w_per_k;
   for (size_t k = 0; k < th->n_links; k++) {
     const link *l = &th->links[k];
-    PUT(l->a, l->a, l->g_w_per_k);
-    PUT(l->b, l->b, l->g_w_per_k);
-    PUT(l->b, l->a, -l->g_w_per_k);
-    PUT(l->a, l->b, -l->g_w_per_k);
+    size_t a = (size_t)l->a, b = (size_t)l->b;
+    mi[fill[b]] = l->a, md[fill[b]++] = -l->g_w_per_k;
+    mi[fill[a]] = l->b, md[fill[a]++] = -l->g_w_per_k;
   }
-#undef PUT
-  /* fill[j] is now the end of column j; sort and merge in place, compacting as we go */
+  /* fill[j] is now the end of column j; sort, merge and sum the diagonal, compacting */
   size_t out = 0, start = 0;
   for (size_t j = 0; j < n; j++) {
     size_t end = fill[j];
+    double diag = md[start];
+    for (size_t a = start + 1; a < end; a++)
+      diag -= md[a];
+    md[start] = diag;
     for (size_t a = start + 1; a < end; a++) /* insertion sort: a column has a few entries */
       for (size_t b = a; b > start && mi[b - 1] > mi[b]; b--) {
         int ti = mi[b];

@@ -3,9 +3,9 @@
  * step control and root location are described in sits_expint.h).
  */
 #include "sits_expint.h"
+#include "openblas_internal.h"
 #include "status_internal.h"
 
-#include <dlfcn.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -33,9 +33,8 @@ _Static_assert(FILL_LEVELS + 1 < CACHE_SLOTS, "the phi cache is too small for it
  * libopenblas0: 10.6 ms a phi pair at n = 134 against 40 ms on GSL's reference CBLAS), loaded
  * by the integrator that needs it: linked into libsits, its start-up would add ~6 ms to every
  * process (the 8-hour video run takes ~23 ms). Below it the products are too small to gain.
- * The environment variable SITS_EXPINT_BLAS=gsl keeps GSL's at any size. */
+ * SITS_EXPINT_BLAS=gsl (or SITS_BLAS=gsl) keeps GSL's at any size (core/openblas.c). */
 #define BLAS_MIN_STATES 32
-#define OPENBLAS_SONAME "libopenblas.so.0"
 
 typedef void (*dgemm_fn)(enum CBLAS_ORDER, enum CBLAS_TRANSPOSE, enum CBLAS_TRANSPOSE, int, int,
                          int, double, const double *, int, const double *, int, double, double *,
@@ -805,11 +804,9 @@ sits_expint *sits_expint_new(const sits_expint_opts *o, double t0, const double 
     e->h_pref = INFINITY;
     /* kept loaded after the close (RTLD_NODELETE): OpenBLAS's threads and buffers outlive
      * the integrator, and a later one finds it there */
-    const char *blas = getenv("SITS_EXPINT_BLAS"); /* "gsl": GSL's CBLAS at any size */
-    if (n >= BLAS_MIN_STATES && !(blas && strcmp(blas, "gsl") == 0) &&
-        (e->blas = dlopen(OPENBLAS_SONAME, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE)) &&
-        !(*(void **)&e->dgemm = dlsym(e->blas, "cblas_dgemm"))) {
-      dlclose(e->blas);
+    if (n >= BLAS_MIN_STATES && (e->blas = sits__openblas_open("SITS_EXPINT_BLAS")) &&
+        !(*(void **)&e->dgemm = sits__openblas_sym(e->blas, "cblas_dgemm"))) {
+      sits__openblas_close(e->blas);
       e->blas = NULL;
     }
     e->a_step = -1;
@@ -857,8 +854,7 @@ void sits_expint_free(sits_expint *e) {
     free(e->cache[k].hphi2);
   }
   free_work(e);
-  if (e->blas)
-    dlclose(e->blas);
+  sits__openblas_close(e->blas);
   free(e);
 }
 

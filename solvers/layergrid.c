@@ -28,9 +28,11 @@
 #include <gsl/gsl_spmatrix.h>
 
 #include "layergrid_impl.h"
+#include "openblas_internal.h"
 
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,6 +41,13 @@
 #include <gsl/gsl_linalg.h>
 
 enum { SIDE_N, SIDE_S, SIDE_W, SIDE_E };
+
+/* The edge system's LU goes to OpenBLAS's LAPACK (core/openblas.c) from this many flops:
+ * measured on this project's 2-core machine, GSL's blocked LU runs ~5 GFlop/s (0.43, 2.4 and
+ * 17 ms for n = 131, 259 and 515), OpenBLAS ~25 (0.21, 0.73, 3.6 ms), and loading OpenBLAS
+ * costs ~5 ms: a gain from ~4e7 flops, clear from 1e8 (the 256 x 256 grid's four parity
+ * blocks of 515, 3.6e8; the 128 x 128 grid's, 4.6e7, stay on GSL). */
+#define LAPACK_MIN_FLOPS 1e8
 
 typedef struct seg {
   size_t layer, ext, len, off; /* extra node (0-based among the extras), cells, offset in y */
@@ -64,14 +73,20 @@ struct sits__lg {
   size_t mx;   /* max(R, C) */
   double *lam; /* the path Laplacians' eigenvalues 2 - 2 cos(pi p / R), then those over C */
   fftw_plan pf, pb;
+  bool wisdom;        /* plans measured (FFTW_MEASURE) or taken from wisdom, not estimated */
+  bool measured;      /* a plan was measured here: the wisdom grew */
   double *buf, *corr; /* fftw_malloc'ed, ncell */
   /* made by setup */
   bool ready;
   double tau;            /* of the current setup (the mode systems' off-diagonals) */
   double *piv, *mul, *w; /* per mode: 1 / pivots [l nc + m], multipliers [(l-1) nc + m], and
                             (T_m^-1) between segment layers [m nl nl + a nl + b] */
-  gsl_matrix *S;         /* the dense system (LU) */
-  double *xbuf;          /* fftw_malloc'ed scratch for build_x, max(R, C)^2 */
+  gsl_matrix *S;         /* the dense system (LU), or with blocks only its rows that the
+                            parity blocks are read from (one per orbit of the reflections) */
+  size_t *row_of;        /* edge unknown -> its row of S, or SIZE_MAX when not kept */
+  size_t *node_of;       /* row of S -> edge unknown */
+  size_t nrows;
+  double *xbuf; /* fftw_malloc'ed scratch for build_x, max(R, C)^2 */
   struct {
     size_t rows, cols;
     int axis;
@@ -93,6 +108,13 @@ struct sits__lg {
   bool use_blocks, blocks_now; /* symmetric structure; the current setup factorised by blocks */
   gsl_matrix *blk[4];
   gsl_permutation *bperm[4];
+  /* OpenBLAS's LAPACK LU for edge systems from LAPACK_MIN_FLOPS (GSL's otherwise): the
+   * row-major matrix is the transpose to LAPACK, so the solves take trans = 'T' */
+  void *blas;
+  void (*getrf)(const int *, const int *, double *, const int *, int *, int *);
+  void (*getrs)(const char *, const int *, const int *, const double *, const int *, const int *,
+                double *, const int *, int *, size_t);
+  int *ipiv, *bipiv[4];
   gsl_vector *bvec[4];
 };
 
@@ -390,15 +412,106 @@ static bool find_mirrors(lg_impl *s) {
       continue;
     s->blk[c] = gsl_matrix_alloc(m, m);
     s->bperm[c] = gsl_permutation_alloc(m);
+    s->bipiv[c] = malloc(m * sizeof(int));
     s->bvec[c] = gsl_vector_alloc(m);
-    if (!s->blk[c] || !s->bperm[c] || !s->bvec[c])
+    if (!s->blk[c] || !s->bperm[c] || !s->bvec[c] || !s->bipiv[c])
       return false;
   }
   return true;
 }
 
+/* A plan: from wisdom, or measured (adding to the wisdom), or estimated when wisdom is off.
+ * Measuring overwrites the arrays, which hold nothing yet where this is called. */
+static fftw_plan plan_r2r(lg_impl *s, int rank, const int *n, int howmany, double *buf, int stride,
+                          int dist, const fftw_r2r_kind *kind) {
+  if (!s->wisdom)
+    return fftw_plan_many_r2r(rank, n, howmany, buf, NULL, stride, dist, buf, NULL, stride, dist,
+                              kind, FFTW_ESTIMATE);
+  fftw_plan p = fftw_plan_many_r2r(rank, n, howmany, buf, NULL, stride, dist, buf, NULL, stride,
+                                   dist, kind, FFTW_MEASURE | FFTW_WISDOM_ONLY);
+  if (p)
+    return p;
+  s->measured = true;
+  return fftw_plan_many_r2r(rank, n, howmany, buf, NULL, stride, dist, buf, NULL, stride, dist,
+                            kind, FFTW_MEASURE);
+}
+
+/* The synthesis plan along @p axis of a rows x cols array (made once per shape). */
+static fftw_plan synth_plan(lg_impl *s, size_t rows, size_t cols, int axis) {
+  for (size_t k = 0; k < s->nplans; k++)
+    if (s->plans[k].rows == rows && s->plans[k].cols == cols && s->plans[k].axis == axis)
+      return s->plans[k].p;
+  if (s->nplans == sizeof s->plans / sizeof *s->plans)
+    return NULL;
+  int len = (int)(axis ? cols : rows);
+  fftw_r2r_kind kind = FFTW_REDFT01;
+  fftw_plan plan = plan_r2r(s, 1, &len, (int)(axis ? rows : cols), s->xbuf, axis ? 1 : (int)cols,
+                            axis ? (int)cols : 1, &kind);
+  if (plan) {
+    s->plans[s->nplans].rows = rows, s->plans[s->nplans].cols = cols;
+    s->plans[s->nplans].axis = axis, s->plans[s->nplans++].p = plan;
+  }
+  return plan;
+}
+
+typedef struct text_buf {
+  char *p;
+  size_t n, cap;
+  bool failed;
+} text_buf;
+
+static void put_char(char c, void *data) {
+  text_buf *t = data;
+  if (t->failed)
+    return;
+  if (t->n + 2 > t->cap) {
+    size_t cap = t->cap ? 2 * t->cap : 4096;
+    char *p = realloc(t->p, cap);
+    if (!p) {
+      t->failed = true;
+      return;
+    }
+    t->p = p, t->cap = cap;
+  }
+  t->p[t->n++] = c;
+  t->p[t->n] = '\0';
+}
+
+/* The process's FFTW wisdom as text (malloc'ed) when this object measured a plan, else NULL */
+static char *lg_wisdom_export(sits__lg *s) {
+  if (!s->measured)
+    return NULL;
+  text_buf t = {0};
+  fftw_export_wisdom(put_char, &t);
+  if (t.failed || !t.p) {
+    free(t.p);
+    return NULL;
+  }
+  return t.p;
+}
+
+/* The rows of S to keep: all of them for a full LU; with parity blocks one per orbit, the
+ * node each of its basis vectors is read at (factor_blocks) - a quarter of S's memory, which
+ * on a 64 x 64 grid is ~1,600 fewer first-touch page faults' worth of 2 MB. */
+static int keep_rows(lg_impl *s) {
+  size_t ns = s->ns;
+  s->row_of = malloc(2 * ns * sizeof *s->row_of);
+  if (!s->row_of)
+    return -1;
+  s->node_of = s->row_of + ns;
+  for (size_t a = 0; a < ns; a++)
+    s->row_of[a] = s->use_blocks ? SIZE_MAX : a, s->node_of[a] = a;
+  s->nrows = s->use_blocks ? 0 : ns;
+  for (size_t u = 0; s->use_blocks && u < ns; u++) {
+    size_t a = s->basis[u].idx[0];
+    if (s->row_of[a] == SIZE_MAX)
+      s->node_of[s->nrows] = a, s->row_of[a] = s->nrows++;
+  }
+  return !(s->S = gsl_matrix_alloc(s->nrows, ns));
+}
+
 static lg_impl *lg_new(const gsl_spmatrix *g, const double *c, size_t rows, size_t cols,
-                       size_t layers, sits_err *err) {
+                       size_t layers, const char *wisdom, sits_err *err) {
   if (!g || !GSL_SPMATRIX_ISCSC(g) || g->size1 != g->size2) {
     sits__fail(err, SITS_EINTERNAL, "sits_layergrid_new: a square compressed-column matrix");
     return NULL;
@@ -415,6 +528,9 @@ static lg_impl *lg_new(const gsl_spmatrix *g, const double *c, size_t rows, size
   }
   s->R = rows, s->C = cols, s->L = layers, s->nc = rows * cols, s->ncell = ncell;
   s->ne = g->size1 - ncell, s->has_c = c != NULL;
+  s->wisdom = wisdom != NULL;
+  if (wisdom && *wisdom)
+    fftw_import_wisdom_from_string(wisdom); /* unreadable wisdom: the plans are measured */
   size_t L = layers, nc = s->nc, ne = s->ne;
   s->gr = calloc(5 * L, sizeof(double));
   s->gext = calloc(ne * ne + ne + 1, sizeof(double));
@@ -447,16 +563,14 @@ static lg_impl *lg_new(const gsl_spmatrix *g, const double *c, size_t rows, size
       }
     int n2[2] = {(int)rows, (int)cols};
     fftw_r2r_kind kf[2] = {FFTW_REDFT10, FFTW_REDFT10}, kb[2] = {FFTW_REDFT01, FFTW_REDFT01};
-    s->pf = fftw_plan_many_r2r(2, n2, (int)L, s->buf, NULL, 1, (int)nc, s->buf, NULL, 1, (int)nc,
-                               kf, FFTW_ESTIMATE);
-    s->pb = fftw_plan_many_r2r(2, n2, (int)L, s->buf, NULL, 1, (int)nc, s->buf, NULL, 1, (int)nc,
-                               kb, FFTW_ESTIMATE);
+    s->pf = plan_r2r(s, 2, n2, (int)L, s->buf, 1, (int)nc, kf);
+    s->pb = plan_r2r(s, 2, n2, (int)L, s->buf, 1, (int)nc, kb);
     size_t mx = rows > cols ? rows : cols;
     s->piv = malloc((2 * L + s->nl * s->nl) * nc * sizeof(double));
     if (s->ns) {
-      s->S = gsl_matrix_alloc(s->ns, s->ns);
       s->xbuf = fftw_malloc(mx * mx * sizeof(double));
       s->perm = gsl_permutation_alloc(s->ns);
+      s->ipiv = malloc(s->ns * sizeof(int));
       s->sol = gsl_vector_alloc(s->ns);
       s->z = gsl_vector_alloc(mx);
       s->u = gsl_vector_alloc(mx);
@@ -464,7 +578,7 @@ static lg_impl *lg_new(const gsl_spmatrix *g, const double *c, size_t rows, size
       s->mx = mx;
     }
     if (!s->pf || !s->pb || !s->piv ||
-        (s->ns && (!s->S || !s->xbuf || !s->perm || !s->sol || !s->z || !s->u || !s->scr)))
+        (s->ns && (!s->xbuf || !s->perm || !s->ipiv || !s->sol || !s->z || !s->u || !s->scr)))
       rc = sits__fail(err, SITS_ENOMEM, "out of memory");
     else
       s->mul = s->piv + L * nc, s->w = s->mul + L * nc;
@@ -476,6 +590,28 @@ static lg_impl *lg_new(const gsl_spmatrix *g, const double *c, size_t rows, size
     else {
       s->mirror[1] = s->mirror[0] + s->ns;
       s->use_blocks = find_mirrors(s);
+      rc = keep_rows(s) ? sits__fail(err, SITS_ENOMEM, "out of memory") : SITS_OK;
+      /* the edge blocks' synthesis plans, made here while xbuf holds nothing (measuring
+       * overwrites it); a block is na x nb with na, nb among the segment lengths */
+      for (size_t a = 0; rc == SITS_OK && a < s->nseg; a++)
+        for (size_t b = a; rc == SITS_OK && b < s->nseg; b++)
+          if (!synth_plan(s, s->seg[a].len, s->seg[b].len, 0) ||
+              !synth_plan(s, s->seg[a].len, s->seg[b].len, 1))
+            rc = sits__fail(err, SITS_ENOMEM, "FFTW: no plan for the edge system");
+      double flops = 0; /* of one factorisation */
+      for (int c = 0; c < 4 && s->use_blocks; c++)
+        flops += 2.0 / 3.0 * pow((double)(s->cls_off[c + 1] - s->cls_off[c]), 3);
+      if (!s->use_blocks)
+        flops = 2.0 / 3.0 * pow((double)s->ns, 3);
+      if (flops >= LAPACK_MIN_FLOPS && (s->blas = sits__openblas_open(NULL))) {
+        *(void **)&s->getrf = sits__openblas_sym(s->blas, "dgetrf_");
+        *(void **)&s->getrs = sits__openblas_sym(s->blas, "dgetrs_");
+        if (!s->getrf || !s->getrs) {
+          s->getrf = NULL, s->getrs = NULL;
+          sits__openblas_close(s->blas);
+          s->blas = NULL;
+        }
+      }
     }
   }
   if (rc) {
@@ -510,22 +646,9 @@ static void mode_solve(const lg_impl *s, double *v) {
 static int synthesise(lg_impl *s, double *a, size_t rows, size_t cols, int axis) {
   size_t n = axis ? cols : rows, many = axis ? rows : cols;
   size_t stride = axis ? 1 : cols, dist = axis ? cols : 1;
-  fftw_plan plan = NULL;
-  for (size_t k = 0; k < s->nplans && !plan; k++)
-    if (s->plans[k].rows == rows && s->plans[k].cols == cols && s->plans[k].axis == axis)
-      plan = s->plans[k].p;
-  if (!plan) {
-    if (s->nplans == sizeof s->plans / sizeof *s->plans)
-      return -1;
-    int len = (int)n;
-    fftw_r2r_kind kind = FFTW_REDFT01;
-    plan = fftw_plan_many_r2r(1, &len, (int)many, s->xbuf, NULL, (int)stride, (int)dist, s->xbuf,
-                              NULL, (int)stride, (int)dist, &kind, FFTW_ESTIMATE);
-    if (!plan)
-      return -1;
-    s->plans[s->nplans].rows = rows, s->plans[s->nplans].cols = cols;
-    s->plans[s->nplans].axis = axis, s->plans[s->nplans++].p = plan;
-  }
+  fftw_plan plan = synth_plan(s, rows, cols, axis);
+  if (!plan)
+    return -1;
   for (size_t p = 0; p < n; p++) {
     double f = sqrt((p ? 2.0 : 1.0) / (double)n) / (p ? 2.0 : 1.0);
     for (size_t m = 0; m < many; m++)
@@ -567,58 +690,82 @@ static int build_x(lg_impl *s) {
         }
       if (synthesise(s, K, na, nb, 0) || synthesise(s, K, na, nb, 1))
         return -1;
-      gsl_matrix_view Kv = gsl_matrix_view_array(K, na, nb);
-      gsl_matrix_view X = gsl_matrix_submatrix(s->S, sa->off, sb->off, na, nb);
-      gsl_matrix_memcpy(&X.matrix, &Kv.matrix);
-      if (b != a) {
-        gsl_matrix_view Xt = gsl_matrix_submatrix(s->S, sb->off, sa->off, nb, na);
-        gsl_matrix_transpose_memcpy(&Xt.matrix, &Kv.matrix);
+      for (size_t i = 0; i < na; i++) { /* the kept rows of the block and of its transpose */
+        size_t r = s->row_of[sa->off + i];
+        if (r != SIZE_MAX)
+          memcpy(gsl_matrix_ptr(s->S, r, sb->off), K + i * nb, nb * sizeof *K);
+      }
+      for (size_t j = 0; j < nb && b != a; j++) {
+        size_t r = s->row_of[sb->off + j];
+        if (r == SIZE_MAX)
+          continue;
+        double *row = gsl_matrix_ptr(s->S, r, sa->off);
+        for (size_t i = 0; i < na; i++)
+          row[i] = K[i * nb + j];
       }
     }
   return 0;
 }
 
-static int factor_full(lg_impl *s) {
+/* LU of @p m in place: OpenBLAS's dgetrf when loaded, else GSL's; non-zero when singular */
+static int lu_factor(const lg_impl *s, gsl_matrix *m, gsl_permutation *perm, int *ipiv) {
   int sign;
+  if (!s->getrf)
+    return gsl_linalg_LU_decomp(m, perm, &sign) || !isfinite(gsl_linalg_LU_lndet(m));
+  int n = (int)m->size1, lda = (int)m->tda, info = 0;
+  s->getrf(&n, &n, m->data, &lda, ipiv, &info);
+  if (info)
+    return -1;
+  for (size_t i = 0; i < m->size1; i++) {
+    double d = m->data[i * m->tda + i];
+    if (!isfinite(d) || d == 0.0)
+      return -1;
+  }
+  return 0;
+}
+
+/* b <- m^-1 b with lu_factor's factors */
+static void lu_solve(const lg_impl *s, const gsl_matrix *m, const gsl_permutation *perm,
+                     const int *ipiv, gsl_vector *b) {
+  if (!s->getrs) {
+    gsl_linalg_LU_svx(m, perm, b);
+    return;
+  }
+  int n = (int)m->size1, lda = (int)m->tda, one = 1, info = 0;
+  s->getrs("T", &n, &one, m->data, &lda, ipiv, b->data, &n, &info, 1);
+}
+
+static int factor_full(lg_impl *s) {
   s->blocks_now = false;
-  return gsl_linalg_LU_decomp(s->S, s->perm, &sign) || !isfinite(gsl_linalg_LU_lndet(s->S));
+  return lu_factor(s, s->S, s->perm, s->ipiv);
 }
 
 /* The edge system in the parity basis V: V^T S V is block diagonal when S commutes with the
- * reflections, which holds to rounding when the grid is mirror symmetric; checked here
- * (the full LU otherwise). */
+ * reflections, which holds to rounding when the grid is mirror symmetric (find_mirrors
+ * checked its conductances, capacities and edges to 1e-10; the transforms are symmetric). */
 static int factor_blocks(lg_impl *s) {
-  size_t ns = s->ns, tda = s->S->tda;
+  size_t tda = s->S->tda;
   const double *S = s->S->data;
-  double big = 0;
-  for (size_t a = 0; a < ns; a++)
-    for (size_t b = 0; b < ns; b++)
-      big = fmax(big, fabs(S[a * tda + b]));
-  for (int axis = 0; axis < 2; axis++) {
-    const size_t *m = s->mirror[axis];
-    for (size_t a = 0; a < ns; a++) {
-      const double *row = S + a * tda, *img = S + m[a] * tda;
-      for (size_t b = 0; b < ns; b++)
-        if (fabs(img[m[b]] - row[b]) > 1e-11 * big)
-          return factor_full(s);
-    }
-  }
   for (int c = 0; c < 4; c++) {
     size_t o = s->cls_off[c], m = s->cls_off[c + 1] - o;
     if (!m)
       continue;
-    for (size_t u = 0; u < m; u++)
+    /* (V^T S V)[u][w] = (S V_w)[a] / V_u[a] at one node a of u's orbit: S V_w is in the
+     * same parity class, where a vector's values on an orbit are proportional to V_u's */
+    for (size_t u = 0; u < m; u++) {
+      const struct pvec *pu = &s->basis[o + u];
+      /* the entries of V_u on its orbit are of one magnitude (>= 1/2), the first kept */
+      const double *row = S + s->row_of[pu->idx[0]] * tda;
+      double inv = 1.0 / pu->coef[0];
       for (size_t w = 0; w < m; w++) {
-        const struct pvec *pu = &s->basis[o + u], *pw = &s->basis[o + w];
+        const struct pvec *pw = &s->basis[o + w];
         double v = 0;
-        for (int i = 0; i < pu->n; i++)
-          for (int j = 0; j < pw->n; j++)
-            v += pu->coef[i] * S[pu->idx[i] * tda + pw->idx[j]] * pw->coef[j];
-        s->blk[c]->data[u * s->blk[c]->tda + w] = v;
+        for (int j = 0; j < pw->n; j++)
+          v += row[pw->idx[j]] * pw->coef[j];
+        s->blk[c]->data[u * s->blk[c]->tda + w] = v * inv;
       }
-    int sign;
-    if (gsl_linalg_LU_decomp(s->blk[c], s->bperm[c], &sign) ||
-        !isfinite(gsl_linalg_LU_lndet(s->blk[c])))
+    }
+    if (lu_factor(s, s->blk[c], s->bperm[c], s->bipiv[c]))
       return -1;
   }
   s->blocks_now = true;
@@ -628,7 +775,7 @@ static int factor_blocks(lg_impl *s) {
 /* sol <- S^-1 sol, by the blocks or the full LU */
 static void edge_solve(lg_impl *s) {
   if (!s->blocks_now) {
-    gsl_linalg_LU_svx(s->S, s->perm, s->sol);
+    lu_solve(s, s->S, s->perm, s->ipiv, s->sol);
     return;
   }
   for (int c = 0; c < 4; c++) {
@@ -641,7 +788,7 @@ static void edge_solve(lg_impl *s) {
       gsl_vector_set(s->bvec[c], u, v);
     }
     if (m)
-      gsl_linalg_LU_svx(s->blk[c], s->bperm[c], s->bvec[c]);
+      lu_solve(s, s->blk[c], s->bperm[c], s->bipiv[c], s->bvec[c]);
   }
   gsl_vector_set_zero(s->sol);
   for (int c = 0; c < 4; c++) {
@@ -698,32 +845,33 @@ static int lg_setup(lg_impl *s, double alpha, double tau, sits_err *err) {
   if (s->ns) {
     if (build_x(s))
       return sits__fail(err, SITS_ENOMEM, "FFTW: no plan for the edge system");
-    for (size_t a = 0; a < ny; a++)
-      for (size_t e = 0; e < ne; e++)
-        gsl_matrix_set(s->S, a, ny + e, 0.0);
-    /* columns of X times tau D, and the extra columns -X tau E, row by row */
-    for (size_t a = 0; a < ny; a++) {
-      double *row = gsl_matrix_ptr(s->S, a, 0);
-      for (size_t k = 0; k < s->nseg; k++) {
-        const seg *g = &s->seg[k];
-        double tg = tau * g->g, sum = 0;
-        for (size_t b = g->off; b < g->off + g->len; b++)
-          sum += row[b], row[b] *= tg;
-        row[ny + g->ext] -= tg * sum;
+    for (size_t r = 0; r < s->nrows; r++) {
+      size_t a = s->node_of[r];
+      double *row = gsl_matrix_ptr(s->S, r, 0);
+      if (a < ny) {
+        for (size_t e = 0; e < ne; e++)
+          row[ny + e] = 0.0;
+        /* columns of X times tau D, and the extra columns -X tau E */
+        for (size_t k = 0; k < s->nseg; k++) {
+          const seg *g = &s->seg[k];
+          double tg = tau * g->g, sum = 0;
+          for (size_t b = g->off; b < g->off + g->len; b++)
+            sum += row[b], row[b] *= tg;
+          row[ny + g->ext] -= tg * sum;
+        }
+        row[a] += 1.0;
+        continue;
       }
-    }
-    for (size_t a = 0; a < ny; a++)
-      *gsl_matrix_ptr(s->S, a, a) += 1.0;
-    for (size_t e = 0; e < ne; e++) {
+      size_t e = a - ny; /* an extra node's row */
       for (size_t b = 0; b < ny; b++)
-        gsl_matrix_set(s->S, ny + e, b, 0.0);
+        row[b] = 0.0;
       for (size_t f = 0; f < ne; f++)
-        gsl_matrix_set(s->S, ny + e, ny + f,
-                       tau * s->gext[e * ne + f] + (e == f ? alpha * s->cext[e] : 0.0));
+        row[ny + f] = tau * s->gext[e * ne + f] + (e == f ? alpha * s->cext[e] : 0.0);
+      for (size_t k = 0; k < s->nseg; k++)
+        if (s->seg[k].ext == e)
+          for (size_t b = 0; b < s->seg[k].len; b++)
+            row[s->seg[k].off + b] = -tau * s->seg[k].g;
     }
-    for (size_t k = 0; k < s->nseg; k++)
-      for (size_t a = 0; a < s->seg[k].len; a++)
-        gsl_matrix_set(s->S, ny + s->seg[k].ext, s->seg[k].off + a, -tau * s->seg[k].g);
     if (s->use_blocks ? factor_blocks(s) : factor_full(s))
       return sits__fail(err, SITS_EINPUT, "the grid's edge system is singular");
   }
@@ -1052,13 +1200,16 @@ static void lg_free(lg_impl *s) {
     fftw_destroy_plan(s->plans[k].p);
   fftw_free(s->xbuf);
   gsl_permutation_free(s->perm);
+  free(s->ipiv);
+  sits__openblas_close(s->blas);
   gsl_vector_free(s->sol), gsl_vector_free(s->z), gsl_vector_free(s->u);
   for (int c = 0; c < 4; c++)
-    gsl_matrix_free(s->blk[c]), gsl_permutation_free(s->bperm[c]), gsl_vector_free(s->bvec[c]);
-  free(s->mirror[0]), free(s->basis);
+    gsl_matrix_free(s->blk[c]), gsl_permutation_free(s->bperm[c]), gsl_vector_free(s->bvec[c]),
+        free(s->bipiv[c]);
+  free(s->mirror[0]), free(s->basis), free(s->row_of);
   free(s);
 }
 
 SITS_API const sits__layergrid_ops sits_layergrid_module_ops = {
-    lg_new,  lg_setup,    lg_solve,      lg_apply,       lg_edge_unknowns,
-    lg_free, lg_to_modes, lg_from_modes, lg_solve_modes, lg_apply_modes};
+    lg_new,      lg_setup,      lg_solve,       lg_apply,       lg_edge_unknowns, lg_free,
+    lg_to_modes, lg_from_modes, lg_solve_modes, lg_apply_modes, lg_wisdom_export};

@@ -14,8 +14,10 @@
 typedef struct sits__lg sits__lg;
 
 typedef struct sits__layergrid_ops {
+  /* wisdom: NULL estimates the FFT plans; else they are measured or taken from it (FFTW's
+   * text, may be empty) */
   sits__lg *(*create)(const gsl_spmatrix *g, const double *c, size_t rows, size_t cols,
-                      size_t layers, sits_err *err);
+                      size_t layers, const char *wisdom, sits_err *err);
   int (*setup)(sits__lg *s, double alpha, double tau, sits_err *err);
   int (*solve)(sits__lg *s, const double *b, double *x, sits_err *err);
   void (*apply)(const sits__lg *s, const double *x, double *y);
@@ -25,6 +27,8 @@ typedef struct sits__layergrid_ops {
   void (*from_modes)(sits__lg *s, const double *v, double *x);
   int (*solve_modes)(sits__lg *s, const double *b, double *x, sits_err *err);
   void (*apply_modes)(sits__lg *s, const double *x, double *y);
+  /* the wisdom to keep (malloc'ed text) when create measured a plan, else NULL */
+  char *(*wisdom_export)(sits__lg *s);
 } sits__layergrid_ops;
 
 #endif

@@ -1,9 +1,16 @@
 /* layergrid_load.c - sits_layergrid through the module libsits_layergrid (layergrid.c, which
  * links FFTW), loaded on first use (core/module_internal.h). */
+#define _POSIX_C_SOURCE 200809L
 #include "sits_layergrid.h"
 #include "status_internal.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "sits_output.h"
 
 #include "layergrid_impl.h"
 #include "module_internal.h"
@@ -14,6 +21,64 @@ struct sits_layergrid {
   sits__lg *impl;
 };
 
+/* FFTW wisdom (measured plans) kept between runs: the file SITS_FFTW_WISDOM names ("off" or
+ * empty: none, the plans estimated), else $XDG_CACHE_HOME/sitsenergy/fftw-wisdom, else
+ * ~/.cache/sitsenergy/fftw-wisdom. 0 when there is none; 2 when the cache folders may be
+ * made. */
+static int wisdom_path(char *out, size_t size) {
+  const char *env = getenv("SITS_FFTW_WISDOM");
+  if (env)
+    return *env && strcmp(env, "off") != 0 && snprintf(out, size, "%s", env) < (int)size;
+  const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+  int n = xdg && xdg[0] == '/'     ? snprintf(out, size, "%s/sitsenergy/fftw-wisdom", xdg)
+          : home && home[0] == '/' ? snprintf(out, size, "%s/.cache/sitsenergy/fftw-wisdom", home)
+                                   : -1;
+  return n > 0 && n < (int)size ? 2 : 0;
+}
+
+#define WISDOM_MAX_BYTES (1 << 20) /* FFTW's text for a few plans is a few kB */
+
+/* The wisdom file's text (malloc'ed; "" when missing, unreadable or not a plain file). */
+static char *wisdom_read(const char *path) {
+  struct stat st;
+  FILE *f = stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size < WISDOM_MAX_BYTES
+                ? fopen(path, "r")
+                : NULL;
+  char *text = calloc(1, f ? (size_t)st.st_size + 1 : 1);
+  if (f && text && fread(text, 1, (size_t)st.st_size, f) != (size_t)st.st_size)
+    text[0] = '\0';
+  if (f)
+    fclose(f);
+  return text;
+}
+
+static int write_text(const void *ctx, FILE *f, sits_err *err) {
+  (void)err;
+  fputs(ctx, f);
+  return SITS_OK;
+}
+
+/* Keeps the wisdom: replaces the file when it is missing or a plain file (never a link, a
+ * device or a folder), through a temporary renamed into place; a cache, so failures are
+ * silent (the next run measures again). */
+static void wisdom_write(const char *path, const char *text, int make_dirs) {
+  char dir[4096];
+  if (make_dirs) { /* the cache folders, each level */
+    snprintf(dir, sizeof dir, "%s", path);
+    for (char *p = strchr(dir + 1, '/'); p; p = strchr(p + 1, '/')) {
+      *p = '\0';
+      if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+        return;
+      *p = '/';
+    }
+  }
+  struct stat st;
+  if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
+    return;
+  sits_err quiet = {0};
+  sits_write_path(path, write_text, text, &quiet);
+}
+
 sits_layergrid *sits_layergrid_new(const gsl_spmatrix *g, const double *c, size_t rows, size_t cols,
                                    size_t layers, sits_err *err) {
   sits_layergrid *s = calloc(1, sizeof *s);
@@ -21,11 +86,23 @@ sits_layergrid *sits_layergrid_new(const gsl_spmatrix *g, const double *c, size_
     sits__fail(err, SITS_ENOMEM, "out of memory");
     return NULL;
   }
+  char path[4096];
+  int where = wisdom_path(path, sizeof path);
+  char *wisdom = where ? wisdom_read(path) : NULL;
   s->ops = sits__module_ops(SITS__LAYERGRID_MODULE, SITS__LAYERGRID_OPS, &s->module, err);
-  if (!s->ops || !(s->impl = s->ops->create(g, c, rows, cols, layers, err))) {
+  if (!s->ops || (where && !wisdom) ||
+      !(s->impl = s->ops->create(g, c, rows, cols, layers, wisdom, err))) {
+    if (where && !wisdom)
+      sits__fail(err, SITS_ENOMEM, "out of memory");
+    free(wisdom);
     sits_layergrid_free(s);
     return NULL;
   }
+  free(wisdom);
+  char *grown = s->ops->wisdom_export(s->impl);
+  if (grown)
+    wisdom_write(path, grown, where == 2);
+  free(grown);
   return s;
 }
 

@@ -13,6 +13,7 @@
 
 #include <gsl/gsl_linalg.h>
 #include <gsl/gsl_spblas.h>
+#include <sys/stat.h>
 
 #include "sits_chol.h"
 #include "sits_hotspot.h"
@@ -207,29 +208,47 @@ static double max_diff(const double *a, const double *b, size_t n) {
 }
 
 /* HotSpot's ev6 grid network (example2 materials) of rows x cols */
-static void hotspot_grid(size_t rows, size_t cols, bool transpose) {
-  sits_hs_options *o = sits_hs_options_new();
+typedef struct hs_grid {
+  sits_hs_options *o;
+  sits_floorplan *flp;
+  sits_hs_network *net;
+} hs_grid;
+
+static sits_hs_network *hs_grid_new(hs_grid *h, size_t rows, size_t cols, bool transpose) {
+  h->o = sits_hs_options_new();
   sits_err err = {0};
   const char *in = SITS_TEST_DATA "/hotspot_ev6/inputs";
   char path[512], num[16];
   snprintf(path, sizeof path, "%s/example2.config", in);
-  cr_assert_eq(sits_hs_options_read_config(o, path, &err), SITS_OK, "%s", err.msg);
+  cr_assert_eq(sits_hs_options_read_config(h->o, path, &err), SITS_OK, "%s", err.msg);
   snprintf(path, sizeof path, "%s/example.materials", in);
-  cr_assert_eq(sits_hs_options_set(o, "materials_file", path, "test", &err), SITS_OK);
+  cr_assert_eq(sits_hs_options_set(h->o, "materials_file", path, "test", &err), SITS_OK);
   snprintf(num, sizeof num, "%zu", rows);
-  cr_assert_eq(sits_hs_options_set(o, "grid_rows", num, "test", &err), SITS_OK);
+  cr_assert_eq(sits_hs_options_set(h->o, "grid_rows", num, "test", &err), SITS_OK);
   snprintf(num, sizeof num, "%zu", cols);
-  cr_assert_eq(sits_hs_options_set(o, "grid_cols", num, "test", &err), SITS_OK);
+  cr_assert_eq(sits_hs_options_set(h->o, "grid_cols", num, "test", &err), SITS_OK);
   sits_hs_params p;
   sits_hs_model model;
-  cr_assert_eq(sits_hs_options_params(o, &p, &model, &err), SITS_OK, "%s", err.msg);
+  cr_assert_eq(sits_hs_options_params(h->o, &p, &model, &err), SITS_OK, "%s", err.msg);
   p.transpose_lateral = transpose;
-  sits_floorplan *flp;
   snprintf(path, sizeof path, "%s/ev6.flp", in);
-  cr_assert_eq(sits_hs_read_flp(path, &flp, &err), SITS_OK, "%s", err.msg);
-  sits_hs_network *net;
-  cr_assert_eq(((net = sits_hs_network_new(flp, &p, SITS_HS_GRID, &err)) ? SITS_OK : err.code),
-               SITS_OK, "%s", err.msg);
+  cr_assert_eq(sits_hs_read_flp(path, &h->flp, &err), SITS_OK, "%s", err.msg);
+  cr_assert_eq(
+      ((h->net = sits_hs_network_new(h->flp, &p, SITS_HS_GRID, &err)) ? SITS_OK : err.code),
+      SITS_OK, "%s", err.msg);
+  return h->net;
+}
+
+static void hs_grid_free(hs_grid *h) {
+  sits_hs_network_free(h->net);
+  sits_floorplan_free(h->flp);
+  sits_hs_options_free(h->o);
+}
+
+static void hotspot_grid(size_t rows, size_t cols, bool transpose) {
+  hs_grid h;
+  sits_hs_network *net = hs_grid_new(&h, rows, cols, transpose);
+  sits_err err = {0};
   const sits_thermal *th = sits_hs_thermal(net);
   gsl_spmatrix *g = sits_thermal_conductance(th);
   double *c = capacities(th);
@@ -290,9 +309,7 @@ static void hotspot_grid(size_t rows, size_t cols, bool transpose) {
   free(b), free(x), free(y), free(c);
   sits_layergrid_free(s);
   gsl_spmatrix_free(g);
-  sits_hs_network_free(net);
-  sits_floorplan_free(flp);
-  sits_hs_options_free(o);
+  hs_grid_free(&h);
 }
 
 Test(layergrid, hotspot_grids_equal_cholmod, .timeout = 60) {
@@ -320,4 +337,100 @@ Test(layergrid, block_model_is_not_a_grid) {
   sits_hs_network_free(net);
   sits_floorplan_free(flp);
   sits_hs_options_free(o);
+}
+
+/* a solve of b with (C + 1e-3 G) on a new solver of the grid */
+static void wisdom_solve(const gsl_spmatrix *g, const double *c, size_t rows, size_t cols,
+                         const double *b, double *x) {
+  sits_err err = {0};
+  sits_layergrid *s = sits_layergrid_new(g, c, rows, cols, 4, &err);
+  cr_assert_not_null(s, "%s", err.msg);
+  cr_assert_eq(sits_layergrid_setup(s, 1.0, 1e-3, &err), SITS_OK, "%s", err.msg);
+  cr_assert_eq(sits_layergrid_solve(s, b, x, &err), SITS_OK, "%s", err.msg);
+  sits_layergrid_free(s);
+}
+
+static bool starts_with_wisdom(const char *path) {
+  char head[32] = {0};
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return false;
+  size_t n = fread(head, 1, sizeof head - 1, f);
+  fclose(f);
+  return n > 10 && strncmp(head, "(fftw-3.", 8) == 0;
+}
+
+/* one grid's solve with the plans estimated, then with FFTW wisdom in @p where (SITS_FFTW_WISDOM
+ * when not NULL, else the cache under XDG_CACHE_HOME = @p xdg) */
+static void wisdom_case(size_t rows, size_t cols, const char *where, const char *xdg) {
+  hs_grid h;
+  sits_hs_network *net = hs_grid_new(&h, rows, cols, true);
+  gsl_spmatrix *g = sits_thermal_conductance(sits_hs_thermal(net));
+  double *c = capacities(sits_hs_thermal(net));
+  size_t n = g->size1;
+  double *b = malloc(n * sizeof *b), *ref = malloc(n * sizeof *ref), *x = malloc(n * sizeof *x);
+  fill_rhs(b, n, 3u);
+  setenv("SITS_FFTW_WISDOM", "off", 1);
+  wisdom_solve(g, c, rows, cols, b, ref);
+  if (where)
+    setenv("SITS_FFTW_WISDOM", where, 1);
+  else
+    unsetenv("SITS_FFTW_WISDOM"), setenv("XDG_CACHE_HOME", xdg, 1);
+  wisdom_solve(g, c, rows, cols, b, x); /* measured plans: the same solution to rounding */
+  double scale = 0;
+  for (size_t i = 0; i < n; i++)
+    scale = fmax(scale, fabs(ref[i]));
+  cr_assert_leq(max_diff(x, ref, n), 1e-12 * scale, "%zu x %zu", rows, cols);
+  free(b), free(ref), free(x), free(c);
+  gsl_spmatrix_free(g);
+  hs_grid_free(&h);
+}
+
+/* FFT plans measured once and kept: the wisdom file is written when a plan was measured, read
+ * by the next solver, never written through a link, rewritten when unreadable, made in the
+ * cache folder by default, and not at all with SITS_FFTW_WISDOM=off. */
+Test(layergrid, fftw_wisdom_is_kept, .timeout = 60) {
+  char dir[] = "/tmp/sits-wisdom-XXXXXX", path[256], link_path[256], target[256], cache[256];
+  cr_assert_not_null(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/w", dir);
+  wisdom_case(13, 7, path, NULL);
+  struct stat st, again;
+  cr_assert_eq(stat(path, &st), 0, "no wisdom file written");
+  cr_assert(S_ISREG(st.st_mode) && starts_with_wisdom(path));
+  wisdom_case(13, 7, path, NULL); /* the plans are known now: nothing written */
+  cr_assert_eq(stat(path, &again), 0);
+  cr_assert_eq(st.st_ino, again.st_ino, "the wisdom was rewritten without a new plan");
+  /* a link at the path: left as it is, its target untouched */
+  snprintf(target, sizeof target, "%s/target", dir);
+  snprintf(link_path, sizeof link_path, "%s/link", dir);
+  FILE *f = fopen(target, "w");
+  fputs("keep\n", f);
+  fclose(f);
+  cr_assert_eq(symlink(target, link_path), 0);
+  wisdom_case(9, 14, link_path, NULL);
+  cr_assert_eq(lstat(link_path, &st), 0);
+  cr_assert(S_ISLNK(st.st_mode), "the link was replaced");
+  char text[16] = {0};
+  f = fopen(target, "r");
+  cr_assert_not_null(fgets(text, sizeof text, f));
+  fclose(f);
+  cr_assert_str_eq(text, "keep\n");
+  /* unreadable wisdom: the plans measured, the file replaced by FFTW's */
+  f = fopen(path, "w");
+  fputs("(not wisdom", f);
+  fclose(f);
+  wisdom_case(10, 5, path, NULL);
+  cr_assert(starts_with_wisdom(path));
+  /* the default place, its folders made; none with "off" */
+  snprintf(cache, sizeof cache, "%s/cache", dir);
+  wisdom_case(6, 11, NULL, cache);
+  snprintf(path, sizeof path, "%s/cache/sitsenergy/fftw-wisdom", dir);
+  cr_assert(starts_with_wisdom(path));
+  snprintf(cache, sizeof cache, "%s/cache2", dir);
+  setenv("XDG_CACHE_HOME", cache, 1);
+  wisdom_case(7, 8, "off", NULL);
+  cr_assert_neq(stat(cache, &st), 0, "wisdom kept with SITS_FFTW_WISDOM=off");
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  cr_assert_eq(system(cmd), 0);
 }
