@@ -8,9 +8,15 @@
 #   bench/hotspot.sh --build-dir DIR [quick]   time DIR's sitsenergy as built (also
 #                             SITS_BUILD_DIR=DIR); without it a Release build in build-bench
 #
-# Whole-process wall times (start-up, reading, solving, writing), median of N runs for the
-# short cases. The grid transients are one run each. Scaling: the
-# ev6 floorplan on R x R grids, steady (median of 3) and the first 5 transient intervals.
+#   HOTSPOT_BIN=PATH bench/hotspot.sh   also time that HotSpot build on the same cases, on
+#                             this machine (a build with `make SUPERLU=1` uses SuperLU for the
+#                             grid steady state and backward Euler for its transient: ~2.5
+#                             min here); without it HotSpot's recorded figures are shown
+#
+# Whole-process wall times (start-up, reading, solving, writing), medians with sub-ms
+# resolution (python's clock). FFT plans are measured once before the timed runs (FFTW
+# wisdom in bench/out/hotspot unless SITS_FFTW_WISDOM says otherwise). Scaling: the ev6
+# floorplan on R x R grids, steady (median of 3) and the first 5 transient intervals.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -44,22 +50,49 @@ ts.sort(); print(f"{ts[len(ts)//2]:.4f}")
 PY
 }
 
-row() { printf '%-34s %10s s   HotSpot %-28s %s\n' "$1" "$2" "$3" "$4"; }
+row() { printf '%-40s %8s s   HotSpot %-36s %s\n' "$1" "$2" "$3" "$4"; }
+
+ratio() { awk -v h="$1" -v t="$2" 'BEGIN{printf "%.0fx faster", h/t}'; }
+
+# HotSpot's time for a case: measured here with HOTSPOT_BIN ($1 runs of the arguments after
+# the recorded seconds $2), else the recorded figure; sets hs (seconds) and hs_what
+hotspot_time() {
+  local n=$1 recorded=$2
+  shift 2
+  if [[ -n ${HOTSPOT_BIN:-} ]]; then
+    (cd "$out" && precise "$n" "$HOTSPOT_BIN" "$@") > "$out/hs.txt"
+    hs=$(cat "$out/hs.txt") hs_what="$hs s (measured here)"
+  else
+    hs=$recorded hs_what="$recorded s (recorded)"
+  fi
+}
 
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
+# FFT plans: measured once and kept (FFTW wisdom, docs/hotspot.md); the untimed first runs
+# below measure every grid size's plans, so the timed runs read them, as a user's second run
+export SITS_FFTW_WISDOM=${SITS_FFTW_WISDOM:-$out/fftw-wisdom}
+echo "FFTW wisdom: $SITS_FFTW_WISDOM"
+"$bin" hotspot "${grd[@]}" -steady_file "$out/g.steady" > /dev/null 2>&1
 echo "startup (sitsenergy --version): $(precise 30 "$bin" --version) s"
-row "ev6 block steady" "$(precise 30 "$bin" hotspot "${blk[@]}" -steady_file "$out/b.steady")" "7.9 ms" ""
+t=$(precise 30 "$bin" hotspot "${blk[@]}" -steady_file "$out/b.steady")
+hotspot_time 30 0.0079 "${blk[@]}" -steady_file "$out/hb.steady"
+row "ev6 block steady" "$t" "$hs_what" "$(ratio "$hs" "$t")"
 t=$(precise 30 "$bin" hotspot "${blk[@]}" -init_file "$ref/outputs_block/gcc.steady" -o "$out/b.ttrace")
-row "ev6 block transient, 1 s (100 x 10 ms)" "$t" "2.6 s (RK4)" "$(awk -v t="$t" 'BEGIN{printf "%.0fx faster", 2.6/t}')"
-m=$(median 5 "$bin" hotspot "${grd[@]}" -steady_file "$out/g.steady")
-row "ev6 grid 64x64 steady" "${m% *}" "0.69 s (SuperLU), 1.01 s (multigrid)" "rss $((${m#* } / 1024)) MB"
+hotspot_time 5 2.6 "${blk[@]}" -init_file "$ref/outputs_block/gcc.steady" -o "$out/hb.ttrace"
+row "ev6 block transient, 1 s (100 x 10 ms)" "$t" "$hs_what, RK4" "$(ratio "$hs" "$t")"
+t=$(precise 21 "$bin" hotspot "${grd[@]}" -steady_file "$out/g.steady")
+m=$(median 3 "$bin" hotspot "${grd[@]}" -steady_file "$out/g.steady")
+hotspot_time 5 0.69 "${grd[@]}" -steady_file "$out/hg.steady"
+row "ev6 grid 64x64 steady" "$t" "$hs_what, SuperLU" "$(ratio "$hs" "$t") (goal 20x); rss $((${m#* } / 1024)) MB"
 m=$(median 5 "$bin" hotspot "${grd[@]}" -steady_file "$out/g.steady" --cholmod)
 row "  same, --cholmod" "${m% *}" "" "rss $((${m#* } / 1024)) MB"
 [[ ${1:-all} == quick ]] && exit 0
+t=$(precise 5 "$bin" hotspot "${grd[@]}" -init_file "$ref/outputs_grid64/gcc.init" -o "$out/g.ttrace")
 /usr/bin/time -f "%e %M" -o "$out/t.txt" "$bin" hotspot "${grd[@]}" -init_file "$ref/outputs_grid64/gcc.init" \
   -o "$out/g.ttrace" --stats 2> "$out/stats.txt"
 read -r wall rss < "$out/t.txt"
-row "ev6 grid 64x64 transient, 1 s" "$wall" "69 s (SuperLU BE), 346 s (RK4)" "rss $((rss / 1024)) MB; $(tail -1 "$out/stats.txt" | sed 's/.*transient //')"
+hotspot_time 1 69 "${grd[@]}" -init_file "$ref/outputs_grid64/gcc.init" -o "$out/hg.ttrace"
+row "ev6 grid 64x64 transient, 1 s" "$t" "$hs_what, SuperLU BE" "$(ratio "$hs" "$t") (goal 150x); rss $((rss / 1024)) MB; $(tail -1 "$out/stats.txt" | sed 's/.*transient //')"
 /usr/bin/time -f "%e %M" -o "$out/t.txt" "$bin" hotspot "${grd[@]}" -init_file "$ref/outputs_grid64/gcc.init" \
   -o "$out/gc.ttrace" --stats --cholmod 2> "$out/stats.txt"
 read -r wall rss < "$out/t.txt"
@@ -73,6 +106,7 @@ row "  same, first 5 intervals, --cvode" "$wall" "" "$(tail -1 "$out/stats.txt" 
 echo
 echo "scaling: ev6 on R x R grids (steady: median of 3 whole runs; transient: 5 intervals, one run)"
 for r in 16 32 64 128 256; do
+  "$bin" hotspot "${grd[@]}" -grid_rows "$r" -grid_cols "$r" -steady_file "$out/s$r.steady" > /dev/null 2>&1
   s=$(median 3 "$bin" hotspot "${grd[@]}" -grid_rows "$r" -grid_cols "$r" -steady_file "$out/s$r.steady")
   /usr/bin/time -f "%e %M" -o "$out/t.txt" "$bin" hotspot -c "$in/example2.config" -f "$in/ev6.flp" \
     -p "$out/gcc5.ptrace" -materials_file "$in/example.materials" -model_type grid -grid_rows "$r" \

@@ -48,6 +48,10 @@ enum { SIDE_N, SIDE_S, SIDE_W, SIDE_E };
  * costs ~5 ms: a gain from ~4e7 flops, clear from 1e8 (the 256 x 256 grid's four parity
  * blocks of 515, 3.6e8; the 128 x 128 grid's, 4.6e7, stay on GSL). */
 #define LAPACK_MIN_FLOPS 1e8
+/* GSL's triangular solves took 14 % of the 64 x 64 transient (two per block and solve); the
+ * inverse costs ~2 LUs, paid back after a few solves, and a steady state (one solve) never
+ * makes it */
+#define INVERSE_AFTER 4
 
 typedef struct seg {
   size_t layer, ext, len, off; /* extra node (0-based among the extras), cells, offset in y */
@@ -115,6 +119,12 @@ struct sits__lg {
   void (*getrs)(const char *, const int *, const int *, const double *, const int *, const int *,
                 double *, const int *, int *, size_t);
   int *ipiv, *bipiv[4];
+  /* the parity blocks' inverses, transposed, made once a factorisation has served
+   * INVERSE_AFTER solves (a transient's 1,200): a product instead of two triangular solves */
+  gsl_matrix *binv[4];
+  double *binv_tmp;
+  size_t solves;
+  bool inv_ready;
   gsl_vector *bvec[4];
 };
 
@@ -773,11 +783,48 @@ static int factor_blocks(lg_impl *s) {
 }
 
 /* sol <- S^-1 sol, by the blocks or the full LU */
+/* The blocks' inverses (GSL's LU only: OpenBLAS's solves are fast); false when out of memory */
+static bool make_inverses(lg_impl *s) {
+  size_t big = 0;
+  for (int c = 0; c < 4; c++)
+    if (s->cls_off[c + 1] - s->cls_off[c] > big)
+      big = s->cls_off[c + 1] - s->cls_off[c];
+  if (!s->binv_tmp && !(s->binv_tmp = malloc(big * sizeof(double))))
+    return false;
+  for (int c = 0; c < 4; c++) {
+    size_t m = s->cls_off[c + 1] - s->cls_off[c];
+    if (!m)
+      continue;
+    if (!s->binv[c] && !(s->binv[c] = gsl_matrix_alloc(m, m)))
+      return false;
+    if (gsl_linalg_LU_invert(s->blk[c], s->bperm[c], s->binv[c]) ||
+        gsl_matrix_transpose(s->binv[c]))
+      return false;
+  }
+  return true;
+}
+
+/* b <- M^-1 b from the transposed inverse: b_new = sum_j b_j row_j, rows contiguous */
+static void inverse_apply(const gsl_matrix *inv_t, gsl_vector *b, double *tmp) {
+  size_t m = inv_t->size1;
+  memset(tmp, 0, m * sizeof *tmp);
+  for (size_t j = 0; j < m; j++) {
+    const double *row = inv_t->data + j * inv_t->tda;
+    double bj = b->data[j * b->stride];
+    for (size_t i = 0; i < m; i++)
+      tmp[i] += bj * row[i];
+  }
+  for (size_t i = 0; i < m; i++)
+    b->data[i * b->stride] = tmp[i];
+}
+
 static void edge_solve(lg_impl *s) {
   if (!s->blocks_now) {
     lu_solve(s, s->S, s->perm, s->ipiv, s->sol);
     return;
   }
+  if (!s->inv_ready && !s->getrs && ++s->solves == INVERSE_AFTER)
+    s->inv_ready = make_inverses(s);
   for (int c = 0; c < 4; c++) {
     size_t o = s->cls_off[c], m = s->cls_off[c + 1] - o;
     for (size_t u = 0; u < m; u++) {
@@ -787,7 +834,9 @@ static void edge_solve(lg_impl *s) {
         v += pu->coef[i] * gsl_vector_get(s->sol, pu->idx[i]);
       gsl_vector_set(s->bvec[c], u, v);
     }
-    if (m)
+    if (m && s->inv_ready)
+      inverse_apply(s->binv[c], s->bvec[c], s->binv_tmp);
+    else if (m)
       lu_solve(s, s->blk[c], s->bperm[c], s->bipiv[c], s->bvec[c]);
   }
   gsl_vector_set_zero(s->sol);
@@ -807,6 +856,7 @@ static int lg_setup(lg_impl *s, double alpha, double tau, sits_err *err) {
     return sits__fail(err, SITS_EINTERNAL, "sits_layergrid_setup: alpha %g, tau %g", alpha, tau);
   size_t R = s->R, C = s->C, L = s->L, nc = s->nc, nl = s->nl, ny = s->ny, ne = s->ne;
   s->tau = tau, s->ready = false;
+  s->solves = 0, s->inv_ready = false;
   double tmp[64];
   for (size_t p = 0; p < R; p++)
     for (size_t q = 0; q < C; q++) {
@@ -1205,7 +1255,8 @@ static void lg_free(lg_impl *s) {
   gsl_vector_free(s->sol), gsl_vector_free(s->z), gsl_vector_free(s->u);
   for (int c = 0; c < 4; c++)
     gsl_matrix_free(s->blk[c]), gsl_permutation_free(s->bperm[c]), gsl_vector_free(s->bvec[c]),
-        free(s->bipiv[c]);
+        free(s->bipiv[c]), gsl_matrix_free(s->binv[c]);
+  free(s->binv_tmp);
   free(s->mirror[0]), free(s->basis), free(s->row_of);
   free(s);
 }
