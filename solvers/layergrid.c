@@ -831,8 +831,8 @@ static void edge_solve(lg_impl *s) {
       const struct pvec *pu = &s->basis[o + u];
       double v = 0;
       for (int i = 0; i < pu->n; i++)
-        v += pu->coef[i] * gsl_vector_get(s->sol, pu->idx[i]);
-      gsl_vector_set(s->bvec[c], u, v);
+        v += pu->coef[i] * s->sol->data[pu->idx[i]];
+      s->bvec[c]->data[u] = v;
     }
     if (m && s->inv_ready)
       inverse_apply(s->binv[c], s->bvec[c], s->binv_tmp);
@@ -844,9 +844,9 @@ static void edge_solve(lg_impl *s) {
     size_t o = s->cls_off[c], m = s->cls_off[c + 1] - o;
     for (size_t u = 0; u < m; u++) {
       const struct pvec *pu = &s->basis[o + u];
-      double v = gsl_vector_get(s->bvec[c], u);
+      double v = s->bvec[c]->data[u];
       for (int i = 0; i < pu->n; i++)
-        *gsl_vector_ptr(s->sol, pu->idx[i]) += pu->coef[i] * v;
+        s->sol->data[pu->idx[i]] += pu->coef[i] * v;
     }
   }
 }
@@ -1085,26 +1085,27 @@ static void scatter(lg_impl *s, double *corr, const double *scale, const double 
 
 /* buf: the right-hand side's cell coefficients in, the solution's out; b_ext the extras' right-
  * hand side, x_ext their solution */
-static void solve_core(lg_impl *s, const double *b_ext, double *x_ext) {
+static void solve_core(lg_impl *s, double *v, const double *b_ext, double *x_ext) {
   size_t ny = s->ny, ne = s->ne;
-  mode_solve(s, s->buf);
+  double *sol = s->sol->data;
+  mode_solve(s, v);
   if (!s->ns)
     return;
-  gather(s, s->buf); /* U^T A0^-1 b */
+  gather(s, v); /* U^T A0^-1 b */
   for (size_t e = 0; e < ne; e++)
-    gsl_vector_set(s->sol, ny + e, b_ext[e]);
+    sol[ny + e] = b_ext[e];
   edge_solve(s);
   /* w = tau g (y - p) on the segment cells, into coefficients, through the modes */
   memset(s->corr, 0, s->ncell * sizeof(double));
   double tg[4 * 64];
   for (size_t k = 0; k < s->nseg; k++)
     tg[k] = s->tau * s->seg[k].g;
-  scatter(s, s->corr, tg, s->sol->data);
+  scatter(s, s->corr, tg, sol);
   mode_solve(s, s->corr);
   for (size_t k = 0; k < s->ncell; k++)
-    s->buf[k] -= s->corr[k];
+    v[k] -= s->corr[k];
   for (size_t e = 0; e < ne; e++)
-    x_ext[e] = gsl_vector_get(s->sol, ny + e);
+    x_ext[e] = sol[ny + e];
 }
 
 static int lg_solve(lg_impl *s, const double *b, double *x, sits_err *err) {
@@ -1112,18 +1113,19 @@ static int lg_solve(lg_impl *s, const double *b, double *x, sits_err *err) {
     return sits__fail(err, SITS_EINTERNAL, "sits_layergrid_solve before a successful setup");
   memcpy(s->buf, b, s->ncell * sizeof(double));
   forward(s, s->buf);
-  solve_core(s, b + s->ncell, x + s->ncell);
+  solve_core(s, s->buf, b + s->ncell, x + s->ncell);
   inverse(s, s->buf);
   memcpy(x, s->buf, s->ncell * sizeof(double));
   return SITS_OK;
 }
 
+/* in place on x's cells (the extras' right-hand side read before x's extras are written) */
 static int lg_solve_modes(lg_impl *s, const double *b, double *x, sits_err *err) {
   if (!s->ready)
     return sits__fail(err, SITS_EINTERNAL, "sits_layergrid_solve_modes before a successful setup");
-  memcpy(s->buf, b, s->ncell * sizeof(double));
-  solve_core(s, b + s->ncell, x + s->ncell);
-  memcpy(x, s->buf, s->ncell * sizeof(double));
+  if (x != b)
+    memcpy(x, b, s->ncell * sizeof(double));
+  solve_core(s, x, b + s->ncell, x + s->ncell);
   return SITS_OK;
 }
 
