@@ -21,6 +21,11 @@ static void usage(FILE *f) {
     fprintf(f, "  %-10s %s\n", commands[i]->name, commands[i]->help);
   fprintf(f, "\nexit codes: 0 finished, 1 bad input, 2 usage error, 3 constraint violated "
              "(--check), 4 solver failure\n");
+  fprintf(f, "\nenvironment:\n"
+             "  SITS_FFTW_WISDOM  the file grid models keep measured FFT plans in (default\n"
+             "                    $XDG_CACHE_HOME or ~/.cache/sitsenergy/fftw-wisdom; off: none)\n"
+             "  SITS_BLAS=gsl     GSL's reference BLAS and LU, not OpenBLAS, for the large dense\n"
+             "                    products (SITS_EXPINT_BLAS=gsl: the exponential path only)\n");
 }
 
 int main(int argc, char **argv) {

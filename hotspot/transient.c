@@ -38,10 +38,9 @@ struct sits_hs_transient {
   gsl_spmatrix *g;
   double *jac_values;
   sits_ode *ode;
-  sits_lti *lti;      /* grid, fixed step */
-  sits_layergrid *lg; /* its Newton systems C + gamma G, when the grid has that structure:
-                         then the fixed-step state is in its mode coordinates */
-  double *ybuf;
+  sits_lti *lti;         /* grid, fixed step */
+  sits_layergrid *lg;    /* its Newton systems C + gamma G, when the grid has that structure:
+                            then the fixed-step state is in its mode coordinates */
   double *rhs_y, *rhs_f; /* the last right-hand side's state and value (mode coordinates) */
   bool rhs_valid;
   long steps;
@@ -196,11 +195,12 @@ static int lti_setup(sits_hs_transient *tr, const sits_hs_transient_opts *o, sit
   sits_err quiet = {0}; /* not a layered grid: CHOLMOD */
   if (!o->general &&
       (tr->lg = sits_layergrid_new(tr->g, tr->c, prm->grid_rows, prm->grid_cols, 4, &quiet))) {
-    if (!(tr->ybuf = malloc(tr->n * sizeof *tr->ybuf)))
-      return sits__fail(err, SITS_ENOMEM, "out of memory");
     /* ARKODE's state lives in mode coordinates (the transforms once an interval, not twice
-     * a stage): the norms are the same, the steps fixed */
-    sits_layergrid_to_modes(tr->lg, tr->state, tr->ybuf);
+     * a stage). Fixed steps on a problem marked linear (one Newton iteration a stage): the
+     * steps do not depend on the weighted norms, which differ in these coordinates (the
+     * ev6 64 x 64 run: 400 steps either way, outputs equal to 6 decimals). rhs_y holds
+     * the initial state for the moment (the kept right-hand side is not valid yet). */
+    sits_layergrid_to_modes(tr->lg, tr->state, tr->rhs_y);
     sits_lti_opts lo = {.n = tr->n,
                         .rhs = grid_rhs,
                         .user = tr,
@@ -209,7 +209,7 @@ static int lti_setup(sits_hs_transient *tr, const sits_hs_transient_opts *o, sit
                         .lsetup = lg_setup,
                         .lsolve = lg_solve,
                         .luser = tr};
-    tr->lti = sits_lti_new(&lo, 0.0, tr->ybuf, err);
+    tr->lti = sits_lti_new(&lo, 0.0, tr->rhs_y, err);
     return tr->lti ? SITS_OK : SITS_ESOLVER;
   }
   int rc = jac_setup(tr, err);
@@ -284,7 +284,7 @@ void sits_hs_transient_free(sits_hs_transient *tr) {
   if (!tr)
     return;
   free(tr->state), free(tr->src_w), free(tr->g_amb), free(tr->c), free(tr->inv_c), free(tr->tmp);
-  free(tr->jac_values), free(tr->ybuf);
+  free(tr->jac_values);
   free(tr->rhs_y), free(tr->rhs_f);
   sits_layergrid_free(tr->lg);
   if (tr->expm)

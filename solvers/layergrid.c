@@ -369,6 +369,17 @@ static bool find_mirrors(lg_impl *s) {
     for (size_t a = 0; a < ns; a++)
       if (m[a] == ns || m[m[a]] != a)
         return false;
+    /* every extra node's capacity and links as its image's, those of the extras mapped
+     * through their segments too (the parity blocks are exact only then) */
+    for (size_t e = 0; e < ne; e++) {
+      size_t me = m[ny + e] - ny;
+      if (!close_to(s->cext[e], s->cext[me], fabs(s->cext[e])))
+        return false;
+      for (size_t f = 0; f < ne; f++)
+        if (!close_to(s->gext[e * ne + f], s->gext[me * ne + (m[ny + f] - ny)],
+                      fabs(s->gext[e * ne + e])))
+          return false;
+    }
   }
   /* the basis: per orbit {a, Ma, Na, MNa} and character (s1, s2), sum chi(g) e_{g a} */
   size_t *seen = calloc(ns, sizeof *seen), n_out[4] = {0};
@@ -613,7 +624,7 @@ static lg_impl *lg_new(const gsl_spmatrix *g, const double *c, size_t rows, size
         flops += 2.0 / 3.0 * pow((double)(s->cls_off[c + 1] - s->cls_off[c]), 3);
       if (!s->use_blocks)
         flops = 2.0 / 3.0 * pow((double)s->ns, 3);
-      if (flops >= LAPACK_MIN_FLOPS && (s->blas = sits__openblas_open(NULL))) {
+      if (rc == SITS_OK && flops >= LAPACK_MIN_FLOPS && (s->blas = sits__openblas_open(NULL))) {
         *(void **)&s->getrf = sits__openblas_sym(s->blas, "dgetrf_");
         *(void **)&s->getrs = sits__openblas_sym(s->blas, "dgetrs_");
         if (!s->getrf || !s->getrs) {
@@ -867,15 +878,21 @@ static int lg_setup(lg_impl *s, double alpha, double tau, sits_err *err) {
       for (size_t l = 0; l < L; l++) {
         double a = alpha * s->cap[l] + tau * (s->gnd[l] + s->gr[l] * lp + s->gc[l] * lq +
                                               (l ? s->gz[l - 1] : 0) + (l + 1 < L ? s->gz[l] : 0));
+        double a0 = a; /* a pivot that cancels to rounding of its diagonal is zero */
         if (l) {
           double mu = -tau * s->gz[l - 1] / d;
           s->mul[l * nc + m] = mu;
           a -= mu * (-tau * s->gz[l - 1]);
         }
-        if (!(a > 1e-300))
+        if (!(a > 1e-12 * a0) || !(a > 1e-300)) {
+          if (s->ns) /* the cells may reach the ambient only through the extra nodes */
+            return sits__fail(err, SITS_EUNSUPPORTED,
+                              "not a layered uniform grid the solver takes: its cells reach "
+                              "the ambient only through the edge nodes");
           return sits__fail(err, SITS_EINPUT,
                             "the grid's conduction matrix is singular (a layer stack with no "
                             "path to the ambient?)");
+        }
         d = a;
         s->piv[l * nc + m] = 1.0 / a;
       }
@@ -1264,5 +1281,6 @@ static void lg_free(lg_impl *s) {
 }
 
 SITS_API const sits__layergrid_ops sits_layergrid_module_ops = {
-    lg_new,      lg_setup,      lg_solve,       lg_apply,       lg_edge_unknowns, lg_free,
-    lg_to_modes, lg_from_modes, lg_solve_modes, lg_apply_modes, lg_wisdom_export};
+    SITS__LAYERGRID_ABI, lg_new,          lg_setup,    lg_solve,      lg_apply,
+    lg_edge_unknowns,    lg_free,         lg_to_modes, lg_from_modes, lg_solve_modes,
+    lg_apply_modes,      lg_wisdom_export};

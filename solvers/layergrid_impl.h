@@ -13,7 +13,12 @@
 
 typedef struct sits__lg sits__lg;
 
+/* the ops' layout: a module from another build (its library folder updated partly) is
+ * refused, not called with the wrong arguments */
+#define SITS__LAYERGRID_ABI 2
+
 typedef struct sits__layergrid_ops {
+  int abi; /* SITS__LAYERGRID_ABI */
   /* wisdom: NULL estimates the FFT plans; else they are measured or taken from it (FFTW's
    * text, may be empty) */
   sits__lg *(*create)(const gsl_spmatrix *g, const double *c, size_t rows, size_t cols,

@@ -5,12 +5,13 @@
 #include "status_internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-#include "sits_output.h"
+#include <unistd.h>
 
 #include "layergrid_impl.h"
 #include "module_internal.h"
@@ -27,8 +28,9 @@ struct sits_layergrid {
  * made. */
 static int wisdom_path(char *out, size_t size) {
   const char *env = getenv("SITS_FFTW_WISDOM");
-  if (env)
-    return *env && strcmp(env, "off") != 0 && snprintf(out, size, "%s", env) < (int)size;
+  if (env) /* "-" is no file here (it is the standard output elsewhere) */
+    return *env && strcmp(env, "off") != 0 && strcmp(env, "-") != 0 &&
+           snprintf(out, size, "%s", env) < (int)size;
   const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
   int n = xdg && xdg[0] == '/'     ? snprintf(out, size, "%s/sitsenergy/fftw-wisdom", xdg)
           : home && home[0] == '/' ? snprintf(out, size, "%s/.cache/sitsenergy/fftw-wisdom", home)
@@ -38,45 +40,50 @@ static int wisdom_path(char *out, size_t size) {
 
 #define WISDOM_MAX_BYTES (1 << 20) /* FFTW's text for a few plans is a few kB */
 
-/* The wisdom file's text (malloc'ed; "" when missing, unreadable or not a plain file). */
+/* The wisdom file's text (malloc'ed; "" when missing, unreadable or not a plain file: opened
+ * without blocking, so a FIFO put there cannot hang the run, and checked once open). */
 static char *wisdom_read(const char *path) {
   struct stat st;
-  FILE *f = stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size < WISDOM_MAX_BYTES
-                ? fopen(path, "r")
-                : NULL;
-  char *text = calloc(1, f ? (size_t)st.st_size + 1 : 1);
-  if (f && text && fread(text, 1, (size_t)st.st_size, f) != (size_t)st.st_size)
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  bool ok = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size < WISDOM_MAX_BYTES;
+  char *text = calloc(1, ok ? (size_t)st.st_size + 1 : 1);
+  if (ok && text && read(fd, text, (size_t)st.st_size) != (ssize_t)st.st_size)
     text[0] = '\0';
-  if (f)
-    fclose(f);
+  if (fd >= 0)
+    close(fd);
   return text;
 }
 
-static int write_text(const void *ctx, FILE *f, sits_err *err) {
-  (void)err;
-  fputs(ctx, f);
-  return SITS_OK;
-}
-
-/* Keeps the wisdom: replaces the file when it is missing or a plain file (never a link, a
- * device or a folder), through a temporary renamed into place; a cache, so failures are
- * silent (the next run measures again). */
+/* Keeps the wisdom: written to a new temporary beside the file and renamed over it, so what
+ * is at the path (a plain file, or nothing) is replaced whole and a link there is never
+ * written through; skipped when the path holds anything but a plain file. A cache: failures
+ * are silent (the next run measures again). */
 static void wisdom_write(const char *path, const char *text, int make_dirs) {
-  char dir[4096];
+  char tmp[4096 + 16];
   if (make_dirs) { /* the cache folders, each level */
-    snprintf(dir, sizeof dir, "%s", path);
-    for (char *p = strchr(dir + 1, '/'); p; p = strchr(p + 1, '/')) {
+    snprintf(tmp, sizeof tmp, "%s", path);
+    for (char *p = strchr(tmp + 1, '/'); p; p = strchr(p + 1, '/')) {
       *p = '\0';
-      if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+      if (mkdir(tmp, 0700) != 0 && errno != EEXIST)
         return;
       *p = '/';
     }
   }
   struct stat st;
-  if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
+  if ((lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) ||
+      snprintf(tmp, sizeof tmp, "%s.XXXXXX", path) >= (int)sizeof tmp)
     return;
-  sits_err quiet = {0};
-  sits_write_path(path, write_text, text, &quiet);
+  int fd = mkstemp(tmp);
+  if (fd < 0)
+    return;
+  FILE *f = fdopen(fd, "w");
+  bool ok = f && fputs(text, f) >= 0;
+  if (f)
+    ok = fclose(f) == 0 && ok;
+  else
+    close(fd);
+  if (!ok || rename(tmp, path) != 0)
+    unlink(tmp);
 }
 
 sits_layergrid *sits_layergrid_new(const gsl_spmatrix *g, const double *c, size_t rows, size_t cols,
@@ -90,9 +97,16 @@ sits_layergrid *sits_layergrid_new(const gsl_spmatrix *g, const double *c, size_
   int where = wisdom_path(path, sizeof path);
   char *wisdom = where ? wisdom_read(path) : NULL;
   s->ops = sits__module_ops(SITS__LAYERGRID_MODULE, SITS__LAYERGRID_OPS, &s->module, err);
+  if (s->ops && s->ops->abi != SITS__LAYERGRID_ABI) {
+    sits__fail(err, SITS_EUNSUPPORTED,
+               "%s is from another build of the library (interface %d, "
+               "not %d): reinstall it",
+               SITS__LAYERGRID_MODULE, s->ops->abi, SITS__LAYERGRID_ABI);
+    s->ops = NULL;
+  }
   if (!s->ops || (where && !wisdom) ||
       !(s->impl = s->ops->create(g, c, rows, cols, layers, wisdom, err))) {
-    if (where && !wisdom)
+    if (s->ops && where && !wisdom)
       sits__fail(err, SITS_ENOMEM, "out of memory");
     free(wisdom);
     sits_layergrid_free(s);

@@ -109,7 +109,11 @@ static int factor(fact *s, const gsl_spmatrix *a, const sits_net_steady_opts *o,
     s->lg = sits_layergrid_new(a, NULL, o->grid_rows, o->grid_cols, o->grid_layers, &quiet);
     if (s->lg) {
       s->m = LAYERGRID;
-      return sits_layergrid_setup(s->lg, 0.0, 1.0, err);
+      int rc = sits_layergrid_setup(s->lg, 0.0, 1.0, &quiet);
+      if (rc != SITS_EUNSUPPORTED) /* its cells grounded only through the edges: below */
+        return rc ? sits__fail(err, rc, "%s", quiet.msg) : SITS_OK;
+      sits_layergrid_free(s->lg);
+      s->lg = NULL;
     }
   }
   if (o->cholmod || grid) {

@@ -13,8 +13,18 @@
  * tridiagonal L x L system. The edge links and the extra nodes come back through the
  * capacitance-matrix (Woodbury) form: a dense system over the edge cells of the linked layers
  * and the extra nodes (4 (R + C) per linked layer, plus the extras: 524 unknowns for HotSpot's
- * 64 x 64 grid), factorised once per (alpha, tau) by GSL's LU. A solve is then one forward and
- * one inverse transform, two sweeps of the per-mode systems and one small dense solve.
+ * 64 x 64 grid), factorised once per (alpha, tau) by GSL's LU (OpenBLAS's LAPACK for large
+ * systems when installed; SITS_BLAS=gsl keeps GSL's). A solve is then one forward and one
+ * inverse transform, two sweeps of the per-mode systems and one small dense solve. The cells'
+ * own operator (the edge links taken out) must be regular: cells that reach the ambient only
+ * through the extra nodes give SITS_EUNSUPPORTED at a steady-state setup (alpha = 0).
+ *
+ * FFT plans are measured and kept as FFTW wisdom in a file (SITS_FFTW_WISDOM names it, "off"
+ * for none; default $XDG_CACHE_HOME/sitsenergy/fftw-wisdom, else ~/.cache/...): the first
+ * solver of a size measures and writes it, later ones read it. Results agree with estimated
+ * plans to rounding (~1e-12 relative). FFTW's planner and wisdom are process-wide and not
+ * thread-safe, and a solver has scratch space of its own: create, free and use solvers from
+ * one thread at a time.
  *
  * Measured against CHOLMOD on the same 64 x 64 HotSpot network (bench/hotspot.sh and the
  * notes): see README "Speed". The structure is checked entry by entry on construction;
@@ -54,9 +64,10 @@ SITS_API void sits_layergrid_apply(const sits_layergrid *s, const double *x, dou
  * Mode coordinates: the cells of each layer in the orthonormal 2-D cosine basis (DCT-II, the
  * eigenvectors of a layer's lateral links), the extra nodes as they are. The map Q is
  * orthogonal and C is uniform per layer, so (alpha C + tau G) x = b becomes (alpha C + tau
- * Q^T G Q) (Q^T x) = Q^T b: an integrator that keeps its state in these coordinates (a
- * fixed-step one: norms are unchanged) saves the two transforms of every solve and does one
- * each way per output. @p x and @p v may be the same array.
+ * Q^T G Q) (Q^T x) = Q^T b: an integrator that keeps its state in these coordinates saves the
+ * two transforms of every solve and does one each way per output (the 2-norm is unchanged,
+ * weighted norms are not: fit for a fixed-step integrator of a linear problem). @p x and
+ * @p v may be the same array.
  */
 SITS_API void sits_layergrid_to_modes(sits_layergrid *s, const double *x, double *v);
 /** The inverse of sits_layergrid_to_modes; @p v and @p x may be the same array. */

@@ -116,6 +116,29 @@ static void fill_rhs(double *b, size_t n, unsigned seed) {
   }
 }
 
+/* (alpha C + tau G) x = b by a dense LU of the whole matrix; the largest |x_ref - x| over
+ * the range of x_ref */
+static double dense_error(const gsl_spmatrix *g, const double *c, double alpha, double tau,
+                          const double *b, const double *x) {
+  size_t n = g->size1;
+  gsl_matrix *a = gsl_matrix_alloc(n, n);
+  gsl_permutation *perm = gsl_permutation_alloc(n);
+  gsl_vector *ref = gsl_vector_alloc(n);
+  gsl_spmatrix_sp2d(a, g);
+  gsl_matrix_scale(a, tau);
+  for (size_t i = 0; i < n; i++)
+    *gsl_matrix_ptr(a, i, i) += alpha * c[i];
+  int sign;
+  gsl_linalg_LU_decomp(a, perm, &sign);
+  gsl_vector_const_view bv = gsl_vector_const_view_array(b, n);
+  gsl_linalg_LU_solve(a, perm, &bv.vector, ref);
+  double worst = 0, scale = gsl_vector_max(ref) - gsl_vector_min(ref);
+  for (size_t i = 0; i < n; i++)
+    worst = fmax(worst, fabs(x[i] - gsl_vector_get(ref, i)));
+  gsl_matrix_free(a), gsl_permutation_free(perm), gsl_vector_free(ref);
+  return worst / scale;
+}
+
 Test(layergrid, small_network_equals_dense_lu) {
   sits_thermal *th = small_network(0);
   gsl_spmatrix *g = sits_thermal_conductance(th);
@@ -128,26 +151,13 @@ Test(layergrid, small_network_equals_dense_lu) {
   cr_assert_eq(sits_layergrid_edge_unknowns(s), 10);
   const double cases[3][2] = {{0.0, 1.0}, {1.0, 0.01}, {2.0, 7.0}};
   double *b = malloc(n * sizeof *b), *x = malloc(n * sizeof *x);
-  gsl_matrix *a = gsl_matrix_alloc(n, n);
-  gsl_permutation *perm = gsl_permutation_alloc(n);
-  gsl_vector *ref = gsl_vector_alloc(n);
   for (int k = 0; k < 3; k++) {
     double alpha = cases[k][0], tau = cases[k][1];
     cr_assert_eq(sits_layergrid_setup(s, alpha, tau, &err), SITS_OK, "%s", err.msg);
     fill_rhs(b, n, 7u + (unsigned)k);
     cr_assert_eq(sits_layergrid_solve(s, b, x, &err), SITS_OK, "%s", err.msg);
-    gsl_spmatrix_sp2d(a, g);
-    gsl_matrix_scale(a, tau);
-    for (size_t i = 0; i < n; i++)
-      *gsl_matrix_ptr(a, i, i) += alpha * c[i];
-    int sign;
-    gsl_linalg_LU_decomp(a, perm, &sign);
-    gsl_vector_const_view bv = gsl_vector_const_view_array(b, n);
-    gsl_linalg_LU_solve(a, perm, &bv.vector, ref);
-    double worst = 0, scale = gsl_vector_max(ref) - gsl_vector_min(ref);
-    for (size_t i = 0; i < n; i++)
-      worst = fmax(worst, fabs(x[i] - gsl_vector_get(ref, i)));
-    cr_assert_leq(worst, 1e-9 * scale, "alpha %g tau %g: %g", alpha, tau, worst);
+    double worst = dense_error(g, c, alpha, tau, b, x);
+    cr_assert_leq(worst, 1e-9, "alpha %g tau %g: %g", alpha, tau, worst);
     /* in place */
     memcpy(x, b, n * sizeof *x);
     cr_assert_eq(sits_layergrid_solve(s, x, x, &err), SITS_OK);
@@ -157,7 +167,91 @@ Test(layergrid, small_network_equals_dense_lu) {
   fill_rhs(x, n, 3u);
   sits_layergrid_apply(s, x, b);
   cr_assert_leq(apply_error(g, x, b), 1e-14);
-  gsl_matrix_free(a), gsl_permutation_free(perm), gsl_vector_free(ref);
+  free(b), free(x), free(c);
+  sits_layergrid_free(s);
+  gsl_spmatrix_free(g);
+  sits_thermal_free(th);
+}
+
+/* 2 layers of 6 x 5 cells, extra A on layer 1's north row and B on its south row, each to
+ * the ambient: mirror symmetric in its edges, and in its extras only when B's capacity and
+ * ambient link are A's (the parity blocks assume all of it) */
+static sits_thermal *mirror_network(double b_cap, double b_amb_r, bool cells_grounded) {
+  const size_t R = 6, C = 5;
+  sits_thermal *th = sits_thermal_new();
+  sits_err err = {0};
+  char name[32];
+  for (size_t k = 0; k < 2 * R * C; k++) {
+    snprintf(name, sizeof name, "c%zu", k);
+    cr_assert_geq(sits_thermal_add_node(th, name, k < R * C ? 1.0 : 2.0, &err), 0);
+  }
+  int a = sits_thermal_add_node(th, "a", 1.0, &err),
+      bx = sits_thermal_add_node(th, "b", b_cap, &err);
+  for (size_t l = 0; l < 2; l++)
+    for (size_t i = 0; i < R; i++)
+      for (size_t j = 0; j < C; j++) {
+        int at = (int)(l * R * C + i * C + j);
+        if (i + 1 < R)
+          cr_assert_eq(sits_thermal_add_link(th, at, at + (int)C, 0.5, &err), SITS_OK);
+        if (j + 1 < C)
+          cr_assert_eq(sits_thermal_add_link(th, at, at + 1, 0.8, &err), SITS_OK);
+        if (l == 0)
+          cr_assert_eq(sits_thermal_add_link(th, at, at + (int)(R * C), 0.3, &err), SITS_OK);
+        else if (i == 0 || i + 1 == R)
+          cr_assert_eq(sits_thermal_add_link(th, at, i == 0 ? a : bx, 1.2, &err), SITS_OK);
+        if (l == 1 && cells_grounded)
+          cr_assert_eq(sits_thermal_add_link(th, at, SITS_AMBIENT, 10.0, &err), SITS_OK);
+      }
+  cr_assert_eq(sits_thermal_add_link(th, a, SITS_AMBIENT, 1.0, &err), SITS_OK);
+  cr_assert_eq(sits_thermal_add_link(th, bx, SITS_AMBIENT, b_amb_r, &err), SITS_OK);
+  return th;
+}
+
+Test(layergrid, extras_that_break_the_mirror_symmetry_are_solved_whole) {
+  const double variants[3][2] = {{1.0, 1.0}, {3.0, 1.0}, {1.0, 0.2}}; /* symmetric first */
+  for (int v = 0; v < 3; v++) {
+    sits_thermal *th = mirror_network(variants[v][0], variants[v][1], true);
+    gsl_spmatrix *g = sits_thermal_conductance(th);
+    double *c = capacities(th);
+    size_t n = g->size1;
+    sits_err err = {0};
+    sits_layergrid *s = sits_layergrid_new(g, c, 6, 5, 2, &err);
+    cr_assert_not_null(s, "%s", err.msg);
+    double *b = malloc(n * sizeof *b), *x = malloc(n * sizeof *x);
+    for (int k = 0; k < 2; k++) {
+      double alpha = k ? 1.0 : 0.0, tau = k ? 0.05 : 1.0;
+      cr_assert_eq(sits_layergrid_setup(s, alpha, tau, &err), SITS_OK, "%s", err.msg);
+      fill_rhs(b, n, 21u + (unsigned)k);
+      for (int rep = 0; rep < 6; rep++) /* past INVERSE_AFTER too */
+        cr_assert_eq(sits_layergrid_solve(s, b, x, &err), SITS_OK, "%s", err.msg);
+      double worst = dense_error(g, c, alpha, tau, b, x);
+      cr_assert_leq(worst, 1e-9, "variant %d alpha %g: %g", v, alpha, worst);
+    }
+    free(b), free(x), free(c);
+    sits_layergrid_free(s);
+    gsl_spmatrix_free(g);
+    sits_thermal_free(th);
+  }
+}
+
+/* Cells that reach the ambient only through the edge nodes: their own operator (the edge
+ * links taken out) is singular, so a steady state is refused as unsupported (the callers'
+ * sparse solver takes it); with a heat capacity term it is regular. */
+Test(layergrid, cells_grounded_only_through_the_edges) {
+  sits_thermal *th = mirror_network(1.0, 1.0, false);
+  gsl_spmatrix *g = sits_thermal_conductance(th);
+  double *c = capacities(th);
+  size_t n = g->size1;
+  sits_err err = {0};
+  sits_layergrid *s = sits_layergrid_new(g, c, 6, 5, 2, &err);
+  cr_assert_not_null(s, "%s", err.msg);
+  cr_assert_eq(sits_layergrid_setup(s, 0.0, 1.0, &err), SITS_EUNSUPPORTED);
+  cr_assert(strstr(err.msg, "only through the edge nodes"), "%s", err.msg);
+  cr_assert_eq(sits_layergrid_setup(s, 1.0, 0.05, &err), SITS_OK, "%s", err.msg);
+  double *b = malloc(n * sizeof *b), *x = malloc(n * sizeof *x);
+  fill_rhs(b, n, 5u);
+  cr_assert_eq(sits_layergrid_solve(s, b, x, &err), SITS_OK, "%s", err.msg);
+  cr_assert_leq(dense_error(g, c, 1.0, 0.05, b, x), 1e-9);
   free(b), free(x), free(c);
   sits_layergrid_free(s);
   gsl_spmatrix_free(g);
@@ -190,8 +284,10 @@ Test(layergrid, no_path_to_ambient_is_singular) {
   sits_err err = {0};
   sits_layergrid *s = sits_layergrid_new(g, c, 3, 4, 2, &err);
   cr_assert_not_null(s, "%s", err.msg);
-  cr_assert_eq(sits_layergrid_setup(s, 0.0, 1.0, &err), SITS_EINPUT);
-  cr_assert(strstr(err.msg, "singular"), "%s", err.msg);
+  /* with extra nodes the layered solver cannot tell a floating network from cells grounded
+   * through them: it refuses, and the callers' sparse solver finds it singular */
+  cr_assert_eq(sits_layergrid_setup(s, 0.0, 1.0, &err), SITS_EUNSUPPORTED);
+  cr_assert(strstr(err.msg, "only through the edge nodes"), "%s", err.msg);
   cr_assert_eq(sits_layergrid_solve(s, c, c, &err), SITS_EINTERNAL); /* no solve after that */
   cr_assert_eq(sits_layergrid_setup(s, 1.0, 1.0, &err), SITS_OK, "%s", err.msg); /* C + G is */
   sits_layergrid_free(s);
@@ -392,9 +488,10 @@ static void wisdom_case(size_t rows, size_t cols, const char *where, const char 
   hs_grid_free(&h);
 }
 
-/* FFT plans measured once and kept: the wisdom file is written when a plan was measured, read
- * by the next solver, never written through a link, rewritten when unreadable, made in the
- * cache folder by default, and not at all with SITS_FFTW_WISDOM=off. */
+/* FFT plans measured once and kept (in one process; FFTW's wisdom is process-wide, so reading
+ * the file is tested across processes below): the file is written when a plan was measured,
+ * not rewritten when none was, never written through a link, replaced when it held something
+ * else, made in the cache folder by default, and not at all with SITS_FFTW_WISDOM=off. */
 Test(layergrid, fftw_wisdom_is_kept, .timeout = 60) {
   char dir[] = "/tmp/sits-wisdom-XXXXXX", path[256], link_path[256], target[256], cache[256];
   cr_assert_not_null(mkdtemp(dir));
@@ -439,4 +536,65 @@ Test(layergrid, fftw_wisdom_is_kept, .timeout = 60) {
   char cmd[512];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
   cr_assert_eq(system(cmd), 0);
+}
+
+/* a 16 x 16 grid steady state by the CLI (a fresh process: FFTW's wisdom only from the file)
+ * into @p out, with SITS_FFTW_WISDOM = @p wisdom */
+static void cli_grid_steady(const char *wisdom, const char *out) {
+  const char *in = SITS_TEST_DATA "/hotspot_ev6/inputs";
+  char args[2048];
+  snprintf(args, sizeof args,
+           "hotspot -c %s/example2.config -f %s/ev6.flp -p %s/gcc.ptrace -materials_file "
+           "%s/example.materials -model_type grid -grid_rows 16 -grid_cols 16 -steady_file '%s' "
+           "--precision 9",
+           in, in, in, in, out);
+  setenv("SITS_FFTW_WISDOM", wisdom, 1);
+  char *err = NULL;
+  cr_assert_eq(tu_cli(args, NULL, &err), 0, "%s", err);
+  free(err);
+}
+
+/* Across processes: the second run reads the plans the first measured (a run that could not
+ * would measure again and replace the file), with the same answer; an unreadable file is
+ * measured over and replaced by FFTW's text. */
+Test(layergrid, fftw_wisdom_is_read_by_the_next_run, .timeout = 60) {
+  char path[512], s1[512], s2[512], s3[512];
+  snprintf(path, sizeof path, "%s/wisdom", tu_dir());
+  snprintf(s1, sizeof s1, "%s/one.steady", tu_dir());
+  snprintf(s2, sizeof s2, "%s/two.steady", tu_dir());
+  snprintf(s3, sizeof s3, "%s/three.steady", tu_dir());
+  cli_grid_steady(path, s1);
+  struct stat st, again;
+  cr_assert_eq(stat(path, &st), 0, "the first run kept no wisdom");
+  cr_assert(starts_with_wisdom(path));
+  cli_grid_steady(path, s2);
+  cr_assert_eq(stat(path, &again), 0);
+  cr_assert_eq(st.st_ino, again.st_ino, "the second run measured again: the wisdom was not read");
+  char *a = tu_slurp(s1), *b = tu_slurp(s2);
+  cr_assert_str_eq(a, b);
+  FILE *f = fopen(path, "w");
+  fputs("(fftw-3.3 not wisdom", f);
+  fclose(f);
+  cli_grid_steady(path, s3);
+  cr_assert(starts_with_wisdom(path), "unreadable wisdom was not replaced");
+  cr_assert_eq(stat(path, &again), 0);
+  cr_assert_gt(again.st_size, 100);
+  char *c = tu_slurp(s3); /* plans measured afresh may differ: equal to rounding */
+  size_t rows = 0;
+  for (char *p = a, *q = c; *p && *q; rows++) {
+    char na[64], nc[64];
+    double va, vc;
+    int la = 0, lc = 0;
+    cr_assert_eq(sscanf(p, "%63s %lf%n", na, &va, &la), 2);
+    cr_assert_eq(sscanf(q, "%63s %lf%n", nc, &vc, &lc), 2);
+    cr_assert_str_eq(na, nc);
+    cr_assert_leq(fabs(va - vc), 1e-8, "%s: %.9f against %.9f", na, va, vc);
+    p += la, q += lc;
+    while (*p == '\n')
+      p++;
+    while (*q == '\n')
+      q++;
+  }
+  cr_assert_gt(rows, 100);
+  free(a), free(b), free(c);
 }
