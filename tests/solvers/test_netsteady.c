@@ -125,6 +125,58 @@ Test(netsteady, grid_layered_equals_cholmod) {
   sits_floorplan_free(f);
 }
 
+/* 2 layers of 16 x 16 cells whose only path to the ambient is through two edge nodes (north
+ * and south rows of layer 1): the layered-grid solver cannot take its steady state (the cells'
+ * own operator is singular) and the sparse factorisation does, with the same answer as asked
+ * for directly. */
+Test(netsteady, grid_grounded_through_its_edges_falls_back) {
+  const size_t R = 16, C = 16;
+  sits_thermal *th = sits_thermal_new();
+  sits_err err = {0};
+  char name[32];
+  for (size_t k = 0; k < 2 * R * C; k++) {
+    snprintf(name, sizeof name, "c%zu", k);
+    cr_assert_geq(sits_thermal_add_node(th, name, 1.0, &err), 0, "%s", err.msg);
+  }
+  int xn = sits_thermal_add_node(th, "xn", 1.0, &err),
+      xs = sits_thermal_add_node(th, "xs", 1.0, &err);
+  for (size_t l = 0; l < 2; l++)
+    for (size_t i = 0; i < R; i++)
+      for (size_t j = 0; j < C; j++) {
+        int at = (int)(l * R * C + i * C + j);
+        if (i + 1 < R)
+          cr_assert_eq(sits_thermal_add_link(th, at, at + (int)C, 0.5, &err), SITS_OK);
+        if (j + 1 < C)
+          cr_assert_eq(sits_thermal_add_link(th, at, at + 1, 0.5, &err), SITS_OK);
+        if (l == 0)
+          cr_assert_eq(sits_thermal_add_link(th, at, at + (int)(R * C), 0.2, &err), SITS_OK);
+        else if (i == 0 || i + 1 == R)
+          cr_assert_eq(sits_thermal_add_link(th, at, i == 0 ? xn : xs, 2.0, &err), SITS_OK);
+      }
+  cr_assert_eq(sits_thermal_add_link(th, xn, SITS_AMBIENT, 0.1, &err), SITS_OK);
+  cr_assert_eq(sits_thermal_add_link(th, xs, SITS_AMBIENT, 0.3, &err), SITS_OK);
+  size_t n = sits_thermal_node_count(th);
+  sits_net_steady_opts lo = {.grid_rows = R, .grid_cols = C, .grid_layers = 2};
+  sits_net_steady_opts co = {0}; /* not read as a grid: KLU */
+  sits_net_steady *a = sits_net_steady_new(th, &lo, &err), *b = sits_net_steady_new(th, &co, &err);
+  cr_assert(a && b, "%s", err.msg);
+  cr_assert_str_eq(sits_net_steady_method(a), "cholmod");
+  cr_assert_str_eq(sits_net_steady_method(b), "klu");
+  double *p = calloc(n, sizeof *p), *ta = calloc(n, sizeof *ta), *tb = calloc(n, sizeof *tb);
+  for (size_t i = 0; i < R * C; i++)
+    p[i] = 0.01 * (double)(1 + i % 7);
+  cr_assert_eq(sits_net_steady_solve(a, p, 25.0, ta, &err), SITS_OK, "%s", err.msg);
+  cr_assert_eq(sits_net_steady_solve(b, p, 25.0, tb, &err), SITS_OK, "%s", err.msg);
+  double worst = 0, rise = 0;
+  for (size_t i = 0; i < n; i++)
+    worst = fmax(worst, fabs(ta[i] - tb[i])), rise = fmax(rise, ta[i] - 25.0);
+  cr_assert_gt(rise, 1.0, "the power heats the grid (%g K)", rise);
+  cr_assert_lt(worst, 1e-9 * rise, "%g K", worst);
+  free(p), free(ta), free(tb);
+  sits_net_steady_free(a), sits_net_steady_free(b);
+  sits_thermal_free(th);
+}
+
 Test(netsteady, floating_part_refused) {
   sits_thermal *th = chain(2, 0.5, 2.0);
   sits_err err = {0};
