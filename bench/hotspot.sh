@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# bench/hotspot.sh - `sitsenergy hotspot` on HotSpot's ev6/gcc example, beside HotSpot's own
-# timings (shared/data/hotspot_ev6/PROVENANCE.txt: hyperfine medians on a 2-core machine,
-# HotSpot commit f18831e, gcc -O3; HotSpot itself is not installed here).
+# bench/hotspot.sh - `sitsenergy hotspot` on HotSpot's ev6/gcc example, beside HotSpot run on
+# the same cases in the same run (HOTSPOT_BIN or HOTSPOT_SRC below; HotSpot is not a Debian
+# package), else beside its recorded timings (shared/data/hotspot_ev6/PROVENANCE.txt:
+# hyperfine medians on a 2-core machine, HotSpot commit f18831e, gcc -O3).
 #
 #   bench/hotspot.sh          ev6 block and grid cases, then the grid-size scaling
 #   bench/hotspot.sh quick    block cases and the 64x64 steady only
@@ -12,6 +13,9 @@
 #                             this machine (a build with `make SUPERLU=1` uses SuperLU for the
 #                             grid steady state and backward Euler for its transient: ~2.5
 #                             min here); without it HotSpot's recorded figures are shown
+#   HOTSPOT_SRC=DIR bench/hotspot.sh    build HotSpot from its source folder first (a copy in
+#                             bench/out/hotspot; `make SUPERLU=1` when Debian's libsuperlu-dev
+#                             is installed, else HotSpot's default build) and time it as above
 #
 # Whole-process wall times (start-up, reading, solving, writing), medians with sub-ms
 # resolution (python's clock). FFT plans are measured once before the timed runs (FFTW
@@ -24,6 +28,15 @@ out=$here/out/hotspot
 mkdir -p "$out"
 source "$here/build_dir.sh"
 set -- "${bench_args[@]}"
+if [[ -n ${HOTSPOT_SRC:-} && -z ${HOTSPOT_BIN:-} ]]; then
+  rm -rf "$out/hotspot-build" && cp -r "$HOTSPOT_SRC" "$out/hotspot-build"
+  superlu=0
+  [[ -f /usr/include/superlu/slu_ddefs.h ]] && superlu=1
+  make -C "$out/hotspot-build" SUPERLU=$superlu hotspot > "$out/hotspot-build.log" 2>&1 ||
+    { echo "bench/hotspot.sh: building HotSpot failed (see $out/hotspot-build.log)" >&2; exit 1; }
+  HOTSPOT_BIN=$out/hotspot-build/hotspot
+  echo "HotSpot built from $HOTSPOT_SRC (SUPERLU=$superlu)"
+fi
 in=$root/tests/data/hotspot_ev6/inputs
 ref=$root/tests/data/hotspot_ev6
 blk=(-c "$in/example.config" -f "$in/ev6.flp" -p "$in/gcc.ptrace")
