@@ -993,13 +993,28 @@ static void layer_sides(const lg_impl *s, size_t a, int side[4]) {
       side[s->seg[k].side] = (int)k;
 }
 
+/* The cells' values of the side pair from @p first (N, S or W, E) into sol: segment t of
+ * the pair has the layer's partial sums ev + (-1)^t od over the modes across it, synthesised
+ * along it by Phi (n x n) */
+static void pair_values(lg_impl *s, const int side[4], int first, const double *ev,
+                        const double *od, double *z, const double *phi, size_t n) {
+  for (int t = 0; t < 2; t++) {
+    int k = side[first + t];
+    if (k < 0)
+      continue;
+    for (size_t i = 0; i < n; i++)
+      z[i] = t ? ev[i] - od[i] : ev[i] + od[i];
+    phi_mul(phi, n, z, s->sol->data + s->seg[k].off);
+  }
+}
+
 /* U^T of the coefficients @p v: the segment cells' values into sol[0, ny). A north and a
  * south segment (rows 0 and R - 1, whose weights Phi_R[R-1][p] = (-1)^p Phi_R[0][p]) share
  * one pass over the layer's coefficients: its even and odd modes summed apart; west and east
  * likewise. */
 static void gather(lg_impl *s, const double *v) {
   size_t R = s->R, C = s->C, nc = s->nc;
-  double *sol = s->sol->data, *ev = s->scr, *od = ev + s->mx, *z = od + s->mx;
+  double *ev = s->scr, *od = ev + s->mx, *z = od + s->mx;
   for (size_t a = 0; a < s->nl; a++) {
     const double *Y = v + s->lay[a] * nc;
     int side[4];
@@ -1013,14 +1028,7 @@ static void gather(lg_impl *s, const double *v) {
         for (size_t q = 0; q < C; q++)
           acc[q] += wp * row[q];
       }
-      for (int t = SIDE_N; t <= SIDE_S; t++) {
-        if (side[t] < 0)
-          continue;
-        double sg = t == SIDE_N ? 1.0 : -1.0;
-        for (size_t q = 0; q < C; q++)
-          z[q] = ev[q] + sg * od[q];
-        phi_mul(s->phc->data, C, z, sol + s->seg[side[t]].off);
-      }
+      pair_values(s, side, SIDE_N, ev, od, z, s->phc->data, C);
     }
     if (side[SIDE_W] >= 0 || side[SIDE_E] >= 0) {
       const double *w0 = s->phc->data;
@@ -1034,14 +1042,7 @@ static void gather(lg_impl *s, const double *v) {
           e0 += w0[q] * row[q];
         ev[p] = e0, od[p] = o0;
       }
-      for (int t = SIDE_W; t <= SIDE_E; t++) {
-        if (side[t] < 0)
-          continue;
-        double sg = t == SIDE_W ? 1.0 : -1.0;
-        for (size_t p = 0; p < R; p++)
-          z[p] = ev[p] + sg * od[p];
-        phi_mul(s->phr->data, R, z, sol + s->seg[side[t]].off);
-      }
+      pair_values(s, side, SIDE_W, ev, od, z, s->phr->data, R);
     }
   }
 }
