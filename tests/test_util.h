@@ -24,6 +24,7 @@
 
 #include "sits_scenario.h"
 #include "sits_sim.h"
+#include "sits_thermal.h"
 
 /* A fresh temporary folder per test process. */
 static inline const char *tu_dir(void) {
@@ -150,6 +151,52 @@ static inline void tu_exact(size_t n, const double *c, const gsl_matrix *g, cons
   gsl_vector_free(l), gsl_vector_free(ss), gsl_vector_free(w);
   gsl_permutation_free(p);
   gsl_eigen_symmv_free(ws);
+}
+
+/* A 2-layer grid of rows x cols cells ("c<k>", layer 0 first) whose layer 1 has its north
+ * row linked to an extra node "xn" and its south row to "xs" (the layered-grid solver's edge
+ * segments), the extras linked to the ambient, layer 1's cells optionally too. */
+typedef struct tu_grid_spec {
+  size_t rows, cols;
+  double c_j_per_k[2];                              /* a cell's, per layer */
+  double r_row_k_per_w, r_col_k_per_w, r_z_k_per_w; /* along a column, a row, between layers */
+  double r_edge_k_per_w;                            /* an edge cell to its extra node */
+  double c_n_j_per_k, c_s_j_per_k;                  /* the extras */
+  double r_n_amb_k_per_w, r_s_amb_k_per_w;          /* the extras to the ambient */
+  double r_cell_amb_k_per_w;                        /* layer 1's cells to the ambient; 0: none */
+} tu_grid_spec;
+
+static inline sits_thermal *tu_two_layer_grid(const tu_grid_spec *g) {
+  size_t R = g->rows, C = g->cols;
+  sits_thermal *th = sits_thermal_new();
+  sits_err err = {0};
+  char name[32];
+  for (size_t k = 0; k < 2 * R * C; k++) {
+    snprintf(name, sizeof name, "c%zu", k);
+    cr_assert_geq(sits_thermal_add_node(th, name, g->c_j_per_k[k >= R * C], &err), 0, "%s",
+                  err.msg);
+  }
+  int xn = sits_thermal_add_node(th, "xn", g->c_n_j_per_k, &err);
+  int xs = sits_thermal_add_node(th, "xs", g->c_s_j_per_k, &err);
+  cr_assert(xn >= 0 && xs >= 0, "%s", err.msg);
+  for (size_t l = 0; l < 2; l++)
+    for (size_t i = 0; i < R; i++)
+      for (size_t j = 0; j < C; j++) {
+        int at = (int)(l * R * C + i * C + j);
+        if (i + 1 < R)
+          cr_assert_eq(sits_thermal_add_link(th, at, at + (int)C, g->r_row_k_per_w, &err), 0);
+        if (j + 1 < C)
+          cr_assert_eq(sits_thermal_add_link(th, at, at + 1, g->r_col_k_per_w, &err), 0);
+        if (l == 0)
+          cr_assert_eq(sits_thermal_add_link(th, at, at + (int)(R * C), g->r_z_k_per_w, &err), 0);
+        else if (i == 0 || i + 1 == R)
+          cr_assert_eq(sits_thermal_add_link(th, at, i == 0 ? xn : xs, g->r_edge_k_per_w, &err), 0);
+        if (l == 1 && g->r_cell_amb_k_per_w > 0)
+          cr_assert_eq(sits_thermal_add_link(th, at, SITS_AMBIENT, g->r_cell_amb_k_per_w, &err), 0);
+      }
+  cr_assert_eq(sits_thermal_add_link(th, xn, SITS_AMBIENT, g->r_n_amb_k_per_w, &err), 0);
+  cr_assert_eq(sits_thermal_add_link(th, xs, SITS_AMBIENT, g->r_s_amb_k_per_w, &err), 0);
+  return th;
 }
 
 #endif

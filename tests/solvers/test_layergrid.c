@@ -139,14 +139,38 @@ static double dense_error(const gsl_spmatrix *g, const double *c, double alpha, 
   return worst / scale;
 }
 
-Test(layergrid, small_network_equals_dense_lu) {
-  sits_thermal *th = small_network(0);
-  gsl_spmatrix *g = sits_thermal_conductance(th);
-  double *c = capacities(th);
-  size_t n = g->size1;
+/* A network, its matrices and a layered-grid solver of it (owned: net_case_close frees all) */
+typedef struct net_case {
+  sits_thermal *th;
+  gsl_spmatrix *g;
+  double *c;
+  size_t n;
+  sits_layergrid *s;
+} net_case;
+
+static net_case net_case_open(sits_thermal *th, size_t rows, size_t cols, size_t layers) {
+  net_case k = {.th = th, .g = sits_thermal_conductance(th), .c = capacities(th)};
   sits_err err = {0};
-  sits_layergrid *s = sits_layergrid_new(g, c, 3, 4, 2, &err);
-  cr_assert_not_null(s, "%s", err.msg);
+  k.n = k.g->size1;
+  k.s = sits_layergrid_new(k.g, k.c, rows, cols, layers, &err);
+  cr_assert_not_null(k.s, "%s", err.msg);
+  return k;
+}
+
+static void net_case_close(net_case *k) {
+  sits_layergrid_free(k->s);
+  free(k->c);
+  gsl_spmatrix_free(k->g);
+  sits_thermal_free(k->th);
+}
+
+Test(layergrid, small_network_equals_dense_lu) {
+  net_case fx = net_case_open(small_network(0), 3, 4, 2);
+  gsl_spmatrix *g = fx.g;
+  double *c = fx.c;
+  size_t n = fx.n;
+  sits_layergrid *s = fx.s;
+  sits_err err = {0};
   /* the edge system: 4 + 3 segment cells and the 3 extra nodes */
   cr_assert_eq(sits_layergrid_edge_unknowns(s), 10);
   const double cases[3][2] = {{0.0, 1.0}, {1.0, 0.01}, {2.0, 7.0}};
@@ -167,56 +191,38 @@ Test(layergrid, small_network_equals_dense_lu) {
   fill_rhs(x, n, 3u);
   sits_layergrid_apply(s, x, b);
   cr_assert_leq(apply_error(g, x, b), 1e-14);
-  free(b), free(x), free(c);
-  sits_layergrid_free(s);
-  gsl_spmatrix_free(g);
-  sits_thermal_free(th);
+  free(b), free(x);
+  net_case_close(&fx);
 }
 
-/* 2 layers of 6 x 5 cells, extra A on layer 1's north row and B on its south row, each to
- * the ambient: mirror symmetric in its edges, and in its extras only when B's capacity and
- * ambient link are A's (the parity blocks assume all of it) */
-static sits_thermal *mirror_network(double b_cap, double b_amb_r, bool cells_grounded) {
-  const size_t R = 6, C = 5;
-  sits_thermal *th = sits_thermal_new();
-  sits_err err = {0};
-  char name[32];
-  for (size_t k = 0; k < 2 * R * C; k++) {
-    snprintf(name, sizeof name, "c%zu", k);
-    cr_assert_geq(sits_thermal_add_node(th, name, k < R * C ? 1.0 : 2.0, &err), 0);
-  }
-  int a = sits_thermal_add_node(th, "a", 1.0, &err),
-      bx = sits_thermal_add_node(th, "b", b_cap, &err);
-  for (size_t l = 0; l < 2; l++)
-    for (size_t i = 0; i < R; i++)
-      for (size_t j = 0; j < C; j++) {
-        int at = (int)(l * R * C + i * C + j);
-        if (i + 1 < R)
-          cr_assert_eq(sits_thermal_add_link(th, at, at + (int)C, 0.5, &err), SITS_OK);
-        if (j + 1 < C)
-          cr_assert_eq(sits_thermal_add_link(th, at, at + 1, 0.8, &err), SITS_OK);
-        if (l == 0)
-          cr_assert_eq(sits_thermal_add_link(th, at, at + (int)(R * C), 0.3, &err), SITS_OK);
-        else if (i == 0 || i + 1 == R)
-          cr_assert_eq(sits_thermal_add_link(th, at, i == 0 ? a : bx, 1.2, &err), SITS_OK);
-        if (l == 1 && cells_grounded)
-          cr_assert_eq(sits_thermal_add_link(th, at, SITS_AMBIENT, 10.0, &err), SITS_OK);
-      }
-  cr_assert_eq(sits_thermal_add_link(th, a, SITS_AMBIENT, 1.0, &err), SITS_OK);
-  cr_assert_eq(sits_thermal_add_link(th, bx, SITS_AMBIENT, b_amb_r, &err), SITS_OK);
-  return th;
+/* 2 layers of 6 x 5 cells, extras on layer 1's north and south rows, each to the ambient:
+ * mirror symmetric in its edges, and in its extras only when the south one's capacity and
+ * ambient link are the north one's (the parity blocks assume all of it) */
+static sits_thermal *mirror_network(double s_c_j_per_k, double s_amb_k_per_w, bool cells_grounded) {
+  tu_grid_spec spec = {.rows = 6,
+                       .cols = 5,
+                       .c_j_per_k = {1.0, 2.0},
+                       .r_row_k_per_w = 0.5,
+                       .r_col_k_per_w = 0.8,
+                       .r_z_k_per_w = 0.3,
+                       .r_edge_k_per_w = 1.2,
+                       .c_n_j_per_k = 1.0,
+                       .c_s_j_per_k = s_c_j_per_k,
+                       .r_n_amb_k_per_w = 1.0,
+                       .r_s_amb_k_per_w = s_amb_k_per_w,
+                       .r_cell_amb_k_per_w = cells_grounded ? 10.0 : 0.0};
+  return tu_two_layer_grid(&spec);
 }
 
 Test(layergrid, extras_that_break_the_mirror_symmetry_are_solved_whole) {
   const double variants[3][2] = {{1.0, 1.0}, {3.0, 1.0}, {1.0, 0.2}}; /* symmetric first */
   for (int v = 0; v < 3; v++) {
-    sits_thermal *th = mirror_network(variants[v][0], variants[v][1], true);
-    gsl_spmatrix *g = sits_thermal_conductance(th);
-    double *c = capacities(th);
-    size_t n = g->size1;
+    net_case fx = net_case_open(mirror_network(variants[v][0], variants[v][1], true), 6, 5, 2);
+    gsl_spmatrix *g = fx.g;
+    double *c = fx.c;
+    size_t n = fx.n;
+    sits_layergrid *s = fx.s;
     sits_err err = {0};
-    sits_layergrid *s = sits_layergrid_new(g, c, 6, 5, 2, &err);
-    cr_assert_not_null(s, "%s", err.msg);
     double *b = malloc(n * sizeof *b), *x = malloc(n * sizeof *x);
     for (int k = 0; k < 2; k++) {
       double alpha = k ? 1.0 : 0.0, tau = k ? 0.05 : 1.0;
@@ -227,10 +233,8 @@ Test(layergrid, extras_that_break_the_mirror_symmetry_are_solved_whole) {
       double worst = dense_error(g, c, alpha, tau, b, x);
       cr_assert_leq(worst, 1e-9, "variant %d alpha %g: %g", v, alpha, worst);
     }
-    free(b), free(x), free(c);
-    sits_layergrid_free(s);
-    gsl_spmatrix_free(g);
-    sits_thermal_free(th);
+    free(b), free(x);
+    net_case_close(&fx);
   }
 }
 
@@ -238,13 +242,12 @@ Test(layergrid, extras_that_break_the_mirror_symmetry_are_solved_whole) {
  * links taken out) is singular, so a steady state is refused as unsupported (the callers'
  * sparse solver takes it); with a heat capacity term it is regular. */
 Test(layergrid, cells_grounded_only_through_the_edges) {
-  sits_thermal *th = mirror_network(1.0, 1.0, false);
-  gsl_spmatrix *g = sits_thermal_conductance(th);
-  double *c = capacities(th);
-  size_t n = g->size1;
+  net_case fx = net_case_open(mirror_network(1.0, 1.0, false), 6, 5, 2);
+  gsl_spmatrix *g = fx.g;
+  double *c = fx.c;
+  size_t n = fx.n;
+  sits_layergrid *s = fx.s;
   sits_err err = {0};
-  sits_layergrid *s = sits_layergrid_new(g, c, 6, 5, 2, &err);
-  cr_assert_not_null(s, "%s", err.msg);
   cr_assert_eq(sits_layergrid_setup(s, 0.0, 1.0, &err), SITS_EUNSUPPORTED);
   cr_assert(strstr(err.msg, "only through the edge nodes"), "%s", err.msg);
   cr_assert_eq(sits_layergrid_setup(s, 1.0, 0.05, &err), SITS_OK, "%s", err.msg);
@@ -252,10 +255,8 @@ Test(layergrid, cells_grounded_only_through_the_edges) {
   fill_rhs(b, n, 5u);
   cr_assert_eq(sits_layergrid_solve(s, b, x, &err), SITS_OK, "%s", err.msg);
   cr_assert_leq(dense_error(g, c, 1.0, 0.05, b, x), 1e-9);
-  free(b), free(x), free(c);
-  sits_layergrid_free(s);
-  gsl_spmatrix_free(g);
-  sits_thermal_free(th);
+  free(b), free(x);
+  net_case_close(&fx);
 }
 
 static void refused(int variant, size_t rows, size_t cols, size_t layers) {
@@ -278,22 +279,17 @@ Test(layergrid, other_structures_are_refused) {
 }
 
 Test(layergrid, no_path_to_ambient_is_singular) {
-  sits_thermal *th = small_network(NO_GROUND);
-  gsl_spmatrix *g = sits_thermal_conductance(th);
-  double *c = capacities(th);
+  net_case fx = net_case_open(small_network(NO_GROUND), 3, 4, 2);
+  double *c = fx.c;
+  sits_layergrid *s = fx.s;
   sits_err err = {0};
-  sits_layergrid *s = sits_layergrid_new(g, c, 3, 4, 2, &err);
-  cr_assert_not_null(s, "%s", err.msg);
   /* with extra nodes the layered solver cannot tell a floating network from cells grounded
    * through them: it refuses, and the callers' sparse solver finds it singular */
   cr_assert_eq(sits_layergrid_setup(s, 0.0, 1.0, &err), SITS_EUNSUPPORTED);
   cr_assert(strstr(err.msg, "only through the edge nodes"), "%s", err.msg);
   cr_assert_eq(sits_layergrid_solve(s, c, c, &err), SITS_EINTERNAL); /* no solve after that */
   cr_assert_eq(sits_layergrid_setup(s, 1.0, 1.0, &err), SITS_OK, "%s", err.msg); /* C + G is */
-  sits_layergrid_free(s);
-  free(c);
-  gsl_spmatrix_free(g);
-  sits_thermal_free(th);
+  net_case_close(&fx);
 }
 
 static double max_diff(const double *a, const double *b, size_t n) {

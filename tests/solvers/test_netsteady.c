@@ -131,30 +131,19 @@ Test(netsteady, grid_layered_equals_cholmod) {
  * for directly. */
 Test(netsteady, grid_grounded_through_its_edges_falls_back) {
   const size_t R = 16, C = 16;
-  sits_thermal *th = sits_thermal_new();
+  tu_grid_spec spec = {.rows = R,
+                       .cols = C,
+                       .c_j_per_k = {1.0, 1.0},
+                       .r_row_k_per_w = 0.5,
+                       .r_col_k_per_w = 0.5,
+                       .r_z_k_per_w = 0.2,
+                       .r_edge_k_per_w = 2.0,
+                       .c_n_j_per_k = 1.0,
+                       .c_s_j_per_k = 1.0,
+                       .r_n_amb_k_per_w = 0.1,
+                       .r_s_amb_k_per_w = 0.3};
+  sits_thermal *th = tu_two_layer_grid(&spec);
   sits_err err = {0};
-  char name[32];
-  for (size_t k = 0; k < 2 * R * C; k++) {
-    snprintf(name, sizeof name, "c%zu", k);
-    cr_assert_geq(sits_thermal_add_node(th, name, 1.0, &err), 0, "%s", err.msg);
-  }
-  int xn = sits_thermal_add_node(th, "xn", 1.0, &err),
-      xs = sits_thermal_add_node(th, "xs", 1.0, &err);
-  for (size_t l = 0; l < 2; l++)
-    for (size_t i = 0; i < R; i++)
-      for (size_t j = 0; j < C; j++) {
-        int at = (int)(l * R * C + i * C + j);
-        if (i + 1 < R)
-          cr_assert_eq(sits_thermal_add_link(th, at, at + (int)C, 0.5, &err), SITS_OK);
-        if (j + 1 < C)
-          cr_assert_eq(sits_thermal_add_link(th, at, at + 1, 0.5, &err), SITS_OK);
-        if (l == 0)
-          cr_assert_eq(sits_thermal_add_link(th, at, at + (int)(R * C), 0.2, &err), SITS_OK);
-        else if (i == 0 || i + 1 == R)
-          cr_assert_eq(sits_thermal_add_link(th, at, i == 0 ? xn : xs, 2.0, &err), SITS_OK);
-      }
-  cr_assert_eq(sits_thermal_add_link(th, xn, SITS_AMBIENT, 0.1, &err), SITS_OK);
-  cr_assert_eq(sits_thermal_add_link(th, xs, SITS_AMBIENT, 0.3, &err), SITS_OK);
   size_t n = sits_thermal_node_count(th);
   sits_net_steady_opts lo = {.grid_rows = R, .grid_cols = C, .grid_layers = 2};
   sits_net_steady_opts co = {0}; /* not read as a grid: KLU */
