@@ -38,11 +38,9 @@ struct sits_hs_transient {
   gsl_spmatrix *g;
   double *jac_values;
   sits_ode *ode;
-  sits_lti *lti;         /* grid, fixed step */
-  sits_layergrid *lg;    /* its Newton systems C + gamma G, when the grid has that structure:
-                            then the fixed-step state is in its mode coordinates */
-  double *rhs_y, *rhs_f; /* the last right-hand side's state and value (mode coordinates) */
-  bool rhs_valid;
+  sits_lti *lti;      /* grid, fixed step */
+  sits_layergrid *lg; /* its Newton systems C + gamma G, when the grid has that structure:
+                         then the fixed-step state is in its mode coordinates */
   long steps;
 };
 
@@ -101,15 +99,6 @@ static int grid_rhs(double t, const double *y, double *ydot, void *user) {
   (void)t;
   sits_hs_transient *tr = user;
   const gsl_spmatrix *g = tr->g;
-  /* The fixed-step ESDIRK's trivial predictor asks for f at the step's start four times a
-   * step (the explicit first stage and each implicit stage's first residual): measured, 3 in
-   * 4 calls repeat the previous y bit for bit, so the last answer is kept (rhs_y, allocated
-   * for the fixed-step paths; valid until the interval's power changes) */
-  size_t bytes = tr->n * sizeof *y;
-  if (tr->rhs_valid && memcmp(y, tr->rhs_y, bytes) == 0) {
-    memcpy(ydot, tr->rhs_f, bytes);
-    return 0;
-  }
   if (tr->lg) { /* G y in mode coordinates; C is uniform per layer, src_w in modes */
     sits_layergrid_apply_modes(tr->lg, y, ydot);
     for (size_t i = 0; i < tr->n; i++)
@@ -121,11 +110,6 @@ static int grid_rhs(double t, const double *y, double *ydot, void *user) {
         s -= g->data[p] * y[g->i[p]];
       ydot[i] = s * tr->inv_c[i];
     }
-  }
-  if (tr->rhs_y) {
-    memcpy(tr->rhs_y, y, bytes);
-    memcpy(tr->rhs_f, ydot, bytes);
-    tr->rhs_valid = true;
   }
   return 0;
 }
@@ -189,18 +173,17 @@ static int lg_solve(void *user, const double *b, double *x, sits_err *err) {
 
 static int lti_setup(sits_hs_transient *tr, const sits_hs_transient_opts *o, sits_err *err) {
   const sits_hs_params *prm = sits_hs_params_of(tr->net);
-  if (!(tr->rhs_y = malloc(tr->n * sizeof *tr->rhs_y)) ||
-      !(tr->rhs_f = malloc(tr->n * sizeof *tr->rhs_f)))
-    return sits__fail(err, SITS_ENOMEM, "out of memory");
   sits_err quiet = {0}; /* not a layered grid: CHOLMOD */
   if (!o->general &&
       (tr->lg = sits_layergrid_new(tr->g, tr->c, prm->grid_rows, prm->grid_cols, 4, &quiet))) {
     /* ARKODE's state lives in mode coordinates (the transforms once an interval, not twice
      * a stage). Fixed steps on a problem marked linear (one Newton iteration a stage): the
      * steps do not depend on the weighted norms, which differ in these coordinates (the
-     * ev6 64 x 64 run: 400 steps either way, outputs equal to 6 decimals). rhs_y holds
-     * the initial state for the moment (the kept right-hand side is not valid yet). */
-    sits_layergrid_to_modes(tr->lg, tr->state, tr->rhs_y);
+     * ev6 64 x 64 run: 400 steps either way, outputs equal to 6 decimals). */
+    double *y0 = malloc(tr->n * sizeof *y0);
+    if (!y0)
+      return sits__fail(err, SITS_ENOMEM, "out of memory");
+    sits_layergrid_to_modes(tr->lg, tr->state, y0);
     sits_lti_opts lo = {.n = tr->n,
                         .rhs = grid_rhs,
                         .user = tr,
@@ -208,8 +191,10 @@ static int lti_setup(sits_hs_transient *tr, const sits_hs_transient_opts *o, sit
                         .order = o->order ? o->order : 3,
                         .lsetup = lg_setup,
                         .lsolve = lg_solve,
-                        .luser = tr};
-    tr->lti = sits_lti_new(&lo, 0.0, tr->rhs_y, err);
+                        .luser = tr,
+                        .autonomous = true};
+    tr->lti = sits_lti_new(&lo, 0.0, y0, err);
+    free(y0);
     return tr->lti ? SITS_OK : SITS_ESOLVER;
   }
   int rc = jac_setup(tr, err);
@@ -223,7 +208,8 @@ static int lti_setup(sits_hs_transient *tr, const sits_hs_transient_opts *o, sit
                       .h_s = tr->dt / (o->substeps > 0 ? o->substeps : 4),
                       .order = o->order ? o->order : 3,
                       /* C (I - gamma h J) = C + gamma h G is SPD: CHOLMOD */
-                      .spd_scale = tr->c};
+                      .spd_scale = tr->c,
+                      .autonomous = true};
   tr->lti = sits_lti_new(&lo, 0.0, tr->state, err);
   return tr->lti ? SITS_OK : SITS_ESOLVER;
 }
@@ -285,7 +271,6 @@ void sits_hs_transient_free(sits_hs_transient *tr) {
     return;
   free(tr->state), free(tr->src_w), free(tr->g_amb), free(tr->c), free(tr->inv_c), free(tr->tmp);
   free(tr->jac_values);
-  free(tr->rhs_y), free(tr->rhs_f);
   sits_layergrid_free(tr->lg);
   if (tr->expm)
     gsl_matrix_free(tr->expm);
@@ -321,8 +306,7 @@ int sits_hs_transient_step(sits_hs_transient *tr, const double *block_w, double 
     tr->steps++;
     return SITS_OK;
   }
-  if (tr->lti) {           /* fixed steps land on the interval's end */
-    tr->rhs_valid = false; /* a new interval's power */
+  if (tr->lti) { /* fixed steps land on the interval's end */
     if (tr->lg)
       sits_layergrid_to_modes(tr->lg, tr->src_w, tr->src_w);
     int rc = sits_lti_advance(tr->lti, tr->t + tr->dt, tr->state, err);

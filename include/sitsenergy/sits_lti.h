@@ -14,6 +14,7 @@
 #ifndef SITS_LTI_H
 #define SITS_LTI_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "sits_ode.h"
@@ -42,6 +43,11 @@ typedef struct sits_lti_opts {
   int (*lsetup)(void *luser, double gamma, sits_err *err);
   int (*lsolve)(void *luser, const double *b, double *x, sits_err *err);
   void *luser;
+  /** rhs does not depend on t, and its inputs change only between sits_lti_advance() calls
+   *  (a zero-order hold): ARKODE's trivial predictor asks for f at a step's start once per
+   *  stage (4 times a step at order 3), and the repeats of the last state are answered from
+   *  a copy instead of calling rhs (the counters still count ARKODE's calls). */
+  bool autonomous;
 } sits_lti_opts;
 
 SITS_API sits_lti *sits_lti_new(const sits_lti_opts *o, double t0, const double *y0, sits_err *err);
