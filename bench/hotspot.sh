@@ -29,6 +29,8 @@ mkdir -p "$out"
 source "$here/build_dir.sh"
 set -- "${bench_args[@]}"
 if [[ -n ${HOTSPOT_SRC:-} && -z ${HOTSPOT_BIN:-} ]]; then
+  [[ -f $HOTSPOT_SRC/Makefile && -f $HOTSPOT_SRC/hotspot.c ]] ||
+    { echo "bench/hotspot.sh: HOTSPOT_SRC=$HOTSPOT_SRC: not HotSpot's source folder" >&2; exit 2; }
   rm -rf "$out/hotspot-build" && cp -r "$HOTSPOT_SRC" "$out/hotspot-build"
   superlu=0
   [[ -f /usr/include/superlu/slu_ddefs.h ]] && superlu=1
@@ -36,6 +38,10 @@ if [[ -n ${HOTSPOT_SRC:-} && -z ${HOTSPOT_BIN:-} ]]; then
     { echo "bench/hotspot.sh: building HotSpot failed (see $out/hotspot-build.log)" >&2; exit 1; }
   HOTSPOT_BIN=$out/hotspot-build/hotspot
   echo "HotSpot built from $HOTSPOT_SRC (SUPERLU=$superlu)"
+fi
+if [[ -n ${HOTSPOT_BIN:-} && ! ( -f $HOTSPOT_BIN && -x $HOTSPOT_BIN ) ]]; then
+  echo "bench/hotspot.sh: HOTSPOT_BIN=$HOTSPOT_BIN: not an executable file" >&2
+  exit 2
 fi
 in=$root/tests/data/hotspot_ev6/inputs
 ref=$root/tests/data/hotspot_ev6
