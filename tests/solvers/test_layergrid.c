@@ -594,3 +594,49 @@ Test(layergrid, fftw_wisdom_is_read_by_the_next_run, .timeout = 60) {
   cr_assert_gt(rows, 100);
   free(a), free(b), free(c);
 }
+
+/* An edge system past LAPACK_MIN_FLOPS (1e8): a 280 x 280 two-layer grid whose two edge
+ * nodes differ (no parity blocks: one LU of 562 unknowns, 1.2e8 flops) goes to OpenBLAS's
+ * LAPACK when it is installed (Debian's libopenblas0, which the build's CHOLMOD pulls in);
+ * its solution equals GSL's (SITS_BLAS=gsl) and solves the system. */
+Test(layergrid, large_edge_systems_on_openblas, .timeout = 120) {
+  tu_grid_spec spec = {.rows = 280,
+                       .cols = 280,
+                       .c_j_per_k = {1.0, 2.0},
+                       .r_row_k_per_w = 0.5,
+                       .r_col_k_per_w = 0.8,
+                       .r_z_k_per_w = 0.3,
+                       .r_edge_k_per_w = 1.2,
+                       .c_n_j_per_k = 1.0,
+                       .c_s_j_per_k = 3.0,
+                       .r_n_amb_k_per_w = 1.0,
+                       .r_s_amb_k_per_w = 0.5,
+                       .r_cell_amb_k_per_w = 10.0};
+  sits_thermal *th = tu_two_layer_grid(&spec);
+  gsl_spmatrix *g = sits_thermal_conductance(th);
+  double *c = capacities(th);
+  size_t n = g->size1;
+  double *b = malloc(n * sizeof *b),
+         *x[2] = {malloc(n * sizeof(double)), malloc(n * sizeof(double))};
+  fill_rhs(b, n, 9u);
+  for (int k = 0; k < 2; k++) { /* OpenBLAS (where installed), then GSL's */
+    if (k)
+      setenv("SITS_BLAS", "gsl", 1);
+    sits_err err = {0};
+    sits_layergrid *s = sits_layergrid_new(g, c, 280, 280, 2, &err);
+    cr_assert_not_null(s, "%s", err.msg);
+    cr_assert_eq(sits_layergrid_edge_unknowns(s), 2 * 280 + 2);
+    cr_assert_eq(sits_layergrid_setup(s, 1.0, 0.05, &err), SITS_OK, "%s", err.msg);
+    cr_assert_eq(sits_layergrid_solve(s, b, x[k], &err), SITS_OK, "%s", err.msg);
+    cr_assert_leq(residual(g, c, 1.0, 0.05, x[k], b), 1e-10);
+    sits_layergrid_free(s);
+  }
+  unsetenv("SITS_BLAS");
+  double scale = 0;
+  for (size_t i = 0; i < n; i++)
+    scale = fmax(scale, fabs(x[1][i]));
+  cr_assert_leq(max_diff(x[0], x[1], n), 1e-10 * scale);
+  free(b), free(x[0]), free(x[1]), free(c);
+  gsl_spmatrix_free(g);
+  sits_thermal_free(th);
+}
