@@ -195,12 +195,13 @@ Test(layergrid, small_network_equals_dense_lu) {
   net_case_close(&fx);
 }
 
-/* 2 layers of 6 x 5 cells, extras on layer 1's north and south rows, each to the ambient:
+/* 2 layers of rows x cols cells, extras on layer 1's north and south rows, each to the ambient:
  * mirror symmetric in its edges, and in its extras only when the south one's capacity and
  * ambient link are the north one's (the parity blocks assume all of it) */
-static sits_thermal *mirror_network(double s_c_j_per_k, double s_amb_k_per_w, bool cells_grounded) {
-  tu_grid_spec spec = {.rows = 6,
-                       .cols = 5,
+static sits_thermal *mirror_network(size_t rows, size_t cols, double s_c_j_per_k,
+                                    double s_amb_k_per_w, bool cells_grounded) {
+  tu_grid_spec spec = {.rows = rows,
+                       .cols = cols,
                        .c_j_per_k = {1.0, 2.0},
                        .r_row_k_per_w = 0.5,
                        .r_col_k_per_w = 0.8,
@@ -217,7 +218,8 @@ static sits_thermal *mirror_network(double s_c_j_per_k, double s_amb_k_per_w, bo
 Test(layergrid, extras_that_break_the_mirror_symmetry_are_solved_whole) {
   const double variants[3][2] = {{1.0, 1.0}, {3.0, 1.0}, {1.0, 0.2}}; /* symmetric first */
   for (int v = 0; v < 3; v++) {
-    net_case fx = net_case_open(mirror_network(variants[v][0], variants[v][1], true), 6, 5, 2);
+    net_case fx =
+        net_case_open(mirror_network(6, 5, variants[v][0], variants[v][1], true), 6, 5, 2);
     gsl_spmatrix *g = fx.g;
     double *c = fx.c;
     size_t n = fx.n;
@@ -242,7 +244,7 @@ Test(layergrid, extras_that_break_the_mirror_symmetry_are_solved_whole) {
  * links taken out) is singular, so a steady state is refused as unsupported (the callers'
  * sparse solver takes it); with a heat capacity term it is regular. */
 Test(layergrid, cells_grounded_only_through_the_edges) {
-  net_case fx = net_case_open(mirror_network(1.0, 1.0, false), 6, 5, 2);
+  net_case fx = net_case_open(mirror_network(6, 5, 1.0, 1.0, false), 6, 5, 2);
   gsl_spmatrix *g = fx.g;
   double *c = fx.c;
   size_t n = fx.n;
@@ -600,19 +602,7 @@ Test(layergrid, fftw_wisdom_is_read_by_the_next_run, .timeout = 60) {
  * LAPACK when it is installed (Debian's libopenblas0, which the build's CHOLMOD pulls in);
  * its solution equals GSL's (SITS_BLAS=gsl) and solves the system. */
 Test(layergrid, large_edge_systems_on_openblas, .timeout = 120) {
-  tu_grid_spec spec = {.rows = 280,
-                       .cols = 280,
-                       .c_j_per_k = {1.0, 2.0},
-                       .r_row_k_per_w = 0.5,
-                       .r_col_k_per_w = 0.8,
-                       .r_z_k_per_w = 0.3,
-                       .r_edge_k_per_w = 1.2,
-                       .c_n_j_per_k = 1.0,
-                       .c_s_j_per_k = 3.0,
-                       .r_n_amb_k_per_w = 1.0,
-                       .r_s_amb_k_per_w = 0.5,
-                       .r_cell_amb_k_per_w = 10.0};
-  sits_thermal *th = tu_two_layer_grid(&spec);
+  sits_thermal *th = mirror_network(280, 280, 3.0, 0.5, true);
   gsl_spmatrix *g = sits_thermal_conductance(th);
   double *c = capacities(th);
   size_t n = g->size1;
