@@ -69,13 +69,14 @@ typedef struct candidate {
   const char **sets;
   char (*own)[400];
   size_t n;
-  char *fan_set; /* the structure's added set (choose_structure), or NULL */
+  char *kept[SITS_REPLAY_MAX_BAND_SENSORS]; /* the chosen structure's own sets, or none */
+  size_t n_kept;
 } candidate;
 
 static int candidate_sets(const sits_thermal_cal_opts *o, size_t n_power, char rails[][160],
                           const char *suffix, bool interval_mean, candidate *c) {
   c->n = o->n_sets + 2 * n_power;
-  c->fan_set = NULL;
+  c->n_kept = 0;
   c->sets = calloc(c->n, sizeof *c->sets);
   c->own = calloc(2 * n_power, sizeof *c->own);
   if (!c->sets || !c->own)
@@ -96,7 +97,8 @@ static int candidate_sets(const sits_thermal_cal_opts *o, size_t n_power, char r
 static void candidate_free(candidate *c) {
   free(c->sets);
   free(c->own);
-  free(c->fan_set);
+  for (size_t k = 0; k < c->n_kept; k++)
+    free(c->kept[k]);
 }
 
 /* ---- the unlogged cooling device ---- */
@@ -205,49 +207,125 @@ static void validate(const sits_thermal_cal_opts *o, const char **sets, size_t n
   }
 }
 
-/* The candidate fan (fan_candidate) added to *c's sets when it won (c->fan_set). */
-static int keep_fan(candidate *c, const char *set, sits_err *err) {
-  const char **with = calloc(c->n + 1, sizeof *with);
-  char *keep = malloc(strlen(set) + 1);
-  if (!with || !keep) {
-    free(with), free(keep);
-    return sits__fail(err, SITS_ENOMEM, "out of memory");
+/* The sets that give each sensor of the scenario's replay.sensors list a lag of @p lag_s (the
+ * sensor-lag structure), into sets[] (malloc'ed, *n of them; none when a sensor has a lag
+ * already or there is no such list). */
+static int lag_candidate(const sits_thermal_cal_opts *o, const char **given, size_t n_given,
+                         double lag_s, char **sets, size_t *n, sits_err *err) {
+  *n = 0;
+  sits_scenario *sc = NULL;
+  int rc = o->scenario_text ? sits_scenario_load_text(o->scenario_text, o->scenario_path, given,
+                                                      n_given, &sc, err)
+                            : sits_scenario_load(o->scenario_path, given, n_given, &sc, err);
+  if (rc)
+    return rc;
+  const config_setting_t *s = config_lookup(sits__scenario_cfg(sc), "replay.sensors");
+  size_t ns = s && config_setting_is_list(s) ? (size_t)config_setting_length(s) : 0;
+  bool has = false;
+  for (size_t k = 0; k < ns; k++) {
+    double v;
+    const config_setting_t *g = config_setting_get_elem(s, (unsigned)k);
+    has |= (config_setting_lookup_float(g, "lag_s", &v) == CONFIG_TRUE && v > 0);
+    long long iv;
+    has |= (config_setting_lookup_int64(g, "lag_s", &iv) == CONFIG_TRUE && iv > 0);
   }
-  memcpy(with, c->sets, c->n * sizeof *with);
-  strcpy(keep, set);
-  with[c->n] = keep;
-  free(c->sets);
-  c->sets = with, c->n++, c->fan_set = keep;
-  return SITS_OK;
+  for (size_t k = 0; !has && k < ns && k < SITS_REPLAY_MAX_BAND_SENSORS && rc == SITS_OK; k++) {
+    if (!(sets[k] = malloc(64))) {
+      rc = sits__fail(err, SITS_ENOMEM, "out of memory");
+      break;
+    }
+    snprintf(sets[k], 64, "replay.sensors.[%zu].lag_s=%.6g", k, lag_s);
+    (*n)++;
+  }
+  sits_scenario_free(sc);
+  return rc;
 }
 
-/* Chooses between the network as given and with the candidate fan (fan_candidate) on the
- * validation block: the fan is kept when it beats the network as given by 5 % and 0.02 K
- * (its set then appended to *c). */
-static int choose_structure(const sits_thermal_cal_opts *o, candidate *c,
-                            sits_thermal_structure_fig *figs, size_t *n_figs, size_t *chosen,
-                            sits_err *err) {
-  char set[1024], what[200];
-  *n_figs = 0, *chosen = 0;
-  int rc = fan_candidate(o, c->sets, c->n, set, sizeof set, what, sizeof what, err);
-  if (rc || !set[0])
-    return rc;
-  const char **with = calloc(c->n + 1, sizeof *with);
+/* The mean interval of the training rows (the sensor-lag candidate's start). */
+static double training_interval(const sits_thermal_cal_opts *o) {
+  sits_trace *t = NULL;
+  sits_err e = {0};
+  double dt = NAN;
+  if (sits_trace_read(o->trace_path, &o->trace, &t, &e) == SITS_OK) {
+    double tf = o->train_fraction > 0 ? o->train_fraction : 0.7;
+    size_t n = (size_t)floor(tf * (double)t->n_rows);
+    if (n > 1)
+      dt = (sits_trace_at(t, n - 1, 0) - sits_trace_at(t, 0, 0)) / (double)(n - 1);
+  }
+  sits_trace_free(t);
+  return dt;
+}
+
+/* The sets of the candidate that won appended to *c's (owned by c: c->kept). */
+static int keep_sets(candidate *c, char **sets, size_t n, sits_err *err) {
+  const char **with = calloc(c->n + n + 1, sizeof *with);
   if (!with)
     return sits__fail(err, SITS_ENOMEM, "out of memory");
   memcpy(with, c->sets, c->n * sizeof *with);
-  with[c->n] = set;
-  snprintf(figs[0].what, sizeof figs[0].what, "the network as given");
-  validate(o, c->sets, c->n, &figs[0]);
-  snprintf(figs[1].what, sizeof figs[1].what, "%s", what);
-  validate(o, with, c->n + 1, &figs[1]);
-  free(with);
-  *n_figs = 2;
-  double v0 = figs[0].validation_rmse_c, v1 = figs[1].validation_rmse_c;
-  if ((v1 < STRUCTURE_GAIN * v0 && v1 < v0 - STRUCTURE_GAIN_K) || (isnan(v0) && isfinite(v1))) {
-    *chosen = 1;
-    rc = keep_fan(c, set, err);
+  for (size_t k = 0; k < n; k++)
+    with[c->n + k] = c->kept[c->n_kept + k] = sets[k], sets[k] = NULL;
+  free(c->sets);
+  c->sets = with, c->n += n, c->n_kept += n;
+  return SITS_OK;
+}
+
+/* Chooses between the network as given and the structure candidates: with the candidate fan
+ * (fan_candidate), and with a first-order lag on every sensor (lag_candidate, starting at one
+ * training interval; the lag fitted), each on the validation block: the candidate of least
+ * validation RMSE is kept when it beats the network as given by 5 % and 0.02 K (its sets then
+ * appended to *c). */
+static int choose_structure(const sits_thermal_cal_opts *o, candidate *c,
+                            sits_thermal_structure_fig *figs, size_t *n_figs, size_t *chosen,
+                            sits_err *err) {
+  enum { N_CAND = SITS_THERMAL_CAL_MAX_STRUCTURES - 1 };
+  char fan[1024], what[200], *sets[N_CAND][SITS_REPLAY_MAX_BAND_SENSORS] = {{0}};
+  size_t n_sets[N_CAND] = {0}, n_cand = 0;
+  *n_figs = 0, *chosen = 0;
+  int rc = fan_candidate(o, c->sets, c->n, fan, sizeof fan, what, sizeof what, err);
+  if (rc == SITS_OK && fan[0]) {
+    if (!(sets[n_cand][0] = malloc(strlen(fan) + 1)))
+      rc = sits__fail(err, SITS_ENOMEM, "out of memory");
+    else
+      strcpy(sets[n_cand][0], fan), n_sets[n_cand] = 1;
+    snprintf(figs[1 + n_cand].what, sizeof figs[0].what, "%s", what);
+    n_cand++;
   }
+  double dt = training_interval(o);
+  if (rc == SITS_OK && dt > 0) {
+    rc = lag_candidate(o, c->sets, c->n, dt, sets[n_cand], &n_sets[n_cand], err);
+    if (rc == SITS_OK && n_sets[n_cand]) {
+      snprintf(figs[1 + n_cand].what, sizeof figs[0].what,
+               "a first-order lag on every sensor (%zu, from %.3g s)", n_sets[n_cand], dt);
+      n_cand++;
+    }
+  }
+  const char **with = rc == SITS_OK && n_cand
+                          ? calloc(c->n + SITS_REPLAY_MAX_BAND_SENSORS + 1, sizeof *with)
+                          : NULL;
+  if (rc == SITS_OK && n_cand && !with)
+    rc = sits__fail(err, SITS_ENOMEM, "out of memory");
+  if (rc == SITS_OK && n_cand) {
+    snprintf(figs[0].what, sizeof figs[0].what, "the network as given");
+    validate(o, c->sets, c->n, &figs[0]);
+    size_t best = 0;
+    for (size_t k = 0; k < n_cand; k++) {
+      memcpy(with, c->sets, c->n * sizeof *with);
+      memcpy(with + c->n, sets[k], n_sets[k] * sizeof *with);
+      validate(o, with, c->n + n_sets[k], &figs[1 + k]);
+      double v0 = figs[0].validation_rmse_c, v = figs[1 + k].validation_rmse_c;
+      bool beats =
+          (v < STRUCTURE_GAIN * v0 && v < v0 - STRUCTURE_GAIN_K) || (isnan(v0) && isfinite(v));
+      if (beats && (best == 0 || v < figs[best].validation_rmse_c))
+        best = 1 + k;
+    }
+    *n_figs = 1 + n_cand, *chosen = best;
+    if (best)
+      rc = keep_sets(c, sets[best - 1], n_sets[best - 1], err);
+  }
+  free(with);
+  for (size_t k = 0; k < N_CAND; k++)
+    for (size_t j = 0; j < SITS_REPLAY_MAX_BAND_SENSORS; j++)
+      free(sets[k][j]);
   return rc;
 }
 

@@ -269,6 +269,29 @@ static int fan_params(sits_thermal_cal *c, const sits_scenario *sc, const sits_r
   return SITS_OK;
 }
 
+/* Each sensor's lag (replay.sensors.[k].lag_s) where the scenario gives one above 0 and the
+ * network is fitted: between a twentieth of the training rows' mean interval (a shorter lag
+ * changes no reading) and a quarter of their span (a longer one is the network's business). */
+static int lag_params(problem *pb, const sits_replay *rep, sits_err *err) {
+  sits_thermal_cal *c = pb->c;
+  size_t last = pb->use_hi < pb->n_rows ? pb->use_hi : pb->n_rows;
+  double span =
+      last > 1 ? sits_trace_at(pb->trace, last - 1, 0) - sits_trace_at(pb->trace, 0, 0) : 0;
+  for (size_t k = 0; !c->keep_network && k < rep->n_sensors; k++) {
+    if (!(rep->sensors[k].lag_s > 0))
+      continue;
+    if (!(span > 0))
+      return sits__fail(err, SITS_EINPUT, "replay.sensors.[%zu].lag_s: the trace spans no time", k);
+    if (c->n_params == SITS_THERMAL_CAL_MAX_PARAMS)
+      return sits__fail(err, SITS_EINPUT, "more than %d parameters to fit",
+                        SITS_THERMAL_CAL_MAX_PARAMS);
+    sits_thermal_param *p = &c->params[c->n_params++];
+    *p = bounded(rep->sensors[k].lag_s, 0.05 * span / (double)(last - 1), 0.25 * span);
+    snprintf(p->path, sizeof p->path, "replay.sensors.[%zu].lag_s", k);
+  }
+  return SITS_OK;
+}
+
 static int leakage_params(sits_thermal_cal *c, const sits_scenario *sc, sits_err *err) {
   /* the modelled domains' leakage: its size at the reference and its slope (the replay keeps
    * only the domains replay.domains names; their config index by name) */
@@ -375,6 +398,8 @@ static int parameters(problem *pb, const sits_scenario *sc, const sits_replay *r
     rc = network_params(c, sc, &phys, err);
   if (rc == SITS_OK)
     rc = fan_params(c, sc, rep, &phys, err);
+  if (rc == SITS_OK)
+    rc = lag_params(pb, rep, err);
   if (rc == SITS_OK)
     rc = leakage_params(c, sc, err);
   if (rc == SITS_OK)
@@ -988,7 +1013,7 @@ static void json_band(FILE *f, const sits_thermal_cal *c) {
   }
   fputs("},\"band_method\":\"sqrt(residual_q95^2 + (1.96 sigma)^2), residual_q95 the wider of "
         "the training and forecast residuals' 95th percentiles, sigma the parameters' "
-        "covariance propagated linearly\"",
+        "covariance (their ranges as a uniform prior) propagated linearly\"",
         f);
 }
 

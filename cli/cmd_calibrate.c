@@ -81,10 +81,11 @@ static const char calibrate_usage_auto[] =
     "(which only start the fit, with a fourth start from the trace's own scales): R in\n"
     "[0.05 K / P_max, 200 K / max(P_mean, P_max / 20)], C in [1e-4, 100] J/(K W) x P_max, P_max\n"
     "and P_mean the training rows' mapped power (bounds in the JSON). Then the structure:\n"
-    "the network as given or with an unlogged fan on its link to the ambient (four steps\n"
-    "between the median and the warmest training reading, its two resistances fitted), each\n"
-    "fitted on the first 3/4 of the training rows and scored on the last 1/4; the fan is kept\n"
-    "when it cuts that RMSE by 5 % and 0.02 K (structure in the JSON; not with --orders).\n";
+    "the network as given, with an unlogged fan on its link to the ambient (four steps\n"
+    "between the median and the warmest training reading, its two resistances fitted) or\n"
+    "with a first-order lag on each sensor (replay.sensors.[].lag_s, fitted), each fitted on\n"
+    "the first 3/4 of the training rows and scored on the last 1/4; the best is kept when it\n"
+    "cuts that RMSE by 5 % and 0.02 K (structure in the JSON; not with --orders).\n";
 
 static const char calibrate_usage_more[] =
     "--plot draws each sensor measured and as the calibrated scenario replays it with its\n"

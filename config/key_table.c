@@ -536,6 +536,11 @@ static const sits_key keys[] = {
     K("replay.sensors.[].weight", NUMBER, "", 1.0, NULL, 0, 1e6, 0,
       "its weight in calibrate --fit thermal (residuals x sqrt(weight); 0: reported, not fitted)",
       "sits_replay_sensor weight"),
+    K("replay.sensors.[].lag_s", NUMBER, "s", 0.0, NULL, 0, 1e6, 0,
+      "the sensor's first-order time constant: it reads its node through lag_s d(reading)/dt = "
+      "node - reading (a sensor's own mass, a driver's averaging); 0: the node itself. "
+      "calibrate --fit thermal fits it when it is above 0; --fit auto tries it",
+      "sits_replay_sensor lag_s"),
     K("replay.domains", LIST, "", NONE, NULL, ANY, 0,
       "domains whose power the model computes from the trace's clock and load (leakage "
       "included; --fit leakage fits it)",

@@ -556,9 +556,16 @@ static sits_domain *domain_at(sits_scenario *sc, const char *path, const char *w
 }
 
 /* Whether the model part of sits_scenario_set_number takes @p path in this scenario. */
+/* "replay.sensors.[K].lag_s" of a sensor the scenario lists -> K. */
+static bool sensor_lag(const sits_scenario *sc, const char *path, size_t *k) {
+  const config_setting_t *s = config_lookup(&sc->config.cfg, "replay.sensors");
+  return indexed(path, "replay.sensors.", "lag_s", k) && s && config_setting_is_list(s) &&
+         *k < (size_t)config_setting_length(s);
+}
+
 static bool settable(const sits_scenario *sc, const char *path) {
   size_t k, j;
-  if (fan_point(sc, path, &k, &j))
+  if (fan_point(sc, path, &k, &j) || sensor_lag(sc, path, &k))
     return true;
   if (domain_at((sits_scenario *)sc, path, "leak_ref_w") ||
       domain_at((sits_scenario *)sc, path, "leak_per_k"))
@@ -617,6 +624,8 @@ static int model_set(sits_scenario *sc, const char *path, double value, sits_err
     if (k >= sits_thermal_node_count(sc->thermal))
       return sits__fail(err, SITS_EINPUT, "%s: no such node", path);
     sits_thermal_set_initial_c(sc->thermal, (int)k, value);
+  } else if (sensor_lag(sc, path, &k) && !(value >= 0)) { /* the replay reads the value */
+    return sits__fail(err, SITS_EINPUT, "%s: must be >= 0 (got %g)", path, value);
   }
   return SITS_OK;
 }

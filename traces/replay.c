@@ -118,7 +118,7 @@ static int auto_mapping(const sits_scenario *sc, const sits_trace *t, power_map 
       pm[*n_pm].interval_mean = auto_interval_mean(name), (*n_pm)++;
     if (temp && *n_sens < MAX_MAP) {
       sens[*n_sens].node = idx;
-      sens[*n_sens].weight = 1.0;
+      sens[*n_sens].weight = 1.0, sens[*n_sens].lag_s = 0.0;
       snprintf(sens[*n_sens].column, sizeof sens[*n_sens].column, "%s", name);
       (*n_sens)++;
     }
@@ -189,6 +189,7 @@ static int read_mapping(const sits_scenario *sc, const sits_trace *t, const char
       return sits__fail_at(err, SITS_EINPUT, g, "a sensor is a group { column; node; }");
     if ((rc = sits__key_str(g, "replay.sensors.[].column", &col, err)) ||
         (rc = sits__key_num(g, "replay.sensors.[].weight", &sens[k].weight, err)) ||
+        (rc = sits__key_num(g, "replay.sensors.[].lag_s", &sens[k].lag_s, err)) ||
         (rc = node_of(sc, g, false, &sens[k].node, err)))
       return rc;
     if (trace_col(t, col, "temperature", path, config_setting_get_member(g, "column"), err) < 0)
@@ -555,34 +556,53 @@ static int initial_temperatures(const sits_scenario *sc, sits_replay *r, const d
   return rc;
 }
 
+/* A sensor's reading at the result's samples: its node's temperature (@p lag_s 0) or that
+ * seen through the sensor's first-order lag, lag_s y' = x - y from y = x at the first sample,
+ * solved exactly for x linear between samples: over a step h with a = exp(-h / lag_s),
+ * y1 = x1 + a (y0 - x0) - (x1 - x0) (lag_s / h) (1 - a). */
+static void sensor_reading(const sits_result *res, size_t node, double lag_s, double *y) {
+  const double *ts = sits_result_time_s(res);
+  size_t ns = sits_result_sample_count(res);
+  for (size_t j = 0; j < ns; j++) {
+    double x1 = sits_result_temp_c(res, j, node);
+    if (j == 0 || !(lag_s > 0)) {
+      y[j] = x1;
+      continue;
+    }
+    double x0 = sits_result_temp_c(res, j - 1, node), h = ts[j] - ts[j - 1];
+    double a = exp(-h / lag_s), follow = h > 0 ? -expm1(-h / lag_s) * lag_s / h : 1.0;
+    y[j] = x1 + a * (y[j - 1] - x0) - (x1 - x0) * follow;
+  }
+}
+
 /* The simulated temperature at each row's time (linear between samples) and the metrics. */
 static int compare(sits_replay *r, sits_err *err) {
   const sits_trace *t = r->trace;
   size_t rows = t->n_rows;
-  r->sim_c = malloc((r->n_sensors ? r->n_sensors : 1) * rows * sizeof *r->sim_c);
-  double *meas = malloc(rows * sizeof *meas);
-  if (!r->sim_c || !meas) {
-    free(meas);
-    return sits__fail(err, SITS_ENOMEM, "out of memory");
-  }
   const double *ts = sits_result_time_s(r->result);
   size_t ns = sits_result_sample_count(r->result);
+  r->sim_c = malloc((r->n_sensors ? r->n_sensors : 1) * rows * sizeof *r->sim_c);
+  double *meas = malloc(rows * sizeof *meas), *y = malloc((ns + 1) * sizeof *y);
+  if (!r->sim_c || !meas || !y) {
+    free(meas), free(y);
+    return sits__fail(err, SITS_ENOMEM, "out of memory");
+  }
   for (size_t k = 0; k < r->n_sensors; k++) {
-    size_t j = 0, node = (size_t)r->sensors[k].node;
+    size_t j = 0;
     int c = sits_trace_column(t, r->sensors[k].column);
+    sensor_reading(r->result, (size_t)r->sensors[k].node, r->sensors[k].lag_s, y);
     for (size_t row = 0; row < rows; row++) {
       double tr = sits_trace_at(t, row, 0);
       while (j + 2 < ns && ts[j + 1] <= tr)
         j++;
-      double a = sits_result_temp_c(r->result, j, node);
-      double b = sits_result_temp_c(r->result, j + 1 < ns ? j + 1 : j, node);
+      double a = y[j], b = y[j + 1 < ns ? j + 1 : j];
       double w = j + 1 < ns && ts[j + 1] > ts[j] ? (tr - ts[j]) / (ts[j + 1] - ts[j]) : 0;
       r->sim_c[k * rows + row] = a + fmin(fmax(w, 0), 1) * (b - a);
       meas[row] = sits_trace_at(t, row, (size_t)c);
     }
     sits_fit_metrics_compute(r->sim_c + k * rows, meas, 0, rows, &r->sensors[k].m);
   }
-  free(meas);
+  free(meas), free(y);
   return SITS_OK;
 }
 

@@ -29,6 +29,9 @@ typedef struct sits_replay_sensor {
   int node;
   double weight;      /**< in a thermal fit (replay.sensors.[].weight, default 1) */
   sits_fit_metrics m; /**< in kelvin (sim - measured) */
+  /** The sensor's first-order time constant (replay.sensors.[].lag_s, default 0): it reads
+   *  its node through lag_s d(reading)/dt = node - reading, starting level with it. */
+  double lag_s;
 } sits_replay_sensor;
 
 /** A phase of the trace (a column phase.<label>, 1 in the rows sampled while it was open:
@@ -97,8 +100,8 @@ SITS_API int sits_replay_write_h5(const sits_replay *r, const char *path, sits_e
 /** CSV of time_s, then per sensor measured and simulated, then the mapped power (plots); with
  *  a band (sits_replay_bands), last a `band_half_width_c <column>` per sensor. */
 SITS_API int sits_replay_write_csv(const sits_replay *r, const char *path, sits_err *err);
-/** The same with a column held_out after the power: 1 on the rows from @p hold_lo to before @p hold_hi
- *  (a calibration's held-out part), 0 on the others. */
+/** The same with a column held_out after the power: 1 on the rows from @p hold_lo to before @p
+ * hold_hi (a calibration's held-out part), 0 on the others. */
 SITS_API int sits_replay_write_csv_split(const sits_replay *r, const char *path, size_t hold_lo,
                                          size_t hold_hi, sits_err *err);
 

@@ -7,8 +7,8 @@
  * (R and C within 30x of the scenario's values; the ambient in a prior range, by default
  * [15, 40] C, its ends flagged; initial
  * temperatures from 5 K below the coolest ambient allowed to 10 K above the warmest sensed
- * reading at the start, or 10 K around the replay's estimate), through a smooth map, from several starts
- * (the scenario's values, all R and C x0.3, x3); the best finite one wins. The Jacobian's
+ * reading at the start, or 10 K around the replay's estimate), through a smooth map, from several
+ * starts (the scenario's values, all R and C x0.3, x3); the best finite one wins. The Jacobian's
  * reciprocal condition number at the solution says how well the parameters are determined;
  * below 1e-6 (or undefined: a rank-deficient Jacobian) the parameters that carry its weakest
  * directions are reported as unidentifiable. Each parameter gets a standard error and the set
@@ -43,7 +43,7 @@ typedef struct sits_thermal_cal_opts {
   const char *trace_path;
   sits_trace_opts trace;
   bool fit_ambient, fit_initial;
-  bool fit_leakage; /**< the modelled domains' (replay.domains) leak_ref_w and leak_per_k */
+  bool fit_leakage;      /**< the modelled domains' (replay.domains) leak_ref_w and leak_per_k */
   double train_fraction; /**< 0: 0.7 */
   /** A held-out block inside the trace instead of its tail: rows [hold_from, hold_to) of
    *  the fraction of rows (both 0: the tail after train_fraction). For k-fold selection. */
@@ -115,7 +115,7 @@ typedef struct sits_thermal_order_fig {
   double train_rmse_c, holdout_rmse_c; /**< the worst sensor's */
   size_t flags;
   double kfold_rmse_c; /**< with kfold: the mean over the folds of the worst held-out RMSE */
-  bool board; /**< the chains joined at a shared board node (sensors on several nodes) */
+  bool board;          /**< the chains joined at a shared board node (sensors on several nodes) */
   /** without kfold: the worst sensor's RMSE on the training rows' last quarter, fitted on
    *  the first three quarters (what the choice is made on); NAN with kfold */
   double validation_rmse_c;
@@ -144,15 +144,16 @@ typedef struct sits_thermal_timing_fig {
 } sits_thermal_timing_fig;
 #define SITS_THERMAL_CAL_MAX_TIMINGS 8
 
-/** One structure candidate of sits_calibrate_thermal_auto: the network as given, or with an
+/** One structure candidate of sits_calibrate_thermal_auto: the network as given, with an
  *  unlogged cooling device (a fan whose state the trace does not record, on the link to the
- *  ambient, stepping up with the sensed temperature); its figures on the validation block
- *  (the last quarter of the training rows, fitted on the rest: the held-out tail unseen). */
+ *  ambient, stepping up with the sensed temperature), or with a lag on each sensor
+ *  (replay.sensors.[].lag_s); its figures on the validation block (the last quarter of the
+ *  training rows, fitted on the rest: the held-out tail unseen). */
 typedef struct sits_thermal_structure_fig {
   char what[200];
   double train_rmse_c, validation_rmse_c;
 } sits_thermal_structure_fig;
-#define SITS_THERMAL_CAL_MAX_STRUCTURES 2
+#define SITS_THERMAL_CAL_MAX_STRUCTURES 4
 
 typedef struct sits_thermal_cal {
   size_t n_params;
@@ -164,15 +165,15 @@ typedef struct sits_thermal_cal {
   double train_fraction, rcond;
   bool converged, unidentifiable;
   bool fit_ambient, fit_initial;
-  bool fit_leakage; /**< the modelled domains' (replay.domains) leak_ref_w and leak_per_k */
+  bool fit_leakage;  /**< the modelled domains' (replay.domains) leak_ref_w and leak_per_k */
   char *config_text; /**< the merged scenario with the fitted values (free()) */
   /** Correlations of the parameters at the solution (n_params^2, row-major; NAN where
    *  undetermined). */
   double corr[SITS_THERMAL_CAL_MAX_PARAMS * SITS_THERMAL_CAL_MAX_PARAMS];
   size_t n_flags;
   char flags[16][256]; /**< parameters a user should not believe, and why */
-  int order;       /**< with sits_calibrate_thermal_orders: the chosen order; else 0 */
-  size_t n_orders; /**< the candidates tried, with their figures */
+  int order;           /**< with sits_calibrate_thermal_orders: the chosen order; else 0 */
+  size_t n_orders;     /**< the candidates tried, with their figures */
   sits_thermal_order_fig orders[SITS_THERMAL_CAL_MAX_CANDIDATES];
   bool keep_network; /**< the network was kept as given (sits_thermal_cal_opts) */
   bool board; /**< with sits_calibrate_thermal_orders: the chosen candidate has a board node */

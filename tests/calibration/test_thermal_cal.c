@@ -5,6 +5,7 @@
  */
 #include "test_util.h"
 
+#include "sits_replay.h"
 #include "sits_thermal_cal.h"
 
 #include <stdint.h>
@@ -228,6 +229,110 @@ Test(thermal_cal, an_invisible_node_is_unidentifiable) {
   cr_assert_float_eq(c.params[0].value, 2.0, 2e-3);
   /* the shelf's R (link 1) and C (node 1) carry the weak direction */
   cr_assert_gt(c.params[1].weak_share + c.params[3].weak_share, 0.9);
+  sits_thermal_cal_release(&c);
+  free(tr), free(sc);
+}
+
+/* The band's covariance takes each parameter's range as a uniform prior: a node no sensor
+ * sees (the shelf: its R and C move no reading) keeps its range's spread, value x ln(hi/lo) /
+ * sqrt(12) in the fit's log coordinate (before: its direction dropped, a standard error of 0,
+ * so a prediction that depends on it had no band from it), while the die's R, which the
+ * trace determines, stays far inside it. */
+Test(thermal_cal, an_unseen_parameter_keeps_its_range_in_the_band) {
+  char *tr = noisy_trace(0.05, 3), *sc = scenario(", { name = \"shelf\"; c_j_per_k = 50.0; }",
+                                                  ", { a = \"shelf\"; b = \"ambient\"; "
+                                                  "r_k_per_w = 4.0; }");
+  sits_thermal_cal_opts o = {.scenario_path = sc, .trace_path = tr};
+  sits_thermal_cal c;
+  sits_err err = {0};
+  cr_assert_eq(sits_calibrate_thermal(&o, &c, &err), SITS_OK, "%s", err.msg);
+  cr_assert_eq(sits_thermal_cal_add_uncertainty(&c, &o, &err), SITS_OK, "%s", err.msg);
+  const char *p = strstr(c.config_text, "std_err = [");
+  cr_assert_not_null(p, "%s", c.config_text);
+  double se[4];
+  cr_assert_eq(sscanf(p, "std_err = [ %lf , %lf , %lf , %lf", &se[0], &se[1], &se[2], &se[3]), 4,
+               "%s", p);
+  for (size_t k = 0; k < 4; k++) {
+    const sits_thermal_param *q = &c.params[k];
+    double cap = q->value * log(q->hi / q->lo) / sqrt(12.0);
+    cr_assert_leq(se[k], cap * (1 + 1e-6), "%s: %g over its range's %g", q->path, se[k], cap);
+    if (strstr(q->path, "[1]")) /* the shelf's link and node: the range's spread itself */
+      cr_assert_float_eq(se[k], cap, 1e-6 * cap, "%s: %g, range %g", q->path, se[k], cap);
+  }
+  cr_assert_lt(se[0], 0.01 * c.params[0].value, "the die's R: %g", se[0]);
+  sits_thermal_cal_release(&c);
+  free(tr), free(sc);
+}
+
+/* A sensor's lag (replay.sensors.[].lag_s): the one-node response (R 2 K/W, C 10 J/K) read
+ * through a 4-s first-order lag, exact per constant-power interval (T = ss + (T0 - ss)
+ * e^-t/20, y = ss + A e^-t/20 + (y0 - ss - A) e^-t/4, A = (T0 - ss) 20 / (20 - 4)), replays
+ * to 2e-3 K (the node linear between 0.5-s samples: curvature <= 12/400 K/s^2, x 0.5^2 / 8 =
+ * 1e-3 K); --fit thermal recovers R, C and the lag from a 1-s start, and --fit auto keeps
+ * the lag candidate over the network as given (measured: 2.09 K on the validation block
+ * as given, 2e-4 K with the lag). */
+Test(thermal_cal, a_sensor_lag_replays_as_the_closed_form_and_is_fitted) {
+  char *text = malloc(1 << 16);
+  size_t n = (size_t)snprintf(text, 1 << 16, "time_s,power_w.in,temp_c.die\n");
+  const double p[] = {0, 6, 2, 8, 1};
+  double T = 25.0, y = 25.0, tau = 20.0, lag = 4.0, h = 0.5;
+  for (int k = 0; k < 300; k++) {
+    double t = h * k, pw = p[(int)(t / 30.0)], ss = 25.0 + 2.0 * pw;
+    n += (size_t)snprintf(text + n, (1 << 16) - n, "%.1f,%.1f,%.9f\n", t, pw, y);
+    double A = (T - ss) * tau / (tau - lag);
+    y = ss + A * exp(-h / tau) + (y - ss - A) * exp(-h / lag);
+    T = ss + (T - ss) * exp(-h / tau);
+  }
+  char *tr = tu_write("lag.csv", text);
+  free(text);
+  char *sc = tu_write(
+      "lag.cfg", "platform = { thermal = { nodes = ( { name = \"die\"; c_j_per_k = 10.0; } );\n"
+                 "  links = ( { a = \"die\"; b = \"ambient\"; r_k_per_w = 2.0; } ); }; };\n"
+                 "replay = { power = ( { column = \"power_w.in\"; node = \"die\"; } );\n"
+                 "  sensors = ( { column = \"temp_c.die\"; node = \"die\"; lag_s = 4.0; } ); };\n"
+                 "ambient_c = 25.0;\n");
+  sits_scenario *s = NULL;
+  sits_replay *r = NULL;
+  sits_err err = {0};
+  cr_assert_eq(sits_scenario_load(sc, NULL, 0, &s, &err), SITS_OK, "%s", err.msg);
+  cr_assert_eq(sits_replay_run(s, tr, NULL, &r, &err), SITS_OK, "%s", err.msg);
+  cr_assert_float_eq(r->sensors[0].lag_s, 4.0, 0);
+  cr_assert_lt(r->sensors[0].m.max_abs_err, 2e-3, "max %g K", r->sensors[0].m.max_abs_err);
+  sits_replay_free(r);
+  sits_scenario_free(s);
+  /* fitted from 1 s, R and C from 30 % off */
+  const char *start[] = {"replay.sensors.[0].lag_s=1", "platform.thermal.links.[0].r_k_per_w=2.6",
+                         "platform.thermal.nodes.[0].c_j_per_k=7"};
+  sits_thermal_cal_opts o = {
+      .scenario_path = sc, .trace_path = tr, .sets = start, .n_sets = 3, .train_fraction = 0.7};
+  sits_thermal_cal c;
+  cr_assert_eq(sits_calibrate_thermal(&o, &c, &err), SITS_OK, "%s", err.msg);
+  cr_assert_eq(c.n_params, 3);
+  for (size_t k = 0; k < 3; k++) {
+    double want = strstr(c.params[k].path, "lag_s")       ? 4.0
+                  : strstr(c.params[k].path, "r_k_per_w") ? 2.0
+                                                          : 10.0;
+    cr_assert_float_eq(c.params[k].value, want, 1e-3 * want, "%s: %g", c.params[k].path,
+                       c.params[k].value);
+  }
+  cr_assert(strstr(c.config_text, "lag_s"), "the calibrated scenario carries the lag");
+  sits_thermal_cal_release(&c);
+  /* --fit auto on the scenario without the lag: the candidate is tried and kept */
+  const char *no_lag[] = {"replay.sensors.[0].lag_s=0"};
+  o = (sits_thermal_cal_opts){
+      .scenario_path = sc, .trace_path = tr, .sets = no_lag, .n_sets = 1, .train_fraction = 0.6};
+  cr_assert_eq(sits_calibrate_thermal_auto(&o, NULL, 0, &c, &err), SITS_OK, "%s", err.msg);
+  size_t lag_k = c.n_structures;
+  for (size_t k = 0; k < c.n_structures; k++)
+    if (strstr(c.structures[k].what, "lag"))
+      lag_k = k;
+  cr_assert_lt(lag_k, c.n_structures, "the lag candidate was tried");
+  cr_assert_eq(c.structure_chosen, lag_k, "validation %g (as given) vs %g (lag)",
+               c.structures[0].validation_rmse_c, c.structures[lag_k].validation_rmse_c);
+  cr_assert_lt(c.holdout[0].rmse, 0.01, "held out %g K", c.holdout[0].rmse);
+  cr_log_info("sensor lag: validation %.4f K as given, %.4f K with the lag; held out %.4f K",
+              c.structures[0].validation_rmse_c, c.structures[lag_k].validation_rmse_c,
+              c.holdout[0].rmse);
   sits_thermal_cal_release(&c);
   free(tr), free(sc);
 }
@@ -543,8 +648,6 @@ Test(thermal_cal, a_block_held_out_inside) {
 }
 
 /* ---- leakage from modelled domain power (replay.domains, --fit leakage) ---------------- */
-
-#include "sits_replay.h"
 
 /* A die (10 J/K, 2 K/W) heated by a GPU domain whose clock and load come from the trace:
  * 500 / 1000 MHz (0.7 / 0.9 V), ceff 2 nF, idle 0.5 W, leakage 1 W at 0.9 V and 25 C doubling
@@ -988,7 +1091,8 @@ Test(thermal_cal, bands_from_the_fit_cover_held_out_samples) {
   cr_assert(c.has_band);
   cr_assert(c.residual_q95_c[0] > 0.15 && c.residual_q95_c[0] < 0.25, "q95 %g",
             c.residual_q95_c[0]);
-  /* the forecast blocks (90, 67 and 45 rows the repeated fits did not see, pooled) of the
+  /* the forecast blocks (90, 67 and 45 rows the repeated fits did not see, their 95th
+   * percentiles averaged) of the
    * same noise: their quantile near 1.96 x 0.1 too (within 0.12-0.30: the fits on fewer rows
    * add a little of their own error); the band takes the wider */
   cr_assert(c.training_q95_c[0] > 0.15 && c.training_q95_c[0] < 0.25, "training q95 %g",
@@ -1140,9 +1244,11 @@ Test(thermal_cal, auto_finds_an_unlogged_fan) {
   sits_thermal_cal c, plain;
   sits_err err = {0};
   cr_assert_eq(sits_calibrate_thermal_auto(&o, NULL, 0, &c, &err), SITS_OK, "%s", err.msg);
-  cr_assert_eq(c.n_structures, 2);
-  cr_assert_eq(c.structure_chosen, 1, "validation %g (as given) vs %g (fan)",
-               c.structures[0].validation_rmse_c, c.structures[1].validation_rmse_c);
+  cr_assert_eq(c.n_structures, 3); /* as given, the fan, a sensor lag */
+  cr_assert(strstr(c.structures[2].what, "lag"), "%s", c.structures[2].what);
+  cr_assert_eq(c.structure_chosen, 1, "validation %g (as given) vs %g (fan), %g (lag)",
+               c.structures[0].validation_rmse_c, c.structures[1].validation_rmse_c,
+               c.structures[2].validation_rmse_c);
   cr_assert(strstr(c.structures[1].what, "unlogged fan on die-ambient"), "%s",
             c.structures[1].what);
   cr_assert(strstr(c.config_text, "unlogged"), "the calibrated scenario carries the fan");
