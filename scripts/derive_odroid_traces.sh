@@ -30,7 +30,8 @@ cp "$src/LICENSE.md" "$dst/LICENSE.odroid_xu3"
 [ -n "$armpm" ] || exit 0
 raw=$armpm/Examples/Raw_Data
 # other recordings of the same board: PARSEC on one core (second run), on two cores, and
-# cBench (recorded in December 2016, the PARSEC runs in May-June 2017)
+# cBench (recorded in December 2016, the PARSEC runs in May-June 2017); the last three have
+# no calibration case (validation/cases/unfitted.txt: the recipe's hard cases)
 while read -r path name; do
   to_csv < "$raw/$path/sensors.data" > "$dst/$name.csv"
 done <<EOF
@@ -38,4 +39,7 @@ PARSEC/1core/big/events_list_1/Run_2/1800000 odroid_xu3_a15_1800mhz_run2
 PARSEC/2core/big/events_list_1/Run_1/1000000 odroid_xu3_a15_2core_1000mhz
 PARSEC/2core/big/events_list_1/Run_1/1400000 odroid_xu3_a15_2core_1400mhz
 cBench/big/events_list_1/Run_1/1000000 odroid_xu3_a15_cbench_1000mhz
+cBench/big/events_list_1/Run_1/1500000 odroid_xu3_a15_cbench_1500mhz
+cBench/big/events_list_1/Run_1/2000000 odroid_xu3_a15_cbench_2000mhz
+PARSEC/2core/big/events_list_1/Run_1/1800000 odroid_xu3_a15_2core_1800mhz
 EOF

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """two_node_recipe.py [--only CASE,...] SITSENERGY [R_DIE_BOARD R_BOARD_AMB C_DIE C_BOARD] - the outside checks'
-recipe on every trace the validation cases hold: a new user's two-node network (die and board,
+recipe on every trace the validation cases hold (and, marked *, the traces of
+cases/unfitted.txt, which no case is fitted to): a new user's two-node network (die and board,
 die -> board -> ambient, the values given or 1 K/W, 2 K/W, 5 J/K, 100 J/K), the case's own
 power columns and sensors all on the die, then `calibrate --fit auto --train-fraction 0.6`.
 Prints per trace the worst sensor's training and held-out RMSE, the held-out band's coverage
@@ -52,26 +53,32 @@ def main():
     work = keep or tempfile.mkdtemp(prefix="two_node_")
     print("%-30s %8s %8s %9s %9s %6s" % ("trace (case)", "train_K", "held_K", "coverage",
                                           "half_K", "s"))
+    runs = []  # (name, case whose replay group it takes, trace)
     for line in open(os.path.join(here, "cases", "cases.txt")):
-        if not line.strip() or line.startswith("#"):
-            continue
-        case, trace = line.split()[:2]
-        if trace in seen or (only and case not in only):
+        if line.strip() and not line.startswith("#"):
+            case, trace = line.split()[:2]
+            runs.append((case, case, trace))
+    for line in open(os.path.join(here, "cases", "unfitted.txt")):
+        if line.strip() and not line.startswith("#"):
+            trace, like = line.split()[:2]
+            runs.append((trace[:-4] + " *", like, trace))
+    for case, like, trace in runs:
+        if trace in seen or (only and case.rstrip(" *") not in only):
             continue
         seen.add(trace)
-        cfg = os.path.join(work, case + ".cfg")
-        open(cfg, "w").write(scenario(case, guess))
+        cfg = os.path.join(work, case.rstrip(" *") + ".cfg")
+        open(cfg, "w").write(scenario(like, guess))
         t0 = time.time()
         run = subprocess.run([exe, "calibrate", cfg, "--trace", os.path.join(here, "data", trace),
                               "--fit", "auto", "--train-fraction", "0.6", "-o",
-                              os.path.join(work, case + ".out.cfg")],
+                              os.path.join(work, case.rstrip(" *") + ".out.cfg")],
                              capture_output=True, text=True)
         dt = time.time() - t0
         if run.returncode:
             print("%-30s failed: %s" % (case, run.stderr.strip()[-200:]))
             continue
         if keep:
-            open(os.path.join(work, case + ".json"), "w").write(run.stdout)
+            open(os.path.join(work, case.rstrip(" *") + ".json"), "w").write(run.stdout)
         j = json.loads(run.stdout)
         worst = lambda part: max(v["rmse_c"] for v in j[part].values())
         band = list(j.get("band", {}).values())
