@@ -30,7 +30,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <gsl/gsl_blas.h>
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_linalg.h>
 #include <gsl/gsl_matrix.h>
@@ -212,12 +211,15 @@ static int residual_q95(sits_replay *r, size_t n_train, double *q95, double *msr
 
 /* The covariance of the free parameters (not at a bound) from the replay's sensitivities on
  * the training rows and their ranges: (J^T J / sigma^2 + P)^-1 in coordinates relative to the
- * values (GSL's Cholesky), sigma^2 the mean squared training residual and P the precision of
- * each parameter's range taken as a uniform prior ((hi - lo)^2 / 12 its variance; for a
- * log-scaled R or C in log coordinates). The range is what the fit allowed, so a direction the
- * trace does not determine keeps the range's spread instead of an unbounded or a dropped one
- * (a 60-s trace gave an ambient of 22 +- 528 C, a 25-K band, before). Into se[] (0 for a held
- * parameter) and corr[] (row-major). */
+ * values, sigma^2 the mean squared training residual and P the precision of each parameter's
+ * range taken as a uniform prior ((hi - lo)^2 / 12 its variance; log coordinates for the
+ * log-scaled ones: resistances, capacitances, a sensor's lag). The range is what the fit
+ * allowed, so a direction the trace does not determine keeps the range's spread instead of
+ * an unbounded or a dropped one (a 62-s trace gave an ambient of 22 +- 528 C, a 25-K band,
+ * before). Computed by GSL's SVD of the stacked system [J / sigma; sqrt(P)], which cannot
+ * fail on a near-perfect fit where J^T J / sigma^2 swamps P; a direction with no range and no
+ * data (a singular value below 1e-12 of the largest) is dropped, and a sensitivity that is
+ * not finite counts as none. Into se[] (0 for a held parameter) and corr[] (row-major). */
 static int covariance(const sits_scenario *sc, const sits_replay *r, const sits_thermal_cal *c,
                       double msr, double *se, double *corr, sits_err *err) {
   size_t rows = r->trace->n_rows, ns = r->n_sensors, nt = c->n_train < rows ? c->n_train : rows;
@@ -231,9 +233,11 @@ static int covariance(const sits_scenario *sc, const sits_replay *r, const sits_
   }
   if (nf == 0 || !(msr > 0))
     return SITS_OK;
-  gsl_matrix *J = gsl_matrix_calloc(ns * nt, nf), *A = gsl_matrix_alloc(nf, nf);
-  if (!J || !A) {
-    gsl_matrix_free(J), gsl_matrix_free(A);
+  double sigma = sqrt(msr);
+  gsl_matrix *J = gsl_matrix_calloc(ns * nt + nf, nf), *V = gsl_matrix_alloc(nf, nf);
+  gsl_vector *S = gsl_vector_alloc(nf), *w = gsl_vector_alloc(nf);
+  if (!J || !V || !S || !w) {
+    gsl_matrix_free(J), gsl_matrix_free(V), gsl_vector_free(S), gsl_vector_free(w);
     return sits__fail(err, SITS_ENOMEM, "out of memory");
   }
   int rc = SITS_OK;
@@ -246,35 +250,41 @@ static int covariance(const sits_scenario *sc, const sits_replay *r, const sits_
     rc = replay_moved(sc, r, p->path, p->value + h, &m, err);
     for (size_t k = 0; rc == SITS_OK && k < ns; k++) {
       int col = sits_trace_column(r->trace, r->sensors[k].column);
-      for (size_t t = 0; t < nt; t++) /* rows without a reading carry no information */
-        if (col >= 0 && isfinite(sits_trace_at(r->trace, t, (size_t)col)))
-          gsl_matrix_set(J, k * nt + t, j,
-                         (m->sim_c[k * rows + t] - r->sim_c[k * rows + t]) / h * scale[j]);
+      for (size_t t = 0; t < nt; t++) { /* rows without a reading carry no information */
+        double g = (m->sim_c[k * rows + t] - r->sim_c[k * rows + t]) / h * scale[j] / sigma;
+        if (col >= 0 && isfinite(sits_trace_at(r->trace, t, (size_t)col)) && isfinite(g))
+          gsl_matrix_set(J, k * nt + t, j, g);
+      }
     }
     sits_replay_free(m);
+    /* the range's row: sqrt(12) / its width in this coordinate */
+    double width = p->log_scale && p->lo > 0 ? log(p->hi / p->lo) : (p->hi - p->lo) / scale[j];
+    if (isfinite(width) && width > 0)
+      gsl_matrix_set(J, ns * nt + j, j, sqrt(12.0) / width);
   }
-  if (rc == SITS_OK) { /* the precision: the data's and the ranges' */
-    gsl_blas_dsyrk(CblasLower, CblasTrans, 1.0 / msr, J, 0.0, A);
-    for (size_t j = 0; j < nf; j++) {
-      const sits_thermal_param *p = &c->params[free_p[j]];
-      double width = p->log_scale && p->lo > 0 ? log(p->hi / p->lo) : (p->hi - p->lo) / scale[j];
-      if (isfinite(width) && width > 0)
-        *gsl_matrix_ptr(A, j, j) += 12.0 / (width * width);
-    }
-    if (gsl_linalg_cholesky_decomp1(A) != GSL_SUCCESS ||
-        gsl_linalg_cholesky_invert(A) != GSL_SUCCESS)
-      rc = sits__fail(err, SITS_ESOLVER,
-                      "the parameters' precision matrix is not positive definite");
+  if (rc == SITS_OK && gsl_linalg_SV_decomp(J, V, S, w) != GSL_SUCCESS)
+    rc = sits__fail(err, SITS_ESOLVER, "the sensitivities' SVD failed");
+  if (rc == SITS_OK) {
+    double smax = gsl_vector_get(S, 0), cov[MAX_P * MAX_P] = {0};
+    for (size_t a = 0; a < nf; a++)
+      for (size_t b = 0; b < nf; b++) {
+        double v = 0;
+        for (size_t i = 0; i < nf; i++) {
+          double si = gsl_vector_get(S, i);
+          if (si > 1e-12 * smax)
+            v += gsl_matrix_get(V, a, i) * gsl_matrix_get(V, b, i) / (si * si);
+        }
+        cov[a * nf + b] = v;
+      }
+    for (size_t a = 0; a < nf; a++)
+      se[free_p[a]] = sqrt(fmax(cov[a * nf + a], 0)) * scale[a];
+    for (size_t a = 0; a < nf; a++)
+      for (size_t b = 0; b < nf; b++) {
+        double d = sqrt(fmax(cov[a * nf + a], 0) * fmax(cov[b * nf + b], 0));
+        corr[free_p[a] * c->n_params + free_p[b]] = d > 0 ? cov[a * nf + b] / d : (a == b);
+      }
   }
-  for (size_t a = 0; rc == SITS_OK && a < nf; a++)
-    se[free_p[a]] = sqrt(fmax(gsl_matrix_get(A, a, a), 0)) * scale[a];
-  for (size_t a = 0; rc == SITS_OK && a < nf; a++)
-    for (size_t b = 0; b < nf; b++) {
-      double d = sqrt(gsl_matrix_get(A, a, a) * gsl_matrix_get(A, b, b));
-      double ab = a > b ? gsl_matrix_get(A, a, b) : gsl_matrix_get(A, b, a); /* the lower half */
-      corr[free_p[a] * c->n_params + free_p[b]] = d > 0 ? ab / d : (a == b);
-    }
-  gsl_matrix_free(J), gsl_matrix_free(A);
+  gsl_matrix_free(J), gsl_matrix_free(V), gsl_vector_free(S), gsl_vector_free(w);
   return rc;
 }
 

@@ -207,9 +207,9 @@ static void validate(const sits_thermal_cal_opts *o, const char **sets, size_t n
   }
 }
 
-/* The sets that give each sensor of the scenario's replay.sensors list a lag of @p lag_s (the
- * sensor-lag structure), into sets[] (malloc'ed, *n of them; none when a sensor has a lag
- * already or there is no such list). */
+/* The sets that give each fitted sensor (weight above 0) of the scenario's replay.sensors list
+ * a lag of @p lag_s (the sensor-lag structure), into sets[] (malloc'ed, *n of them; none when
+ * a sensor has a lag already or there is no such list). */
 static int lag_candidate(const sits_thermal_cal_opts *o, const char **given, size_t n_given,
                          double lag_s, char **sets, size_t *n, sits_err *err) {
   *n = 0;
@@ -229,12 +229,20 @@ static int lag_candidate(const sits_thermal_cal_opts *o, const char **given, siz
     long long iv;
     has |= (config_setting_lookup_int64(g, "lag_s", &iv) == CONFIG_TRUE && iv > 0);
   }
-  for (size_t k = 0; !has && k < ns && k < SITS_REPLAY_MAX_BAND_SENSORS && rc == SITS_OK; k++) {
-    if (!(sets[k] = malloc(64))) {
+  for (size_t k = 0; !has && k < ns && *n < SITS_REPLAY_MAX_BAND_SENSORS && rc == SITS_OK; k++) {
+    double wt = 1.0;
+    const config_setting_t *g = config_setting_get_elem(s, (unsigned)k);
+    const config_setting_t *wg = config_setting_get_member(g, "weight");
+    if (wg && config_setting_is_number(wg))
+      wt = config_setting_type(wg) == CONFIG_TYPE_FLOAT ? config_setting_get_float(wg)
+                                                        : (double)config_setting_get_int64(wg);
+    if (!(wt > 0)) /* reported, not fitted: a lag there would be a parameter without data */
+      continue;
+    if (!(sets[*n] = malloc(64))) {
       rc = sits__fail(err, SITS_ENOMEM, "out of memory");
       break;
     }
-    snprintf(sets[k], 64, "replay.sensors.[%zu].lag_s=%.6g", k, lag_s);
+    snprintf(sets[*n], 64, "replay.sensors.[%zu].lag_s=%.6g", k, lag_s);
     (*n)++;
   }
   sits_scenario_free(sc);
@@ -258,6 +266,9 @@ static double training_interval(const sits_thermal_cal_opts *o) {
 
 /* The sets of the candidate that won appended to *c's (owned by c: c->kept). */
 static int keep_sets(candidate *c, char **sets, size_t n, sits_err *err) {
+  if (c->n_kept + n > SITS_REPLAY_MAX_BAND_SENSORS)
+    return sits__fail(err, SITS_EINPUT, "more than %d structure settings",
+                      SITS_REPLAY_MAX_BAND_SENSORS);
   const char **with = calloc(c->n + n + 1, sizeof *with);
   if (!with)
     return sits__fail(err, SITS_ENOMEM, "out of memory");

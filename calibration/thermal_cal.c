@@ -269,16 +269,17 @@ static int fan_params(sits_thermal_cal *c, const sits_scenario *sc, const sits_r
   return SITS_OK;
 }
 
-/* Each sensor's lag (replay.sensors.[k].lag_s) where the scenario gives one above 0 and the
- * network is fitted: between a twentieth of the training rows' mean interval (a shorter lag
- * changes no reading) and a quarter of their span (a longer one is the network's business). */
+/* Each sensor's lag (replay.sensors.[k].lag_s) where the scenario gives one above 0, the
+ * sensor is fitted (weight above 0) and the network is fitted: between a twentieth of the training
+ * rows' mean interval (a shorter lag changes no reading) and a quarter of their span (a longer one
+ * is the network's business). */
 static int lag_params(problem *pb, const sits_replay *rep, sits_err *err) {
   sits_thermal_cal *c = pb->c;
   size_t last = pb->use_hi < pb->n_rows ? pb->use_hi : pb->n_rows;
   double span =
       last > 1 ? sits_trace_at(pb->trace, last - 1, 0) - sits_trace_at(pb->trace, 0, 0) : 0;
   for (size_t k = 0; !c->keep_network && k < rep->n_sensors; k++) {
-    if (!(rep->sensors[k].lag_s > 0))
+    if (!(rep->sensors[k].lag_s > 0 && rep->sensors[k].weight > 0)) /* 0: reported, not fitted */
       continue;
     if (!(span > 0))
       return sits__fail(err, SITS_EINPUT, "replay.sensors.[%zu].lag_s: the trace spans no time", k);
@@ -388,8 +389,8 @@ static int temperature_params(problem *pb, const sits_scenario *sc, const sits_r
   return SITS_OK;
 }
 
-/* The parameters: every link's R and node's C, the fans' resistances, the modelled domains'
- * leakage, then the ambient and initial temperatures. */
+/* The parameters: every link's R and node's C, the fans' resistances, the sensors' lags, the
+ * modelled domains' leakage, then the ambient and initial temperatures. */
 static int parameters(problem *pb, const sits_scenario *sc, const sits_replay *rep, sits_err *err) {
   sits_thermal_cal *c = pb->c;
   range phys = {0};

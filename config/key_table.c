@@ -539,7 +539,8 @@ static const sits_key keys[] = {
     K("replay.sensors.[].lag_s", NUMBER, "s", 0.0, NULL, 0, 1e6, 0,
       "the sensor's first-order time constant: it reads its node through lag_s d(reading)/dt = "
       "node - reading (a sensor's own mass, a driver's averaging); 0: the node itself. "
-      "calibrate --fit thermal fits it when it is above 0; --fit auto tries it",
+      "calibrate --fit thermal fits it when it is above 0 (on a fitted sensor, the network "
+      "fitted too); --fit auto tries it",
       "sits_replay_sensor lag_s"),
     K("replay.domains", LIST, "", NONE, NULL, ANY, 0,
       "domains whose power the model computes from the trace's clock and load (leakage "

@@ -555,7 +555,6 @@ static sits_domain *domain_at(sits_scenario *sc, const char *path, const char *w
   return NULL;
 }
 
-/* Whether the model part of sits_scenario_set_number takes @p path in this scenario. */
 /* "replay.sensors.[K].lag_s" of a sensor the scenario lists -> K. */
 static bool sensor_lag(const sits_scenario *sc, const char *path, size_t *k) {
   const config_setting_t *s = config_lookup(&sc->config.cfg, "replay.sensors");
@@ -563,6 +562,7 @@ static bool sensor_lag(const sits_scenario *sc, const char *path, size_t *k) {
          *k < (size_t)config_setting_length(s);
 }
 
+/* Whether the model part of sits_scenario_set_number takes @p path in this scenario. */
 static bool settable(const sits_scenario *sc, const char *path) {
   size_t k, j;
   if (fan_point(sc, path, &k, &j) || sensor_lag(sc, path, &k))
