@@ -177,6 +177,9 @@ int sits_replay_write_text(const sits_replay *r, FILE *f) {
     const sits_fit_metrics *m = &r->sensors[k].m;
     fprintf(f, "%-22s rmse %.3f C, mae %.3f C, max %.3f C, bias %+.3f C, r2 %.3f, n %zu\n",
             r->sensors[k].column, m->rmse, m->mae, m->max_abs_err, m->bias, m->r2, m->n);
+    if (r->sensors[k].lag_s > 0)
+      fprintf(f, "%-22s read through a %.3g-s first-order lag (replay.sensors.[].lag_s)\n", "",
+              r->sensors[k].lag_s);
     if (r->band_c && k < SITS_REPLAY_MAX_BAND_SENSORS)
       fprintf(f, "%-22s 95 %% band: %.1f %% of samples inside, mean half-width %.3f K\n", "",
               100 * r->band_coverage[k], r->band_mean_half_width_c[k]);

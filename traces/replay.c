@@ -805,6 +805,10 @@ int sits_replay_write_json(const sits_replay *r, const sits_scenario *sc, FILE *
     sits__json_str(f, r->sensors[k].column);
     fputs(":{\"node\":", f);
     sits__json_str(f, sits_thermal_name(sits_scenario_thermal(sc), r->sensors[k].node));
+    if (r->sensors[k].lag_s > 0) {
+      fputs(",\"lag_s\":", f);
+      sits__json_num(f, r->sensors[k].lag_s);
+    }
     fputc(',', f);
     sits__json_metrics(f, m, "c");
     if (r->band_c && k < SITS_REPLAY_MAX_BAND_SENSORS) {
