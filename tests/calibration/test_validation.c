@@ -70,6 +70,23 @@ Test(validation, boards_calibrate_then_hold_out, .timeout = 900) {
   cr_assert_eq(cases, 12); /* a case dropped from cases.txt must not pass unnoticed */
 }
 
+/* The new user's two-node network of the outside checks' recipe on the ODROID-XU3 traces
+ * (validation/two_node_recipe.py): die and board, 1, 2 K/W, 5, 100 J/K, every rail on the die. */
+static char *two_node_xu3(void) {
+  return tu_write("two_node.cfg",
+                  "platform = { name = \"two_node\"; thermal = {\n"
+                  "  nodes = ( { name = \"die\"; c_j_per_k = 5; junction = true; },\n"
+                  "            { name = \"board\"; c_j_per_k = 100; } );\n"
+                  "  links = ( { a = \"die\"; b = \"board\"; r_k_per_w = 1; },\n"
+                  "            { a = \"board\"; b = \"ambient\"; r_k_per_w = 2; } ); }; };\n"
+                  "replay = { power = ( { column = \"power_w.A15\"; node = \"die\"; },\n"
+                  "  { column = \"power_w.A7\"; node = \"die\"; },\n"
+                  "  { column = \"power_w.GPU\"; node = \"die\"; },\n"
+                  "  { column = \"power_w.RAM\"; node = \"die\"; } );\n"
+                  "  sensors = ( { column = \"temp_c.A15\"; node = \"die\"; } ); };\n"
+                  "ambient_c = 25.0;\n");
+}
+
 /* The outside checks' recipe (validation/two_node_recipe.py) on the ODROID-XU3 two-core 1.0
  * GHz trace: a new user's two-node network (1, 2 K/W, 5, 100 J/K, every rail on the die),
  * `--fit auto` on the first 60 %, the band written and scored on the held-out 40 %. Measured
@@ -80,18 +97,7 @@ Test(validation, boards_calibrate_then_hold_out, .timeout = 900) {
  * quarter: 88 %, 0.69 K).
  * Asserted: held out <= 0.7 K, coverage >= 90 % (the issue's criterion), half-width <= 1.5 K. */
 Test(validation, two_node_recipe_band_covers_the_held_out_part, .timeout = 600) {
-  char *sc = tu_write("two_node.cfg",
-                      "platform = { name = \"two_node\"; thermal = {\n"
-                      "  nodes = ( { name = \"die\"; c_j_per_k = 5; junction = true; },\n"
-                      "            { name = \"board\"; c_j_per_k = 100; } );\n"
-                      "  links = ( { a = \"die\"; b = \"board\"; r_k_per_w = 1; },\n"
-                      "            { a = \"board\"; b = \"ambient\"; r_k_per_w = 2; } ); }; };\n"
-                      "replay = { power = ( { column = \"power_w.A15\"; node = \"die\"; },\n"
-                      "  { column = \"power_w.A7\"; node = \"die\"; },\n"
-                      "  { column = \"power_w.GPU\"; node = \"die\"; },\n"
-                      "  { column = \"power_w.RAM\"; node = \"die\"; } );\n"
-                      "  sensors = ( { column = \"temp_c.A15\"; node = \"die\"; } ); };\n"
-                      "ambient_c = 25.0;\n");
+  char *sc = two_node_xu3();
   sits_thermal_cal_opts o = {.scenario_path = sc,
                              .trace_path = SITS_VALIDATION_DATA "/odroid_xu3_a15_2core_1000mhz.csv",
                              .train_fraction = 0.6,
@@ -108,6 +114,31 @@ Test(validation, two_node_recipe_band_covers_the_held_out_part, .timeout = 600) 
   cr_assert(c.has_band && isfinite(c.forecast_q95_c[0]));
   cr_assert_geq(c.band_coverage[0], 0.90, "coverage %g", c.band_coverage[0]);
   cr_assert_leq(c.band_mean_half_width_c[0], 1.5, "half-width %g K", c.band_mean_half_width_c[0]);
+  sits_thermal_cal_release(&c);
+  free(sc);
+}
+
+/* The same recipe on a recording no case is fitted to (validation/cases/unfitted.txt: PARSEC
+ * on two A15 cores at 1.8 GHz, 297 samples): held out within the issue's 1.0 K (measured
+ * 0.787 K, the unlogged-fan structure kept; validation/README.md, 2026-12-07), and the
+ * structure choice reported candidate by candidate. Its band is 3.45 K wide (a forecast block
+ * fitted on half the training rows misses by 5.4 K): not asserted. */
+Test(validation, two_node_recipe_holds_on_an_unfitted_recording, .timeout = 600) {
+  char *sc = two_node_xu3();
+  sits_thermal_cal_opts o = {.scenario_path = sc,
+                             .trace_path = SITS_VALIDATION_DATA "/odroid_xu3_a15_2core_1800mhz.csv",
+                             .train_fraction = 0.6,
+                             .fit_ambient = true,
+                             .fit_initial = true};
+  sits_thermal_cal c;
+  sits_err err = {0};
+  cr_assert_eq(sits_calibrate_thermal_auto(&o, NULL, 0, &c, &err), SITS_OK, "%s", err.msg);
+  cr_log_info("unfitted recording: held out %.3f K (train %.3f K), structure %zu of %zu",
+              c.holdout[0].rmse, c.train[0].rmse, c.structure_chosen, c.n_structures);
+  cr_assert_leq(c.holdout[0].rmse, 1.0, "held out %g K", c.holdout[0].rmse);
+  cr_assert_eq(c.n_structures, 3, "as given, the fan, the lag");
+  for (size_t k = 0; k < c.n_structures; k++)
+    cr_assert(isfinite(c.structures[k].validation_rmse_c), "%s", c.structures[k].what);
   sits_thermal_cal_release(&c);
   free(sc);
 }
