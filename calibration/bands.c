@@ -479,7 +479,7 @@ static int scenario_moved(const sits_scenario *sc, const char *path, double valu
 }
 
 /* The figures a band covers, as one prediction gives them. */
-enum { F_PEAK, F_THROTTLE, F_RUNTIME, N_FIGS };
+enum { F_PEAK, F_THROTTLE, F_RUNTIME, F_FINAL, N_FIGS };
 
 typedef int (*predict_fn)(const sits_scenario *sc, const void *ctx, double *fig, sits_err *err);
 
@@ -523,6 +523,7 @@ static void band_of(const sits_scenario *sc, const uncertainty *u, const double 
   for (size_t s = 0; s < u->n_s; s++)
     q = fmax(q, u->q95[s]);
   double hw = sqrt(q * q + Z95 * Z95 * sigma[F_PEAK] * sigma[F_PEAK]);
+  double hw_final = sqrt(q * q + Z95 * Z95 * sigma[F_FINAL] * sigma[F_FINAL]);
   double limit = sits_scenario_limits(sc)->max_junction_temp_c;
   *b = (sits_band){.set = true,
                    .level = 0.95,
@@ -531,6 +532,7 @@ static void band_of(const sits_scenario *sc, const uncertainty *u, const double 
                    .max_junction_temp_half_width_c = hw,
                    .time_to_throttle_half_width_s = Z95 * sigma[F_THROTTLE],
                    .runtime_half_width_s = Z95 * sigma[F_RUNTIME],
+                   .final_junction_temp_half_width_c = hw_final,
                    .p_junction_ok = NAN};
   if (isfinite(limit) && isfinite(base[F_PEAK]))
     b->p_junction_ok =
@@ -541,6 +543,7 @@ static void run_figures(const sits_summary *s, double *fig) {
   fig[F_PEAK] = s->max_junction_temp_c;
   fig[F_THROTTLE] = s->time_to_throttle_s;
   fig[F_RUNTIME] = s->has_battery ? s->runtime_s : NAN;
+  fig[F_FINAL] = s->final_junction_temp_c;
 }
 
 static int predict_run(const sits_scenario *sc, const void *ctx, double *fig, sits_err *err) {
@@ -579,7 +582,7 @@ static int predict_steady(const sits_scenario *sc, const void *ctx, double *fig,
   memset(&st, 0, sizeof st);
   int rc = sits_steady(sc, &st, err);
   fig[F_PEAK] = rc == SITS_OK ? st.max_junction_temp_c : NAN;
-  fig[F_THROTTLE] = fig[F_RUNTIME] = NAN;
+  fig[F_THROTTLE] = fig[F_RUNTIME] = fig[F_FINAL] = NAN;
   sits_steady_release(&st);
   return rc;
 }
@@ -590,7 +593,7 @@ int sits_steady_bands(const sits_scenario *sc, sits_steady_state *st, sits_err *
   int got = read_uncertainty(sc, &u, err);
   if (got <= 0)
     return got == 0 ? SITS_OK : SITS_EINPUT;
-  double base[N_FIGS] = {st->max_junction_temp_c, NAN, NAN}, sigma[N_FIGS];
+  double base[N_FIGS] = {st->max_junction_temp_c, NAN, NAN, NAN}, sigma[N_FIGS];
   size_t used;
   int rc = propagate(sc, &u, predict_steady, NULL, base, sigma, &used, err);
   if (rc == SITS_OK)

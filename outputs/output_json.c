@@ -58,6 +58,7 @@ static void json_band(FILE *f, const sits_band *b) {
   json_kv(f, "time_to_throttle_half_width_s", b->time_to_throttle_half_width_s);
   json_kv(f, "runtime_half_width_s", b->runtime_half_width_s);
   json_kv(f, "p_junction_ok", b->p_junction_ok);
+  json_kv(f, "final_junction_temp_half_width_c", b->final_junction_temp_half_width_c);
   fputs(",\"method\":", f);
   sits__json_str(f, method);
   fputc('}', f);
@@ -121,6 +122,7 @@ int sits_write_summary_json(const sits_scenario *sc, const sits_result *r, FILE 
   fprintf(f, "{\"schema_version\":1,\"end_reason\":\"%s\"", sits_end_reason_name(s->end_reason));
   json_fields(f, s, 0, JSON_PEAK_TEMP_AT);
   json_by_node(f, "peak_temp_c", sits_scenario_thermal(sc), r->peak_temp_c, r->n_nodes);
+  json_kv(f, "final_junction_temp_c", s->final_junction_temp_c);
   json_fields(f, s, JSON_PEAK_TEMP_AT, JSON_DOMAIN_ENERGY_AT);
   size_t nd;
   const sits_domain *dom = sits_scenario_domains(sc, &nd);

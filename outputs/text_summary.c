@@ -80,6 +80,9 @@ static void text_band(FILE *f, const sits_result *r) {
             r->band.time_to_throttle_half_width_s);
   if (s->has_battery && !isnan(r->band.runtime_half_width_s))
     fprintf(f, ", runtime %.0f +- %.0f s", s->runtime_s, r->band.runtime_half_width_s);
+  if (!isnan(r->band.final_junction_temp_half_width_c))
+    fprintf(f, ", final junction temp %.3f +- %.3f C", s->final_junction_temp_c,
+            r->band.final_junction_temp_half_width_c);
   fprintf(f, " (%zu fitted parameters, residual q95 %.3f C)\n", r->band.n_params,
           r->band.residual_q95_c);
 }
@@ -121,6 +124,7 @@ int sits_write_summary_text(const sits_scenario *sc, const sits_result *r, FILE 
   fprintf(f, "end reason            %s after %.3f s\n", sits_end_reason_name(s->end_reason),
           s->simulated_s);
   fprintf(f, "max junction temp     %.3f C\n", s->max_junction_temp_c);
+  fprintf(f, "final junction temp   %.3f C\n", s->final_junction_temp_c);
   fprintf(f, "power                 avg %.3f W, peak %.3f W, peak %.0f-s average %.3f W\n",
           s->avg_power_w, s->peak_power_w, sits_scenario_limits(sc)->tdp_window_s, s->tdp_w);
   if (s->battery_heat_j != 0) /* the pack's heat enters the network besides the board's */

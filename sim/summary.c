@@ -222,10 +222,12 @@ void sits__summarise(const sits_scenario *sc, sits_result *r, const sits__tally 
   bool any_junction = sits_thermal_has_junctions(th);
   sum->end_reason = t->why;
   sum->simulated_s = t->end_s;
-  sum->max_junction_temp_c = -INFINITY;
+  sum->max_junction_temp_c = sum->final_junction_temp_c = -INFINITY;
   for (size_t i = 0; i < n; i++)
-    if (!any_junction || sits_thermal_is_junction(th, (int)i))
+    if (!any_junction || sits_thermal_is_junction(th, (int)i)) {
       sum->max_junction_temp_c = fmax(sum->max_junction_temp_c, r->peak_temp_c[i]);
+      sum->final_junction_temp_c = fmax(sum->final_junction_temp_c, t->y_end[i]);
+    }
   sum->energy_j = t->y_end[t->lay.i_e_in];
   size_t n_dom;
   sits_scenario_domains(sc, &n_dom);

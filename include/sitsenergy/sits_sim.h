@@ -82,6 +82,9 @@ typedef struct sits_summary {
    *  the cells at the ambient or no battery). Not part of energy_j, avg_power_w or tdp_w,
    *  which are the board's. */
   double battery_heat_j;
+  /** The junction temperature when the run ended (the hottest junction node then; all nodes
+   *  if none is marked): where a long run settles, beside its peak. */
+  double final_junction_temp_c;
 } sits_summary;
 
 /** One /events row. */
@@ -117,6 +120,9 @@ typedef struct sits_band {
   /** The probability that the junction stays below max_junction_temp_c (the verdict's
    *  thermal part), from the band taken as Gaussian; NAN without that limit. */
   double p_junction_ok;
+  /** The final junction temperature's half-width (sits_summary.final_junction_temp_c; NAN for
+   *  a steady state, which has no end). */
+  double final_junction_temp_half_width_c;
 } sits_band;
 
 typedef struct sits_result sits_result;

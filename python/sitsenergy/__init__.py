@@ -572,6 +572,8 @@ class Result:
         s = self.summary
         rows = [("end", f"{s.get('end_reason')} after {s.get('simulated_s', float('nan')):.3f} s"),
                 ("max junction temperature", f"{s.get('max_junction_temp_c', float('nan')):.2f} °C"),
+                ("final junction temperature",
+                 f"{s.get('final_junction_temp_c', float('nan')):.2f} °C"),
                 ("average power", f"{s.get('avg_power_w', float('nan')):.3f} W"),
                 ("peak power", f"{s.get('peak_power_w', float('nan')):.3f} W"),
                 ("energy", f"{s.get('energy_j', float('nan')):.1f} J")]

@@ -1224,6 +1224,46 @@ Test(thermal_cal, bands_on_run_and_steady_match_the_closed_form) {
   free(path), free(plain);
 }
 
+/* The final temperature's band, apart from the peak's: the same node 300 s at 5 W, then 300 s
+ * at 2 W (50 time constants each): the peak 40 C as above, the final 25 + 3 x 2 = 31 C, whose
+ * sensitivities are 2 K per K/W and 1 per K of ambient: sigma^2 = (2 x 0.1)^2 + 0.5^2 + 2 x 0.3
+ * x 0.2 x 0.5 = 0.35, half-width sqrt(0.4^2 + 1.96^2 x 0.35) = 1.22659 K (the peak's 1.63001
+ * K). A steady state has no final temperature: its half-width is NAN. */
+Test(thermal_cal, a_run_band_gives_the_final_temperature_its_own) {
+  char text[sizeof banded + 200];
+  snprintf(text, sizeof text, "%s", banded);
+  char *at = strstr(text, "power_w = { die = 5.0; }; } );");
+  cr_assert_not_null(at);
+  snprintf(at, sizeof text - (size_t)(at - text),
+           "power_w = { die = 5.0; }; }, { duration_s = 300.0; power_w = { die = 2.0; }; } );%s",
+           strstr(banded, "power_w = { die = 5.0; }; } );") +
+               strlen("power_w = { die = 5.0; }; } );"));
+  char *path = tu_write("banded2.cfg", text);
+  sits_scenario *sc = NULL;
+  sits_err err = {0};
+  cr_assert_eq(sits_scenario_load(path, NULL, 0, &sc, &err), SITS_OK, "%s\n%s", err.msg, text);
+  sits_result *r = NULL;
+  cr_assert_eq(sits_run(sc, NULL, &r, &err), SITS_OK, "%s", err.msg);
+  cr_assert_eq(sits_run_bands(sc, NULL, r, &err), SITS_OK, "%s", err.msg);
+  const sits_summary *s = sits_result_summary(r);
+  const sits_band *b = sits_result_band(r);
+  const double z = 1.959963984540054;
+  cr_assert_float_eq(s->max_junction_temp_c, 40.0, 1e-6);
+  cr_assert_float_eq(s->final_junction_temp_c, 31.0, 1e-6);
+  cr_assert_float_eq(b->max_junction_temp_half_width_c, sqrt(0.16 + z * z * 0.65), 1e-5);
+  cr_assert_float_eq(b->final_junction_temp_half_width_c, sqrt(0.16 + z * z * 0.35), 1e-5, "%g",
+                     b->final_junction_temp_half_width_c);
+  cr_assert_float_eq(sqrt(0.16 + z * z * 0.35), 1.22659, 1e-5);
+  sits_result_free(r);
+  sits_steady_state st;
+  cr_assert_eq(sits_steady(sc, &st, &err), SITS_OK, "%s", err.msg);
+  cr_assert_eq(sits_steady_bands(sc, &st, &err), SITS_OK, "%s", err.msg);
+  cr_assert(isnan(st.band.final_junction_temp_half_width_c));
+  sits_steady_release(&st);
+  sits_scenario_free(sc);
+  free(path);
+}
+
 /* --fit auto's unlogged cooling device: one node (C 10 J/K) whose path to the ambient (25 C)
  * is 4 K/W with its fan off and 2 K/W on; the fan, which the trace does not record, turns on
  * above 45 C and off below 44 C, checked every second (a board's fan table). The power steps
