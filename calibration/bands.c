@@ -478,13 +478,17 @@ static int scenario_moved(const sits_scenario *sc, const char *path, double valu
                                  out, err);
 }
 
-/* The figures a band covers, as one prediction gives them. */
-enum { F_PEAK, F_THROTTLE, F_RUNTIME, F_FINAL, N_FIGS };
+/* The figures a band covers, as one prediction gives them; F_END the run's end reason (NAN for
+ * a steady state), which decides whether its final temperature is comparable. */
+enum { F_PEAK, F_THROTTLE, F_RUNTIME, F_FINAL, F_END, N_FIGS };
 
 typedef int (*predict_fn)(const sits_scenario *sc, const void *ctx, double *fig, sits_err *err);
 
 /* The secant sensitivities of the figures to each parameter moved by its standard error,
- * combined through the correlations: sigma per figure, and how many parameters moved. */
+ * combined through the correlations: sigma per figure, and how many parameters moved. A figure
+ * that a moved prediction does not have (a throttle that no longer happens) or that is not
+ * comparable (the final temperature of a run that ends another way: a trip instead of the
+ * duration's end) gets no sigma (NAN): a secant across that jump is no sensitivity. */
 static int propagate(const sits_scenario *sc, const uncertainty *u, predict_fn predict,
                      const void *ctx, const double *base, double *sigma, size_t *used,
                      sits_err *err) {
@@ -502,6 +506,8 @@ static int propagate(const sits_scenario *sc, const uncertainty *u, predict_fn p
     sits_scenario_free(moved);
     for (int k = 0; rc == SITS_OK && k < N_FIGS; k++)
       d[p][k] = fig[k] - base[k];
+    if (rc == SITS_OK && isfinite(base[F_END]) && fig[F_END] != base[F_END])
+      d[p][F_FINAL] = NAN;
     (*used)++;
   }
   for (int k = 0; rc == SITS_OK && k < N_FIGS; k++) {
@@ -510,7 +516,7 @@ static int propagate(const sits_scenario *sc, const uncertainty *u, predict_fn p
       for (size_t j = 0; j < u->n_p; j++)
         if (u->se[i] > 0 && u->se[j] > 0)
           var += d[i][k] * d[j][k] * u->corr[i * u->n_p + j];
-    sigma[k] = isfinite(base[k]) ? sqrt(fmax(var, 0)) : NAN;
+    sigma[k] = isfinite(base[k]) && isfinite(var) ? sqrt(fmax(var, 0)) : NAN;
   }
   return rc;
 }
@@ -544,6 +550,7 @@ static void run_figures(const sits_summary *s, double *fig) {
   fig[F_THROTTLE] = s->time_to_throttle_s;
   fig[F_RUNTIME] = s->has_battery ? s->runtime_s : NAN;
   fig[F_FINAL] = s->final_junction_temp_c;
+  fig[F_END] = (double)s->end_reason;
 }
 
 static int predict_run(const sits_scenario *sc, const void *ctx, double *fig, sits_err *err) {
@@ -582,7 +589,7 @@ static int predict_steady(const sits_scenario *sc, const void *ctx, double *fig,
   memset(&st, 0, sizeof st);
   int rc = sits_steady(sc, &st, err);
   fig[F_PEAK] = rc == SITS_OK ? st.max_junction_temp_c : NAN;
-  fig[F_THROTTLE] = fig[F_RUNTIME] = fig[F_FINAL] = NAN;
+  fig[F_THROTTLE] = fig[F_RUNTIME] = fig[F_FINAL] = fig[F_END] = NAN;
   sits_steady_release(&st);
   return rc;
 }
@@ -593,7 +600,7 @@ int sits_steady_bands(const sits_scenario *sc, sits_steady_state *st, sits_err *
   int got = read_uncertainty(sc, &u, err);
   if (got <= 0)
     return got == 0 ? SITS_OK : SITS_EINPUT;
-  double base[N_FIGS] = {st->max_junction_temp_c, NAN, NAN, NAN}, sigma[N_FIGS];
+  double base[N_FIGS] = {st->max_junction_temp_c, NAN, NAN, NAN, NAN}, sigma[N_FIGS];
   size_t used;
   int rc = propagate(sc, &u, predict_steady, NULL, base, sigma, &used, err);
   if (rc == SITS_OK)

@@ -194,6 +194,11 @@ def _raise(rc: int, err: Any) -> None:
     raise SitsError(rc, msg)
 
 
+def _num(v: Any) -> float:
+    """A summary number, NaN where the JSON has null."""
+    return float("nan") if v is None else float(v)
+
+
 def _text(ptr: Any) -> str:
     """A malloc'ed C string as str (freed)."""
     try:
@@ -573,7 +578,7 @@ class Result:
         rows = [("end", f"{s.get('end_reason')} after {s.get('simulated_s', float('nan')):.3f} s"),
                 ("max junction temperature", f"{s.get('max_junction_temp_c', float('nan')):.2f} °C"),
                 ("final junction temperature",
-                 f"{s.get('final_junction_temp_c', float('nan')):.2f} °C"),
+                 f"{_num(s.get('final_junction_temp_c')):.2f} °C"),
                 ("average power", f"{s.get('avg_power_w', float('nan')):.3f} W"),
                 ("peak power", f"{s.get('peak_power_w', float('nan')):.3f} W"),
                 ("energy", f"{s.get('energy_j', float('nan')):.1f} J")]

@@ -1228,7 +1228,10 @@ Test(thermal_cal, bands_on_run_and_steady_match_the_closed_form) {
  * at 2 W (50 time constants each): the peak 40 C as above, the final 25 + 3 x 2 = 31 C, whose
  * sensitivities are 2 K per K/W and 1 per K of ambient: sigma^2 = (2 x 0.1)^2 + 0.5^2 + 2 x 0.3
  * x 0.2 x 0.5 = 0.35, half-width sqrt(0.4^2 + 1.96^2 x 0.35) = 1.22659 K (the peak's 1.63001
- * K). A steady state has no final temperature: its half-width is NAN. */
+ * K). A steady state has no final temperature: its half-width is NAN. With a 40.2-C shutdown
+ * trip the run itself ends at its duration (peak 40 C) while each moved run (R + 0.1 K/W or
+ * the ambient + 0.5 K: 40.5 C steady) trips: their final temperatures are not comparable, so
+ * no final half-width (NAN), the peak's still finite. */
 Test(thermal_cal, a_run_band_gives_the_final_temperature_its_own) {
   char text[sizeof banded + 200];
   snprintf(text, sizeof text, "%s", banded);
@@ -1260,6 +1263,16 @@ Test(thermal_cal, a_run_band_gives_the_final_temperature_its_own) {
   cr_assert_eq(sits_steady_bands(sc, &st, &err), SITS_OK, "%s", err.msg);
   cr_assert(isnan(st.band.final_junction_temp_half_width_c));
   sits_steady_release(&st);
+  sits_scenario_free(sc);
+  const char *trip[] = {"platform.thermal.nodes.[0].critical_c=40.2"};
+  cr_assert_eq(sits_scenario_load(path, trip, 1, &sc, &err), SITS_OK, "%s", err.msg);
+  cr_assert_eq(sits_run(sc, NULL, &r, &err), SITS_OK, "%s", err.msg);
+  cr_assert_eq(sits_run_bands(sc, NULL, r, &err), SITS_OK, "%s", err.msg);
+  cr_assert_eq(sits_result_summary(r)->end_reason, SITS_END_DURATION);
+  cr_assert(isnan(sits_result_band(r)->final_junction_temp_half_width_c), "%g",
+            sits_result_band(r)->final_junction_temp_half_width_c);
+  cr_assert(isfinite(sits_result_band(r)->max_junction_temp_half_width_c));
+  sits_result_free(r);
   sits_scenario_free(sc);
   free(path);
 }

@@ -66,6 +66,12 @@ check("dvfs-table", out("dvfs-table", cfg("scenarios/mlu370_resnet50.cfg"), "--f
 check("replay", out("replay", cfg("scenarios/orin_nano_replay.cfg"), "--trace",
                     os.path.join(root, "tests/data/tegrastats/orin_nano_jp6_real.raw"),
                     "--summary", "json"), "orin nano")
+lagged = out("replay", os.path.join(root, "validation/cases/orin_nano_jp6.cfg"), "--trace",
+             os.path.join(root, "validation/data/orin_nano_jp6_tegrastats.raw"), "--set",
+             "replay.sensors.[0].lag_s=0.5", "--summary", "json")
+check("replay", lagged, "a sensor read through a lag")
+if lagged["sensors"]["temp_c.tj"].get("lag_s") != 0.5:
+    sys.exit("replay with replay.sensors.[0].lag_s=0.5: the JSON does not name the lag")
 check("calibrate", out("calibrate", os.path.join(root, "validation/cases/orin_nano_jp6.cfg"),
                        "--trace", os.path.join(root, "validation/data/orin_nano_jp6_tegrastats.raw"),
                        "--fit", "thermal,ambient", "-o", "thermal.cfg"), "thermal")
