@@ -797,10 +797,10 @@ void sits_replay_free(sits_replay *r) {
   free(r);
 }
 
-int sits_replay_write_json(const sits_replay *r, const sits_scenario *sc, FILE *f) {
-  fputs("{\"schema_version\":1,\"sensors\":{", f);
+/* "sensors":{...}: per sensor its node, lag, metrics and band. */
+static void json_sensors(const sits_replay *r, const sits_scenario *sc, FILE *f) {
+  fputs("\"sensors\":{", f);
   for (size_t k = 0; k < r->n_sensors; k++) {
-    const sits_fit_metrics *m = &r->sensors[k].m;
     fprintf(f, "%s", k ? "," : "");
     sits__json_str(f, r->sensors[k].column);
     fputs(":{\"node\":", f);
@@ -810,7 +810,7 @@ int sits_replay_write_json(const sits_replay *r, const sits_scenario *sc, FILE *
       sits__json_num(f, r->sensors[k].lag_s);
     }
     fputc(',', f);
-    sits__json_metrics(f, m, "c");
+    sits__json_metrics(f, &r->sensors[k].m, "c");
     if (r->band_c && k < SITS_REPLAY_MAX_BAND_SENSORS) {
       fputs(",\"band\":{\"level\":0.95,\"coverage\":", f);
       sits__json_num(f, r->band_coverage[k]);
@@ -821,7 +821,28 @@ int sits_replay_write_json(const sits_replay *r, const sits_scenario *sc, FILE *
     }
     fputc('}', f);
   }
-  fputs("},\"duration_s\":", f);
+  fputc('}', f);
+}
+
+/* "name":{node: initial temperature} of the nodes whose sensed flag is @p sensed. */
+static void json_initial(const sits_replay *r, const sits_thermal *th, const char *name,
+                         bool sensed, FILE *f) {
+  fprintf(f, "\"%s\":{", name);
+  int first = 1;
+  for (size_t i = 0; i < sits_thermal_node_count(th); i++)
+    if (r->sensed[i] == sensed) {
+      fputs(first ? "" : ",", f), first = 0;
+      sits__json_str(f, sits_thermal_name(th, (int)i));
+      fputc(':', f);
+      sits__json_num(f, r->initial_c[i]);
+    }
+  fputc('}', f);
+}
+
+int sits_replay_write_json(const sits_replay *r, const sits_scenario *sc, FILE *f) {
+  fputs("{\"schema_version\":1,", f);
+  json_sensors(r, sc, f);
+  fputs(",\"duration_s\":", f);
   sits__json_num(f, r->duration_s);
   const sits_trace *t = r->trace;
   fprintf(f, ",\"trace\":{\"format\":\"%s\",\"rows\":%zu,\"skipped_lines\":%zu,\"interval_s\":",
@@ -829,27 +850,11 @@ int sits_replay_write_json(const sits_replay *r, const sits_scenario *sc, FILE *
   sits__json_num(f, t->interval_s);
   fputs(",\"interval_source\":", f);
   sits__json_str(f, t->interval_source ? t->interval_source : "time_s column");
-  fputs("},\"initial_state\":{\"measured\":{", f);
-  const sits_thermal *th = sits_scenario_thermal(sc);
-  size_t n = sits_thermal_node_count(th);
-  int first = 1;
-  for (size_t i = 0; i < n; i++)
-    if (r->sensed[i]) {
-      fputs(first ? "" : ",", f), first = 0;
-      sits__json_str(f, sits_thermal_name(th, (int)i));
-      fputc(':', f);
-      sits__json_num(f, r->initial_c[i]);
-    }
-  fputs("},\"estimated\":{", f);
-  first = 1;
-  for (size_t i = 0; i < n; i++)
-    if (!r->sensed[i]) {
-      fputs(first ? "" : ",", f), first = 0;
-      sits__json_str(f, sits_thermal_name(th, (int)i));
-      fputc(':', f);
-      sits__json_num(f, r->initial_c[i]);
-    }
-  fputs("},\"estimate\":\"the steady state of the first sample's power with the measured nodes "
+  fputs("},\"initial_state\":{", f);
+  json_initial(r, sits_scenario_thermal(sc), "measured", true, f);
+  fputc(',', f);
+  json_initial(r, sits_scenario_thermal(sc), "estimated", false, f);
+  fputs(",\"estimate\":\"the steady state of the first sample's power with the measured nodes "
         "held at their readings\"},\"phases\":{",
         f);
   for (size_t p = 0; p < r->n_phases; p++) {

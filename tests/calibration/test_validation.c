@@ -87,6 +87,23 @@ static char *two_node_xu3(void) {
                   "ambient_c = 25.0;\n");
 }
 
+/* The recipe on @p trace (validation/data): the network above, `--fit auto` on the first
+ * 60 % with the ambient and initial temperatures; with @p band, the band too. */
+static void recipe_fit(const char *trace, bool band, sits_thermal_cal *c) {
+  char *sc = two_node_xu3(), path[600];
+  snprintf(path, sizeof path, "%s/%s", SITS_VALIDATION_DATA, trace);
+  sits_thermal_cal_opts o = {.scenario_path = sc,
+                             .trace_path = path,
+                             .train_fraction = 0.6,
+                             .fit_ambient = true,
+                             .fit_initial = true};
+  sits_err err = {0};
+  cr_assert_eq(sits_calibrate_thermal_auto(&o, NULL, 0, c, &err), SITS_OK, "%s", err.msg);
+  if (band)
+    cr_assert_eq(sits_thermal_cal_add_uncertainty(c, &o, &err), SITS_OK, "%s", err.msg);
+  free(sc);
+}
+
 /* The outside checks' recipe (validation/two_node_recipe.py) on the ODROID-XU3 two-core 1.0
  * GHz trace: a new user's two-node network (1, 2 K/W, 5, 100 J/K, every rail on the die),
  * `--fit auto` on the first 60 %, the band written and scored on the held-out 40 %. Measured
@@ -97,16 +114,8 @@ static char *two_node_xu3(void) {
  * quarter: 88 %, 0.69 K).
  * Asserted: held out <= 0.7 K, coverage >= 90 % (the issue's criterion), half-width <= 1.5 K. */
 Test(validation, two_node_recipe_band_covers_the_held_out_part, .timeout = 600) {
-  char *sc = two_node_xu3();
-  sits_thermal_cal_opts o = {.scenario_path = sc,
-                             .trace_path = SITS_VALIDATION_DATA "/odroid_xu3_a15_2core_1000mhz.csv",
-                             .train_fraction = 0.6,
-                             .fit_ambient = true,
-                             .fit_initial = true};
   sits_thermal_cal c;
-  sits_err err = {0};
-  cr_assert_eq(sits_calibrate_thermal_auto(&o, NULL, 0, &c, &err), SITS_OK, "%s", err.msg);
-  cr_assert_eq(sits_thermal_cal_add_uncertainty(&c, &o, &err), SITS_OK, "%s", err.msg);
+  recipe_fit("odroid_xu3_a15_2core_1000mhz.csv", true, &c);
   cr_log_info("held out %.3f K, band %.3f / %.3f K (training q95 %.3f, forecast q95 %.3f)",
               c.holdout[0].rmse, c.band_coverage[0], c.band_mean_half_width_c[0],
               c.training_q95_c[0], c.forecast_q95_c[0]);
@@ -115,7 +124,6 @@ Test(validation, two_node_recipe_band_covers_the_held_out_part, .timeout = 600) 
   cr_assert_geq(c.band_coverage[0], 0.90, "coverage %g", c.band_coverage[0]);
   cr_assert_leq(c.band_mean_half_width_c[0], 1.5, "half-width %g K", c.band_mean_half_width_c[0]);
   sits_thermal_cal_release(&c);
-  free(sc);
 }
 
 /* The same recipe on a recording no case is fitted to (validation/cases/unfitted.txt: PARSEC
@@ -124,15 +132,8 @@ Test(validation, two_node_recipe_band_covers_the_held_out_part, .timeout = 600) 
  * structure choice reported candidate by candidate. Its band is 3.45 K wide (a forecast block
  * fitted on half the training rows misses by 5.4 K): not asserted. */
 Test(validation, two_node_recipe_holds_on_an_unfitted_recording, .timeout = 600) {
-  char *sc = two_node_xu3();
-  sits_thermal_cal_opts o = {.scenario_path = sc,
-                             .trace_path = SITS_VALIDATION_DATA "/odroid_xu3_a15_2core_1800mhz.csv",
-                             .train_fraction = 0.6,
-                             .fit_ambient = true,
-                             .fit_initial = true};
   sits_thermal_cal c;
-  sits_err err = {0};
-  cr_assert_eq(sits_calibrate_thermal_auto(&o, NULL, 0, &c, &err), SITS_OK, "%s", err.msg);
+  recipe_fit("odroid_xu3_a15_2core_1800mhz.csv", false, &c);
   cr_log_info("unfitted recording: held out %.3f K (train %.3f K), structure %zu of %zu",
               c.holdout[0].rmse, c.train[0].rmse, c.structure_chosen, c.n_structures);
   cr_assert_leq(c.holdout[0].rmse, 1.0, "held out %g K", c.holdout[0].rmse);
@@ -140,7 +141,6 @@ Test(validation, two_node_recipe_holds_on_an_unfitted_recording, .timeout = 600)
   for (size_t k = 0; k < c.n_structures; k++)
     cr_assert(isfinite(c.structures[k].validation_rmse_c), "%s", c.structures[k].what);
   sits_thermal_cal_release(&c);
-  free(sc);
 }
 
 /* validation/cases/transfer.txt: a network calibrated on one case's trace, kept, and checked
