@@ -14,6 +14,7 @@
 #include <gsl/gsl_statistics_double.h>
 #include <libconfig.h>
 
+#include "config_internal.h"
 #include "scenario_internal.h"
 #include "thermal_internal.h"
 
@@ -38,9 +39,7 @@ static void rail_of(const char *column, char *out, size_t size) {
 static int mapped_columns(const sits_thermal_cal_opts *o, sits_trace **trace, size_t *n,
                           char cols[][160], sits_err *err) {
   sits_scenario *sc = NULL;
-  int rc = o->scenario_text ? sits_scenario_load_text(o->scenario_text, o->scenario_path, o->sets,
-                                                      o->n_sets, &sc, err)
-                            : sits_scenario_load(o->scenario_path, o->sets, o->n_sets, &sc, err);
+  int rc = sits__cal_scenario(o, o->sets, o->n_sets, &sc, err);
   if (rc == SITS_OK)
     rc = sits_trace_read(o->trace_path, &o->trace, trace, err);
   sits_replay *r = NULL;
@@ -143,9 +142,7 @@ static int fan_candidate(const sits_thermal_cal_opts *o, const char **sets, size
                          char *set, size_t size, char *what, size_t what_size, sits_err *err) {
   set[0] = what[0] = '\0';
   sits_scenario *sc = NULL;
-  int rc = o->scenario_text
-               ? sits_scenario_load_text(o->scenario_text, o->scenario_path, sets, n_sets, &sc, err)
-               : sits_scenario_load(o->scenario_path, sets, n_sets, &sc, err);
+  int rc = sits__cal_scenario(o, sets, n_sets, &sc, err);
   if (rc)
     return rc;
   const config_t *cfg = sits__scenario_cfg(sc);
@@ -214,29 +211,25 @@ static int lag_candidate(const sits_thermal_cal_opts *o, const char **given, siz
                          double lag_s, char **sets, size_t *n, sits_err *err) {
   *n = 0;
   sits_scenario *sc = NULL;
-  int rc = o->scenario_text ? sits_scenario_load_text(o->scenario_text, o->scenario_path, given,
-                                                      n_given, &sc, err)
-                            : sits_scenario_load(o->scenario_path, given, n_given, &sc, err);
+  int rc = sits__cal_scenario(o, given, n_given, &sc, err);
   if (rc)
     return rc;
   const config_setting_t *s = config_lookup(sits__scenario_cfg(sc), "replay.sensors");
   size_t ns = s && config_setting_is_list(s) ? (size_t)config_setting_length(s) : 0;
-  bool has = false;
-  for (size_t k = 0; k < ns; k++) {
-    double v;
+  double weight[SITS_REPLAY_MAX_BAND_SENSORS];
+  bool has = false; /* a sensor with its lag already: no candidate */
+  for (size_t k = 0; rc == SITS_OK && k < ns; k++) {
     const config_setting_t *g = config_setting_get_elem(s, (unsigned)k);
-    has |= (config_setting_lookup_float(g, "lag_s", &v) == CONFIG_TRUE && v > 0);
-    long long iv;
-    has |= (config_setting_lookup_int64(g, "lag_s", &iv) == CONFIG_TRUE && iv > 0);
+    double lag = 0, w = 1;
+    rc = sits__key_num(g, "replay.sensors.[].lag_s", &lag, err);
+    if (rc == SITS_OK)
+      rc = sits__key_num(g, "replay.sensors.[].weight", &w, err);
+    has |= lag > 0;
+    if (k < SITS_REPLAY_MAX_BAND_SENSORS)
+      weight[k] = w;
   }
-  for (size_t k = 0; !has && k < ns && *n < SITS_REPLAY_MAX_BAND_SENSORS && rc == SITS_OK; k++) {
-    double wt = 1.0;
-    const config_setting_t *g = config_setting_get_elem(s, (unsigned)k);
-    const config_setting_t *wg = config_setting_get_member(g, "weight");
-    if (wg && config_setting_is_number(wg))
-      wt = config_setting_type(wg) == CONFIG_TYPE_FLOAT ? config_setting_get_float(wg)
-                                                        : (double)config_setting_get_int64(wg);
-    if (!(wt > 0)) /* reported, not fitted: a lag there would be a parameter without data */
+  for (size_t k = 0; !has && rc == SITS_OK && k < ns && k < SITS_REPLAY_MAX_BAND_SENSORS; k++) {
+    if (!(weight[k] > 0)) /* reported, not fitted: a lag there would be a parameter without data */
       continue;
     if (!(sets[*n] = malloc(64))) {
       rc = sits__fail(err, SITS_ENOMEM, "out of memory");

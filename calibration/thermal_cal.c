@@ -429,9 +429,7 @@ static int setup(problem *pb, sits_err *err) {
   int rc = sits_trace_read(o->trace_path, &o->trace, &trace, err);
   pb->trace = trace;
   if (rc == SITS_OK)
-    rc = o->scenario_text ? sits_scenario_load_text(o->scenario_text, o->scenario_path, o->sets,
-                                                    o->n_sets, &pb->sc, err)
-                          : sits_scenario_load(o->scenario_path, o->sets, o->n_sets, &pb->sc, err);
+    rc = sits__cal_scenario(o, o->sets, o->n_sets, &pb->sc, err);
   if (rc == SITS_OK) {
     pb->n_nodes = sits_thermal_node_count(sits_scenario_thermal(pb->sc));
     pb->loaded_initial = malloc((pb->n_nodes + 1) * sizeof *pb->loaded_initial);
@@ -762,9 +760,7 @@ static int governed_trips(const sits_thermal_cal_opts *o, trip_set *ts, sits_err
   ts->n = 0;
   int rc = sits_trace_read(o->trace_path, &o->trace, &trace, err);
   if (rc == SITS_OK)
-    rc = o->scenario_text ? sits_scenario_load_text(o->scenario_text, o->scenario_path, o->sets,
-                                                    o->n_sets, &sc, err)
-                          : sits_scenario_load(o->scenario_path, o->sets, o->n_sets, &sc, err);
+    rc = sits__cal_scenario(o, o->sets, o->n_sets, &sc, err);
   if (rc == SITS_OK)
     rc = sits_replay_run_trace(sc, trace, o->trace_path, NULL, &rep, err);
   for (size_t f = 0; rc == SITS_OK && f < sits_scenario_fan_count(sc); f++)
@@ -894,6 +890,13 @@ static int trip_scan(const sits_thermal_cal_opts *o, sits_thermal_cal *c, sits_e
     sits_thermal_cal_release(c);
   free(ts), free(trial), free(sets), free(text);
   return rc;
+}
+
+int sits__cal_scenario(const sits_thermal_cal_opts *o, const char *const *sets, size_t n_sets,
+                       sits_scenario **out, sits_err *err) {
+  return o->scenario_text
+             ? sits_scenario_load_text(o->scenario_text, o->scenario_path, sets, n_sets, out, err)
+             : sits_scenario_load(o->scenario_path, sets, n_sets, out, err);
 }
 
 int sits_calibrate_thermal(const sits_thermal_cal_opts *o, sits_thermal_cal *c, sits_err *err) {

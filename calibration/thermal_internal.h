@@ -5,6 +5,9 @@
 
 /* sits_calibrate_thermal from the scenario's own values alone (one start, no trip scan): a
  * fit warm-started where an earlier one ended. */
+/* The scenario of @p o (its text when given, else its file) loaded with @p sets. */
+int sits__cal_scenario(const sits_thermal_cal_opts *o, const char *const *sets, size_t n_sets,
+                       sits_scenario **out, sits_err *err);
 int sits__calibrate_thermal_warm(const sits_thermal_cal_opts *o, sits_thermal_cal *c,
                                  sits_err *err);
 

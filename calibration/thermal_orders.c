@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "scenario_internal.h"
+#include "thermal_internal.h"
 
 #define MAX_SENSED 8
 
@@ -375,9 +376,7 @@ int sits_calibrate_thermal_orders(const sits_thermal_cal_opts *o, const int *ord
     if (orders[k] < 1 || orders[k] > 3)
       return sits__fail(err, SITS_EINPUT, "--orders: order %d is not 1, 2 or 3", orders[k]);
   sits_scenario *sc = NULL;
-  int rc = o->scenario_text ? sits_scenario_load_text(o->scenario_text, o->scenario_path, o->sets,
-                                                      o->n_sets, &sc, err)
-                            : sits_scenario_load(o->scenario_path, o->sets, o->n_sets, &sc, err);
+  int rc = sits__cal_scenario(o, o->sets, o->n_sets, &sc, err);
   survey_t *sv = rc ? NULL : malloc(sizeof *sv);
   if (rc == SITS_OK)
     rc = sv ? survey(sc, sv, err) : sits__fail(err, SITS_ENOMEM, "out of memory");
