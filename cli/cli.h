@@ -127,6 +127,8 @@ int cli_check_paths(const char *const *inputs, size_t ni, const char *const *out
 /** Signals: SIGINT/SIGTERM/SIGHUP remove this process's temporary files beside the watched
  *  outputs and the registered files, stop the registered children, and re-raise (cleanup.c). */
 void cli_cleanup_install(void);
+/* heap.c: the heap in one large region and huge pages (SITS_HUGEPAGES=0: as glibc sets it) */
+void cli_heap_setup(void);
 /** @p handler for SIGINT, SIGTERM and SIGHUP (every signal blocked while it runs). */
 void cli_on_stop(void (*handler)(int));
 /** Default signal actions again (a forked job: its parent cleans up). */

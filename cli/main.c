@@ -25,7 +25,9 @@ static void usage(FILE *f) {
              "  SITS_FFTW_WISDOM  the file grid models keep measured FFT plans in (default\n"
              "                    $XDG_CACHE_HOME or ~/.cache/sitsenergy/fftw-wisdom; off: none)\n"
              "  SITS_BLAS=gsl     GSL's reference BLAS and LU, not OpenBLAS, for the large dense\n"
-             "                    products (SITS_EXPINT_BLAS=gsl: the exponential path only)\n");
+             "                    products (SITS_EXPINT_BLAS=gsl: the exponential path only)\n"
+             "  SITS_HUGEPAGES=0  the heap as glibc sets it up (default: one region in huge\n"
+             "                    pages, which saves the page faults of large grids)\n");
 }
 
 int main(int argc, char **argv) {
@@ -46,6 +48,7 @@ int main(int argc, char **argv) {
     return EXIT_OK;
   }
   cli_cleanup_install();
+  cli_heap_setup();
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     if (strcmp(argv[1], commands[i]->name) == 0) {
       int code = cli_dispatch(commands[i], argc - 1, argv + 1);
