@@ -99,7 +99,7 @@ static int body(void *p, cli_ctx *ctx) {
     if (strcmp(a->summary, "json") == 0)
       sits_replay_write_json(r, ctx->sc, stdout);
     else
-      sits_replay_write_text(r, stdout);
+      sits_replay_write_text(r, ctx->sc, stdout);
     if (r->trace->skipped)
       fprintf(stderr, "sitsenergy: %s: %zu malformed lines skipped (the first on line %zu)\n",
               a->trace, r->trace->skipped, r->trace->first_skipped_line);
@@ -108,7 +108,7 @@ static int body(void *p, cli_ctx *ctx) {
         cli_error("warning: %s: sensor column '%s' has no reading (a zone the log marks absent, "
                   "as jtop's -256 C, reads as missing): its figures are null",
                   a->trace, r->sensors[k].column);
-    if (a->h5 && (rc = sits_replay_write_h5(r, a->h5, &err)))
+    if (a->h5 && (rc = sits_replay_write_h5(r, ctx->sc, a->h5, &err)))
       code = cli_fail(rc, &err);
     if (code == EXIT_OK && a->png)
       code = cli_plot_replay(r, a->png);

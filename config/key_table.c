@@ -503,13 +503,13 @@ static const sits_key keys[] = {
     K("workload.work.venc.mpix_per_item", NUMBER, "Mpixel", NONE, NULL, 0, 1e6,
       SITS_KEY_LO_OPEN | REQ, "pixels encoded per item", "-"),
     K("workload.work.venc.cpu_gop_per_item", NUMBER, "Gop", NONE, NULL, 0, 1e9, SITS_KEY_LO_OPEN,
-      "the cost of encoding in software on the cpu, where the platform has no venc", "-"),
+      "the cost of encoding in software on the cpu, where the platform models no venc", "-"),
     K("workload.work.vdec", GROUP, "", NONE, NULL, ANY, 0, "video decoding on a vdec unit",
       "sits_domain max_rate"),
     K("workload.work.vdec.mpix_per_item", NUMBER, "Mpixel", NONE, NULL, 0, 1e6,
       SITS_KEY_LO_OPEN | REQ, "pixels decoded per item", "-"),
     K("workload.work.vdec.cpu_gop_per_item", NUMBER, "Gop", NONE, NULL, 0, 1e9, SITS_KEY_LO_OPEN,
-      "the cost of decoding in software on the cpu, where the platform has no vdec", "-"),
+      "the cost of decoding in software on the cpu, where the platform models no vdec", "-"),
 
     /* ---- replay and calibration ---- */
     K("replay.power", LIST, "", NONE, NULL, ANY, 0, "trace power columns into nodes",

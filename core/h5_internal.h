@@ -19,6 +19,7 @@ typedef struct sits__h5_columns {
   const char *group[4], *units[4];
   const double *values[4];
   const char *attr_name[4], *attr_value[4];
+  const sits_scenario *sc; /* its assumptions on the root (as a result file's); NULL: none */
 } sits__h5_columns;
 
 /** A simulation result with its scenario (the contract's result file). */

@@ -144,8 +144,29 @@ static void nvp_header(const sits_scenario *sc, const sits_board_opts *o,
           "# Budget %s, junction limit %s, ambient %.4g C: at full load %.4g W, %.4g C;\n"
           "# %.1f %% of the workload's peak demand served.\n",
           budget, limit, m->ambient_c, m->total_power_w, m->junction_c, 100.0 * m->throughput);
-  if (!isnan(m->limit_c) && m->junction_c > m->limit_c - 1.0 &&
-      !(m->total_power_w > 0.95 * m->tdp_budget_w))
+  /* what holds each cap below its top: one OPP more on that domain alone, evaluated */
+  bool by_budget = false, by_limit = false;
+  for (size_t d = 0; d < nd; d++) {
+    if (!m->capped[d] || m->cap[d] + 1 >= dom[d].n_opp)
+      continue;
+    size_t cap[SITS_MAX_DOMAINS];
+    memcpy(cap, m->cap, sizeof cap);
+    cap[d]++;
+    sits_nvp_mode up;
+    sits_err e = {0};
+    if (sits_nvp_mode_eval(sc, cap, &up, &e) != SITS_OK)
+      continue;
+    bool over_b = up.total_power_w > m->tdp_budget_w, over_l = up.junction_c > m->limit_c;
+    by_budget |= over_b, by_limit |= over_l;
+    fprintf(f, "# One OPP more on %s (%.6g MHz): %.4g W, %.4g C: %s.\n", dom[d].name,
+            dom[d].opp[cap[d]].freq_mhz, up.total_power_w, up.junction_c,
+            over_b && over_l ? "over the budget and the junction limit"
+            : over_b         ? "over the budget"
+            : over_l         ? "over the junction limit"
+                             : "within both, not chosen (no more of the peak demand served, "
+                               "less capacity kept elsewhere)");
+  }
+  if (by_limit && !by_budget && !(m->total_power_w > 0.95 * m->tdp_budget_w))
     fprintf(f,
             "# The junction limit binds, not the budget: at %.4g C ambient the caps that keep\n"
             "# %.6g C draw %.4g W; a larger budget gives the same mode here.\n",

@@ -220,6 +220,8 @@ static int columns_fn(const char *tmp, const void *p) {
   }
   for (size_t k = 0; k < c->n_attrs && !bad; k++)
     bad = str_attr(file, "/", c->attr_name[k], c->attr_value[k]) < 0;
+  if (!bad && c->sc)
+    bad = assumptions_attr(file, c->sc) < 0;
   free(col);
   if (H5Fclose(file) < 0)
     bad = 1;

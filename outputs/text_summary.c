@@ -118,6 +118,15 @@ static void text_solver(FILE *f, const sits_result *r) {
             r->ticks_evaluated, r->ticks_skipped);
 }
 
+/* The scenario's assumptions, a line each under a heading (none: nothing). */
+static void text_assumptions(FILE *f, const sits_scenario *sc) {
+  size_t n = sc ? sits_scenario_assumption_count(sc) : 0;
+  if (n)
+    fprintf(f, "assumptions:\n");
+  for (size_t k = 0; k < n; k++)
+    fprintf(f, "  - %s\n", sits_scenario_assumption(sc, k));
+}
+
 int sits_write_summary_text(const sits_scenario *sc, const sits_result *r, FILE *f) {
   const sits_summary *s = &r->summary;
   const sits_thermal *th = sits_scenario_thermal(sc);
@@ -166,15 +175,12 @@ int sits_write_summary_text(const sits_scenario *sc, const sits_result *r, FILE 
             100 * s->throttled_fraction);
   text_verdict(f, s);
   text_band(f, r);
-  if (sits_scenario_assumption_count(sc))
-    fprintf(f, "assumptions:\n");
-  for (size_t k = 0; k < sits_scenario_assumption_count(sc); k++)
-    fprintf(f, "  - %s\n", sits_scenario_assumption(sc, k));
+  text_assumptions(f, sc);
   text_solver(f, r);
   return ferror(f) ? SITS_EIO : SITS_OK;
 }
 
-int sits_replay_write_text(const sits_replay *r, FILE *f) {
+int sits_replay_write_text(const sits_replay *r, const sits_scenario *sc, FILE *f) {
   fprintf(f, "trace                 %s, %zu samples (%zu malformed lines skipped), %.3f s\n",
           r->trace->format, r->trace->n_rows, r->trace->skipped, r->duration_s);
   for (size_t k = 0; k < r->n_sensors; k++) {
@@ -197,5 +203,6 @@ int sits_replay_write_text(const sits_replay *r, FILE *f) {
               r->sensors[k].column, ph->m[k].rmse, ph->m[k].bias, ph->peak_measured_c[k],
               ph->peak_simulated_c[k]);
   }
+  text_assumptions(f, sc);
   return ferror(f) ? SITS_EIO : SITS_OK;
 }

@@ -476,10 +476,12 @@ static int assign_work(sits_scenario *sc, const config_setting_t *g, const char 
     if (d < 0 && !isnan(cpu_gop)) { /* software on the cpu, said in a note */
       d = fastest(sc, SITS__UNIT_CPU, SITS__FP32, cpu_gop, 0, &s, &mem_missing);
       if (d >= 0 && !isinf(s) &&
-          (rc = sits__scenario_note(sc, err,
-                                    "the platform has no %s unit: the workload's %s work runs in "
-                                    "software on '%s' (cpu_gop_per_item %g Gop)",
-                                    kind, kind, sc->domains[d].name, cpu_gop)))
+          (rc = sits__scenario_note(
+               sc, err,
+               "the platform file models no %s unit (the chip may have one): the "
+               "workload's %s work runs in "
+               "software on '%s' (cpu_gop_per_item %g Gop)",
+               kind, kind, sc->domains[d].name, cpu_gop)))
         return rc;
     }
     if (d < 0 || isinf(s))

@@ -905,7 +905,8 @@ static int blocks(const sits_replay *r, double **meas, double **sim, const char 
   return 0;
 }
 
-int sits_replay_write_h5(const sits_replay *r, const char *path, sits_err *err) {
+int sits_replay_write_h5(const sits_replay *r, const sits_scenario *sc, const char *path,
+                         sits_err *err) {
   size_t rows = r->trace->n_rows;
   double *meas = NULL, *sim = NULL, *t = malloc(rows * sizeof *t);
   const char **names = NULL;
@@ -924,7 +925,8 @@ int sits_replay_write_h5(const sits_replay *r, const char *path, sits_err *err) 
                           .units = {"degC", "degC"},
                           .values = {meas, sim},
                           .attr_name = {"trace_format"},
-                          .attr_value = {r->trace->format}};
+                          .attr_value = {r->trace->format},
+                          .sc = sc};
     rc = sits__h5_write_columns_file(path, &c, err);
   }
   free(meas), free(sim), free(names), free(t);

@@ -96,7 +96,8 @@ SITS_API void sits_replay_free(sits_replay *r);
  *  measured and simulated peaks over the phase's rows). */
 SITS_API int sits_replay_write_json(const sits_replay *r, const sits_scenario *sc, FILE *f);
 /** HDF5: /time_s (the trace rows), /measured_c/<column>, /simulated_c/<column>, /power_w/total. */
-SITS_API int sits_replay_write_h5(const sits_replay *r, const char *path, sits_err *err);
+SITS_API int sits_replay_write_h5(const sits_replay *r, const sits_scenario *sc, const char *path,
+                                  sits_err *err);
 /** CSV of time_s, then per sensor measured and simulated, then the mapped power (plots); with
  *  a band (sits_replay_bands), last a `band_half_width_c <column>` per sensor. */
 SITS_API int sits_replay_write_csv(const sits_replay *r, const char *path, sits_err *err);

@@ -15,9 +15,10 @@ SITS_BEGIN_DECLS
  *  constraints with their limits, verdict, solver statistics. SITS_EIO on a write error. */
 SITS_API int sits_write_summary_text(const sits_scenario *sc, const sits_result *r, FILE *f);
 
-/** A replay's summary: the trace (format, samples, skipped lines, span) and one line per
- *  sensor (rmse, mae, max, bias in degC, r2, n). SITS_EIO on a write error. */
-SITS_API int sits_replay_write_text(const sits_replay *r, FILE *f);
+/** A replay's summary: the trace (format, samples, skipped lines, span), one line per sensor
+ *  (rmse, mae, max, bias in degC, r2, n), the phases, and the assumptions of @p sc (the
+ *  scenario replayed; NULL: none listed). SITS_EIO on a write error. */
+SITS_API int sits_replay_write_text(const sits_replay *r, const sits_scenario *sc, FILE *f);
 
 SITS_END_DECLS
 

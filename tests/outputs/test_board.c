@@ -108,19 +108,20 @@ Test(board, cooling_map_starts_at_the_highest_sustainable_opp) {
  * capacity at f_max. */
 static sits_scenario *two_domains(const char *limits) {
   char text[2048];
-  snprintf(text, sizeof text,
-           "platform = { thermal = { nodes = ( { name = \"die\"; c_j_per_k = 1.0; "
-           "junction = true; } );\n"
-           "  links = ( { a = \"die\"; b = \"ambient\"; r_k_per_w = 1.0; } ); };\n"
-           "  domains = ( { name = \"a\"; node = \"die\"; ceff_f = 1e-9;\n"
-           "      opp = ( { freq_mhz = 1000.0; volt_v = 1.0; }, { freq_mhz = 2000.0; volt_v = 1.0; },\n"
-           "              { freq_mhz = 4000.0; volt_v = 1.0; } ); },\n"
-           "    { name = \"b\"; node = \"die\"; ceff_f = 1e-9;\n"
-           "      opp = ( { freq_mhz = 1000.0; volt_v = 1.0; }, { freq_mhz = 2000.0; volt_v = 1.0; },\n"
-           "              { freq_mhz = 4000.0; volt_v = 1.0; } ); } ); };\n"
-           "ambient_c = 25.0;\n%s\n"
-           "workload = { phases = ( { duration_s = 10.0; demand = { a = 0.5; }; } ); };\n",
-           limits);
+  snprintf(
+      text, sizeof text,
+      "platform = { thermal = { nodes = ( { name = \"die\"; c_j_per_k = 1.0; "
+      "junction = true; } );\n"
+      "  links = ( { a = \"die\"; b = \"ambient\"; r_k_per_w = 1.0; } ); };\n"
+      "  domains = ( { name = \"a\"; node = \"die\"; ceff_f = 1e-9;\n"
+      "      opp = ( { freq_mhz = 1000.0; volt_v = 1.0; }, { freq_mhz = 2000.0; volt_v = 1.0; },\n"
+      "              { freq_mhz = 4000.0; volt_v = 1.0; } ); },\n"
+      "    { name = \"b\"; node = \"die\"; ceff_f = 1e-9;\n"
+      "      opp = ( { freq_mhz = 1000.0; volt_v = 1.0; }, { freq_mhz = 2000.0; volt_v = 1.0; },\n"
+      "              { freq_mhz = 4000.0; volt_v = 1.0; } ); } ); };\n"
+      "ambient_c = 25.0;\n%s\n"
+      "workload = { phases = ( { duration_s = 10.0; demand = { a = 0.5; }; } ); };\n",
+      limits);
   return tu_load("two.cfg", text);
 }
 
@@ -258,10 +259,11 @@ static long long nvp_max(const char *text, const char *param) {
 }
 
 /* Modes for 10, 15 and 25 W on the Orin NX at 25 C differ, each the highest caps whose worst
- * case keeps its budget, with the lines a stock P3767 mode has (CPU_ONLINE for the eight
- * cores, EMC MAX_FREQ); with the board's nvpmodel.conf (tests/data, its layout) the new mode
- * takes the first free ID and every line names a PARAM and argument the file defines. At
- * 35 C the junction limit binds: 15 and 25 W give one mode, and the header says why. */
+ * case keeps its budget and the junction limit (the header says which holds each cap), with the
+ * lines a stock P3767 mode has (CPU_ONLINE for the eight cores, EMC MAX_FREQ); with the board's
+ * nvpmodel.conf (tests/data, its layout) the new mode takes the first free ID and every line names
+ * a PARAM and argument the file defines. At 35 C the junction limit binds: 15 and 25 W give one
+ * mode, and the header says why. */
 Test(board, nvpmodel_modes_by_budget_with_the_board_conf, .timeout = 120) {
   char args[1024], *out, *err, *modes[3];
   const int budgets[] = {10, 15, 25};
@@ -297,6 +299,18 @@ Test(board, nvpmodel_modes_by_budget_with_the_board_conf, .timeout = 120) {
     body[k] = strstr(modes[k], "\nCPU_ONLINE");
   cr_assert_str_neq(body[0], body[1]);
   cr_assert_str_neq(body[1], body[2]);
+  /* what holds each cap: at 10 W the budget (one OPP more on the CPU: 10.68 W); at 25 W the
+   * junction (the CPU's top OPP: 89.92 C), which the header says binds, not the budget; the
+   * 25 W mode's GPU below the 15 W one's is that trade: its CPU is two OPPs higher */
+  cr_assert(strstr(modes[0], "# One OPP more on cpu (1113.6 MHz): 10.68 W, 62.76 C: over the "
+                             "budget.\n"),
+            "%s", modes[0]);
+  cr_assert(strstr(modes[2], "# One OPP more on cpu (1984 MHz): 19.03 W, 89.92 C: over the "
+                             "junction limit.\n"),
+            "%s", modes[2]);
+  cr_assert(strstr(modes[2], "# The junction limit binds, not the budget: at 25 C ambient"), "%s",
+            modes[2]);
+  cr_assert_not(strstr(modes[0], "The junction limit binds"), "%s", modes[0]);
   for (int k = 0; k < 3; k++)
     free(modes[k]);
   /* 35 C: the junction binds at ~14.7 W, so 25 W gives the 15 W mode, and says so */
@@ -321,10 +335,12 @@ Test(board, nvpmodel_conf_errors) {
   struct {
     const char *conf, *extra, *want;
   } cases[] = {
-      {"< PARAM TYPE=CLOCK NAME=GPU >\nMAX_FREQ /x\n< POWER_MODEL ID=0 NAME=MAXN >\nGPU MAX_FREQ -1\n",
+      {"< PARAM TYPE=CLOCK NAME=GPU >\nMAX_FREQ /x\n< POWER_MODEL ID=0 NAME=MAXN >\nGPU MAX_FREQ "
+       "-1\n",
        "", "defines no PARAM CPU_ONLINE"},
       {"< PARAM TYPE=CLOCK NAME=GPU\nMAX_FREQ /x\n", "", "bad.conf:1: a section header must end"},
-      {"< PARAM TYPE=CLOCK NAME=GPU >\nMAX_FREQ /x\n< POWER_MODEL ID=0 NAME=MAXN >\nGPU MIN_FREQ 0\n",
+      {"< PARAM TYPE=CLOCK NAME=GPU >\nMAX_FREQ /x\n< POWER_MODEL ID=0 NAME=MAXN >\nGPU MIN_FREQ "
+       "0\n",
        "", "bad.conf:4: GPU MIN_FREQ is not a defined PARAM argument"},
       {"< POWER_MODEL ID=x NAME=MAXN >\n", "", "bad.conf:1: a POWER_MODEL header needs ID=0..255"},
       {"< PARAM TYPE=CLOCK NAME=GPU >\nMAX_FREQ /x\n", "", "bad.conf: no POWER_MODEL section"},

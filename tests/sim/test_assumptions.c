@@ -207,3 +207,34 @@ Test(assumptions, the_fan_curve_in_force_in_every_summary, .timeout = 120) {
   cr_assert(strstr(out, "\"assumptions\":[\"platform 'raspberry_pi5'"), "%s", out);
   free(out), free(err);
 }
+
+/* A replay's summaries name what the replayed scenario rests on too: the text's list and the
+ * HDF5 file's root attribute, as a run's (the JSON had them). The shipped Orin Nano replay:
+ * its platform's thermal network is an estimate, and it has no fan curve. */
+Test(assumptions, a_replay_lists_them_in_text_and_hdf5, .timeout = 60) {
+  char args[1024], h5[512], *out, *err;
+  snprintf(h5, sizeof h5, "%s/replay.h5", tu_dir());
+  snprintf(args, sizeof args,
+           "replay %s/scenarios/orin_nano_replay.cfg --trace %s/tegrastats/orin_nano_jp6_real.raw "
+           "--summary text -o %s",
+           SITS_CONFIGS, SITS_TEST_DATA, h5);
+  cr_assert_eq(tu_cli(args, &out, &err), 0, "%s", err);
+  cr_assert(strstr(out, "\nassumptions:\n  - platform 'orin_nano_thermal': estimated, not "
+                        "sourced (the file's comments give the reasoning): the whole thermal "
+                        "network (calibrate it from a log)\n  - no fan curve: "),
+            "%s", out);
+  free(out), free(err);
+  hid_t f = H5Fopen(h5, H5F_ACC_RDONLY, H5P_DEFAULT);
+  cr_assert_geq(f, 0);
+  cr_assert_gt(H5Aexists(f, "trace_format"), 0);
+  hid_t a = H5Aopen(f, "assumptions", H5P_DEFAULT), t = H5Aget_type(a), s = H5Aget_space(a);
+  cr_assert_gt(H5Tis_variable_str(t), 0);
+  hssize_t n = H5Sget_simple_extent_npoints(s);
+  cr_assert_eq(n, 2);
+  char *v[2] = {0};
+  cr_assert_geq(H5Aread(a, t, v), 0);
+  cr_assert(strstr(v[0], "platform 'orin_nano_thermal': estimated"), "%s", v[0]);
+  cr_assert(strstr(v[1], "no fan curve"), "%s", v[1]);
+  H5Dvlen_reclaim(t, s, H5P_DEFAULT, v);
+  H5Sclose(s), H5Tclose(t), H5Aclose(a), H5Fclose(f);
+}
