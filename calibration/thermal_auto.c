@@ -338,10 +338,11 @@ static int choose_structure(const sits_thermal_cal_opts *o, candidate *c,
  * on the training rows' first three quarters, warm-started where the first fit ended (one
  * start), scored on the last quarter: the least validation RMSE is chosen (the least training
  * RMSE when no validation fit ended), its index into *best and its figure into *best_cost
- * (INFINITY when no candidate could be fitted). */
+ * (INFINITY when no candidate could be fitted; then *first holds the first candidate's error,
+ * which says why: a trace too short, a sensor without readings). */
 static int choose_timing(const sits_thermal_cal_opts *o, size_t n_power, char rails[][160],
                          const bool *have, sits_thermal_timing_fig *figs, size_t *n_figs,
-                         size_t *best, double *best_cost, sits_err *err) {
+                         size_t *best, double *best_cost, sits_err *first, sits_err *err) {
   double tf = o->train_fraction > 0 ? o->train_fraction : 0.7;
   for (size_t s = 0; s < N_SUFFIXES; s++)
     for (int im = 0; have[s] && im < 2; im++) {
@@ -369,7 +370,8 @@ static int choose_timing(const sits_thermal_cal_opts *o, size_t n_power, char ra
           sits_thermal_cal_release(&val);
         }
         sits_thermal_cal_release(&cal);
-      }
+      } else if (!first->code)
+        *first = e;
       if (f->validation_rmse_c < *best_cost)
         *best_cost = f->validation_rmse_c, *best = *n_figs - 1;
       candidate_free(&c);
@@ -410,9 +412,13 @@ int sits_calibrate_thermal_auto(const sits_thermal_cal_opts *o, const int *order
   sits_thermal_timing_fig figs[SITS_THERMAL_CAL_MAX_TIMINGS];
   size_t n_figs = 0, best = 0;
   double best_cost = INFINITY;
+  sits_err first = {0};
   if (rc == SITS_OK)
-    rc = choose_timing(o, n_power, rails, have, figs, &n_figs, &best, &best_cost, err);
-  if (rc == SITS_OK && !isfinite(best_cost))
+    rc = choose_timing(o, n_power, rails, have, figs, &n_figs, &best, &best_cost, &first, err);
+  if (rc == SITS_OK && !isfinite(best_cost) && first.code) { /* why the first one failed */
+    *err = first;
+    rc = first.code;
+  } else if (rc == SITS_OK && !isfinite(best_cost))
     rc = sits__fail(err, SITS_ESOLVER, "--fit auto: no power-timing candidate could be fitted");
   if (rc)
     return rc;

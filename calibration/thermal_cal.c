@@ -143,7 +143,8 @@ static int physics_ranges(problem *pb, const sits_replay *rep, range *r, sits_er
   if (!(pmax > 0))
     return sits__fail(err, SITS_EINPUT,
                       "physics bounds need power: the mapped power is never above 0 W in the "
-                      "training part");
+                      "training part (a trace without load determines no resistance; --fit "
+                      "thermal keeps the scenario's own ranges)");
   double pmean = fmax(sum / (double)n, pmax / 20);
   pb->c->physics_bounds = true;
   pb->c->power_max_w = pmax, pb->c->power_mean_w = sum / (double)n;
