@@ -121,8 +121,11 @@ int sits_fit_nlinear(const sits_fit_opts *opts, double *x, double *cost_out, boo
     gsl_blas_ddot(gsl_multifit_nlinear_residual(w), gsl_multifit_nlinear_residual(w), &chisq);
     *cost_out = 0.5 * chisq;
     *converged = status == GSL_SUCCESS;
-    if (o.rcond_out && gsl_multifit_nlinear_rcond(o.rcond_out, w) != GSL_SUCCESS)
-      *o.rcond_out = NAN;
+    /* a Jacobian without a singular value above 0 (a trace that no parameter moves) has
+     * 0/0 for GSL: reported as 0, the worst conditioning, not as NaN */
+    if (o.rcond_out &&
+        (gsl_multifit_nlinear_rcond(o.rcond_out, w) != GSL_SUCCESS || !isfinite(*o.rcond_out)))
+      *o.rcond_out = 0.0;
     if (o.weak_out)
       rc = weakest(gsl_multifit_nlinear_jac(w), o.weak_out, err);
     if (rc == SITS_OK && o.covar_out)
