@@ -35,6 +35,7 @@ _Static_assert(FILL_LEVELS + 1 < CACHE_SLOTS, "the phi cache is too small for it
  * process (the 8-hour video run takes ~23 ms). Below it the products are too small to gain.
  * SITS_EXPINT_BLAS=gsl (or SITS_BLAS=gsl) keeps GSL's at any size (core/openblas.c). */
 #define BLAS_MIN_STATES 32
+#define SMALL_N 8 /* up to this many states the phi products are plain loops (gemm()) */
 
 typedef void (*dgemm_fn)(enum CBLAS_ORDER, enum CBLAS_TRANSPOSE, enum CBLAS_TRANSPOSE, int, int,
                          int, double, const double *, int, const double *, int, double, double *,
@@ -97,23 +98,55 @@ static double norm1(const gsl_matrix *m) {
   for (size_t j = 0; j < m->size2; j++) {
     double s = 0;
     for (size_t i = 0; i < m->size1; i++)
-      s += fabs(gsl_matrix_get(m, i, j));
+      s += fabs(m->data[i * m->tda + j]);
     if (s > best)
       best = s;
   }
   return best;
 }
 
-/* c = alpha a b + beta c (n x n, row-major): OpenBLAS's dgemm when loaded, else GSL's. */
+/* c = alpha a b + beta c for n x n row-major arrays with n <= SMALL_N (inlined where n is a
+ * constant): row i of a b is the rows of b weighted by row i of a, each sum in k's order */
+static inline __attribute__((always_inline)) void
+small_gemm(size_t n, double alpha, const double *a, const double *b, double beta, double *c) {
+  double t[SMALL_N * SMALL_N] = {0};
+  for (size_t i = 0; i < n; i++)
+    for (size_t k = 0; k < n; k++) {
+      double aik = a[i * n + k];
+      for (size_t j = 0; j < n; j++)
+        t[i * n + j] += aik * b[k * n + j];
+    }
+  for (size_t i = 0; i < n * n; i++)
+    c[i] = alpha * t[i] + (beta != 0.0 ? beta * c[i] : 0.0);
+}
+
+/* c = alpha a b + beta c (n x n, row-major): OpenBLAS's dgemm when loaded, GSL's for
+ * mid-sized systems, and below SMALL_N a plain product (a board's two- or three-node network:
+ * there a phi pair is ~30 products of 2 x 2 matrices, and GSL's per-call checks and row views
+ * took ~70 % of a calibration, which computes one for every trace row whose interval differs
+ * from the last, as a logger's jittered timestamps do). */
 static void gemm(const sits_expint *e, double alpha, const gsl_matrix *a, const gsl_matrix *b,
                  double beta, gsl_matrix *c) {
+  size_t n = a->size1;
+  if (n <= SMALL_N && a->tda == n && b->tda == n && c->tda == n) { /* rows n apart */
+    switch (n) { /* the size a constant in each case, so the compiler unrolls the loops */
+    case 1: small_gemm(1, alpha, a->data, b->data, beta, c->data); break;
+    case 2: small_gemm(2, alpha, a->data, b->data, beta, c->data); break;
+    case 3: small_gemm(3, alpha, a->data, b->data, beta, c->data); break;
+    case 4: small_gemm(4, alpha, a->data, b->data, beta, c->data); break;
+    case 5: small_gemm(5, alpha, a->data, b->data, beta, c->data); break;
+    case 6: small_gemm(6, alpha, a->data, b->data, beta, c->data); break;
+    case 7: small_gemm(7, alpha, a->data, b->data, beta, c->data); break;
+    default: small_gemm(8, alpha, a->data, b->data, beta, c->data); break;
+    }
+    return;
+  }
   if (!e->dgemm) {
     gsl_blas_dgemm(CblasNoTrans, CblasNoTrans, alpha, a, b, beta, c);
     return;
   }
-  int n = (int)a->size1;
-  e->dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, alpha, a->data, (int)a->tda, b->data,
-           (int)b->tda, beta, c->data, (int)c->tda);
+  e->dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)n, (int)n, alpha, a->data,
+           (int)a->tda, b->data, (int)b->tda, beta, c->data, (int)c->tda);
 }
 
 static void store_level(sits_expint *e, double h, const gsl_matrix *p1, const gsl_matrix *p2);
@@ -125,7 +158,7 @@ static void store_level(sits_expint *e, double h, const gsl_matrix *p1, const gs
  * an input change find them there. */
 static int phi_compute(sits_expint *e, const double *a, double h, double *hphi1, double *hphi2,
                        bool fill, sits_err *err) {
-  size_t n = e->n;
+  size_t n = e->n, nn = n * n;
   gsl_matrix *x = e->w_pow, *pw = e->w_next, *em = e->w_e, *p1 = e->w_p1, *p2 = e->w_p2;
   gsl_matrix *t1 = e->w_t1, *t2 = e->w_t2;
   for (size_t i = 0; i < n * n; i++)
@@ -142,39 +175,55 @@ static int phi_compute(sits_expint *e, const double *a, double h, double *hphi1,
     s = m == 0.5 ? ex - 1 : ex;
     if (s > 1000)
       return sits__fail(err, SITS_ESOLVER, "the exponential integrator's matrix is too large");
-    gsl_matrix_scale(x, ldexp(1.0, -s));
+    double sc = ldexp(1.0, -s);
+    for (size_t i = 0; i < nn; i++)
+      x->data[i] *= sc;
   }
-  /* Taylor: E = sum X^k/k!, P1 = sum X^k/(k+1)!, P2 = sum X^k/(k+2)!, from the powers X^k */
-  gsl_matrix_set_identity(em);
-  gsl_matrix_set_identity(p1);
-  gsl_matrix_set_identity(p2);
-  gsl_matrix_scale(p2, 0.5);
-  gsl_matrix_memcpy(pw, x);
-  double fk = 1.0; /* k! */
-  for (int k = 1; k <= TAYLOR_DEGREE; k++) {
-    fk *= k;
-    double c0 = 1.0 / fk, c1 = c0 / (k + 1), c2 = c1 / (k + 2);
-    for (size_t i = 0; i < n * n; i++) {
-      double v = pw->data[i];
-      em->data[i] += c0 * v;
-      p1->data[i] += c1 * v;
-      p2->data[i] += c2 * v;
+  /* Taylor: P2 = sum_{k <= TAYLOR_DEGREE} X^k/(k+2)! by Paterson-Stockmeyer in blocks of
+   * four (X^2, X^3, X^4, then Horner in X^4 over the blocks B_j = sum_{i<4} c_{4j+i} X^i:
+   * 6 products where the plain series took 11), then P1 = I + X P2 and E = I + X P1 (the
+   * identities phi_k(X) = 1/k! + X phi_{k+1}(X); E and P1 so carry the series two and one
+   * degrees further). The work matrices are n x n with rows n apart, as gsl_matrix_alloc made
+   * them: plain loops over their n^2 values. */
+  gsl_matrix *x2 = pw, *x3 = t1, *x4 = t2;
+  gemm(e, 1.0, x, x, 0.0, x2);
+  gemm(e, 1.0, x2, x, 0.0, x3);
+  gemm(e, 1.0, x2, x2, 0.0, x4);
+  double c[TAYLOR_DEGREE + 1], f = 2.0; /* c_k = 1/(k+2)! */
+  for (int k = 0; k <= TAYLOR_DEGREE; k++)
+    c[k] = 1.0 / f, f *= k + 3;
+  const gsl_matrix *pows[4] = {NULL, x, x2, x3};
+  int top = TAYLOR_DEGREE / 4; /* the last block */
+  for (int j = top; j >= 0; j--) {
+    if (j < top) /* em <- X^4 R (R in p2) */
+      gemm(e, 1.0, x4, p2, 0.0, em);
+    else
+      memset(em->data, 0, nn * sizeof(double));
+    for (size_t i = 0; i < nn; i++) { /* p2 <- B_j + X^4 R */
+      double v = em->data[i];
+      for (int q = 1; q < 4 && 4 * j + q <= TAYLOR_DEGREE; q++)
+        v += c[4 * j + q] * pows[q]->data[i];
+      p2->data[i] = v;
     }
-    if (k < TAYLOR_DEGREE) {
-      gemm(e, 1.0, pw, x, 0.0, t1);
-      gsl_matrix_memcpy(pw, t1);
-    }
+    for (size_t i = 0; i < n; i++)
+      p2->data[i * n + i] += c[4 * j];
   }
+  gemm(e, 1.0, x, p2, 0.0, p1);
+  for (size_t i = 0; i < n; i++)
+    p1->data[i * n + i] += 1.0;
+  gemm(e, 1.0, x, p1, 0.0, em);
+  for (size_t i = 0; i < n; i++)
+    em->data[i * n + i] += 1.0;
   /* squaring: P2 <- (P1^2 + 2 P2)/4, P1 <- (E P1 + P1)/2, E <- E^2 */
   for (int k = 0; k < s; k++) {
     if (fill && s - k <= FILL_LEVELS)
       store_level(e, ldexp(h, k - s), p1, p2);
     gemm(e, 0.25, p1, p1, 0.5, p2);
     gemm(e, 0.5, em, p1, 0.0, t1);
-    gsl_matrix_scale(p1, 0.5);
-    gsl_matrix_add(p1, t1);
+    for (size_t i = 0; i < nn; i++)
+      p1->data[i] = 0.5 * p1->data[i] + t1->data[i];
     gemm(e, 1.0, em, em, 0.0, t2);
-    gsl_matrix_memcpy(em, t2);
+    memcpy(em->data, t2->data, nn * sizeof(double));
   }
   for (size_t i = 0; i < n * n; i++) {
     if (hphi1)

@@ -63,6 +63,13 @@ Test(paths, phi_small_step) {
 Test(paths, phi_stiff_step) {
   phi_against_expm(8, 0.05, 2); /* ||hA|| ~ 50: six squarings */
 }
+/* the products' three paths: plain loops up to 8 states (above), GSL's BLAS, OpenBLAS's
+ * from 32 states where installed (else GSL's again) */
+Test(paths, phi_mid_and_large_systems) {
+  phi_against_expm(12, 0.05, 3);
+  phi_against_expm(40, 0.05, 4);
+  phi_against_expm(40, 1e-4, 5);
+}
 
 /* Scalars in closed form: h phi1(h a) = (e^{ha} - 1)/a, h phi2(h a) = (e^{ha} - 1 - ha)/(h a^2) */
 Test(paths, phi_scalar_closed_form) {
