@@ -407,6 +407,8 @@ static int forecast_q95(const sits_thermal_cal *c, const sits_thermal_cal_opts *
   for (size_t b = 0; rc == SITS_OK && b < sizeof starts / sizeof starts[0]; b++) {
     size_t n[SITS_THERMAL_CAL_MAX_SENSORS] = {0};
     rc = forecast_block(c, o, starts[b] * tf, tf, d, n, err);
+    if (o->progress) /* each block is a fit: counted as such (offset NAN) */
+      o->progress(b + 1, sizeof starts / sizeof starts[0], NAN, o->progress_user);
     for (size_t k = 0; rc == SITS_OK && k < c->n_sensors; k++)
       if (n[k] >= 10) {
         gsl_sort(d[k], 1, n[k]);

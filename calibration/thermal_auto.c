@@ -100,6 +100,20 @@ static void candidate_free(candidate *c) {
     free(c->kept[k]);
 }
 
+/* ---- progress: every fit auto makes, counted (the caller's callback, offset NAN) ---- */
+
+typedef struct tally {
+  const sits_thermal_cal_opts *o; /* its progress callback */
+  size_t done, total;
+} tally;
+
+static void tally_fit(tally *t) {
+  if (!t || !t->o->progress)
+    return;
+  t->done++;
+  t->o->progress(t->done, t->total > t->done ? t->total : t->done, NAN, t->o->progress_user);
+}
+
 /* ---- the unlogged cooling device ---- */
 
 #define FAN_LEVELS 4          /* the candidate fan's steps */
@@ -189,8 +203,9 @@ static int fan_candidate(const sits_thermal_cal_opts *o, const char **sets, size
 /* The validation figures of one structure: fitted on the first three quarters of the training
  * rows, scored on the last quarter; the held-out tail takes no part. */
 static void validate(const sits_thermal_cal_opts *o, const char **sets, size_t n_sets,
-                     sits_thermal_structure_fig *f) {
+                     sits_thermal_structure_fig *f, tally *t) {
   sits_thermal_cal_opts ov = *o;
+  ov.progress = NULL;
   double tf = o->train_fraction > 0 ? o->train_fraction : 0.7;
   ov.sets = sets, ov.n_sets = n_sets, ov.physics_bounds = true;
   ov.hold_from = 0.75 * tf, ov.hold_to = tf, ov.use_to = tf;
@@ -202,6 +217,7 @@ static void validate(const sits_thermal_cal_opts *o, const char **sets, size_t n
     f->validation_rmse_c = worst(cal.holdout, cal.n_sensors);
     sits_thermal_cal_release(&cal);
   }
+  tally_fit(t);
 }
 
 /* The sets that give each fitted sensor (weight above 0) of the scenario's replay.sensors list
@@ -280,7 +296,7 @@ static int keep_sets(candidate *c, char **sets, size_t n, sits_err *err) {
  * appended to *c). */
 static int choose_structure(const sits_thermal_cal_opts *o, candidate *c,
                             sits_thermal_structure_fig *figs, size_t *n_figs, size_t *chosen,
-                            sits_err *err) {
+                            tally *t, sits_err *err) {
   enum { N_CAND = SITS_THERMAL_CAL_MAX_STRUCTURES - 1 };
   char fan[1024], what[200], *sets[N_CAND][SITS_REPLAY_MAX_BAND_SENSORS] = {{0}};
   size_t n_sets[N_CAND] = {0}, n_cand = 0;
@@ -308,14 +324,15 @@ static int choose_structure(const sits_thermal_cal_opts *o, candidate *c,
                           : NULL;
   if (rc == SITS_OK && n_cand && !with)
     rc = sits__fail(err, SITS_ENOMEM, "out of memory");
+  t->total -= N_CAND + 1 - (n_cand ? n_cand + 1 : 0); /* the count assumed every candidate */
   if (rc == SITS_OK && n_cand) {
     snprintf(figs[0].what, sizeof figs[0].what, "the network as given");
-    validate(o, c->sets, c->n, &figs[0]);
+    validate(o, c->sets, c->n, &figs[0], t);
     size_t best = 0;
     for (size_t k = 0; k < n_cand; k++) {
       memcpy(with, c->sets, c->n * sizeof *with);
       memcpy(with + c->n, sets[k], n_sets[k] * sizeof *with);
-      validate(o, with, c->n + n_sets[k], &figs[1 + k]);
+      validate(o, with, c->n + n_sets[k], &figs[1 + k], t);
       double v0 = figs[0].validation_rmse_c, v = figs[1 + k].validation_rmse_c;
       bool beats =
           (v < STRUCTURE_GAIN * v0 && v < v0 - STRUCTURE_GAIN_K) || (isnan(v0) && isfinite(v));
@@ -342,7 +359,8 @@ static int choose_structure(const sits_thermal_cal_opts *o, candidate *c,
  * which says why: a trace too short, a sensor without readings). */
 static int choose_timing(const sits_thermal_cal_opts *o, size_t n_power, char rails[][160],
                          const bool *have, sits_thermal_timing_fig *figs, size_t *n_figs,
-                         size_t *best, double *best_cost, sits_err *first, sits_err *err) {
+                         size_t *best, double *best_cost, sits_err *first, tally *t,
+                         sits_err *err) {
   double tf = o->train_fraction > 0 ? o->train_fraction : 0.7;
   for (size_t s = 0; s < N_SUFFIXES; s++)
     for (int im = 0; have[s] && im < 2; im++) {
@@ -353,7 +371,7 @@ static int choose_timing(const sits_thermal_cal_opts *o, size_t n_power, char ra
         return sits__fail(err, SITS_ENOMEM, "out of memory");
       }
       sits_thermal_cal_opts oc = *o;
-      oc.sets = c.sets, oc.n_sets = c.n, oc.physics_bounds = true;
+      oc.sets = c.sets, oc.n_sets = c.n, oc.physics_bounds = true, oc.progress = NULL;
       sits_err e = {0};
       sits_thermal_timing_fig *f = &figs[(*n_figs)++];
       snprintf(f->suffix, sizeof f->suffix, "%s", suffixes[s]);
@@ -372,6 +390,7 @@ static int choose_timing(const sits_thermal_cal_opts *o, size_t n_power, char ra
         sits_thermal_cal_release(&cal);
       } else if (!first->code)
         *first = e;
+      tally_fit(t), tally_fit(t); /* its fit and its validation block's */
       if (f->validation_rmse_c < *best_cost)
         *best_cost = f->validation_rmse_c, *best = *n_figs - 1;
       candidate_free(&c);
@@ -413,8 +432,13 @@ int sits_calibrate_thermal_auto(const sits_thermal_cal_opts *o, const int *order
   size_t n_figs = 0, best = 0;
   double best_cost = INFINITY;
   sits_err first = {0};
+  /* the fits to come: two per timing candidate (its fit, its validation block), one per
+   * structure candidate and the network as given (at most 3, corrected once known), the last */
+  tally t = {o, 0, 1 + (n_orders ? 0 : SITS_THERMAL_CAL_MAX_STRUCTURES - 1 + 1)};
+  for (size_t s = 0; s < N_SUFFIXES; s++)
+    t.total += have[s] ? 4 : 0;
   if (rc == SITS_OK)
-    rc = choose_timing(o, n_power, rails, have, figs, &n_figs, &best, &best_cost, &first, err);
+    rc = choose_timing(o, n_power, rails, have, figs, &n_figs, &best, &best_cost, &first, &t, err);
   if (rc == SITS_OK && !isfinite(best_cost) && first.code) { /* why the first one failed */
     *err = first;
     rc = first.code;
@@ -430,12 +454,16 @@ int sits_calibrate_thermal_auto(const sits_thermal_cal_opts *o, const int *order
   sits_thermal_structure_fig structures[SITS_THERMAL_CAL_MAX_STRUCTURES];
   size_t n_structures = 0, structure = 0;
   if (!n_orders) /* an order search builds its own networks */
-    rc = choose_structure(o, &c, structures, &n_structures, &structure, err);
+    rc = choose_structure(o, &c, structures, &n_structures, &structure, &t, err);
   sits_thermal_cal_opts oc = *o;
   oc.sets = c.sets, oc.n_sets = c.n, oc.physics_bounds = true;
+  if (!n_orders) /* an order search counts its own fits */
+    oc.progress = NULL;
   if (rc == SITS_OK)
     rc = n_orders ? sits_calibrate_thermal_orders(&oc, orders, n_orders, out, err)
                   : sits_calibrate_thermal(&oc, out, err);
+  if (rc == SITS_OK && !n_orders)
+    tally_fit(&t);
   candidate_free(&c);
   if (rc)
     return rc;

@@ -628,18 +628,32 @@ static int thermal_series(const char *cfg, const sits_thermal_cal_opts *o, const
   return code;
 }
 
-/* A progress line on stderr once a trip scan or an order search has taken 2 s, refreshed
- * once a second, with the time so far and, at the same pace, the time left. */
+/* A progress line on stderr once a thermal calibration has taken 2 s (a trip scan, an order
+ * search, --fit auto's candidates, the band's forecast blocks), refreshed once a second, with
+ * the time so far and, at the same pace, the time left of the stage. */
+typedef struct thermal_progress {
+  cli_progress p;
+  const char *stage; /* what the fits are of */
+  double stage_from; /* seconds from the start to the stage's: the time left is the stage's */
+} thermal_progress;
+
+static double progress_seconds(const cli_progress *p) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (double)(now.tv_sec - p->start.tv_sec) + 1e-9 * (double)(now.tv_nsec - p->start.tv_nsec);
+}
+
 static void on_trip_progress(size_t done, size_t total, double offset_c, void *user) {
+  thermal_progress *tp = user;
   double elapsed;
-  if (!cli_progress_due(user, 1.0, &elapsed))
+  if (!cli_progress_due(&tp->p, 1.0, &elapsed))
     return;
   char eta[48] = "";
   if (done > 0 && done < total)
     snprintf(eta, sizeof eta, ", about %.0f s left",
-             elapsed * (double)(total - done) / (double)done);
+             (elapsed - tp->stage_from) * (double)(total - done) / (double)done);
   if (isnan(offset_c))
-    fprintf(stderr, "\rsitsenergy: fit %zu of %zu (orders and folds), %.0f s%s\033[K", done, total,
+    fprintf(stderr, "\rsitsenergy: fit %zu of %zu (%s), %.0f s%s\033[K", done, total, tp->stage,
             elapsed, eta);
   else
     fprintf(stderr, "\rsitsenergy: trip scan, offset %zu of %zu (%+.2f K), %.0f s%s\033[K", done,
@@ -650,17 +664,18 @@ static int calibrate_thermal(args *a, cli_ctx *ctx) {
   a->th.sets = ctx->sets.items, a->th.n_sets = ctx->sets.n;
   sits_thermal_cal cal;
   sits_err err = {0};
-  cli_progress prog;
-  cli_progress_start(&prog);
+  thermal_progress prog = {.stage = a->n_orders ? "orders and folds" : "--fit auto's candidates"};
+  cli_progress_start(&prog.p);
   if (isatty(STDERR_FILENO))
     a->th.progress = on_trip_progress, a->th.progress_user = &prog;
   int rc = a->fit_auto   ? sits_calibrate_thermal_auto(&a->th, a->orders, a->n_orders, &cal, &err)
            : a->n_orders ? sits_calibrate_thermal_orders(&a->th, a->orders, a->n_orders, &cal, &err)
                          : sits_calibrate_thermal(&a->th, &cal, &err);
-  if (prog.shown) /* the line ends before anything else is printed */
-    fputc('\n', stderr);
+  prog.stage = "the band's forecast blocks", prog.stage_from = progress_seconds(&prog.p);
   if (rc == SITS_OK) /* the covariance and residuals into the scenario, the held-out band */
     rc = sits_thermal_cal_add_uncertainty(&cal, &a->th, &err);
+  if (prog.p.shown) /* the line ends before anything else is printed */
+    fputc('\n', stderr);
   if (rc == SITS_OK)
     rc = sits_thermal_cal_write_config(&cal, a->out, &err);
   int code = rc ? cli_fail(rc, &err) : EXIT_OK;

@@ -84,8 +84,9 @@ typedef struct sits_thermal_cal_opts {
    *  docs/traces-and-calibration.md); the scenario's values only start the fit. */
   bool physics_bounds;
   /** Called after each offset of a trip scan (done of total, the offset), and after each
-   *  candidate fit of sits_calibrate_thermal_orders (done of total fits, offset NAN), if not
-   *  NULL. */
+   *  candidate fit of sits_calibrate_thermal_orders, of sits_calibrate_thermal_auto and of
+   *  sits_thermal_cal_add_uncertainty's forecast blocks (done of total fits, offset NAN), if
+   *  not NULL. */
   void (*progress)(size_t done, size_t total, double offset_c, void *user);
   void *progress_user;
 } sits_thermal_cal_opts;
