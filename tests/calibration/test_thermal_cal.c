@@ -1004,6 +1004,20 @@ static char *switching_trace(void) {
   return path;
 }
 
+/* What a progress callback saw: calls, the last count and total, whether the count went up by
+ * one each call, and whether every offset was NAN (fits, not a trip scan). */
+typedef struct seen_progress {
+  size_t calls, done, total;
+  bool steps_of_one, all_nan;
+} seen_progress;
+
+static void on_progress(size_t done, size_t total, double offset_c, void *user) {
+  seen_progress *s = user;
+  s->steps_of_one = s->steps_of_one && done == s->done + 1 && done <= total;
+  s->all_nan = s->all_nan && isnan(offset_c);
+  s->calls++, s->done = done, s->total = total;
+}
+
 Test(thermal_cal, auto_chooses_the_power_timing) {
   char *tr = switching_trace();
   char *sc = tu_write("auto.cfg",
@@ -1012,12 +1026,24 @@ Test(thermal_cal, auto_chooses_the_power_timing) {
                       "replay = { power = ( { column = \"power_w.in\"; node = \"die\"; } );\n"
                       "  sensors = ( { column = \"temp_c.die\"; node = \"die\"; } ); };\n"
                       "ambient_c = 25.0;\n");
-  sits_thermal_cal_opts o = {.scenario_path = sc, .trace_path = tr, .train_fraction = 0.6};
+  seen_progress seen = {.steps_of_one = true, .all_nan = true};
+  sits_thermal_cal_opts o = {.scenario_path = sc,
+                             .trace_path = tr,
+                             .train_fraction = 0.6,
+                             .progress = on_progress,
+                             .progress_user = &seen};
   sits_thermal_cal c;
   sits_err err = {0};
   cr_assert_eq(sits_calibrate_thermal_auto(&o, NULL, 0, &c, &err), SITS_OK, "%s", err.msg);
   cr_assert(c.fit_auto);
   cr_assert_eq(c.n_timings, 4); /* "" and "_energy", each as a reading and as a mean */
+  /* the progress: every fit counted once, in order, to the total: two per timing candidate
+   * (its fit and its validation block), one per structure (as given and each candidate), the
+   * last fit */
+  cr_assert(seen.steps_of_one && seen.all_nan);
+  cr_assert_eq(seen.calls, 2 * c.n_timings + c.n_structures + 1, "%zu calls, %zu structures",
+               seen.calls, c.n_structures);
+  cr_assert_eq(seen.done, seen.total);
   const sits_thermal_timing_fig *ch = &c.timings[c.timing_chosen];
   cr_assert_str_eq(ch->suffix, "_energy");
   cr_assert(ch->interval_mean);
