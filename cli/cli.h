@@ -147,6 +147,8 @@ typedef struct cli_progress {
   bool shown;
 } cli_progress;
 void cli_progress_start(cli_progress *p);
+/** Seconds since cli_progress_start. */
+double cli_progress_elapsed(const cli_progress *p);
 /** True when a line is due (and marks it printed); *elapsed_s: seconds since the start. */
 bool cli_progress_due(cli_progress *p, double every_s, double *elapsed_s);
 

@@ -199,6 +199,12 @@ static double seconds_between(const struct timespec *a, const struct timespec *b
   return (double)(b->tv_sec - a->tv_sec) + 1e-9 * (double)(b->tv_nsec - a->tv_nsec);
 }
 
+double cli_progress_elapsed(const cli_progress *p) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return seconds_between(&p->start, &now);
+}
+
 bool cli_progress_due(cli_progress *p, double every_s, double *elapsed_s) {
   struct timespec now;
   clock_gettime(CLOCK_MONOTONIC, &now);

@@ -637,12 +637,6 @@ typedef struct thermal_progress {
   double stage_from; /* seconds from the start to the stage's: the time left is the stage's */
 } thermal_progress;
 
-static double progress_seconds(const cli_progress *p) {
-  struct timespec now;
-  clock_gettime(CLOCK_MONOTONIC, &now);
-  return (double)(now.tv_sec - p->start.tv_sec) + 1e-9 * (double)(now.tv_nsec - p->start.tv_nsec);
-}
-
 static void on_trip_progress(size_t done, size_t total, double offset_c, void *user) {
   thermal_progress *tp = user;
   double elapsed;
@@ -671,7 +665,7 @@ static int calibrate_thermal(args *a, cli_ctx *ctx) {
   int rc = a->fit_auto   ? sits_calibrate_thermal_auto(&a->th, a->orders, a->n_orders, &cal, &err)
            : a->n_orders ? sits_calibrate_thermal_orders(&a->th, a->orders, a->n_orders, &cal, &err)
                          : sits_calibrate_thermal(&a->th, &cal, &err);
-  prog.stage = "the band's forecast blocks", prog.stage_from = progress_seconds(&prog.p);
+  prog.stage = "the band's forecast blocks", prog.stage_from = cli_progress_elapsed(&prog.p);
   if (rc == SITS_OK) /* the covariance and residuals into the scenario, the held-out band */
     rc = sits_thermal_cal_add_uncertainty(&cal, &a->th, &err);
   if (prog.p.shown) /* the line ends before anything else is printed */

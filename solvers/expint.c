@@ -137,7 +137,7 @@ static void gemm(const sits_expint *e, double alpha, const gsl_matrix *a, const 
     case 5: small_gemm(5, alpha, a->data, b->data, beta, c->data); break;
     case 6: small_gemm(6, alpha, a->data, b->data, beta, c->data); break;
     case 7: small_gemm(7, alpha, a->data, b->data, beta, c->data); break;
-    default: small_gemm(8, alpha, a->data, b->data, beta, c->data); break;
+    default: small_gemm(8, alpha, a->data, b->data, beta, c->data); break; /* n == SMALL_N */
     }
     return;
   }
@@ -161,7 +161,7 @@ static int phi_compute(sits_expint *e, const double *a, double h, double *hphi1,
   size_t n = e->n, nn = n * n;
   gsl_matrix *x = e->w_pow, *pw = e->w_next, *em = e->w_e, *p1 = e->w_p1, *p2 = e->w_p2;
   gsl_matrix *t1 = e->w_t1, *t2 = e->w_t2;
-  for (size_t i = 0; i < n * n; i++)
+  for (size_t i = 0; i < nn; i++)
     x->data[i] = h * a[i];
   double nx = norm1(x);
   if (!isfinite(nx))
