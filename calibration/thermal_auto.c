@@ -105,6 +105,7 @@ static void candidate_free(candidate *c) {
 typedef struct tally {
   const sits_thermal_cal_opts *o; /* its progress callback */
   size_t done, total;
+  size_t structures; /* the structure fits counted in total before their number is known */
 } tally;
 
 static void tally_fit(tally *t) {
@@ -324,7 +325,7 @@ static int choose_structure(const sits_thermal_cal_opts *o, candidate *c,
                           : NULL;
   if (rc == SITS_OK && n_cand && !with)
     rc = sits__fail(err, SITS_ENOMEM, "out of memory");
-  t->total -= N_CAND + 1 - (n_cand ? n_cand + 1 : 0); /* the count assumed every candidate */
+  t->total = t->total - t->structures + (n_cand ? n_cand + 1 : 0); /* the assumed count, mended */
   if (rc == SITS_OK && n_cand) {
     snprintf(figs[0].what, sizeof figs[0].what, "the network as given");
     validate(o, c->sets, c->n, &figs[0], t);
@@ -433,8 +434,9 @@ int sits_calibrate_thermal_auto(const sits_thermal_cal_opts *o, const int *order
   double best_cost = INFINITY;
   sits_err first = {0};
   /* the fits to come: two per timing candidate (its fit, its validation block), one per
-   * structure candidate and the network as given (at most 3, corrected once known), the last */
-  tally t = {o, 0, 1 + (n_orders ? 0 : SITS_THERMAL_CAL_MAX_STRUCTURES - 1 + 1)};
+   * structure (the network as given, the fan, the lag: mended once known) and the last; with
+   * --orders the order search counts its own fits after these */
+  tally t = {o, 0, n_orders ? 0 : 3 + 1, n_orders ? 0 : 3};
   for (size_t s = 0; s < N_SUFFIXES; s++)
     t.total += have[s] ? 4 : 0;
   if (rc == SITS_OK)

@@ -283,7 +283,8 @@ static int lag_params(problem *pb, const sits_replay *rep, sits_err *err) {
     if (!(rep->sensors[k].lag_s > 0 && rep->sensors[k].weight > 0)) /* 0: reported, not fitted */
       continue;
     if (!(span > 0))
-      return sits__fail(err, SITS_EINPUT, "replay.sensors.[%zu].lag_s: the trace spans no time", k);
+      return sits__fail(err, SITS_EINPUT, "%s: replay.sensors.[%zu].lag_s: the trace spans no time",
+                        pb->o->trace_path, k);
     if (c->n_params == SITS_THERMAL_CAL_MAX_PARAMS)
       return sits__fail(err, SITS_EINPUT, "more than %d parameters to fit",
                         SITS_THERMAL_CAL_MAX_PARAMS);
@@ -548,7 +549,7 @@ static int fit(problem *pb, sits_err *err) {
   c->converged = best_conv;
   c->rcond = rcond;
   pb->cost = best_cost;
-  c->unidentifiable = !isfinite(rcond) || rcond < 1e-6; /* GSL gives NaN when rank-deficient */
+  c->unidentifiable = !isfinite(rcond) || rcond < 1e-6; /* rank-deficient: 0 (solvers/fit.c) */
   if (rc == SITS_OK)
     memcpy(x, best, np * sizeof *x);
   free(best), free(cov), free(cov_s);

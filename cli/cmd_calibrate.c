@@ -633,8 +633,8 @@ static int thermal_series(const char *cfg, const sits_thermal_cal_opts *o, const
  * the time so far and, at the same pace, the time left of the stage. */
 typedef struct thermal_progress {
   cli_progress p;
-  const char *stage; /* what the fits are of */
-  double stage_from; /* seconds from the start to the stage's: the time left is the stage's */
+  const char *stage;   /* what the fits are of */
+  double stage_from_s; /* seconds from the start to the stage's: the time left is the stage's */
 } thermal_progress;
 
 static void on_trip_progress(size_t done, size_t total, double offset_c, void *user) {
@@ -645,7 +645,7 @@ static void on_trip_progress(size_t done, size_t total, double offset_c, void *u
   char eta[48] = "";
   if (done > 0 && done < total)
     snprintf(eta, sizeof eta, ", about %.0f s left",
-             (elapsed - tp->stage_from) * (double)(total - done) / (double)done);
+             (elapsed - tp->stage_from_s) * (double)(total - done) / (double)done);
   if (isnan(offset_c))
     fprintf(stderr, "\rsitsenergy: fit %zu of %zu (%s), %.0f s%s\033[K", done, total, tp->stage,
             elapsed, eta);
@@ -658,14 +658,16 @@ static int calibrate_thermal(args *a, cli_ctx *ctx) {
   a->th.sets = ctx->sets.items, a->th.n_sets = ctx->sets.n;
   sits_thermal_cal cal;
   sits_err err = {0};
-  thermal_progress prog = {.stage = a->n_orders ? "orders and folds" : "--fit auto's candidates"};
+  thermal_progress prog = {.stage = a->fit_auto && a->n_orders ? "--fit auto's timings, then orders"
+                                    : a->n_orders              ? "orders and folds"
+                                                               : "--fit auto's candidates"};
   cli_progress_start(&prog.p);
   if (isatty(STDERR_FILENO))
     a->th.progress = on_trip_progress, a->th.progress_user = &prog;
   int rc = a->fit_auto   ? sits_calibrate_thermal_auto(&a->th, a->orders, a->n_orders, &cal, &err)
            : a->n_orders ? sits_calibrate_thermal_orders(&a->th, a->orders, a->n_orders, &cal, &err)
                          : sits_calibrate_thermal(&a->th, &cal, &err);
-  prog.stage = "the band's forecast blocks", prog.stage_from = cli_progress_elapsed(&prog.p);
+  prog.stage = "the band's forecast blocks", prog.stage_from_s = cli_progress_elapsed(&prog.p);
   if (rc == SITS_OK) /* the covariance and residuals into the scenario, the held-out band */
     rc = sits_thermal_cal_add_uncertainty(&cal, &a->th, &err);
   if (prog.p.shown) /* the line ends before anything else is printed */

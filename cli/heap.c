@@ -11,7 +11,10 @@
  * blocks on the heap (M_MMAP_THRESHOLD at its 32-MiB maximum) and the heap's top untrimmed,
  * and grows the heap in steps of HEAP_PAD; madvise(MADV_HUGEPAGE) marks the grown part, so
  * its faults map 2-MiB pages (the kernel's "madvise" mode, Debian's default; with THP off
- * the advice is ignored). Untouched pages cost no memory. SITS_HUGEPAGES=0 turns it off.
+ * the advice is ignored). Untouched pages cost no memory, but freed memory is not returned to
+ * the system before the process ends (its peak stays: a sweep's jobs are processes of their
+ * own). The heap grown later, past the first ~80 MiB, is not advised. SITS_HUGEPAGES=0 turns
+ * it off.
  * Only the program does this: the library never changes the allocator of its host.
  */
 #define _DEFAULT_SOURCE
@@ -35,17 +38,22 @@ void cli_heap_setup(void) {
   const char *off = getenv("SITS_HUGEPAGES");
   if (off && strcmp(off, "0") == 0)
     return;
-  if (!mallopt(M_MMAP_THRESHOLD, 32 << 20) || !mallopt(M_TRIM_THRESHOLD, INT32_MAX) ||
-      !mallopt(M_TOP_PAD, (int)HEAP_PAD))
+  /* glibc's mallopt returns 1 on success (some sanitizer runtimes' -1 or 0: then nothing is
+   * done; a setting already made stays, which is harmless) */
+  if (mallopt(M_MMAP_THRESHOLD, 32 << 20) != 1 || mallopt(M_TRIM_THRESHOLD, INT32_MAX) != 1 ||
+      mallopt(M_TOP_PAD, (int)HEAP_PAD) != 1)
     return;
-  /* a block the heap's top must grow for, freed at once: the top then spans HEAP_PAD more */
+  /* a block the heap's top must grow for, freed at once: the top then spans HEAP_PAD more.
+   * Only what brk added is advised (a block that glibc had to take by mmap, brk failing, or
+   * an allocator that is not glibc's, as valgrind's, adds none): never memory of others. */
+  uintptr_t before = (uintptr_t)sbrk(0);
   void *grow = malloc(16 << 20);
   if (!grow)
     return;
-  uintptr_t lo = ((uintptr_t)grow + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
-  uintptr_t hi = (uintptr_t)sbrk(0) & ~(HUGE_PAGE - 1);
+  uintptr_t after = (uintptr_t)sbrk(0);
   free(grow);
-  if (hi > lo)
+  uintptr_t lo = (before + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1), hi = after & ~(HUGE_PAGE - 1);
+  if (before != (uintptr_t)-1 && after > before && hi > lo)
     (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
 #endif
 }

@@ -156,15 +156,15 @@ static void nvp_header(const sits_scenario *sc, const sits_board_opts *o,
     sits_err e = {0};
     if (sits_nvp_mode_eval(sc, cap, &up, &e) != SITS_OK)
       continue;
-    bool over_b = up.total_power_w > m->tdp_budget_w, over_l = up.junction_c > m->limit_c;
+    /* the boundaries of sits_nvp_mode_eval's feasibility: over the budget, at or over the limit */
+    bool over_b = up.total_power_w > m->tdp_budget_w, over_l = up.junction_c >= m->limit_c;
     by_budget |= over_b, by_limit |= over_l;
     fprintf(f, "# One OPP more on %s (%.6g MHz): %.4g W, %.4g C: %s.\n", dom[d].name,
             dom[d].opp[cap[d]].freq_mhz, up.total_power_w, up.junction_c,
             over_b && over_l ? "over the budget and the junction limit"
             : over_b         ? "over the budget"
             : over_l         ? "over the junction limit"
-                             : "within both, not chosen (no more of the peak demand served, "
-                               "less capacity kept elsewhere)");
+                             : "within both");
   }
   if (by_limit && !by_budget && !(m->total_power_w > 0.95 * m->tdp_budget_w))
     fprintf(f,

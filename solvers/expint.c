@@ -109,7 +109,8 @@ static double norm1(const gsl_matrix *m) {
  * constant): row i of a b is the rows of b weighted by row i of a, each sum in k's order */
 static inline __attribute__((always_inline)) void
 small_gemm(size_t n, double alpha, const double *a, const double *b, double beta, double *c) {
-  double t[SMALL_N * SMALL_N] = {0};
+  double t[SMALL_N * SMALL_N];
+  memset(t, 0, n * n * sizeof *t);
   for (size_t i = 0; i < n; i++)
     for (size_t k = 0; k < n; k++) {
       double aik = a[i * n + k];
@@ -180,8 +181,8 @@ static int phi_compute(sits_expint *e, const double *a, double h, double *hphi1,
       x->data[i] *= sc;
   }
   /* Taylor: P2 = sum_{k <= TAYLOR_DEGREE} X^k/(k+2)! by Paterson-Stockmeyer in blocks of
-   * four (X^2, X^3, X^4, then Horner in X^4 over the blocks B_j = sum_{i<4} c_{4j+i} X^i:
-   * 6 products where the plain series took 11), then P1 = I + X P2 and E = I + X P1 (the
+   * four (X^2, X^3, X^4, then Horner in X^4 over the blocks B_j = sum_{i<4} c_{4j+i} X^i),
+   * then P1 = I + X P2 and E = I + X P1: 8 products where the plain series took 11 (the
    * identities phi_k(X) = 1/k! + X phi_{k+1}(X); E and P1 so carry the series two and one
    * degrees further). The work matrices are n x n with rows n apart, as gsl_matrix_alloc made
    * them: plain loops over their n^2 values. */
@@ -222,8 +223,10 @@ static int phi_compute(sits_expint *e, const double *a, double h, double *hphi1,
     gemm(e, 0.5, em, p1, 0.0, t1);
     for (size_t i = 0; i < nn; i++)
       p1->data[i] = 0.5 * p1->data[i] + t1->data[i];
-    gemm(e, 1.0, em, em, 0.0, t2);
-    memcpy(em->data, t2->data, nn * sizeof(double));
+    if (k + 1 < s) { /* E^2: the next squaring's; the last one's is never read */
+      gemm(e, 1.0, em, em, 0.0, t2);
+      memcpy(em->data, t2->data, nn * sizeof(double));
+    }
   }
   for (size_t i = 0; i < n * n; i++) {
     if (hphi1)
