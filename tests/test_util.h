@@ -26,6 +26,16 @@
 #include "sits_sim.h"
 #include "sits_thermal.h"
 
+/* `.disabled = TU_MAIN_BUILD_ONLY` on a long fit (15 s or more under ASan) whose code paths
+ * the sanitizer stage runs in shorter cases as well (the corpus's `--fit battery` and
+ * `--fit battery,rows` calibrations, test_json_schemas'): the sanitizer build skips it, as
+ * CI's sanitizer stage skips the validation label; the main build runs it. */
+#if defined(SITS_SANITIZED_BUILD) && SITS_SANITIZED_BUILD
+#define TU_MAIN_BUILD_ONLY true
+#else
+#define TU_MAIN_BUILD_ONLY false
+#endif
+
 /* A fresh temporary folder per test process. */
 static inline const char *tu_dir(void) {
   static char dir[256];

@@ -147,7 +147,7 @@ Test(battery_fit, recovers_hysteresis_from_synthetic_data) {
   }
 }
 
-Test(battery_fit, a123_dynamic_test_holds_out) {
+Test(battery_fit, a123_dynamic_test_holds_out, .disabled = TU_MAIN_BUILD_ONLY) {
   char path[512];
   snprintf(path, sizeof path, "%s/a123_dyn_25degC_s1.csv", SITS_VALIDATION_DATA);
   sits_table *tb = NULL;
@@ -544,7 +544,8 @@ static void synth_ramp(const sits_battery *b, size_t n, double soc0, double t0_c
  * 0.5), C1's factors and the three start SOCs come back within 1 %, the voltage within 0.1
  * mV, although no test stays at one row (the cold test weighs 0 - 24 % on the 25 C row).
  * Without rows in the cell they go to the tests' median temperatures (2.1, 24.1, 38.0 C). */
-Test(battery_fit, recovers_rows_over_temperature_from_tests_at_three_temperatures) {
+Test(battery_fit, recovers_rows_over_temperature_from_tests_at_three_temperatures,
+     .disabled = TU_MAIN_BUILD_ONLY) {
   sits_battery_cfg c = a123_cell();
   const double rows[3] = {0.0, 25.0, 40.0}, soc0[3] = {0.9, 0.8, 0.95};
   const double f0[3][3] = {{3.0, 2.4, 2.6}, {1.6, 1.0, 0.9}, {1.2, 0.8, 0.7}};
