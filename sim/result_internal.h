@@ -39,7 +39,7 @@ typedef struct sits__summary_field {
   const char *name;
   size_t offset; /* of the double in sits_summary */
 } sits__summary_field;
-#define SITS__SUMMARY_FIELDS 16
+#define SITS__SUMMARY_FIELDS 17
 extern const sits__summary_field sits__summary_fields[SITS__SUMMARY_FIELDS];
 /** Field @p k of sits__summary_fields in @p s. */
 static inline double sits__summary_value(const sits_summary *s, size_t k) {

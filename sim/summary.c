@@ -25,7 +25,8 @@ const sits__summary_field sits__summary_fields[SITS__SUMMARY_FIELDS] = {
     FIELD(items_done),         FIELD(energy_per_item_mj),
     FIELD(latency_ms),         FIELD(deficit_fraction),
     FIELD(energy_stored_j),    FIELD(energy_to_ambient_j),
-    FIELD(energy_balance_rel), FIELD(battery_heat_j)};
+    FIELD(energy_balance_rel), FIELD(battery_heat_j),
+    FIELD(final_junction_temp_c)}; /* last: sweep CSVs' earlier columns keep their places */
 #undef FIELD
 
 const char *sits_end_reason_name(sits_end_reason r) {
