@@ -36,6 +36,7 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <libconfig.h>
+#include <omp.h>
 
 #include "result_internal.h"
 #include "scenario_internal.h"
@@ -398,27 +399,45 @@ static int forecast_q95(const sits_thermal_cal *c, const sits_thermal_cal_opts *
   if (o->hold_to > o->hold_from || c->n_train < 40)
     return SITS_OK;
   static const double starts[] = {0.5, 0.625, 0.75};
-  double *d[SITS_THERMAL_CAL_MAX_SENSORS] = {0}, sum[SITS_THERMAL_CAL_MAX_SENSORS] = {0};
-  size_t blocks[SITS_THERMAL_CAL_MAX_SENSORS] = {0};
-  int rc = SITS_OK;
-  for (size_t k = 0; rc == SITS_OK && k < c->n_sensors; k++)
-    if (!(d[k] = malloc((c->n_train + 1) * sizeof *d[k])))
-      rc = sits__fail(err, SITS_ENOMEM, "out of memory");
-  for (size_t b = 0; rc == SITS_OK && b < sizeof starts / sizeof starts[0]; b++) {
-    size_t n[SITS_THERMAL_CAL_MAX_SENSORS] = {0};
-    rc = forecast_block(c, o, starts[b] * tf, tf, d, n, err);
+  enum { N_BLOCKS = sizeof starts / sizeof starts[0] };
+  size_t ns = c->n_sensors;
+  /* each block's residuals in its own buffers: the blocks are fitted in parallel (OpenMP
+   * threads, opts.threads as sits_calibrate_thermal_auto), the figure the same on any number */
+  double *buf = malloc(N_BLOCKS * ns * (c->n_train + 1) * sizeof *buf + 1);
+  size_t n[N_BLOCKS][SITS_THERMAL_CAL_MAX_SENSORS] = {{0}};
+  int rcs[N_BLOCKS] = {SITS_OK};
+  sits_err errs[N_BLOCKS] = {{0}};
+  size_t done = 0;
+  if (!buf)
+    return sits__fail(err, SITS_ENOMEM, "out of memory");
+  size_t want = o->threads ? o->threads : (size_t)omp_get_max_threads();
+#pragma omp parallel for schedule(dynamic) num_threads(want < N_BLOCKS ? (int)want : N_BLOCKS)
+  for (size_t b = 0; b < N_BLOCKS; b++) {
+    double *d[SITS_THERMAL_CAL_MAX_SENSORS];
+    for (size_t k = 0; k < ns; k++)
+      d[k] = buf + (b * ns + k) * (c->n_train + 1);
+    rcs[b] = forecast_block(c, o, starts[b] * tf, tf, d, n[b], &errs[b]);
+#pragma omp critical(sits_forecast_progress)
     if (o->progress) /* each block is a fit: counted as such (offset NAN) */
-      o->progress(b + 1, sizeof starts / sizeof starts[0], NAN, o->progress_user);
-    for (size_t k = 0; rc == SITS_OK && k < c->n_sensors; k++)
-      if (n[k] >= 10) {
-        gsl_sort(d[k], 1, n[k]);
-        sum[k] += gsl_stats_quantile_from_sorted_data(d[k], 1, n[k], 0.95), blocks[k]++;
-      }
+      o->progress(++done, N_BLOCKS, NAN, o->progress_user);
   }
-  for (size_t k = 0; rc == SITS_OK && k < c->n_sensors; k++)
+  int rc = SITS_OK;
+  double sum[SITS_THERMAL_CAL_MAX_SENSORS] = {0};
+  size_t blocks[SITS_THERMAL_CAL_MAX_SENSORS] = {0};
+  for (size_t b = 0; rc == SITS_OK && b < N_BLOCKS; b++) {
+    if ((rc = rcs[b]))
+      *err = errs[b];
+    for (size_t k = 0; rc == SITS_OK && k < ns; k++) {
+      double *d = buf + (b * ns + k) * (c->n_train + 1);
+      if (n[b][k] >= 10) {
+        gsl_sort(d, 1, n[b][k]);
+        sum[k] += gsl_stats_quantile_from_sorted_data(d, 1, n[b][k], 0.95), blocks[k]++;
+      }
+    }
+  }
+  for (size_t k = 0; rc == SITS_OK && k < ns; k++)
     q95[k] = blocks[k] ? sum[k] / (double)blocks[k] : NAN;
-  for (size_t k = 0; k < c->n_sensors; k++)
-    free(d[k]);
+  free(buf);
   return rc;
 }
 

@@ -13,6 +13,7 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <libconfig.h>
+#include <omp.h>
 
 #include "config_internal.h"
 #include "scenario_internal.h"
@@ -100,6 +101,13 @@ static void candidate_free(candidate *c) {
     free(c->kept[k]);
 }
 
+/* The threads for @p n independent candidate fits: o->threads, else OpenMP's default
+ * (OMP_NUM_THREADS, else the cores), never more than the candidates. */
+static int auto_threads(const sits_thermal_cal_opts *o, size_t n) {
+  size_t want = o->threads ? o->threads : (size_t)omp_get_max_threads();
+  return (int)(want < n ? (want ? want : 1) : n);
+}
+
 /* ---- progress: every fit auto makes, counted (the caller's callback, offset NAN) ---- */
 
 typedef struct tally {
@@ -117,8 +125,12 @@ static void tally_fit(tally *t) {
 
 /* ---- the unlogged cooling device ---- */
 
-#define FAN_LEVELS 4          /* the candidate fan's steps */
-#define FAN_MIN_SPAN_K 2.0    /* a training part warmer by less leaves nothing to switch within */
+#define FAN_LEVELS 4       /* the candidate fan's steps */
+#define FAN_MIN_SPAN_K 2.0 /* a training part warmer by less leaves nothing to switch within */
+/* the switched fan's hysteresis: not fitted (the scan moves the trip only); the widest of the
+ * shipped fan profiles' trips (configs/platforms: RK3588 2 K, Orin NX 2.5 K, Raspberry Pi 5
+ * 5 K), as one switch stands for a profile's several */
+#define SWITCH_HYSTERESIS_K 5.0
 #define STRUCTURE_GAIN 0.95   /* a structure must beat the choice so far by 5 % on validation */
 #define STRUCTURE_GAIN_K 0.02 /* and by 0.02 K: finer than any board sensor's resolution */
 
@@ -148,13 +160,16 @@ static int sensed_range(const sits_thermal_cal_opts *o, const char *column, doub
   return rc;
 }
 
-/* The --set that adds the candidate fan, into @p set (empty: no candidate: the platform models
+/* The --set that adds a candidate fan, into @p set (empty: no candidate: the platform models
  * fans already, no link reaches the ambient, or the training part spans too little): on the
- * first link to the ambient, read by the first sensor's node, FAN_LEVELS trips evenly between
- * the median and the warmest training reading (1 K hysteresis), its resistance at duty 0 the
- * link's and at full duty half of it to start (both fitted). */
+ * first link to the ambient, read by the first sensor's node, its resistance at duty 0 the
+ * link's and at full duty half of it to start (both fitted). @p switched false: FAN_LEVELS
+ * trips evenly between the median and the warmest training reading (1 K hysteresis), where
+ * they stay; true: one trip halfway between them with SWITCH_HYSTERESIS_K, which the trip
+ * scan moves (a fan that switches once at a temperature the trace places: a devkit's). */
 static int fan_candidate(const sits_thermal_cal_opts *o, const char **sets, size_t n_sets,
-                         char *set, size_t size, char *what, size_t what_size, sits_err *err) {
+                         bool switched, char *set, size_t size, char *what, size_t what_size,
+                         sits_err *err) {
   set[0] = what[0] = '\0';
   sits_scenario *sc = NULL;
   int rc = sits__cal_scenario(o, sets, n_sets, &sc, err);
@@ -178,7 +193,21 @@ static int fan_candidate(const sits_thermal_cal_opts *o, const char **sets, size
   double lo = NAN, hi = NAN;
   if (sits_scenario_fan_count(sc) == 0 && sink && sensor_node && column && r > 0)
     rc = sensed_range(o, column, &lo, &hi, err);
-  if (rc == SITS_OK && hi - lo >= FAN_MIN_SPAN_K) {
+  if (rc == SITS_OK && hi - lo >= FAN_MIN_SPAN_K && switched) {
+    double trip = 0.5 * (lo + hi);
+    int n = snprintf(set, size,
+                     "platform.fans=({ name = \"unlogged\"; a = \"%s\"; b = \"ambient\"; "
+                     "duty = [0.0, 1.0]; r_k_per_w = [%.9e, %.9e]; sensor = \"%s\"; "
+                     "period_s = 1.0; trips = ({ temp_c = %.3f; hysteresis_c = %.1f; "
+                     "duty = 1.0; }); })",
+                     sink, r, r / 2, sensor_node, trip, SWITCH_HYSTERESIS_K);
+    if (n < 0 || (size_t)n >= size)
+      set[0] = '\0';
+    snprintf(what, what_size,
+             "an unlogged fan on %s-ambient switched at %s: one trip from %.1f C, scanned "
+             "(%.0f K hysteresis)",
+             sink, sensor_node, trip, SWITCH_HYSTERESIS_K);
+  } else if (rc == SITS_OK && hi - lo >= FAN_MIN_SPAN_K) {
     size_t n =
         (size_t)snprintf(set, size,
                          "platform.fans=({ name = \"unlogged\"; a = \"%s\"; b = \"ambient\"; "
@@ -204,9 +233,9 @@ static int fan_candidate(const sits_thermal_cal_opts *o, const char **sets, size
 /* The validation figures of one structure: fitted on the first three quarters of the training
  * rows, scored on the last quarter; the held-out tail takes no part. */
 static void validate(const sits_thermal_cal_opts *o, const char **sets, size_t n_sets,
-                     sits_thermal_structure_fig *f, tally *t) {
+                     bool scan_trips, sits_thermal_structure_fig *f, tally *t) {
   sits_thermal_cal_opts ov = *o;
-  ov.progress = NULL;
+  ov.progress = NULL, ov.fit_trips = scan_trips;
   double tf = o->train_fraction > 0 ? o->train_fraction : 0.7;
   ov.sets = sets, ov.n_sets = n_sets, ov.physics_bounds = true;
   ov.hold_from = 0.75 * tf, ov.hold_to = tf, ov.use_to = tf;
@@ -218,6 +247,7 @@ static void validate(const sits_thermal_cal_opts *o, const char **sets, size_t n
     f->validation_rmse_c = worst(cal.holdout, cal.n_sensors);
     sits_thermal_cal_release(&cal);
   }
+#pragma omp critical(sits_auto_progress)
   tally_fit(t);
 }
 
@@ -297,19 +327,23 @@ static int keep_sets(candidate *c, char **sets, size_t n, sits_err *err) {
  * appended to *c). */
 static int choose_structure(const sits_thermal_cal_opts *o, candidate *c,
                             sits_thermal_structure_fig *figs, size_t *n_figs, size_t *chosen,
-                            tally *t, sits_err *err) {
+                            bool try_switched, bool *scan_trips, tally *t, sits_err *err) {
   enum { N_CAND = SITS_THERMAL_CAL_MAX_STRUCTURES - 1 };
   char fan[1024], what[200], *sets[N_CAND][SITS_REPLAY_MAX_BAND_SENSORS] = {{0}};
   size_t n_sets[N_CAND] = {0}, n_cand = 0;
   *n_figs = 0, *chosen = 0;
-  int rc = fan_candidate(o, c->sets, c->n, fan, sizeof fan, what, sizeof what, err);
-  if (rc == SITS_OK && fan[0]) {
-    if (!(sets[n_cand][0] = malloc(strlen(fan) + 1)))
-      rc = sits__fail(err, SITS_ENOMEM, "out of memory");
-    else
-      strcpy(sets[n_cand][0], fan), n_sets[n_cand] = 1;
-    snprintf(figs[1 + n_cand].what, sizeof figs[0].what, "%s", what);
-    n_cand++;
+  bool scan[N_CAND] = {false};
+  int rc = SITS_OK;
+  for (int switched = 0; rc == SITS_OK && switched < (try_switched ? 2 : 1); switched++) {
+    rc = fan_candidate(o, c->sets, c->n, switched, fan, sizeof fan, what, sizeof what, err);
+    if (rc == SITS_OK && fan[0]) {
+      if (!(sets[n_cand][0] = malloc(strlen(fan) + 1)))
+        rc = sits__fail(err, SITS_ENOMEM, "out of memory");
+      else
+        strcpy(sets[n_cand][0], fan), n_sets[n_cand] = 1;
+      snprintf(figs[1 + n_cand].what, sizeof figs[0].what, "%s", what);
+      scan[n_cand++] = switched;
+    }
   }
   double dt = training_interval(o);
   if (rc == SITS_OK && dt > 0) {
@@ -320,20 +354,25 @@ static int choose_structure(const sits_thermal_cal_opts *o, candidate *c,
       n_cand++;
     }
   }
-  const char **with = rc == SITS_OK && n_cand
-                          ? calloc(c->n + SITS_REPLAY_MAX_BAND_SENSORS + 1, sizeof *with)
-                          : NULL;
+  /* each candidate's sets: the chosen timing's, then its own (the network as given: none) */
+  size_t width = c->n + SITS_REPLAY_MAX_BAND_SENSORS + 1;
+  const char **with = rc == SITS_OK && n_cand ? calloc((n_cand + 1) * width, sizeof *with) : NULL;
   if (rc == SITS_OK && n_cand && !with)
     rc = sits__fail(err, SITS_ENOMEM, "out of memory");
   t->total = t->total - t->structures + (n_cand ? n_cand + 1 : 0); /* the assumed count, mended */
   if (rc == SITS_OK && n_cand) {
     snprintf(figs[0].what, sizeof figs[0].what, "the network as given");
-    validate(o, c->sets, c->n, &figs[0], t);
+    for (size_t k = 0; k <= n_cand; k++) {
+      memcpy(with + k * width, c->sets, c->n * sizeof *with);
+      if (k)
+        memcpy(with + k * width + c->n, sets[k - 1], n_sets[k - 1] * sizeof *with);
+    }
+    /* independent fits: in parallel, each into its own figure (choose_timing) */
+#pragma omp parallel for schedule(dynamic) num_threads(auto_threads(o, n_cand + 1))
+    for (size_t k = 0; k <= n_cand; k++)
+      validate(o, with + k * width, c->n + (k ? n_sets[k - 1] : 0), k && scan[k - 1], &figs[k], t);
     size_t best = 0;
     for (size_t k = 0; k < n_cand; k++) {
-      memcpy(with, c->sets, c->n * sizeof *with);
-      memcpy(with + c->n, sets[k], n_sets[k] * sizeof *with);
-      validate(o, with, c->n + n_sets[k], &figs[1 + k], t);
       double v0 = figs[0].validation_rmse_c, v = figs[1 + k].validation_rmse_c;
       bool beats =
           (v < STRUCTURE_GAIN * v0 && v < v0 - STRUCTURE_GAIN_K) || (isnan(v0) && isfinite(v));
@@ -343,6 +382,7 @@ static int choose_structure(const sits_thermal_cal_opts *o, candidate *c,
     *n_figs = 1 + n_cand, *chosen = best;
     if (best)
       rc = keep_sets(c, sets[best - 1], n_sets[best - 1], err);
+    *scan_trips = best && scan[best - 1];
   }
   free(with);
   for (size_t k = 0; k < N_CAND; k++)
@@ -363,39 +403,60 @@ static int choose_timing(const sits_thermal_cal_opts *o, size_t n_power, char ra
                          size_t *best, double *best_cost, sits_err *first, tally *t,
                          sits_err *err) {
   double tf = o->train_fraction > 0 ? o->train_fraction : 0.7;
+  size_t suffix_of[SITS_THERMAL_CAL_MAX_TIMINGS];
+  int mean_of[SITS_THERMAL_CAL_MAX_TIMINGS];
+  size_t n = 0;
   for (size_t s = 0; s < N_SUFFIXES; s++)
-    for (int im = 0; have[s] && im < 2; im++) {
-      candidate c;
-      sits_thermal_cal cal, val;
-      if (candidate_sets(o, n_power, rails, suffixes[s], im, &c) != SITS_OK) {
-        candidate_free(&c);
-        return sits__fail(err, SITS_ENOMEM, "out of memory");
-      }
-      sits_thermal_cal_opts oc = *o;
-      oc.sets = c.sets, oc.n_sets = c.n, oc.physics_bounds = true, oc.progress = NULL;
-      sits_err e = {0};
-      sits_thermal_timing_fig *f = &figs[(*n_figs)++];
-      snprintf(f->suffix, sizeof f->suffix, "%s", suffixes[s]);
-      f->interval_mean = im;
-      f->train_rmse_c = f->holdout_rmse_c = f->validation_rmse_c = NAN;
-      if (sits_calibrate_thermal(&oc, &cal, &e) == SITS_OK) {
-        f->train_rmse_c = worst(cal.train, cal.n_sensors);
-        f->holdout_rmse_c = worst(cal.holdout, cal.n_sensors);
-        sits_thermal_cal_opts ov = oc; /* the validation block, from where this fit ended */
-        ov.scenario_text = cal.config_text, ov.sets = NULL, ov.n_sets = 0;
-        ov.hold_from = 0.75 * tf, ov.hold_to = tf, ov.use_to = tf;
-        if (sits__calibrate_thermal_warm(&ov, &val, &e) == SITS_OK) {
-          f->validation_rmse_c = worst(val.holdout, val.n_sensors);
-          sits_thermal_cal_release(&val);
-        }
-        sits_thermal_cal_release(&cal);
-      } else if (!first->code)
-        *first = e;
-      tally_fit(t), tally_fit(t); /* its fit and its validation block's */
-      if (f->validation_rmse_c < *best_cost)
-        *best_cost = f->validation_rmse_c, *best = *n_figs - 1;
+    for (int im = 0; have[s] && im < 2 && n < SITS_THERMAL_CAL_MAX_TIMINGS; im++)
+      suffix_of[n] = s, mean_of[n++] = im;
+  sits_err why[SITS_THERMAL_CAL_MAX_TIMINGS] = {{0}}; /* each candidate's failure */
+  int out_of_memory = 0;
+  /* the candidates are independent fits: in parallel (OpenMP threads; o->threads or
+   * OMP_NUM_THREADS), each into its own figure, so the choice below is the same on any
+   * number of threads */
+#pragma omp parallel for schedule(dynamic) num_threads(auto_threads(o, n)) if (n > 1)
+  for (size_t j = 0; j < n; j++) {
+    candidate c;
+    sits_thermal_cal cal, val;
+    sits_thermal_timing_fig *f = &figs[j];
+    snprintf(f->suffix, sizeof f->suffix, "%s", suffixes[suffix_of[j]]);
+    f->interval_mean = mean_of[j];
+    f->train_rmse_c = f->holdout_rmse_c = f->validation_rmse_c = NAN;
+    if (candidate_sets(o, n_power, rails, suffixes[suffix_of[j]], mean_of[j], &c) != SITS_OK) {
       candidate_free(&c);
+#pragma omp atomic write
+      out_of_memory = 1;
+      continue;
     }
+    sits_thermal_cal_opts oc = *o;
+    oc.sets = c.sets, oc.n_sets = c.n, oc.physics_bounds = true, oc.progress = NULL;
+    if (sits_calibrate_thermal(&oc, &cal, &why[j]) == SITS_OK) {
+      f->train_rmse_c = worst(cal.train, cal.n_sensors);
+      f->holdout_rmse_c = worst(cal.holdout, cal.n_sensors);
+      sits_thermal_cal_opts ov = oc; /* the validation block, from where this fit ended */
+      ov.scenario_text = cal.config_text, ov.sets = NULL, ov.n_sets = 0;
+      ov.hold_from = 0.75 * tf, ov.hold_to = tf, ov.use_to = tf;
+      sits_err e = {0};
+      if (sits__calibrate_thermal_warm(&ov, &val, &e) == SITS_OK) {
+        f->validation_rmse_c = worst(val.holdout, val.n_sensors);
+        sits_thermal_cal_release(&val);
+      }
+      sits_thermal_cal_release(&cal);
+      why[j].code = SITS_OK;
+    }
+#pragma omp critical(sits_auto_progress)
+    tally_fit(t), tally_fit(t); /* its fit and its validation block's */
+    candidate_free(&c);
+  }
+  if (out_of_memory)
+    return sits__fail(err, SITS_ENOMEM, "out of memory");
+  *n_figs = n;
+  for (size_t j = 0; j < n; j++) {
+    if (why[j].code && !first->code)
+      *first = why[j];
+    if (figs[j].validation_rmse_c < *best_cost)
+      *best_cost = figs[j].validation_rmse_c, *best = j;
+  }
   for (size_t k = 0; !isfinite(*best_cost) && k < *n_figs; k++) /* no validation fit ended */
     if (figs[k].train_rmse_c < INFINITY &&
         (k == 0 || !(figs[k].train_rmse_c >= figs[*best].train_rmse_c)))
@@ -405,9 +466,14 @@ static int choose_timing(const sits_thermal_cal_opts *o, size_t n_power, char ra
   return SITS_OK;
 }
 
-int sits_calibrate_thermal_auto(const sits_thermal_cal_opts *o, const int *orders, size_t n_orders,
-                                sits_thermal_cal *out, sits_err *err) {
+int sits_calibrate_thermal_auto(const sits_thermal_cal_opts *given, const int *orders,
+                                size_t n_orders, sits_thermal_cal *out, sits_err *err) {
   memset(out, 0, sizeof *out);
+  /* fit_trips asks for the switched fan among the structures; no other fit scans trips */
+  bool try_switched = given->fit_trips && !n_orders;
+  sits_thermal_cal_opts base = *given;
+  base.fit_trips = false;
+  const sits_thermal_cal_opts *o = &base;
   sits_trace *trace = NULL;
   size_t n_power = 0;
   char cols[SITS_REPLAY_MAX_POWER_COLUMNS][160], rails[SITS_REPLAY_MAX_POWER_COLUMNS][160];
@@ -434,9 +500,11 @@ int sits_calibrate_thermal_auto(const sits_thermal_cal_opts *o, const int *order
   double best_cost = INFINITY;
   sits_err first = {0};
   /* the fits to come: two per timing candidate (its fit, its validation block), one per
-   * structure (the network as given, the fan, the lag: mended once known) and the last; with
-   * --orders the order search counts its own fits after these */
-  tally t = {o, 0, n_orders ? 0 : 3 + 1, n_orders ? 0 : 3};
+   * structure (the network as given, the two fans, the lag: mended once known; the switched
+   * fan's trip scan counts as one) and the last; with --orders the order search counts its
+   * own fits after these */
+  size_t structures = try_switched ? 4 : 3;
+  tally t = {o, 0, n_orders ? 0 : structures + 1, n_orders ? 0 : structures};
   for (size_t s = 0; s < N_SUFFIXES; s++)
     t.total += have[s] ? 4 : 0;
   if (rc == SITS_OK)
@@ -453,12 +521,14 @@ int sits_calibrate_thermal_auto(const sits_thermal_cal_opts *o, const int *order
     candidate_free(&c);
     return sits__fail(err, SITS_ENOMEM, "out of memory");
   }
-  sits_thermal_structure_fig structures[SITS_THERMAL_CAL_MAX_STRUCTURES];
+  sits_thermal_structure_fig figs_s[SITS_THERMAL_CAL_MAX_STRUCTURES];
   size_t n_structures = 0, structure = 0;
-  if (!n_orders) /* an order search builds its own networks */
-    rc = choose_structure(o, &c, structures, &n_structures, &structure, &t, err);
+  bool scan_trips = false; /* the switched fan kept: its trip scanned in the final fit too */
+  if (!n_orders)           /* an order search builds its own networks */
+    rc = choose_structure(o, &c, figs_s, &n_structures, &structure, try_switched, &scan_trips, &t,
+                          err);
   sits_thermal_cal_opts oc = *o;
-  oc.sets = c.sets, oc.n_sets = c.n, oc.physics_bounds = true;
+  oc.sets = c.sets, oc.n_sets = c.n, oc.physics_bounds = true, oc.fit_trips = scan_trips;
   if (!n_orders) /* an order search counts its own fits */
     oc.progress = NULL;
   if (rc == SITS_OK)
@@ -470,7 +540,7 @@ int sits_calibrate_thermal_auto(const sits_thermal_cal_opts *o, const int *order
   if (rc)
     return rc;
   out->n_structures = n_structures, out->structure_chosen = structure;
-  memcpy(out->structures, structures, n_structures * sizeof *structures);
+  memcpy(out->structures, figs_s, n_structures * sizeof *figs_s);
   out->fit_auto = true;
   out->n_timings = n_figs, out->timing_chosen = best;
   memcpy(out->timings, figs, n_figs * sizeof *figs);

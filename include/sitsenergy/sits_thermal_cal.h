@@ -75,7 +75,8 @@ typedef struct sits_thermal_cal_opts {
    *  offset: scanned from -15 to +15 K in 1-K steps, each offset a fit from the scenario's
    *  values; the five of least training cost fitted again from every start, and the least
    *  of those wins (a switching point is no smooth parameter for the least squares). For a
-   *  board whose fan state is not logged and whose fan table is not known. */
+   *  board whose fan state is not logged and whose fan table is not known. With
+   *  sits_calibrate_thermal_auto: try the switched fan among its structures (below). */
   bool fit_trips;
   /** Ranges of the links' and fans' resistances and the nodes' capacitances from the device's
    *  physics instead of 30 x around the scenario's values (sits_calibrate_thermal_auto sets
@@ -86,9 +87,14 @@ typedef struct sits_thermal_cal_opts {
   /** Called after each offset of a trip scan (done of total, the offset), and after each
    *  candidate fit of sits_calibrate_thermal_orders, of sits_calibrate_thermal_auto and of
    *  sits_thermal_cal_add_uncertainty's forecast blocks (done of total fits, offset NAN), if
-   *  not NULL. */
+   *  not NULL. sits_calibrate_thermal_auto may call it from its worker threads, one call at
+   *  a time. */
   void (*progress)(size_t done, size_t total, double offset_c, void *user);
   void *progress_user;
+  /** sits_calibrate_thermal_auto's independent candidate fits (the power timings, the
+   *  structures) run on up to this many threads; 0: OpenMP's default (OMP_NUM_THREADS, else
+   *  the cores). The result does not depend on it. */
+  size_t threads;
 } sits_thermal_cal_opts;
 
 typedef struct sits_thermal_param {
@@ -147,7 +153,8 @@ typedef struct sits_thermal_timing_fig {
 
 /** One structure candidate of sits_calibrate_thermal_auto: the network as given, with an
  *  unlogged cooling device (a fan whose state the trace does not record, on the link to the
- *  ambient, stepping up with the sensed temperature), or with a lag on each sensor
+ *  ambient, stepping up with the sensed temperature; with fit_trips also one that switches
+ *  once, at a trip the trip scan places), or with a lag on each sensor
  *  (replay.sensors.[].lag_s); its figures on the validation block (the last quarter of the
  *  training rows, fitted on the rest: the held-out tail unseen). */
 typedef struct sits_thermal_structure_fig {

@@ -1310,7 +1310,7 @@ Test(thermal_cal, a_run_band_gives_the_final_temperature_its_own) {
  * below. The trace (every second, exact exponentials between the checks) is fitted with a
  * network that has no fan: the structure choice must find the candidate fan better on its
  * validation block, and the held-out tail must be at least halved against the fan-less fit. */
-static char *unlogged_fan_trace(void) {
+static char *fan_trace(const char *name, double on_above_c, double off_below_c) {
   char *text = malloc(1 << 16);
   size_t n = (size_t)snprintf(text, 1 << 16, "time_s,power_w.in,temp_c.die\n");
   const double C = 10.0, watts[] = {1, 6, 3, 7, 2, 5};
@@ -1319,23 +1319,33 @@ static char *unlogged_fan_trace(void) {
   for (int k = 0; k <= 720; k++) {
     double p = watts[(k / 60) % 6];
     n += (size_t)snprintf(text + n, (1 << 16) - n, "%d,%.1f,%.6f\n", k, p, temp);
-    on = on ? temp > 44.0 : temp > 45.0;
+    on = on ? temp > off_below_c : temp > on_above_c;
     double R = on ? 2.0 : 4.0, ss = 25.0 + R * p;
     temp = ss + (temp - ss) * exp(-1.0 / (R * C));
   }
-  char *path = tu_write("fan.csv", text);
+  char *path = tu_write(name, text);
   free(text);
   return path;
 }
 
+static char *unlogged_fan_trace(void) {
+  return fan_trace("fan.csv", 45.0, 44.0);
+}
+
+/* One node (5 J/K) with one link to the ambient (3 K/W) and no fan, replaying the fan
+ * traces' power and sensor columns. */
+static char *fanless_scenario(const char *name) {
+  return tu_write(name,
+                  "platform = { thermal = { nodes = ( { name = \"die\"; c_j_per_k = 5.0; } );\n"
+                  "  links = ( { a = \"die\"; b = \"ambient\"; r_k_per_w = 3.0; } ); }; };\n"
+                  "replay = { power = ( { column = \"power_w.in\"; node = \"die\"; } );\n"
+                  "  sensors = ( { column = \"temp_c.die\"; node = \"die\"; } ); };\n"
+                  "ambient_c = 25.0;\n");
+}
+
 Test(thermal_cal, auto_finds_an_unlogged_fan) {
   char *tr = unlogged_fan_trace();
-  char *sc = tu_write("nofan.cfg",
-                      "platform = { thermal = { nodes = ( { name = \"die\"; c_j_per_k = 5.0; } );\n"
-                      "  links = ( { a = \"die\"; b = \"ambient\"; r_k_per_w = 3.0; } ); }; };\n"
-                      "replay = { power = ( { column = \"power_w.in\"; node = \"die\"; } );\n"
-                      "  sensors = ( { column = \"temp_c.die\"; node = \"die\"; } ); };\n"
-                      "ambient_c = 25.0;\n");
+  char *sc = fanless_scenario("nofan.cfg");
   sits_thermal_cal_opts o = {.scenario_path = sc, .trace_path = tr, .train_fraction = 0.6};
   sits_thermal_cal c, plain;
   sits_err err = {0};
@@ -1355,6 +1365,86 @@ Test(thermal_cal, auto_finds_an_unlogged_fan) {
                plain.holdout[0].rmse);
   cr_log_info("unlogged fan: held out %.3f K with the candidate, %.3f K without", c.holdout[0].rmse,
               plain.holdout[0].rmse);
+  sits_thermal_cal_release(&c);
+  sits_thermal_cal_release(&plain);
+  free(tr), free(sc);
+}
+
+/* --fit auto's candidate fits run in parallel (OpenMP): on one thread and on four the
+ * calibrated scenario (its uncertainty group included) and every candidate's figures are the
+ * same to the bit, since each candidate is fitted alone into its own place. */
+Test(thermal_cal, auto_is_the_same_on_any_number_of_threads) {
+  char *tr = unlogged_fan_trace();
+  char *sc = fanless_scenario("threads.cfg");
+  sits_thermal_cal c[2];
+  sits_err err = {0};
+  for (int k = 0; k < 2; k++) {
+    sits_thermal_cal_opts o = {
+        .scenario_path = sc, .trace_path = tr, .train_fraction = 0.6, .threads = k ? 4 : 1};
+    cr_assert_eq(sits_calibrate_thermal_auto(&o, NULL, 0, &c[k], &err), SITS_OK, "%s", err.msg);
+    cr_assert_eq(sits_thermal_cal_add_uncertainty(&c[k], &o, &err), SITS_OK, "%s", err.msg);
+  }
+  cr_assert_str_eq(c[0].config_text, c[1].config_text);
+  cr_assert_eq(c[0].n_timings, c[1].n_timings);
+  for (size_t j = 0; j < c[0].n_timings; j++) {
+    const sits_thermal_timing_fig *a = &c[0].timings[j], *b = &c[1].timings[j];
+    cr_assert_str_eq(a->suffix, b->suffix);
+    cr_assert(a->interval_mean == b->interval_mean && a->train_rmse_c == b->train_rmse_c &&
+                  a->validation_rmse_c == b->validation_rmse_c,
+              "timing %zu", j);
+  }
+  cr_assert_eq(c[0].n_structures, c[1].n_structures);
+  for (size_t j = 0; j < c[0].n_structures; j++)
+    cr_assert(c[0].structures[j].validation_rmse_c == c[1].structures[j].validation_rmse_c,
+              "structure %zu: %.17g vs %.17g", j, c[0].structures[j].validation_rmse_c,
+              c[1].structures[j].validation_rmse_c);
+  cr_assert_eq(c[0].forecast_q95_c[0], c[1].forecast_q95_c[0]);
+  sits_thermal_cal_release(&c[0]);
+  sits_thermal_cal_release(&c[1]);
+  free(tr), free(sc);
+}
+
+/* --fit auto,trips's switched fan: the trace of the test above from a fan that turns on above 48 C
+ * and off below 43 C (5 K hysteresis: a devkit fan's one switch), the power 1, 6, 3, 7, 2, 5 W
+ * every 60 s, so that the training part (60 %) crosses the trip at 6 and 7 W. The candidate
+ * starts its trip halfway between the training readings' median and maximum and the scan
+ * moves it: the switched fan must be chosen, its validation RMSE under half the stepped fan's,
+ * its trip within 1 K of 48 C (the scan's step), and the held-out tail under 0.3 times the
+ * fan-less fit's (measured 0.22 against 1.59 K: a trip 0.5 K off switches the fan seconds
+ * early or late, up to 1.1 K of error around each switch). */
+static char *switched_fan_trace(void) {
+  return fan_trace("switched.csv", 48.0, 43.0);
+}
+
+Test(thermal_cal, auto_finds_a_switched_fan_and_its_trip) {
+  char *tr = switched_fan_trace();
+  char *sc = fanless_scenario("nofan2.cfg");
+  sits_thermal_cal_opts o = {
+      .scenario_path = sc, .trace_path = tr, .train_fraction = 0.6, .fit_trips = true};
+  sits_thermal_cal c, plain;
+  sits_err err = {0};
+  cr_assert_eq(sits_calibrate_thermal_auto(&o, NULL, 0, &c, &err), SITS_OK, "%s", err.msg);
+  cr_assert_eq(c.n_structures, 4); /* as given, the fan in steps, the switched fan, a lag */
+  cr_assert(strstr(c.structures[2].what, "switched at die"), "%s", c.structures[2].what);
+  cr_assert_eq(c.structure_chosen, 2,
+               "validation %g (as given) vs %g (fan in steps), %g (switched fan), %g (lag)",
+               c.structures[0].validation_rmse_c, c.structures[1].validation_rmse_c,
+               c.structures[2].validation_rmse_c, c.structures[3].validation_rmse_c);
+  cr_assert(c.fit_trips, "the final fit scans the trip");
+  /* the trip as the calibrated scenario writes it: its start moved by the offset chosen */
+  const char *at = strstr(c.config_text, "trips");
+  at = at ? strstr(at, "temp_c") : NULL;
+  double trip = NAN;
+  cr_assert(at && sscanf(at, "temp_c = %lf", &trip) == 1, "%s", c.config_text);
+  cr_assert(fabs(trip - 48.0) <= 1.0, "trip %g C (offset %+g K)", trip, c.trip_offset_c);
+  o.physics_bounds = true, o.fit_trips = false;
+  cr_assert_eq(sits_calibrate_thermal(&o, &plain, &err), SITS_OK, "%s", err.msg);
+  cr_assert_lt(c.structures[2].validation_rmse_c, 0.5 * c.structures[1].validation_rmse_c);
+  cr_assert_lt(c.holdout[0].rmse, 0.3 * plain.holdout[0].rmse,
+               "held out %g K with the fan, %g K without", c.holdout[0].rmse,
+               plain.holdout[0].rmse);
+  cr_log_info("switched fan: trip %.1f C, held out %.3f K with it, %.3f K without", trip,
+              c.holdout[0].rmse, plain.holdout[0].rmse);
   sits_thermal_cal_release(&c);
   sits_thermal_cal_release(&plain);
   free(tr), free(sc);
