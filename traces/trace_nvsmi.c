@@ -27,6 +27,7 @@
 #include <string.h>
 
 #define MAX_FIELDS 64
+#define MAX_GPUS 64 /* lines of one sample merged into a row (index fields) */
 
 /* `2026/07/15 01:52:12.832` -> the day number and the seconds in the day,
  * kept apart so that millisecond differences survive (an epoch in seconds would not). */
@@ -153,15 +154,26 @@ static double unit_scale(const char *kind, const char *unit) {
   return NAN;
 }
 
+/* A header (a `timestamp` field and a field this reader names, in any order: `index, name,
+ * timestamp, power.draw [W]`) or a noheader sample (a field that is a time stamp). */
 int sits__nvsmi_sniff(const char *line) {
-  double v;
-  long day;
-  char buf[64];
+  char buf[1024], *f[MAX_FIELDS];
   snprintf(buf, sizeof buf, "%s", line);
-  char *c = strchr(buf, ',');
-  if (c)
-    *c = '\0';
-  return !strncmp(line, "timestamp,", 10) || stamp(buf, &day, &v) ? 25 : 0;
+  size_t n = sits__trace_split(buf, f, MAX_FIELDS);
+  bool header = false, named = false;
+  for (size_t k = 0; k < n; k++) {
+    char name[64], unit[16];
+    double v;
+    long day;
+    if (stamp(f[k], &day, &v))
+      return 25;
+    field_name(f[k], name, sizeof name, unit, sizeof unit);
+    if (!strcmp(name, "timestamp"))
+      header = true, named |= k == 0;
+    plan p = plan_of(name);
+    named |= p.known >= 0 || p.reason >= 0;
+  }
+  return header && named ? 25 : 0;
 }
 
 /* A known numeric field's cell, scaled to its kind's unit (a unit in the cell, else the
@@ -181,7 +193,11 @@ static double number(const char *cell, const char *header_unit, int q, const cha
   return v * scale * known[q].scale;
 }
 
+/* The value @p v into column kind.<gpu><name> of the last row (@p t NULL: a dry run, which
+ * only finds what makes a row malformed). */
 static int set_col(sits_trace *t, const char *kind, const char *gpu, const char *name, double v) {
+  if (!t)
+    return SITS_OK;
   char col[160];
   snprintf(col, sizeof col, "%s.%s%s", kind, gpu, name);
   return sits__trace_set(t, col, v);
@@ -194,8 +210,8 @@ static double pstate(const char *cell) {
   return p >= 0 && p <= 15 && end != cell + 1 && !*sits__trim(end) ? (double)p : NAN;
 }
 
-/* The values of one sample row into the last row of @p t, field by field as planned; *why
- * says what makes the row malformed. */
+/* The values of one sample row into the last row of @p t (NULL: none, *why only), field by
+ * field as planned; *why says what makes the row malformed. */
 static int row_values(sits_trace *t, char **f, size_t n, const plan *plans, char units[][16],
                       char names[][64], const char *gpu, const char **why) {
   int rc = SITS_OK;
@@ -247,6 +263,10 @@ typedef struct nvsmi {
   int i_time, i_index;
   double t0, prev;
   long day0;
+  /* the GPUs (index cells) in the last row: nvidia-smi writes a line per GPU per sample, and
+   * the lines of one sample are one row (gpu0's columns, gpu1's, ...) */
+  char row_gpus[MAX_GPUS][16];
+  size_t n_row_gpus;
 } nvsmi;
 
 /* One sample line (fields @p f, @p n of them): a row of @p t, or a malformed line counted. */
@@ -279,6 +299,26 @@ static int sample(nvsmi *s, sits_trace *t, const sits_trace_opts *o, const char 
     s->day0 = day;
   if (ok) /* seconds since the first sample's day */
     ts += (double)(day - s->day0) * 86400.0;
+  char gpu[32] = "gpu";
+  if (ok && s->i_index >= 0)
+    snprintf(gpu, sizeof gpu, "gpu%.15s", f[s->i_index]);
+  /* another GPU's line of the sample in the last row: into that row (its time the first
+   * line's); a GPU seen in it already starts the next sample */
+  bool merge =
+      ok && s->i_index >= 0 && s->n_row_gpus > 0 && s->n_row_gpus < MAX_GPUS && t->n_rows > 0;
+  for (size_t k = 0; merge && k < s->n_row_gpus; k++)
+    merge = strcmp(s->row_gpus[k], f[s->i_index]) != 0;
+  const char *why = NULL;
+  int rc = SITS_OK;
+  if (ok && (merge || ts > s->prev) &&
+      (rc = row_values(NULL, f, n, s->plans, s->units, s->names, gpu, &why)) == SITS_OK && why)
+    return sits__trace_bad_line(t, o, path, lineno, why, err);
+  if (rc)
+    return rc;
+  if (merge) {
+    snprintf(s->row_gpus[s->n_row_gpus++], sizeof s->row_gpus[0], "%s", f[s->i_index]);
+    return row_values(t, f, n, s->plans, s->units, s->names, gpu, &why);
+  }
   if (!ok || !(ts > s->prev)) {
     int rc = sits__trace_bad_line(t, o, path, lineno,
                                   n != s->n_fields ? "wrong number of fields"
@@ -294,17 +334,12 @@ static int sample(nvsmi *s, sits_trace *t, const sits_trace_opts *o, const char 
   s->prev = ts;
   if (sits__trace_add_row(t, lineno) < 0)
     return sits__fail(err, SITS_ENOMEM, "out of memory");
-  char gpu[32] = "gpu";
+  s->n_row_gpus = 0;
   if (s->i_index >= 0)
-    snprintf(gpu, sizeof gpu, "gpu%s", f[s->i_index]);
-  const char *why = NULL;
-  int rc = sits__trace_set(t, "time_s", ts - s->t0);
+    snprintf(s->row_gpus[s->n_row_gpus++], sizeof s->row_gpus[0], "%s", f[s->i_index]);
+  rc = sits__trace_set(t, "time_s", ts - s->t0);
   if (rc == SITS_OK)
     rc = row_values(t, f, n, s->plans, s->units, s->names, gpu, &why);
-  if (why) {
-    t->n_rows--;
-    rc = sits__trace_bad_line(t, o, path, lineno, why, err);
-  }
   return rc;
 }
 
@@ -331,7 +366,10 @@ int sits__nvsmi_read(const char *path, const sits_trace_opts *o, sits_trace *t, 
       rc = sample(&s, t, o, path, L.lineno, f, n, err);
       continue;
     }
-    if (strcmp(f[0], "timestamp") != 0 && strncmp(f[0], "timestamp ", 10) != 0) {
+    bool has_time = false; /* a header names the timestamp field, first or not */
+    for (size_t k = 0; k < n; k++)
+      has_time |= !strcmp(f[k], "timestamp") || !strncmp(f[k], "timestamp ", 10);
+    if (!has_time) {
       rc = sits__fail(err, SITS_EINPUT,
                       "%s:%zu: no header: give the --query-gpu fields (--fields) for a "
                       "noheader log",

@@ -84,8 +84,10 @@ def main():
         band = list(j.get("band", {}).values())
         cov = min(b["holdout_coverage"] for b in band) if band else float("nan")
         hw = max(b["holdout_mean_half_width_c"] for b in band) if band else float("nan")
-        print("%-30s %8.3f %8.3f %9.2f %9.2f %6.0f" % (case, worst("train"), worst("holdout"),
-                                                      cov, hw, dt), flush=True)
+        st = " ".join("%s%.3f" % ("*" if x["chosen"] else "", x["validation_rmse_c"] or -1)
+                      for x in j.get("structure", []))
+        print("%-30s %8.3f %8.3f %9.2f %9.2f %6.0f %s" % (case, worst("train"), worst("holdout"),
+                                                         cov, hw, dt, st), flush=True)
 
 
 if __name__ == "__main__":

@@ -521,17 +521,18 @@ Test(trace, nvidia_smi_keeps_every_column) {
  * field (name, uuid, driver_version, pci.bus_id) is passed over; a mask that is not hexadecimal
  * makes its line malformed; P-states beyond P15 or text are empty. */
 Test(trace, nvidia_smi_old_and_new_names) {
-  char *path = tu_write(
-      "names.csv",
-      "timestamp, name, pci.bus_id, driver_version, clocks.sm [MHz], clocks_throttle_reasons.active, "
-      "clocks_throttle_reasons.hw_thermal_slowdown, pstate, encoder.stats.sessionCount, "
-      "memory.used [MiB]\n"
-      "2026/07/15 01:52:12.000, NVIDIA A100, 00000000:19:00.0, 535.104.05, 1410 MHz, "
-      "0x0000000000000044, Active, P2, 3, 1024 MiB\n"
-      "2026/07/15 01:52:12.100, NVIDIA A100, 00000000:19:00.0, 535.104.05, 1395 MHz, "
-      "0x0000000000000000, Not Active, P16, 4, 2 GiB\n"
-      "2026/07/15 01:52:12.200, NVIDIA A100, 00000000:19:00.0, 535.104.05, 1395 MHz, "
-      "44, Not Active, P0, 5, 1 MiB\n");
+  char *path =
+      tu_write("names.csv",
+               "timestamp, name, pci.bus_id, driver_version, clocks.sm [MHz], "
+               "clocks_throttle_reasons.active, "
+               "clocks_throttle_reasons.hw_thermal_slowdown, pstate, encoder.stats.sessionCount, "
+               "memory.used [MiB]\n"
+               "2026/07/15 01:52:12.000, NVIDIA A100, 00000000:19:00.0, 535.104.05, 1410 MHz, "
+               "0x0000000000000044, Active, P2, 3, 1024 MiB\n"
+               "2026/07/15 01:52:12.100, NVIDIA A100, 00000000:19:00.0, 535.104.05, 1395 MHz, "
+               "0x0000000000000000, Not Active, P16, 4, 2 GiB\n"
+               "2026/07/15 01:52:12.200, NVIDIA A100, 00000000:19:00.0, 535.104.05, 1395 MHz, "
+               "44, Not Active, P0, 5, 1 MiB\n");
   sits_trace *t = read_ok(path, NULL);
   cr_assert_eq(t->n_rows, 2);
   cr_assert_eq(t->skipped, 1); /* "44": not 0x... */
@@ -550,6 +551,53 @@ Test(trace, nvidia_smi_old_and_new_names) {
     cr_assert(!strstr(t->names[c], "name") && !strstr(t->names[c], "bus_id") &&
                   !strstr(t->names[c], "driver"),
               "text field kept: %s", t->names[c]);
+  sits_trace_free(t);
+  free(path);
+}
+
+/* A header whose first field is not the timestamp (`--query-gpu=index,name,timestamp,...`, as
+ * many users write it) is found by its fields, and a machine with several GPUs, which
+ * nvidia-smi logs as a line per GPU per sample, gives a row per sample with each GPU's columns
+ * (gpu0_..., gpu1_...; the row's time the first line's); a GPU seen in the row already starts
+ * the next sample; a malformed line changes nothing of the row it would have joined. */
+Test(trace, nvidia_smi_index_first_and_several_gpus) {
+  char *path =
+      tu_write("multi.csv",
+               "index, name, timestamp, power.draw [W], temperature.gpu, clocks.current.sm [MHz]\n"
+               "0, NVIDIA H100, 2026/07/15 01:52:12.000, 100.00 W, 50, 1980 MHz\n"
+               "1, NVIDIA H100, 2026/07/15 01:52:12.000, 200.00 W, 60, 1755 MHz\n"
+               "0, NVIDIA H100, 2026/07/15 01:52:12.101, 101.00 W, 51, 1980 MHz\n"
+               "1, NVIDIA H100, 2026/07/15 01:52:12.103, 201.00 W, 61, 1.5 kW\n"
+               "0, NVIDIA H100, 2026/07/15 01:52:12.200, 102.00 W, 52, 1980 MHz\n"
+               "0, NVIDIA H100, 2026/07/15 01:52:12.300, 103.00 W, 53, 1980 MHz\n"
+               "1, NVIDIA H100, 2026/07/15 01:52:12.300, 203.00 W, 63, 1740 MHz\n");
+  sits_trace *t = read_ok(path, NULL); /* the format by content: the sniff finds the header */
+  cr_assert_str_eq(t->format, "nvsmi");
+  cr_assert_eq(t->n_rows, 4);
+  cr_assert_eq(t->skipped, 1); /* line 5: kW is not a clock's unit */
+  cr_assert_eq(t->first_skipped_line, 5);
+  cr_assert_float_eq(at(t, 0, "time_s"), 0.0, 0);
+  cr_assert_float_eq(at(t, 1, "time_s"), 0.101, 1e-9);
+  cr_assert_float_eq(at(t, 3, "time_s"), 0.3, 1e-9);
+  cr_assert_float_eq(at(t, 0, "power_w.gpu0"), 100.0, 0);
+  cr_assert_float_eq(at(t, 0, "power_w.gpu1"), 200.0, 0);
+  cr_assert_float_eq(at(t, 0, "freq_mhz.gpu1_sm"), 1755.0, 0);
+  cr_assert_float_eq(at(t, 1, "temp_c.gpu0"), 51.0, 0);
+  cr_assert(isnan(at(t, 1, "temp_c.gpu1")));  /* its line was malformed */
+  cr_assert(isnan(at(t, 2, "power_w.gpu1"))); /* no line of GPU 1 in that sample */
+  cr_assert_float_eq(at(t, 3, "power_w.gpu1"), 203.0, 0);
+  cr_assert_float_eq(at(t, 3, "temp_c.gpu0"), 53.0, 0);
+  sits_trace_free(t);
+  free(path);
+  /* one GPU's lines with a repeated time stamp are still two samples: the second malformed */
+  path = tu_write("repeat.csv", "temperature.gpu, timestamp, index\n"
+                                "40, 2026/07/15 01:52:12.000, 0\n"
+                                "41, 2026/07/15 01:52:12.000, 0\n"
+                                "42, 2026/07/15 01:52:12.100, 0\n");
+  t = read_ok(path, NULL);
+  cr_assert_eq(t->n_rows, 2);
+  cr_assert_eq(t->skipped, 1);
+  cr_assert_float_eq(at(t, 1, "temp_c.gpu0"), 42.0, 0);
   sits_trace_free(t);
   free(path);
 }
