@@ -35,6 +35,13 @@ _Static_assert(FILL_LEVELS + 1 < CACHE_SLOTS, "the phi cache is too small for it
  * process (the 8-hour video run takes ~23 ms). Below it the products are too small to gain.
  * SITS_EXPINT_BLAS=gsl (or SITS_BLAS=gsl) keeps GSL's at any size (core/openblas.c). */
 #define BLAS_MIN_STATES 32
+/* The curvature estimate (etd2()): taken twice, as F'' comes from secants one step apart; and
+ * the first-order solution's error may be at most FIRST_ORDER_CAP tolerances, against a
+ * curvature estimate that cancels by chance. Chosen on tests/sim/test_paths.c (the cubic
+ * remainder within 1e-4 at 2 s: 2.2e-4 without the factor 2) and the ev6 block network
+ * throttling (26,645 steps; 22,679 with neither, 31,554 with a cap of 4). */
+#define CURVATURE_SAFETY 2.0
+#define FIRST_ORDER_CAP 10.0
 #define SMALL_N 8 /* up to this many states the phi products are plain loops (gemm()) */
 
 typedef void (*dgemm_fn)(enum CBLAS_ORDER, enum CBLAS_TRANSPOSE, enum CBLAS_TRANSPOSE, int, int,
@@ -72,6 +79,12 @@ struct sits_expint {
    * predicts, A (a - y), and the remainder's, F(a) - F(y) (sits_expint_step: a stale A) */
   double lin2, rem2;
   bool stale_a; /* A is to be taken again before the next step */
+  /* the last accepted step's length, and whether its secant step_d and this step's describe
+   * one smooth stretch of the remainder (no input change, no new A, no root cut between them):
+   * then a step's error is estimated from the remainder's curvature (etd2()) */
+  double h_last;
+  bool d_last_valid;
+  int est_order; /* the order in h of the last estimate: 2 (first-order solution's) or 3 */
   unsigned long a_version, clock;
   long a_step; /* the step count at which A was taken */
   double h_pref;
@@ -283,6 +296,7 @@ static int refresh_a(sits_expint *e, const double *y, sits_err *err) {
     e->a_norm = fmax(e->a_norm, c);
   }
   e->a_version++;
+  e->d_last_valid = false; /* F = f - A y changed with A */
   e->a_step = e->st.steps;
   e->st.jac_evals++;
   return SITS_OK;
@@ -425,8 +439,19 @@ static int ensure_f(sits_expint *e, sits_err *err) {
 }
 
 /* One ETD2RK step of length h from (y, f) into out; the error estimate into *est (may be
- * NULL). hphi1/hphi2: the phi matrices for h. */
-static int etd2(sits_expint *e, const double *y, const double *f, const double *hphi1,
+ * NULL). hphi1/hphi2: the phi matrices for h.
+ *
+ * The estimate: after a step of the same smooth stretch (e->d_last_valid), that of the
+ * second-order solution carried on. ETD2RK takes the remainder F as linear in time over the
+ * step (its secant d / h); with F = F0 + t F1 + t^2 F2 / 2 the solution it misses is
+ * h^3 (phi3(hA) - phi2(hA) / 2) F2, at most h^3 / 12 |F2| for a dissipative A (-1/12 at hA =
+ * 0, smaller for the stiff modes), and F2 is the change of the secant slope from the last
+ * step to this one over the distance between their midpoints (taken CURVATURE_SAFETY times,
+ * and never below the first-order solution's error over FIRST_ORDER_CAP). Otherwise (the
+ * first step after an input change, a new A or a root) the correction h phi2 d, the
+ * first-order solution's error, which bounds the second's. *e->est_order says which (the
+ * estimate's order in h: the steps double below 2^-order). */
+static int etd2(sits_expint *e, const double *y, const double *f, double h, const double *hphi1,
                 const double *hphi2, double *out, double *est, sits_err *err) {
   size_t n = e->n;
   matvec(n, hphi1, f, e->tmp);
@@ -448,15 +473,20 @@ static int etd2(sits_expint *e, const double *y, const double *f, const double *
   }
   e->lin2 = lin2, e->rem2 = rem2;
   matvec(n, hphi2, e->d, e->corr);
-  double sum = 0;
+  bool curved = est && e->d_last_valid && h > 0; /* h 0: a partial step, no estimate */
+  double sum = 0, sum3 = 0, k3 = curved ? h * h * h / 12.0 / (0.5 * (h + e->h_last)) : 0;
   for (size_t i = 0; i < n; i++) {
     out[i] = e->a[i] + e->corr[i];
     double w = e->o.rtol * fmax(fabs(y[i]), fabs(out[i])) + e->atol[i];
-    double r = e->corr[i] / w;
-    sum += r * r;
+    double r = e->corr[i] / w, r3 = k3 * (e->d[i] / h - e->step_d[i]) / w;
+    sum += r * r, sum3 += r3 * r3;
   }
-  if (est)
+  if (est && curved)
+    *est = fmax(CURVATURE_SAFETY * sqrt(sum3 / (double)n), sqrt(sum / (double)n) / FIRST_ORDER_CAP);
+  else if (est)
     *est = sqrt(sum / (double)n);
+  if (est)
+    e->est_order = curved ? 3 : 2;
   return SITS_OK;
 }
 
@@ -486,7 +516,8 @@ static int partial(sits_expint *e, double s, sits_err *err) {
   }
   int rc = phi_compute(e, e->amat, s, e->phi_scratch1, e->phi_scratch2, false, err);
   return rc ? rc
-            : etd2(e, e->y_prev, e->f_prev, e->phi_scratch1, e->phi_scratch2, e->y_try, NULL, err);
+            : etd2(e, e->y_prev, e->f_prev, 0, e->phi_scratch1, e->phi_scratch2, e->y_try, NULL,
+                   err);
 }
 
 static double root_fn(double s, void *user) {
@@ -588,8 +619,9 @@ static void dense_slope(sits_expint *e, double s, const double *u, double *v) {
 /* The step toward @p tstop that passes the error test, into *h (e->y_try its end state; its
  * estimate into *est_out). The interval is cut into steps of lengths len / 2^k, so that the
  * phi pairs of a few lengths serve it all: a rejection halves the step; an accepted step
- * whose estimate is small enough for one twice as long (< 1/4: the estimate is that of the
- * first-order solution, O(h^2)) doubles it from the next step on, as soon as what is left of
+ * whose estimate is small enough for one twice as long (< 2^-order: 1/4 for the first-order
+ * solution's estimate, O(h^2), 1/8 for the curvature's, O(h^3)) doubles it from the next step
+ * on, as soon as what is left of
  * the interval is a whole number of the doubled steps. A transient at the start of the interval (an
  * input change) is crossed in short steps, and the rest of it in long ones. */
 static int try_step(sits_expint *e, double tstop, double len, double *h_out, double *est_out,
@@ -616,11 +648,11 @@ static int try_step(sits_expint *e, double tstop, double len, double *h_out, dou
     if (!s)
       return err->code;
     double est;
-    if ((rc = etd2(e, e->y, e->f, s->hphi1, s->hphi2, e->y_try, &est, err)))
+    if ((rc = etd2(e, e->y, e->f, h, s->hphi1, s->hphi2, e->y_try, &est, err)))
       return rc;
     if (est <= 1.0) {
       /* a short step because the interval is short says nothing against longer ones */
-      if (est < 0.25 && !(e->h_pref >= 2 * h))
+      if (est < ldexp(1.0, -e->est_order) && !(e->h_pref >= 2 * h))
         e->h_pref = 2 * h;
       *est_out = est;
       break;
@@ -644,7 +676,7 @@ static int try_step(sits_expint *e, double tstop, double len, double *h_out, dou
 static void plan_accept(sits_expint *e, double est) {
   e->plan_left -= 1;
   e->plan_t = e->t;
-  if (est < 0.25 && e->plan_left >= 2 && fmod(e->plan_left, 2.0) == 0) {
+  if (est < ldexp(1.0, -e->est_order) && e->plan_left >= 2 && fmod(e->plan_left, 2.0) == 0) {
     e->plan_h *= 2;
     e->plan_left /= 2;
   }
@@ -685,6 +717,7 @@ static int step_roots(sits_expint *e, sits_ode_event *event, sits_err *err) {
     for (size_t i = 0; i < n; i++)
       e->ymax[i] = fmax(e->y_prev[i], e->y[i]);
     e->t = e->t_prev + s_root;
+    e->d_last_valid = false; /* the step was cut: its secant is not the next one's neighbour */
     if (eval_roots(e, e->y, e->g_new))
       return sits__fail(err, SITS_ESOLVER, "the root functions failed");
     *event = SITS_ODE_ROOT;
@@ -727,6 +760,7 @@ int sits_expint_step(sits_expint *e, double tstop, double *t_out, sits_ode_event
   memcpy(e->f_prev, e->f, n * sizeof(double));
   for (size_t i = 0; i < n; i++)
     e->step_d[i] = e->d[i] / h;
+  e->h_last = h, e->d_last_valid = true;
   dense_reset(e);
   e->t_prev = e->t;
   memcpy(e->y, e->y_try, n * sizeof(double));
@@ -818,6 +852,7 @@ int sits_expint_reinit(sits_expint *e, double t0, const double *y0, sits_err *er
    * has read the peaks up to t0 already) */
   memcpy(e->ymax, e->y, e->n * sizeof(double));
   e->f_valid = false;
+  e->d_last_valid = false; /* the inputs changed: the remainder's slope may jump here */
   e->st.reinits++;
   /* the inputs changed: the step that crossed the last change's transient is where this
    * one starts too (rather than the long steps that ended that interval) */

@@ -678,7 +678,12 @@ Test(paths, size_limit) {
 /* Per-domain energy: the trapezoid rule over each path's steps inside intervals of constant
  * inputs. On the example (4 domains, leakage, schedutil, 2 W static, a battery with its own
  * node: its heat in battery_heat_j, not energy_j) the domains plus the static power close energy_j
- * to 1e-7 relative on both paths (measured 1e-10: leakage bends little within a step). */
+ * to 1e-6 relative on both paths, the energy equivalence #39 asks of the paths. Measured
+ * (2026-12-07, against a CVODE run at rtol 1e-11, atol 1e-9 K): CVODE closes it to 1e-10;
+ * the exponential path, whose steps since its curvature estimate are twice as long (401
+ * against 835 on this run), to 1.15e-7 (was under the 1e-7 asserted before): its energy_j
+ * +3.8e-8 and the domains' trapezoid sum -1.4e-7 from the reference (+2.2e-8 and -6e-8 with
+ * the shorter steps), both within the solver's rtol of 1e-7 per step. */
 Test(paths, domain_energy_closes_the_account) {
   char ex[512];
   snprintf(ex, sizeof ex, "%s/examples/video_enc.cfg", SITS_CONFIGS);
@@ -698,7 +703,7 @@ Test(paths, domain_energy_closes_the_account) {
       sum += s->domain_energy_j[d];
     }
     double static_j = 2.0 * s->simulated_s; /* jetson_orin_nx.cfg: static_w = 2.0 */
-    cr_assert_float_eq(sum + static_j, s->energy_j, 1e-7 * s->energy_j,
+    cr_assert_float_eq(sum + static_j, s->energy_j, 1e-6 * s->energy_j,
                        "%s: %.12g + %.12g vs %.12g", methods[m], sum, static_j, s->energy_j);
     sits_result_free(r);
     sits_scenario_free(sc);
