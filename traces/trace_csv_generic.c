@@ -53,10 +53,14 @@ static double unit(const char *h, char *norm, size_t size) {
   return 1.0;
 }
 
+/* A header that starts with the time column, quoted or not (R's write.csv, pandas' QUOTE_ALL). */
 int sits__csv_trace_sniff(const char *line) {
-  bool s = strncmp(line, "time_s", 6) == 0 && (line[6] == ',' || line[6] == '\n' || !line[6]);
-  bool ms = strncmp(line, "time_ms", 7) == 0 && (line[7] == ',' || line[7] == '\n' || !line[7]);
-  return s || ms ? 20 : 0;
+  size_t q = line[0] == '"';
+  const char *l = line + q;
+  bool s = strncmp(l, "time_s", 6) == 0 && (!q || l[6] == '"');
+  bool ms = strncmp(l, "time_ms", 7) == 0 && (!q || l[7] == '"');
+  char end = s ? l[6 + q] : ms ? l[7 + q] : 'x';
+  return (s || ms) && (end == ',' || end == '\n' || end == '\r' || !end) ? 20 : 0;
 }
 
 /* The column names, from the file's header line or from --fields (@p line 0); the time

@@ -12,8 +12,11 @@
  * pstate.gpu; the clock event (throttle) reasons, as the hexadecimal mask or field by field
  * (Active / Not Active) -> one 0/1 column throttle.gpu_<reason> per reason, the names
  * libsits_rt's NVML source writes; any other numeric field -> nvsmi.gpu_<field> as logged; a
- * text field (name, uuid, driver_version, pci.bus_id) is passed over. With an `index` field,
- * `gpu` becomes `gpu<index>`.
+ * text field (name, uuid, driver_version, vbios_version, serial, pci.*) is passed over. The
+ * fields come in any order. With an `index` field, `gpu` becomes `gpu<index>`; without one,
+ * a log of several GPUs told apart by pci.bus_id (else uuid) names them gpu0, gpu1, ... in
+ * the order first seen; the lines of one sample (a line per GPU) are one row. Without a
+ * timestamp field the rows are --interval-ms apart.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "trace_impl.h"
@@ -142,10 +145,18 @@ static double unit_scale(const char *kind, const char *unit) {
   static const struct {
     const char *kind, *unit;
     double scale;
-  } units[] = {{"power_w", "W", 1.0},      {"power_w", "mW", 1e-3},      {"power_w", "kW", 1e3},
-               {"temp_c", "C", 1.0},       {"freq_mhz", "MHz", 1.0},     {"freq_mhz", "GHz", 1e3},
-               {"freq_mhz", "kHz", 1e-3},  {"freq_mhz", "Hz", 1e-6},     {"util_frac", "%", 1.0},
-               {"memory_mib", "MiB", 1.0}, {"memory_mib", "GiB", 1024.0}};
+  } units[] = {{"power_w", "W", 1.0},
+               {"power_w", "mW", 1e-3},
+               {"power_w", "kW", 1e3},
+               {"temp_c", "C", 1.0},
+               {"freq_mhz", "MHz", 1.0},
+               {"freq_mhz", "GHz", 1e3},
+               {"freq_mhz", "kHz", 1e-3},
+               {"freq_mhz", "Hz", 1e-6},
+               {"util_frac", "%", 1.0},
+               {"memory_mib", "MiB", 1.0},
+               {"memory_mib", "GiB", 1024.0},
+               {"memory_mib", "MB", 1.0}}; /* older drivers print MiB as "MB" */
   if (!*unit)
     return 1.0;
   for (size_t k = 0; k < sizeof units / sizeof units[0]; k++)
@@ -161,6 +172,7 @@ int sits__nvsmi_sniff(const char *line) {
   snprintf(buf, sizeof buf, "%s", line);
   size_t n = sits__trace_split(buf, f, MAX_FIELDS);
   bool header = false, named = false;
+  size_t named_fields = 0;
   for (size_t k = 0; k < n; k++) {
     char name[64], unit[16];
     double v;
@@ -172,8 +184,9 @@ int sits__nvsmi_sniff(const char *line) {
       header = true, named |= k == 0;
     plan p = plan_of(name);
     named |= p.known >= 0 || p.reason >= 0;
+    named_fields += p.known >= 0 || p.reason >= 0;
   }
-  return header && named ? 25 : 0;
+  return (header && named) || named_fields >= 2 ? 25 : 0;
 }
 
 /* A known numeric field's cell, scaled to its kind's unit (a unit in the cell, else the
@@ -257,57 +270,100 @@ static int row_values(sits_trace *t, char **f, size_t n, const plan *plans, char
 typedef struct nvsmi {
   char names[MAX_FIELDS][64];
   plan plans[MAX_FIELDS];
-  bool planned;
+  bool planned, found;
   char units[MAX_FIELDS][16]; /* from the header: `power.draw [mW]` */
   size_t n_fields;
-  int i_time, i_index;
+  int i_time, i_key; /* the timestamp field; the GPU's: index, else pci.bus_id, else uuid */
+  bool key_index;
   double t0, prev;
   long day0;
-  /* the GPUs (index cells) in the last row: nvidia-smi writes a line per GPU per sample, and
+  /* the GPUs (key cells) in the last row: nvidia-smi writes a line per GPU per sample, and
    * the lines of one sample are one row (gpu0's columns, gpu1's, ...) */
-  char row_gpus[MAX_GPUS][16];
+  char row_gpus[MAX_GPUS][64];
   size_t n_row_gpus;
+  /* keyed by bus id or uuid: the GPUs in the order first seen (the first `gpu`, the others
+   * gpu1, gpu2, ...; with more than one, the first renamed gpu0 at the end) */
+  char keys[MAX_GPUS][64];
+  size_t n_keys;
 } nvsmi;
 
-/* One sample line (fields @p f, @p n of them): a row of @p t, or a malformed line counted. */
+/* The column prefix of the GPU of cell @p key ("gpu" without a key field). */
+static void gpu_label(nvsmi *s, const char *key, char *gpu, size_t size) {
+  snprintf(gpu, size, "gpu");
+  if (s->i_key < 0)
+    return;
+  if (s->key_index) {
+    snprintf(gpu, size, "gpu%.15s", key);
+    return;
+  }
+  size_t k = 0;
+  while (k < s->n_keys && strcmp(s->keys[k], key) != 0)
+    k++;
+  if (k == s->n_keys && k < MAX_GPUS)
+    snprintf(s->keys[s->n_keys++], sizeof s->keys[0], "%s", key);
+  if (k)
+    snprintf(gpu, size, "gpu%zu", k);
+}
+
+/* One sample line (fields @p f, @p n of them): a row of @p t, or a malformed line counted.
+ * Without a timestamp field the rows are --interval-ms apart. */
 static int sample(nvsmi *s, sits_trace *t, const sits_trace_opts *o, const char *path,
                   size_t lineno, char **f, size_t n, sits_err *err) {
-  if (s->i_time < 0)
+  if (!s->found) {
+    s->found = true;
+    int bus = -1, uuid = -1;
     for (size_t k = 0; k < s->n_fields; k++) {
       if (!strcmp(s->names[k], "timestamp"))
         s->i_time = (int)k;
       if (!strcmp(s->names[k], "index"))
-        s->i_index = (int)k;
+        s->i_key = (int)k, s->key_index = true;
+      if (!strcmp(s->names[k], "pci.bus_id"))
+        bus = (int)k;
+      if (!strcmp(s->names[k], "uuid") || !strcmp(s->names[k], "gpu_uuid"))
+        uuid = (int)k;
     }
+    if (s->i_key < 0)
+      s->i_key = bus >= 0 ? bus : uuid;
+  }
+  if (s->i_time < 0 && !(o && o->interval_ms > 0))
+    return sits__fail(err, SITS_EINPUT,
+                      "%s: the log has no timestamp field: add timestamp to the --query-gpu "
+                      "list, or give the sample interval (--interval-ms)",
+                      path);
   if (!s->planned && n == s->n_fields) /* on the first sample: which fields are numbers */
     for (size_t k = 0; k < n; k++) {
       s->plans[k] = plan_of(s->names[k]);
       char *end;
       (void)strtod(f[k], &end);
       const char *rest = sits__trim(end);
+      bool text = !strcmp(s->names[k], "driver_version") || !strcmp(s->names[k], "vbios_version") ||
+                  !strncmp(s->names[k], "pci.", 4) || !strcmp(s->names[k], "serial");
       s->plans[k].other =
           s->plans[k].known < 0 && s->plans[k].reason < 0 && (int)k != s->i_time &&
-          (int)k != s->i_index &&
+          (int)k != s->i_key && !text &&
           ((end != f[k] && (!*rest || isalpha((unsigned char)*rest) || *rest == '%')) ||
            f[k][0] == '[');
       s->planned = true;
     }
   double ts = NAN;
   long day = 0;
-  bool ok = n == s->n_fields && s->i_time >= 0 && stamp(f[s->i_time], &day, &ts);
-  if (ok && s->day0 < 0)
+  bool ok = n == s->n_fields;
+  if (ok && s->i_time >= 0)
+    ok = stamp(f[s->i_time], &day, &ts);
+  else if (ok) /* rows --interval-ms apart */
+    ts = (double)t->n_rows * o->interval_ms / 1000.0;
+  if (ok && s->i_time >= 0 && s->day0 < 0)
     s->day0 = day;
-  if (ok) /* seconds since the first sample's day */
+  if (ok && s->i_time >= 0) /* seconds since the first sample's day */
     ts += (double)(day - s->day0) * 86400.0;
-  char gpu[32] = "gpu";
-  if (ok && s->i_index >= 0)
-    snprintf(gpu, sizeof gpu, "gpu%.15s", f[s->i_index]);
   /* another GPU's line of the sample in the last row: into that row (its time the first
    * line's); a GPU seen in it already starts the next sample */
   bool merge =
-      ok && s->i_index >= 0 && s->n_row_gpus > 0 && s->n_row_gpus < MAX_GPUS && t->n_rows > 0;
+      ok && s->i_key >= 0 && s->n_row_gpus > 0 && s->n_row_gpus < MAX_GPUS && t->n_rows > 0;
   for (size_t k = 0; merge && k < s->n_row_gpus; k++)
-    merge = strcmp(s->row_gpus[k], f[s->i_index]) != 0;
+    merge = strcmp(s->row_gpus[k], f[s->i_key]) != 0;
+  char gpu[32];
+  gpu_label(s, ok && s->i_key >= 0 ? f[s->i_key] : "", gpu, sizeof gpu);
   const char *why = NULL;
   int rc = SITS_OK;
   if (ok && (merge || ts > s->prev) &&
@@ -316,31 +372,48 @@ static int sample(nvsmi *s, sits_trace *t, const sits_trace_opts *o, const char 
   if (rc)
     return rc;
   if (merge) {
-    snprintf(s->row_gpus[s->n_row_gpus++], sizeof s->row_gpus[0], "%s", f[s->i_index]);
+    snprintf(s->row_gpus[s->n_row_gpus++], sizeof s->row_gpus[0], "%s", f[s->i_key]);
     return row_values(t, f, n, s->plans, s->units, s->names, gpu, &why);
   }
-  if (!ok || !(ts > s->prev)) {
-    int rc = sits__trace_bad_line(t, o, path, lineno,
-                                  n != s->n_fields ? "wrong number of fields"
-                                  : s->i_time < 0  ? "no timestamp field"
-                                                   : "bad or non-increasing timestamp",
-                                  err);
-    if (s->i_time < 0 && rc == SITS_OK)
-      rc = sits__fail(err, SITS_EINPUT, "%s: the log needs a timestamp field", path);
-    return rc;
-  }
+  if (!ok || !(ts > s->prev))
+    return sits__trace_bad_line(
+        t, o, path, lineno,
+        n != s->n_fields ? "wrong number of fields" : "bad or non-increasing timestamp", err);
   if (s->prev == -INFINITY)
     s->t0 = ts;
   s->prev = ts;
   if (sits__trace_add_row(t, lineno) < 0)
     return sits__fail(err, SITS_ENOMEM, "out of memory");
   s->n_row_gpus = 0;
-  if (s->i_index >= 0)
-    snprintf(s->row_gpus[s->n_row_gpus++], sizeof s->row_gpus[0], "%s", f[s->i_index]);
+  if (s->i_key >= 0)
+    snprintf(s->row_gpus[s->n_row_gpus++], sizeof s->row_gpus[0], "%s", f[s->i_key]);
   rc = sits__trace_set(t, "time_s", ts - s->t0);
   if (rc == SITS_OK)
     rc = row_values(t, f, n, s->plans, s->units, s->names, gpu, &why);
   return rc;
+}
+
+/* Keyed by bus id or uuid with more than one GPU: the first GPU's columns (kind.gpu,
+ * kind.gpu_...) renamed kind.gpu0, kind.gpu0_..., as the others are gpu1, gpu2, ... */
+static int name_first_gpu(const nvsmi *s, sits_trace *t, sits_err *err) {
+  if (s->key_index || s->n_keys < 2)
+    return SITS_OK;
+  for (size_t c = 0; c < t->n_cols; c++) {
+    const char *dot = strchr(t->names[c], '.');
+    if (!dot || strncmp(dot + 1, "gpu", 3) != 0 || (dot[4] && dot[4] != '_'))
+      continue;
+    size_t len = strlen(t->names[c]);
+    char *name = malloc(len + 2);
+    if (!name)
+      return sits__fail(err, SITS_ENOMEM, "out of memory");
+    size_t head = (size_t)(dot - t->names[c]) + 4;
+    memcpy(name, t->names[c], head);
+    name[head] = '0';
+    memcpy(name + head + 1, t->names[c] + head, len - head + 1);
+    free(t->names[c]);
+    t->names[c] = name;
+  }
+  return SITS_OK;
 }
 
 int sits__nvsmi_read(const char *path, const sits_trace_opts *o, sits_trace *t, sits_err *err) {
@@ -348,7 +421,7 @@ int sits__nvsmi_read(const char *path, const sits_trace_opts *o, sits_trace *t, 
   if (sits__lines_open(&L, path, err))
     return SITS_EINPUT;
   char *f[MAX_FIELDS];
-  nvsmi s = {.i_time = -1, .i_index = -1, .prev = -INFINITY, .day0 = -1};
+  nvsmi s = {.i_time = -1, .i_key = -1, .prev = -INFINITY, .day0 = -1};
   int rc = SITS_OK;
   if (o && o->fields) { /* a noheader log: the query list */
     char buf[1024];
@@ -366,10 +439,15 @@ int sits__nvsmi_read(const char *path, const sits_trace_opts *o, sits_trace *t, 
       rc = sample(&s, t, o, path, L.lineno, f, n, err);
       continue;
     }
-    bool has_time = false; /* a header names the timestamp field, first or not */
-    for (size_t k = 0; k < n; k++)
-      has_time |= !strcmp(f[k], "timestamp") || !strncmp(f[k], "timestamp ", 10);
-    if (!has_time) {
+    /* a header: the timestamp field, first or not, or fields this reader names */
+    bool header = false;
+    for (size_t k = 0; k < n; k++) {
+      char name[64], unit[16];
+      field_name(f[k], name, sizeof name, unit, sizeof unit);
+      plan p = plan_of(name);
+      header |= !strcmp(name, "timestamp") || p.known >= 0 || p.reason >= 0;
+    }
+    if (!header) {
       rc = sits__fail(err, SITS_EINPUT,
                       "%s:%zu: no header: give the --query-gpu fields (--fields) for a "
                       "noheader log",
@@ -383,5 +461,9 @@ int sits__nvsmi_read(const char *path, const sits_trace_opts *o, sits_trace *t, 
   sits__lines_close(&L);
   if (rc == SITS_OK && !s.n_fields)
     rc = sits__fail(err, SITS_EINPUT, "%s: empty log", path);
+  if (rc == SITS_OK)
+    rc = name_first_gpu(&s, t, err);
+  if (rc == SITS_OK && s.i_time < 0) /* the rows --interval-ms apart */
+    t->interval_s = o->interval_ms / 1000.0, t->interval_source = "option";
   return rc;
 }

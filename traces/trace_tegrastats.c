@@ -7,15 +7,20 @@
  *     an unconnected monitor channel, is dropped);
  *   - temperatures `NAME@x[/y]C`: the first value; `-256C` is a sensor that is off (NAN);
  *     PMIC@100C and PMIC@50C are fixed dummies and are dropped -> temp_c.NAME;
- *   - `CPU [a%@f,off,...]` -> util_frac.cpuK and freq_mhz.cpuK (NAN for an offline core);
- *   - `EMC_FREQ x%[@f]`, `GR3D_FREQ x%@f | x%@[f,f] | @[f,f,f] | @f | x%` -> util_frac.EMC,
- *     util_frac.GR3D, freq_mhz.EMC, freq_mhz.GR3D (the first GPC; freq_mhz.GR3D_gpcK for
- *     the others);
- *   - engine clocks `APE 150`, `NVDEC 1190` -> freq_mhz.NAME (`off` -> NAN).
+ *   - `CPU [a%@f,off,...]` or `cpu [a%,b%]@f` (JetPack 3: one clock for all) -> util_frac.cpuK
+ *     and freq_mhz.cpuK (NAN for an offline core);
+ *   - `EMC_FREQ x%[@f]`, `GR3D_FREQ x%@f | x%@[f,f] | @[f,f,f] | @f | x%` (JetPack 3: `EMC`,
+ *     `GR3D`) -> util_frac.EMC, util_frac.GR3D, freq_mhz.EMC, freq_mhz.GR3D (the first GPC;
+ *     freq_mhz.GR3D_gpcK for the others);
+ *   - engine clocks `APE 150`, `NVDEC 1190`, and any other `NAME_FREQ f | x%@f | @f`
+ *     (`VIC_FREQ`, `NVENC0_FREQ`) -> freq_mhz.NAME (util_frac.NAME with a load; `off` -> NAN);
+ *   - rails may read negative (Thor's VDD_GPU at idle: a monitor's offset): kept as read.
  * RAM/SWAP/IRAM/lfb and other tokens are ignored. Sample times: row k is at k x interval,
- * the interval from --interval-ms, else what the timestamps imply ((span + 1 s) / rows: each
- * end second is partly covered), else tegrastats' default 1000 ms (also when every stamp is
- * the same second): never the 1-s stamps themselves. Where a stamp goes back or jumps more
+ * the interval from --interval-ms, else what the timestamps imply (the seconds between the
+ * first and the last line that starts a new second, over the lines between them: a 100-ms log
+ * of 5.2 s reads 0.1 s; with fewer than three seconds stamped, (span + 1 s) / rows), else
+ * tegrastats' default 1000 ms (also when every stamp is the same second): never the 1-s
+ * stamps themselves. Where a stamp goes back or jumps more
  * than 60 s and 10 median steps (a clock set, two logs joined), --strict stops at that line;
  * else the spans of the stretches between such lines are added (trace-info names the repair).
  */
@@ -66,8 +71,8 @@ static bool rail(const char *s, double *mw) {
     size_t n = strlen(p);
     if (n > 2 && strcmp(p + n - 2, "mW") == 0)
       p[n - 2] = '\0';
-    double v;
-    if (!num(p, &v) || v < 0)
+    double v; /* negative kept: Thor's VDD_GPU reads -392 mW at idle (a monitor's offset) */
+    if (!num(p, &v))
       return false;
     if (parts++ == 0)
       *mw = v;
@@ -137,10 +142,16 @@ static int load_clock(sits_trace *t, const char *name, const char *s) {
   return k ? rc : -1;
 }
 
-/* `[a%@f,off,...]` (the token may have been split on spaces: it never is in practice). */
+/* `[a%@f,off,...]`, or `[a%,b%,...]@f` with one clock for every core (JetPack 3, the form
+ * NVIDIA's documentation gives) (the token may have been split on spaces: it never is in
+ * practice). */
 static int cpu_list(sits_trace *t, const char *s) {
   char buf[1024];
   size_t n = strlen(s);
+  const char *close = strrchr(s, ']');
+  double shared = NAN;
+  if (close && close[1] == '@' && num(close + 2, &shared))
+    n = (size_t)(close - s) + 1;
   if (n < 2 || s[0] != '[' || s[n - 1] != ']' || n >= sizeof buf)
     return -1;
   memcpy(buf, s + 1, n - 2);
@@ -163,7 +174,7 @@ static int cpu_list(sits_trace *t, const char *s) {
     if (!num(q, &u) || (pct[1] && (pct[1] != '@' || !num(pct + 2, &f))))
       return -1;
     rc = set(t, "util_frac", name, u / 100.0);
-    rc = rc ? rc : set(t, "freq_mhz", name, f);
+    rc = rc ? rc : set(t, "freq_mhz", name, pct[1] ? f : shared);
   }
   return rc;
 }
@@ -203,11 +214,14 @@ static const char *const engines[] = {
     "APE",    "NVENC", "NVENC0", "NVENC1", "NVDEC",  "NVDEC0",    "NVDEC1",    "NVJPG", "NVJPG0",
     "NVJPG1", "VIC",   "OFA",    "NVDLA0", "NVDLA1", "PVA0_FREQ", "PVA1_FREQ", "MSENC", NULL};
 
+/* An engine clock's name: one of engines[], or any other NAME_FREQ (VIC_FREQ, NVENC0_FREQ,
+ * ...: the clocks newer boards print with the suffix; the column drops it). */
 static bool engine(const char *s) {
   for (int k = 0; engines[k]; k++)
     if (strcmp(s, engines[k]) == 0)
       return true;
-  return false;
+  size_t n = strlen(s);
+  return n > 5 && is_name(s) && strcmp(s + n - 5, "_FREQ") == 0;
 }
 
 /* One line's tokens into the last row; returns the number of values recognised, or -1. */
@@ -226,11 +240,14 @@ static int parse_tokens(sits_trace *t, char **tok, int n, bool *has_ts, double *
       used++;
       continue;
     }
-    if (strcmp(s, "CPU") == 0 && next && next[0] == '[') {
+    if ((strcmp(s, "CPU") == 0 || strcmp(s, "cpu") == 0) && next && next[0] == '[') {
       if (cpu_list(t, next))
         return -1;
       used++, i++;
-    } else if ((strcmp(s, "EMC_FREQ") == 0 || strcmp(s, "GR3D_FREQ") == 0) && next) {
+    } else if ((strcmp(s, "EMC_FREQ") == 0 || strcmp(s, "GR3D_FREQ") == 0 ||
+                ((strcmp(s, "EMC") == 0 || strcmp(s, "GR3D") == 0) && next &&
+                 (strchr(next, '%') || next[0] == '@'))) &&
+               next) { /* EMC and GR3D without _FREQ: JetPack 3 */
       if (load_clock(t, s[0] == 'E' ? "EMC" : "GR3D", next))
         return -1;
       used++, i++;
@@ -240,11 +257,18 @@ static int parse_tokens(sits_trace *t, char **tok, int n, bool *has_ts, double *
       used++, i++;
     } else if (next && engine(s)) {
       double f;
+      char name[128]; /* VIC_FREQ -> VIC (PVA0_FREQ keeps its name, as before) */
+      size_t ln = strlen(s);
+      bool strip = ln > 5 && strcmp(s + ln - 5, "_FREQ") == 0 && strncmp(s, "PVA", 3) != 0;
+      snprintf(name, sizeof name, "%.*s", (int)(strip ? ln - 5 : ln), s);
       if (strcmp(next, "off") == 0)
-        rc = set(t, "freq_mhz", s, NAN);
+        rc = set(t, "freq_mhz", name, NAN);
       else if (num(next, &f))
-        rc = set(t, "freq_mhz", s, f);
-      else
+        rc = set(t, "freq_mhz", name, f);
+      else if (strchr(next, '@') || strchr(next, '%')) { /* x%@f, @f: as EMC and GR3D */
+        if (load_clock(t, name, next))
+          return -1;
+      } else
         continue;
       used++, i++;
     }
@@ -276,11 +300,24 @@ static int stamp_span(const double *ts, const size_t *line, size_t n, const sits
   if (o && o->interval_ms > 0)
     jump_s = fmax(jump_s, o->interval_ms / 100);
   double first = n ? ts[0] : 0;
+  /* the lines where the stamp moves on to a new second: from the second such line of a
+   * segment to its last, whole seconds pass over whole lines (each such line within one
+   * interval after its second began), where the ends' seconds are covered only in part */
+  double secs = 0;
+  size_t lines = 0, fa = 0, fb = 0; /* a segment's first and last such line (0: none yet) */
   *span_s = 0, *breaks = 0;
-  for (size_t k = 1; k < n; k++) {
-    double step = ts[k] - ts[k - 1];
-    if (step >= 0 && step <= jump_s)
+  for (size_t k = 1; k <= n; k++) {
+    double step = k < n ? ts[k] - ts[k - 1] : -1;
+    if (k < n && step >= 0 && step <= jump_s) {
+      if (step > 0)
+        fa = fa ? fa : k, fb = k;
       continue;
+    }
+    if (fb > fa)
+      secs += ts[fb] - ts[fa], lines += fb - fa;
+    fa = fb = 0;
+    if (k == n)
+      break;
     if (o && o->strict)
       return sits__fail(err, SITS_EINPUT,
                         step < 0 ? "%s:%zu: the timestamp goes back %.0f s"
@@ -291,6 +328,8 @@ static int stamp_span(const double *ts, const size_t *line, size_t n, const sits
   }
   if (n)
     *span_s += ts[n - 1] - first + 1.0;
+  if (lines && secs > 0) /* the span that many rows at that interval take */
+    *span_s = secs / (double)lines * (double)n;
   return SITS_OK;
 }
 

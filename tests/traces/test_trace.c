@@ -157,9 +157,12 @@ Test(trace, real_orin_nano_log_matches_an_independent_parse) {
   sits_trace *t = read_ok(TG "orin_nano_jp6_real.raw", NULL);
   cr_assert_eq(t->n_rows, 661);
   cr_assert_eq(t->skipped, 0);
-  /* 661 rows stamped 01:31:10 .. 01:32:22: (72 + 1) s / 661 = 110.4 ms */
+  /* 661 rows stamped 01:31:10 .. 01:32:22 (3 in the first second, 10 in the last): from the
+   * first row of 01:31:11 (row 3) to the first of 01:32:22 (row 651), 71 s over 648 rows =
+   * 109.6 ms (until 2026-12-07 (72 + 1) s / 661 = 110.4 ms, which counts the end seconds as
+   * whole) */
   cr_assert_str_eq(t->interval_source, "timestamps");
-  cr_assert_float_eq(t->interval_s, 73.0 / 661.0, 1e-12);
+  cr_assert_float_eq(t->interval_s, 71.0 / 648.0, 1e-12);
   sits_table *ref = NULL;
   sits_err err = {0};
   cr_assert_eq(sits_table_read_csv(TG "orin_nano_jp6_reference.csv", &ref, &err), SITS_OK, "%s",
@@ -598,6 +601,105 @@ Test(trace, nvidia_smi_index_first_and_several_gpus) {
   cr_assert_eq(t->n_rows, 2);
   cr_assert_eq(t->skipped, 1);
   cr_assert_float_eq(at(t, 1, "temp_c.gpu0"), 42.0, 0);
+  sits_trace_free(t);
+  free(path);
+}
+
+/* Variants found in public logs (2026-12-07): a short 100-ms log and a 5-s log with 1-s stamps
+ * get their interval from the lines that start a new second (the old (span + 1 s) / rows read
+ * 0.132 and 4.2 s); Thor's negative idle rail is kept; VIC_FREQ and NVENC0_FREQ engine clocks
+ * (x%@f and @f forms); JetPack 3's `cpu [a%,b%]@f` with EMC and GR3D without _FREQ. */
+Test(trace, tegrastats_public_variants) {
+  char body[8192];
+  size_t n = 0;
+  const char *line = "RAM 2274/6834MB CPU [9%@729,5%@729] GR3D_FREQ 0%@[305,305] tj@47.5C "
+                     "VDD_IN 4000mW/4000mW\n";
+  /* 53 lines 100 ms apart from 10:00:00.9: 1, 10, 10, 10, 10, 10, 2 lines per second */
+  for (int k = 0; k < 53; k++) {
+    int ds = 9 + k; /* tenths of a second */
+    n += (size_t)snprintf(body + n, sizeof body - n, "12-07-2026 10:00:%02d %s", ds / 10, line);
+  }
+  char *path = tu_write("short100.log", body);
+  sits_trace *t = read_ok(path, NULL);
+  cr_assert_eq(t->n_rows, 53);
+  cr_assert_float_eq(t->interval_s, 0.1, 1e-12); /* rows 1 .. 51: 5 s over 50 rows */
+  sits_trace_free(t);
+  free(path);
+  n = 0;
+  for (int k = 0; k < 5; k++)
+    n += (size_t)snprintf(body + n, sizeof body - n, "12-07-2026 10:00:%02d %s", 5 * k, line);
+  path = tu_write("every5s.log", body);
+  t = read_ok(path, NULL);
+  cr_assert_float_eq(t->interval_s, 5.0, 1e-12);
+  sits_trace_free(t);
+  free(path);
+  path = tu_write("variants.log",
+                  "05-14-2026 21:36:35 RAM 26063/125772MB CPU [2%@972,1%@972] VIC_FREQ 0%@115 "
+                  "NVENC0_FREQ @1691 VDD_GPU -392mW/-392mW VIN 15004mW/15096mW\n"
+                  "RAM 3468/3983MB (lfb 48x4MB) cpu [17%,13%,off,5%]@408 EMC 1%@1600 APE 25 "
+                  "GR3D 39%@76\n");
+  t = read_ok(path, NULL);
+  cr_assert_eq(t->n_rows, 2);
+  cr_assert_eq(t->skipped, 0);
+  cr_assert_float_eq(at(t, 0, "power_w.VDD_GPU"), -0.392, 1e-12);
+  cr_assert_float_eq(at(t, 0, "freq_mhz.VIC"), 115.0, 0);
+  cr_assert_float_eq(at(t, 0, "util_frac.VIC"), 0.0, 0);
+  cr_assert_float_eq(at(t, 0, "freq_mhz.NVENC0"), 1691.0, 0);
+  cr_assert_float_eq(at(t, 1, "util_frac.cpu1"), 0.13, 1e-12);
+  cr_assert_float_eq(at(t, 1, "freq_mhz.cpu1"), 408.0, 0);
+  cr_assert(isnan(at(t, 1, "freq_mhz.cpu2"))); /* off */
+  cr_assert_float_eq(at(t, 1, "freq_mhz.EMC"), 1600.0, 0);
+  cr_assert_float_eq(at(t, 1, "util_frac.GR3D"), 0.39, 1e-12);
+  cr_assert_float_eq(at(t, 1, "freq_mhz.GR3D"), 76.0, 0);
+  sits_trace_free(t);
+  free(path);
+}
+
+/* nvidia-smi logs of several GPUs without an index field, told apart by pci.bus_id: gpu0,
+ * gpu1, gpu2 in the order first seen, a row per sample; a log without a timestamp field takes
+ * --interval-ms (and says what is missing without it); "MB" is the older drivers' MiB; a
+ * quoted generic CSV header is found by its content. */
+Test(trace, nvidia_smi_bus_ids_and_no_timestamp) {
+  char *path = tu_write(
+      "bus.csv", "timestamp, name, pci.bus_id, driver_version, temperature.gpu, memory.used [MB]\n"
+                 "2024/06/01 11:27:05.177, NVIDIA A100, 00000000:3B:00.0, 545.23.08, 44, 4 MB\n"
+                 "2024/06/01 11:27:05.188, NVIDIA A100, 00000000:8B:00.0, 545.23.08, 42, 5 MB\n"
+                 "2024/06/01 11:27:05.192, NVIDIA A100, 00000000:0B:00.0, 545.23.08, 43, 6 MB\n"
+                 "2024/06/01 11:27:15.177, NVIDIA A100, 00000000:3B:00.0, 545.23.08, 45, 7 MB\n"
+                 "2024/06/01 11:27:15.188, NVIDIA A100, 00000000:8B:00.0, 545.23.08, 41, 8 MB\n");
+  sits_trace *t = read_ok(path, NULL);
+  cr_assert_eq(t->n_rows, 2);
+  cr_assert_float_eq(at(t, 1, "time_s"), 10.0, 1e-9);
+  cr_assert_float_eq(at(t, 0, "temp_c.gpu0"), 44.0, 0);
+  cr_assert_float_eq(at(t, 0, "temp_c.gpu1"), 42.0, 0);
+  cr_assert_float_eq(at(t, 0, "temp_c.gpu2"), 43.0, 0);
+  cr_assert_float_eq(at(t, 1, "temp_c.gpu1"), 41.0, 0);
+  cr_assert(isnan(at(t, 1, "temp_c.gpu2")));
+  cr_assert_float_eq(at(t, 1, "memory_mib.gpu0_used"), 7.0, 0);
+  cr_assert_eq(sits_trace_column(t, "temp_c.gpu"), -1);
+  cr_assert_eq(sits_trace_column(t, "nvsmi.gpu0_driver_version"), -1);
+  sits_trace_free(t);
+  free(path);
+  path = tu_write("nots.csv", "utilization.gpu [%], power.draw [W], temperature.gpu\n"
+                              "50 %, 300.00 W, 60\n"
+                              "60 %, 310.00 W, 61\n");
+  sits_trace *none = NULL;
+  sits_err err = {0};
+  cr_assert_eq(sits_trace_read(path, NULL, &none, &err), SITS_EINPUT);
+  cr_assert(strstr(err.msg, "no timestamp field") && strstr(err.msg, "--interval-ms"), "%s",
+            err.msg);
+  sits_trace_opts o = {.interval_ms = 2000};
+  t = read_ok(path, &o);
+  cr_assert_str_eq(t->format, "nvsmi");
+  cr_assert_str_eq(t->interval_source, "option");
+  cr_assert_float_eq(at(t, 1, "time_s"), 2.0, 1e-12);
+  cr_assert_float_eq(at(t, 1, "power_w.gpu"), 310.0, 0);
+  sits_trace_free(t);
+  free(path);
+  path = tu_write("quoted.csv", "\"time_s\",\"temp_c.cpu\"\n0,40\n0.5,41\n");
+  t = read_ok(path, NULL);
+  cr_assert_str_eq(t->format, "csv");
+  cr_assert_float_eq(at(t, 1, "temp_c.cpu"), 41.0, 0);
   sits_trace_free(t);
   free(path);
 }
