@@ -42,7 +42,12 @@ _Static_assert(FILL_LEVELS + 1 < CACHE_SLOTS, "the phi cache is too small for it
  * throttling (26,645 steps; 22,679 with neither, 31,554 with a cap of 4). */
 #define CURVATURE_SAFETY 2.0
 #define FIRST_ORDER_CAP 10.0
-#define SMALL_N 8 /* up to this many states the phi products are plain loops (gemm()) */
+/* A step's interior maximum from its cubic is checked when it exceeds the ends by this many
+ * tolerances (rtol |y| + atol), and kept when the cubic agrees with the exact values within
+ * as many (step_maxima()) */
+#define MAX_CHECK 100.0
+#define MAX_GRID 16 /* the check's march across the step: h/16 (a cached level) */
+#define SMALL_N 8   /* up to this many states the phi products are plain loops (gemm()) */
 
 typedef void (*dgemm_fn)(enum CBLAS_ORDER, enum CBLAS_TRANSPOSE, enum CBLAS_TRANSPOSE, int, int,
                          int, double, const double *, int, const double *, int, double, double *,
@@ -62,6 +67,10 @@ struct sits_expint {
   double *y, *y_prev, *f, *f_prev, *a, *fa, *d, *corr, *tmp, *jac_values;
   double *g, *g_new, *g_try, *y_try;
   double *ymax; /* per component, the largest value inside the last step */
+  /* step_maxima()'s check of the cubic: the end slopes where it has an interior maximum (NAN
+   * elsewhere), the exact values at one length and their largest, which disagree */
+  double *mx_d1, *mx_u, *mx_t, *mx_top;
+  bool *mx_bad;
   /* dense output of the last step [t_prev, t]: the ETD2RK step is the exact solution of
    * u' = A u + F(y_prev) + (s / h) (F(a) - F(y_prev)) (s from the step's start), so the
    * state inside it is that linear system's solution, marched from a cursor */
@@ -682,22 +691,87 @@ static void plan_accept(sits_expint *e, double est) {
   }
 }
 
+/* The cubic Hermite interpolant on [0, 1] at x. */
+static double hermite_at(double y0, double y1, double d0, double d1, double x) {
+  double x2 = x * x, x3 = x2 * x;
+  return (2 * x3 - 3 * x2 + 1) * y0 + (x3 - 2 * x2 + x) * d0 + (3 * x2 - 2 * x3) * y1 +
+         (x3 - x2) * d1;
+}
+
 /* The largest values inside an accepted step of length @p h, into e->ymax: from the cubic
  * Hermite interpolant with the end slopes f(y_n) and f(a) + A (y_n+1 - a) (= f(y_n+1) up to
- * the remainder's change; its row of A only where the start slope rises). */
+ * the remainder's change; its row of A only where the start slope rises). A cubic cannot
+ * follow a mode much faster than the step (a 5-ms die under a 1-s step, started 25 K below
+ * its heatsink: the cubic peaked at 776 C where the die reached 50.1 C), so where it puts a
+ * maximum more than MAX_CHECK tolerances above both ends, it is checked against the exact
+ * solution of the step's linear system, u(s) = y_n + s phi1(sA) f(y_n) + s^2 phi2(sA) d / h,
+ * at the lengths h/2 ... h/2^FILL_LEVELS whose phi pairs the cache holds: kept (with those
+ * values) where it agrees with them within that margin, else the largest of the ends and
+ * those values is the step's maximum. */
 static void step_maxima(sits_expint *e, double h) {
   size_t n = e->n;
   double *acorr = e->tmp; /* free after the step */
   spmv(e, e->corr, acorr);
+  bool check = false;
   for (size_t i = 0; i < n; i++) {
     double y0 = e->y[i], y1 = e->y_try[i], d0 = h * e->f[i];
     e->ymax[i] = fmax(y0, y1);
+    e->mx_d1[i] = NAN; /* no interior maximum */
     if (!(d0 > 0))
       continue;
     double d1 = h * (e->fa[i] + acorr[i]);
-    if (d1 < 0)
-      e->ymax[i] = fmax(e->ymax[i], hermite_max(y0, y1, d0, d1));
+    if (d1 < 0) {
+      double top = hermite_max(y0, y1, d0, d1);
+      double tol = MAX_CHECK * (e->o.rtol * fabs(top) + e->atol[i]);
+      e->ymax[i] = fmax(e->ymax[i], top);
+      if (top > fmax(y0, y1) + tol)
+        e->mx_d1[i] = d1, check = true;
+    }
   }
+  if (!check)
+    return;
+  bool *bad = e->mx_bad;
+  for (size_t i = 0; i < n; i++)
+    bad[i] = false, e->mx_top[i] = -INFINITY;
+  int samples = 0;
+  /* the early lengths h/2^k (a fast mode peaks there), then a march across the step in
+   * MAX_GRID steps of h/MAX_GRID: u += L phi1(LA) u'(t) + L^2 phi2(LA) d / h, u'(t) = f(y_n) +
+   * A (u - y_n) + (t / h) d */
+  for (int k = 1; k <= FILL_LEVELS + 1; k++) {
+    bool march = k == FILL_LEVELS + 1;
+    double sl = march ? h / MAX_GRID : ldexp(h, -k);
+    const slot *q = find_slot(e, sl);
+    if (!q || (!march && sl >= h / MAX_GRID))
+      continue;
+    int steps = march ? MAX_GRID - 1 : 1;
+    double *u = e->mx_u, *t = e->mx_t, *v = e->a; /* e->a: free after the step's F(a) */
+    memcpy(u, e->y, n * sizeof *u);
+    matvec(n, q->hphi2, e->d, t); /* the same for every step of the march */
+    for (int j = 0; j < steps; j++) {
+      double tj = j * sl; /* u at tj, its slope into v */
+      for (size_t i = 0; i < n; i++)
+        e->corr[i] = u[i] - e->y[i]; /* e->corr: read by step_maxima's spmv only, above */
+      spmv(e, e->corr, v);
+      for (size_t i = 0; i < n; i++)
+        v[i] += e->f[i] + tj / h * e->d[i];
+      matvec(n, q->hphi1, v, e->fa); /* e->fa: its d1 use is done */
+      for (size_t i = 0; i < n; i++)
+        u[i] += e->fa[i] + sl / h * t[i];
+      samples++;
+      for (size_t i = 0; i < n; i++) {
+        if (isnan(e->mx_d1[i]))
+          continue;
+        double x = (tj + sl) / h;
+        double c = hermite_at(e->y[i], e->y_try[i], h * e->f[i], e->mx_d1[i], x);
+        e->mx_top[i] = fmax(e->mx_top[i], u[i]);
+        bad[i] |= fabs(c - u[i]) > MAX_CHECK * (e->o.rtol * fabs(u[i]) + e->atol[i]);
+      }
+    }
+  }
+  for (size_t i = 0; samples && i < n; i++)
+    if (!isnan(e->mx_d1[i]))
+      e->ymax[i] =
+          bad[i] ? fmax(fmax(e->y[i], e->y_try[i]), e->mx_top[i]) : fmax(e->ymax[i], e->mx_top[i]);
 }
 
 /* The root functions over the step just taken: a crossing inside it moves the step's end to
@@ -898,11 +972,12 @@ sits_expint *sits_expint_new(const sits_expint_opts *o, double t0, const double 
     }
     e->a_step = -1;
     e->q_step = -1;
-    double **vec[] = {&e->atol,   &e->y,    &e->y_prev, &e->f,   &e->f_prev, &e->a,
-                      &e->fa,     &e->d,    &e->corr,   &e->tmp, &e->y_try,  &e->ymax,
-                      &e->step_d, &e->dn_y, &e->dn_v,   &e->dn_q};
+    double **vec[] = {&e->atol, &e->y,    &e->y_prev, &e->f,     &e->f_prev, &e->a,      &e->fa,
+                      &e->d,    &e->corr, &e->tmp,    &e->y_try, &e->ymax,   &e->step_d, &e->dn_y,
+                      &e->dn_v, &e->dn_q, &e->mx_d1,  &e->mx_u,  &e->mx_t,   &e->mx_top};
     for (size_t k = 0; ok && k < sizeof vec / sizeof vec[0]; k++)
       ok = (*vec[k] = calloc(n, sizeof(double))) != NULL;
+    ok = ok && (e->mx_bad = calloc(n, sizeof(bool)));
     ok = ok && (e->g = calloc(nr, sizeof(double))) && (e->g_new = calloc(nr, sizeof(double))) &&
          (e->g_try = calloc(nr, sizeof(double))) &&
          (e->jac_values = calloc(o->pattern->nz ? o->pattern->nz : 1, sizeof(double))) &&
@@ -933,9 +1008,11 @@ void sits_expint_free(sits_expint *e) {
   double *vec[] = {e->atol,         e->y,      e->y_prev,     e->f,    e->f_prev, e->a,
                    e->fa,           e->d,      e->corr,       e->tmp,  e->y_try,  e->g,
                    e->g_new,        e->g_try,  e->jac_values, e->ymax, e->amat,   e->phi_scratch1,
-                   e->phi_scratch2, e->step_d, e->dn_y,       e->dn_v, e->dn_q};
+                   e->phi_scratch2, e->step_d, e->dn_y,       e->dn_v, e->dn_q,   e->mx_d1,
+                   e->mx_u,         e->mx_t,   e->mx_top};
   for (size_t k = 0; k < sizeof vec / sizeof vec[0]; k++)
     free(vec[k]);
+  free(e->mx_bad);
   for (int k = 0; k < CACHE_SLOTS; k++) {
     free(e->cache[k].hphi1);
     free(e->cache[k].hphi2);

@@ -463,6 +463,41 @@ static sits_result *run_path(const char *path, const char *const *extra, size_t 
   return r;
 }
 
+/* A step's maximum where a mode is far faster than the step (found by an outside test,
+ * 2026-12-07): a 0.02-J/K die (tau 5 ms) under a 40-J/K heatsink that starts 25 K above it, 1-s
+ * samples, so the exponential path steps a second at a time. The cubic through the step's
+ * ends and slopes put the die's peak at 776 C (a verdict of "violated"); the die reaches 50.106
+ * C within ~20 ms and then follows the heatsink down. Both paths against a CVODE run at rtol
+ * 1e-11, atol 1e-9 K (50.10643 C): the exponential path's check of the cubic against the exact
+ * solution at h/256 ... h/32 and on a march of h/16 gives 50.10457 C (1.9e-3 K under it: the
+ * true maximum lies between the samples at 16 and 31 ms), CVODE 50.10636 C; asserted within
+ * 5e-3 K, under the 0.01 K the summaries print. */
+Test(paths, a_fast_mode_under_a_long_step_keeps_its_peak) {
+  char *wl = tu_write("wl05.csv", "time_s,power_w.die\n0,0.5\n1000,0.5\n");
+  char text[1024];
+  snprintf(text, sizeof text,
+           "platform = { name = \"mini\"; thermal = {\n"
+           "  nodes = ( { name = \"die\"; c_j_per_k = 0.02; junction = true; },\n"
+           "            { name = \"heatsink\"; c_j_per_k = 40.0; initial_c = 50.0; } );\n"
+           "  links = ( { a = \"die\"; b = \"heatsink\"; r_k_per_w = 0.25; },\n"
+           "            { a = \"heatsink\"; b = \"ambient\"; r_k_per_w = 5.0; } ); }; };\n"
+           "workload = { trace = \"%s\"; };\nduration_s = 600.0;\nambient_c = 25.0;\n",
+           wl);
+  char *path = tu_write("overshoot.cfg", text);
+  const char *methods[] = {"exponential", "cvode"};
+  for (int m = 0; m < 2; m++) {
+    sits_scenario *sc;
+    sits_result *r = run_path(path, NULL, 0, methods[m], methods[m], &sc);
+    double peak = sits_result_summary(r)->max_junction_temp_c;
+    cr_log_info("%s: peak %.8g C", methods[m], peak);
+    cr_assert_float_eq(peak, 50.10643, 5e-3, "%s: peak %.8g C", methods[m], peak);
+    sits_result_free(r);
+    sits_scenario_free(sc);
+  }
+  free(path);
+  free(wl);
+}
+
 /* CVODE against solver.method @p method, which ran as @p fast ("exponential", "grid-cvode" or
  * "cvode-ahead"). */
 static void agree_method(const char *path, const char *const *extra, size_t n_extra,
