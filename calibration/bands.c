@@ -98,6 +98,47 @@ static int read_uncertainty(const sits_scenario *sc, uncertainty *u, sits_err *e
     rc = array_of(g, "correlation", u->n_p * u->n_p, u->corr, err);
   if (rc == SITS_OK)
     rc = array_of(g, "residual_q95_c", u->n_s, u->q95, err);
+  /* a hand-edited group is checked as calibrate writes it */
+  const config_setting_t *at = config_setting_get_member(g, "std_err");
+  for (size_t p = 0; rc == SITS_OK && p < u->n_p; p++)
+    if (u->se[p] < 0)
+      rc = sits__fail_at(err, SITS_EINPUT, at, "uncertainty.std_err: %s's is negative (%g)",
+                         u->path[p], u->se[p]);
+  at = config_setting_get_member(g, "residual_q95_c");
+  for (size_t k = 0; rc == SITS_OK && k < u->n_s; k++)
+    if (u->q95[k] < 0)
+      rc = sits__fail_at(err, SITS_EINPUT, at, "uncertainty.residual_q95_c: %s's is negative (%g)",
+                         u->sensor[k], u->q95[k]);
+  at = config_setting_get_member(g, "correlation");
+  for (size_t i = 0; rc == SITS_OK && i < u->n_p; i++)
+    for (size_t j = 0; rc == SITS_OK && j < u->n_p; j++) {
+      double c = u->corr[i * u->n_p + j], t = u->corr[j * u->n_p + i];
+      if (i == j ? fabs(c - 1) > 1e-9 : !(fabs(c) <= 1 + 1e-9) || fabs(c - t) > 1e-9)
+        rc = sits__fail_at(err, SITS_EINPUT, at,
+                           "uncertainty.correlation: not a correlation matrix (row %zu, column "
+                           "%zu: %g; the diagonal is 1, the rest within [-1, 1] and symmetric)",
+                           i + 1, j + 1, c);
+    }
+  /* each parameter as the scenario has it now: one the user set (--set ambient_c=35, a what-if)
+   * is no longer the fitted value and carries none of its uncertainty: held (std_err 0); the
+   * others move from the value in force */
+  at = config_setting_get_member(g, "parameters");
+  for (size_t p = 0; rc == SITS_OK && p < u->n_p; p++) {
+    const config_setting_t *v = config_lookup(sits__scenario_cfg(sc), u->path[p]);
+    int type = v ? config_setting_type(v) : CONFIG_TYPE_NONE;
+    if (type != CONFIG_TYPE_FLOAT && type != CONFIG_TYPE_INT && type != CONFIG_TYPE_INT64) {
+      rc = sits__fail_at(err, SITS_EINPUT, at,
+                         "uncertainty.parameters: '%s' is not a number this scenario sets",
+                         u->path[p]);
+      break;
+    }
+    double now = config_setting_get_float(v);
+    if (type != CONFIG_TYPE_FLOAT)
+      now = (double)config_setting_get_int64(v);
+    if (fabs(now - u->value[p]) > 1e-9 * fmax(fabs(now), fabs(u->value[p])))
+      u->se[p] = 0;
+    u->value[p] = now;
+  }
   return rc == SITS_OK ? 1 : -1;
 }
 

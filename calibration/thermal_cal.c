@@ -31,6 +31,9 @@
 #define PHYS_R_HI_K 200.0
 #define PHYS_C_LO_J_PER_K_W 1e-4
 #define PHYS_C_HI_J_PER_K_W 100.0
+/* An unsensed node's start at most this far above the warmest sensed reading (a die under a
+ * board sensor; dies stop near 100-125 C, boards sit above 25 C) */
+#define PHYS_INITIAL_RISE_K 100.0
 /* Silicon's volumetric heat capacity: 2330 kg/m3 x 700 J/(kg K) = 1.63 J/(cm3 K), the value
  * of HotSpot's example.config (p_chip 1.6303e6 J/(m3 K)) */
 #define SILICON_J_PER_MM3_K 1.6303e-3
@@ -378,6 +381,11 @@ static int temperature_params(problem *pb, const sits_scenario *sc, const sits_r
       continue;
     double est = rep->initial_c[i], ilo = sits_scenario_ambient_c(sc) - 20,
            ihi = sits_scenario_ambient_c(sc) + 80;
+    /* with ranges from physics the scenario's values only start the fit: an estimate from a
+     * guess far off (R 1e6 K/W: 68,729 C) is held to the readings' neighbourhood, up to
+     * PHYS_INITIAL_RISE_K above the warmest */
+    if (pb->o->physics_bounds && isfinite(sensed_hi) && isfinite(est))
+      est = fmin(fmax(est, amb_lo - 5), sensed_hi + PHYS_INITIAL_RISE_K);
     if (isfinite(sensed_hi) && isfinite(est)) {
       ilo = fmin(fmin(sits_scenario_ambient_c(sc), amb_lo) - 5, est - 10);
       ihi = fmax(sensed_hi + 10, est + 10);

@@ -1206,6 +1206,61 @@ static const char banded[] =
     "  correlation = [ 1.0, 0.3, 0.3, 1.0 ];\n"
     "  sensors = [ \"temp_c.die\" ]; residual_q95_c = [ 0.4 ]; };\n";
 
+/* A what-if that sets a fitted parameter (--set ambient_c=35) holds it: the value the user gave
+ * carries none of the fit's uncertainty, and the others move from the values in force (found
+ * by an outside test: the secants moved the ambient back to its fitted 25 C, a 15-35 K band).
+ * Closed form: steady Tj = 35 + 3 x 5 = 50 C, only R's 0.5 K: half-width sqrt(0.4^2 + 1.96^2 x
+ * 0.25) = 1.05848 K; with R set to 4 K/W, 45 C and the ambient's 0.5 K, the same. A group
+ * edited by hand is checked as calibrate writes it. */
+Test(thermal_cal, a_parameter_the_user_sets_is_held_in_the_band) {
+  char *path = tu_write("banded.cfg", banded);
+  const double hw = sqrt(0.16 + 1.959963984540054 * 1.959963984540054 * 0.25);
+  cr_assert_float_eq(hw, 1.05848, 1e-5);
+  const char *sets[][1] = {{"ambient_c=35"}, {"platform.thermal.links.[0].r_k_per_w=4"}};
+  const double tj[] = {50.0, 45.0};
+  for (int k = 0; k < 2; k++) {
+    sits_scenario *sc = NULL;
+    sits_err err = {0};
+    cr_assert_eq(sits_scenario_load(path, sets[k], 1, &sc, &err), SITS_OK, "%s", err.msg);
+    sits_steady_state st;
+    cr_assert_eq(sits_steady(sc, &st, &err), SITS_OK, "%s", err.msg);
+    cr_assert_eq(sits_steady_bands(sc, &st, &err), SITS_OK, "%s", err.msg);
+    cr_assert_float_eq(st.max_junction_temp_c, tj[k], 1e-9);
+    cr_assert_eq(st.band.n_params, 1, "%s", sets[k][0]);
+    cr_assert_float_eq(st.band.max_junction_temp_half_width_c, hw, 1e-6, "%s: %g", sets[k][0],
+                       st.band.max_junction_temp_half_width_c);
+    sits_steady_release(&st);
+    sits_scenario_free(sc);
+  }
+  free(path);
+  const struct {
+    const char *from, *to, *why;
+  } bad[] = {{"std_err = [ 0.1, 0.5 ]", "std_err = [ -0.1, 0.5 ]", "is negative"},
+             {"residual_q95_c = [ 0.4 ]", "residual_q95_c = [ -1.0 ]", "is negative"},
+             {"[ 1.0, 0.3, 0.3, 1.0 ]", "[ 5.0, 0.3, 0.3, 1.0 ]", "not a correlation matrix"},
+             {"[ 1.0, 0.3, 0.3, 1.0 ]", "[ 1.0, 0.3, -0.3, 1.0 ]", "not a correlation matrix"},
+             {"links.[0].r_k_per_w\", \"ambient", "links.[7].r_k_per_w\", \"ambient",
+              "is not a number this scenario sets"}};
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+    char text[sizeof banded + 64];
+    const char *at = strstr(banded, bad[k].from);
+    cr_assert_not_null(at, "%s", bad[k].from);
+    snprintf(text, sizeof text, "%.*s%s%s", (int)(at - banded), banded, bad[k].to,
+             at + strlen(bad[k].from));
+    char *p = tu_write("bad_band.cfg", text);
+    sits_scenario *sc = NULL;
+    sits_err err = {0};
+    cr_assert_eq(sits_scenario_load(p, NULL, 0, &sc, &err), SITS_OK, "%s", err.msg);
+    sits_steady_state st;
+    cr_assert_eq(sits_steady(sc, &st, &err), SITS_OK, "%s", err.msg);
+    cr_assert_eq(sits_steady_bands(sc, &st, &err), SITS_EINPUT, "%s", bad[k].to);
+    cr_assert(strstr(err.msg, bad[k].why) && strstr(err.msg, "bad_band.cfg:"), "%s", err.msg);
+    sits_steady_release(&st);
+    sits_scenario_free(sc);
+    free(p);
+  }
+}
+
 Test(thermal_cal, bands_on_run_and_steady_match_the_closed_form) {
   char *path = tu_write("banded.cfg", banded);
   sits_scenario *sc = NULL;
