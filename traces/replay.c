@@ -354,6 +354,9 @@ static int initial_state(const sits_thermal *th, const bool *sensed, const doubl
   sits_net_steady *lin = sits_net_steady_new(th, &o, err);
   int rc = lin ? sits_net_steady_solve(lin, p0, ambient_c, t_c, err) : err->code;
   sits_net_steady_free(lin);
+  if (rc == SITS_EINPUT && sits_thermal_check_grounded(th, err) != SITS_OK)
+    return SITS_EINPUT;  /* which node has no path to the ambient: bad input, said as steady says it
+                          */
   if (rc == SITS_EINPUT) /* a part with no path to the ambient or a sensed node */
     return sits__fail(err, SITS_ESOLVER, "the initial steady state is singular");
   return rc;
