@@ -119,6 +119,21 @@ int cli_check_paths(const char *const *inputs, size_t ni, const char *const *out
         cli_error("two outputs are '-' (the standard output): give one of them a file name");
         return EXIT_INPUT;
       }
+  for (size_t i = 0; i < no; i++) { /* a folder that is not there: said now, not after the run */
+    if (!outputs[i] || !strcmp(outputs[i], "-"))
+      continue;
+    const char *slash = strrchr(outputs[i], '/');
+    char dir[4096];
+    struct stat st;
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - outputs[i]) : 1,
+             slash ? outputs[i] : ".");
+    if (slash == outputs[i])
+      snprintf(dir, sizeof dir, "/");
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+      cli_error("%s: no folder '%s' to write it in", outputs[i], dir);
+      return EXIT_INPUT;
+    }
+  }
   for (size_t i = 0; i < no; i++) {
     if (!outputs[i] || !identify(outputs[i], &a))
       continue;
