@@ -34,6 +34,9 @@
 /* An unsensed node's start at most this far above the warmest sensed reading (a die under a
  * board sensor; dies stop near 100-125 C, boards sit above 25 C) */
 #define PHYS_INITIAL_RISE_K 100.0
+/* A sensor whose training readings span less is flagged as not moving (plausibility()): a
+ * 1-K sensor's two steps; the shipped traces' move 4-30 K */
+#define STILL_SENSOR_K 2.0
 /* Silicon's volumetric heat capacity: 2330 kg/m3 x 700 J/(kg K) = 1.63 J/(cm3 K), the value
  * of HotSpot's example.config (p_chip 1.6303e6 J/(m3 K)) */
 #define SILICON_J_PER_MM3_K 1.6303e-3
@@ -580,6 +583,23 @@ static void plausibility(problem *pb) {
   sits_thermal_cal *c = pb->c;
   const sits_thermal *th = sits_scenario_thermal(pb->sc);
   size_t np = c->n_params;
+  /* a sensor that hardly moves over the training rows determines no R or C: every value
+   * between the ranges' ends fits it (the band and the flags below then say little more) */
+  for (size_t k = 0; k < c->n_sensors; k++) {
+    int col = sits_trace_column(pb->trace, c->sensor[k]);
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t row = 0; col >= 0 && row < pb->n_rows && row < pb->use_hi; row++) {
+      double v = sits_trace_at(pb->trace, row, (size_t)col);
+      if ((row < pb->hold_lo || row >= pb->hold_hi) && isfinite(v))
+        lo = fmin(lo, v), hi = fmax(hi, v);
+    }
+    if (hi >= lo && hi - lo < STILL_SENSOR_K)
+      flag(c,
+           "%s moves only %.3g K over the training rows (%.4g-%.4g C): the network's resistances "
+           "and capacitances are not determined by it (a load step that moves it several kelvin "
+           "would)",
+           c->sensor[k], hi - lo, lo, hi);
+  }
   for (size_t k = 0; k < np; k++) {
     const sits_thermal_param *p = &c->params[k];
     if (p->at_bound)
