@@ -354,20 +354,73 @@ static int write_group(sits_thermal_cal *c, const double *q95, const double *se_
     return SITS_EINPUT;
   }
   config_setting_t *root = config_root_setting(&cfg);
-  config_setting_remove(root, "uncertainty");
-  config_setting_t *g = config_setting_add(root, "uncertainty", CONFIG_TYPE_GROUP);
   const char *paths[MAX_P], *sensors[SITS_THERMAL_CAL_MAX_SENSORS];
-  double values[MAX_P], se[MAX_P];
-  for (size_t k = 0; k < c->n_params; k++)
+  double values[MAX_P], se[MAX_P], *cm = calloc(MAX_P * MAX_P, sizeof *cm);
+  if (!cm) {
+    config_destroy(&cfg);
+    return sits__fail(err, SITS_ENOMEM, "out of memory");
+  }
+  size_t np = c->n_params;
+  for (size_t k = 0; k < np; k++)
     paths[k] = c->params[k].path, values[k] = c->params[k].value, se[k] = se_in[k];
+  for (size_t i = 0; i < np; i++)
+    for (size_t j = 0; j < np; j++)
+      cm[i * MAX_P + j] = corr[i * np + j];
+  /* the scenario's own group, when it has one (a network calibrated before, kept here: --fit
+   * ambient,initial on another recording): its parameters this fit did not move, still at
+   * their values, keep their standard errors and correlations among themselves (none with
+   * the new ones, which this trace fitted alone) */
+  const config_setting_t *old = config_setting_get_member(root, "uncertainty");
+  const config_setting_t *op = old ? config_setting_get_member(old, "parameters") : NULL,
+                         *ov = old ? config_setting_get_member(old, "values") : NULL,
+                         *os = old ? config_setting_get_member(old, "std_err") : NULL,
+                         *oc = old ? config_setting_get_member(old, "correlation") : NULL;
+  int on = op ? config_setting_length(op) : 0;
+  size_t from[MAX_P], kept = 0;                      /* the old indices kept, at np + kept */
+  char(*names)[160] = malloc(MAX_P * sizeof *names); /* theirs: the old group goes below */
+  if (!(ov && os && oc && config_setting_length(ov) == on && config_setting_length(os) == on &&
+        config_setting_length(oc) == on * on))
+    on = 0;
+  for (int k = 0; names && k < on && np + kept < MAX_P; k++) {
+    const char *path = config_setting_get_string_elem(op, k);
+    double v = config_setting_get_float_elem(ov, k), e = config_setting_get_float_elem(os, k);
+    const config_setting_t *now = path ? config_lookup(&cfg, path) : NULL;
+    bool fitted = false;
+    for (size_t j = 0; path && j < np; j++)
+      fitted |= strcmp(path, paths[j]) == 0;
+    if (!path || fitted || !now || !(e >= 0) ||
+        fabs(config_setting_get_float(now) - v) > 1e-9 * fmax(fabs(v), 1e-300))
+      continue;
+    snprintf(names[kept], sizeof names[0], "%s", path);
+    from[kept] = (size_t)k, paths[np + kept] = names[kept], values[np + kept] = v;
+    se[np + kept] = e, kept++;
+  }
+  for (size_t i = 0; i < kept; i++)
+    for (size_t j = 0; j < kept; j++)
+      cm[(np + i) * MAX_P + np + j] =
+          config_setting_get_float_elem(oc, (int)(from[i] * (size_t)on + from[j]));
+  size_t nt = np + kept;
+  double *flat = malloc((nt * nt + 1) * sizeof *flat);
+  config_setting_remove(root, "uncertainty");
+  config_setting_t *g =
+      flat && names ? config_setting_add(root, "uncertainty", CONFIG_TYPE_GROUP) : NULL;
+  if (!g) {
+    free(cm), free(flat), free(names);
+    config_destroy(&cfg);
+    return sits__fail(err, SITS_ENOMEM, "out of memory");
+  }
+  for (size_t i = 0; i < nt; i++)
+    for (size_t j = 0; j < nt; j++)
+      flat[i * nt + j] = cm[i * MAX_P + j];
   for (size_t k = 0; k < c->n_sensors; k++)
     sensors[k] = c->sensor[k];
-  add_strings(g, "parameters", paths, c->n_params);
-  add_array(g, "values", values, c->n_params);
-  add_array(g, "std_err", se, c->n_params);
-  add_array(g, "correlation", corr, c->n_params * c->n_params);
+  add_strings(g, "parameters", paths, nt);
+  add_array(g, "values", values, nt);
+  add_array(g, "std_err", se, nt);
+  add_array(g, "correlation", flat, nt * nt);
   add_strings(g, "sensors", sensors, c->n_sensors);
   add_array(g, "residual_q95_c", q95, c->n_sensors);
+  free(cm), free(flat), free(names);
   char *text = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&text, &len);
