@@ -585,7 +585,8 @@ static void plausibility(problem *pb) {
   size_t np = c->n_params;
   /* a sensor that hardly moves over the training rows determines no R or C: every value
    * between the ranges' ends fits it (the band and the flags below then say little more) */
-  for (size_t k = 0; k < c->n_sensors; k++) {
+  bool network = !pb->o->keep_network || pb->o->fit_capacitance; /* R or C fitted */
+  for (size_t k = 0; network && k < c->n_sensors; k++) {
     int col = sits_trace_column(pb->trace, c->sensor[k]);
     double lo = INFINITY, hi = -INFINITY;
     for (size_t row = 0; col >= 0 && row < pb->n_rows && row < pb->use_hi; row++) {

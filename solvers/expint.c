@@ -70,6 +70,7 @@ struct sits_expint {
   /* step_maxima()'s check of the cubic: the end slopes where it has an interior maximum (NAN
    * elsewhere), the exact values at one length and their largest, which disagree */
   double *mx_d1, *mx_u, *mx_t, *mx_top;
+  double *mx_d0, *mx_g, *mx_v, *mx_w, *mx_x, *mx_bs, *mx_lu, *mx_ls, *mx_ru, *mx_rs;
   bool *mx_bad;
   /* dense output of the last step [t_prev, t]: the ETD2RK step is the exact solution of
    * u' = A u + F(y_prev) + (s / h) (F(a) - F(y_prev)) (s from the step's start), so the
@@ -698,16 +699,112 @@ static double hermite_at(double y0, double y1, double d0, double d1, double x) {
          (x3 - x2) * d1;
 }
 
+/* Where a cubic put an interior maximum (e->mx_d1[i] its end slope, NAN elsewhere), the
+ * cubic is checked against the exact solution of the linear system over the interval of
+ * length @p len from state @p y0 with slope @p v0 and the remainder's slope @p g (per second):
+ * u(s) = y0 + s phi1(sA) v0 + s^2 phi2(sA) g, at the lengths len/256 ... len/32 whose phi
+ * pairs the cache holds and on a march of len/16 across the interval (u += L phi1(LA) u'(t)
+ * + L^2 phi2(LA) g, u'(t) = v0 + A (u - y0) + t g). Where the cubic agrees with those values
+ * within MAX_CHECK tolerances it is kept (ymax the larger of it and them); else ymax is the
+ * largest of the ends, the values and an estimate between them: the parabola through the
+ * largest value and its neighbours, or, where the first value is the largest (a mode far
+ * faster than the interval, settled by len/256 and then following a slower one down), the
+ * line through the first two values taken back to the interval's start, above the slow
+ * trajectory's value where the fast mode met it: a peak between the values is not read low.
+ * @p d0: the cubic's start slopes (times len); @p y1: the interval's end. */
+static void check_maxima(sits_expint *e, double len, const double *y0, const double *v0,
+                         const double *g, const double *y1, const double *d0, double *ymax) {
+  size_t n = e->n;
+  double *u = e->mx_u, *t2 = e->mx_t, *v = e->mx_v, *w = e->mx_w, *x = e->mx_x;
+  double *best = e->mx_top, *bs = e->mx_bs, *lu = e->mx_lu, *ls = e->mx_ls, *ru = e->mx_ru,
+         *rs = e->mx_rs;
+  bool *bad = e->mx_bad;
+  for (size_t i = 0; i < n; i++)
+    bad[i] = false, best[i] = -INFINITY, bs[i] = lu[i] = ls[i] = ru[i] = rs[i] = NAN;
+  int samples = 0;
+  /* the march's phi pair: cached, else computed (and the lengths below it cached): a check
+   * is rare, where a mode far faster than the interval meets a cubic */
+  const slot *qm = find_slot(e, len / MAX_GRID);
+  const double *m1 = qm ? qm->hphi1 : NULL, *m2 = qm ? qm->hphi2 : NULL;
+  sits_err quiet = {0};
+  if (!qm && phi_compute(e, e->amat, len / MAX_GRID, e->phi_scratch1, e->phi_scratch2, true,
+                         &quiet) == SITS_OK)
+    m1 = e->phi_scratch1, m2 = e->phi_scratch2;
+  for (int k = FILL_LEVELS + MAX_GRID; k >= 1; k--) {
+    /* k > MAX_GRID: the early length len/2^(k - MAX_GRID), shortest first; then the march's
+     * points j len/16 (k = MAX_GRID - j) */
+    bool early = k > MAX_GRID;
+    double s = early ? ldexp(len, -(k - MAX_GRID)) : (MAX_GRID - k + 1) * (len / MAX_GRID);
+    if (early) {
+      const slot *q = s < len / MAX_GRID ? find_slot(e, s) : NULL;
+      if (!q)
+        continue;
+      matvec(n, q->hphi1, v0, w);
+      matvec(n, q->hphi2, g, t2);
+      for (size_t i = 0; i < n; i++)
+        u[i] = y0[i] + w[i] + s * t2[i];
+    } else {
+      double sl = len / MAX_GRID, tj = s - sl;
+      if (!m1 || k == 1) /* no march; or its last point, the interval's end */
+        break;
+      if (k == MAX_GRID) {
+        memcpy(u, y0, n * sizeof *u);
+        matvec(n, m2, g, t2); /* the same for every step of the march */
+      }
+      for (size_t i = 0; i < n; i++)
+        x[i] = u[i] - y0[i];
+      spmv(e, x, v);
+      for (size_t i = 0; i < n; i++)
+        v[i] += v0[i] + tj * g[i];
+      matvec(n, m1, v, w);
+      for (size_t i = 0; i < n; i++)
+        u[i] += w[i] + sl * t2[i];
+    }
+    samples++;
+    for (size_t i = 0; i < n; i++) {
+      if (isnan(e->mx_d1[i]))
+        continue;
+      double c = hermite_at(y0[i], y1[i], d0[i], e->mx_d1[i], s / len);
+      bad[i] |= fabs(c - u[i]) > MAX_CHECK * (e->o.rtol * fabs(u[i]) + e->atol[i]);
+      if (u[i] > best[i])
+        lu[i] = best[i], ls[i] = bs[i], best[i] = u[i], bs[i] = s, ru[i] = rs[i] = NAN;
+      else if (isnan(rs[i]))
+        ru[i] = u[i], rs[i] = s;
+    }
+  }
+  for (size_t i = 0; samples && i < n; i++) {
+    if (isnan(e->mx_d1[i]))
+      continue;
+    if (!bad[i]) {
+      ymax[i] = fmax(ymax[i], best[i]);
+      continue;
+    }
+    if (isnan(rs[i])) /* the last value the largest: the end is its right neighbour */
+      ru[i] = y1[i], rs[i] = len;
+    double top = best[i];
+    if (isnan(ls[i]) && ru[i] < best[i]) /* the first value, then down */
+      top = best[i] + (best[i] - ru[i]) * bs[i] / (rs[i] - bs[i]);
+    else if (isfinite(ls[i])) { /* the parabola's vertex, within reason */
+      double a1 = (best[i] - lu[i]) / (bs[i] - ls[i]), a2 = (ru[i] - best[i]) / (rs[i] - bs[i]);
+      double curv = (a2 - a1) / (rs[i] - ls[i]); /* half the second derivative */
+      if (curv < 0) {
+        double sv = 0.5 * (ls[i] + bs[i]) - a1 / (2 * curv); /* where the slope is 0 */
+        double vv = lu[i] + a1 * (sv - ls[i]) + curv * (sv - ls[i]) * (sv - bs[i]);
+        if (sv > ls[i] && sv < rs[i])
+          top = fmin(fmax(vv, best[i]), best[i] + (best[i] - fmin(lu[i], ru[i])));
+      }
+    }
+    ymax[i] = fmax(fmax(y0[i], y1[i]), top);
+  }
+}
+
 /* The largest values inside an accepted step of length @p h, into e->ymax: from the cubic
  * Hermite interpolant with the end slopes f(y_n) and f(a) + A (y_n+1 - a) (= f(y_n+1) up to
  * the remainder's change; its row of A only where the start slope rises). A cubic cannot
  * follow a mode much faster than the step (a 5-ms die under a 1-s step, started 25 K below
  * its heatsink: the cubic peaked at 776 C where the die reached 50.1 C), so where it puts a
- * maximum more than MAX_CHECK tolerances above both ends, it is checked against the exact
- * solution of the step's linear system, u(s) = y_n + s phi1(sA) f(y_n) + s^2 phi2(sA) d / h,
- * at the lengths h/2 ... h/2^FILL_LEVELS whose phi pairs the cache holds: kept (with those
- * values) where it agrees with them within that margin, else the largest of the ends and
- * those values is the step's maximum. */
+ * maximum more than MAX_CHECK tolerances above both ends it is checked against the exact
+ * solution of the step's linear system (check_maxima()). */
 static void step_maxima(sits_expint *e, double h) {
   size_t n = e->n;
   double *acorr = e->tmp; /* free after the step */
@@ -717,6 +814,7 @@ static void step_maxima(sits_expint *e, double h) {
     double y0 = e->y[i], y1 = e->y_try[i], d0 = h * e->f[i];
     e->ymax[i] = fmax(y0, y1);
     e->mx_d1[i] = NAN; /* no interior maximum */
+    e->mx_d0[i] = d0;
     if (!(d0 > 0))
       continue;
     double d1 = h * (e->fa[i] + acorr[i]);
@@ -730,48 +828,9 @@ static void step_maxima(sits_expint *e, double h) {
   }
   if (!check)
     return;
-  bool *bad = e->mx_bad;
   for (size_t i = 0; i < n; i++)
-    bad[i] = false, e->mx_top[i] = -INFINITY;
-  int samples = 0;
-  /* the early lengths h/2^k (a fast mode peaks there), then a march across the step in
-   * MAX_GRID steps of h/MAX_GRID: u += L phi1(LA) u'(t) + L^2 phi2(LA) d / h, u'(t) = f(y_n) +
-   * A (u - y_n) + (t / h) d */
-  for (int k = 1; k <= FILL_LEVELS + 1; k++) {
-    bool march = k == FILL_LEVELS + 1;
-    double sl = march ? h / MAX_GRID : ldexp(h, -k);
-    const slot *q = find_slot(e, sl);
-    if (!q || (!march && sl >= h / MAX_GRID))
-      continue;
-    int steps = march ? MAX_GRID - 1 : 1;
-    double *u = e->mx_u, *t = e->mx_t, *v = e->a; /* e->a: free after the step's F(a) */
-    memcpy(u, e->y, n * sizeof *u);
-    matvec(n, q->hphi2, e->d, t); /* the same for every step of the march */
-    for (int j = 0; j < steps; j++) {
-      double tj = j * sl; /* u at tj, its slope into v */
-      for (size_t i = 0; i < n; i++)
-        e->corr[i] = u[i] - e->y[i]; /* e->corr: read by step_maxima's spmv only, above */
-      spmv(e, e->corr, v);
-      for (size_t i = 0; i < n; i++)
-        v[i] += e->f[i] + tj / h * e->d[i];
-      matvec(n, q->hphi1, v, e->fa); /* e->fa: its d1 use is done */
-      for (size_t i = 0; i < n; i++)
-        u[i] += e->fa[i] + sl / h * t[i];
-      samples++;
-      for (size_t i = 0; i < n; i++) {
-        if (isnan(e->mx_d1[i]))
-          continue;
-        double x = (tj + sl) / h;
-        double c = hermite_at(e->y[i], e->y_try[i], h * e->f[i], e->mx_d1[i], x);
-        e->mx_top[i] = fmax(e->mx_top[i], u[i]);
-        bad[i] |= fabs(c - u[i]) > MAX_CHECK * (e->o.rtol * fabs(u[i]) + e->atol[i]);
-      }
-    }
-  }
-  for (size_t i = 0; samples && i < n; i++)
-    if (!isnan(e->mx_d1[i]))
-      e->ymax[i] =
-          bad[i] ? fmax(fmax(e->y[i], e->y_try[i]), e->mx_top[i]) : fmax(e->ymax[i], e->mx_top[i]);
+    e->mx_g[i] = e->d[i] / h;
+  check_maxima(e, h, e->y, e->f, e->mx_g, e->y_try, e->mx_d0, e->ymax);
 }
 
 /* The root functions over the step just taken: a crossing inside it moves the step's end to
@@ -886,13 +945,23 @@ int sits_expint_dense(sits_expint *e, double t, double *y, double *ymax, sits_er
     memcpy(u, e->dn_y, n * sizeof(double));
   }
   dense_slope(e, s, u, v);
-  if (ymax)
+  if (ymax) { /* as a step's (step_maxima()), over the stretch from the cursor */
+    bool check = false;
     for (size_t i = 0; i < n; i++) {
       double y0 = e->dn_y[i], d0 = len * e->dn_v[i], d1 = len * v[i];
       ymax[i] = y0 > u[i] ? y0 : u[i];
-      if (d0 > 0 && d1 < 0)
-        ymax[i] = fmax(ymax[i], hermite_max(y0, u[i], d0, d1));
+      e->mx_d1[i] = NAN, e->mx_d0[i] = d0;
+      if (d0 > 0 && d1 < 0) {
+        double top = hermite_max(y0, u[i], d0, d1);
+        ymax[i] = fmax(ymax[i], top);
+        if (top > fmax(y0, u[i]) + MAX_CHECK * (e->o.rtol * fabs(top) + e->atol[i]))
+          e->mx_d1[i] = d1, check = true;
+      }
     }
+    if (check && len > 0) /* the remainder's slope per second over the step: step_d */
+      check_maxima(e, len, e->dn_y, e->dn_v, e->step_d, u, e->mx_d0, ymax);
+  }
+
   e->dn_s = s;
   memcpy(e->dn_y, u, n * sizeof(double));
   memcpy(e->dn_v, v, n * sizeof(double));
@@ -972,9 +1041,11 @@ sits_expint *sits_expint_new(const sits_expint_opts *o, double t0, const double 
     }
     e->a_step = -1;
     e->q_step = -1;
-    double **vec[] = {&e->atol, &e->y,    &e->y_prev, &e->f,     &e->f_prev, &e->a,      &e->fa,
-                      &e->d,    &e->corr, &e->tmp,    &e->y_try, &e->ymax,   &e->step_d, &e->dn_y,
-                      &e->dn_v, &e->dn_q, &e->mx_d1,  &e->mx_u,  &e->mx_t,   &e->mx_top};
+    double **vec[] = {&e->atol,   &e->y,      &e->y_prev, &e->f,     &e->f_prev, &e->a,
+                      &e->fa,     &e->d,      &e->corr,   &e->tmp,   &e->y_try,  &e->ymax,
+                      &e->step_d, &e->dn_y,   &e->dn_v,   &e->dn_q,  &e->mx_d1,  &e->mx_u,
+                      &e->mx_t,   &e->mx_top, &e->mx_d0,  &e->mx_g,  &e->mx_v,   &e->mx_w,
+                      &e->mx_x,   &e->mx_bs,  &e->mx_lu,  &e->mx_ls, &e->mx_ru,  &e->mx_rs};
     for (size_t k = 0; ok && k < sizeof vec / sizeof vec[0]; k++)
       ok = (*vec[k] = calloc(n, sizeof(double))) != NULL;
     ok = ok && (e->mx_bad = calloc(n, sizeof(bool)));
@@ -1005,11 +1076,13 @@ sits_expint *sits_expint_new(const sits_expint_opts *o, double t0, const double 
 void sits_expint_free(sits_expint *e) {
   if (!e)
     return;
-  double *vec[] = {e->atol,         e->y,      e->y_prev,     e->f,    e->f_prev, e->a,
-                   e->fa,           e->d,      e->corr,       e->tmp,  e->y_try,  e->g,
-                   e->g_new,        e->g_try,  e->jac_values, e->ymax, e->amat,   e->phi_scratch1,
-                   e->phi_scratch2, e->step_d, e->dn_y,       e->dn_v, e->dn_q,   e->mx_d1,
-                   e->mx_u,         e->mx_t,   e->mx_top};
+  double *vec[] = {e->atol,         e->y,      e->y_prev,     e->f,     e->f_prev, e->a,
+                   e->fa,           e->d,      e->corr,       e->tmp,   e->y_try,  e->g,
+                   e->g_new,        e->g_try,  e->jac_values, e->ymax,  e->amat,   e->phi_scratch1,
+                   e->phi_scratch2, e->step_d, e->dn_y,       e->dn_v,  e->dn_q,   e->mx_d1,
+                   e->mx_u,         e->mx_t,   e->mx_top,     e->mx_d0, e->mx_g,   e->mx_v,
+                   e->mx_w,         e->mx_x,   e->mx_bs,      e->mx_lu, e->mx_ls,  e->mx_ru,
+                   e->mx_rs};
   for (size_t k = 0; k < sizeof vec / sizeof vec[0]; k++)
     free(vec[k]);
   free(e->mx_bad);

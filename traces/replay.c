@@ -340,6 +340,35 @@ static double first_value(const sits_trace *t, int c) {
   return NAN;
 }
 
+static size_t root_of(size_t *parent, size_t i) {
+  while (parent[i] != i)
+    i = parent[i] = parent[parent[i]];
+  return i;
+}
+
+/* The first node with no path to the ambient or to a sensed (pinned) node, or NULL. */
+static const char *floating_node(const sits_thermal *th, const bool *sensed) {
+  size_t n = sits_thermal_node_count(th);
+  size_t *parent = malloc((n + 1) * sizeof *parent);
+  const char *name = NULL;
+  if (!parent)
+    return NULL;
+  for (size_t i = 0; i <= n; i++)
+    parent[i] = i; /* n: the ambient, with every sensed node */
+  for (size_t i = 0; i < n; i++)
+    if (sensed[i] || sits_thermal_ambient_conductance_w_per_k(th, (int)i) > 0)
+      parent[root_of(parent, i)] = root_of(parent, n);
+  int a, b;
+  for (size_t k = 0; sits_thermal_link_ends(th, k, &a, &b) == SITS_OK; k++)
+    if (a >= 0 && b >= 0)
+      parent[root_of(parent, (size_t)a)] = root_of(parent, (size_t)b);
+  for (size_t i = 0; i < n && !name; i++)
+    if (root_of(parent, i) != root_of(parent, n))
+      name = sits_thermal_name(th, (int)i);
+  free(parent);
+  return name;
+}
+
 /* Unsensed nodes: the steady state of @p p0 (node powers) with the sensed nodes pinned:
  * G_uu T_u = P_u + g_amb,u T_amb - G_us T_s, through sits_netsteady.h (a dense LU for board
  * models, a sparse factorisation for large networks). */
@@ -354,11 +383,15 @@ static int initial_state(const sits_thermal *th, const bool *sensed, const doubl
   sits_net_steady *lin = sits_net_steady_new(th, &o, err);
   int rc = lin ? sits_net_steady_solve(lin, p0, ambient_c, t_c, err) : err->code;
   sits_net_steady_free(lin);
-  if (rc == SITS_EINPUT && sits_thermal_check_grounded(th, err) != SITS_OK)
-    return SITS_EINPUT;  /* which node has no path to the ambient: bad input, said as steady says it
-                          */
-  if (rc == SITS_EINPUT) /* a part with no path to the ambient or a sensed node */
+  if (rc == SITS_EINPUT) { /* a part with no path to the ambient or a sensed node: which */
+    const char *alone = floating_node(th, sensed);
+    if (alone)
+      return sits__fail(err, SITS_EINPUT,
+                        "node '%s' has no path to the ambient or to a sensed node: its "
+                        "temperature is not determined",
+                        alone);
     return sits__fail(err, SITS_ESOLVER, "the initial steady state is singular");
+  }
   return rc;
 }
 

@@ -285,6 +285,7 @@ typedef struct nvsmi {
    * gpu1, gpu2, ...; with more than one, the first renamed gpu0 at the end) */
   char keys[MAX_GPUS][64];
   size_t n_keys;
+  size_t n_lines; /* sample lines so far, malformed ones too */
 } nvsmi;
 
 /* The column prefix of the GPU of cell @p key ("gpu" without a key field). */
@@ -350,8 +351,10 @@ static int sample(nvsmi *s, sits_trace *t, const sits_trace_opts *o, const char 
   bool ok = n == s->n_fields;
   if (ok && s->i_time >= 0)
     ok = stamp(f[s->i_time], &day, &ts);
-  else if (ok) /* rows --interval-ms apart */
-    ts = (double)t->n_rows * o->interval_ms / 1000.0;
+  else if (ok) /* rows --interval-ms apart: by the lines (a malformed one took its place), or
+                * with GPUs in a row each, by the rows */
+    ts = (double)(s->i_key < 0 ? s->n_lines : t->n_rows) * o->interval_ms / 1000.0;
+  s->n_lines++;
   if (ok && s->i_time >= 0 && s->day0 < 0)
     s->day0 = day;
   if (ok && s->i_time >= 0) /* seconds since the first sample's day */
@@ -362,8 +365,9 @@ static int sample(nvsmi *s, sits_trace *t, const sits_trace_opts *o, const char 
       ok && s->i_key >= 0 && s->n_row_gpus > 0 && s->n_row_gpus < MAX_GPUS && t->n_rows > 0;
   for (size_t k = 0; merge && k < s->n_row_gpus; k++)
     merge = strcmp(s->row_gpus[k], f[s->i_key]) != 0;
-  char gpu[32];
-  gpu_label(s, ok && s->i_key >= 0 ? f[s->i_key] : "", gpu, sizeof gpu);
+  char gpu[32] = "gpu"; /* a malformed line names no GPU */
+  if (ok)
+    gpu_label(s, s->i_key >= 0 ? f[s->i_key] : "", gpu, sizeof gpu);
   const char *why = NULL;
   int rc = SITS_OK;
   if (ok && (merge || ts > s->prev) &&

@@ -498,6 +498,60 @@ Test(paths, a_fast_mode_under_a_long_step_keeps_its_peak) {
   free(wl);
 }
 
+/* The same on the two other ways a peak inside a long step is read (found in review,
+ * 2026-12-07): a governor's ticks read it from the dense output, a stretch at a time (a 5-ms
+ * die under 0.5-s ticks and 2-s samples, quiet ticks skipped: 232 C where CVODE reads 105.33
+ * C), and where the cubic fails the exact values stand in for it: a die 25 K under its
+ * heatsink stepping to 4 W, 100-s samples, read 0.07 K low from the values alone (the peak
+ * lies between them). Measured against CVODE: 105.32657 against 105.33015 C (3.6e-3 K
+ * under); 106.34182 against 106.32919 C (0.013 K above: the line taken back to the step's
+ * start stands above the slow trajectory). Asserted: no more than 5e-3 K under, 0.02 K above. */
+Test(paths, a_fast_mode_peak_on_the_dense_output_and_between_values) {
+  const char *gov =
+      "platform = { name = \"fastdie\"; thermal = {\n"
+      "  nodes = ( { name = \"die\"; c_j_per_k = 0.002; junction = true; initial_c = 100.0; },\n"
+      "            { name = \"cooler\"; c_j_per_k = 40.0; initial_c = 100.0; } );\n"
+      "  links = ( { a = \"die\"; b = \"cooler\"; r_k_per_w = 2.5; },\n"
+      "            { a = \"cooler\"; b = \"ambient\"; r_k_per_w = 5.0; } ); };\n"
+      "  domains = ( { name = \"cpu\"; class = \"cpu\"; node = \"die\"; ceff_f = 1.5e-9;\n"
+      "    idle_w = 0.0; opp = ( { freq_mhz = 1500.0; volt_v = 0.8; },\n"
+      "                          { freq_mhz = 2400.0; volt_v = 1.0; } ); } );\n"
+      "  governor = { kind = \"performance\"; period_s = 0.5; }; };\n"
+      "workload = { phases = ( { duration_s = 10.0; demand = { cpu = 0.0; }; },\n"
+      "                        { duration_s = 50.0; demand = { cpu = 1.0; }; } ); };\n"
+      "ambient_c = 25.0;\nsample_period_s = 2.0;\n";
+  char *path = tu_write("gov_fast.cfg", gov);
+  char *wl = tu_write("step4.csv", "time_s,power_w.die\n0,0\n10,4\n");
+  char text[1024];
+  snprintf(
+      text, sizeof text,
+      "platform = { name = \"mini\"; thermal = {\n"
+      "  nodes = ( { name = \"die\"; c_j_per_k = 0.002; junction = true; initial_c = 75.0; },\n"
+      "            { name = \"heatsink\"; c_j_per_k = 40.0; initial_c = 100.0; } );\n"
+      "  links = ( { a = \"die\"; b = \"heatsink\"; r_k_per_w = 2.5; },\n"
+      "            { a = \"heatsink\"; b = \"ambient\"; r_k_per_w = 5.0; } ); }; };\n"
+      "workload = { trace = \"%s\"; };\nduration_s = 600.0;\nambient_c = 25.0;\n"
+      "sample_period_s = 100.0;\n",
+      wl);
+  char *path2 = tu_write("step_fast.cfg", text);
+  const char *paths[] = {path, path2};
+  for (int k = 0; k < 2; k++) {
+    double peak[2];
+    const char *methods[] = {"exponential", "cvode"};
+    for (int m = 0; m < 2; m++) {
+      sits_scenario *sc;
+      sits_result *r = run_path(paths[k], NULL, 0, methods[m], methods[m], &sc);
+      peak[m] = sits_result_summary(r)->max_junction_temp_c;
+      sits_result_free(r);
+      sits_scenario_free(sc);
+    }
+    cr_log_info("case %d: exponential %.8g, CVODE %.8g C", k, peak[0], peak[1]);
+    cr_assert(peak[0] >= peak[1] - 5e-3 && peak[0] <= peak[1] + 0.02,
+              "case %d: exponential %.8g against CVODE %.8g C", k, peak[0], peak[1]);
+  }
+  free(path), free(path2), free(wl);
+}
+
 /* CVODE against solver.method @p method, which ran as @p fast ("exponential", "grid-cvode" or
  * "cvode-ahead"). */
 static void agree_method(const char *path, const char *const *extra, size_t n_extra,

@@ -680,6 +680,28 @@ Test(trace, nvidia_smi_bus_ids_and_no_timestamp) {
   cr_assert_eq(sits_trace_column(t, "nvsmi.gpu0_driver_version"), -1);
   sits_trace_free(t);
   free(path);
+  /* a malformed line names no GPU (a cut last line left one GPU's columns as gpu0) */
+  path = tu_write("cut.csv", "timestamp, pci.bus_id, temperature.gpu\n"
+                             "2024/06/01 11:27:05.177, 00000000:3B:00.0, 44\n"
+                             "2024/06/01 11:27:06.177, 00000000:3B:00.0, 45\n"
+                             "2024/06/01 11:27:07.1\n");
+  t = read_ok(path, NULL);
+  cr_assert_eq(t->skipped, 1);
+  cr_assert_float_eq(at(t, 1, "temp_c.gpu"), 45.0, 0);
+  sits_trace_free(t);
+  free(path);
+  /* rows --interval-ms apart by the lines: a malformed one keeps its place */
+  path = tu_write("nots_cut.csv", "power.draw [W], temperature.gpu\n"
+                                  "100.00 W, 40\n"
+                                  "101.00 W\n"
+                                  "120.00 W, 42\n");
+  sits_trace_opts o1 = {.interval_ms = 1000};
+  t = read_ok(path, &o1);
+  cr_assert_eq(t->n_rows, 2);
+  cr_assert_float_eq(at(t, 1, "time_s"), 2.0, 1e-12);
+  cr_assert_float_eq(at(t, 1, "power_w.gpu"), 120.0, 0);
+  sits_trace_free(t);
+  free(path);
   path = tu_write("nots.csv", "utilization.gpu [%], power.draw [W], temperature.gpu\n"
                               "50 %, 300.00 W, 60\n"
                               "60 %, 310.00 W, 61\n");
