@@ -343,12 +343,22 @@ int sits__tegrastats_read(const char *path, const sits_trace_opts *o, sits_trace
   double *ts_all = NULL; /* the stamped lines' stamps and line numbers */
   size_t *ts_line = NULL, ts_rows = 0, ts_cap = 0;
   for (char *line; (line = sits__trace_lines_next(&L, t, o, &rc, err));) {
+    /* tegrastats ends every line: one without its newline was cut (the log copied or the
+     * capture stopped while it was written), and a cut value reads as another (GR3D_FREQ
+     * 99%@9 from @921) */
+    size_t len = strlen(line);
+    bool cut = len && line[len - 1] != '\n' && line[strspn(line, " \t\r")];
     int n = 0;
     for (char *save = NULL, *p = strtok_r(line, " \t\r\n", &save); p && n < MAX_TOKENS;
          p = strtok_r(NULL, " \t\r\n", &save))
       tok[n++] = p;
     if (n == 0)
       continue;
+    if (cut) {
+      rc = sits__trace_bad_line(t, o, path, L.lineno, "a line cut short (no newline at its end)",
+                                err);
+      continue;
+    }
     long row = sits__trace_add_row(t, L.lineno);
     if (row < 0) {
       rc = sits__fail(err, SITS_ENOMEM, "out of memory");

@@ -653,6 +653,15 @@ Test(trace, tegrastats_public_variants) {
   cr_assert_float_eq(at(t, 1, "freq_mhz.GR3D"), 76.0, 0);
   sits_trace_free(t);
   free(path);
+  /* a last line without its newline was cut (GR3D_FREQ 99%@9 of @921): counted, not read */
+  path = tu_write("cut.log", "RAM 1/2MB CPU [5%@729] GR3D_FREQ 10%@921 tj@40C\n"
+                             "RAM 1/2MB CPU [5%@729] GR3D_FREQ 99%@9");
+  t = read_ok(path, NULL);
+  cr_assert_eq(t->n_rows, 1);
+  cr_assert_eq(t->skipped, 1);
+  cr_assert_eq(t->first_skipped_line, 2);
+  sits_trace_free(t);
+  free(path);
 }
 
 /* nvidia-smi logs of several GPUs without an index field, told apart by pci.bus_id: gpu0,
