@@ -388,8 +388,12 @@ static int write_group(sits_thermal_cal *c, const double *q95, const double *se_
     bool fitted = false;
     for (size_t j = 0; path && j < np; j++)
       fitted |= strcmp(path, paths[j]) == 0;
-    if (!path || fitted || !now || !(e >= 0) ||
-        fabs(config_setting_get_float(now) - v) > 1e-9 * fmax(fabs(v), 1e-300))
+    int type = now ? config_setting_type(now) : CONFIG_TYPE_NONE;
+    double in_force = type == CONFIG_TYPE_FLOAT ? config_setting_get_float(now)
+                      : type == CONFIG_TYPE_INT || type == CONFIG_TYPE_INT64
+                          ? (double)config_setting_get_int64(now)
+                          : NAN;
+    if (!path || fitted || !(e >= 0) || !(fabs(in_force - v) <= 1e-9 * fmax(fabs(v), 1e-300)))
       continue;
     snprintf(names[kept], sizeof names[0], "%s", path);
     from[kept] = (size_t)k, paths[np + kept] = names[kept], values[np + kept] = v;
