@@ -149,12 +149,22 @@ static int read_mapping(const sits_scenario *sc, const sits_trace *t, const char
     *n_pm = 0;
   } else if (!pw || !config_setting_is_list(pw) || config_setting_length(pw) == 0 ||
              config_setting_length(pw) > MAX_MAP)
-    return sits__fail_at(err, SITS_EINPUT, pw ? pw : rp,
-                         "replay.power must be a list of { column; node; fraction; }");
+    return sits__fail_at(err, SITS_EINPUT, pw ? pw : rp, "%s",
+                         pw && config_setting_is_list(pw) && config_setting_length(pw) == 0
+                             ? "replay.power is empty: map at least one power column onto a "
+                               "node ({ column; node; })"
+                         : pw && config_setting_is_list(pw)
+                             ? "replay.power has more entries than this version takes (256)"
+                             : "replay.power must be a list of { column; node; fraction; }");
   if (!se || !config_setting_is_list(se) || config_setting_length(se) == 0 ||
       config_setting_length(se) > MAX_MAP)
-    return sits__fail_at(err, SITS_EINPUT, se ? se : rp,
-                         "replay.sensors must be a list of { column; node; }");
+    return sits__fail_at(err, SITS_EINPUT, se ? se : rp, "%s",
+                         se && config_setting_is_list(se) && config_setting_length(se) == 0
+                             ? "replay.sensors is empty: name at least one temperature column "
+                               "and its node ({ column; node; })"
+                         : se && config_setting_is_list(se)
+                             ? "replay.sensors has more entries than this version takes (256)"
+                             : "replay.sensors must be a list of { column; node; }");
   int rc;
   *n_pm = pw ? (size_t)config_setting_length(pw) : 0;
   for (size_t k = 0; k < *n_pm; k++) {

@@ -45,8 +45,8 @@ Test(replay, power_step_matches_the_closed_form) {
   cr_assert_eq(sits_replay_run(sc, trace, NULL, &r, &err), SITS_OK, "%s", err.msg);
   cr_assert_eq(r->n_sensors, 2);
   const sits_fit_metrics *m = &r->sensors[0].m, *b = &r->sensors[1].m;
-  cr_log_info("exact sensor: rmse %.2e K max %.2e K; biased: bias %.4f K", m->rmse,
-              m->max_abs_err, b->bias);
+  cr_log_info("exact sensor: rmse %.2e K max %.2e K; biased: bias %.4f K", m->rmse, m->max_abs_err,
+              b->bias);
   cr_assert_eq(m->n, 121);
   /* the static 3 W of the platform is left out (the measured power holds it): else the
    * node would settle 6 K higher */
@@ -97,6 +97,11 @@ Test(replay, mapping_errors_name_where) {
        "dye"},
       {"replay = { power = ( { column = \"power_w.in\"; node = \"die\"; } ); };\n",
        "replay.sensors must be a list"},
+      {"replay = { power = ( { column = \"power_w.in\"; node = \"die\"; } ); sensors = ( ); };\n",
+       "replay.sensors is empty: name at least one temperature column"},
+      {"replay = { power = ( ); sensors = ( { column = \"temp_c.exact\"; node = \"die\"; } ); "
+       "};\n",
+       "replay.power is empty"},
       /* a temperature mapped as a power, a power as a sensor: refused, the right columns named */
       {"replay = { power = ( { column = \"temp_c.exact\"; node = \"die\"; } ); sensors = ( { "
        "column = \"temp_c.exact\"; node = \"die\"; } ); };\n",
