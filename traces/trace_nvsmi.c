@@ -197,8 +197,12 @@ static double number(const char *cell, const char *header_unit, int q, const cha
   double v = strtod(cell, &end);
   const char *unit = sits__trim(end); /* a unit after the number: W, mW, %, MHz */
   double scale = unit_scale(known[q].kind, *unit ? unit : header_unit);
-  if (end == cell)
-    return NAN; /* [N/A], [Not Supported], [Unknown Error] */
+  if (end == cell) { /* [N/A], [Not Supported], [Unknown Error] (bracketed or not): missing */
+    if (!(cell[0] == '[' || !*cell || !strcmp(cell, "N/A") || !strncmp(cell, "Not ", 4) ||
+          !strncmp(cell, "Unknown", 7)))
+      *why = "a value is not a number";
+    return NAN;
+  }
   if (*unit && !isalpha((unsigned char)*unit) && *unit != '%')
     *why = "a value is not a number";
   else if (isnan(scale))

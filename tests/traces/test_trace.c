@@ -699,6 +699,19 @@ Test(trace, nvidia_smi_bus_ids_and_no_timestamp) {
   cr_assert_float_eq(at(t, 1, "temp_c.gpu"), 45.0, 0);
   sits_trace_free(t);
   free(path);
+  /* a cell that is no number and no [N/A]-style placeholder makes its line malformed */
+  path = tu_write("badw.csv", "timestamp, power.draw [W], temperature.gpu\n"
+                              "2024/01/02 10:00:00.100, 100.00 W, 50\n"
+                              "2024/01/02 10:00:00.200, bad W, 51\n"
+                              "2024/01/02 10:00:00.300, [N/A], 52\n"
+                              "2024/01/02 10:00:00.400, N/A, 53\n");
+  t = read_ok(path, NULL);
+  cr_assert_eq(t->n_rows, 3);
+  cr_assert_eq(t->first_skipped_line, 3);
+  cr_assert(isnan(at(t, 1, "power_w.gpu")) && isnan(at(t, 2, "power_w.gpu")));
+  cr_assert_float_eq(at(t, 2, "temp_c.gpu"), 53.0, 0);
+  sits_trace_free(t);
+  free(path);
   /* rows --interval-ms apart by the lines: a malformed one keeps its place */
   path = tu_write("nots_cut.csv", "power.draw [W], temperature.gpu\n"
                                   "100.00 W, 40\n"
