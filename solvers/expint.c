@@ -71,6 +71,7 @@ struct sits_expint {
    * elsewhere), the exact values at one length and their largest, which disagree */
   double *mx_d1, *mx_u, *mx_t, *mx_top;
   double *mx_d0, *mx_g, *mx_v, *mx_w, *mx_x, *mx_bs, *mx_lu, *mx_ls, *mx_ru, *mx_rs;
+  double *mx_pu, *mx_ps; /* the sample before the current one */
   bool *mx_bad;
   /* dense output of the last step [t_prev, t]: the ETD2RK step is the exact solution of
    * u' = A u + F(y_prev) + (s / h) (F(a) - F(y_prev)) (s from the step's start), so the
@@ -719,8 +720,10 @@ static void check_maxima(sits_expint *e, double len, const double *y0, const dou
   double *best = e->mx_top, *bs = e->mx_bs, *lu = e->mx_lu, *ls = e->mx_ls, *ru = e->mx_ru,
          *rs = e->mx_rs;
   bool *bad = e->mx_bad;
+  double *pu = e->mx_pu, *ps = e->mx_ps;
   for (size_t i = 0; i < n; i++)
-    bad[i] = false, best[i] = -INFINITY, bs[i] = lu[i] = ls[i] = ru[i] = rs[i] = NAN;
+    bad[i] = false, best[i] = -INFINITY, bs[i] = lu[i] = ls[i] = ru[i] = rs[i] = NAN,
+    pu[i] = ps[i] = NAN;
   int samples = 0;
   /* the march's phi pair: cached, else computed (and the lengths below it cached): a check
    * is rare, where a mode far faster than the interval meets a cubic */
@@ -766,10 +769,11 @@ static void check_maxima(sits_expint *e, double len, const double *y0, const dou
         continue;
       double c = hermite_at(y0[i], y1[i], d0[i], e->mx_d1[i], s / len);
       bad[i] |= fabs(c - u[i]) > MAX_CHECK * (e->o.rtol * fabs(u[i]) + e->atol[i]);
-      if (u[i] > best[i])
-        lu[i] = best[i], ls[i] = bs[i], best[i] = u[i], bs[i] = s, ru[i] = rs[i] = NAN;
+      if (u[i] > best[i]) /* its neighbours: the sample before it, and the one after */
+        lu[i] = pu[i], ls[i] = ps[i], best[i] = u[i], bs[i] = s, ru[i] = rs[i] = NAN;
       else if (isnan(rs[i]))
         ru[i] = u[i], rs[i] = s;
+      pu[i] = u[i], ps[i] = s;
     }
   }
   for (size_t i = 0; samples && i < n; i++) {
@@ -1041,11 +1045,11 @@ sits_expint *sits_expint_new(const sits_expint_opts *o, double t0, const double 
     }
     e->a_step = -1;
     e->q_step = -1;
-    double **vec[] = {&e->atol,   &e->y,      &e->y_prev, &e->f,     &e->f_prev, &e->a,
-                      &e->fa,     &e->d,      &e->corr,   &e->tmp,   &e->y_try,  &e->ymax,
-                      &e->step_d, &e->dn_y,   &e->dn_v,   &e->dn_q,  &e->mx_d1,  &e->mx_u,
-                      &e->mx_t,   &e->mx_top, &e->mx_d0,  &e->mx_g,  &e->mx_v,   &e->mx_w,
-                      &e->mx_x,   &e->mx_bs,  &e->mx_lu,  &e->mx_ls, &e->mx_ru,  &e->mx_rs};
+    double **vec[] = {
+        &e->atol,  &e->y,     &e->y_prev, &e->f,      &e->f_prev, &e->a,     &e->fa,    &e->d,
+        &e->corr,  &e->tmp,   &e->y_try,  &e->ymax,   &e->step_d, &e->dn_y,  &e->dn_v,  &e->dn_q,
+        &e->mx_d1, &e->mx_u,  &e->mx_t,   &e->mx_top, &e->mx_d0,  &e->mx_g,  &e->mx_v,  &e->mx_w,
+        &e->mx_x,  &e->mx_bs, &e->mx_lu,  &e->mx_ls,  &e->mx_ru,  &e->mx_rs, &e->mx_pu, &e->mx_ps};
     for (size_t k = 0; ok && k < sizeof vec / sizeof vec[0]; k++)
       ok = (*vec[k] = calloc(n, sizeof(double))) != NULL;
     ok = ok && (e->mx_bad = calloc(n, sizeof(bool)));
@@ -1082,7 +1086,7 @@ void sits_expint_free(sits_expint *e) {
                    e->phi_scratch2, e->step_d, e->dn_y,       e->dn_v,  e->dn_q,   e->mx_d1,
                    e->mx_u,         e->mx_t,   e->mx_top,     e->mx_d0, e->mx_g,   e->mx_v,
                    e->mx_w,         e->mx_x,   e->mx_bs,      e->mx_lu, e->mx_ls,  e->mx_ru,
-                   e->mx_rs};
+                   e->mx_rs,        e->mx_pu,  e->mx_ps};
   for (size_t k = 0; k < sizeof vec / sizeof vec[0]; k++)
     free(vec[k]);
   free(e->mx_bad);

@@ -145,8 +145,9 @@ static int read_mapping(const sits_scenario *sc, const sits_trace *t, const char
   const config_setting_t *se = config_setting_get_member(rp, "sensors");
   /* with modelled domains the measured power may be none */
   bool modelled = config_setting_get_member(rp, "domains") != NULL;
-  if (modelled && !pw) {
-    *n_pm = 0;
+  if (modelled && (!pw || (config_setting_is_list(pw) && config_setting_length(pw) == 0))) {
+    *n_pm = 0; /* the modelled domains give the power */
+    pw = NULL;
   } else if (!pw || !config_setting_is_list(pw) || config_setting_length(pw) == 0 ||
              config_setting_length(pw) > MAX_MAP)
     return sits__fail_at(err, SITS_EINPUT, pw ? pw : rp, "%s",

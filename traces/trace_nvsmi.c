@@ -292,8 +292,9 @@ typedef struct nvsmi {
   size_t n_lines; /* sample lines so far, malformed ones too */
 } nvsmi;
 
-/* The column prefix of the GPU of cell @p key ("gpu" without a key field). */
-static void gpu_label(nvsmi *s, const char *key, char *gpu, size_t size) {
+/* The column prefix of the GPU of cell @p key ("gpu" without a key field); with @p add a key
+ * not seen yet is taken as the next GPU (only once its line is read). */
+static void gpu_label(nvsmi *s, const char *key, char *gpu, size_t size, bool add) {
   snprintf(gpu, size, "gpu");
   if (s->i_key < 0)
     return;
@@ -302,9 +303,9 @@ static void gpu_label(nvsmi *s, const char *key, char *gpu, size_t size) {
     return;
   }
   size_t k = 0;
-  while (k < s->n_keys && strcmp(s->keys[k], key) != 0)
+  while (k < s->n_keys && strncmp(s->keys[k], key, sizeof s->keys[0] - 1) != 0)
     k++;
-  if (k == s->n_keys && k < MAX_GPUS)
+  if (add && k == s->n_keys && k < MAX_GPUS)
     snprintf(s->keys[s->n_keys++], sizeof s->keys[0], "%s", key);
   if (k)
     snprintf(gpu, size, "gpu%zu", k);
@@ -368,10 +369,10 @@ static int sample(nvsmi *s, sits_trace *t, const sits_trace_opts *o, const char 
   bool merge =
       ok && s->i_key >= 0 && s->n_row_gpus > 0 && s->n_row_gpus < MAX_GPUS && t->n_rows > 0;
   for (size_t k = 0; merge && k < s->n_row_gpus; k++)
-    merge = strcmp(s->row_gpus[k], f[s->i_key]) != 0;
+    merge = strncmp(s->row_gpus[k], f[s->i_key], sizeof s->row_gpus[0] - 1) != 0;
   char gpu[32] = "gpu"; /* a malformed line names no GPU */
-  if (ok)
-    gpu_label(s, s->i_key >= 0 ? f[s->i_key] : "", gpu, sizeof gpu);
+  if (ok)               /* the name it would take: taken (added) once the line is read */
+    gpu_label(s, s->i_key >= 0 ? f[s->i_key] : "", gpu, sizeof gpu, false);
   const char *why = NULL;
   int rc = SITS_OK;
   if (ok && (merge || ts > s->prev) &&
@@ -381,6 +382,7 @@ static int sample(nvsmi *s, sits_trace *t, const sits_trace_opts *o, const char 
     return rc;
   if (merge) {
     snprintf(s->row_gpus[s->n_row_gpus++], sizeof s->row_gpus[0], "%s", f[s->i_key]);
+    gpu_label(s, f[s->i_key], gpu, sizeof gpu, true);
     return row_values(t, f, n, s->plans, s->units, s->names, gpu, &why);
   }
   if (!ok || !(ts > s->prev))
@@ -393,8 +395,10 @@ static int sample(nvsmi *s, sits_trace *t, const sits_trace_opts *o, const char 
   if (sits__trace_add_row(t, lineno) < 0)
     return sits__fail(err, SITS_ENOMEM, "out of memory");
   s->n_row_gpus = 0;
-  if (s->i_key >= 0)
+  if (s->i_key >= 0) {
     snprintf(s->row_gpus[s->n_row_gpus++], sizeof s->row_gpus[0], "%s", f[s->i_key]);
+    gpu_label(s, f[s->i_key], gpu, sizeof gpu, true);
+  }
   rc = sits__trace_set(t, "time_s", ts - s->t0);
   if (rc == SITS_OK)
     rc = row_values(t, f, n, s->plans, s->units, s->names, gpu, &why);
@@ -439,9 +443,19 @@ int sits__nvsmi_read(const char *path, const sits_trace_opts *o, sits_trace *t, 
       field_name(f[k], s.names[k], sizeof s.names[k], s.units[k], sizeof s.units[k]);
   }
   for (char *line; rc == SITS_OK && (line = sits__trace_lines_next(&L, t, o, &rc, err));) {
+    /* nvidia-smi ends every line: one without its newline was cut while the log was written
+     * (a cut cell still reads: 62 as 6) */
+    size_t len = strlen(line);
+    bool cut = len && line[len - 1] != '\n';
     char *str = sits__trim(line);
     if (!*str || *str == '#')
       continue;
+    if (cut && s.n_fields) {
+      s.n_lines++; /* it took its place */
+      rc = sits__trace_bad_line(t, o, path, L.lineno, "a line cut short (no newline at its end)",
+                                err);
+      continue;
+    }
     size_t n = sits__trace_split(str, f, MAX_FIELDS);
     if (s.n_fields) {
       rc = sample(&s, t, o, path, L.lineno, f, n, err);

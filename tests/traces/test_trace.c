@@ -689,6 +689,19 @@ Test(trace, nvidia_smi_bus_ids_and_no_timestamp) {
   cr_assert_eq(sits_trace_column(t, "nvsmi.gpu0_driver_version"), -1);
   sits_trace_free(t);
   free(path);
+  /* a last line without its newline was cut ("00000000:0" of a bus id, "6" of "62"): counted,
+   * and it names no GPU */
+  path = tu_write("cutkey.csv", "timestamp, temperature.gpu, pci.bus_id\n"
+                                "2024/06/01 11:27:05.177, 44, 00000000:3B:00.0\n"
+                                "2024/06/01 11:27:06.177, 45, 00000000:3B:00.0\n"
+                                "2024/06/01 11:27:07.177, 6, 00000000:0");
+  t = read_ok(path, NULL);
+  cr_assert_eq(t->n_rows, 2);
+  cr_assert_eq(t->skipped, 1);
+  cr_assert_float_eq(at(t, 1, "temp_c.gpu"), 45.0, 0);
+  cr_assert_eq(sits_trace_column(t, "temp_c.gpu1"), -1);
+  sits_trace_free(t);
+  free(path);
   /* a malformed line names no GPU (a cut last line left one GPU's columns as gpu0) */
   path = tu_write("cut.csv", "timestamp, pci.bus_id, temperature.gpu\n"
                              "2024/06/01 11:27:05.177, 00000000:3B:00.0, 44\n"
