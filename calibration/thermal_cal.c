@@ -583,14 +583,14 @@ static void plausibility(problem *pb) {
   sits_thermal_cal *c = pb->c;
   const sits_thermal *th = sits_scenario_thermal(pb->sc);
   size_t np = c->n_params;
-  /* a sensor that hardly moves over the training rows determines no R or C: every value
-   * between the ranges' ends fits it (the band and the flags below then say little more) */
   bool grounded = false; /* a link to the ambient: else its fitted value changes nothing */
   for (size_t i = 0; i < pb->n_nodes; i++)
     grounded |= sits_thermal_ambient_conductance_w_per_k(th, (int)i) > 0;
   if (c->fit_ambient && !grounded)
     flag(c, "ambient_c is fitted but no link reaches the ambient: its value changes nothing, "
             "and the network has no steady state (add a link to \"ambient\")");
+  /* a sensor that hardly moves over the training rows determines no R or C: every value
+   * between the ranges' ends fits it (the band and the flags below then say little more) */
   bool network = !pb->o->keep_network || pb->o->fit_capacitance; /* R or C fitted */
   for (size_t k = 0; network && k < c->n_sensors; k++) {
     int col = sits_trace_column(pb->trace, c->sensor[k]);

@@ -418,23 +418,31 @@ static size_t root_of(size_t *parent, size_t i) {
 }
 
 int sits_thermal_check_grounded(const sits_thermal *th, sits_err *err) {
+  return sits_thermal_check_reachable(th, NULL, err);
+}
+
+int sits_thermal_check_reachable(const sits_thermal *th, const bool *pinned, sits_err *err) {
   size_t n = th->n_nodes;
   size_t *parent = malloc((n + 1) * sizeof *parent);
   if (!parent)
     return sits__fail(err, SITS_ENOMEM, "out of memory");
   for (size_t i = 0; i <= n; i++)
-    parent[i] = i; /* index n is the ambient */
+    parent[i] = i; /* index n is the ambient, with the pinned nodes */
   for (size_t i = 0; i < n; i++)
-    if (th->nodes[i].g_amb_w_per_k > 0)
+    if (th->nodes[i].g_amb_w_per_k > 0 || (pinned && pinned[i]))
       parent[root_of(parent, i)] = root_of(parent, n);
   for (size_t k = 0; k < th->n_links; k++)
     parent[root_of(parent, (size_t)th->links[k].a)] = root_of(parent, (size_t)th->links[k].b);
   int rc = SITS_OK;
   for (size_t i = 0; i < n && rc == SITS_OK; i++)
     if (root_of(parent, i) != root_of(parent, n))
-      rc = sits__fail(err, SITS_EINPUT,
-                      "node '%s' has no path to the ambient: it has no steady state",
-                      th->nodes[i].name);
+      rc = pinned ? sits__fail(err, SITS_EINPUT,
+                               "node '%s' has no path to the ambient or to a sensed node: its "
+                               "temperature is not determined",
+                               th->nodes[i].name)
+                  : sits__fail(err, SITS_EINPUT,
+                               "node '%s' has no path to the ambient: it has no steady state",
+                               th->nodes[i].name);
   free(parent);
   return rc;
 }

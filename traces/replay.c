@@ -126,6 +126,18 @@ static int auto_mapping(const sits_scenario *sc, const sits_trace *t, power_map 
   return *n_pm && *n_sens ? SITS_OK : SITS_EINPUT;
 }
 
+/* Why replay.@p name (@p g, NULL when missing; in group @p rp) is not a usable list: empty (a
+ * user forgot it: @p need says what to give), too long, or not a list of @p shape. */
+static int list_error(const config_setting_t *g, const config_setting_t *rp, const char *name,
+                      const char *need, const char *shape, sits_err *err) {
+  if (g && config_setting_is_list(g) && config_setting_length(g) == 0)
+    return sits__fail_at(err, SITS_EINPUT, g, "replay.%s is empty: %s (%s)", name, need, shape);
+  if (g && config_setting_is_list(g))
+    return sits__fail_at(err, SITS_EINPUT, g,
+                         "replay.%s has more entries than this version takes (%d)", name, MAX_MAP);
+  return sits__fail_at(err, SITS_EINPUT, g ? g : rp, "replay.%s must be a list of %s", name, shape);
+}
+
 /* replay.power and replay.sensors */
 static int read_mapping(const sits_scenario *sc, const sits_trace *t, const char *path,
                         power_map *pm, size_t *n_pm, sits_replay_sensor *sens, size_t *n_sens,
@@ -150,22 +162,12 @@ static int read_mapping(const sits_scenario *sc, const sits_trace *t, const char
     pw = NULL;
   } else if (!pw || !config_setting_is_list(pw) || config_setting_length(pw) == 0 ||
              config_setting_length(pw) > MAX_MAP)
-    return sits__fail_at(err, SITS_EINPUT, pw ? pw : rp, "%s",
-                         pw && config_setting_is_list(pw) && config_setting_length(pw) == 0
-                             ? "replay.power is empty: map at least one power column onto a "
-                               "node ({ column; node; })"
-                         : pw && config_setting_is_list(pw)
-                             ? "replay.power has more entries than this version takes (256)"
-                             : "replay.power must be a list of { column; node; fraction; }");
+    return list_error(pw, rp, "power", "map at least one power column onto a node",
+                      "{ column; node; fraction; }", err);
   if (!se || !config_setting_is_list(se) || config_setting_length(se) == 0 ||
       config_setting_length(se) > MAX_MAP)
-    return sits__fail_at(err, SITS_EINPUT, se ? se : rp, "%s",
-                         se && config_setting_is_list(se) && config_setting_length(se) == 0
-                             ? "replay.sensors is empty: name at least one temperature column "
-                               "and its node ({ column; node; })"
-                         : se && config_setting_is_list(se)
-                             ? "replay.sensors has more entries than this version takes (256)"
-                             : "replay.sensors must be a list of { column; node; }");
+    return list_error(se, rp, "sensors", "name at least one temperature column and its node",
+                      "{ column; node; }", err);
   int rc;
   *n_pm = pw ? (size_t)config_setting_length(pw) : 0;
   for (size_t k = 0; k < *n_pm; k++) {
@@ -351,35 +353,6 @@ static double first_value(const sits_trace *t, int c) {
   return NAN;
 }
 
-static size_t root_of(size_t *parent, size_t i) {
-  while (parent[i] != i)
-    i = parent[i] = parent[parent[i]];
-  return i;
-}
-
-/* The first node with no path to the ambient or to a sensed (pinned) node, or NULL. */
-static const char *floating_node(const sits_thermal *th, const bool *sensed) {
-  size_t n = sits_thermal_node_count(th);
-  size_t *parent = malloc((n + 1) * sizeof *parent);
-  const char *name = NULL;
-  if (!parent)
-    return NULL;
-  for (size_t i = 0; i <= n; i++)
-    parent[i] = i; /* n: the ambient, with every sensed node */
-  for (size_t i = 0; i < n; i++)
-    if (sensed[i] || sits_thermal_ambient_conductance_w_per_k(th, (int)i) > 0)
-      parent[root_of(parent, i)] = root_of(parent, n);
-  int a, b;
-  for (size_t k = 0; sits_thermal_link_ends(th, k, &a, &b) == SITS_OK; k++)
-    if (a >= 0 && b >= 0)
-      parent[root_of(parent, (size_t)a)] = root_of(parent, (size_t)b);
-  for (size_t i = 0; i < n && !name; i++)
-    if (root_of(parent, i) != root_of(parent, n))
-      name = sits_thermal_name(th, (int)i);
-  free(parent);
-  return name;
-}
-
 /* Unsensed nodes: the steady state of @p p0 (node powers) with the sensed nodes pinned:
  * G_uu T_u = P_u + g_amb,u T_amb - G_us T_s, through sits_netsteady.h (a dense LU for board
  * models, a sparse factorisation for large networks). */
@@ -394,15 +367,10 @@ static int initial_state(const sits_thermal *th, const bool *sensed, const doubl
   sits_net_steady *lin = sits_net_steady_new(th, &o, err);
   int rc = lin ? sits_net_steady_solve(lin, p0, ambient_c, t_c, err) : err->code;
   sits_net_steady_free(lin);
-  if (rc == SITS_EINPUT) { /* a part with no path to the ambient or a sensed node: which */
-    const char *alone = floating_node(th, sensed);
-    if (alone)
-      return sits__fail(err, SITS_EINPUT,
-                        "node '%s' has no path to the ambient or to a sensed node: its "
-                        "temperature is not determined",
-                        alone);
+  if (rc == SITS_EINPUT && sits_thermal_check_reachable(th, sensed, err) != SITS_OK)
+    return SITS_EINPUT; /* a part with no path to the ambient or a sensed node: named */
+  if (rc == SITS_EINPUT)
     return sits__fail(err, SITS_ESOLVER, "the initial steady state is singular");
-  }
   return rc;
 }
 

@@ -117,6 +117,11 @@ SITS_API gsl_spmatrix *sits_thermal_conductance(const sits_thermal *th);
  * steady state unique. SITS_EINPUT names the first node without one.
  */
 SITS_API int sits_thermal_check_grounded(const sits_thermal *th, sits_err *err);
+/** As sits_thermal_check_grounded(), with the nodes marked in @p pinned (n_nodes flags; a
+ *  replay's sensed nodes, whose temperatures are given) counting as grounded: SITS_EINPUT
+ *  naming the first node with no path to the ambient or to a pinned node. */
+SITS_API int sits_thermal_check_reachable(const sits_thermal *th, const bool *pinned,
+                                          sits_err *err);
 
 SITS_END_DECLS
 

@@ -76,6 +76,14 @@ Test(thermal, grounded_check) {
   sits_thermal_add_link(th, c, d, 1.0, &err);
   cr_assert_eq(sits_thermal_check_grounded(th, &err), SITS_EINPUT);
   cr_assert(strstr(err.msg, "'floating' has no path to the ambient"), "%s", err.msg);
+  /* a pinned (sensed) node grounds its part: pinning floating2 grounds floating too; a third
+   * node on its own is then the one named */
+  bool pinned[5] = {false, false, false, true, false};
+  cr_assert_eq(sits_thermal_check_reachable(th, pinned, &err), SITS_OK, "%s", err.msg);
+  sits_thermal_add_node(th, "alone", 1.0, &err);
+  cr_assert_eq(sits_thermal_check_reachable(th, pinned, &err), SITS_EINPUT);
+  cr_assert(strstr(err.msg, "'alone' has no path to the ambient or to a sensed node"), "%s",
+            err.msg);
   sits_thermal_free(th);
 }
 
