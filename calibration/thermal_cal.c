@@ -473,6 +473,7 @@ static int setup(problem *pb, sits_err *err) {
                       o->use_to);
     pb->n_train = rc ? 0 : pb->use_hi - (pb->hold_hi - pb->hold_lo);
     c->n_rows = pb->n_rows, c->n_train = pb->n_train;
+    c->trace_skipped = trace->skipped, c->trace_first_skipped_line = trace->first_skipped_line;
     c->n_sensors = rep->n_sensors < SITS_THERMAL_CAL_MAX_SENSORS ? rep->n_sensors
                                                                  : SITS_THERMAL_CAL_MAX_SENSORS;
     for (size_t k = 0; k < c->n_sensors; k++)

@@ -681,12 +681,9 @@ static int calibrate_thermal(args *a, cli_ctx *ctx) {
   int code = rc ? cli_fail(rc, &err) : EXIT_OK;
   if (rc == SITS_OK) {
     sits_thermal_cal_write_json(&cal, stdout);
-    sits_trace *t = NULL; /* the lines the fit passed over, said as replay says them */
-    sits_err quiet = {0};
-    if (sits_trace_read(a->th.trace_path, &a->th.trace, &t, &quiet) == SITS_OK && t->skipped)
+    if (cal.trace_skipped) /* the lines the fit passed over, said as replay says them */
       fprintf(stderr, "sitsenergy: %s: %zu malformed lines skipped (the first on line %zu)\n",
-              a->th.trace_path, t->skipped, t->first_skipped_line);
-    sits_trace_free(t);
+              a->th.trace_path, cal.trace_skipped, cal.trace_first_skipped_line);
     if (cal.unidentifiable)
       cli_error("warning: the fit is ill-conditioned (rcond %.2g): the parameters listed as "
                 "unidentifiable are not determined by this trace (add a sensor on their nodes or "

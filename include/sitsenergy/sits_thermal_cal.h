@@ -211,6 +211,8 @@ typedef struct sits_thermal_cal {
                                                             none); residual_q95_c the wider */
   double band_coverage[SITS_THERMAL_CAL_MAX_SENSORS];
   double band_mean_half_width_c[SITS_THERMAL_CAL_MAX_SENSORS];
+  /** The trace's malformed lines the fit passed over, and the first one's line number. */
+  size_t trace_skipped, trace_first_skipped_line;
 } sits_thermal_cal;
 
 SITS_API int sits_calibrate_thermal(const sits_thermal_cal_opts *o, sits_thermal_cal *out,
