@@ -305,14 +305,56 @@ static void run_marks(FILE *gp, const sits_result *r, bool *thermal, bool *cap) 
   run_event_lines(gp, r);
 }
 
+/* The widest key title (in characters) of a run's two panels: the plotted nodes, the domains'
+ * clocks, the peak's band, the limit and the fixed titles. */
+static size_t run_key_chars(const run_arg *a) {
+  const sits_thermal *th = sits_scenario_thermal(a->sc);
+  size_t n = sits_thermal_node_count(th), pick[RUN_PLOT_NODES], w = strlen("thermal throttling");
+  size_t n_pick = plotted_nodes(a->r, n, pick);
+  for (size_t k = 0; k < (n_pick ? n_pick : n); k++) {
+    const char *name = sits_thermal_name(th, (int)(n_pick ? pick[k] : k));
+    size_t len = strlen("temp_c.") + (name ? strlen(name) : 0);
+    w = len > w ? len : w;
+  }
+  size_t nd = 0;
+  const sits_domain *d = sits_scenario_domains(a->sc, &nd);
+  for (size_t k = 0; k < nd; k++) {
+    size_t len = strlen("freq_mhz.") + strlen(d[k].name);
+    w = len > w ? len : w;
+  }
+  const sits_band *band = sits_result_band(a->r);
+  const sits_summary *s = sits_result_summary(a->r);
+  if (band && band->set && s) { /* as run_upper_panel titles it */
+    char t[96];
+    size_t len = (size_t)snprintf(t, sizeof t, "Tj peak %.2f +- %.2f C (95 %% band)",
+                                  s->max_junction_temp_c, band->max_junction_temp_half_width_c);
+    w = len > w ? len : w;
+  }
+  return w;
+}
+
+/* Key characters that fit right of a multiplot's plot area at RUN_RMARGIN; each one more takes
+ * about RUN_KEY_CHAR of the width (the PNG's font at its 1200-pixel width: 7.1 px), the plot
+ * area no narrower than to RUN_RMARGIN_MIN (a longer title then runs over the y2 label). */
+#define RUN_RMARGIN 0.74
+#define RUN_KEY_FITS 24
+#define RUN_KEY_CHAR 0.006
+#define RUN_RMARGIN_MIN 0.45
+
 static void run_script(FILE *gp, const void *p, const char *csv) {
   const run_arg *a = p;
   char *header = csv_header(csv);
   bool lower = has_lower_panel(a, header);
   fputs("set autoscale xfix\nset offsets 0, 0, graph 0.05, graph 0.05\nset key outside right top\n",
         gp);
-  if (lower) /* the panels' plot areas aligned, whatever their keys' widths */
-    fputs("set multiplot layout 2,1\nset lmargin at screen 0.07\nset rmargin at screen 0.74\n", gp);
+  if (lower) { /* the panels' plot areas aligned, and room for the wider key */
+    size_t key = run_key_chars(a);
+    double right =
+        RUN_RMARGIN - (key > RUN_KEY_FITS ? (double)(key - RUN_KEY_FITS) : 0.0) * RUN_KEY_CHAR;
+    fprintf(gp,
+            "set multiplot layout 2,1\nset lmargin at screen 0.07\nset rmargin at screen %.3f\n",
+            right > RUN_RMARGIN_MIN ? right : RUN_RMARGIN_MIN);
+  }
   bool thermal, cap;
   run_marks(gp, a->r, &thermal, &cap);
   run_upper_panel(gp, a, csv, thermal, cap);

@@ -68,7 +68,25 @@ char *sits__lines_next(sits__lines *L, bool *binary) {
     memmove(L->line, L->line + 3, len - 2); /* UTF-8's byte-order mark, as spreadsheets save */
     len -= 3;
   }
-  if (utf16)
+  const char *packed = NULL; /* a compressed file, by its magic number */
+  if (L->lineno == 1) {
+    static const struct {
+      const char *magic;
+      size_t len;
+      const char *what;
+    } kinds[] = {{"\x1F\x8B", 2, "gzip-compressed (decompress it first: gunzip)"},
+                 {"\xFD" "7zXZ", 5, "xz-compressed (decompress it first: unxz)"},
+                 {"\x28\xB5\x2F\xFD", 4, "zstd-compressed (decompress it first: unzstd)"},
+                 {"BZh", 3, "bzip2-compressed (decompress it first: bunzip2)"},
+                 {"PK\x03\x04", 4, "a zip archive (extract the log first: unzip)"}};
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0] && !packed; i++)
+      if (len >= kinds[i].len && memcmp(L->line, kinds[i].magic, kinds[i].len) == 0 &&
+          (i != 3 || (len >= 10 && memcmp(L->line + 4, "1AY&SY", 6) == 0)))
+        packed = kinds[i].what;
+  }
+  if (packed)
+    L->reason = packed;
+  else if (utf16)
     L->reason = "UTF-16 text (save the file as UTF-8)";
   else if (nul)
     L->reason = "binary data in a text file";

@@ -31,6 +31,7 @@
 
 #define MAX_FIELDS 64
 #define MAX_GPUS 64 /* lines of one sample merged into a row (index fields) */
+#define MERGE_FIRST_S 0.05 /* lines this close to the first row's are of its sample */
 
 /* `2026/07/15 01:52:12.832` -> the day number and the seconds in the day,
  * kept apart so that millisecond differences survive (an epoch in seconds would not). */
@@ -280,6 +281,7 @@ typedef struct nvsmi {
   int i_time, i_key; /* the timestamp field; the GPU's: index, else pci.bus_id, else uuid */
   bool key_index;
   double t0, prev;
+  double gap; /* the last two rows' time apart (0: not known yet) */
   long day0;
   /* the GPUs (key cells) in the last row: nvidia-smi writes a line per GPU per sample, and
    * the lines of one sample are one row (gpu0's columns, gpu1's, ...) */
@@ -370,6 +372,11 @@ static int sample(nvsmi *s, sits_trace *t, const sits_trace_opts *o, const char 
       ok && s->i_key >= 0 && s->n_row_gpus > 0 && s->n_row_gpus < MAX_GPUS && t->n_rows > 0;
   for (size_t k = 0; merge && k < s->n_row_gpus; k++)
     merge = strncmp(s->row_gpus[k], f[s->i_key], sizeof s->row_gpus[0] - 1) != 0;
+  /* ... and stamped within the sample: a GPU whose line of this sample is missing starts the
+   * next one (under half the rows' spacing from the row's first line, or 50 ms before that
+   * spacing is known) */
+  if (merge && s->i_time >= 0)
+    merge = ts - s->prev < (s->gap > 0 ? 0.5 * s->gap : MERGE_FIRST_S);
   char gpu[32] = "gpu"; /* a malformed line names no GPU */
   if (ok)               /* the name it would take: taken (added) once the line is read */
     gpu_label(s, s->i_key >= 0 ? f[s->i_key] : "", gpu, sizeof gpu, false);
@@ -391,6 +398,8 @@ static int sample(nvsmi *s, sits_trace *t, const sits_trace_opts *o, const char 
         n != s->n_fields ? "wrong number of fields" : "bad or non-increasing timestamp", err);
   if (s->prev == -INFINITY)
     s->t0 = ts;
+  else
+    s->gap = ts - s->prev;
   s->prev = ts;
   if (sits__trace_add_row(t, lineno) < 0)
     return sits__fail(err, SITS_ENOMEM, "out of memory");

@@ -68,6 +68,12 @@ static int detect(const char *path, char *first, size_t size, size_t *first_no,
         *r = &readers[0];
     }
   }
+  if (rc == SITS_OK && !seen)
+    rc = L.lineno == 0
+             ? sits__fail(err, SITS_EINPUT, "%s: empty file (no lines to read)", path)
+             : sits__fail(err, SITS_EINPUT,
+                          "%s:%zu: no samples: the file's lines are all blank or comments", path,
+                          L.lineno);
   sits__lines_close(&L);
   return rc;
 }

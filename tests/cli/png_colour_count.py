@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Counts the pixels of exact colours in an 8-bit RGB/RGBA PNG (what gnuplot's pngcairo
-writes): png_colour_count.py FILE.png RRGGBB... Prints the counts, one line, in that order. Standard library only (zlib),
+writes): png_colour_count.py FILE.png RRGGBB... Prints the counts, one line, in that order;
+png_colour_count.py --x-extent FILE.png Y0 Y1 RRGGBB prints the first and last column of that
+colour in rows Y0..Y1-1 (-1 -1: none). Standard library only (zlib),
 so that a plot test can check what a plot shows, not only that gnuplot accepted it."""
 import struct
 import sys
@@ -46,6 +48,13 @@ def pixels(path):
 
 
 if __name__ == "__main__":
+    if len(sys.argv) == 6 and sys.argv[1] == "--x-extent":  # --x-extent FILE Y0 Y1 RRGGBB
+        rows, bpp = pixels(sys.argv[2])
+        want, xs = bytes.fromhex(sys.argv[5]), []
+        for r in rows[int(sys.argv[3]):int(sys.argv[4])]:
+            xs += [x // bpp for x in range(0, len(r), bpp) if bytes(r[x:x + 3]) == want]
+        print(f"{min(xs)} {max(xs)}" if xs else "-1 -1")  # the colour's columns in those rows
+        sys.exit(0)
     rows, bpp = pixels(sys.argv[1])
     count = {bytes.fromhex(c): 0 for c in sys.argv[2:]}
     for r in rows:

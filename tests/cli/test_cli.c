@@ -177,6 +177,46 @@ Test(cli, run_plot_marks_throttling_and_events) {
   free(sc);
 }
 
+/* A long node name widens the run plot's key: the plot areas narrow so the key's text starts
+ * right of the power axis's tics and label. Its 48-character title (temp_c. and 41) at the
+ * PNG's 7.1 px a character, right-aligned at x = 1130, starts at x = 789; the tics and label
+ * take about 60 px right of the plot area, so its right edge (where the throttling shading of
+ * the lower panel ends) must be left of x = 729. It was at 888 with any key. */
+Test(cli, run_plot_makes_room_for_a_long_key) {
+  char *sc = tu_write(
+      "longkey.cfg",
+      "platform = { thermal = {\n"
+      "  nodes = ( { name = \"die_of_the_application_processor_cluster0\"; c_j_per_k = 2.0;\n"
+      "              junction = true; } );\n"
+      "  links = ( { a = \"die_of_the_application_processor_cluster0\"; b = \"ambient\";\n"
+      "              r_k_per_w = 7.0; } ); };\n"
+      "  domains = ( { name = \"gpu\"; node = \"die_of_the_application_processor_cluster0\";\n"
+      "    ceff_f = 1.0e-8; idle_w = 0.5; max_rate = 100.0;\n"
+      "    opp = ( { freq_mhz = 300.0; volt_v = 0.6; power_w = 2.0; },\n"
+      "            { freq_mhz = 900.0; volt_v = 0.9; power_w = 12.0; } ); } );\n"
+      "  governor = { kind = \"performance\"; period_s = 0.05;\n"
+      "    thermal = { kind = \"step_wise\"; sensor = "
+      "\"die_of_the_application_processor_cluster0\";\n"
+      "                trip_c = 50.0; hysteresis_c = 2.0; }; }; };\n"
+      "workload = { phases = ( { duration_s = 40.0; demand = { gpu = 1.0; }; } ); };\n"
+      "ambient_c = 25.0; duration_s = 40.0;\n");
+  char args[2048], png[1024], cmd[2048], *out, *err;
+  snprintf(png, sizeof png, "%s/longkey.png", tu_dir());
+  snprintf(args, sizeof args, "run %s --quiet --plot %s", sc, png);
+  cr_assert_eq(tu_cli(args, &out, &err), 0, "%s", err);
+  snprintf(cmd, sizeof cmd, "python3 %s/../cli/png_colour_count.py --x-extent '%s' 550 940 f6c9c4",
+           SITS_TEST_DATA, png);
+  FILE *p = popen(cmd, "r");
+  int x0 = -1, x1 = -1;
+  cr_assert(p && fscanf(p, "%d %d", &x0, &x1) == 2, "%s: cannot read its pixels", png);
+  pclose(p);
+  cr_assert(x0 > 0 && x1 > x0, "%s: no throttling shading in the lower panel (%d..%d)", png, x0,
+            x1);
+  cr_assert_lt(x1, 729, "%s: the plot area reaches x = %d, under the key's text", png, x1);
+  cr_assert_gt(x1, 600, "%s: the plot area narrowed more than the key needs (x = %d)", png, x1);
+  free(out), free(err), free(sc);
+}
+
 Test(cli, check_gives_exit_3_on_violation) {
   char args[2048], *out, *err;
   char *sc = shipped("scenarios/orin_nx_vlm_burst.cfg");

@@ -573,10 +573,19 @@ Test(trace, nvidia_smi_index_first_and_several_gpus) {
                "1, NVIDIA H100, 2026/07/15 01:52:12.103, 201.00 W, 61, 1.5 kW\n"
                "0, NVIDIA H100, 2026/07/15 01:52:12.200, 102.00 W, 52, 1980 MHz\n"
                "0, NVIDIA H100, 2026/07/15 01:52:12.300, 103.00 W, 53, 1980 MHz\n"
-               "1, NVIDIA H100, 2026/07/15 01:52:12.300, 203.00 W, 63, 1740 MHz\n");
+               "1, NVIDIA H100, 2026/07/15 01:52:12.300, 203.00 W, 63, 1740 MHz\n"
+               "1, NVIDIA H100, 2026/07/15 01:52:12.400, 204.00 W, 64, 1740 MHz\n"
+               "0, NVIDIA H100, 2026/07/15 01:52:12.500, 105.00 W, 55, 1980 MHz\n"
+               "1, NVIDIA H100, 2026/07/15 01:52:12.502, 205.00 W, 65, 1740 MHz\n");
   sits_trace *t = read_ok(path, NULL); /* the format by content: the sniff finds the header */
   cr_assert_str_eq(t->format, "nvsmi");
-  cr_assert_eq(t->n_rows, 4);
+  cr_assert_eq(t->n_rows, 6);
+  /* GPU 0's line at .400 is missing: its .500 line starts the next sample, not .400's */
+  cr_assert(isnan(at(t, 4, "power_w.gpu0")));
+  cr_assert_float_eq(at(t, 4, "power_w.gpu1"), 204.0, 0);
+  cr_assert_float_eq(at(t, 5, "time_s"), 0.5, 1e-9);
+  cr_assert_float_eq(at(t, 5, "power_w.gpu0"), 105.0, 0);
+  cr_assert_float_eq(at(t, 5, "power_w.gpu1"), 205.0, 0);
   cr_assert_eq(t->skipped, 1); /* line 5: kW is not a clock's unit */
   cr_assert_eq(t->first_skipped_line, 5);
   cr_assert_float_eq(at(t, 0, "time_s"), 0.0, 0);
