@@ -121,8 +121,9 @@ static int cmd_hotspot(int argc, char **argv) {
                         sits_hs_options_get(opts, "materials_file")};
     const char *out[] = {sits_hs_options_get(opts, "o"), sits_hs_options_get(opts, "steady_file"),
                          sits_hs_options_get(opts, "grid_steady_file"),
-                         sits_hs_options_get(opts, "grid_transient_file")};
-    code = cli_check_paths(in, 5, out, 4);
+                         sits_hs_options_get(opts, "grid_transient_file"),
+                         sits_hs_options_get(opts, "d")};
+    code = cli_check_paths(in, 5, out, 5);
   }
   sits_hs_run_report rep;
   if (code == EXIT_OK && (rc = sits_hs_run(&ro, &rep, &err)))

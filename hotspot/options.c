@@ -288,9 +288,27 @@ static int numbers(const sits_hs_options *o, sits_hs_params *p, sits_err *err) {
               {"init_temp", &p->init_temp_k},
               {"sampling_intvl", &p->sampling_intvl_s}};
   int rc;
-  for (size_t k = 0; k < sizeof nums / sizeof nums[0]; k++)
+  for (size_t k = 0; k < sizeof nums / sizeof nums[0]; k++) {
     if ((rc = opt_num(o, nums[k].key, nums[k].v, err)))
       return rc;
+    /* every one a size, a material property or an absolute temperature (kelvin): > 0, named
+     * with where it was given */
+    if (!(*nums[k].v > 0) || !isfinite(*nums[k].v)) {
+      int q = find_key(nums[k].key);
+      bool kelvin = !strcmp(nums[k].key, "ambient") || !strcmp(nums[k].key, "init_temp");
+      return sits__fail(err, SITS_EINPUT, "%s: -%s %g must be > 0%s",
+                        o->value[q] ? o->origin[q] : "default", nums[k].key, *nums[k].v,
+                        kelvin ? " (a temperature in kelvin)" : "");
+    }
+  }
+  if (!(p->s_spreader_m < p->s_sink_m)) {
+    int q = find_key("s_spreader"), r = find_key("s_sink");
+    return sits__fail(err, SITS_EINPUT,
+                      "%s: the spreader (-s_spreader %g m) must be smaller than the sink "
+                      "(-s_sink %g m)",
+                      o->value[r] ? o->origin[r] : o->value[q] ? o->origin[q] : "default",
+                      p->s_spreader_m, p->s_sink_m);
+  }
   double rows, cols;
   if ((rc = opt_num(o, "grid_rows", &rows, err)) || (rc = opt_num(o, "grid_cols", &cols, err)))
     return rc;
