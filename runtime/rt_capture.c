@@ -27,7 +27,7 @@ typedef enum kind {
   K_TEMP_MC,   /* m°C -> C; -256000 missing */
   K_SCALE,     /* value x scale */
   K_INA_POWER, /* mV file x mA file -> W */
-  K_BATT_CURRENT /* µA, signed by the status file */,
+  K_BATT_SIGNED /* µA or µW, signed by the status file (charging negative) */,
   K_RAPL /* energy µJ -> W by difference */
 } kind;
 
@@ -279,14 +279,16 @@ static void power_supply(sits_rt *rt) {
     snprintf(p, sizeof p, "%s/%s/current_now", dir, names[k]);
     if (read_num(p, &v)) {
       snprintf(col, sizeof col, "current_a.%s", names[k]);
-      source *s = add(rt, col, K_BATT_CURRENT, p, 1e-6);
+      source *s = add(rt, col, K_BATT_SIGNED, p, 1e-6);
       if (s)
         snprintf(s->path2, sizeof s->path2, "%s/%s/status", dir, names[k]);
     }
     snprintf(p, sizeof p, "%s/%s/power_now", dir, names[k]);
     if (read_num(p, &v)) {
       snprintf(col, sizeof col, "power_w.%s", names[k]);
-      add(rt, col, K_SCALE, p, 1e-6);
+      source *s = add(rt, col, K_BATT_SIGNED, p, 1e-6); /* the current's sign: V I */
+      if (s)
+        snprintf(s->path2, sizeof s->path2, "%s/%s/status", dir, names[k]);
     }
   }
   free(names);
@@ -503,7 +505,7 @@ static double read_source(source *s, double t) {
   case K_SCALE: return read_num(s->path, &v) ? v * s->scale : NAN;
   case K_INA_POWER: /* mV x mA = µW */
     return read_num(s->path, &v) && read_num(s->path2, &i) ? v * i * s->scale : NAN;
-  case K_BATT_CURRENT:
+  case K_BATT_SIGNED:
     if (!read_num(s->path, &v))
       return NAN;
     v = fabs(v) * s->scale;

@@ -15,7 +15,7 @@
  *     INA3221 (name ina3221): per labelled channel also P = V I -> power_w.<label>; channels
  *     labelled NC and the sum channel are skipped
  *   class/power_supply/NAME of type Battery: voltage_now (µV), current_now (µA), power_now (µW)
- *     -> voltage_v., current_a., power_w.<name>; the current is positive when `status` says
+ *     -> voltage_v., current_a., power_w.<name>; current and power are positive when `status` says
  *     Discharging and negative when Charging, whatever the driver's sign
  *   class/powercap/intel-rapl:N energy_uj (name)         -> power_w.rapl_<name>, from the energy
  *     difference between samples (wrap-around at max_energy_range_uj; missing on the first)

@@ -75,6 +75,7 @@ static const char *laptop(void) {
   put(r, "class/power_supply/BAT0/status", "Discharging\n");
   put(r, "class/power_supply/BAT0/voltage_now", "11800000\n");
   put(r, "class/power_supply/BAT0/current_now", "1500000\n");
+  put(r, "class/power_supply/BAT0/power_now", "17700000\n"); /* unsigned, as drivers write it */
   put(r, "class/power_supply/AC/type", "Mains\n");
   put(r, "class/powercap/intel-rapl:0/name", "package-0\n");
   put(r, "class/powercap/intel-rapl:0/energy_uj", "1000000\n");
@@ -132,12 +133,14 @@ Test(capture, laptop_like_tree_signs_and_rapl) {
   cr_assert_eq(sits_rt_sample_at(rt, 0.0, v, &err), SITS_OK);
   cr_assert_float_eq(col(rt, v, "voltage_v.BAT0"), 11.8, 1e-12); /* µV */
   cr_assert_float_eq(col(rt, v, "current_a.BAT0"), 1.5, 1e-12);  /* µA, discharging: + */
+  cr_assert_float_eq(col(rt, v, "power_w.BAT0"), 17.7, 1e-12);   /* µW, with the current's sign */
   cr_assert(isnan(col(rt, v, "power_w.rapl_package-0")));        /* no difference yet */
   cr_assert_not(has(rt, ".AC"));                                 /* mains: no battery */
   put(r, "class/power_supply/BAT0/status", "Charging\n");
   put(r, "class/powercap/intel-rapl:0/energy_uj", "3000000\n");
   cr_assert_eq(sits_rt_sample_at(rt, 0.5, v, &err), SITS_OK);
   cr_assert_float_eq(col(rt, v, "current_a.BAT0"), -1.5, 1e-12);        /* charging: - */
+  cr_assert_float_eq(col(rt, v, "power_w.BAT0"), -17.7, 1e-12);         /* V I: - too */
   cr_assert_float_eq(col(rt, v, "power_w.rapl_package-0"), 4.0, 1e-12); /* 2 J in 0.5 s */
   put(r, "class/powercap/intel-rapl:0/energy_uj", "500000\n");          /* wrapped at 4 J */
   cr_assert_eq(sits_rt_sample_at(rt, 1.0, v, &err), SITS_OK);
