@@ -10,6 +10,9 @@
 #include "result_internal.h"
 #include "scenario_internal.h"
 
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_integration.h>
+#include <gsl/gsl_roots.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -185,8 +188,83 @@ static void item_figures(const sits_scenario *sc, sits_summary *sum, const sits_
   sum->deficit_fraction = any && demanded > 0 ? fmax(0, 1.0 - served / demanded) : (any ? 0 : NAN);
 }
 
-/* Battery figures: the run's end when the battery ended it, else an estimate from the
- * open-circuit energy left above the table's lowest SOC at the run's average draw. */
+/* The cell under a constant power p [W] with the RC pairs settled (their voltage I R_k): the
+ * terminal voltage is (v + sqrt(d)) / 2 with v the OCV less the hysteresis a discharge takes
+ * and d = v^2 - 4 R p, R = R0 + sum R_k; a negative d is a brown-out. */
+typedef struct life_ctx {
+  const sits_battery *b;
+  double temp_c, p_cell_w, cutoff_v, hyst_v;
+} life_ctx;
+
+static double life_v(const life_ctx *c, double soc, double *d) {
+  const sits_battery_cfg *cfg = sits_battery_config(c->b);
+  double r = sits_battery_r0_ohm(c->b, soc, c->temp_c);
+  for (size_t k = 0; k < cfg->n_rc; k++)
+    r += sits_battery_rc_r_ohm(c->b, k, soc, c->temp_c);
+  double v = sits_battery_ocv_at_v(c->b, soc, c->temp_c) - c->hyst_v;
+  *d = v * v - 4.0 * r * c->p_cell_w;
+  return v;
+}
+
+/* Terminal voltage less the cutoff, continued through a brown-out (negative there). */
+static double life_margin(double soc, void *p) {
+  const life_ctx *c = p;
+  double d, v = life_v(c, soc, &d);
+  return 0.5 * (v + copysign(sqrt(fabs(d)), d)) - c->cutoff_v;
+}
+
+/* 1 / I [1/A] at @p soc: I = 2 p / (v + sqrt(d)) (no cancellation at small R). */
+static double life_inv_current(double soc, void *p) {
+  const life_ctx *c = p;
+  double d, v = life_v(c, soc, &d);
+  return (v + sqrt(fmax(d, 0.0))) / (2.0 * c->p_cell_w);
+}
+
+/* Seconds a cell at @p soc lasts under the pack's average draw @p p_pack_w at @p temp_c: to
+ * the SOC where its loaded terminal voltage reaches the cutoff (or browns out), else to SOC 0:
+ * 3600 Q(T) times the integral of dSOC / I over that range (GSL's root finder and QAGS). NAN
+ * when either fails. */
+static double life_left_s(const sits_battery *b, double soc, double temp_c, double p_pack_w) {
+  const sits_battery_cfg *cfg = sits_battery_config(b);
+  life_ctx c = {b, temp_c, p_pack_w / (double)(cfg->series * cfg->parallel), cfg->cutoff_v,
+                cfg->hyst_m0_v + cfg->hyst_m_v};
+  if (!(soc > 0))
+    return 0.0;
+  double end = 0.0;
+  if (life_margin(soc, &c) <= 0)
+    return 0.0; /* at the cutoff already under the average draw */
+  if (life_margin(0.0, &c) < 0) { /* the cutoff before SOC 0: where */
+    gsl_function f = {life_margin, &c};
+    gsl_root_fsolver *rs = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
+    if (!rs || gsl_root_fsolver_set(rs, &f, 0.0, soc)) {
+      gsl_root_fsolver_free(rs);
+      return NAN;
+    }
+    int status = GSL_CONTINUE;
+    for (int it = 0; it < 100 && status == GSL_CONTINUE; it++) {
+      if (gsl_root_fsolver_iterate(rs))
+        break;
+      status = gsl_root_test_interval(gsl_root_fsolver_x_lower(rs), gsl_root_fsolver_x_upper(rs),
+                                      1e-10, 0.0);
+    }
+    end = gsl_root_fsolver_root(rs);
+    gsl_root_fsolver_free(rs);
+    if (status != GSL_SUCCESS)
+      return NAN;
+  }
+  gsl_integration_workspace *w = gsl_integration_workspace_alloc(200);
+  gsl_function g = {life_inv_current, &c};
+  double integral = NAN, abserr;
+  if (!w || gsl_integration_qags(&g, end, soc, 0.0, 1e-8, 200, w, &integral, &abserr))
+    integral = NAN;
+  gsl_integration_workspace_free(w);
+  return 3600.0 * sits_battery_capacity_at_ah(b, temp_c) * integral;
+}
+
+/* Battery figures: the run's end when the battery ended it, else an estimate: the run's end
+ * plus how long the cells last from their final SOC under the run's average draw (at the
+ * cells' end temperature, the RC pairs settled), to the SOC where the loaded cell reaches
+ * its cutoff or browns out, else to SOC 0. */
 static void battery_figures(const sits_scenario *sc, sits_summary *sum, const sits__tally *t) {
   const sits_battery *b = sits_scenario_battery(sc);
   sum->has_battery = b != NULL;
@@ -202,12 +280,11 @@ static void battery_figures(const sits_scenario *sc, sits_summary *sum, const si
                              t->why == SITS_END_BATTERY_EMPTY);
   if (!sum->runtime_estimated)
     sum->runtime_s = t->end_s;
+  else if (!(drawn_j > 0 && t->end_s > 0))
+    sum->runtime_s = INFINITY; /* no net draw: it does not empty */
   else {
-    /* the energy left at the capacity the cells have at their end temperature */
     double temp_c = sc->batt_node >= 0 ? t->y_end[sc->batt_node] : sits_scenario_ambient_c(sc);
-    double left_j = sits_battery_pack_energy_j(b, 0, soc) * sits_battery_capacity_at_ah(b, temp_c) /
-                    sits_battery_capacity_ah(b);
-    sum->runtime_s = drawn_j > 0 ? t->end_s * (1.0 + left_j / drawn_j) : INFINITY;
+    sum->runtime_s = t->end_s + life_left_s(b, soc, temp_c, drawn_j / t->end_s);
   }
   double limit = sits_scenario_limits(sc)->min_battery_life_s;
   sum->battery_life.set = !isnan(limit);
