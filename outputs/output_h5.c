@@ -296,7 +296,15 @@ static int table_fn(const char *tmp, const void *p) {
       if (*end)
         numeric = false;
     }
-    if (numeric && any) { /* an all-empty column is text: end_reason, error */
+    /* the type by the column, not by this table's values: the hash, the end reason and the
+     * error are text; an all-empty column is a number (NAN) when its name has a unit (a
+     * battery figure on a platform without one), else text */
+    const char *name = a->names[j];
+    if (!strcmp(name, "config_hash") || !strcmp(name, "end_reason") || !strcmp(name, "error"))
+      numeric = false;
+    else if (!any && column_unit(name))
+      any = true;
+    if (numeric && any) {
       const char *unit = column_unit(a->names[j]);
       if (strcmp(a->names[j], "index") == 0) { /* the combination's number: an integer */
         long long *ix = malloc((a->rows ? a->rows : 1) * sizeof *ix);
