@@ -532,6 +532,7 @@ int sits_calibrate_battery(const sits_scenario *sc, const sits_calibrate_opts *o
   if ((rc = read_tests(o, with_t, sign ? 1.0 : -1.0, out, err)))
     return rc;
   size_t n_rc = cell->n_rc ? cell->n_rc : 1;
+  out->rc_added = !o->keep_cell && cell->n_rc == 0;
   segments(out);
   out->n_recorded = out->n;
   if ((rc = average_tests(o, out, err)))
@@ -697,9 +698,14 @@ static void flags_json(const sits_calibration *c, FILE *f) {
   bool ea_short = c->fit_arrhenius && b->train_temp_hi_c - b->train_temp_lo_c < 5.0;
   bool r0_tiny = !c->kept && sits_calibration_r0_implausible(c);
   if ((b->hyst_m_v > 0 && !c->kept) || b->n_r_soc > 0 || cap_flag || ea_end || ea_short ||
-      !b->converged || r0_tiny) {
+      !b->converged || r0_tiny || c->rc_added) {
     fputs(",\"flags\":[", f);
     const char *sep = "";
+    if (c->rc_added)
+      fputs("\"the cell has no RC pair: the fit added one (platform.battery.rc.[0]), as R0 "
+            "alone cannot follow the voltage's relaxation after a current step\"",
+            f),
+          sep = ",";
     if (r0_tiny)
       fprintf(f,
               "\"platform.battery.r0_ohm was fitted at %.3g ohm, below the 1 micro-ohm no cell "

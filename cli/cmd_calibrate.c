@@ -738,6 +738,10 @@ static int calibrate_battery(args *a, cli_ctx *ctx) {
     if (cal.has_fit && !cal.fit.converged)
       cli_error("warning: the battery fit stopped before its tolerances were met (see flags "
                 "in the JSON)");
+    if (cal.has_fit && cal.rc_added)
+      cli_error("note: the cell has no RC pair: the fit added one (platform.battery.rc.[0] in "
+                "the output), as R0 alone cannot follow the voltage's relaxation after a current "
+                "step");
     if (!cal.kept && sits_calibration_r0_implausible(&cal))
       cli_error("warning: the fitted r0_ohm %.3g ohm is below 1 micro-ohm, which no battery has "
                 "(see flags in the JSON)",

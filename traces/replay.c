@@ -207,6 +207,12 @@ static int read_mapping(const sits_scenario *sc, const sits_trace *t, const char
       return rc;
     if (trace_col(t, col, "temperature", path, config_setting_get_member(g, "column"), err) < 0)
       return SITS_EINPUT;
+    for (size_t q = 0; q < k; q++) /* one reading is one node's: reports key sensors by column */
+      if (strcmp(sens[q].column, col) == 0)
+        return sits__fail_at(err, SITS_EINPUT, config_setting_get_member(g, "column"),
+                             "replay.sensors: column '%s' is mapped twice (a reading compares "
+                             "with one node)",
+                             col);
     snprintf(sens[k].column, sizeof sens[k].column, "%s", col);
   }
   const char *amb = NULL;

@@ -122,6 +122,9 @@ typedef struct sits_calibration {
   size_t n_recorded;
   /** opts.initial_soc when given (the JSON's initial_soc_given), else NAN */
   double initial_soc_given;
+  /** the cell had no RC pair: the fit added one (R0 alone cannot follow the voltage's
+   *  relaxation after a current step); flagged in the JSON */
+  bool rc_added;
 } sits_calibration;
 
 /** Without a trace_path only the OCV test and the cycle are processed (opts->ocv_test_path
