@@ -10,7 +10,9 @@
 static const char steady_usage[] =
     "usage: sitsenergy steady SCENARIO.cfg [--set KEY=VALUE]...\n\n"
     "Prints the steady state of the time-averaged inputs over duration_s as JSON:\n"
-    "temp_c (by node), max_junction_temp_c, power_w.total, runaway; on a calibrated\n"
+    "temp_c (by node), max_junction_temp_c, power_w.total, runaway; each domain at its base\n"
+    "governor's OPP, held down by the thermal governor where that OPP would settle its sensor\n"
+    "above the trip (thermal_limit: the cooling state, whether it cycles); on a calibrated\n"
     "scenario (one with an uncertainty group) the steady junction's 95 % band (band:\n"
     "half-width, P(junction limit holds); one more steady state per fitted parameter).\n"
     "  --set KEY=VALUE    override a config value (repeatable)\n";

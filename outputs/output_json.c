@@ -201,6 +201,19 @@ int sits_write_steady_json(const sits_scenario *sc, const sits_steady_state *st,
     }
     fputc('}', f);
   }
+  const sits_governor_cfg *g = sits_scenario_governor(sc);
+  if (st->thermal_state > 0 && g) { /* the thermal governor held the steady state down */
+    fprintf(f, ",\"thermal_limit\":{\"governor\":\"%s\",\"sensor\":",
+            g->thermal == SITS_THERMAL_STEP_WISE ? "step_wise" : "power_allocator");
+    sits__json_str(f, sits_thermal_name(sits_scenario_thermal(sc), g->sensor_node));
+    json_kv(f, g->thermal == SITS_THERMAL_STEP_WISE ? "trip_c" : "control_c",
+            g->thermal == SITS_THERMAL_STEP_WISE ? g->trip_c : g->control_c);
+    fprintf(f, ",\"cooling_state\":%zu,\"cycles\":%s", st->thermal_state,
+            st->thermal_cycles ? "true" : "false");
+    json_kv(f, "warmer_sensor_c", st->warmer_sensor_c);
+    json_kv(f, "unthrottled_sensor_c", st->unthrottled_sensor_c);
+    fputc('}', f);
+  }
   sits__json_assumptions(f, sc);
   json_band(f, &st->band);
   fputs("}\n", f);

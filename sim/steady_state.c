@@ -3,7 +3,8 @@
  *   F(T) = G T - P(T) - g_amb T_amb = 0
  * with P the power per node averaged over [0, duration_s] (HotSpot's convention): static
  * and traced power, plus each domain at the OPP its base governor picks for its average
- * demand, whose leakage depends on its node's temperature. Without leakage F is linear
+ * demand (held down by the thermal governor where that would settle its sensor above the
+ * trip: thermal_limit()), whose leakage depends on its node's temperature. Without leakage F is linear
  * and solved directly (sits_netsteady.h); with it, by GSL's hybrid Newton solver with
  * the analytic Jacobian G - diag(dP/dT), started from the leakage-free solution — or, for
  * networks over 2,048 nodes (grid floorplans) or solver.linear_solver = "klu", by KINSOL's
@@ -242,6 +243,59 @@ done:
   return rc;
 }
 
+/* The thermal governor's share of the steady state: where its sensor would settle above the
+ * temperature it holds (step_wise's trip_c, power_allocator's control_c) at the base
+ * governor's OPPs, or run away, the cooling state rises, each step lowering every domain's
+ * highest allowed OPP by one (step_wise's rule; for power_allocator an approximation of the
+ * budget its PID settles on), until the sensor's steady temperature is at or below it; opp,
+ * util and the steady figures in st are then that state's. */
+static int thermal_limit(const sits_scenario *sc, const double *demand, size_t *opp, double *util,
+                         const double *base, sits_steady_state *st, sits_err *err) {
+  const sits_governor_cfg *g = sits_scenario_governor(sc);
+  st->thermal_state = 0, st->thermal_cycles = false;
+  st->unthrottled_sensor_c = st->warmer_sensor_c = NAN;
+  if (!g || g->thermal == SITS_THERMAL_NONE || g->sensor_node < 0 ||
+      (size_t)g->sensor_node >= st->n)
+    return SITS_OK;
+  double hold = g->thermal == SITS_THERMAL_STEP_WISE ? g->trip_c : g->control_c;
+  st->unthrottled_sensor_c = st->runaway ? NAN : st->temp_c[g->sensor_node];
+  if (!(st->runaway || st->temp_c[g->sensor_node] > hold))
+    return SITS_OK;
+  size_t nd, top = 0;
+  const sits_domain *dom = sits_scenario_domains(sc, &nd);
+  size_t base_opp[SITS_MAX_DOMAINS];
+  for (size_t d = 0; d < nd; d++) {
+    base_opp[d] = opp[d];
+    top = dom[d].n_opp - 1 > top ? dom[d].n_opp - 1 : top;
+  }
+  int rc = SITS_OK;
+  double last = st->unthrottled_sensor_c; /* the state above's */
+  for (size_t c = 1; c <= top && rc == SITS_OK; c++) {
+    bool moved = false;
+    for (size_t d = 0; d < nd; d++) {
+      size_t allowed = dom[d].n_opp - 1 >= c ? dom[d].n_opp - 1 - c : 0;
+      size_t o = base_opp[d] < allowed ? base_opp[d] : allowed;
+      moved = moved || o != opp[d];
+      opp[d] = o;
+      util[d] = sits_domain_utilisation(&dom[d], o, demand[d]);
+    }
+    st->thermal_state = c;
+    if (!moved) /* this step lowers no domain: the next may */
+      continue;
+    rc = sits__steady_with_fans(sc, opp, util, base, st->ambient_c, st->temp_c,
+                                &st->total_power_w, &st->runaway, st->fan_duty, st->fan_cycles,
+                                err);
+    if (rc == SITS_OK && !st->runaway && st->temp_c[g->sensor_node] <= hold) {
+      st->thermal_cycles = g->thermal == SITS_THERMAL_STEP_WISE &&
+                           st->temp_c[g->sensor_node] < g->trip_c - g->hysteresis_c;
+      st->warmer_sensor_c = last;
+      return SITS_OK;
+    }
+    last = rc == SITS_OK && !st->runaway ? st->temp_c[g->sensor_node] : NAN;
+  }
+  return rc; /* at the lowest OPPs and still above: the figures are those (or runaway) */
+}
+
 int sits_steady(const sits_scenario *sc, sits_steady_state *st, sits_err *err) {
   const sits_thermal *th = sits_scenario_thermal(sc);
   const sits_schedule *s = sits_scenario_schedule(sc);
@@ -274,6 +328,8 @@ int sits_steady(const sits_scenario *sc, sits_steady_state *st, sits_err *err) {
   st->n_fans = sc->n_fans;
   rc = sits__steady_with_fans(sc, opp, util, base, st->ambient_c, st->temp_c, &st->total_power_w,
                               &st->runaway, st->fan_duty, st->fan_cycles, err);
+  if (rc == SITS_OK)
+    rc = thermal_limit(sc, demand, opp, util, base, st, err);
   bool any = sits_thermal_has_junctions(th);
   st->max_junction_temp_c = st->runaway ? NAN : -INFINITY;
   for (size_t i = 0; !st->runaway && i < n; i++)

@@ -255,7 +255,10 @@ static double life_left_s(const sits_battery *b, double soc, double temp_c, doub
   gsl_integration_workspace *w = gsl_integration_workspace_alloc(200);
   gsl_function g = {life_inv_current, &c};
   double integral = NAN, abserr;
-  if (!w || gsl_integration_qags(&g, end, soc, 0.0, 1e-8, 200, w, &integral, &abserr))
+  /* the OCV table's knots are kinks in 1/I: QAGS may stop on round-off (GSL_EROUND) short of
+   * 1e-8 with an error estimate far inside what a life estimate needs; kept when within 1e-6 */
+  int st = w ? gsl_integration_qags(&g, end, soc, 0.0, 1e-8, 200, w, &integral, &abserr) : -1;
+  if (st && !(isfinite(integral) && abserr <= 1e-6 * fabs(integral)))
     integral = NAN;
   gsl_integration_workspace_free(w);
   return 3600.0 * sits_battery_capacity_at_ah(b, temp_c) * integral;
@@ -284,7 +287,11 @@ static void battery_figures(const sits_scenario *sc, sits_summary *sum, const si
     sum->runtime_s = INFINITY; /* no net draw: it does not empty */
   else {
     double temp_c = sc->batt_node >= 0 ? t->y_end[sc->batt_node] : sits_scenario_ambient_c(sc);
-    sum->runtime_s = t->end_s + life_left_s(b, soc, temp_c, drawn_j / t->end_s);
+    double left_s = life_left_s(b, soc, temp_c, drawn_j / t->end_s);
+    if (!isfinite(left_s)) /* GSL gave no answer: the open-circuit energy left, at that draw */
+      left_s = sits_battery_pack_energy_j(b, 0, soc) * sits_battery_capacity_at_ah(b, temp_c) /
+               sits_battery_capacity_ah(b) / (drawn_j / t->end_s);
+    sum->runtime_s = t->end_s + left_s;
   }
   double limit = sits_scenario_limits(sc)->min_battery_life_s;
   sum->battery_life.set = !isnan(limit);

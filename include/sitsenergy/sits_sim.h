@@ -206,7 +206,8 @@ typedef struct sits_steady_state {
   double ambient_c;             /**< the averaged ambient */
   double max_junction_temp_c;   /**< NAN on runaway */
   bool runaway;                 /**< no stable fixed point: leakage outgrows the package */
-  size_t opp[SITS_MAX_DOMAINS]; /**< each domain's OPP (base governor, average demand) */
+  size_t opp[SITS_MAX_DOMAINS]; /**< each domain's OPP (base governor, average demand;
+                                    the thermal governor's limit: thermal_state) */
   double domain_power_w[SITS_MAX_DOMAINS]; /**< at the steady temperatures (NAN on runaway) */
   /** per platform fan (platform.fans, at most SITS_MAX_FANS): the duty at the steady state, from
    * its trips as the board warms up from the ambient (initial_duty without trips), and whether its
@@ -216,6 +217,18 @@ typedef struct sits_steady_state {
   double fan_duty[SITS_MAX_FANS];
   bool fan_cycles[SITS_MAX_FANS];
   sits_band band; /**< sits_steady_bands: the steady junction's 95 % band */
+  /** The thermal governor (step_wise at trip_c, power_allocator at control_c) where the base
+   *  governor's OPPs would settle its sensor above that temperature (or run away): the
+   *  cooling state it settles on, the lowest that keeps the sensor's steady temperature at or
+   *  below it (every domain's highest allowed OPP thermal_state steps down; opp[] and the
+   *  figures above are there); whether it cycles there (step_wise: below trip_c -
+   *  hysteresis_c, so it steps back up, and the figures are the cycle's cooler end; the
+   *  sensor then spends time at both ends, around trip_c), the sensor's steady temperature
+   *  one state up (the cycle's warmer end; NAN: runaway there) and at the base OPPs (NAN:
+   *  runaway). thermal_state 0: not limited (or no thermal governor). */
+  size_t thermal_state;
+  bool thermal_cycles;
+  double warmer_sensor_c, unthrottled_sensor_c;
 } sits_steady_state;
 
 /** Solves the steady state of @p sc into @p st (release with sits_steady_release()). */

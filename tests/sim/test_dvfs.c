@@ -214,6 +214,49 @@ Test(dvfs, step_wise_throttles_within_a_period_and_releases) {
   sits_scenario_free(sc);
 }
 
+/* steady with a step_wise governor settles where the governor does, not at the base
+ * governor's OPP (it reported the unthrottled 31.9 C, which the run never reaches). Full load:
+ * P = 2e-9 V^2 f + 0.3 W, T = 25 + 3 P: 1000 MHz 2.3 W, 31.9 C; 800 MHz (0.9 V) 1.596 W,
+ * 29.788 C; 600 MHz (0.8 V) 1.068 W, 28.204 C. Trip 30 C, hysteresis 1 C: one step down to
+ * 800 MHz, where it holds (29.788 is within [29, 30]), as a 120-s run ends; trip 29.5 C: two
+ * steps, to 600 MHz, where it cycles (28.204 < 28.5: it steps back to 800 MHz, 29.788 C). */
+Test(dvfs, steady_holds_below_the_thermal_governors_trip) {
+  const double trip[] = {30.0, 29.5}, want_c[] = {25 + 3 * 1.596, 25 + 3 * 1.068};
+  const double want_mhz[] = {800, 600}, warmer_c[] = {31.9, 25 + 3 * 1.596};
+  for (int k = 0; k < 2; k++) {
+    char gov[400];
+    snprintf(gov, sizeof gov,
+             "governor = { kind = \"performance\"; period_s = 0.1;\n"
+             "  thermal = { kind = \"step_wise\"; sensor = \"die\"; trip_c = %g; hysteresis_c "
+             "= 1.0; }; };",
+             trip[k]);
+    sits_scenario *sc = load(
+        "sws.cfg",
+        scenario("", gov,
+                 "workload = { phases = ( { duration_s = 120.0; demand = { gpu = 1.0; }; } ); };\n"
+                 "sample_period_s = 0.5;\n"));
+    sits_steady_state st;
+    sits_err err = {0};
+    cr_assert_eq(sits_steady(sc, &st, &err), SITS_OK, "%s", err.msg);
+    const sits_domain *d = sits_scenario_domains(sc, NULL);
+    cr_assert_float_eq(d[0].opp[st.opp[0]].freq_mhz, want_mhz[k], 0);
+    cr_assert_float_eq(st.temp_c[0], want_c[k], 1e-9, "%g vs %g C", st.temp_c[0], want_c[k]);
+    cr_assert_eq(st.thermal_state, (size_t)(k + 1));
+    cr_assert_eq(st.thermal_cycles, k == 1);
+    cr_assert_float_eq(st.unthrottled_sensor_c, 31.9, 1e-9);
+    cr_assert_float_eq(st.warmer_sensor_c, warmer_c[k], 1e-9);
+    sits_steady_release(&st);
+    if (k == 0) { /* the run holds there: 800 MHz at its end, the die within 0.05 K */
+      sits_result *r = tu_run(sc);
+      size_t last = sits_result_sample_count(r) - 1;
+      cr_assert_float_eq(sits_result_freq_mhz(r, last, 0), 800.0, 0);
+      cr_assert_float_eq(sits_result_temp_c(r, last, 0), want_c[0], 0.05);
+      sits_result_free(r);
+    }
+    sits_scenario_free(sc);
+  }
+}
+
 Test(dvfs, power_cap_holds_the_window_average) {
   /* uncapped 2.3 W; budget 1.5 W over 1 s windows */
   sits_scenario *sc = load(
