@@ -188,9 +188,12 @@ int sits_replay_bands(const sits_scenario *sc, sits_replay *r, size_t from_row, 
     used++;
   }
   for (size_t k = 0; rc == SITS_OK && k < ns; k++) {
-    double q = NAN;
-    for (size_t s = 0; s < u.n_s; s++)
-      if (!strcmp(u.sensor[s], r->sensors[k].column))
+    double q = NAN; /* the group's sensor of this column, the same one of several */
+    size_t nth = 0, seen = 0;
+    for (size_t j = 0; j < k; j++)
+      nth += !strcmp(r->sensors[j].column, r->sensors[k].column);
+    for (size_t s = 0; s < u.n_s && isnan(q); s++)
+      if (!strcmp(u.sensor[s], r->sensors[k].column) && seen++ == nth)
         q = u.q95[s];
     if (isnan(q)) /* a sensor the fit did not see: the widest residual it knew */
       for (size_t s = 0; s < u.n_s; s++)

@@ -955,11 +955,19 @@ void sits_thermal_cal_release(sits_thermal_cal *c) {
   c->config_text = NULL;
 }
 
+/* How many sensors before @p k read the same column (its JSON key's number, column#2...). */
+static size_t sensor_nth(const sits_thermal_cal *c, size_t k) {
+  size_t nth = 0;
+  for (size_t q = 0; q < k; q++)
+    nth += strcmp(c->sensor[q], c->sensor[k]) == 0;
+  return nth;
+}
+
 static void metrics_json(FILE *f, const sits_thermal_cal *c, const sits_fit_metrics *m) {
   fputc('{', f);
   for (size_t k = 0; k < c->n_sensors; k++) {
     fprintf(f, "%s", k ? "," : "");
-    sits__json_str(f, c->sensor[k]);
+    sits__json_key_nth(f, c->sensor[k], sensor_nth(c, k));
     fputs(":{", f);
     sits__json_metrics(f, &m[k], "c");
     fputc('}', f);
@@ -1040,7 +1048,7 @@ static void json_band(FILE *f, const sits_thermal_cal *c) {
   fputs(",\"band\":{", f);
   for (size_t k = 0; k < c->n_sensors; k++) {
     fputs(k ? "," : "", f);
-    sits__json_str(f, c->sensor[k]);
+    sits__json_key_nth(f, c->sensor[k], sensor_nth(c, k));
     fputs(":{\"level\":0.95,\"residual_q95_c\":", f);
     sits__json_num(f, c->residual_q95_c[k]);
     fputs(",\"training_q95_c\":", f);

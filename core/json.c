@@ -21,6 +21,16 @@ void sits__json_str(FILE *f, const char *s) {
   fputc('"', f);
 }
 
+void sits__json_key_nth(FILE *f, const char *s, size_t nth) {
+  if (nth == 0) {
+    sits__json_str(f, s);
+    return;
+  }
+  char key[320];
+  snprintf(key, sizeof key, "%s#%zu", s, nth + 1);
+  sits__json_str(f, key);
+}
+
 void sits__json_num(FILE *f, double v) {
   if (isfinite(v))
     fprintf(f, "%.10g", v);

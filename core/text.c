@@ -75,7 +75,9 @@ char *sits__lines_next(sits__lines *L, bool *binary) {
       size_t len;
       const char *what;
     } kinds[] = {{"\x1F\x8B", 2, "gzip-compressed (decompress it first: gunzip)"},
-                 {"\xFD" "7zXZ", 5, "xz-compressed (decompress it first: unxz)"},
+                 {"\xFD"
+                  "7zXZ",
+                  5, "xz-compressed (decompress it first: unxz)"},
                  {"\x28\xB5\x2F\xFD", 4, "zstd-compressed (decompress it first: unzstd)"},
                  {"BZh", 3, "bzip2-compressed (decompress it first: bunzip2)"},
                  {"PK\x03\x04", 4, "a zip archive (extract the log first: unzip)"}};

@@ -306,7 +306,9 @@ static int numbers(const sits_hs_options *o, sits_hs_params *p, sits_err *err) {
     return sits__fail(err, SITS_EINPUT,
                       "%s: the spreader (-s_spreader %g m) must be smaller than the sink "
                       "(-s_sink %g m)",
-                      o->value[r] ? o->origin[r] : o->value[q] ? o->origin[q] : "default",
+                      o->value[r]   ? o->origin[r]
+                      : o->value[q] ? o->origin[q]
+                                    : "default",
                       p->s_spreader_m, p->s_sink_m);
   }
   double rows, cols;

@@ -186,7 +186,7 @@ int sits_replay_write_text(const sits_replay *r, const sits_scenario *sc, FILE *
   for (size_t k = 0; k < r->n_sensors; k++) {
     const sits_fit_metrics *m = &r->sensors[k].m;
     fprintf(f, "%-22s rmse %.3f C, mae %.3f C, max %.3f C, bias %+.3f C, r2 %.3f, n %zu\n",
-            r->sensors[k].column, m->rmse, m->mae, m->max_abs_err, m->bias, m->r2, m->n);
+            r->sensors[k].name, m->rmse, m->mae, m->max_abs_err, m->bias, m->r2, m->n);
     if (r->sensors[k].lag_s > 0)
       fprintf(f, "%-22s read through a %.3g-s first-order lag (replay.sensors.[].lag_s)\n", "",
               r->sensors[k].lag_s);
@@ -200,7 +200,7 @@ int sits_replay_write_text(const sits_replay *r, const sits_scenario *sc, FILE *
             ph->duration_s, ph->energy_j);
     for (size_t k = 0; k < r->n_sensors; k++)
       fprintf(f, "  %-20s rmse %.3f C, bias %+.3f C, peak %.3f C measured, %.3f C simulated\n",
-              r->sensors[k].column, ph->m[k].rmse, ph->m[k].bias, ph->peak_measured_c[k],
+              r->sensors[k].name, ph->m[k].rmse, ph->m[k].bias, ph->peak_measured_c[k],
               ph->peak_simulated_c[k]);
   }
   text_assumptions(f, sc);

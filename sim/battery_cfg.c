@@ -254,6 +254,17 @@ static int battery_notes(sits_scenario *sc, const config_setting_t *g, const con
                                 scenario_wh, sc->config.default_battery, c->series, c->parallel,
                                 sits_battery_capacity_ah(sc->battery) / (double)c->parallel)))
     return rc;
+  if (c->ocv_soc[0] > 0 || c->ocv_soc[c->n_ocv - 1] < 1) { /* held flat beyond its ends */
+    const char *name = NULL;
+    config_setting_lookup_string(g, "name", &name);
+    if ((rc = sits__scenario_note(
+             sc, err,
+             "battery %s: ocv_soc covers SOC %g to %g only: the OCV is held at its end values "
+             "outside it (%.3f V below, %.3f V above), so the charge there is counted at them",
+             name ? name : "", c->ocv_soc[0], c->ocv_soc[c->n_ocv - 1],
+             sits_battery_ocv_v(sc->battery, 0.0), sits_battery_ocv_v(sc->battery, 1.0))))
+      return rc;
+  }
   double ocv0 = sits_battery_ocv_v(sc->battery, 0.0);
   if (ocv0 > c->cutoff_v) { /* SOC 0 comes before the cutoff at rest: say what ends the run */
     const char *name = NULL;
@@ -266,6 +277,31 @@ static int battery_notes(sits_scenario *sc, const config_setting_t *g, const con
         name ? name : "", ocv0, c->cutoff_v, 1e3 * dc_resistance(c));
   }
   return SITS_OK;
+}
+
+/* The key of the battery group a check's message @p msg is about (its line in the error),
+ * else the group. */
+static const config_setting_t *battery_key_of(const config_setting_t *g, const char *msg) {
+  static const struct {
+    const char *says, *key;
+  } keys[] = {{"cutoff_v", "cutoff_v"},
+              {"ocv_soc", "ocv_soc"},
+              {"OCV temperatures", "ocv_t_c"},
+              {"OCV table", "ocv_v"},
+              {"r0_ohm", "r0_ohm"},
+              {"RC pair", "rc"},
+              {"series and parallel", "series"},
+              {"coulombic", "coulombic_efficiency"},
+              {"hysteresis", "hysteresis"},
+              {"capacity_t_c", "capacity_t_c"},
+              {"capacity_scale", "capacity_scale"},
+              {"r_soc", "r_soc"}};
+  for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+    const config_setting_t *m;
+    if (strstr(msg, keys[k].says) && (m = config_setting_get_member(g, keys[k].key)))
+      return m;
+  }
+  return g;
 }
 
 int sits__load_battery(sits_scenario *sc, const config_setting_t *root, sits_err *err) {
@@ -329,7 +365,7 @@ int sits__load_battery(sits_scenario *sc, const config_setting_t *root, sits_err
   if (!(sc->battery = sits_battery_new(&c, err))) {
     char msg[SITS_ERRMSG_MAX];
     snprintf(msg, sizeof msg, "%s", err->msg);
-    return sits__fail_at(err, SITS_EINPUT, g, "battery: %s", msg);
+    return sits__fail_at(err, SITS_EINPUT, battery_key_of(g, msg), "battery: %s", msg);
   }
   if (wh) { /* the pack file's energy: its capacity_wh, or capacity_ah at the mean OCV */
     double file_wh = NAN, file_ah = NAN;

@@ -4,13 +4,12 @@
  * with P the power per node averaged over [0, duration_s] (HotSpot's convention): static
  * and traced power, plus each domain at the OPP its base governor picks for its average
  * demand (held down by the thermal governor where that would settle its sensor above the
- * trip: thermal_limit()), whose leakage depends on its node's temperature. Without leakage F is linear
- * and solved directly (sits_netsteady.h); with it, by GSL's hybrid Newton solver with
- * the analytic Jacobian G - diag(dP/dT), started from the leakage-free solution — or, for
- * networks over 2,048 nodes (grid floorplans) or solver.linear_solver = "klu", by KINSOL's
- * Newton with KLU on that sparse Jacobian (sits_newton.h).
- * Thermal runaway: no root (the iteration diverges or fails), or a root where
- * G - diag(dP/dT) is not positive definite (an unstable fixed point).
+ * trip: thermal_limit()), whose leakage depends on its node's temperature. Without leakage F is
+ * linear and solved directly (sits_netsteady.h); with it, by GSL's hybrid Newton solver with the
+ * analytic Jacobian G - diag(dP/dT), started from the leakage-free solution — or, for networks over
+ * 2,048 nodes (grid floorplans) or solver.linear_solver = "klu", by KINSOL's Newton with KLU on
+ * that sparse Jacobian (sits_newton.h). Thermal runaway: no root (the iteration diverges or fails),
+ * or a root where G - diag(dP/dT) is not positive definite (an unstable fixed point).
  */
 #include "scenario_internal.h"
 #include "status_internal.h"
@@ -282,9 +281,8 @@ static int thermal_limit(const sits_scenario *sc, const double *demand, size_t *
     st->thermal_state = c;
     if (!moved) /* this step lowers no domain: the next may */
       continue;
-    rc = sits__steady_with_fans(sc, opp, util, base, st->ambient_c, st->temp_c,
-                                &st->total_power_w, &st->runaway, st->fan_duty, st->fan_cycles,
-                                err);
+    rc = sits__steady_with_fans(sc, opp, util, base, st->ambient_c, st->temp_c, &st->total_power_w,
+                                &st->runaway, st->fan_duty, st->fan_cycles, err);
     if (rc == SITS_OK && !st->runaway && st->temp_c[g->sensor_node] <= hold) {
       st->thermal_cycles = g->thermal == SITS_THERMAL_STEP_WISE &&
                            st->temp_c[g->sensor_node] < g->trip_c - g->hysteresis_c;

@@ -207,13 +207,14 @@ static int read_mapping(const sits_scenario *sc, const sits_trace *t, const char
       return rc;
     if (trace_col(t, col, "temperature", path, config_setting_get_member(g, "column"), err) < 0)
       return SITS_EINPUT;
-    for (size_t q = 0; q < k; q++) /* one reading is one node's: reports key sensors by column */
-      if (strcmp(sens[q].column, col) == 0)
-        return sits__fail_at(err, SITS_EINPUT, config_setting_get_member(g, "column"),
-                             "replay.sensors: column '%s' is mapped twice (a reading compares "
-                             "with one node)",
-                             col);
     snprintf(sens[k].column, sizeof sens[k].column, "%s", col);
+    size_t nth = 0; /* a column mapped again keeps its own name in the outputs */
+    for (size_t q = 0; q < k; q++)
+      nth += strcmp(sens[q].column, col) == 0;
+    if (nth)
+      snprintf(sens[k].name, sizeof sens[k].name, "%s#%zu", col, nth + 1);
+    else
+      snprintf(sens[k].name, sizeof sens[k].name, "%s", col);
   }
   const char *amb = NULL;
   *amb_col = -1;
@@ -823,7 +824,7 @@ static void json_sensors(const sits_replay *r, const sits_scenario *sc, FILE *f)
   fputs("\"sensors\":{", f);
   for (size_t k = 0; k < r->n_sensors; k++) {
     fprintf(f, "%s", k ? "," : "");
-    sits__json_str(f, r->sensors[k].column);
+    sits__json_str(f, r->sensors[k].name);
     fputs(":{\"node\":", f);
     sits__json_str(f, sits_thermal_name(sits_scenario_thermal(sc), r->sensors[k].node));
     if (r->sensors[k].lag_s > 0) {
@@ -889,7 +890,7 @@ int sits_replay_write_json(const sits_replay *r, const sits_scenario *sc, FILE *
     fputs(",\"sensors\":{", f);
     for (size_t k = 0; k < r->n_sensors; k++) {
       fputs(k ? "," : "", f);
-      sits__json_str(f, r->sensors[k].column);
+      sits__json_str(f, r->sensors[k].name);
       fputc(':', f);
       fputc('{', f);
       sits__json_metrics(f, &ph->m[k], "c");
@@ -917,7 +918,7 @@ static int blocks(const sits_replay *r, double **meas, double **sim, const char 
     return -1;
   for (size_t k = 0; k < ns; k++) {
     int c = sits_trace_column(r->trace, r->sensors[k].column);
-    (*names)[k] = r->sensors[k].column;
+    (*names)[k] = r->sensors[k].name;
     for (size_t row = 0; row < rows; row++) {
       (*meas)[row * ns + k] = sits_trace_at(r->trace, row, (size_t)c);
       (*sim)[row * ns + k] = r->sim_c[k * rows + row];
@@ -968,13 +969,13 @@ int sits_replay_write_csv_split(const sits_replay *r, const char *path, size_t h
   size_t rows = r->trace->n_rows;
   fputs("time_s", f);
   for (size_t k = 0; k < r->n_sensors; k++)
-    fprintf(f, ",measured %s,simulated %s", r->sensors[k].column, r->sensors[k].column);
+    fprintf(f, ",measured %s,simulated %s", r->sensors[k].name, r->sensors[k].name);
   fputs(split ? ",power_w,held_out" : ",power_w", f);
   size_t n_band = r->band_c ? r->n_sensors : 0; /* the 95 % band's half-widths, when computed */
   if (n_band > SITS_REPLAY_MAX_BAND_SENSORS)
     n_band = SITS_REPLAY_MAX_BAND_SENSORS;
   for (size_t k = 0; k < n_band; k++)
-    fprintf(f, ",band_half_width_c %s", r->sensors[k].column);
+    fprintf(f, ",band_half_width_c %s", r->sensors[k].name);
   fputc('\n', f);
   for (size_t row = 0; row < rows; row++) {
     fprintf(f, "%.6f", sits_trace_at(r->trace, row, 0));

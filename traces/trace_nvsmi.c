@@ -30,7 +30,7 @@
 #include <string.h>
 
 #define MAX_FIELDS 64
-#define MAX_GPUS 64 /* lines of one sample merged into a row (index fields) */
+#define MAX_GPUS 64        /* lines of one sample merged into a row (index fields) */
 #define MERGE_FIRST_S 0.05 /* lines this close to the first row's are of its sample */
 
 /* `2026/07/15 01:52:12.832` -> the day number and the seconds in the day,

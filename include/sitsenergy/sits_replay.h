@@ -32,6 +32,9 @@ typedef struct sits_replay_sensor {
   /** The sensor's first-order time constant (replay.sensors.[].lag_s, default 0): it reads
    *  its node through lag_s d(reading)/dt = node - reading, starting level with it. */
   double lag_s;
+  /** The sensor's name in outputs (JSON keys, HDF5 datasets, CSV headers): its column, or
+   *  column#2, column#3... for a column mapped again (to another node, as a weight-0 copy). */
+  char name[172];
 } sits_replay_sensor;
 
 /** A phase of the trace (a column phase.<label>, 1 in the rows sampled while it was open:
