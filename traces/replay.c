@@ -208,13 +208,6 @@ static int read_mapping(const sits_scenario *sc, const sits_trace *t, const char
     if (trace_col(t, col, "temperature", path, config_setting_get_member(g, "column"), err) < 0)
       return SITS_EINPUT;
     snprintf(sens[k].column, sizeof sens[k].column, "%s", col);
-    size_t nth = 0; /* a column mapped again keeps its own name in the outputs */
-    for (size_t q = 0; q < k; q++)
-      nth += strcmp(sens[q].column, col) == 0;
-    if (nth)
-      snprintf(sens[k].name, sizeof sens[k].name, "%s#%zu", col, nth + 1);
-    else
-      snprintf(sens[k].name, sizeof sens[k].name, "%s", col);
   }
   const char *amb = NULL;
   *amb_col = -1;
@@ -756,6 +749,16 @@ int sits_replay_run_trace(sits_scenario *sc, const sits_trace *trace, const char
   r->trace = (sits_trace *)trace;
   sits_schedule *sched = NULL;
   int rc = read_mapping(sc, r->trace, path, pm, &n_pm, r->sensors, &r->n_sensors, &amb_col, err);
+  for (size_t k = 0; rc == SITS_OK && k < r->n_sensors; k++) {
+    size_t nth = 0; /* a column mapped again keeps its own name in the outputs: column#2 */
+    for (size_t q = 0; q < k; q++)
+      nth += strcmp(r->sensors[q].column, r->sensors[k].column) == 0;
+    char *name = r->sensors[k].name;
+    if (nth)
+      snprintf(name, sizeof r->sensors[k].name, "%s#%zu", r->sensors[k].column, nth + 1);
+    else
+      snprintf(name, sizeof r->sensors[k].name, "%s", r->sensors[k].column);
+  }
   size_t rows = trace ? trace->n_rows : 0;
   if (rc == SITS_OK && rows < 2)
     rc = sits__fail(err, SITS_EINPUT, "%s: a replay needs at least 2 samples", path);

@@ -129,8 +129,10 @@ int sits__trace_bad_line(sits_trace *t, const sits_trace_opts *o, const char *pa
                          const char *why, sits_err *err) {
   if (o && o->strict)
     return sits__fail(err, SITS_EINPUT, "%s:%zu: %s", path, line, why);
-  if (!t->skipped++)
+  if (!t->skipped++) {
     t->first_skipped_line = line;
+    snprintf(t->first_skipped_why, sizeof t->first_skipped_why, "%s", why);
+  }
   return SITS_OK;
 }
 

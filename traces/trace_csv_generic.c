@@ -173,7 +173,10 @@ int sits__csv_trace_read(const char *path, const sits_trace_opts *o, sits_trace 
       if (ti < n && time_cell(f[ti], &v[ti]) == NO_TIME)
         continue;
     }
-    const char *why = n != n_names ? "wrong number of fields"
+    char count[96];
+    snprintf(count, sizeof count, "%zu fields where %s names %zu", n,
+             given ? "--fields" : "the header", n_names);
+    const char *why = n != n_names ? count
                                    : row_values(f, n, (const char *const *)names, scale, ti, prev,
                                                 day, v, &next_day);
     if (why) {

@@ -486,8 +486,16 @@ int sits__nvsmi_read(const char *path, const sits_trace_opts *o, sits_trace *t, 
       break;
     }
     s.n_fields = n;
-    for (size_t k = 0; k < n; k++)
+    for (size_t k = 0; k < n && rc == SITS_OK; k++) {
       field_name(f[k], s.names[k], sizeof s.names[k], s.units[k], sizeof s.units[k]);
+      plan p = plan_of(s.names[k]); /* a header unit no value of the field can be read in */
+      if (p.known >= 0 && known[p.known].how == P_NUMBER &&
+          isnan(unit_scale(known[p.known].kind, s.units[k])))
+        rc = sits__fail(err, SITS_EINPUT,
+                        "%s:%zu: field '%s [%s]': a unit this reader does not know for %s (W, "
+                        "mW, kW; MHz, GHz; %%; C; MiB, GiB)",
+                        path, L.lineno, s.names[k], s.units[k], known[p.known].kind);
+    }
   }
   sits__lines_close(&L);
   if (rc == SITS_OK && !s.n_fields)

@@ -116,8 +116,12 @@ int sits_trace_read(const char *path, const sits_trace_opts *o, sits_trace **out
   int rc = sits__trace_add_column(t, "time_s") < 0 ? sits__fail(err, SITS_ENOMEM, "out of memory")
                                                    : r->read(path, o, t, err);
   if (rc == SITS_OK && t->n_rows == 0)
-    rc = sits__fail(err, SITS_EINPUT, "%s: no usable sample in the trace (%zu malformed lines)",
-                    path, t->skipped);
+    rc = t->skipped
+             ? sits__fail(err, SITS_EINPUT,
+                          "%s: no usable sample in the trace (%zu malformed lines; the "
+                          "first, %s:%zu: %s)",
+                          path, t->skipped, path, t->first_skipped_line, t->first_skipped_why)
+             : sits__fail(err, SITS_EINPUT, "%s: no usable sample in the trace", path);
   if (rc) {
     sits_trace_free(t);
     return rc;

@@ -34,6 +34,8 @@ typedef struct sits_table {
   char **units;
   /** the source lines of the header and of the units row (0 without one) */
   size_t header_line, units_line;
+  /** board traces: why the first skipped line was malformed ("" when none was) */
+  char first_skipped_why[160];
 } sits_table;
 
 /**
