@@ -322,8 +322,20 @@ static int build_block(sits_hs_network *net, sits_err *err) {
           C_FACTOR * l[L].p * l[L].t * a + (L == 3 ? C_FACTOR * p->c_convec_j_per_k * a / shs2 : 0);
       char name[600];
       snprintf(name, sizeof name, "%s%s", prefix[L], f->b[b].name);
-      if ((rc = node(net, name, c, err)))
+      if ((rc = node(net, name, c, err))) {
+        for (size_t o = 0; L > 0 && o < n; o++) /* a block named as another's layer node */
+          if (strcmp(f->b[o].name, name) == 0)
+            return sits__fail(err, rc,
+                              "line %zu: block '%s' has the name of block '%s''s %s node (line "
+                              "%zu): HotSpot names each block's interface, spreader and sink "
+                              "nodes iface_, hsp_ and hsink_ and its name; rename one",
+                              f->b[o].line, name, f->b[b].name,
+                              L == 1   ? "interface"
+                              : L == 2 ? "spreader"
+                                       : "sink",
+                              f->b[b].line);
         return rc;
+      }
     }
   package k = package_of(p, f->width_m, f->height_m);
   size_t base = 4 * n;

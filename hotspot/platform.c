@@ -177,7 +177,12 @@ int sits__hs_platform_load(const config_setting_t *hs, sits__hs_platform *sc, si
       (rc = ((net = sits_hs_network_new(f, &prm, kind, err)) ? SITS_OK : err->code))) {
     char msg[SITS_ERRMSG_MAX]; /* the package does not fit the die: name the group */
     snprintf(msg, sizeof msg, "%s", err->msg);
-    sits__fail_at(err, rc, hs, "%s: %s", flp, msg);
+    size_t ln = 0;
+    int off = 0; /* a block's message ("line N: ...") at its file:line */
+    if (sscanf(msg, "line %zu: %n", &ln, &off) == 1 && off > 0)
+      sits__fail_at(err, rc, hs, "%s:%zu: %s", flp, ln, msg + off);
+    else
+      sits__fail_at(err, rc, hs, "%s: %s", flp, msg);
   }
   if (rc == SITS_OK && kind == SITS_HS_GRID)
     rc = grid_groups(sc, f, &prm, net, sits__where(hs, where, sizeof where), flp, err);

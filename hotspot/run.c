@@ -9,6 +9,7 @@
 #include "sits_output.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -198,7 +199,12 @@ int sits_hs_run(const sits_hs_run_opts *o, sits_hs_run_report *rep, sits_err *er
   if ((rc = ((r.net = sits_hs_network_new(r.flp, &r.prm, r.model, err)) ? SITS_OK : err->code))) {
     char msg[SITS_ERRMSG_MAX]; /* the die against the package, or a block against the grid */
     snprintf(msg, sizeof msg, "%s", err->msg);
-    sits__fail(err, rc, "%s: %s", flp, msg);
+    size_t ln = 0;
+    int off = 0; /* a block's message ("line N: ...") at its file:line */
+    if (sscanf(msg, "line %zu: %n", &ln, &off) == 1 && off > 0)
+      sits__fail(err, rc, "%s:%zu: %s", flp, ln, msg + off);
+    else
+      sits__fail(err, rc, "%s: %s", flp, msg);
     goto done;
   }
   r.n = sits_hs_node_count(r.net), r.nb = r.flp->n, r.m = 4 * r.nb + 12;

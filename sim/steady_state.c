@@ -11,6 +11,7 @@
  * that sparse Jacobian (sits_newton.h). Thermal runaway: no root (the iteration diverges or fails),
  * or a root where G - diag(dP/dT) is not positive definite (an unstable fixed point).
  */
+#include "config_internal.h"
 #include "scenario_internal.h"
 #include "status_internal.h"
 #include "sits_netsteady.h"
@@ -197,6 +198,25 @@ int sits__steady_at(const sits_scenario *sc, const size_t *opp, const double *ut
                              total_w, runaway, err);
 }
 
+/* A message about node 'NAME' (the network's check) at that node's line of the platform's
+ * config (platform.thermal.nodes), where it has one (not a floorplan's block). */
+static int at_node(const sits_scenario *sc, int rc, sits_err *err) {
+  const char *q = strchr(err->msg, '\''), *e = q ? strchr(q + 1, '\'') : NULL;
+  const config_t *cfg = sits__scenario_cfg(sc);
+  const config_setting_t *nodes = cfg ? config_lookup(cfg, "platform.thermal.nodes") : NULL;
+  for (int k = 0; e && nodes && k < config_setting_length(nodes); k++) {
+    const config_setting_t *g = config_setting_get_elem(nodes, (unsigned)k);
+    const char *name = NULL;
+    if (config_setting_lookup_string(g, "name", &name) && strlen(name) == (size_t)(e - q - 1) &&
+        strncmp(name, q + 1, (size_t)(e - q - 1)) == 0) {
+      char msg[SITS_ERRMSG_MAX];
+      snprintf(msg, sizeof msg, "%s", err->msg);
+      return sits__fail_at(err, rc, g, "%s", msg);
+    }
+  }
+  return rc;
+}
+
 int sits__steady_at_net(const sits_scenario *sc, const sits_thermal *th, const size_t *opp,
                         const double *util, const double *base_w, double ambient_c, double *t,
                         double *total_w, bool *runaway, sits_err *err) {
@@ -206,7 +226,7 @@ int sits__steady_at_net(const sits_scenario *sc, const sits_thermal *th, const s
   pb.dom = sits_scenario_domains(sc, &pb.nd);
   int rc = sits_thermal_check_grounded(pb.th, err);
   if (rc)
-    return rc;
+    return at_node(sc, rc, err);
   double *p = malloc(pb.n * sizeof *p), *ambient = malloc(pb.n * sizeof *ambient);
   pb.p_w = malloc(pb.n * sizeof *pb.p_w);
   pb.dp_w_per_k = malloc(pb.n * sizeof *pb.dp_w_per_k);

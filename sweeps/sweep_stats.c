@@ -158,9 +158,15 @@ int sits_sweep_write_stats(const sits_sweep *s, const char *const *rows, size_t 
   }
   size_t used = 0, failed = 0;
   parse_rows(rows, n, nc, v, &used, &failed);
-  fputs(json ? "{\"schema_version\":1,\"rows\":" : "", f);
-  fprintf(f, json ? "%zu,\"failed\":%zu,\"columns\":{" : "sweep of %zu rows (%zu failed)\n", used,
-          failed);
+  if (json)
+    fprintf(f, "{\"schema_version\":1,\"rows\":%zu,\"failed\":%zu,\"columns\":{", used, failed);
+  else if (failed) /* the figures are over the rows that ran: say so */
+    fprintf(f,
+            "sweep of %zu rows: %zu ran, %zu failed (their error column says why); the "
+            "figures below are over the %zu that ran\n",
+            used + failed, used, failed, used);
+  else
+    fprintf(f, "sweep of %zu rows (0 failed)\n", used);
   if (!json)
     fprintf(f, "%-32s %12s %12s %12s %12s %12s %12s\n", "column", "mean", "std", "p5", "p50", "p95",
             "p99");

@@ -691,8 +691,14 @@ def sweep(scenario: Union[Scenario, str, os.PathLike],
             json.dumps(x) if isinstance(x, str) else repr(x) for x in v)
         specs.append(f"{k}={vals}")
     dists = [f"{k}={v}" for k, v in (dist or {}).items()]
+    if sample is not None and (isinstance(sample, bool) or not isinstance(sample, int)
+                               or not 1 <= sample <= 10_000_000):
+        raise SitsError(EINPUT, f"sample={sample!r}: expected a whole number of draws from 1 "
+                                "to 10000000 (the CLI's --sample range)")
     if dists and not sample:
         raise SitsError(EINPUT, "dist needs sample = the number of draws")
+    if sample and not dists:
+        raise SitsError(EINPUT, "sample needs at least one dist to draw from")
     if isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= 256:
         raise SitsError(EINPUT, f"jobs={jobs!r}: expected a whole number of worker processes "
                                 "from 1 to 256 (the CLI's -j range)")

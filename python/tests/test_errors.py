@@ -88,6 +88,19 @@ def test_sweep_jobs_out_of_range(one_node, jobs):
         se.sweep(se.load(one_node), vary={"ambient_c": [20, 30]}, jobs=jobs)
 
 
+@pytest.mark.parametrize("sample", [0, -1, 10**8, 2.5, "8", True])
+def test_sweep_sample_out_of_range(one_node, sample):
+    # a SitsError naming the value (-1 reached the C call as a cffi OverflowError; 0 said
+    # "dist needs sample")
+    with pytest.raises(se.SitsError, match="sample="):
+        se.sweep(se.load(one_node), dist={"ambient_c": "uniform(20,30)"}, sample=sample)
+
+
+def test_sweep_sample_without_dist(one_node):
+    with pytest.raises(se.SitsError, match="sample needs at least one dist"):
+        se.sweep(se.load(one_node), sample=4)
+
+
 def test_garbage_never_aborts():
     rng = random.Random(7)
     alphabet = "platform={};[]()\"=.,0123456789abcdefghijklmnopqrstuvwxyz_ \n-+e"
