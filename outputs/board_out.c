@@ -69,7 +69,7 @@ static bool nvp_lines(const sits_scenario *sc, const sits_nvp_mode *m, const sit
   return *n < NVP_LINES;
 }
 
-/* The mode's ID: --mode-id, or the first after the stock modes (the conf's: the first ID no
+/* The mode's ID: --mode-id, or the first after the stock modes (the conf's: the lowest ID no
  * POWER_MODEL takes); a stock mode's ID or name is refused. */
 static int nvp_id(const sits_scenario *sc, const sits_board_opts *o, const sits__nvp_conf *conf,
                   const char *name, long *id, sits_err *err) {
@@ -80,7 +80,7 @@ static int nvp_id(const sits_scenario *sc, const sits_board_opts *o, const sits_
       bool used = false;
       for (size_t k = 0; k < conf->n_modes; k++)
         used = used || conf->modes[k].id == want;
-      if (!used && want >= (long)conf->n_modes)
+      if (!used)
         *id = want;
     }
     for (size_t k = 0; k < conf->n_modes; k++) {
@@ -205,8 +205,18 @@ static int write_nvpmodel(const sits_scenario *sc, const sits_board_opts *o, FIL
       snprintf(name, sizeof name, "%s", o->mode_name);
     else if (isnan(m.tdp_budget_w))
       snprintf(name, sizeof name, "SITS_SUSTAINABLE");
-    else
-      snprintf(name, sizeof name, "SITS_%.0fW", floor(m.tdp_budget_w));
+    else { /* SITS_15W; 12.5 W: SITS_12_5W (one name per budget, to the milliwatt) */
+      long long mw = llround(m.tdp_budget_w * 1e3);
+      if (mw % 1000 == 0)
+        snprintf(name, sizeof name, "SITS_%lldW", mw / 1000);
+      else {
+        char frac[8];
+        snprintf(frac, sizeof frac, "%03lld", mw % 1000);
+        for (size_t e = strlen(frac); e > 1 && frac[e - 1] == '0'; e--)
+          frac[e - 1] = '\0';
+        snprintf(name, sizeof name, "SITS_%lld_%sW", mw / 1000, frac);
+      }
+    }
     for (const char *p = name; *p && rc == SITS_OK; p++)
       if (!isalnum((unsigned char)*p) && *p != '_')
         rc = sits__fail(err, SITS_EINPUT, "--mode-name '%s' may hold only [A-Za-z0-9_]", name);
@@ -375,7 +385,14 @@ static int write_zone(const sits_scenario *sc, const zone *z, const sits_dvfs_ta
         sits__zone_sustainable_w(sc, z->share, tables[0].ambient_c, control, &p_w, &p_max_w, err);
     if (rc)
       return rc;
-    if (isfinite(p_w)) {
+    if (isfinite(p_w) && llround(p_w * 1000) <= 0) /* 0 is "not given" to the IPA */
+      fprintf(f,
+              "\t\t\t/* no sustainable-power: at %.4g C ambient static power and the other "
+              "actors at their\n\t\t\t * lowest OPPs hold the junction at or above %.4g C "
+              "already, with this zone's\n\t\t\t * actors at 0 W (the IPA estimates its "
+              "own) */\n",
+              tables[0].ambient_c, control);
+    else if (isfinite(p_w)) {
       fprintf(f, "\t\t\tsustainable-power = <%lld>; /* mW at %.4g C", llround(p_w * 1000), control);
       if (p_w > p_max_w)
         fprintf(f, "; the zone draws at most %lld mW, so it cannot reach %.4g C on its own",
@@ -431,6 +448,16 @@ static void opp_table(FILE *f, const sits_domain *d, const sits__dt_domain *x,
           "\tsits_%s_opp_table%zu: opp-table-%s-%zu {\n\t\tcompatible = \"operating-points-v2\";\n"
           "\t\topp-shared;\n",
           lab, cluster, node, cluster);
+  /* the kernel's Energy Model takes opp-microwatt on every OPP or on none (it fails on a
+   * table with some: no EM, no IPA power actor): none where an OPP has no steady power */
+  bool all_power = true;
+  for (size_t k = 0; k < t->n; k++)
+    all_power = all_power && isfinite(t->rows[k].power_w);
+  if (!all_power)
+    fputs("\t\t/* no opp-microwatt in this table: an OPP runs away at full load at this "
+          "ambient, and the\n\t\t * Energy Model needs it on every OPP or none (it takes "
+          "dynamic-power-coefficient then) */\n",
+          f);
   for (size_t k = 0; k < t->n; k++) {
     const sits_dvfs_row *r = &t->rows[k];
     unsigned long long hz = (unsigned long long)llround(r->freq_mhz * 1e6);
@@ -444,12 +471,14 @@ static void opp_table(FILE *f, const sits_domain *d, const sits__dt_domain *x,
       fprintf(f, "\t\t\tclock-latency-ns = <%lld>;\n", llround(x->clock_latency_ns));
     if (r->freq_mhz == x->suspend_mhz)
       fputs("\t\t\topp-suspend;\n", f);
-    if (isfinite(r->power_w))
+    if (all_power)
       fprintf(f, "\t\t\topp-microwatt = <%lld>;\n", llround(r->power_w * 1e6 / (double)per));
-    else
-      fputs("\t\t\t/* no opp-microwatt: thermal runaway at full load */\n", f);
+    else if (!isfinite(r->power_w))
+      fputs("\t\t\t/* thermal runaway at full load */\n", f);
     if (r->inefficient)
-      fputs("\t\t\t/* inefficient: a faster OPP costs no more per unit of work */\n", f);
+      fputs("\t\t\t/* inefficient (the Energy Model's rule): a faster OPP costs no more per "
+            "cycle */\n",
+            f);
     fputs("\t\t};\n", f);
   }
   fputs("\t};\n\n", f);

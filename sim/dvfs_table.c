@@ -5,6 +5,7 @@
 #include "sits_dvfs.h"
 #include "sits_steady.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -251,7 +252,7 @@ int sits__zone_sustainable_w(const sits_scenario *sc, const double *share, doubl
 }
 
 static void marks(const sits_domain *d, sits_dvfs_table *tb) {
-  double best = -INFINITY, prev_cost = INFINITY;
+  double best = -INFINITY;
   tb->knee_freq_mhz = tb->max_sustainable_freq_mhz = NAN;
   for (size_t k = 0; k < tb->n; k++) {
     sits_dvfs_row *r = &tb->rows[k];
@@ -260,15 +261,23 @@ static void marks(const sits_domain *d, sits_dvfs_table *tb) {
     if (r->sustainable)
       tb->max_sustainable_freq_mhz = r->freq_mhz;
   }
-  for (size_t k = tb->n; k-- > 0;) { /* the kernel's em_compute_costs, fastest first */
-    double cost = tb->rows[k].total_power_w / sits_domain_capacity(d, k);
-    if (tb->rows[k].runaway) { /* no steady power: no cost to compare (not sustainable) */
-      tb->rows[k].inefficient = false;
+  /* the kernel's em_compute_costs() on the domain's own power, fastest first, in its integer
+   * units: cost = f_max[kHz] * (10 P[uW]) / f[kHz], and a state whose cost is at or above
+   * a faster one's is inefficient (EM_PERF_STATE_INEFFICIENT) */
+  unsigned long long fmax_khz = (unsigned long long)llround(tb->rows[tb->n - 1].freq_mhz * 1e3);
+  unsigned long long prev = ULLONG_MAX;
+  (void)d;
+  for (size_t k = tb->n; k-- > 0;) {
+    sits_dvfs_row *r = &tb->rows[k];
+    r->inefficient = false;
+    if (r->runaway || !(r->power_w >= 0)) /* no steady power: no cost (not sustainable) */
       continue;
-    }
-    tb->rows[k].inefficient = !(cost < prev_cost);
-    if (cost < prev_cost)
-      prev_cost = cost;
+    unsigned long long khz = (unsigned long long)llround(r->freq_mhz * 1e3);
+    unsigned long long cost =
+        fmax_khz * (10ULL * (unsigned long long)llround(r->power_w * 1e6)) / (khz ? khz : 1);
+    r->inefficient = cost >= prev;
+    if (cost < prev)
+      prev = cost;
   }
 }
 

@@ -8,8 +8,10 @@
  * trip: the thermal governor's trip_c (control_c for IPA), else max_junction_temp_c.
  * sustainable: the steady junction temperature is below the trip and below
  *   max_junction_temp_c.
- * inefficient (Linux Energy Model): a faster OPP costs no more per unit of work, where
- *   the cost is total power / capacity.
+ * inefficient: the Linux Energy Model's rule (em_compute_costs) on the domain's own power:
+ *   cost = f_max * 10 P / f in the kernel's integer units (uW, kHz), fastest first; an OPP
+ *   whose cost is at or above a faster one's is inefficient. (The platform's energy per item,
+ *   static and other domains' power included, is items_per_j and the knee.)
  * dynamic_power_coefficient: C in P_dyn[uW] = C V^2 f[MHz], a least-squares fit (GSL,
  *   through the origin) of the OPPs' full-load dynamic power.
  * sustainable_power: the kernel IPA's thermal-zone property for a zone whose actors are the

@@ -84,6 +84,13 @@ Test(dvfs_table, time_to_trip_closed_form_and_sustainable) {
   sits_scenario_free(sc);
 }
 
+/* The kernel's rule (em_compute_costs) on each domain's own power: an OPP is inefficient when
+ * a faster one costs no more per cycle (P/f; the kernel compares f_max 10 P / f in integer uW
+ * and kHz), checked against that definition on every shipped domain of the Orin NX; then a
+ * hand-made tie (500/1000/1500 MHz at 0.8 V: the same 0.64 mW/MHz; 2000 MHz at 0.9 V: 0.81)
+ * flags 500 and 1000, not 1500; and the ev6 floorplan (4.48, 5.48, 6.67 mW/MHz rising) flags
+ * none: it flagged 1000 and 1500 MHz when the rule took the platform's power, static power
+ * and the other domains included, which pushed a runtime onto the unsustainable 2000 MHz. */
 Test(dvfs_table, inefficient_follows_the_energy_model_rule) {
   sits_scenario *sc = tu_shipped("scenarios/orin_nx_video_enc.cfg", NULL, 0);
   size_t nd;
@@ -92,14 +99,37 @@ Test(dvfs_table, inefficient_follows_the_energy_model_rule) {
     sits_dvfs_table t;
     compute(sc, dom[i].name, &t);
     for (size_t k = 0; k < t.n; k++) {
-      double cost = t.rows[k].total_power_w / sits_domain_capacity(&dom[i], k);
+      double cost = t.rows[k].power_w / t.rows[k].freq_mhz;
       bool cheaper_above = false;
       for (size_t j = k + 1; j < t.n; j++)
-        cheaper_above |= t.rows[j].total_power_w / sits_domain_capacity(&dom[i], j) <= cost;
+        cheaper_above |= t.rows[j].power_w / t.rows[j].freq_mhz <= cost * (1 + 1e-9);
       cr_assert_eq(t.rows[k].inefficient, cheaper_above, "%s OPP %zu", dom[i].name, k);
     }
   }
   sits_scenario_free(sc);
+  sits_scenario *tie = tu_load(
+      "tie.cfg",
+      "platform = { thermal = { nodes = ( { name = \"die\"; c_j_per_k = 2.0; junction = "
+      "true; } );\n"
+      "  links = ( { a = \"die\"; b = \"ambient\"; r_k_per_w = 1.0; } ); };\n"
+      "  domains = ( { name = \"cpu\"; node = \"die\"; ceff_f = 1e-9; max_rate = 10.0;\n"
+      "    opp = ( { freq_mhz = 500.0; volt_v = 0.8; }, { freq_mhz = 1000.0; volt_v = 0.8; "
+      "},\n"
+      "            { freq_mhz = 1500.0; volt_v = 0.8; }, { freq_mhz = 2000.0; volt_v = 0.9; "
+      "} ); } ); };\n"
+      "workload = { phases = ( { duration_s = 10.0; demand = { cpu = 1.0; }; } ); };\n");
+  sits_dvfs_table t;
+  compute(tie, NULL, &t);
+  const bool want[] = {true, true, false, false};
+  for (size_t k = 0; k < 4; k++)
+    cr_assert_eq(t.rows[k].inefficient, want[k], "OPP %zu: %g W", k, t.rows[k].power_w);
+  sits_scenario_free(tie);
+  sits_scenario *ev6 = tu_shipped("scenarios/ev6_floorplan_throttle.cfg", NULL, 0);
+  compute(ev6, "int", &t);
+  for (size_t k = 0; k < t.n; k++)
+    cr_assert_not(t.rows[k].inefficient, "ev6 int OPP %zu", k);
+  cr_assert_float_eq(t.max_sustainable_freq_mhz, 1500.0, 0);
+  sits_scenario_free(ev6);
 }
 
 static char *render(const char *format, const sits_dvfs_table *t, size_t n, const char *name) {
