@@ -89,6 +89,9 @@ static int write_json(const sits_dvfs_table *t, size_t n, FILE *f) {
   jnum(f, "max_sustainable_freq_mhz", t->max_sustainable_freq_mhz, 1);
   jnum(f, "dynamic_power_coefficient_uw_per_mhz_v2", t->dynamic_power_coefficient_uw_per_mhz_v2, 1);
   jnum(f, "sustainable_power_mw", t->sustainable_power_mw, 1);
+  /* what the powers and the coefficient are of: the whole domain (a CPU cluster's every
+   * core; the dts divides by its CPUs for opp-microwatt and dynamic-power-coefficient) */
+  fputs(",\"power_scope\":\"domain\"", f);
   fputs("}\n", f);
   return SITS_OK;
 }
@@ -98,7 +101,10 @@ static int write_header(const sits_dvfs_table *t, size_t n, FILE *f) {
   char id[64];
   ident(t->domain, id, sizeof id);
   fprintf(f,
-          "/* DVFS table of '%s' at %.1f C ambient, written by sitsenergy dvfs-table. */\n"
+          "/* DVFS table of '%s' at %.1f C ambient, written by sitsenergy dvfs-table.\n"
+          " * microwatt: the whole domain's full-load power (all its CPUs; the dts's opp-microwatt\n"
+          " * is one CPU's), 0 where it runs away (steady_temp_c -1 there); energy_per_item_mj 0\n"
+          " * where it has none; the _KHZ defines -1L where there is no such OPP. */\n"
           "#ifndef SITS_DVFS_%s_H\n#define SITS_DVFS_%s_H\n\n"
           "struct sits_%s_opp {\n  unsigned long freq_khz, microvolt, microwatt;\n"
           "  double steady_temp_c, items_per_s, energy_per_item_mj;\n"
