@@ -8,6 +8,10 @@
 /* The scenario of @p o (its text when given, else its file) loaded with @p sets. */
 int sits__cal_scenario(const sits_thermal_cal_opts *o, const char *const *sets, size_t n_sets,
                        sits_scenario **out, sits_err *err);
+/** The forecast residuals' 95th percentile from @p n forecast blocks' percentiles @p q: their
+ *  mean, a block over 3 times their median left out (a block fit that stopped in a far
+ *  minimum); NAN for none. */
+double sits__forecast_q95_of(const double *q, size_t n);
 int sits__calibrate_thermal_warm(const sits_thermal_cal_opts *o, sits_thermal_cal *c,
                                  sits_err *err);
 
