@@ -184,6 +184,8 @@ int sits_write_steady_json(const sits_scenario *sc, const sits_steady_state *st,
     json_kv(f, dom[d].name, st->domain_power_w[d]);
   fputc('}', f);
   json_kv(f, "ambient_c", st->ambient_c);
+  if (sits_scenario_battery(sc)) /* the pack's heat in its node (0 with none) */
+    json_kv(f, "battery_heat_w", st->battery_heat_w);
   fputs(",\"freq_mhz\":{", f);
   for (size_t d = 0; d < nd; d++) {
     fprintf(f, "%s", d ? "," : "");

@@ -314,6 +314,48 @@ static int thermal_limit(const sits_scenario *sc, const double *demand, size_t *
   return rc; /* at the lowest OPPs and still above: the figures are those (or runaway) */
 }
 
+/* The pack's heat in its node (a pack with one): the cells at the initial SOC under the
+ * average draw, the RC pairs settled (V_k = I R_k), at the node's steady temperature, which
+ * the heat raises: a few fixed-point rounds (the heat is a small share of the node's). */
+static int pack_heat(const sits_scenario *sc, const size_t *opp, const double *util, double *base,
+                     sits_steady_state *st, sits_err *err) {
+  const sits_battery *b = sc->battery;
+  st->battery_heat_w = 0;
+  if (!b || sc->batt_node < 0 || st->runaway)
+    return SITS_OK;
+  const sits_battery_cfg *cfg = sits_battery_config(b);
+  double soc = sc->batt_initial_soc, heat = 0, base0 = base[sc->batt_node];
+  int rc = SITS_OK;
+  for (int round = 0; round < 4 && rc == SITS_OK && !st->runaway; round++) {
+    double temp_c = st->temp_c[sc->batt_node];
+    double p_pack = (st->total_power_w - heat) / sc->batt_efficiency;
+    double v_rc[SITS_BATTERY_MAX_RC + 1] = {0};
+    sits_battery_point pt = {0};
+    double last_i = NAN;
+    for (int k = 0; k < 30; k++) { /* the pairs settle at I R_k: I from them, again */
+      if (!sits_battery_eval(b, soc, v_rc, temp_c, p_pack, -1.0, &pt) ||
+          fabs(pt.i_cell_a - last_i) <= 1e-13 * fabs(pt.i_cell_a))
+        break;
+      last_i = pt.i_cell_a;
+      for (size_t j = 0; j < cfg->n_rc; j++)
+        v_rc[j] = pt.i_cell_a * sits_battery_rc_r_ohm(b, j, soc, temp_c);
+    }
+    double next = pt.ok ? pt.heat_w : 0.0;
+    if (fabs(next - heat) <= 1e-9 * (1 + fabs(next)) && round > 0)
+      break;
+    heat = next;
+    base[sc->batt_node] = base0 + heat;
+    rc = sits__steady_with_fans(sc, opp, util, base, st->ambient_c, st->temp_c, &st->total_power_w,
+                                &st->runaway, st->fan_duty, st->fan_cycles, err);
+  }
+  if (rc == SITS_OK && !st->runaway) { /* the board's power, as a run's energy_j counts it */
+    st->total_power_w -= heat;
+    st->battery_heat_w = heat;
+  }
+  base[sc->batt_node] = base0;
+  return rc;
+}
+
 int sits_steady(const sits_scenario *sc, sits_steady_state *st, sits_err *err) {
   const sits_thermal *th = sits_scenario_thermal(sc);
   const sits_schedule *s = sits_scenario_schedule(sc);
@@ -348,6 +390,8 @@ int sits_steady(const sits_scenario *sc, sits_steady_state *st, sits_err *err) {
                               &st->runaway, st->fan_duty, st->fan_cycles, err);
   if (rc == SITS_OK)
     rc = thermal_limit(sc, demand, opp, util, base, st, err);
+  if (rc == SITS_OK)
+    rc = pack_heat(sc, opp, util, base, st, err);
   bool any = sits_thermal_has_junctions(th);
   st->max_junction_temp_c = st->runaway ? NAN : -INFINITY;
   for (size_t i = 0; !st->runaway && i < n; i++)

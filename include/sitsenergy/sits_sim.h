@@ -229,6 +229,11 @@ typedef struct sits_steady_state {
   size_t thermal_state;
   bool thermal_cycles;
   double warmer_sensor_c, unthrottled_sensor_c;
+  /** The pack's Joule (and entropic) heat into its node [W]: the cells at the scenario's
+   *  initial SOC under the average draw (total_power_w over the converter's efficiency), the
+   *  RC pairs settled, at the node's steady temperature; 0 without a pack node (the cells at
+   *  the ambient) or on a brown-out at that draw. Not in total_power_w, as in a run. */
+  double battery_heat_w;
 } sits_steady_state;
 
 /** Solves the steady state of @p sc into @p st (release with sits_steady_release()). */

@@ -782,3 +782,32 @@ Test(battery_run, pack_coupling_unused_or_colliding) {
                             "on a node with platform.battery.node"),
             "%s", msg);
 }
+
+/* steady puts the pack's heat in its node, as a run does: one cell (OCV 4.2 V at SOC 1, R0
+ * 0.05 ohm, one pair of 0.03 ohm settled) under the board's 2 W: I = (4.2 - sqrt(4.2^2 - 4 x
+ * 0.08 x 2)) / (2 x 0.08) = 0.480590 A, heat I^2 x 0.08 = 0.0184777 W, the pack's node 10 K/W
+ * above the 25 C ambient: 25.184777 C (it read 25.000). The board's total stays 2 W. */
+Test(battery_run, steady_puts_the_pack_heat_in_its_node) {
+  sits_scenario *sc = tu_load(
+      "bh.cfg",
+      "platform = { thermal = { nodes = ( { name = \"soc\"; c_j_per_k = 20.0; junction = true; } );\n"
+      "  links = ( { a = \"soc\"; b = \"ambient\"; r_k_per_w = 2.0; } ); };\n"
+      "  static_w = 2.0; static_node = \"soc\";\n"
+      "  battery = { series = 1; parallel = 1; capacity_ah = 2.5; ocv_soc = [0.0, 0.5, 1.0];\n"
+      "    ocv_v = [3.0, 3.6, 4.2]; r0_ohm = 0.05; rc = ( { r_ohm = 0.03; c_f = 1000.0; } );\n"
+      "    initial_soc = 1.0; cutoff_v = 3.0; efficiency = 1.0;\n"
+      "    thermal = { c_j_per_k = 100.0; r_ambient_k_per_w = 10.0; }; }; };\n"
+      "workload = { phases = ( { duration_s = 600.0; } ); };\nambient_c = 25.0;\n");
+  sits_steady_state st;
+  sits_err err = {0};
+  cr_assert_eq(sits_steady(sc, &st, &err), SITS_OK, "%s", err.msg);
+  double i = (4.2 - sqrt(4.2 * 4.2 - 4 * 0.08 * 2.0)) / (2 * 0.08), heat = i * i * 0.08;
+  cr_assert_float_eq(st.battery_heat_w, heat, 1e-9, "%.9g vs %.9g W", st.battery_heat_w, heat);
+  int node = sits_thermal_find(sits_scenario_thermal(sc), "battery");
+  cr_assert_geq(node, 0);
+  cr_assert_float_eq(st.temp_c[node], 25.0 + 10.0 * heat, 1e-9, "%.12g vs %.12g C", st.temp_c[node], 25.0 + 10.0 * heat);
+  cr_assert_float_eq(st.total_power_w, 2.0, 1e-12);
+  cr_assert_float_eq(st.temp_c[0], 29.0, 1e-9);
+  sits_steady_release(&st);
+  sits_scenario_free(sc);
+}
