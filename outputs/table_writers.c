@@ -31,7 +31,7 @@ static int write_csv(const sits_dvfs_table *t, size_t n, FILE *f) {
   (void)n;
   fputs("freq_mhz,volt_v,power_w,total_power_w,steady_temp_c,runaway,items_per_s,items_per_j,"
         "energy_per_item_mj,time_to_trip_s,sustainable,inefficient,knee,max_sustainable,"
-        "steady_temp_half_width_c\n",
+        "steady_temp_half_width_c,fan_cycles\n",
         f);
   for (size_t k = 0; k < t->n; k++) {
     const sits_dvfs_row *r = &t->rows[k];
@@ -47,7 +47,7 @@ static int write_csv(const sits_dvfs_table *t, size_t n, FILE *f) {
             r->freq_mhz == t->max_sustainable_freq_mhz);
     if (isfinite(r->steady_temp_half_width_c)) /* empty without a band */
       fprintf(f, "%.10g", r->steady_temp_half_width_c);
-    fputc('\n', f);
+    fprintf(f, ",%d\n", r->fan_cycles);
   }
   return SITS_OK;
 }
@@ -82,6 +82,7 @@ static int write_json(const sits_dvfs_table *t, size_t n, FILE *f) {
     fprintf(f, ",\"sustainable\":%s,\"inefficient\":%s", r->sustainable ? "true" : "false",
             r->inefficient ? "true" : "false");
     jnum(f, "steady_temp_half_width_c", r->steady_temp_half_width_c, 1);
+    fprintf(f, ",\"fan_cycles\":%s", r->fan_cycles ? "true" : "false");
     fputc('}', f);
   }
   fputc(']', f);
@@ -100,17 +101,18 @@ static int write_header(const sits_dvfs_table *t, size_t n, FILE *f) {
   (void)n;
   char id[64];
   ident(t->domain, id, sizeof id);
-  fprintf(f,
-          "/* DVFS table of '%s' at %.1f C ambient, written by sitsenergy dvfs-table.\n"
-          " * microwatt: the whole domain's full-load power (all its CPUs; the dts's opp-microwatt\n"
-          " * is one CPU's), 0 where it runs away (steady_temp_c -1 there); energy_per_item_mj 0\n"
-          " * where it has none; the _KHZ defines -1L where there is no such OPP. */\n"
-          "#ifndef SITS_DVFS_%s_H\n#define SITS_DVFS_%s_H\n\n"
-          "struct sits_%s_opp {\n  unsigned long freq_khz, microvolt, microwatt;\n"
-          "  double steady_temp_c, items_per_s, energy_per_item_mj;\n"
-          "  int sustainable, inefficient;\n};\n\n"
-          "static const struct sits_%s_opp sits_%s_opps[] = {\n",
-          t->domain, t->ambient_c, id, id, id, id, id);
+  fprintf(
+      f,
+      "/* DVFS table of '%s' at %.1f C ambient, written by sitsenergy dvfs-table.\n"
+      " * microwatt: the whole domain's full-load power (all its CPUs; the dts's opp-microwatt\n"
+      " * is one CPU's), 0 where it runs away (steady_temp_c -1 there); energy_per_item_mj 0\n"
+      " * where it has none; the _KHZ defines -1L where there is no such OPP. */\n"
+      "#ifndef SITS_DVFS_%s_H\n#define SITS_DVFS_%s_H\n\n"
+      "struct sits_%s_opp {\n  unsigned long freq_khz, microvolt, microwatt;\n"
+      "  double steady_temp_c, items_per_s, energy_per_item_mj;\n"
+      "  int sustainable, inefficient;\n};\n\n"
+      "static const struct sits_%s_opp sits_%s_opps[] = {\n",
+      t->domain, t->ambient_c, id, id, id, id, id);
   for (size_t k = 0; k < t->n; k++) {
     const sits_dvfs_row *r = &t->rows[k];
     fprintf(f, "    {%luUL, %luUL, %luUL, %.6g, %.6g, %.6g, %d, %d},\n",

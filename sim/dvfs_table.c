@@ -130,8 +130,13 @@ static int row(const sits_scenario *sc, size_t dsel, size_t k, const double *bas
   r->volt_v = d->opp[k].volt_v;
   r->steady_temp_half_width_c = NAN; /* sits_dvfs_table_bands sets it */
   /* the fans at the duties their trips settle to at this OPP's temperatures */
+  double duty[SITS__MAX_FANS];
+  bool cycles[SITS__MAX_FANS] = {false};
   int rc = sits__steady_with_fans(sc, opp, util, base_w, ambient_c, t, &r->total_power_w,
-                                  &r->runaway, NULL, NULL, err);
+                                  &r->runaway, duty, cycles, err);
+  r->fan_cycles = false;
+  for (size_t f = 0; f < sc->n_fans && f < SITS__MAX_FANS; f++)
+    r->fan_cycles = r->fan_cycles || cycles[f];
   if (rc == SITS_OK) {
     r->steady_temp_c = r->runaway ? NAN : sits__junction_max(th, t);
     r->power_w = 0;

@@ -43,6 +43,10 @@ typedef struct sits_dvfs_row {
   /** The 95 % band's half-width on steady_temp_c (sits_dvfs_table_bands, on a scenario with
    *  an uncertainty group); NAN without one or on runaway. */
   double steady_temp_half_width_c;
+  /** A fan's trips cycle at this OPP's steady state (no steady duty: the figures are at the
+   *  cycle's highest duty, as steady's fans.cycles), so steady_temp_c need not rise with the
+   *  OPP. */
+  bool fan_cycles;
 } sits_dvfs_row;
 
 typedef struct sits_dvfs_table {
