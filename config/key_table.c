@@ -44,7 +44,7 @@ static const sits_key keys[] = {
       "simulated time", "sits_scenario duration_s"),
     K("ambient_c", NUMBER, "degC", 25.0, NULL, TEMP, "ambient temperature (a trace may vary it)",
       "sits_scenario ambient_c"),
-    K("tdp_budget_w", NUMBER, "W", NONE, NULL, POS,
+    K("tdp_budget_w", NUMBER, "W", NONE, NULL, 0, 1e6, SITS_KEY_LO_OPEN,
       "constraint on the peak tdp_window_s average of total power; the power cap's target",
       "sits_limits tdp_budget_w, sits_governor_cfg tdp_budget_w"),
     K("tdp_window_s", NUMBER, "s", 10.0, NULL, POS, "the averaging window of the TDP constraint",

@@ -86,9 +86,9 @@ static int check_r_tables(const sits_battery_cfg *c, sits_err *err) {
 /* One OCV row over the SOC points: monotone within the noise, not flat, cutoff below its top. */
 static int check_row(const sits_battery_cfg *c, const double *v, const char *row, sits_err *err) {
   for (size_t k = 0; k < c->n_ocv; k++) /* a cell's open-circuit voltage */
-    if (!(v[k] > 0 && v[k] < 100))
+    if (!(v[k] > 0 && v[k] < 2000))     /* a cell, or a pack modelled as one (an EV's 800 V) */
       return sits__fail(err, SITS_EINPUT,
-                        "the OCV table%s: %g V at point %zu is not a cell's voltage (0 to 100 V)",
+                        "the OCV table%s: %g V at point %zu is not a cell's voltage (0 to 2000 V)",
                         row, v[k], k);
   if (!(c->cutoff_v > 0))
     return sits__fail(err, SITS_EINPUT, "cutoff_v %g V must be > 0 (a cell's voltage)",

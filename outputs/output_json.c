@@ -210,7 +210,9 @@ int sits_write_steady_json(const sits_scenario *sc, const sits_steady_state *st,
     sits__json_str(f, sits_thermal_name(sits_scenario_thermal(sc), g->sensor_node));
     json_kv(f, g->thermal == SITS_THERMAL_STEP_WISE ? "trip_c" : "control_c",
             g->thermal == SITS_THERMAL_STEP_WISE ? g->trip_c : g->control_c);
-    fprintf(f, ",\"cooling_state\":%zu,\"cycles\":%s", st->thermal_state,
+    double hold = g->thermal == SITS_THERMAL_STEP_WISE ? g->trip_c : g->control_c;
+    fprintf(f, ",\"cooling_state\":%zu,\"held\":%s,\"cycles\":%s", st->thermal_state,
+            !st->runaway && st->temp_c[g->sensor_node] <= hold ? "true" : "false",
             st->thermal_cycles ? "true" : "false");
     json_kv(f, "warmer_sensor_c", st->warmer_sensor_c);
     json_kv(f, "unthrottled_sensor_c", st->unthrottled_sensor_c);

@@ -330,6 +330,8 @@ static int pack_heat(const sits_scenario *sc, const size_t *opp, const double *u
     double temp_c = st->temp_c[sc->batt_node];
     double p_pack = (st->total_power_w - heat) / sc->batt_efficiency;
     double v_rc[SITS_BATTERY_MAX_RC + 1] = {0};
+    if (cfg->hyst_m_v > 0) /* a long discharge's hysteresis state */
+      v_rc[cfg->n_rc] = -1.0;
     sits_battery_point pt = {0};
     double last_i = NAN;
     for (int k = 0; k < 30; k++) { /* the pairs settle at I R_k: I from them, again */

@@ -21,14 +21,22 @@
 #define FIELD(name)                                                                                \
   { #name, offsetof(sits_summary, name) }
 const sits__summary_field sits__summary_fields[SITS__SUMMARY_FIELDS] = {
-    FIELD(simulated_s),        FIELD(max_junction_temp_c),
-    FIELD(avg_power_w),        FIELD(peak_power_w),
-    FIELD(energy_j),           FIELD(tdp_w),
-    FIELD(time_to_throttle_s), FIELD(throttled_fraction),
-    FIELD(items_done),         FIELD(energy_per_item_mj),
-    FIELD(latency_ms),         FIELD(deficit_fraction),
-    FIELD(energy_stored_j),    FIELD(energy_to_ambient_j),
-    FIELD(energy_balance_rel), FIELD(battery_heat_j),
+    FIELD(simulated_s),
+    FIELD(max_junction_temp_c),
+    FIELD(avg_power_w),
+    FIELD(peak_power_w),
+    FIELD(energy_j),
+    FIELD(tdp_w),
+    FIELD(time_to_throttle_s),
+    FIELD(throttled_fraction),
+    FIELD(items_done),
+    FIELD(energy_per_item_mj),
+    FIELD(latency_ms),
+    FIELD(deficit_fraction),
+    FIELD(energy_stored_j),
+    FIELD(energy_to_ambient_j),
+    FIELD(energy_balance_rel),
+    FIELD(battery_heat_j),
     FIELD(final_junction_temp_c)}; /* last: sweep CSVs' earlier columns keep their places */
 #undef FIELD
 
@@ -206,12 +214,16 @@ static double life_v(const life_ctx *c, double soc, double *d) {
   return v;
 }
 
-/* Terminal voltage less the cutoff, continued through a brown-out (negative there). */
+/* Where the cell can go on: positive while its loaded terminal voltage is above the cutoff
+ * and it does not brown out (d > 0), reaching 0 at whichever comes first (continuous, and
+ * negative past both). */
 static double life_margin(double soc, void *p) {
   const life_ctx *c = p;
   double d, v = life_v(c, soc, &d);
-  return 0.5 * (v + copysign(sqrt(fabs(d)), d)) - c->cutoff_v;
+  return fmin(0.5 * (v + sqrt(fmax(d, 0.0))) - c->cutoff_v, d / fabs(v));
 }
+
+#define LIFE_SCAN 512 /* steps of the scan down from the SOC for the first crossing */
 
 /* 1 / I [1/A] at @p soc: I = 2 p / (v + sqrt(d)) (no cancellation at small R). */
 static double life_inv_current(double soc, void *p) {
@@ -233,10 +245,19 @@ static double life_left_s(const sits_battery *b, double soc, double temp_c, doub
   double end = 0.0;
   if (life_margin(soc, &c) <= 0)
     return 0.0; /* at the cutoff already under the average draw */
-  if (life_margin(0.0, &c) < 0) { /* the cutoff before SOC 0: where */
+  /* the first crossing below the SOC (a margin that is not monotone, a resistance table's
+   * bump, may cross again lower down): scanned down, then Brent inside that step */
+  double hi = soc, lo = soc;
+  for (int k = 1; k <= LIFE_SCAN && lo > 0; k++) {
+    lo = soc * (1.0 - (double)k / LIFE_SCAN);
+    if (life_margin(lo, &c) < 0)
+      break;
+    hi = lo;
+  }
+  if (lo > 0 || life_margin(0.0, &c) < 0) { /* the cutoff or a brown-out before SOC 0: where */
     gsl_function f = {life_margin, &c};
     gsl_root_fsolver *rs = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
-    if (!rs || gsl_root_fsolver_set(rs, &f, 0.0, soc)) {
+    if (!rs || gsl_root_fsolver_set(rs, &f, lo, hi)) {
       gsl_root_fsolver_free(rs);
       return NAN;
     }

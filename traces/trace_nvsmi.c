@@ -30,8 +30,7 @@
 #include <string.h>
 
 #define MAX_FIELDS 64
-#define MAX_GPUS 64        /* lines of one sample merged into a row (index fields) */
-#define MERGE_FIRST_S 0.05 /* lines this close to the first row's are of its sample */
+#define MAX_GPUS 64 /* lines of one sample merged into a row (index fields) */
 
 /* `2026/07/15 01:52:12.832` -> the day number and the seconds in the day,
  * kept apart so that millisecond differences survive (an epoch in seconds would not). */
@@ -207,7 +206,7 @@ static double number(const char *cell, const char *header_unit, int q, const cha
   if (*unit && !isalpha((unsigned char)*unit) && *unit != '%')
     *why = "a value is not a number";
   else if (isnan(scale))
-    *why = "a unit this reader does not know (W, mW, kW; MHz, GHz; %; C; MiB, GiB)";
+    *why = "a unit this reader does not know (W, mW, kW; MHz, GHz, kHz, Hz; %; C; MiB, GiB, MB)";
   return v * scale * known[q].scale;
 }
 
@@ -373,10 +372,10 @@ static int sample(nvsmi *s, sits_trace *t, const sits_trace_opts *o, const char 
   for (size_t k = 0; merge && k < s->n_row_gpus; k++)
     merge = strncmp(s->row_gpus[k], f[s->i_key], sizeof s->row_gpus[0] - 1) != 0;
   /* ... and stamped within the sample: a GPU whose line of this sample is missing starts the
-   * next one (under half the rows' spacing from the row's first line, or 50 ms before that
-   * spacing is known) */
-  if (merge && s->i_time >= 0)
-    merge = ts - s->prev < (s->gap > 0 ? 0.5 * s->gap : MERGE_FIRST_S);
+   * next one (under half the rows' spacing from the row's first line; before that spacing is
+   * known, a GPU seen in the row already is what starts the next) */
+  if (merge && s->i_time >= 0 && s->gap > 0)
+    merge = ts - s->prev < 0.5 * s->gap;
   char gpu[32] = "gpu"; /* a malformed line names no GPU */
   if (ok)               /* the name it would take: taken (added) once the line is read */
     gpu_label(s, s->i_key >= 0 ? f[s->i_key] : "", gpu, sizeof gpu, false);
@@ -493,7 +492,7 @@ int sits__nvsmi_read(const char *path, const sits_trace_opts *o, sits_trace *t, 
           isnan(unit_scale(known[p.known].kind, s.units[k])))
         rc = sits__fail(err, SITS_EINPUT,
                         "%s:%zu: field '%s [%s]': a unit this reader does not know for %s (W, "
-                        "mW, kW; MHz, GHz; %%; C; MiB, GiB)",
+                        "mW, kW; MHz, GHz, kHz, Hz; %%; C; MiB, GiB, MB)",
                         path, L.lineno, s.names[k], s.units[k], known[p.known].kind);
     }
   }

@@ -69,8 +69,12 @@ static int detect(const char *path, char *first, size_t size, size_t *first_no,
     }
   }
   if (rc == SITS_OK && !seen)
-    rc = L.lineno == 0
-             ? sits__fail(err, SITS_EINPUT, "%s: empty file (no lines to read)", path)
+    rc = L.lineno == 0 ? sits__fail(err, SITS_EINPUT, "%s: empty file (no lines to read)", path)
+         : L.lineno >= 10000
+             ? sits__fail(err, SITS_EINPUT,
+                          "%s:%zu: no sample in the first %zu lines (all blank or comments): "
+                          "give --format",
+                          path, L.lineno, L.lineno)
              : sits__fail(err, SITS_EINPUT,
                           "%s:%zu: no samples: the file's lines are all blank or comments", path,
                           L.lineno);

@@ -99,8 +99,8 @@ typedef struct sits_battery sits_battery;
 /**
  * A battery from @p cfg (copied), checked: series, parallel >= 1; capacity > 0; the OCV
  * table has at least 3 points (GSL Steffen needs 3), SOC strictly increasing within [0, 1], OCV
- * never decreasing by more than SITS_BATTERY_OCV_NOISE_V and not flat overall; R0 > 0, R_k, C_k >
- * 0; cutoff below the OCV at the highest SOC. A capacity given in Wh is converted to the cell's Ah
+ * never decreasing by more than SITS_BATTERY_OCV_NOISE_V and not flat overall, every OCV in
+ * (0, 2000) V; R0 > 0, R_k, C_k > 0; 0 < cutoff, below the OCV at the highest SOC. A capacity given in Wh is converted to the cell's Ah
  * through the mean OCV over SOC in [0, 1]: Q_ah = Wh / (series parallel mean_OCV). NULL with the
  * reason in @p err.
  */

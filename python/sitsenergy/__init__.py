@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import html
 import json
+import operator
 import os
 import re
 import subprocess
@@ -691,10 +692,16 @@ def sweep(scenario: Union[Scenario, str, os.PathLike],
             json.dumps(x) if isinstance(x, str) else repr(x) for x in v)
         specs.append(f"{k}={vals}")
     dists = [f"{k}={v}" for k, v in (dist or {}).items()]
-    if sample is not None and (isinstance(sample, bool) or not isinstance(sample, int)
-                               or not 1 <= sample <= 10_000_000):
-        raise SitsError(EINPUT, f"sample={sample!r}: expected a whole number of draws from 1 "
-                                "to 10000000 (the CLI's --sample range)")
+    if sample is not None:
+        n: Optional[int] = None
+        try:  # any integer type (numpy's too), not a bool or a float
+            n = None if isinstance(sample, bool) else operator.index(sample)
+        except TypeError:
+            pass
+        if n is None or not 1 <= n <= 10_000_000:
+            raise SitsError(EINPUT, f"sample={sample!r}: expected a whole number of draws from 1 "
+                                    "to 10000000 (the CLI's --sample range)")
+        sample = n
     if dists and not sample:
         raise SitsError(EINPUT, "dist needs sample = the number of draws")
     if sample and not dists:

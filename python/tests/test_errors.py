@@ -1,6 +1,7 @@
 """Library errors are exceptions with the file:line message; no input aborts the interpreter."""
 import random
 
+import numpy as np
 import pytest
 
 import sitsenergy as se
@@ -94,6 +95,11 @@ def test_sweep_sample_out_of_range(one_node, sample):
     # "dist needs sample")
     with pytest.raises(se.SitsError, match="sample="):
         se.sweep(se.load(one_node), dist={"ambient_c": "uniform(20,30)"}, sample=sample)
+
+
+def test_sweep_sample_takes_numpy_integers(one_node):
+    df = se.sweep(se.load(one_node), dist={"ambient_c": "uniform(20,30)"}, sample=np.int64(3))
+    assert len(df) == 3
 
 
 def test_sweep_sample_without_dist(one_node):

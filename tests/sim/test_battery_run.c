@@ -306,6 +306,19 @@ Test(battery_run, brownout_at_its_exact_time) {
   cr_assert(ev);
   sits_result_free(r);
   sits_scenario_free(sc);
+  /* a 100-s run estimates the same end: at the brown-out, where the loaded terminal voltage
+   * (OCV / 2 there: 1.83 V) is still above the 1.0-V cutoff (an estimate that continued past
+   * the brown-out to the cutoff read 28 % long in review) */
+  text = scenario(30.0, 0.1, "", 1.0, "", "duration_s = 100.0;\n");
+  sc = tu_load("bo_short.cfg", text);
+  free(text);
+  r = tu_run(sc);
+  s = sits_result_summary(r);
+  cr_assert_eq(s->end_reason, SITS_END_DURATION);
+  cr_assert(s->runtime_estimated);
+  cr_assert_float_eq(s->runtime_s, want, 2e-3 * want, "estimate %g s vs %g s", s->runtime_s, want);
+  sits_result_free(r);
+  sits_scenario_free(sc);
 }
 
 Test(battery_run, warm_pack_lasts_longer_and_the_account_closes) {
