@@ -296,6 +296,15 @@ int sits__load_governor(sits_scenario *sc, const config_setting_t *p, sits_err *
     if (c->cap_window_s < c->period_s)
       return sits__fail_at(err, SITS_EINPUT, cap,
                            "window_s must be at least the governor's period_s");
+    /* the cap keeps the windows that end on its ticks within budget; a window that is not a
+     * whole number of periods also ends between them, where it can go over (0.15 s at 0.1-s
+     * ticks: 1.06 W against 1 W) */
+    double periods = c->cap_window_s / c->period_s;
+    if (fabs(periods - round(periods)) > 1e-9 * periods)
+      return sits__fail_at(err, SITS_EINPUT, config_setting_get_member(cap, "window_s"),
+                           "window_s %g s must be a whole number of the governor's period_s "
+                           "(%g s): the cap holds the windows that end on its ticks",
+                           c->cap_window_s, c->period_s);
     c->tdp_budget_w = sc->limits.tdp_budget_w;
   }
   return SITS_OK;

@@ -313,6 +313,14 @@ static int phases_to_schedule(sits_scenario *sc, const config_setting_t *phases,
   cols c = {0};
   phase_table pt = {0};
   int rc = read_phases(sc, phases, &c, &pt, err);
+  /* the phases the run takes, refused before any is stored (a 2-ms cycle over 5 h took
+   * 760 MB before it was refused) */
+  double cycles = repeat && cycle_s > 0 ? ceil(sc->duration_s / cycle_s) : 1.0;
+  if (rc == SITS_OK && cycles * (double)pt.n > (double)MAX_SEGMENTS)
+    rc = sits__fail(err, SITS_EINPUT,
+                    "%s: the workload has %.3g phases in the run (%.3g repeats of %d), more than "
+                    "%u; shorten duration_s or lengthen the phases",
+                    sc->config.scenario_path, cycles * (double)pt.n, cycles, pt.n, MAX_SEGMENTS);
   if (rc == SITS_OK && !(sc->schedule = sits_schedule_new(c.n, c.col)))
     rc = sits__fail(err, SITS_ENOMEM, "out of memory");
   size_t ncols = c.n ? c.n : 1, count = 0;
