@@ -100,6 +100,12 @@ typedef struct run {
   double *atol;               /* the integrators' absolute tolerances (lay.ny) */
   size_t last_change_tick, close_changes;
   sits_ode_stats before_switch; /* CVODE's figures up to the switch */
+  /* the exponential path failed (a leakage blow-up's steps under its floor): CVODE from its
+   * last state on (sim.c, fall_back), with its figures up to there */
+  sits_ode_opts ode_opts;
+  bool fell_back;
+  long fallback_steps;
+  sits_ode_stats before_fallback;
   sits_result *res;
 } run;
 

@@ -335,10 +335,12 @@ static int runaway_or(run *rn, int rc, double t, sits_err *err) {
   }
   if (!runaway)
     return rc;
+  char why[SITS_ERRMSG_MAX];
+  snprintf(why, sizeof why, "%s", err->msg);
   return sits__fail(err, SITS_ESOLVER,
                     "thermal runaway at t = %.3f s: node '%s' at %.4g C and rising (leakage "
-                    "grows faster than the package sheds heat; the solver stopped)",
-                    t, sits_thermal_name(rn->th, (int)hot), y[hot]);
+                    "grows faster than the package sheds heat; the solver stopped: %s)",
+                    t, sits_thermal_name(rn->th, (int)hot), y[hot], why);
 }
 
 /* A quiet span has no ticks, and the energy history takes points where the run stops (its
@@ -355,6 +357,30 @@ static double quiet_history_stop(const run *rn, double t) {
     next = fmin(next, t < zone - rn->eps_s ? zone : last + cfg->cap_window_s / 8);
   }
   return next;
+}
+
+/* The most steps CVODE takes after a fall-back: a blow-up that reaches no trip is runaway. */
+#define FALLBACK_STEPS 100000
+
+/* The exponential path failed: its steps fell under its floor (1e-12 of t), as a leakage
+ * blow-up makes them before a critical trip ends the run (CVODE, which has none, reaches the
+ * trip). With a critical trip to end the run, CVODE goes on from where the run is (the path's
+ * last state, or the dense output's behind it on a run that reads a governor's ticks behind
+ * its integrator), once, for at most FALLBACK_STEPS steps. */
+static int fall_back(run *rn, double t_run, double *t) {
+  sits_err quiet = {0};
+  /* from where the run is: the integrator's state, or the dense output's behind it */
+  sits_ode *ode = sits_ode_new(&rn->ode_opts, t_run, state(rn), &quiet);
+  if (!ode)
+    return quiet.code;
+  sits_expint_get_stats(rn->ex, &rn->before_fallback);
+  sits_expint_free(rn->ex);
+  rn->ex = NULL;
+  rn->ode = ode;
+  rn->behind = false;
+  rn->fell_back = true;
+  *t = t_run;
+  return SITS_OK;
 }
 
 /* Integrates up to t_stop with constant inputs. *root is set when a critical trip fired. */
@@ -384,6 +410,13 @@ static int integrate_interval(run *rn, double t_stop, double *t, bool *root,
         target = th;
     }
     int rc = step(rn, target, t, &ev, err);
+    if (rc && rn->ex && rn->n_crit && !rn->fell_back && fall_back(rn, t_before, t) == SITS_OK)
+      continue; /* CVODE goes on from the exponential path's last state, to the trip */
+    if (rc == SITS_OK && rn->fell_back && ++rn->fallback_steps > FALLBACK_STEPS)
+      rc = sits__fail(err, SITS_ESOLVER,
+                      "CVODE took %d steps after the exponential path "
+                      "failed without reaching a critical trip",
+                      FALLBACK_STEPS);
     if (rc)
       return runaway_or(rn, rc, *t, err);
     if (ev == SITS_ODE_STOP && target < t_stop)
@@ -872,6 +905,7 @@ static int make_ode(run *rn, sits_err *err) {
   if (m == SITS_METHOD_AUTO && !rn->grid)
     m = rn->lay.ny <= SITS_EXPINT_AUTO_MAX_STATES ? SITS_METHOD_EXPONENTIAL : SITS_METHOD_CVODE;
   rn->switch_to = expint_opts(&o);
+  rn->ode_opts = o;
   if (!rn->grid && m == SITS_METHOD_EXPONENTIAL)
     rn->ex = sits_expint_new(&rn->switch_to, 0.0, rn->y_start, err);
   else
@@ -935,8 +969,9 @@ int sits_run(const sits_scenario *sc, const sits_run_opts *opts, sits_result **o
       sits_expint_get_stats(rn.ex, &rn.res->stats);
     else
       sits_ode_get_stats(rn.ode, &rn.res->stats);
-    if ((rn.may_switch && rn.ex)) { /* both paths' work */
-      sits_ode_stats *s = &rn.res->stats, *b = &rn.before_switch;
+    if ((rn.may_switch && rn.ex) || rn.fell_back) { /* both paths' work */
+      sits_ode_stats *s = &rn.res->stats,
+                     *b = rn.fell_back ? &rn.before_fallback : &rn.before_switch;
       s->steps += b->steps, s->rhs_evals += b->rhs_evals, s->jac_evals += b->jac_evals;
       s->lin_setups += b->lin_setups, s->err_test_fails += b->err_test_fails;
       s->nonlin_iters += b->nonlin_iters, s->nonlin_conv_fails += b->nonlin_conv_fails;
@@ -944,6 +979,7 @@ int sits_run(const sits_scenario *sc, const sits_run_opts *opts, sits_result **o
     }
     rn.res->ticks_skipped = rn.ticks_skipped;
     rn.res->stats.method = (rn.may_switch && rn.ex) ? "cvode-ahead, then exponential"
+                           : rn.fell_back           ? "exponential, then cvode"
                            : rn.ex                  ? "exponential"
                            : rn.grid                ? "grid-cvode"
                            : rn.ahead               ? "cvode-ahead"

@@ -319,3 +319,36 @@ Test(dvfs, runaway_in_a_run_is_named) {
   cr_assert_null(r);
   sits_scenario_free(sc);
 }
+
+/* A leakage blow-up with a critical trip: the exponential path's steps fall under its floor
+ * (1e-12 of t) at ~70 C, short of the 105-C trip; CVODE goes on from there and the trip ends
+ * the run, as CVODE alone ends it (27.18195 s). "auto" failed with a runaway error (exit 4)
+ * before. Leakage doubling every 1.4 K (0.5/K) on 10 J/K, 2 K/W. */
+Test(dvfs, a_blow_up_reaches_its_critical_trip_on_every_path) {
+  const char *text =
+      "platform = { thermal = { nodes = ( { name = \"die\"; c_j_per_k = 10.0; junction = true; "
+      "critical_c = 105.0; } );\n"
+      "  links = ( { a = \"die\"; b = \"ambient\"; r_k_per_w = 2.0; } ); };\n"
+      "  domains = ( { name = \"gpu\"; node = \"die\"; leak_ref_w = 1.0; leak_per_k = 0.5;\n"
+      "    opp = ( { freq_mhz = 1000.0; volt_v = 1.0; } ); } ); };\n"
+      "workload = { phases = ( { duration_s = 400.0; demand = { gpu = 0.0; }; } ); };\n";
+  double end[2];
+  for (int k = 0; k < 2; k++) {
+    const char *set[] = {k ? "solver.method=\"cvode\"" : "solver.method=\"auto\""};
+    char *path = tu_write("blowup.cfg", text);
+    sits_scenario *sc = NULL;
+    sits_err err = {0};
+    cr_assert_eq(sits_scenario_load(path, set, 1, &sc, &err), SITS_OK, "%s", err.msg);
+    sits_result *r = NULL;
+    cr_assert_eq(sits_run(sc, NULL, &r, &err), SITS_OK, "%s", err.msg);
+    const sits_summary *s = sits_result_summary(r);
+    cr_assert_eq(s->end_reason, SITS_END_CRITICAL_TEMP);
+    cr_assert_geq(s->max_junction_temp_c, 105.0);
+    end[k] = s->simulated_s;
+    sits_result_free(r);
+    sits_scenario_free(sc);
+    free(path);
+  }
+  cr_assert_float_eq(end[0], end[1], 1e-4, "auto %.9g s, cvode %.9g s", end[0], end[1]);
+  cr_assert_float_eq(end[1], 27.18195, 1e-4);
+}
