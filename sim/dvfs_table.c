@@ -130,10 +130,9 @@ static int row(const sits_scenario *sc, size_t dsel, size_t k, const double *bas
   r->volt_v = d->opp[k].volt_v;
   r->steady_temp_half_width_c = NAN; /* sits_dvfs_table_bands sets it */
   /* the fans at the duties their trips settle to at this OPP's temperatures */
-  double duty[SITS__MAX_FANS];
   bool cycles[SITS__MAX_FANS] = {false};
   int rc = sits__steady_with_fans(sc, opp, util, base_w, ambient_c, t, &r->total_power_w,
-                                  &r->runaway, duty, cycles, err);
+                                  &r->runaway, NULL, cycles, err);
   r->fan_cycles = false;
   for (size_t f = 0; f < sc->n_fans && f < SITS__MAX_FANS; f++)
     r->fan_cycles = r->fan_cycles || cycles[f];
@@ -256,7 +255,7 @@ int sits__zone_sustainable_w(const sits_scenario *sc, const double *share, doubl
   return rc;
 }
 
-static void marks(const sits_domain *d, sits_dvfs_table *tb) {
+static void marks(sits_dvfs_table *tb) {
   double best = -INFINITY;
   tb->knee_freq_mhz = tb->max_sustainable_freq_mhz = NAN;
   for (size_t k = 0; k < tb->n; k++) {
@@ -271,7 +270,6 @@ static void marks(const sits_domain *d, sits_dvfs_table *tb) {
    * a faster one's is inefficient (EM_PERF_STATE_INEFFICIENT) */
   unsigned long long fmax_khz = (unsigned long long)llround(tb->rows[tb->n - 1].freq_mhz * 1e3);
   unsigned long long prev = ULLONG_MAX;
-  (void)d;
   for (size_t k = tb->n; k-- > 0;) {
     sits_dvfs_row *r = &tb->rows[k];
     r->inefficient = false;
@@ -319,7 +317,7 @@ int sits_dvfs_table_compute(const sits_scenario *sc, const char *domain, sits_dv
     rc = row(sc, (size_t)dsel, k, base_w, ambient_c, &tb->rows[k], err);
   if (rc)
     return rc;
-  marks(d, tb);
+  marks(tb);
   fit_coefficient(d, tb);
   tb->sustainable_power_mw = NAN;
   if (!isnan(tb->trip_c)) {

@@ -189,6 +189,12 @@ int sits__steady_at(const sits_scenario *sc, const size_t *opp, const double *ut
 int sits__steady_at_net(const sits_scenario *sc, const sits_thermal *th, const size_t *opp,
                         const double *util, const double *base_w, double ambient_c, double *t,
                         double *total_w, bool *runaway, sits_err *err);
+/** A cell's resistance to a steady current with its RC pairs settled, R0 + sum R_k [ohm], at
+ *  @p soc and @p temp_c; and the voltage a long discharge's hysteresis takes off its OCV
+ *  (m0 + m: the sign and the dynamic state at -1) [V] (summary.c: the life estimate; the
+ *  steady pack heat). */
+double sits__battery_settled_r_ohm(const sits_battery *b, double soc, double temp_c);
+double sits__battery_discharge_hyst_v(const sits_battery_cfg *cfg);
 /** sits__steady_at with the fans at the duties their trips settle to (fans.c): duty[f] and
  *  cycles[f] per fan (may be NULL). */
 int sits__steady_with_fans(const sits_scenario *sc, const size_t *opp, const double *util,

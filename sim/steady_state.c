@@ -329,19 +329,19 @@ static int pack_heat(const sits_scenario *sc, const size_t *opp, const double *u
   for (int round = 0; round < 4 && rc == SITS_OK && !st->runaway; round++) {
     double temp_c = st->temp_c[sc->batt_node];
     double p_pack = (st->total_power_w - heat) / sc->batt_efficiency;
+    /* the settled current, I = 2 p / (v + sqrt(v^2 - 4 R p)), puts the pairs at I R_k */
+    double p_cell = p_pack / (double)(cfg->series * cfg->parallel);
+    double v = sits_battery_ocv_at_v(b, soc, temp_c) - sits__battery_discharge_hyst_v(cfg);
+    double d = v * v - 4.0 * sits__battery_settled_r_ohm(b, soc, temp_c) * p_cell;
+    double i = d >= 0 ? 2.0 * p_cell / (v + sqrt(d)) : NAN;
     double v_rc[SITS_BATTERY_MAX_RC + 1] = {0};
+    for (size_t j = 0; j < cfg->n_rc; j++)
+      v_rc[j] = i * sits_battery_rc_r_ohm(b, j, soc, temp_c);
     if (cfg->hyst_m_v > 0) /* a long discharge's hysteresis state */
       v_rc[cfg->n_rc] = -1.0;
     sits_battery_point pt = {0};
-    double last_i = NAN;
-    for (int k = 0; k < 30; k++) { /* the pairs settle at I R_k: I from them, again */
-      if (!sits_battery_eval(b, soc, v_rc, temp_c, p_pack, -1.0, &pt) ||
-          fabs(pt.i_cell_a - last_i) <= 1e-13 * fabs(pt.i_cell_a))
-        break;
-      last_i = pt.i_cell_a;
-      for (size_t j = 0; j < cfg->n_rc; j++)
-        v_rc[j] = pt.i_cell_a * sits_battery_rc_r_ohm(b, j, soc, temp_c);
-    }
+    if (d >= 0)
+      sits_battery_eval(b, soc, v_rc, temp_c, p_pack, -1.0, &pt);
     double next = pt.ok ? pt.heat_w : 0.0;
     if (fabs(next - heat) <= 1e-9 * (1 + fabs(next)) && round > 0)
       break;

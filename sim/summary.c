@@ -21,22 +21,14 @@
 #define FIELD(name)                                                                                \
   { #name, offsetof(sits_summary, name) }
 const sits__summary_field sits__summary_fields[SITS__SUMMARY_FIELDS] = {
-    FIELD(simulated_s),
-    FIELD(max_junction_temp_c),
-    FIELD(avg_power_w),
-    FIELD(peak_power_w),
-    FIELD(energy_j),
-    FIELD(tdp_w),
-    FIELD(time_to_throttle_s),
-    FIELD(throttled_fraction),
-    FIELD(items_done),
-    FIELD(energy_per_item_mj),
-    FIELD(latency_ms),
-    FIELD(deficit_fraction),
-    FIELD(energy_stored_j),
-    FIELD(energy_to_ambient_j),
-    FIELD(energy_balance_rel),
-    FIELD(battery_heat_j),
+    FIELD(simulated_s),        FIELD(max_junction_temp_c),
+    FIELD(avg_power_w),        FIELD(peak_power_w),
+    FIELD(energy_j),           FIELD(tdp_w),
+    FIELD(time_to_throttle_s), FIELD(throttled_fraction),
+    FIELD(items_done),         FIELD(energy_per_item_mj),
+    FIELD(latency_ms),         FIELD(deficit_fraction),
+    FIELD(energy_stored_j),    FIELD(energy_to_ambient_j),
+    FIELD(energy_balance_rel), FIELD(battery_heat_j),
     FIELD(final_junction_temp_c)}; /* last: sweep CSVs' earlier columns keep their places */
 #undef FIELD
 
@@ -196,6 +188,17 @@ static void item_figures(const sits_scenario *sc, sits_summary *sum, const sits_
   sum->deficit_fraction = any && demanded > 0 ? fmax(0, 1.0 - served / demanded) : (any ? 0 : NAN);
 }
 
+double sits__battery_settled_r_ohm(const sits_battery *b, double soc, double temp_c) {
+  double r = sits_battery_r0_ohm(b, soc, temp_c);
+  for (size_t k = 0; k < sits_battery_config(b)->n_rc; k++)
+    r += sits_battery_rc_r_ohm(b, k, soc, temp_c);
+  return r;
+}
+
+double sits__battery_discharge_hyst_v(const sits_battery_cfg *cfg) {
+  return cfg->hyst_m0_v + cfg->hyst_m_v; /* s = -1, h settled at -1 */
+}
+
 /* The cell under a constant power p [W] with the RC pairs settled (their voltage I R_k): the
  * terminal voltage is (v + sqrt(d)) / 2 with v the OCV less the hysteresis a discharge takes
  * and d = v^2 - 4 R p, R = R0 + sum R_k; a negative d is a brown-out. */
@@ -205,12 +208,8 @@ typedef struct life_ctx {
 } life_ctx;
 
 static double life_v(const life_ctx *c, double soc, double *d) {
-  const sits_battery_cfg *cfg = sits_battery_config(c->b);
-  double r = sits_battery_r0_ohm(c->b, soc, c->temp_c);
-  for (size_t k = 0; k < cfg->n_rc; k++)
-    r += sits_battery_rc_r_ohm(c->b, k, soc, c->temp_c);
   double v = sits_battery_ocv_at_v(c->b, soc, c->temp_c) - c->hyst_v;
-  *d = v * v - 4.0 * r * c->p_cell_w;
+  *d = v * v - 4.0 * sits__battery_settled_r_ohm(c->b, soc, c->temp_c) * c->p_cell_w;
   return v;
 }
 
@@ -239,7 +238,7 @@ static double life_inv_current(double soc, void *p) {
 static double life_left_s(const sits_battery *b, double soc, double temp_c, double p_pack_w) {
   const sits_battery_cfg *cfg = sits_battery_config(b);
   life_ctx c = {b, temp_c, p_pack_w / (double)(cfg->series * cfg->parallel), cfg->cutoff_v,
-                cfg->hyst_m0_v + cfg->hyst_m_v};
+                sits__battery_discharge_hyst_v(cfg)};
   if (!(soc > 0))
     return 0.0;
   double end = 0.0;

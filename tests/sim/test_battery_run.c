@@ -110,6 +110,23 @@ static double ref_end_time_h(ref *r, double cutoff, bool brownout, double h0) {
   }
 }
 
+/* A short run of the scenario @p text (freed) ends on its duration and estimates the battery's
+ * life within 2e-3 of @p want; with @p ok 0 or 1, its min_battery_life_s verdict is that. */
+static void estimate_is(char *text, double want, int ok) {
+  sits_scenario *sc = tu_load("short.cfg", text);
+  free(text);
+  sits_result *r = tu_run(sc);
+  const sits_summary *s = sits_result_summary(r);
+  cr_assert_eq(s->end_reason, SITS_END_DURATION);
+  cr_assert(s->runtime_estimated);
+  cr_assert_float_eq(s->runtime_s, want, 2e-3 * want, "estimate %g s vs %g s", s->runtime_s, want);
+  if (ok >= 0)
+    cr_assert_eq(s->battery_life.ok, ok == 1, "limit %g s, estimate %g s", s->battery_life.limit,
+                 s->runtime_s);
+  sits_result_free(r);
+  sits_scenario_free(sc);
+}
+
 Test(battery_run, constant_power_runtime_matches_independent_integration) {
   char *text = scenario(8.0, 0.05, "rc = ( { r_ohm = 0.03; c_f = 1000.0; } );", 3.2, "", "");
   sits_scenario *sc = tu_load("cp.cfg", text);
@@ -143,19 +160,8 @@ Test(battery_run, constant_power_runtime_matches_independent_integration) {
     char lim[96];
     snprintf(lim, sizeof lim, "duration_s = 600.0;\nmin_battery_life_s = %.6f;\n",
              want * (k ? 0.99 : 1.01));
-    text = scenario(8.0, 0.05, "rc = ( { r_ohm = 0.03; c_f = 1000.0; } );", 3.2, "", lim);
-    sc = tu_load("cp_short.cfg", text);
-    free(text);
-    r = tu_run(sc);
-    s = sits_result_summary(r);
-    cr_assert_eq(s->end_reason, SITS_END_DURATION);
-    cr_assert(s->runtime_estimated);
-    cr_assert_float_eq(s->runtime_s, want, 2e-3 * want, "estimate %g s vs %g s", s->runtime_s,
-                       want);
-    cr_assert_eq(s->battery_life.ok, k == 1, "limit %g s, estimate %g s", s->battery_life.limit,
-                 s->runtime_s);
-    sits_result_free(r);
-    sits_scenario_free(sc);
+    estimate_is(scenario(8.0, 0.05, "rc = ( { r_ohm = 0.03; c_f = 1000.0; } );", 3.2, "", lim),
+                want, k == 1);
   }
 }
 
@@ -309,16 +315,7 @@ Test(battery_run, brownout_at_its_exact_time) {
   /* a 100-s run estimates the same end: at the brown-out, where the loaded terminal voltage
    * (OCV / 2 there: 1.83 V) is still above the 1.0-V cutoff (an estimate that continued past
    * the brown-out to the cutoff read 28 % long in review) */
-  text = scenario(30.0, 0.1, "", 1.0, "", "duration_s = 100.0;\n");
-  sc = tu_load("bo_short.cfg", text);
-  free(text);
-  r = tu_run(sc);
-  s = sits_result_summary(r);
-  cr_assert_eq(s->end_reason, SITS_END_DURATION);
-  cr_assert(s->runtime_estimated);
-  cr_assert_float_eq(s->runtime_s, want, 2e-3 * want, "estimate %g s vs %g s", s->runtime_s, want);
-  sits_result_free(r);
-  sits_scenario_free(sc);
+  estimate_is(scenario(30.0, 0.1, "", 1.0, "", "duration_s = 100.0;\n"), want, -1);
 }
 
 Test(battery_run, warm_pack_lasts_longer_and_the_account_closes) {
@@ -803,7 +800,8 @@ Test(battery_run, pack_coupling_unused_or_colliding) {
 Test(battery_run, steady_puts_the_pack_heat_in_its_node) {
   sits_scenario *sc = tu_load(
       "bh.cfg",
-      "platform = { thermal = { nodes = ( { name = \"soc\"; c_j_per_k = 20.0; junction = true; } );\n"
+      "platform = { thermal = { nodes = ( { name = \"soc\"; c_j_per_k = 20.0; junction = true; } "
+      ");\n"
       "  links = ( { a = \"soc\"; b = \"ambient\"; r_k_per_w = 2.0; } ); };\n"
       "  static_w = 2.0; static_node = \"soc\";\n"
       "  battery = { series = 1; parallel = 1; capacity_ah = 2.5; ocv_soc = [0.0, 0.5, 1.0];\n"
@@ -818,7 +816,8 @@ Test(battery_run, steady_puts_the_pack_heat_in_its_node) {
   cr_assert_float_eq(st.battery_heat_w, heat, 1e-9, "%.9g vs %.9g W", st.battery_heat_w, heat);
   int node = sits_thermal_find(sits_scenario_thermal(sc), "battery");
   cr_assert_geq(node, 0);
-  cr_assert_float_eq(st.temp_c[node], 25.0 + 10.0 * heat, 1e-9, "%.12g vs %.12g C", st.temp_c[node], 25.0 + 10.0 * heat);
+  cr_assert_float_eq(st.temp_c[node], 25.0 + 10.0 * heat, 1e-9, "%.12g vs %.12g C", st.temp_c[node],
+                     25.0 + 10.0 * heat);
   cr_assert_float_eq(st.total_power_w, 2.0, 1e-12);
   cr_assert_float_eq(st.temp_c[0], 29.0, 1e-9);
   sits_steady_release(&st);
