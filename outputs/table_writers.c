@@ -24,7 +24,7 @@ static void num(FILE *f, double v) {
   if (isfinite(v))
     fprintf(f, "%.10g", v);
   else
-    fputs(v > 0 ? "never" : "", f);
+    fputs(v > 0 ? "inf" : "", f); /* a time that never comes (JSON null); NaN: empty */
 }
 
 static int write_csv(const sits_dvfs_table *t, size_t n, FILE *f) {

@@ -193,9 +193,10 @@ int sits__load_domains(sits_scenario *sc, const config_setting_t *p, sits_err *e
 
 /* --- governor ----------------------------------------------------------------------- */
 
-/* A group of per-domain numbers (fixed_opp, weights); each name must be a domain. */
+/* A group of per-domain numbers (fixed_opp, weights); each name must be a domain. With
+ * @p positive each value must be a finite number above 0 (a weight: a relative share). */
 static int per_domain(const sits_scenario *sc, const config_setting_t *g, const char *key,
-                      double *out, sits_err *err) {
+                      bool positive, double *out, sits_err *err) {
   const config_setting_t *grp = g ? config_setting_get_member(g, key) : NULL;
   if (!grp)
     return SITS_OK;
@@ -211,6 +212,10 @@ static int per_domain(const sits_scenario *sc, const config_setting_t *g, const 
       return sits__fail_at(err, SITS_EINPUT, e, "'%s.%s' must be a number", key,
                            config_setting_name(e));
     out[d] = config_setting_get_float(e);
+    if (positive && !(isfinite(out[d]) && out[d] > 0))
+      return sits__fail_at(err, SITS_EINPUT, e,
+                           "'%s.%s' must be above 0 (a domain's relative share), not %g", key,
+                           config_setting_name(e), out[d]);
   }
   return SITS_OK;
 }
@@ -242,7 +247,7 @@ static int read_thermal_gov(sits_scenario *sc, const config_setting_t *t, sits_e
         (rc = sits__key_num_required(t, THERMAL_KEY "switch_on_c", &c->switch_on_c, err)) ||
         (rc = sits__key_num_required(t, THERMAL_KEY "sustainable_power_w", &c->sustainable_power_w,
                                      err)) ||
-        (rc = per_domain(sc, t, "weights", w, err)))
+        (rc = per_domain(sc, t, "weights", true, w, err)))
       return rc;
     memcpy(c->weight, w, sizeof w);
     if (!(c->control_c > c->switch_on_c))
@@ -274,7 +279,7 @@ int sits__load_governor(sits_scenario *sc, const config_setting_t *p, sits_err *
                          kind);
   if ((rc = sits__key_num(g, "platform.governor.period_s", &c->period_s, err)) ||
       (rc = sits__key_num(g, "platform.governor.up_threshold", &c->up_threshold, err)) ||
-      (rc = per_domain(sc, g, "fixed_opp", fixed, err)))
+      (rc = per_domain(sc, g, "fixed_opp", false, fixed, err)))
     return rc;
   for (size_t d = 0; d < sc->n_domains; d++) {
     if (fixed[d] < 0 || fixed[d] != floor(fixed[d]) || fixed[d] >= (double)sc->domains[d].n_opp)

@@ -73,6 +73,14 @@ static int map_trace_columns(sits_scenario *sc, const sits_table *t, const char 
   }
   if (sits_table_column(t, "time_s") < 0)
     return sits__fail(err, SITS_EINPUT, "%s:1: no 'time_s' column", path);
+  bool drives = *amb_col >= 0;
+  for (size_t j = 0; j < t->n_cols; j++)
+    drives = drives || col_of[j] >= 0;
+  if (!drives) /* the board would idle through it, at its domains' idle power */
+    return sits__fail(err, SITS_EINPUT,
+                      "%s:1: the trace has only 'time_s': it drives nothing (give "
+                      "demand.<domain>, power_w.<node> or ambient_c columns)",
+                      path);
   return SITS_OK;
 }
 
