@@ -18,7 +18,10 @@
 
 #include "sits_table.h"
 
-#define MAX_SEGMENTS 20000000u /* ~0.5 GB of schedule at one power column */
+/* the phases a run takes, repeats included: each is a breakpoint of the solver (a restart,
+ * ~10-50 us), so more would run for hours; a repeating workload stores one cycle, a trace
+ * its rows */
+#define MAX_SEGMENTS 20000000u
 
 typedef struct cols {
   size_t n;
@@ -321,8 +324,7 @@ static int phases_to_schedule(sits_scenario *sc, const config_setting_t *phases,
   cols c = {0};
   phase_table pt = {0};
   int rc = read_phases(sc, phases, &c, &pt, err);
-  /* the phases the run takes, refused before any is stored (a 2-ms cycle over 5 h took
-   * 760 MB before it was refused) */
+  /* the phases the run takes, refused before any is stored */
   double cycles = repeat && cycle_s > 0 ? ceil(sc->duration_s / cycle_s) : 1.0;
   if (rc == SITS_OK && cycles * (double)pt.n > (double)MAX_SEGMENTS)
     rc = sits__fail(err, SITS_EINPUT,
@@ -331,21 +333,17 @@ static int phases_to_schedule(sits_scenario *sc, const config_setting_t *phases,
                     sc->config.scenario_path, cycles * (double)pt.n, cycles, pt.n, MAX_SEGMENTS);
   if (rc == SITS_OK && !(sc->schedule = sits_schedule_new(c.n, c.col)))
     rc = sits__fail(err, SITS_ENOMEM, "out of memory");
-  size_t ncols = c.n ? c.n : 1, count = 0;
+  size_t ncols = c.n ? c.n : 1;
   double t = 0;
-  for (int i = 0; rc == SITS_OK && t < sc->duration_s; i = (i + 1) % pt.n) {
+  /* one cycle is stored, and repeats (sits_schedule_repeat: cycle k starts at k cycle_s, no
+   * drift over long runs; the memory is one cycle's for any duration) */
+  for (int i = 0; rc == SITS_OK && i < pt.n && t < sc->duration_s; i++) {
     rc = sits__scenario_append(sc, t, pt.power_w + (size_t)i * ncols, pt.ambient_c[i],
                                pt.ambient_default[i], err);
-    /* whole cycles are multiples of the cycle length: no drift over long runs */
-    t = i == pt.n - 1 ? cycle_s * (double)(count / (size_t)pt.n + 1) : t + pt.duration_s[i];
-    if (rc == SITS_OK && ++count > MAX_SEGMENTS)
-      rc = sits__fail(err, SITS_EINPUT,
-                      "%s: the workload has more than %u phases in the run; shorten duration_s "
-                      "or lengthen the phases",
-                      sc->config.scenario_path, MAX_SEGMENTS);
-    if (i == pt.n - 1 && !repeat)
-      break;
+    t += pt.duration_s[i];
   }
+  if (rc == SITS_OK && repeat && cycle_s > 0)
+    rc = sits_schedule_repeat(sc->schedule, cycle_s, sc->duration_s, err);
   phase_table_release(&pt);
   return rc;
 }

@@ -47,13 +47,27 @@ SITS_API void sits_schedule_free(sits_schedule *s);
 SITS_API int sits_schedule_append(sits_schedule *s, double start_s, const double *power_w,
                                   double ambient_c, sits_err *err);
 
+/**
+ * Makes the segments appended so far one cycle of @p period_s (after the last start) that
+ * repeats until @p end_s: segment k of cycle c starts at c * period_s + its start in the
+ * first cycle, with its values and ambient. The count becomes the segments that start before
+ * @p end_s; the storage stays one cycle's, whatever the count (a cycle whose last segment
+ * equals its first runs on until the next cycle's second starts, as appending would merge them).
+ * Appending afterwards is refused, and sits_schedule_set_ambient_c() changes a segment in
+ * every cycle. Nothing changes when no second cycle starts before @p end_s or the cycle is
+ * one segment. Returns SITS_OK or SITS_EINPUT (repeating already, empty, a period not
+ * after the last start, or more segments than a size_t counts).
+ */
+SITS_API int sits_schedule_repeat(sits_schedule *s, double period_s, double end_s, sits_err *err);
+
 SITS_API size_t sits_schedule_segment_count(const sits_schedule *s);
 SITS_API size_t sits_schedule_column_count(const sits_schedule *s);
 /** Column @p j. */
 SITS_API sits_column sits_schedule_column(const sits_schedule *s, size_t j);
 SITS_API double sits_schedule_start_s(const sits_schedule *s, size_t k);
 SITS_API double sits_schedule_ambient_c(const sits_schedule *s, size_t k);
-/** Changes the ambient of segment @p k (no-op past the last segment). */
+/** Changes the ambient of segment @p k (no-op past the last segment); on a repeating
+ * schedule, of that segment in every cycle. */
 SITS_API void sits_schedule_set_ambient_c(sits_schedule *s, size_t k, double ambient_c);
 /** Column values of segment @p k (borrowed, n_cols values). */
 SITS_API const double *sits_schedule_values(const sits_schedule *s, size_t k);
