@@ -135,8 +135,7 @@ struct sits_expint {
    * linear (leakage and the energy integrals), 13 of 134 on the ev6 block network. */
   bool sparse_rem;
   int *cols;
-  double *row_abs; /* sum_j |A_ij| */
-  bool *col_read;  /* A's column j has entries: some row reads state j */
+  double *size; /* etd2(): per row, sum_j |A_ij| max(|a_j|, |y_j|) */
   sits_ode_stats st;
 };
 
@@ -333,11 +332,6 @@ static int refresh_a(sits_expint *e, const double *y, sits_err *err) {
   }
   for (size_t k = 0; k < p->nz; k++)
     e->rv[k] = e->jac_values[e->src[k]];
-  for (size_t i = 0; i < e->n; i++) {
-    e->row_abs[i] = 0;
-    for (int k = e->rp[i]; k < e->rp[i + 1]; k++)
-      e->row_abs[i] += fabs(e->rv[k]);
-  }
   e->a_version++;
   e->d_last_valid = false; /* F = f - A y changed with A */
   e->a_step = e->st.steps;
@@ -533,6 +527,21 @@ static void rem_mv(sits_expint *e, const double *m, const double *x, double *out
   }
 }
 
+/* out = A x as spmv() does, and size_i = sum_j |A_ij| m_j in the same pass (etd2()'s
+ * round-off bound). */
+static void spmv_size(const sits_expint *e, const double *x, const double *m, double *out,
+                      double *size) {
+  for (size_t i = 0; i < e->n; i++) {
+    double s = 0, z = 0;
+    for (int k = e->rp[i]; k < e->rp[i + 1]; k++) {
+      double v = e->rv[k];
+      s += v * x[e->ci[k]];
+      z += fabs(v) * m[e->ci[k]];
+    }
+    out[i] = s, size[i] = z;
+  }
+}
+
 /* out = A x on A's sparse pattern (the values A was taken from), O(nonzeros); row by row,
  * each row's sum in ascending columns (the order a sum by columns gives it). */
 static void spmv(const sits_expint *e, const double *x, double *out) {
@@ -583,25 +592,25 @@ static int etd2(sits_expint *e, const double *y, const double *f, double h, cons
   if (rc)
     return rc;
   /* F(a) - F(y) = f(a) - f(y) - A (a - y) */
-  /* the largest state of the two that some row reads (A's column not empty: an energy
-   * integral, which grows with the run and which no row reads, is not), for the round-off
-   * bound below */
-  double big = 0;
   for (size_t i = 0; i < n; i++) {
     e->tmp[i] = e->a[i] - y[i];
-    if (e->col_read[i])
-      big = fmax(big, fmax(fabs(e->a[i]), fabs(y[i])));
+    if (e->sparse_rem)
+      e->corr[i] = fmax(fabs(e->a[i]), fabs(y[i])); /* free until the phi2 product */
   }
-  spmv(e, e->tmp, e->d);
+  if (e->sparse_rem)
+    spmv_size(e, e->tmp, e->corr, e->d, e->size);
+  else
+    spmv(e, e->tmp, e->d);
   double lin2 = 0, rem2 = 0; /* A's share of the slope's change over the step, and F's */
   for (size_t i = 0; i < n; i++) {
     double w = e->o.rtol * fabs(y[i]) + e->atol[i], ad = e->d[i];
     e->d[i] = e->fa[i] - f[i] - ad;
     /* a linear row's d is the round-off of f(a) - f(y) - A (a - y): a few eps of its terms'
-     * sizes, which |f(a)| + |f(y)| + 2 sum_j |A_ij| max(|a|, |y|) bounds; 64 eps of that is
-     * a zero (a nonlinear row's d so small moves the state by less than its round-off) */
+     * sizes, which |f(a)| + |f(y)| + 2 sum_j |A_ij| max(|a_j|, |y_j|) (over the row's own
+     * entries: an energy integral that no row reads does not count) bounds; 64 eps of that
+     * is a zero (a nonlinear row's d so small moves the state by less than its round-off) */
     if (e->sparse_rem &&
-        fabs(e->d[i]) <= 64 * DBL_EPSILON * (fabs(e->fa[i]) + fabs(f[i]) + 2 * e->row_abs[i] * big))
+        fabs(e->d[i]) <= 64 * DBL_EPSILON * (fabs(e->fa[i]) + fabs(f[i]) + 2 * e->size[i]))
       e->d[i] = 0;
     lin2 += (ad / w) * (ad / w);
     rem2 += (e->d[i] / w) * (e->d[i] / w);
@@ -1151,10 +1160,7 @@ static int by_rows(sits_expint *e) {
       e->rp[p->i[q] + 1]++;
   for (size_t i = 0; i < n; i++)
     e->rp[i + 1] += e->rp[i];
-  if (!(e->col_read = calloc(n, sizeof(bool))))
-    return 1;
-  for (size_t j = 0; j < n; j++)
-    e->col_read[j] = p->p[j + 1] > p->p[j];
+
   int *next = malloc(n * sizeof(int));
   if (!next)
     return 1;
@@ -1197,15 +1203,20 @@ sits_expint *sits_expint_new(const sits_expint_opts *o, double t0, const double 
     }
     e->a_step = -1;
     e->q_step = -1;
+    /* below BLAS_MIN_STATES the plain loops: the small networks' results (calibration's
+     * two-node fits among them) stay the same to the bit on any processor; and at any size
+     * with SITS_EXPINT_PLAIN=1 (to compare against) */
+    const char *plain = getenv("SITS_EXPINT_PLAIN");
+    bool fast = n >= BLAS_MIN_STATES && !(plain && strcmp(plain, "1") == 0);
     e->mv = matvec;
 #if SITS_EXPINT_AVX2
-    /* below BLAS_MIN_STATES the plain loop: the small networks' results (calibration's
-     * two-node fits among them) stay the same to the bit on any processor */
-    __builtin_cpu_init();
-    if (n >= BLAS_MIN_STATES && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-      e->mv = matvec_avx2;
+    if (fast) {
+      __builtin_cpu_init();
+      if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+        e->mv = matvec_avx2;
+    }
 #endif
-    e->sparse_rem = n >= BLAS_MIN_STATES;
+    e->sparse_rem = fast;
     double **vec[] = {
         &e->atol,  &e->y,     &e->y_prev, &e->f,      &e->f_prev, &e->a,     &e->fa,    &e->d,
         &e->corr,  &e->tmp,   &e->y_try,  &e->ymax,   &e->step_d, &e->dn_y,  &e->dn_v,  &e->dn_q,
@@ -1218,7 +1229,7 @@ sits_expint *sits_expint_new(const sits_expint_opts *o, double t0, const double 
          (e->g_try = calloc(nr, sizeof(double))) &&
          (e->jac_values = calloc(o->pattern->nz ? o->pattern->nz : 1, sizeof(double))) &&
          !by_rows(e) && (e->cols = malloc(n * sizeof(int))) &&
-         (e->row_abs = calloc(n, sizeof(double))) && (e->amat = calloc(n * n, sizeof(double))) &&
+         (e->size = calloc(n, sizeof(double))) && (e->amat = calloc(n * n, sizeof(double))) &&
          (e->phi_scratch1 = malloc(n * n * sizeof(double))) &&
          (e->phi_scratch2 = malloc(n * n * sizeof(double))) && !alloc_work(e);
     for (int k = 0; ok && k < CACHE_SLOTS; k++)
@@ -1252,8 +1263,7 @@ void sits_expint_free(sits_expint *e) {
   for (size_t k = 0; k < sizeof vec / sizeof vec[0]; k++)
     free(vec[k]);
   free(e->mx_bad);
-  free(e->rp), free(e->ci), free(e->src), free(e->rv), free(e->cols), free(e->row_abs),
-      free(e->col_read);
+  free(e->rp), free(e->ci), free(e->src), free(e->rv), free(e->cols), free(e->size);
   for (int k = 0; k < CACHE_SLOTS; k++) {
     free(e->cache[k].hphi1);
     free(e->cache[k].hphi2);
