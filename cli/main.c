@@ -26,6 +26,8 @@ static void usage(FILE *f) {
              "                    $XDG_CACHE_HOME or ~/.cache/sitsenergy/fftw-wisdom; off: none)\n"
              "  SITS_BLAS=gsl     GSL's reference BLAS and LU, not OpenBLAS, for the large dense\n"
              "                    products (SITS_EXPINT_BLAS=gsl: the exponential path only)\n"
+             "  SITS_EXPINT_PLAIN=1  the exponential path's step products as plain loops at\n"
+             "                    any size (default from 32 states: AVX2 where the CPU has it)\n"
              "  SITS_HUGEPAGES=0  the heap as glibc sets it up (default: one region in huge\n"
              "                    pages, which saves the page faults of large grids)\n");
 }

@@ -35,7 +35,9 @@
  * their Taylor series (Skaflestad and Wright 2009: phi1(2X) = (e^X + I) phi1(X) / 2,
  * phi2(2X) = (phi1(X)^2 + 2 phi2(X)) / 4) with GSL's BLAS (OpenBLAS's dgemm from 32 states
  * when the system has it; SITS_EXPINT_BLAS=gsl keeps GSL's). Cost: O(n^3) per new (A, h),
- * three O(n^2) products and two right-hand sides per step. Meant for up to a few hundred
+ * three O(n^2) products and two right-hand sides per step; from 32 states the dense products
+ * run on AVX2 with FMA where the processor has both, the remainder's take only its nonzero
+ * columns and A's run along its rows (SITS_EXPINT_PLAIN=1: the plain loops at any size). Meant for up to a few hundred
  * states (SITS_EXPINT_MAX_STATES).
  *
  * Roots: after every step the root functions are compared with those at its start; on a
