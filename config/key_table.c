@@ -294,7 +294,7 @@ static const sits_key keys[] = {
       "power_allocator (required there): power sustainable at control_c",
       "sits_governor_cfg sustainable_power_w"),
     K("platform.governor.thermal.weights", MAP, "", NONE, "1", ANY, 0,
-      "power_allocator: { <domain> = weight; }, each above 0 (a relative share)",
+      "power_allocator: { <domain> = weight; }, each in (0, 1e6] (a relative share)",
       "sits_governor_cfg weight"),
     K("platform.governor.power_cap", GROUP, "", NONE, NULL, ANY, 0,
       "a look-ahead power cap at tdp_budget_w", "sits_governor_cfg power_cap"),

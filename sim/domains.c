@@ -194,7 +194,7 @@ int sits__load_domains(sits_scenario *sc, const config_setting_t *p, sits_err *e
 /* --- governor ----------------------------------------------------------------------- */
 
 /* A group of per-domain numbers (fixed_opp, weights); each name must be a domain. With
- * @p positive each value must be a finite number above 0 (a weight: a relative share). */
+ * @p positive each value must be in (0, 1e6] (a weight: a relative share). */
 static int per_domain(const sits_scenario *sc, const config_setting_t *g, const char *key,
                       bool positive, double *out, sits_err *err) {
   const config_setting_t *grp = g ? config_setting_get_member(g, key) : NULL;
@@ -212,10 +212,11 @@ static int per_domain(const sits_scenario *sc, const config_setting_t *g, const 
       return sits__fail_at(err, SITS_EINPUT, e, "'%s.%s' must be a number", key,
                            config_setting_name(e));
     out[d] = config_setting_get_float(e);
-    if (positive && !(isfinite(out[d]) && out[d] > 0))
+    if (positive && !(out[d] > 0 && out[d] <= 1e6)) /* a product with watts stays finite */
       return sits__fail_at(err, SITS_EINPUT, e,
-                           "'%s.%s' must be above 0 (a domain's relative share), not %g", key,
-                           config_setting_name(e), out[d]);
+                           "'%s.%s' must be above 0 and at most 1e6 (a domain's relative "
+                           "share), not %g",
+                           key, config_setting_name(e), out[d]);
   }
   return SITS_OK;
 }

@@ -747,13 +747,16 @@ static void dense_reset(sits_expint *e) {
 }
 
 /* The slope of the step's linear system at offset s and state u: f(y_prev) + A (u - y_prev)
- * + s d, into v. */
+ * + s d, into v (e->tmp: free between steps). */
 static void dense_slope(sits_expint *e, double s, const double *u, double *v) {
   size_t n = e->n;
+  double *w = e->tmp;
+  for (size_t j = 0; j < n; j++)
+    w[j] = u[j] - e->y_prev[j];
   for (size_t i = 0; i < n; i++) { /* A is sparse: its rows (spmv()) */
     double vi = e->f_prev[i] + s * e->step_d[i];
     for (int k = e->rp[i]; k < e->rp[i + 1]; k++)
-      vi += e->rv[k] * (u[e->ci[k]] - e->y_prev[e->ci[k]]);
+      vi += e->rv[k] * w[e->ci[k]];
     v[i] = vi;
   }
 }
