@@ -66,7 +66,7 @@ typedef void (*matvec_fn)(size_t n, const double *m, const double *x, double *ou
 typedef struct slot {
   double h;
   unsigned long version, used;
-  double *hphi1, *hphi2; /* n x n row-major */
+  double *hphi1, *hphi2; /* n x n row-major (hphi2 by columns with sparse_rem) */
 } slot;
 
 struct sits_expint {
@@ -131,15 +131,22 @@ struct sits_expint {
   double *rv;
   /* From BLAS_MIN_STATES states (with mv): the remainder's entries at round-off are exact
    * zeros (etd2()), and the phi2 products take only the columns of a vector's nonzeros
-   * (rem_mv(); cols its list): the remainder lives in the rows whose right-hand side is not
-   * linear (leakage and the energy integrals), 13 of 134 on the ev6 block network. */
+   * (rem_mv()): the remainder lives in the rows whose right-hand side is not linear (leakage
+   * and the energy integrals), 13 of 134 on the ev6 block network. The phi2 matrices are then
+   * kept by columns, so that each column a product takes is contiguous. */
   bool sparse_rem;
-  int *cols;
-  double *size; /* etd2(): per row, sum_j |A_ij| max(|a_j|, |y_j|) */
+  void (*axpy)(size_t n, double a, const double *x, double *y); /* y += a x */
   sits_ode_stats st;
 };
 
 /* ---- phi functions ------------------------------------------------------------------ */
+
+/* The larger of a and b where the hot loops compare magnitudes or temperatures: fmax() is a
+ * library call that GCC does not inline on x86-64 (~2 % of the ev6 block network's
+ * throttling run, with the spills around the call). A NaN in b is returned. */
+static inline double max2(double a, double b) {
+  return a > b ? a : b;
+}
 
 static double norm1(const gsl_matrix *m) {
   double best = 0;
@@ -280,7 +287,7 @@ static int phi_compute(sits_expint *e, const double *a, double h, double *hphi1,
     if (hphi1)
       hphi1[i] = h * p1->data[i];
     if (hphi2)
-      hphi2[i] = h * p2->data[i];
+      hphi2[e->sparse_rem ? i % n * n + i / n : i] = h * p2->data[i];
     if (!isfinite(p1->data[i]) || !isfinite(p2->data[i]))
       return sits__fail(err, SITS_ESOLVER, "the exponential integrator's phi functions overflowed");
   }
@@ -408,9 +415,10 @@ static void store_level(sits_expint *e, double h, const gsl_matrix *p1, const gs
   }
   size_t nn = e->n * e->n;
   for (size_t i = 0; i < nn; i++) {
+    size_t i2 = e->sparse_rem ? i % e->n * e->n + i / e->n : i;
     lru->hphi1[i] = h * p1->data[i];
-    lru->hphi2[i] = h * p2->data[i];
-    if (!isfinite(lru->hphi1[i]) || !isfinite(lru->hphi2[i])) {
+    lru->hphi2[i2] = h * p2->data[i];
+    if (!isfinite(lru->hphi1[i]) || !isfinite(lru->hphi2[i2])) {
       lru->version = 0;
       return;
     }
@@ -490,65 +498,83 @@ __attribute__((target("avx2,fma"))) static void matvec_avx2(size_t n, const doub
 }
 #endif
 
-/* out = m x for an x with few nonzeros (the remainder's d and step_d, etd2()): only their
- * columns, four rows at a time, when they are at most half of x (else the dense product).
- * The sums run in the columns' order, as matvec()'s do. */
+static void axpy(size_t n, double a, const double *x, double *y) {
+  for (size_t i = 0; i < n; i++)
+    y[i] += a * x[i];
+}
+
+#if SITS_EXPINT_AVX2
+__attribute__((target("avx2,fma"))) static void axpy_avx2(size_t n, double a, const double *x,
+                                                          double *y) {
+  __m256d av = _mm256_set1_pd(a);
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4)
+    _mm256_storeu_pd(y + i, _mm256_fmadd_pd(av, _mm256_loadu_pd(x + i), _mm256_loadu_pd(y + i)));
+  for (; i < n; i++)
+    y[i] += a * x[i];
+}
+#endif
+
+/* out = m x for the phi2 products (the remainder's d and step_d, etd2()). With sparse_rem, m
+ * is kept by columns and the product is a sum of the columns of x's nonzeros, in ascending
+ * order: the remainder lives in a few rows (13 of 134 on the ev6 block network), and each
+ * column is contiguous. Otherwise the dense product. */
 static void rem_mv(sits_expint *e, const double *m, const double *x, double *out) {
-  size_t n = e->n, k = 0;
+  size_t n = e->n;
   if (!e->sparse_rem) {
     e->mv(n, m, x, out);
     return;
   }
+  memset(out, 0, n * sizeof(double));
   for (size_t j = 0; j < n; j++)
     if (x[j] != 0)
-      e->cols[k++] = (int)j;
-  if (2 * k > n) {
-    e->mv(n, m, x, out);
-    return;
-  }
-  const int *c = e->cols;
-  size_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    const double *r0 = m + i * n, *r1 = r0 + n, *r2 = r1 + n, *r3 = r2 + n;
-    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-    for (size_t q = 0; q < k; q++) {
-      int j = c[q];
-      double xj = x[j];
-      s0 += r0[j] * xj, s1 += r1[j] * xj, s2 += r2[j] * xj, s3 += r3[j] * xj;
-    }
-    out[i] = s0, out[i + 1] = s1, out[i + 2] = s2, out[i + 3] = s3;
-  }
-  for (; i < n; i++) {
-    const double *row = m + i * n;
-    double s = 0;
-    for (size_t q = 0; q < k; q++)
-      s += row[c[q]] * x[c[q]];
-    out[i] = s;
-  }
+      e->axpy(n, x[j], m + j * n, out);
 }
 
-/* out = A x as spmv() does, and size_i = sum_j |A_ij| m_j in the same pass (etd2()'s
- * round-off bound). */
-static void spmv_size(const sits_expint *e, const double *x, const double *m, double *out,
-                      double *size) {
-  for (size_t i = 0; i < e->n; i++) {
-    double s = 0, z = 0;
-    for (int k = e->rp[i]; k < e->rp[i + 1]; k++) {
-      double v = e->rv[k];
-      s += v * x[e->ci[k]];
-      z += fabs(v) * m[e->ci[k]];
-    }
-    out[i] = s, size[i] = z;
-  }
+/* sum_j |A_ij| max(|a_j|, |y_j|) over row i's own entries (etd2()'s round-off bound) */
+static double row_size(const sits_expint *e, size_t i, const double *a, const double *y) {
+  double z = 0;
+  for (int k = e->rp[i]; k < e->rp[i + 1]; k++)
+    z += fabs(e->rv[k]) * max2(fabs(a[e->ci[k]]), fabs(y[e->ci[k]]));
+  return z;
 }
 
 /* out = A x on A's sparse pattern (the values A was taken from), O(nonzeros); row by row,
  * each row's sum in ascending columns (the order a sum by columns gives it). */
 static void spmv(const sits_expint *e, const double *x, double *out) {
-  for (size_t i = 0; i < e->n; i++) {
+  const int *rp = e->rp, *ci = e->ci;
+  const double *rv = e->rv;
+  size_t i = 0;
+  /* four rows at a time, each its own sum in its own order (the same bits as one row alone):
+   * the four chains of additions overlap where one waits on each addition's latency (1,206
+   * entries at n = 134, ~9 a row) */
+  for (; i + 4 <= e->n; i += 4) {
+    int k0 = rp[i], k1 = rp[i + 1], k2 = rp[i + 2], k3 = rp[i + 3], k4 = rp[i + 4];
+    int m = k1 - k0;
+    m = k2 - k1 < m ? k2 - k1 : m;
+    m = k3 - k2 < m ? k3 - k2 : m;
+    m = k4 - k3 < m ? k4 - k3 : m;
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    for (int q = 0; q < m; q++) {
+      s0 += rv[k0 + q] * x[ci[k0 + q]];
+      s1 += rv[k1 + q] * x[ci[k1 + q]];
+      s2 += rv[k2 + q] * x[ci[k2 + q]];
+      s3 += rv[k3 + q] * x[ci[k3 + q]];
+    }
+    for (int k = k0 + m; k < k1; k++)
+      s0 += rv[k] * x[ci[k]];
+    for (int k = k1 + m; k < k2; k++)
+      s1 += rv[k] * x[ci[k]];
+    for (int k = k2 + m; k < k3; k++)
+      s2 += rv[k] * x[ci[k]];
+    for (int k = k3 + m; k < k4; k++)
+      s3 += rv[k] * x[ci[k]];
+    out[i] = s0, out[i + 1] = s1, out[i + 2] = s2, out[i + 3] = s3;
+  }
+  for (; i < e->n; i++) {
     double s = 0;
-    for (int k = e->rp[i]; k < e->rp[i + 1]; k++)
-      s += e->rv[k] * x[e->ci[k]];
+    for (int k = rp[i]; k < rp[i + 1]; k++)
+      s += rv[k] * x[ci[k]];
     out[i] = s;
   }
 }
@@ -592,15 +618,9 @@ static int etd2(sits_expint *e, const double *y, const double *f, double h, cons
   if (rc)
     return rc;
   /* F(a) - F(y) = f(a) - f(y) - A (a - y) */
-  for (size_t i = 0; i < n; i++) {
+  for (size_t i = 0; i < n; i++)
     e->tmp[i] = e->a[i] - y[i];
-    if (e->sparse_rem)
-      e->corr[i] = fmax(fabs(e->a[i]), fabs(y[i])); /* free until the phi2 product */
-  }
-  if (e->sparse_rem)
-    spmv_size(e, e->tmp, e->corr, e->d, e->size);
-  else
-    spmv(e, e->tmp, e->d);
+  spmv(e, e->tmp, e->d);
   double lin2 = 0, rem2 = 0; /* A's share of the slope's change over the step, and F's */
   for (size_t i = 0; i < n; i++) {
     double w = e->o.rtol * fabs(y[i]) + e->atol[i], ad = e->d[i];
@@ -608,10 +628,14 @@ static int etd2(sits_expint *e, const double *y, const double *f, double h, cons
     /* a linear row's d is the round-off of f(a) - f(y) - A (a - y): a few eps of its terms'
      * sizes, which |f(a)| + |f(y)| + 2 sum_j |A_ij| max(|a_j|, |y_j|) (over the row's own
      * entries: an energy integral that no row reads does not count) bounds; 64 eps of that
-     * is a zero (a nonlinear row's d so small moves the state by less than its round-off) */
-    if (e->sparse_rem &&
-        fabs(e->d[i]) <= 64 * DBL_EPSILON * (fabs(e->fa[i]) + fabs(f[i]) + 2 * e->size[i]))
-      e->d[i] = 0;
+     * is a zero (a nonlinear row's d so small moves the state by less than its round-off);
+     * the sum over the row only where the two values alone do not settle it */
+    if (e->sparse_rem) {
+      double ad_f = fabs(e->d[i]), base = fabs(e->fa[i]) + fabs(f[i]);
+      if (ad_f <= 64 * DBL_EPSILON * base ||
+          ad_f <= 64 * DBL_EPSILON * (base + 2 * row_size(e, i, e->a, y)))
+        e->d[i] = 0;
+    }
     lin2 += (ad / w) * (ad / w);
     rem2 += (e->d[i] / w) * (e->d[i] / w);
   }
@@ -621,7 +645,7 @@ static int etd2(sits_expint *e, const double *y, const double *f, double h, cons
   double sum = 0, sum3 = 0, k3 = curved ? h * h * h / 12.0 / (0.5 * (h + e->h_last)) : 0;
   for (size_t i = 0; i < n; i++) {
     out[i] = e->a[i] + e->corr[i];
-    double w = e->o.rtol * fmax(fabs(y[i]), fabs(out[i])) + e->atol[i];
+    double w = e->o.rtol * max2(fabs(y[i]), fabs(out[i])) + e->atol[i];
     double r = e->corr[i] / w, r3 = k3 * (e->d[i] / h - e->step_d[i]) / w;
     sum += r * r, sum3 += r3 * r3;
   }
@@ -945,22 +969,24 @@ static void check_maxima(sits_expint *e, double len, const double *y0, const dou
  * solution of the step's linear system (check_maxima()). */
 static void step_maxima(sits_expint *e, double h) {
   size_t n = e->n;
-  double *acorr = e->tmp; /* free after the step */
-  spmv(e, e->corr, acorr);
   bool check = false;
   for (size_t i = 0; i < n; i++) {
     double y0 = e->y[i], y1 = e->y_try[i], d0 = h * e->f[i];
-    e->ymax[i] = fmax(y0, y1);
+    e->ymax[i] = max2(y0, y1);
     e->mx_d1[i] = NAN; /* no interior maximum */
     e->mx_d0[i] = d0;
     if (!(d0 > 0))
       continue;
-    double d1 = h * (e->fa[i] + acorr[i]);
+    /* (A corr)_i, the row alone (spmv()'s sum): only the rows that rise at the start */
+    double acorr = 0;
+    for (int k = e->rp[i]; k < e->rp[i + 1]; k++)
+      acorr += e->rv[k] * e->corr[e->ci[k]];
+    double d1 = h * (e->fa[i] + acorr);
     if (d1 < 0) {
       double top = hermite_max(y0, y1, d0, d1);
       double tol = MAX_CHECK * (e->o.rtol * fabs(top) + e->atol[i]);
-      e->ymax[i] = fmax(e->ymax[i], top);
-      if (top > fmax(y0, y1) + tol)
+      e->ymax[i] = max2(e->ymax[i], top);
+      if (top > max2(y0, y1) + tol)
         e->mx_d1[i] = d1, check = true;
     }
   }
@@ -1212,11 +1238,12 @@ sits_expint *sits_expint_new(const sits_expint_opts *o, double t0, const double 
     const char *plain = getenv("SITS_EXPINT_PLAIN");
     bool fast = n >= BLAS_MIN_STATES && !(plain && strcmp(plain, "1") == 0);
     e->mv = matvec;
+    e->axpy = axpy;
 #if SITS_EXPINT_AVX2
     if (fast) {
       __builtin_cpu_init();
       if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-        e->mv = matvec_avx2;
+        e->mv = matvec_avx2, e->axpy = axpy_avx2;
     }
 #endif
     e->sparse_rem = fast;
@@ -1231,8 +1258,7 @@ sits_expint *sits_expint_new(const sits_expint_opts *o, double t0, const double 
     ok = ok && (e->g = calloc(nr, sizeof(double))) && (e->g_new = calloc(nr, sizeof(double))) &&
          (e->g_try = calloc(nr, sizeof(double))) &&
          (e->jac_values = calloc(o->pattern->nz ? o->pattern->nz : 1, sizeof(double))) &&
-         !by_rows(e) && (e->cols = malloc(n * sizeof(int))) &&
-         (e->size = calloc(n, sizeof(double))) && (e->amat = calloc(n * n, sizeof(double))) &&
+         !by_rows(e) && (e->amat = calloc(n * n, sizeof(double))) &&
          (e->phi_scratch1 = malloc(n * n * sizeof(double))) &&
          (e->phi_scratch2 = malloc(n * n * sizeof(double))) && !alloc_work(e);
     for (int k = 0; ok && k < CACHE_SLOTS; k++)
@@ -1266,7 +1292,7 @@ void sits_expint_free(sits_expint *e) {
   for (size_t k = 0; k < sizeof vec / sizeof vec[0]; k++)
     free(vec[k]);
   free(e->mx_bad);
-  free(e->rp), free(e->ci), free(e->src), free(e->rv), free(e->cols), free(e->size);
+  free(e->rp), free(e->ci), free(e->src), free(e->rv);
   for (int k = 0; k < CACHE_SLOTS; k++) {
     free(e->cache[k].hphi1);
     free(e->cache[k].hphi2);
