@@ -27,7 +27,8 @@ static void usage(FILE *f) {
              "  SITS_BLAS=gsl     GSL's reference BLAS and LU, not OpenBLAS, for the large dense\n"
              "                    products (SITS_EXPINT_BLAS=gsl: the exponential path only)\n"
              "  SITS_EXPINT_PLAIN=1  the exponential path's step products as plain loops at\n"
-             "                    any size (default from 32 states: AVX2 where the CPU has it)\n"
+             "                    any size (default from 32 states: AVX2 where the CPU has it;\n"
+             "                    =simd: without AVX2 only, as a CPU that lacks it runs them)\n"
              "  SITS_HUGEPAGES=0  the heap as glibc sets it up (default: one region in huge\n"
              "                    pages, which saves the page faults of large grids)\n");
 }

@@ -1234,18 +1234,21 @@ sits_expint *sits_expint_new(const sits_expint_opts *o, double t0, const double 
     e->q_step = -1;
     /* below BLAS_MIN_STATES the plain loops: the small networks' results (calibration's
      * two-node fits among them) stay the same to the bit on any processor; and at any size
-     * with SITS_EXPINT_PLAIN=1 (to compare against) */
+     * with SITS_EXPINT_PLAIN=1 (to compare against). SITS_EXPINT_PLAIN=simd keeps the
+     * column-wise remainder but not AVX2: what a processor without it (aarch64) runs. */
     const char *plain = getenv("SITS_EXPINT_PLAIN");
     bool fast = n >= BLAS_MIN_STATES && !(plain && strcmp(plain, "1") == 0);
+    bool simd = fast && !(plain && strcmp(plain, "simd") == 0);
     e->mv = matvec;
     e->axpy = axpy;
 #if SITS_EXPINT_AVX2
-    if (fast) {
+    if (simd) {
       __builtin_cpu_init();
       if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
         e->mv = matvec_avx2, e->axpy = axpy_avx2;
     }
 #endif
+    (void)simd; /* elsewhere the plain products are the only ones */
     e->sparse_rem = fast;
     double **vec[] = {
         &e->atol,  &e->y,     &e->y_prev, &e->f,      &e->f_prev, &e->a,     &e->fa,    &e->d,
