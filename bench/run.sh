@@ -13,7 +13,8 @@
 #                           solver.method "auto" (after), and the exact-discretisation limit
 #                           (as many N x N mat-vecs as the run took steps; bench/limit.c)
 #   bench/run.sh ev6        the ev6 block network (134 states) on CVODE, forced "exponential"
-#                           and "auto", throttling (55 C, 20 s) and not (25 C, 60 s)
+#                           and "auto", throttling (55 C, 20 s) and not (25 C, 60 s); and the
+#                           synthetic 8 x 8-block floorplan (268 states) throttling (gen.sh tiles8)
 #   bench/run.sh battery    battery fits on the shipped 0.1-s Panasonic logs, as recorded and
 #                           on 1-s block averages (--average-s 1): wall time, peak memory,
 #                           samples fitted, train and held-out RMSE
@@ -208,18 +209,20 @@ PY
     # the ev6 block network (134 states, above "auto"'s exponential bound) throttling at a
     # 55 C ambient (20 s) and warming without throttling (25 C, 60 s): CVODE, forced
     # "exponential" and "auto", interleaved, medians of 3
-    python3 - "$bin" "$root/configs/scenarios/ev6_floorplan_throttle.cfg" "$here" <<'PY'
+    OUT=$out "$here/gen.sh" tiles8
+    python3 - "$bin" "$root/configs/scenarios/ev6_floorplan_throttle.cfg" "$here" "$out/tiles8.cfg" <<'PY'
 import statistics, sys
 exe, cfg = sys.argv[1:3]
 sys.path.insert(0, sys.argv[3])
 from interleave import interleave, rows
-for label, sets in (("throttling, 55 C, 20 s", ["ambient_c=55", "duration_s=20"]),
-                    ("no throttling, 25 C, 60 s", ["ambient_c=25", "duration_s=60"])):
-    base = [exe, "run", cfg, "--quiet", "--summary", "json"] + [a for v in sets for a in ("--set", v)]
+for label, sets, c in (("ev6 block throttling, 55 C, 20 s", ["ambient_c=55", "duration_s=20"], cfg),
+                       ("ev6 block no throttling, 25 C, 60 s", ["ambient_c=25", "duration_s=60"], cfg),
+                       ("8x8 tiles, 268 states, throttling, 20 s", ["duration_s=20"], sys.argv[4])):
+    base = [exe, "run", c, "--quiet", "--summary", "json"] + [a for v in sets for a in ("--set", v)]
     runs = {m: ["--set", f'solver.method="{m}"'] for m in ("cvode", "exponential", "auto")}
     wall, summ = interleave(base, runs, {k: 3 for k in runs})
     for k, w, s, dt, de in rows(wall, summ, "cvode"):
-        print(f"ev6 block {label:<26} {k:<12} median {w:6.2f} s  {statistics.median(wall['cvode'])/w:5.1f}x cvode  "
+        print(f"{label:<40} {k:<12} median {w:6.2f} s  {statistics.median(wall['cvode'])/w:5.1f}x cvode  "
               f"steps {s['solver']['steps']:>7,}  phi/lin setups {s['solver']['lin_setups']:>6,}  "
               f"{s['solver']['method']:<12} peak vs cvode {dt:.1e} K  energy {de:.1e}")
 PY

@@ -114,6 +114,10 @@ struct sits_expint {
    * elsewhere starts a new plan) */
   double plan_tstop, plan_h, plan_left, plan_t;
   double h_first; /* the first step after the last reinit, when the error test cut it (else 0) */
+  struct {
+    double len, rent; /* an interval cut on cached lengths, the steps that cost so far */
+  } odd[8];           /* plan_on_cached() */
+  unsigned odd_next;
   bool first_pending;
   slot cache[CACHE_SLOTS];
   slot *mru; /* the last slot found or filled */
@@ -207,6 +211,18 @@ static void gemm(const sits_expint *e, double alpha, const gsl_matrix *a, const 
 
 static void store_level(sits_expint *e, double h, const gsl_matrix *p1, const gsl_matrix *p2);
 
+/* c = alpha A b with A on its sparse rows (CSR) and b, c n x n: O(nonzeros n) where a dense
+ * product takes n^3 (the ev6 block network: 1,206 entries against 134^2) */
+static void csr_gemm(const sits_expint *e, double alpha, const double *b, double *c) {
+  size_t n = e->n;
+  for (size_t i = 0; i < n; i++) {
+    double *ci = c + i * n;
+    memset(ci, 0, n * sizeof(double));
+    for (int k = e->rp[i]; k < e->rp[i + 1]; k++)
+      e->axpy(n, alpha * e->rv[k], b + (size_t)e->ci[k] * n, ci);
+  }
+}
+
 /* E = e^X, P1 = phi1(X), P2 = phi2(X) with X = h A; outputs scaled by h into hphi1/hphi2.
  * With @p fill, the squarings' intermediate results, which are the phi pairs of h / 2^j (the
  * same X after scaling, so the same numbers as computing them alone), go into the cache for
@@ -242,8 +258,17 @@ static int phi_compute(sits_expint *e, const double *a, double h, double *hphi1,
    * degrees further). The work matrices are n x n with rows n apart, as gsl_matrix_alloc made
    * them: plain loops over their n^2 values. */
   gsl_matrix *x2 = pw, *x3 = t1, *x4 = t2;
-  gemm(e, 1.0, x, x, 0.0, x2);
-  gemm(e, 1.0, x2, x, 0.0, x3);
+  /* From BLAS_MIN_STATES (sparse_rem) the products with X itself run on A's sparse rows,
+   * X = (h 2^-s) A: four of the Taylor part's eight dense products */
+  double xs = h * ldexp(1.0, -s);
+  bool sparse_x = e->sparse_rem;
+  if (sparse_x) {
+    csr_gemm(e, xs, x->data, x2->data);
+    csr_gemm(e, xs, x2->data, x3->data); /* X X^2 = X^2 X */
+  } else {
+    gemm(e, 1.0, x, x, 0.0, x2);
+    gemm(e, 1.0, x2, x, 0.0, x3);
+  }
   gemm(e, 1.0, x2, x2, 0.0, x4);
   double c[TAYLOR_DEGREE + 1], f = 2.0; /* c_k = 1/(k+2)! */
   for (int k = 0; k <= TAYLOR_DEGREE; k++)
@@ -264,10 +289,16 @@ static int phi_compute(sits_expint *e, const double *a, double h, double *hphi1,
     for (size_t i = 0; i < n; i++)
       p2->data[i * n + i] += c[4 * j];
   }
-  gemm(e, 1.0, x, p2, 0.0, p1);
+  if (sparse_x)
+    csr_gemm(e, xs, p2->data, p1->data);
+  else
+    gemm(e, 1.0, x, p2, 0.0, p1);
   for (size_t i = 0; i < n; i++)
     p1->data[i * n + i] += 1.0;
-  gemm(e, 1.0, x, p1, 0.0, em);
+  if (sparse_x)
+    csr_gemm(e, xs, p1->data, em->data);
+  else
+    gemm(e, 1.0, x, p1, 0.0, em);
   for (size_t i = 0; i < n; i++)
     em->data[i * n + i] += 1.0;
   /* squaring: P2 <- (P1^2 + 2 P2)/4, P1 <- (E P1 + P1)/2, E <- E^2 */
@@ -278,7 +309,10 @@ static int phi_compute(sits_expint *e, const double *a, double h, double *hphi1,
     gemm(e, 0.5, em, p1, 0.0, t1);
     for (size_t i = 0; i < nn; i++)
       p1->data[i] = 0.5 * p1->data[i] + t1->data[i];
-    if (k + 1 < s) { /* E^2: the next squaring's; the last one's is never read */
+    /* E^2: the next squaring's; the last one's is never read. (E = I + X' P1 on the sparse
+     * rows instead, tried: its error grows by |X'| at every level, 1.9e-2 of the state on
+     * large_linear_step_exact against 2.6e-11) */
+    if (k + 1 < s) {
       gemm(e, 1.0, em, em, 0.0, t2);
       memcpy(em->data, t2->data, nn * sizeof(double));
     }
@@ -793,6 +827,47 @@ static void dense_slope(sits_expint *e, double s, const double *u, double *v) {
  * on, as soon as what is left of
  * the interval is a whole number of the doubled steps. A transient at the start of the interval (an
  * input change) is crossed in short steps, and the rest of it in long ones. */
+/* An interval whose steps' phi pairs are not cached (a stop moved inside a plan, a root's cut,
+ * a sample period that the ticks' lengths divide) is cut instead into m steps of the longest
+ * cached length c <= h_pref with len = m c (m a whole number from 2), when there is one: from
+ * BLAS_MIN_STATES states a phi pair costs as much as ~12 n steps (~40 dense n x n products
+ * against a step's few n x n ones; 80 ms at n = 268). The steps still double as in
+ * plan_accept(). A length that comes again is cut so until the extra steps it took (m - 1 an
+ * interval, an upper bound) reach that price, then its own phi pairs are computed (as renting
+ * until the rent reaches the price: at most twice the better of the two): the ev6 block
+ * network warming 60 s on the exponential path took 6,021 steps against 1,245 with every such
+ * interval cut, so a long run would pay for it. */
+static void plan_on_cached(sits_expint *e, double len) {
+  size_t nodd = sizeof e->odd / sizeof e->odd[0];
+  int seen = -1;
+  for (size_t k = 0; k < nodd; k++)
+    if (fabs(e->odd[k].len - len) <= SAME_H_REL * len)
+      seen = (int)k;
+  double price = 12.0 * (double)e->n;
+  if (seen >= 0 && e->odd[seen].rent >= price)
+    return; /* bought */
+  const slot *best = NULL;
+  double best_m = 0;
+  for (int k = 0; k < CACHE_SLOTS; k++) {
+    const slot *c = &e->cache[k];
+    if (c->version != e->a_version || !(c->h > 0) ||
+        c->h > fmin(e->h_pref, len) * (1 + SAME_H_REL) || (best && c->h <= best->h))
+      continue;
+    double r = len / c->h, m = round(r);
+    if (m >= 2 && m <= 1e6 && fabs(r - m) <= SAME_H_REL * r)
+      best = c, best_m = m;
+  }
+  if (!best)
+    return;
+  if (seen < 0) {
+    seen = (int)(e->odd_next++ % nodd);
+    e->odd[seen].len = len, e->odd[seen].rent = 0;
+  }
+  e->odd[seen].rent += best_m - 1;
+  e->plan_h = best->h;
+  e->plan_left = best_m;
+}
+
 static int try_step(sits_expint *e, double tstop, double len, double *h_out, double *est_out,
                     sits_err *err) {
   if (tstop != e->plan_tstop || !(e->plan_h > 0) || e->t != e->plan_t) {
@@ -803,6 +878,8 @@ static int try_step(sits_expint *e, double tstop, double len, double *h_out, dou
     e->plan_h = len / m;
     e->plan_left = m;
     e->plan_t = e->t;
+    if (e->n >= BLAS_MIN_STATES && !find_slot(e, e->plan_h))
+      plan_on_cached(e, len);
   }
   double h = e->plan_left <= 1 ? len : e->plan_h;
   bool refreshed = false;

@@ -275,15 +275,20 @@ static int chain_jac(double t, const double *y, double *v, void *user) {
   return 0;
 }
 
-/* the chain's tridiagonal pattern, CSC */
-static gsl_spmatrix *chain_pattern(void) {
-  gsl_spmatrix *t = gsl_spmatrix_alloc(CHAIN_N, CHAIN_N);
-  for (size_t j = 0; j < CHAIN_N; j++)
-    for (size_t i = j ? j - 1 : 0; i <= j + 1 && i < CHAIN_N; i++)
+/* an n x n tridiagonal pattern, CSC */
+static gsl_spmatrix *tridiagonal_pattern(size_t n) {
+  gsl_spmatrix *t = gsl_spmatrix_alloc(n, n);
+  for (size_t j = 0; j < n; j++)
+    for (size_t i = j ? j - 1 : 0; i <= j + 1 && i < n; i++)
       gsl_spmatrix_set(t, i, j, 1.0);
   gsl_spmatrix *pat = gsl_spmatrix_ccs(t);
   gsl_spmatrix_free(t);
   return pat;
+}
+
+/* the chain's tridiagonal pattern */
+static gsl_spmatrix *chain_pattern(void) {
+  return tridiagonal_pattern(CHAIN_N);
 }
 
 /* the chain from rest at rtol 1e-7, atol 1e-6 */
@@ -341,6 +346,14 @@ Test(paths, phi_products_on_openblas) {
   cr_assert_gt(a[0], 0.1, "the chain heats: %g", a[0]);
 }
 
+/* the chain's largest distance from a reference y, in tolerances (rtol 1e-7, atol 1e-6) */
+static double chain_tolerances(const double *a, const double *y) {
+  double worst = 0;
+  for (size_t i = 0; i < CHAIN_N; i++)
+    worst = fmax(worst, fabs(a[i] - y[i]) / (1e-7 * fabs(y[i]) + 1e-6));
+  return worst;
+}
+
 static int chain_gsl(double t, const double *y, double *f, void *user) {
   return chain_rhs(t, y, f, user) ? GSL_EBADFUNC : GSL_SUCCESS;
 }
@@ -353,7 +366,8 @@ static int chain_gsl(double t, const double *y, double *f, void *user) {
  * nonlinear too) heat, and read on the dense output in the
  * middle of every step, against GSL's rk8pd at 1e-13, an independent integration: every
  * node within 50 tolerances (rtol 1e-7 |y| + atol 1e-6 per step: the global error of ~290
- * steps each within its local tolerance; measured 26.8, node 42 at 0.1-0.2 s, the same with
+ * steps each within its local tolerance; measured 25.4 (26.8 before the Taylor part ran on the
+ * sparse rows), node 42 at 0.1-0.2 s, the same with
  * the plain loops) at every stop and every midpoint, and the step's maxima at least the
  * midpoint's values. The products themselves: large_system_plain_and_fast. */
 Test(paths, large_system_against_rk8pd) {
@@ -386,9 +400,7 @@ Test(paths, large_system_against_rk8pd) {
     } while (t < stops[k]);
     cr_assert_eq(gsl_odeiv2_driver_apply(d, &tr, stops[k], y), GSL_SUCCESS);
     const double *a = sits_expint_state(e);
-    double here = 0;
-    for (size_t i = 0; i < CHAIN_N; i++)
-      here = fmax(here, fabs(a[i] - y[i]) / (1e-7 * fabs(y[i]) + 1e-6));
+    double here = chain_tolerances(a, y);
     cr_log_info("t %g s: node 0 %.12g against %.12g, node %d %.9g against %.9g, worst %.3g "
                 "tolerances",
                 stops[k], a[0], y[0], CHAIN_MID, a[CHAIN_MID], y[CHAIN_MID], here);
@@ -400,6 +412,184 @@ Test(paths, large_system_against_rk8pd) {
   cr_assert_lt(worst, 50.0, "%.3g tolerances", worst);
   cr_assert_gt(y[0], 1.0, "the chain heats: %g", y[0]);
   cr_assert_gt(y[CHAIN_MID], 1.0, "node %d heats: %g", CHAIN_MID, y[CHAIN_MID]);
+  gsl_odeiv2_driver_free(d);
+  sits_expint_free(e);
+  gsl_spmatrix_free(pat);
+}
+
+/* A linear system of 40 states (a tridiagonal chain with time constants from 0.1 ms to 10 s)
+ * under a constant input: a step of any length is exact, so one step to 0.1 s (||hA|| ~ 4e3:
+ * a dozen squarings) must land on the closed form y(h) = e^{hA} y0 + h phi1(hA) b, GSL's
+ * matrix exponential of [[hA, h b], [0, 0]]. On the phi pairs of 32 states and more (the
+ * Taylor part's products with X on A's sparse rows) and on the plain ones
+ * (SITS_EXPINT_PLAIN=1: dense products): within 1e-10 of the largest state (measured 2.6e-11
+ * of 9.8 on both, 2026-12-07; each squaring's E as I + X P1 on the sparse rows instead of E^2
+ * was 1.9e-2: its error grows by |X| at every level). */
+#define LIN_N 40
+static int lin_rhs(double t, const double *y, double *f, void *user) {
+  (void)t;
+  const double *k = user; /* k[i]: the link between i and i + 1, k[LIN_N - 1] to the ambient */
+  for (size_t i = 0; i < LIN_N; i++) {
+    double l = i ? k[i - 1] * (y[i - 1] - y[i]) : 0,
+           r = i + 1 < LIN_N ? k[i] * (y[i + 1] - y[i]) : -k[i] * y[i];
+    f[i] = l + r + (i == 0 ? 50.0 : 0.0);
+  }
+  return 0;
+}
+
+static int lin_jac(double t, const double *y, double *v, void *user) {
+  (void)t, (void)y;
+  const double *k = user; /* CSC of the tridiagonal pattern: column j's rows j-1, j, j+1 */
+  size_t q = 0;
+  for (size_t j = 0; j < LIN_N; j++) {
+    if (j > 0)
+      v[q++] = k[j - 1]; /* (j-1, j) */
+    v[q++] = -(j ? k[j - 1] : 0) - k[j];
+    if (j + 1 < LIN_N)
+      v[q++] = k[j]; /* (j+1, j) */
+  }
+  return 0;
+}
+
+/* The links' conductances (time constants from 0.1 ms to 10 s) into k; the pattern returned */
+static gsl_spmatrix *lin_system(double *k) {
+  for (size_t i = 0; i < LIN_N; i++)
+    k[i] = pow(10.0, 4.0 - 5.0 * (double)i / (LIN_N - 1));
+  return tridiagonal_pattern(LIN_N);
+}
+
+static sits_expint *lin_new(const double *k, const gsl_spmatrix *pat) {
+  double atol[LIN_N], y0[LIN_N];
+  for (size_t i = 0; i < LIN_N; i++)
+    atol[i] = 1e-6, y0[i] = 5.0 * (double)(i % 3);
+  sits_expint_opts o = {.n = LIN_N,
+                        .pattern = pat,
+                        .rhs = lin_rhs,
+                        .jac = lin_jac,
+                        .user = (void *)k,
+                        .rtol = 1e-7,
+                        .atol = atol};
+  sits_err err = {0};
+  sits_expint *e = sits_expint_new(&o, 0.0, y0, &err);
+  cr_assert_not_null(e, "%s", err.msg);
+  return e;
+}
+
+static void lin_step(const double *k, const gsl_spmatrix *pat, double h, double *y) {
+  sits_expint *e = lin_new(k, pat);
+  double t = 0;
+  sits_ode_event ev;
+  sits_err err = {0};
+  cr_assert_eq(sits_expint_step(e, h, &t, &ev, &err), SITS_OK, "%s", err.msg);
+  cr_assert_eq(t, h, "one step: %g", t);
+  memcpy(y, sits_expint_state(e), sizeof(double) * LIN_N);
+  sits_expint_free(e);
+}
+
+Test(paths, large_linear_step_exact) {
+  double k[LIN_N];
+  gsl_spmatrix *pat = lin_system(k);
+  double h = 0.1, jv[3 * LIN_N], y0[LIN_N], b[LIN_N] = {50.0};
+  lin_jac(0, NULL, jv, k);
+  gsl_matrix *m = gsl_matrix_calloc(LIN_N + 1, LIN_N + 1),
+             *em = gsl_matrix_alloc(LIN_N + 1, LIN_N + 1);
+  for (size_t j = 0, q = 0; j < LIN_N; j++)
+    for (size_t i = j ? j - 1 : 0; i <= j + 1 && i < LIN_N; i++)
+      gsl_matrix_set(m, i, j, h * jv[q++]);
+  for (size_t i = 0; i < LIN_N; i++)
+    gsl_matrix_set(m, i, LIN_N, h * b[i]), y0[i] = 5.0 * (double)(i % 3);
+  cr_assert_eq(gsl_linalg_exponential_ss(m, em, GSL_PREC_DOUBLE), GSL_SUCCESS);
+  double want[LIN_N], top = 0;
+  for (size_t i = 0; i < LIN_N; i++) {
+    double v = gsl_matrix_get(em, i, LIN_N);
+    for (size_t j = 0; j < LIN_N; j++)
+      v += gsl_matrix_get(em, i, j) * y0[j];
+    want[i] = v, top = fmax(top, fabs(v));
+  }
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass)
+      setenv("SITS_EXPINT_PLAIN", "1", 1);
+    double y[LIN_N], worst = 0;
+    lin_step(k, pat, h, y);
+    for (size_t i = 0; i < LIN_N; i++)
+      worst = fmax(worst, fabs(y[i] - want[i]));
+    cr_log_info("%s: worst %.3g of %.3g (node 0 %.15g against %.15g)", pass ? "plain" : "fast",
+                worst, top, y[0], want[0]);
+    cr_assert_lt(worst, 1e-10 * top, "%s: %.3g of %.3g", pass ? "plain" : "fast", worst, top);
+  }
+  unsetenv("SITS_EXPINT_PLAIN");
+  gsl_matrix_free(m), gsl_matrix_free(em);
+  gsl_spmatrix_free(pat);
+}
+
+/* An interval length that no cached phi pair divides into powers of two but a cached length
+ * does (8.75 ms = 7 x 1.25 ms, after 10-ms intervals) is cut on the cached length while the
+ * extra steps it takes (m - 1 = 6 an interval, counted as an upper bound) stay below the price
+ * of its own phi pairs, 12 n = 480 steps at n = 40: on the linear system (no new A, every
+ * interval one step on its own length) the 81st such interval computes them, once, and the
+ * intervals after it take one step each. */
+Test(paths, large_linear_odd_length_rented) {
+  double k[LIN_N];
+  gsl_spmatrix *pat = lin_system(k);
+  sits_expint *e = lin_new(k, pat);
+  double tt = 0;
+  for (int q = 0; q < 4; q++)
+    steps_to(e, tt += 0.01);
+  sits_ode_stats a, b, c;
+  sits_expint_get_stats(e, &a);
+  for (int q = 0; q < 80; q++)
+    steps_to(e, tt += 0.00875);
+  sits_expint_get_stats(e, &b);
+  for (int q = 0; q < 120; q++)
+    steps_to(e, tt += 0.00875);
+  sits_expint_get_stats(e, &c);
+  cr_log_info("80 intervals: %ld steps, %ld phi computations; 120 more: %ld steps, %ld phi",
+              (long)(b.steps - a.steps), (long)(b.lin_setups - a.lin_setups),
+              (long)(c.steps - b.steps), (long)(c.lin_setups - b.lin_setups));
+  cr_assert_eq(b.lin_setups, a.lin_setups, "rented: %ld", (long)(b.lin_setups - a.lin_setups));
+  cr_assert_gt(b.steps - a.steps, 80, "cut on 1.25 ms: %ld steps", (long)(b.steps - a.steps));
+  cr_assert_eq(c.lin_setups - b.lin_setups, 1, "bought once: %ld",
+               (long)(c.lin_setups - b.lin_setups));
+  cr_assert_eq(c.steps - b.steps, 120, "%ld steps", (long)(c.steps - b.steps));
+  cr_assert_eq(c.jac_evals, a.jac_evals);
+  sits_expint_free(e);
+  gsl_spmatrix_free(pat);
+}
+
+/* From 32 states an interval that no cached phi pair divides into powers of two (a stop moved
+ * inside a plan, as a switch of paths or a root does) is cut into steps of a cached length
+ * that divides it, rather than paying for a phi computation (~40 n x n products). The chain
+ * stepped by 10-ms intervals to 40 ms (their phi pairs, down to 10 ms / 256, cached), then to
+ * 48.75 ms and 60 ms (8.75 and 11.25 ms: 7 and 9 times 1.25 ms): no phi computation for the
+ * last two, and the state at 60 ms within 50 tolerances of GSL's rk8pd at 1e-13 (as
+ * large_system_against_rk8pd; measured 16.9 tolerances). */
+Test(paths, large_system_odd_interval_on_cached_lengths) {
+  gsl_spmatrix *pat = chain_pattern();
+  sits_expint *e = chain_new(pat);
+  for (int k = 1; k <= 4; k++)
+    steps_to(e, 0.01 * k);
+  sits_ode_stats before, after;
+  sits_expint_get_stats(e, &before);
+  steps_to(e, 0.04875);
+  steps_to(e, 0.06);
+  sits_expint_get_stats(e, &after);
+  cr_assert_eq(after.lin_setups, before.lin_setups, "%ld phi computations for the odd intervals",
+               (long)(after.lin_setups - before.lin_setups));
+  cr_assert_gt(after.steps, before.steps + 1, "%ld steps", (long)(after.steps - before.steps));
+  double y[CHAIN_N] = {0}, tr = 0;
+  gsl_odeiv2_system sys = {chain_gsl, NULL, CHAIN_N, NULL};
+  gsl_odeiv2_driver *d =
+      gsl_odeiv2_driver_alloc_y_new(&sys, gsl_odeiv2_step_rk8pd, 1e-7, 1e-13, 1e-13);
+  cr_assert_not_null(d);
+  gsl_odeiv2_driver_set_nmax(d, 10000000);
+  cr_assert_eq(gsl_odeiv2_driver_apply(d, &tr, 0.06, y), GSL_SUCCESS);
+  const double *a = sits_expint_state(e);
+  double worst = chain_tolerances(a, y);
+  cr_log_info("%ld steps and %ld phi computations to 40 ms, %ld steps after; worst %.3g "
+              "tolerances at 60 ms",
+              (long)before.steps, (long)before.lin_setups, (long)(after.steps - before.steps),
+              worst);
+  cr_assert_lt(worst, 50.0, "%.3g tolerances", worst);
   gsl_odeiv2_driver_free(d);
   sits_expint_free(e);
   gsl_spmatrix_free(pat);
