@@ -819,14 +819,6 @@ static void dense_slope(sits_expint *e, double s, const double *u, double *v) {
   }
 }
 
-/* The step toward @p tstop that passes the error test, into *h (e->y_try its end state; its
- * estimate into *est_out). The interval is cut into steps of lengths len / 2^k, so that the
- * phi pairs of a few lengths serve it all: a rejection halves the step; an accepted step
- * whose estimate is small enough for one twice as long (< 2^-order: 1/4 for the first-order
- * solution's estimate, O(h^2), 1/8 for the curvature's, O(h^3)) doubles it from the next step
- * on, as soon as what is left of
- * the interval is a whole number of the doubled steps. A transient at the start of the interval (an
- * input change) is crossed in short steps, and the rest of it in long ones. */
 /* An interval whose steps' phi pairs are not cached (a stop moved inside a plan, a root's cut,
  * a sample period that the ticks' lengths divide) is cut instead into m steps of the longest
  * cached length c <= h_pref with len = m c (m a whole number from 2), when there is one: from
@@ -868,6 +860,16 @@ static void plan_on_cached(sits_expint *e, double len) {
   e->plan_left = best_m;
 }
 
+/* The step toward @p tstop that passes the error test, into *h (e->y_try its end state; its
+ * estimate into *est_out). The interval is cut into steps of lengths len / 2^k, so that the
+ * phi pairs of a few lengths serve it all: a rejection halves the step; an accepted step
+ * whose estimate is small enough for one twice as long (< 2^-order: 1/4 for the first-order
+ * solution's estimate, O(h^2), 1/8 for the curvature's, O(h^3)) doubles it from the next step
+ * on, as soon as what is left of
+ * the interval is a whole number of the doubled steps. A transient at the start of the interval (an
+ * input change) is crossed in short steps, and the rest of it in long ones. From
+ * BLAS_MIN_STATES states an interval whose lengths len / 2^k are not cached may run on a
+ * cached length instead (plan_on_cached()). */
 static int try_step(sits_expint *e, double tstop, double len, double *h_out, double *est_out,
                     sits_err *err) {
   if (tstop != e->plan_tstop || !(e->plan_h > 0) || e->t != e->plan_t) {
