@@ -5,9 +5,9 @@
 #   gridN      : N x N grids for the dense/KLU threshold (N given as arguments to `grids`)
 #   ev6_phases : HotSpot's ev6 floorplan, 100 workload phases of 0.1 s (integer demand 1.0
 #                and 0.3 in turn), for the grid path's restarts at input changes
-#   tiles8     : a synthetic floorplan of 8 x 8 equal blocks on a 16 mm die (HotSpot's block
-#                model of it: 268 states), two DVFS domains, a 66-C trip with 0.2 K of
-#                hysteresis: an OPP change at most ticks, a compact network twice ev6's size
+#   tiles [N]  : a synthetic floorplan of N x N equal blocks on a 16 mm die (default 8:
+#                HotSpot's block model of it has 268 states; 6: 156, 9: 336), two DVFS
+#                domains, a 66-C trip with 0.2 K of hysteresis: an OPP change at most ticks
 set -euo pipefail
 out=${OUT:-$(dirname "$0")/out}
 mkdir -p "$out"
@@ -113,33 +113,35 @@ ev6_phases() {
   } > "$out/ev6_phases.cfg"
 }
 
-tiles8() {
-  awk 'BEGIN { w = 0.016 / 8
-    for (i = 0; i < 8; i++) for (j = 0; j < 8; j++)
-      printf "B_%d_%d\t%.6f\t%.6f\t%.6f\t%.6f\n", i, j, w, w, j * w, i * w }' > "$out/tiles8.flp"
-  cp "$(dirname "$0")/../configs/platforms/floorplans/example.config" "$out/tiles8.config"
-  cat > "$out/tiles8.cfg" <<'CFG'
+tiles() { # $1 = N (default 8): tilesN.flp, tilesN.config, tilesN.cfg
+  local n=${1:-8} c
+  c=$((n / 2))
+  awk -v n="$n" 'BEGIN { w = 0.016 / n
+    for (i = 0; i < n; i++) for (j = 0; j < n; j++)
+      printf "B_%d_%d\t%.15g\t%.15g\t%.15g\t%.15g\n", i, j, w, w, j * w, i * w }' > "$out/tiles$n.flp"
+  cp "$(dirname "$0")/../configs/platforms/floorplans/example.config" "$out/tiles$n.config"
+  cat > "$out/tiles$n.cfg" <<CFG
 # a synthetic compact network for the exponential path's benchmark (not a real chip: the
 # domains' numbers are ev6_floorplan's illustrative ones, scaled)
 platform = {
-  name = "tiles8";
+  name = "tiles$n";
   estimated = [ "a synthetic benchmark floorplan, not a device" ];
-  thermal = { hotspot = { flp = "tiles8.flp"; config = "tiles8.config"; model = "block"; }; };
+  thermal = { hotspot = { flp = "tiles$n.flp"; config = "tiles$n.config"; model = "block"; }; };
   static_w = 10.0;
   static_node = "B_0_0";
   domains = (
-    { name = "big"; nodes = ["B_3_3", "B_3_4", "B_4_3", "B_4_4"];
+    { name = "big"; nodes = ["B_$((c - 1))_$((c - 1))", "B_$((c - 1))_$c", "B_${c}_$((c - 1))", "B_${c}_$c"];
       ceff_f = 9.0e-9; idle_w = 0.3;
       leak_ref_w = 0.4; leak_ref_v = 1.0; leak_ref_c = 110.0; leak_per_k = 0.036;
       opp = ( { freq_mhz = 1000.0; volt_v = 0.80; }, { freq_mhz = 1500.0; volt_v = 0.90; },
               { freq_mhz = 2000.0; volt_v = 1.00; } ); },
-    { name = "little"; nodes = ["B_6_1", "B_6_2"];
+    { name = "little"; nodes = ["B_$((n - 2))_1", "B_$((n - 2))_2"];
       ceff_f = 3.0e-9; idle_w = 0.1;
       leak_ref_w = 0.1; leak_ref_v = 1.0; leak_ref_c = 110.0; leak_per_k = 0.036;
       opp = ( { freq_mhz = 1000.0; volt_v = 0.80; }, { freq_mhz = 2000.0; volt_v = 1.00; } ); }
   );
   governor = { kind = "performance"; period_s = 0.01;
-               thermal = { kind = "step_wise"; sensor = "B_3_3"; trip_c = 66.0;
+               thermal = { kind = "step_wise"; sensor = "B_$((c - 1))_$((c - 1))"; trip_c = 66.0;
                            hysteresis_c = 0.2; }; };
 };
 workload = { phases = ( { duration_s = 60.0; demand = { big = 1.0; little = 0.8; }; } ); };
@@ -153,6 +155,6 @@ case ${1:-all} in
   ev6_phases) ev6_phases ;;
   grid64) grid64 ;;
   grids) shift; grids "$@" ;;
-  tiles8) tiles8 ;;
-  all) chain10; grid64; ev6_phases; tiles8 ;;
+  tiles) shift; tiles "$@" ;;
+  all) chain10; grid64; ev6_phases; tiles 8 ;;
 esac

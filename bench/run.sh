@@ -14,7 +14,7 @@
 #                           (as many N x N mat-vecs as the run took steps; bench/limit.c)
 #   bench/run.sh ev6        the ev6 block network (134 states) on CVODE, forced "exponential"
 #                           and "auto", throttling (55 C, 20 s) and not (25 C, 60 s); and the
-#                           synthetic 8 x 8-block floorplan (268 states) throttling (gen.sh tiles8)
+#                           synthetic 8 x 8-block floorplan (268 states) throttling (gen.sh tiles 8)
 #   bench/run.sh battery    battery fits on the shipped 0.1-s Panasonic logs, as recorded and
 #                           on 1-s block averages (--average-s 1): wall time, peak memory,
 #                           samples fitted, train and held-out RMSE
@@ -209,7 +209,7 @@ PY
     # the ev6 block network (134 states, above "auto"'s exponential bound) throttling at a
     # 55 C ambient (20 s) and warming without throttling (25 C, 60 s): CVODE, forced
     # "exponential" and "auto", interleaved, medians of 3
-    OUT=$out "$here/gen.sh" tiles8
+    OUT=$out "$here/gen.sh" tiles 8
     python3 - "$bin" "$root/configs/scenarios/ev6_floorplan_throttle.cfg" "$here" "$out/tiles8.cfg" <<'PY'
 import statistics, sys
 exe, cfg = sys.argv[1:3]
