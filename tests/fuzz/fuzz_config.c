@@ -13,6 +13,8 @@
 
 #include "sits_sim.h"
 
+#include "fuzz_tmp.h"
+
 static void put(const char *dir, const char *name, const char *text, size_t len) {
   char path[512];
   snprintf(path, sizeof path, "%s/%s", dir, name);
@@ -24,12 +26,7 @@ static void put(const char *dir, const char *name, const char *text, size_t len)
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  static char dir[64];
-  if (!dir[0]) {
-    snprintf(dir, sizeof dir, "/tmp/sits_fuzz_XXXXXX");
-    if (!mkdtemp(dir))
-      abort();
-  }
+  const char *dir = fuzz_tmp("sits_fuzz_");
   char *text = malloc(size + 1);
   memcpy(text, data, size);
   text[size] = '\0';

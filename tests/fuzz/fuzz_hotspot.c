@@ -14,6 +14,8 @@
 
 #include "sits_hotspot.h"
 
+#include "fuzz_tmp.h"
+
 static void put(const char *path, const char *text, size_t len) {
   FILE *f = fopen(path, "wb");
   if (!f)
@@ -28,19 +30,14 @@ static void check(int rc, const sits_err *err) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  static char dir[64];
-  if (!dir[0]) {
-    snprintf(dir, sizeof dir, "/tmp/sits_fuzz_hs_XXXXXX");
-    if (!mkdtemp(dir))
-      abort();
-  }
+  const char *dir = fuzz_tmp("sits_fuzz_hs_");
   char *text = malloc(size + 1);
   if (!text)
     return 0;
   memcpy(text, data, size);
   text[size] = '\0';
   const char *names[4] = {"f.flp", "p.ptrace", "c.config", "i.init"};
-  char paths[4][128];
+  char paths[4][512];
   char *part = text;
   for (int k = 0; k < 4; k++) {
     snprintf(paths[k], sizeof paths[k], "%s/%s", dir, names[k]);

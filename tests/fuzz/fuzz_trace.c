@@ -9,14 +9,12 @@
 #include "sits_table.h"
 #include "sits_trace.h"
 
+#include "fuzz_tmp.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  static char path[256];
-  if (!path[0]) {
-    char dir[] = "/tmp/sits_fuzz_XXXXXX";
-    if (!mkdtemp(dir))
-      abort();
-    snprintf(path, sizeof path, "%s/trace.csv", dir);
-  }
+  static char path[512];
+  if (!path[0])
+    snprintf(path, sizeof path, "%s/trace.csv", fuzz_tmp("sits_fuzz_"));
   FILE *f = fopen(path, "wb");
   if (!f)
     abort();
