@@ -49,8 +49,15 @@ def main():
     keep = os.environ.get("TWO_NODE_KEEP")
     exe = args[0]
     guess = args[1:5] if len(args) >= 5 else ["1", "2", "5", "100"]
+    if keep:
+        run_all(exe, guess, only, keep, True)
+    else:  # the scenarios and outputs go away with the folder
+        with tempfile.TemporaryDirectory(prefix="two_node_") as work:
+            run_all(exe, guess, only, work, False)
+
+
+def run_all(exe, guess, only, work, keep):
     seen = set()
-    work = keep or tempfile.mkdtemp(prefix="two_node_")
     print("%-30s %8s %8s %9s %9s %6s" % ("trace (case)", "train_K", "held_K", "coverage",
                                           "half_K", "s"))
     runs = []  # (name, case whose replay group it takes, trace)
