@@ -115,6 +115,10 @@ ev6_phases() {
 
 tiles() { # $1 = N (default 8): tilesN.flp, tilesN.config, tilesN.cfg
   local n=${1:-8} c
+  if ! [[ $n =~ ^[0-9]+$ ]] || ((n < 4 || n > 40)); then
+    echo "gen.sh tiles: N from 4 to 40 (the two domains' blocks apart), not '$n'" >&2
+    return 2
+  fi
   c=$((n / 2))
   awk -v n="$n" 'BEGIN { w = 0.016 / n
     for (i = 0; i < n; i++) for (j = 0; j < n; j++)
