@@ -573,6 +573,14 @@ static double row_size(const sits_expint *e, size_t i, const double *a, const do
   return z;
 }
 
+/* (A x)_i, row i alone, its entries in ascending columns */
+static inline double row_dot(const sits_expint *e, size_t i, const double *x) {
+  double s = 0;
+  for (int k = e->rp[i]; k < e->rp[i + 1]; k++)
+    s += e->rv[k] * x[e->ci[k]];
+  return s;
+}
+
 /* out = A x on A's sparse pattern (the values A was taken from), O(nonzeros); row by row,
  * each row's sum in ascending columns (the order a sum by columns gives it). */
 static void spmv(const sits_expint *e, const double *x, double *out) {
@@ -605,12 +613,8 @@ static void spmv(const sits_expint *e, const double *x, double *out) {
       s3 += rv[k] * x[ci[k]];
     out[i] = s0, out[i + 1] = s1, out[i + 2] = s2, out[i + 3] = s3;
   }
-  for (; i < e->n; i++) {
-    double s = 0;
-    for (int k = rp[i]; k < rp[i + 1]; k++)
-      s += rv[k] * x[ci[k]];
-    out[i] = s;
-  }
+  for (; i < e->n; i++)
+    out[i] = row_dot(e, i, x);
 }
 
 static int rhs(sits_expint *e, const double *y, double *out, sits_err *err) {
@@ -1056,11 +1060,8 @@ static void step_maxima(sits_expint *e, double h) {
     e->mx_d0[i] = d0;
     if (!(d0 > 0))
       continue;
-    /* (A corr)_i, the row alone (spmv()'s sum): only the rows that rise at the start */
-    double acorr = 0;
-    for (int k = e->rp[i]; k < e->rp[i + 1]; k++)
-      acorr += e->rv[k] * e->corr[e->ci[k]];
-    double d1 = h * (e->fa[i] + acorr);
+    /* (A corr)_i (spmv()'s sum), only on the rows that rise at the start */
+    double d1 = h * (e->fa[i] + row_dot(e, i, e->corr));
     if (d1 < 0) {
       double top = hermite_max(y0, y1, d0, d1);
       double tol = MAX_CHECK * (e->o.rtol * fabs(top) + e->atol[i]);

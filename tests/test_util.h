@@ -15,8 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -27,6 +25,7 @@
 #include "sits_scenario.h"
 #include "sits_sim.h"
 #include "sits_thermal.h"
+#include "tmp_tree.h"
 
 /* `.disabled = TU_MAIN_BUILD_ONLY` on a long fit (15 s or more under ASan) whose code paths
  * the sanitizer stage runs in shorter cases as well (the corpus's `--fit battery` and
@@ -38,40 +37,12 @@
 #define TU_MAIN_BUILD_ONLY false
 #endif
 
-/* Removes @p path and, when it is a folder, everything under it (links are removed, not
- * followed). */
-static inline void tu_remove_tree(const char *path) {
-  struct stat st;
-  if (lstat(path, &st) != 0)
-    return;
-  if (S_ISDIR(st.st_mode)) {
-    DIR *d = opendir(path);
-    if (d) {
-      struct dirent *ent;
-      while ((ent = readdir(d)))
-        if (strcmp(ent->d_name, ".") && strcmp(ent->d_name, "..")) {
-          size_t len = strlen(path) + strlen(ent->d_name) + 2;
-          char *sub = malloc(len);
-          if (sub) {
-            snprintf(sub, len, "%s/%s", path, ent->d_name);
-            tu_remove_tree(sub);
-            free(sub);
-          }
-        }
-      closedir(d);
-    }
-    rmdir(path);
-  } else {
-    unlink(path);
-  }
-}
-
 static char tu_dir_path[256];
 
 static inline void tu_dir_remove(void) {
   const char *keep = getenv("SITS_TEST_KEEP");
   if (tu_dir_path[0] && !(keep && strcmp(keep, "1") == 0))
-    tu_remove_tree(tu_dir_path);
+    tmp_tree_remove(tu_dir_path);
 }
 
 /* A fresh temporary folder per test process under $TMPDIR (or /tmp), removed with what it
@@ -79,9 +50,7 @@ static inline void tu_dir_remove(void) {
  * every run of the suite left ~200 folders behind before. */
 static inline const char *tu_dir(void) {
   if (!tu_dir_path[0]) {
-    const char *tmp = getenv("TMPDIR");
-    snprintf(tu_dir_path, sizeof tu_dir_path, "%s/sits_test_XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    cr_assert_not_null(mkdtemp(tu_dir_path));
+    cr_assert_eq(tmp_tree_make(tu_dir_path, sizeof tu_dir_path, "sits_test_"), 0);
     cr_assert_eq(atexit(tu_dir_remove), 0);
   }
   return tu_dir_path;

@@ -35,10 +35,13 @@
  * their Taylor series (Skaflestad and Wright 2009: phi1(2X) = (e^X + I) phi1(X) / 2,
  * phi2(2X) = (phi1(X)^2 + 2 phi2(X)) / 4) with GSL's BLAS (OpenBLAS's dgemm from 32 states
  * when the system has it; SITS_EXPINT_BLAS=gsl keeps GSL's). Cost: O(n^3) per new (A, h),
- * three O(n^2) products and two right-hand sides per step; from 32 states the dense products
+ * three O(n^2) products and two right-hand sides per step. From 32 states the dense products
  * run on AVX2 with FMA where the processor has both, the remainder's take only its nonzero
- * columns and A's run along its rows (SITS_EXPINT_PLAIN=1: the plain loops at any size). Meant for up to a few hundred
- * states (SITS_EXPINT_MAX_STATES).
+ * columns, A's run along its rows, the Taylor part's products with hA run on A's sparse rows,
+ * and an interval no cached length divides into powers of two runs on a cached length that
+ * divides it until its extra steps would have paid for its own phi pairs
+ * (SITS_EXPINT_PLAIN=1: the plain loops at any size; =simd: without AVX2). Meant for up to a
+ * few hundred states (SITS_EXPINT_MAX_STATES).
  *
  * Roots: after every step the root functions are compared with those at its start; on a
  * sign change the crossing is located by GSL's Brent solver on an ETD2RK step of the partial
