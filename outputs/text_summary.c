@@ -100,6 +100,12 @@ static void text_solver(FILE *f, const sits_result *r) {
             "OPPs changed every few ticks, %ld steps, %ld RHS evaluations, %ld Jacobians and "
             "phi computations\n",
             r->stats.steps, r->stats.rhs_evals, r->stats.jac_evals + r->stats.lin_setups);
+  else if (r->stats.method && strcmp(r->stats.method, "grid-cvode and exponential") == 0)
+    fprintf(f,
+            "solver                CVODE on the layered-grid solver stepping past ticks, and "
+            "the exponential path in the network's modes while the OPPs changed every few "
+            "ticks, %ld steps, %ld RHS evaluations, %ld grid setups and phi computations\n",
+            r->stats.steps, r->stats.rhs_evals, r->stats.lin_setups);
   else if (r->stats.method && strcmp(r->stats.method, "grid-cvode") == 0)
     fprintf(f,
             "solver                CVODE on the layered-grid solver, stepping past ticks, %ld "

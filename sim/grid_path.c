@@ -24,6 +24,7 @@
 #include "status_internal.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,10 @@ struct sits__grid {
   gsl_spmatrix *g;
   double *c, *g_amb, *lbuf;
   double gamma;
+  /* the modal form of the same network (sits__grid_modal()) */
+  double *w;
+  size_t *mirror[2];
+  sits_expint_modal modal;
 };
 
 /* The silicon layer's rows and columns from its last cell's name, L0_<rows-1>_<cols-1>. */
@@ -108,9 +113,88 @@ int sits__grid_lsolve(void *user, const double *b, double *x, sits_err *err) {
   return SITS_OK;
 }
 
+/* Mirror @p axis of the grid (0: rows i -> R-1-i, 1: columns j -> C-1-j) as a permutation of
+ * the nodes into @p mir: the cells' images by their indices, each extra node's the one whose
+ * links are its links' images (found where exactly one matches, repeated while that resolves
+ * more: the sink's outer nodes link only to extra nodes). False when some extra node has no
+ * unique image: the modal form then goes without this mirror. The modes check the result. */
+static bool grid_mirror(const sits__grid *gp, int axis, size_t *mir) {
+  size_t R = gp->rows, C = gp->cols, cells = R * C * 4, n = gp->n;
+  for (size_t a = 0; a < cells; a++) {
+    size_t l = a / (R * C), i = a / C % R, j = a % C;
+    mir[a] = l * R * C + (axis == 0 ? (R - 1 - i) * C + j : i * C + (C - 1 - j));
+  }
+  for (size_t e = cells; e < n; e++)
+    mir[e] = SIZE_MAX;
+  const gsl_spmatrix *g = gp->g;
+  /* pass 0: on the links to cells alone (an extra node linked to cells, whose links to other
+   * extra nodes may wait on those: the spreader's west node and the sink's inner one link to
+   * each other); pass 1: every link, the extra nodes' images known */
+  for (int pass = 0; pass < 2; pass++)
+    for (bool progress = true; progress;) {
+      progress = false;
+      for (size_t e = cells; e < n; e++) {
+        if (mir[e] != SIZE_MAX)
+          continue;
+        size_t found = SIZE_MAX, count = 0;
+        for (size_t f = cells; f < n && count < 2; f++) {
+          bool ok = g->p[e + 1] - g->p[e] == g->p[f + 1] - g->p[f] && gp->c[e] == gp->c[f];
+          size_t to_cells = 0;
+          for (int q = g->p[e]; ok && q < g->p[e + 1]; q++) {
+            size_t b = (size_t)g->i[q], mb = b == e ? f : mir[b];
+            to_cells += b < cells;
+            if (mb == SIZE_MAX) {
+              ok = pass == 0;
+              continue;
+            }
+            double v = 0;
+            for (int r = g->p[f]; r < g->p[f + 1]; r++)
+              if ((size_t)g->i[r] == mb)
+                v = g->data[r];
+            ok = fabs(v - g->data[q]) <= 1e-10 * fabs(g->data[q]);
+          }
+          if (ok && (pass == 1 || to_cells > 0))
+            found = f, count++;
+        }
+        if (count == 1)
+          mir[e] = found, progress = true;
+      }
+    }
+  for (size_t e = cells; e < n; e++)
+    if (mir[e] == SIZE_MAX)
+      return false;
+  return true;
+}
+
+const sits_expint_modal *sits__grid_modal(sits__grid *gp, size_t ny) {
+  if (gp->modal.m)
+    return &gp->modal;
+  size_t n = gp->n;
+  const run *rn = gp->rn;
+  if (ny != n + 2 || rn->lay.i_e_in < n || rn->lay.i_e_out < n ||
+      !(gp->w = calloc(2 * n, sizeof(double))))
+    return NULL;
+  /* E_out' = g_amb . (T - T_amb): its row of A; E_in's is the power's, all remainder */
+  memcpy(gp->w + (rn->lay.i_e_out - n) * n, gp->g_amb, n * sizeof(double));
+  for (int axis = 0; axis < 2; axis++)
+    if ((gp->mirror[axis] = malloc(n * sizeof(size_t))) &&
+        !grid_mirror(gp, axis, gp->mirror[axis])) {
+      free(gp->mirror[axis]);
+      gp->mirror[axis] = NULL;
+    }
+  if (!gp->mirror[0] || !gp->mirror[1]) { /* both or none */
+    free(gp->mirror[0]), free(gp->mirror[1]);
+    gp->mirror[0] = gp->mirror[1] = NULL;
+  }
+  gp->modal = (sits_expint_modal){
+      .m = n, .c = gp->c, .g = gp->g, .w = gp->w, .mirror = {gp->mirror[0], gp->mirror[1]}};
+  return &gp->modal;
+}
+
 void sits__grid_free(sits__grid *gp) {
   if (!gp)
     return;
+  free(gp->w), free(gp->mirror[0]), free(gp->mirror[1]);
   for (int k = 0; k < LG_SLOTS; k++)
     sits_layergrid_free(gp->lgs[k]);
   gsl_spmatrix_free(gp->g);

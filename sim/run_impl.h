@@ -103,6 +103,13 @@ typedef struct run {
   /* the exponential path failed (a leakage blow-up's steps under its floor): CVODE from its
    * last state on (sim.c, fall_back), with its figures up to there */
   sits_ode_opts ode_opts;
+  /* a layered grid under "auto" (sim.c, to_modal and to_cvode): CVODE on the grid solver
+   * stepping past ticks, and the exponential path in the network's modes (switch_to.modal)
+   * while the OPPs change every few ticks; the one not running is kept, with its figures */
+  bool hybrid;
+  sits_ode *ode_idle;
+  sits_expint *ex_idle;
+  size_t handovers;
   bool fell_back;
   long fallback_steps;
   sits_ode_stats before_fallback;
@@ -140,6 +147,9 @@ int sits__grid_new(run *rn, sits__grid **out, sits_err *err);
 void sits__grid_free(sits__grid *gp);
 int sits__grid_lsetup(void *user, double gamma, sits_err *err);
 int sits__grid_lsolve(void *user, const double *b, double *x, sits_err *err);
+/** The same network in the exponential path's modal form (states n nodes, then the two
+ *  energy integrals: @p ny = n + 2), kept by @p gp; NULL when out of memory. */
+const sits_expint_modal *sits__grid_modal(sits__grid *gp, size_t ny);
 /** CVODE callbacks. */
 int sits__run_rhs(double t, const double *y, double *ydot, void *user);
 int sits__run_jac(double t, const double *y, double *values, void *user);

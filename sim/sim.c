@@ -278,9 +278,67 @@ static int switch_path(run *rn, double t, sits_err *err) {
   return SITS_OK;
 }
 
+/*
+ * A layered grid under "auto" (rn->hybrid): CVODE on the grid solver steps past the ticks
+ * while the OPPs hold, but every OPP change restarts it at order 1 from a ~1e-6-s step (~65
+ * steps to the next tick on the 12 x 12 ev6 grid). Once the inputs change GRID_SWITCH_AFTER
+ * times in a row, each within SWITCH_GAP_TICKS ticks of the last, the run goes on on the
+ * exponential path in the network's modes (exact zero-order-hold steps across a change: one
+ * or two a tick), and back on CVODE once GRID_BACK_TICKS ticks pass without a change (a
+ * modal tick costs two transforms of the state, O(n^2 / 4), where CVODE's dense output is
+ * O(n)). The one not running is kept: the modes are computed once (~16 ms at 588 states),
+ * CVODE's grid solvers stay factorised. Up to GRID_MODAL_MAX_STATES (a 17 x 17 grid): the
+ * modes' O(n^3) set-up and O(n^2) transforms lose to the grid solver's O(n log n) above.
+ */
+#define GRID_SWITCH_AFTER 3
+#define GRID_BACK_TICKS 32
+#define GRID_MODAL_MAX_STATES 1200
+
+static int to_modal(run *rn, double t, sits_err *err) {
+  const double *y = state(rn);
+  sits_err quiet = {0};
+  sits_expint *ex = rn->ex_idle;
+  if (ex ? sits_expint_reinit(ex, t, y, &quiet) != SITS_OK
+         : !(ex = sits_expint_new(&rn->switch_to, t, y, &quiet))) {
+    if (quiet.code == SITS_ENOMEM || quiet.code == SITS_EINTERNAL) {
+      *err = quiet;
+      return err->code;
+    }
+    rn->hybrid = false; /* no modes (an eigen-decomposition that failed): CVODE on */
+    int rc = sits_ode_reinit(rn->ode, t, y, err);
+    rn->behind = false;
+    return rc;
+  }
+  rn->ode_idle = rn->ode, rn->ode = NULL;
+  rn->ex = ex, rn->ex_idle = NULL;
+  rn->behind = false;
+  rn->top = sits_expint_step_max(ex);
+  rn->handovers++;
+  return SITS_OK;
+}
+
+static int to_cvode(run *rn, double t, sits_err *err) {
+  int rc = sits_ode_reinit(rn->ode_idle, t, state(rn), err);
+  if (rc)
+    return rc;
+  rn->ex_idle = rn->ex, rn->ex = NULL;
+  rn->ode = rn->ode_idle, rn->ode_idle = NULL;
+  rn->behind = false;
+  rn->close_changes = 0;
+  rn->handovers++;
+  return SITS_OK;
+}
+
 /* The inputs changed at t (the exponential path and CVODE on a grid drop what they computed
  * past t). */
 static int reinit(run *rn, double t, sits_err *err) {
+  if (rn->hybrid) {
+    rn->close_changes =
+        rn->tick - rn->last_change_tick <= SWITCH_GAP_TICKS ? rn->close_changes + 1 : 0;
+    rn->last_change_tick = rn->tick;
+    if (!rn->ex && rn->close_changes >= GRID_SWITCH_AFTER)
+      return to_modal(rn, t, err);
+  }
   if (rn->may_switch && !rn->ex) {
     rn->close_changes =
         rn->tick - rn->last_change_tick <= SWITCH_GAP_TICKS ? rn->close_changes + 1 : 0;
@@ -369,10 +427,14 @@ static double quiet_history_stop(const run *rn, double t) {
  * its integrator), once, for at most FALLBACK_STEPS steps. */
 static int fall_back(run *rn, double t_run, double *t) {
   sits_err quiet = {0};
-  /* from where the run is: the integrator's state, or the dense output's behind it */
-  sits_ode *ode = sits_ode_new(&rn->ode_opts, t_run, state(rn), &quiet);
-  if (!ode)
+  /* from where the run is: the integrator's state, or the dense output's behind it (a grid's
+   * CVODE, kept while the modes ran, goes on from there) */
+  sits_ode *ode = rn->ode_idle;
+  if (ode ? sits_ode_reinit(ode, t_run, state(rn), &quiet) != SITS_OK
+          : !(ode = sits_ode_new(&rn->ode_opts, t_run, state(rn), &quiet)))
     return quiet.code;
+  rn->ode_idle = NULL;
+  rn->hybrid = false;
   sits_expint_get_stats(rn->ex, &rn->before_fallback);
   sits_expint_free(rn->ex);
   rn->ex = NULL;
@@ -762,6 +824,9 @@ static int loop(run *rn, const sits_run_opts *opts, sits_end_reason *why, double
       return changed;
     if (changed && (rc = reinit(rn, t, err)))
       break;
+    if (!changed && rn->hybrid && rn->ex && rn->tick - rn->last_change_tick >= GRID_BACK_TICKS &&
+        (rc = to_cvode(rn, t, err)))
+      break;
     rc = record_due(rn, t + rn->eps_s, t, err);
     try_quiet(rn, t, end_s, changed);
   }
@@ -906,10 +971,28 @@ static int make_ode(run *rn, sits_err *err) {
     m = rn->lay.ny <= SITS_EXPINT_AUTO_MAX_STATES ? SITS_METHOD_EXPONENTIAL : SITS_METHOD_CVODE;
   rn->switch_to = expint_opts(&o);
   rn->ode_opts = o;
+  /* a grid's exponential path is the modal form (the dense one stops at 400 states): forced,
+   * or under "auto" with a governor whose OPPs may change every few ticks (to_modal()) */
+  const sits_expint_modal *modal = NULL;
+  if (rn->grid &&
+      (m == SITS_METHOD_EXPONENTIAL || (rn->gov && rn->lay.ny <= GRID_MODAL_MAX_STATES))) {
+    if (!(modal = sits__grid_modal(rn->grid, rn->lay.ny)))
+      return sits__fail(err, SITS_ENOMEM, "out of memory");
+    rn->switch_to.modal = modal;
+  }
+  if (rn->grid && m == SITS_METHOD_EXPONENTIAL) {
+    sits_err quiet = {0};
+    rn->ex = sits_expint_new(&rn->switch_to, 0.0, rn->y_start, &quiet);
+    if (!rn->ex && quiet.code != SITS_EUNSUPPORTED && quiet.code != SITS_ESOLVER) {
+      *err = quiet;
+      return err->code;
+    }
+  }
   if (!rn->grid && m == SITS_METHOD_EXPONENTIAL)
     rn->ex = sits_expint_new(&rn->switch_to, 0.0, rn->y_start, err);
-  else
+  else if (!rn->ex)
     rn->ode = sits_ode_new(&o, 0.0, rn->y_start, err);
+  rn->hybrid = rn->ode && modal && asked == SITS_METHOD_AUTO;
   rn->may_switch = rn->ode && asked == SITS_METHOD_AUTO && !rn->grid && rn->gov &&
                    rn->lay.ny <= SITS_EXPINT_MAX_STATES;
   /* the run behind the integrator (step_ahead) */
@@ -926,6 +1009,8 @@ static int make_ode(run *rn, sits_err *err) {
 static void release_run(run *rn) {
   sits_ode_free(rn->ode);
   sits_expint_free(rn->ex);
+  sits_ode_free(rn->ode_idle);
+  sits_expint_free(rn->ex_idle);
   free(rn->atol);
   sits__grid_free(rn->grid);
   sits_governor_free(rn->gov);
@@ -944,6 +1029,14 @@ static void release_run(run *rn) {
   free(rn->memo.y);
   free(rn->memo.ydot);
   free(rn->crit_node);
+}
+
+/* b's counts added to s's (one run's work on two integrators) */
+static void add_stats(sits_ode_stats *s, const sits_ode_stats *b) {
+  s->steps += b->steps, s->rhs_evals += b->rhs_evals, s->jac_evals += b->jac_evals;
+  s->lin_setups += b->lin_setups, s->err_test_fails += b->err_test_fails;
+  s->nonlin_iters += b->nonlin_iters, s->nonlin_conv_fails += b->nonlin_conv_fails;
+  s->reinits += b->reinits;
 }
 
 int sits_sink_discard(const sits_result *r, size_t first, size_t count, void *user, sits_err *err) {
@@ -969,16 +1062,19 @@ int sits_run(const sits_scenario *sc, const sits_run_opts *opts, sits_result **o
       sits_expint_get_stats(rn.ex, &rn.res->stats);
     else
       sits_ode_get_stats(rn.ode, &rn.res->stats);
-    if ((rn.may_switch && rn.ex) || rn.fell_back) { /* both paths' work */
-      sits_ode_stats *s = &rn.res->stats,
-                     *b = rn.fell_back ? &rn.before_fallback : &rn.before_switch;
-      s->steps += b->steps, s->rhs_evals += b->rhs_evals, s->jac_evals += b->jac_evals;
-      s->lin_setups += b->lin_setups, s->err_test_fails += b->err_test_fails;
-      s->nonlin_iters += b->nonlin_iters, s->nonlin_conv_fails += b->nonlin_conv_fails;
-      s->reinits += b->reinits;
+    sits_ode_stats idle = {0}; /* a grid's kept integrator (to_modal, to_cvode) */
+    if (rn.ex_idle || rn.ode_idle) {
+      if (rn.ex_idle)
+        sits_expint_get_stats(rn.ex_idle, &idle);
+      else
+        sits_ode_get_stats(rn.ode_idle, &idle);
+      add_stats(&rn.res->stats, &idle);
     }
+    if ((rn.may_switch && rn.ex) || rn.fell_back) /* both paths' work */
+      add_stats(&rn.res->stats, rn.fell_back ? &rn.before_fallback : &rn.before_switch);
     rn.res->ticks_skipped = rn.ticks_skipped;
     rn.res->stats.method = (rn.may_switch && rn.ex) ? "cvode-ahead, then exponential"
+                           : rn.handovers           ? "grid-cvode and exponential"
                            : rn.fell_back           ? "exponential, then cvode"
                            : rn.ex                  ? "exponential"
                            : rn.grid                ? "grid-cvode"

@@ -3,6 +3,7 @@
  * step control and root location are described in sits_expint.h).
  */
 #include "sits_expint.h"
+#include "modes_impl.h"
 #include "openblas_internal.h"
 #include "status_internal.h"
 
@@ -140,6 +141,10 @@ struct sits_expint {
    * kept by columns, so that each column a product takes is contiguous. */
   bool sparse_rem;
   void (*axpy)(size_t n, double a, const double *x, double *y); /* y += a x */
+  /* the modal form (opts.modal): the network's modes, and two vectors of m for the products.
+   * A phi pair's arrays are then [a_0 .. a_m-1, b_0 .. b_m-1, c] (modal_phi()) */
+  sits__modes *md;
+  double *mz, *mz2;
   sits_ode_stats st;
 };
 
@@ -228,8 +233,13 @@ static void csr_gemm(const sits_expint *e, double alpha, const double *b, double
  * same X after scaling, so the same numbers as computing them alone), go into the cache for
  * the FILL_LEVELS lengths below h: the halved steps of a rejection and the short steps after
  * an input change find them there. */
+static int modal_phi(sits_expint *e, double h, double *hphi1, double *hphi2, sits_err *err);
+static int modal_a(sits_expint *e);
+
 static int phi_compute(sits_expint *e, const double *a, double h, double *hphi1, double *hphi2,
                        bool fill, sits_err *err) {
+  if (e->md)
+    return modal_phi(e, h, hphi1, hphi2, err);
   size_t n = e->n, nn = n * n;
   gsl_matrix *x = e->w_pow, *pw = e->w_next, *em = e->w_e, *p1 = e->w_p1, *p2 = e->w_p2;
   gsl_matrix *t1 = e->w_t1, *t2 = e->w_t2;
@@ -357,6 +367,19 @@ int sits_expint_phi(size_t n, const double *a, double h, double *hphi1, double *
 /* ---- the frozen Jacobian and the cache --------------------------------------------------- */
 
 static int refresh_a(sits_expint *e, const double *y, sits_err *err) {
+  if (e->md) { /* the modal form's A is its linear part, taken once */
+    e->a_step = e->st.steps;
+    if (e->a_version)
+      return SITS_OK;
+    if (modal_a(e))
+      return sits__fail(err, SITS_EINTERNAL,
+                        "the modal form: an entry of its linear part is not on the pattern");
+    e->a_version = 1;
+    e->a_norm = 0; /* its phi pairs cost O(m): none are filled on the way (phi_for()) */
+    e->d_last_valid = false;
+    e->st.jac_evals++;
+    return SITS_OK;
+  }
   const gsl_spmatrix *p = e->o.pattern;
   if (e->o.jac(e->t, y, e->jac_values, e->o.user))
     return sits__fail(err, SITS_ESOLVER, "the Jacobian could not be evaluated");
@@ -549,12 +572,177 @@ __attribute__((target("avx2,fma"))) static void axpy_avx2(size_t n, double a, co
 }
 #endif
 
+/* ---- the modal form (sits_expint_opts.modal, modes_impl.h) ------------------------------ */
+
+/* phi1, phi2 and phi3 at z <= 0: their Taylor series near 0 (|z| < 1/2: 17 terms, the first
+ * left out ~0.5^17 / 17! of the sum), else from expm1 (the cancellation in phi3 at |z| = 1/2
+ * costs ~1e-16 / 0.018 relative) */
+static void phis(double z, double *p1, double *p2, double *p3) {
+  if (fabs(z) < 0.5) {
+    static const double inv_fact[20] = {/* 1 / k! */
+                                        1.0,
+                                        1.0,
+                                        1.0 / 2,
+                                        1.0 / 6,
+                                        1.0 / 24,
+                                        1.0 / 120,
+                                        1.0 / 720,
+                                        1.0 / 5040,
+                                        1.0 / 40320,
+                                        1.0 / 362880,
+                                        1.0 / 3628800,
+                                        1.0 / 39916800,
+                                        1.0 / 479001600,
+                                        1.0 / 6227020800.0,
+                                        1.0 / 87178291200.0,
+                                        1.0 / 1307674368000.0,
+                                        1.0 / 20922789888000.0,
+                                        1.0 / 355687428096000.0,
+                                        1.0 / 6402373705728000.0,
+                                        1.0 / 121645100408832000.0};
+    double s1 = 0, s2 = 0, s3 = 0;
+    for (int j = 16; j >= 0; j--) { /* Horner: phi_k = sum_j z^j / (j + k)! */
+      s1 = inv_fact[j + 1] + z * s1;
+      s2 = inv_fact[j + 2] + z * s2;
+      s3 = inv_fact[j + 3] + z * s3;
+    }
+    *p1 = s1, *p2 = s2, *p3 = s3;
+    return;
+  }
+  double em = expm1(z);
+  *p1 = em / z;
+  *p2 = (em - z) / (z * z);
+  *p3 = (em - z - 0.5 * z * z) / (z * z * z);
+}
+
+/* The phi pair of length h in the modes: with mu the eigenvalues of A_TT,
+ *   hphi1 = [h phi1(h mu), h^2 phi2(h mu), h], hphi2 = [h phi2(h mu), h^2 phi3(h mu), h/2]
+ * (A = [A_TT, 0; W, 0]: h phi1(hA) = [h phi1(h A_TT), 0; h^2 W phi2(h A_TT), h I] and
+ * h phi2(hA) = [h phi2(h A_TT), 0; h^2 W phi3(h A_TT), h/2 I], from A^k = [A_TT^k, 0;
+ * W A_TT^(k-1), 0]). */
+static int modal_phi(sits_expint *e, double h, double *hphi1, double *hphi2, sits_err *err) {
+  const sits__modes *md = e->md;
+  size_t m = md->m;
+  double p1, p2, p3, *t1 = e->phi_scratch1, *t2 = e->phi_scratch2;
+  double *o1 = hphi1 ? hphi1 : t1, *o2 = hphi2 ? hphi2 : t2;
+  for (size_t k = 0; k < m; k++) {
+    phis(h * md->mu[k], &p1, &p2, &p3);
+    o1[k] = h * p1, o1[m + k] = h * h * p2;
+    o2[k] = h * p2, o2[m + k] = h * h * p3;
+    if (!isfinite(o1[k]) || !isfinite(o2[m + k]))
+      return sits__fail(err, SITS_ESOLVER, "the exponential integrator's phi functions overflowed");
+  }
+  o1[2 * m] = h, o2[2 * m] = 0.5 * h;
+  e->st.lin_setups++;
+  return SITS_OK;
+}
+
+/* z = V^T Q^T C^1/2 x block by block (x's thermal part, a state or a slope): a block's
+ * product as the rows of V for x's nonzeros when they are few (a remainder lives at the
+ * leakage nodes), else V^T's dense product */
+static void modes_in(const sits_expint *e, const double *x, double *z) {
+  const sits__modes *md = e->md;
+  double *u = md->scr;
+  const unsigned *gi = md->gin_idx;
+  const double *gc = md->gin;
+  for (size_t k = 0; k < md->ncls; k++) {
+    size_t len = md->len[k], off = md->off[k], nz = 0;
+    for (size_t j = off; j < off + len; j++) {
+      const unsigned *ix = gi + 4 * j;
+      const double *cf = gc + 4 * j;
+      double v = cf[0] * x[ix[0]] + cf[1] * x[ix[1]] + cf[2] * x[ix[2]] + cf[3] * x[ix[3]];
+      u[j] = v;
+      nz += v != 0;
+    }
+    if (4 * nz < len) {
+      memset(z + off, 0, len * sizeof(double));
+      for (size_t j = 0; j < len; j++)
+        if (u[off + j] != 0)
+          e->axpy(len, u[off + j], md->v + md->voff[k] + j * len, z + off);
+    } else {
+      e->mv(len, md->vt + md->voff[k], u + off, z + off);
+    }
+  }
+}
+
+/* x's thermal part = C^-1/2 Q V z */
+static void modes_out(const sits_expint *e, const double *z, double *x) {
+  const sits__modes *md = e->md;
+  double *u = md->scr;
+  for (size_t k = 0; k < md->ncls; k++)
+    e->mv(md->len[k], md->v + md->voff[k], z + md->off[k], u + md->off[k]);
+  const unsigned *gi = md->gout_idx;
+  const double *gc = md->gout;
+  for (size_t i = 0; i < md->m; i++) {
+    const unsigned *ix = gi + 4 * i;
+    const double *cf = gc + 4 * i;
+    x[i] = cf[0] * u[ix[0]] + cf[1] * u[ix[1]] + cf[2] * u[ix[2]] + cf[3] * u[ix[3]];
+  }
+}
+
+/* out = M x for a phi matrix M of the modal form, given as modal_phi()'s array: the thermal
+ * part C^-1/2 Q V diag(a) V^T Q^T C^1/2 x_T, each other row c x_r + w_r . (b z) */
+static void modal_mv(sits_expint *e, const double *arr, const double *x, double *out) {
+  const sits__modes *md = e->md;
+  size_t m = md->m;
+  double *z = e->mz, *z2 = e->mz2;
+  modes_in(e, x, z);
+  for (size_t k = 0; k < m; k++)
+    z2[k] = arr[k] * z[k];
+  modes_out(e, z2, out);
+  for (size_t r = 0; r < md->ne; r++) {
+    const double *w = md->w + r * m;
+    double s = arr[2 * m] * x[m + r];
+    for (size_t k = 0; k < m; k++)
+      s += w[k] * arr[m + k] * z[k];
+    out[m + r] = s;
+  }
+}
+
+/* out = M x for a phi matrix M (the h phi1 products): dense, or in the modes */
+static void prod(sits_expint *e, const double *mat, const double *x, double *out) {
+  if (e->md)
+    modal_mv(e, mat, x, out);
+  else
+    e->mv(e->n, mat, x, out);
+}
+
+/* A's entries on the pattern's rows from the modal form: -G_ij / c_i in the thermal rows, W
+ * below; nonzero when one of A's entries is not on the pattern */
+static int modal_a(sits_expint *e) {
+  const sits_expint_modal *o = e->o.modal;
+  size_t m = o->m, found = 0, want = 0;
+  for (size_t i = 0; i < e->n; i++)
+    for (int k = e->rp[i]; k < e->rp[i + 1]; k++) {
+      size_t j = (size_t)e->ci[k];
+      double v = 0;
+      if (i < m && j < m) {
+        for (int q = o->g->p[j]; q < o->g->p[j + 1]; q++)
+          if ((size_t)o->g->i[q] == i)
+            v = -o->g->data[q] / o->c[i];
+      } else if (i >= m && j < m && o->w) {
+        v = o->w[(i - m) * m + j];
+      }
+      e->rv[k] = v;
+      found += v != 0;
+    }
+  for (size_t k = 0; k < o->g->nz; k++)
+    want += o->g->data[k] != 0;
+  for (size_t k = 0; o->w && k < (e->n - m) * m; k++)
+    want += o->w[k] != 0;
+  return found == want ? 0 : 1;
+}
+
 /* out = m x for the phi2 products (the remainder's d and step_d, etd2()). With sparse_rem, m
  * is kept by columns and the product is a sum of the columns of x's nonzeros, in ascending
  * order: the remainder lives in a few rows (13 of 134 on the ev6 block network), and each
  * column is contiguous. Otherwise the dense product. */
 static void rem_mv(sits_expint *e, const double *m, const double *x, double *out) {
   size_t n = e->n;
+  if (e->md) {
+    modal_mv(e, m, x, out);
+    return;
+  }
   if (!e->sparse_rem) {
     e->mv(n, m, x, out);
     return;
@@ -649,7 +837,7 @@ static int ensure_f(sits_expint *e, sits_err *err) {
 static int etd2(sits_expint *e, const double *y, const double *f, double h, const double *hphi1,
                 const double *hphi2, double *out, double *est, sits_err *err) {
   size_t n = e->n;
-  e->mv(n, hphi1, f, e->tmp);
+  prod(e, hphi1, f, e->tmp);
   for (size_t i = 0; i < n; i++)
     e->a[i] = y[i] + e->tmp[i];
   int rc = rhs(e, e->a, e->fa, err);
@@ -836,6 +1024,8 @@ static void dense_slope(sits_expint *e, double s, const double *u, double *v) {
 static void plan_on_cached(sits_expint *e, double len) {
   size_t nodd = sizeof e->odd / sizeof e->odd[0];
   int seen = -1;
+  if (e->md)
+    return; /* the modal form's phi pairs cost O(m): every length its own */
   for (size_t k = 0; k < nodd; k++)
     if (fabs(e->odd[k].len - len) <= SAME_H_REL * len)
       seen = (int)k;
@@ -910,7 +1100,7 @@ static int try_step(sits_expint *e, double tstop, double len, double *h_out, dou
       break;
     }
     e->st.err_test_fails++;
-    if (!refreshed && e->a_step != e->st.steps && tries >= 2) {
+    if (!refreshed && !e->md && e->a_step != e->st.steps && tries >= 2) {
       if ((rc = refresh_a(e, e->y, err)))
         return rc;
       refreshed = true;
@@ -983,7 +1173,7 @@ static void check_maxima(sits_expint *e, double len, const double *y0, const dou
       const slot *q = s < len / MAX_GRID ? find_slot(e, s) : NULL;
       if (!q)
         continue;
-      e->mv(n, q->hphi1, v0, w);
+      prod(e, q->hphi1, v0, w);
       rem_mv(e, q->hphi2, g, t2);
       for (size_t i = 0; i < n; i++)
         u[i] = y0[i] + w[i] + s * t2[i];
@@ -1000,7 +1190,7 @@ static void check_maxima(sits_expint *e, double len, const double *y0, const dou
       spmv(e, x, v);
       for (size_t i = 0; i < n; i++)
         v[i] += v0[i] + tj * g[i];
-      e->mv(n, m1, v, w);
+      prod(e, m1, v, w);
       for (size_t i = 0; i < n; i++)
         u[i] += w[i] + sl * t2[i];
     }
@@ -1176,7 +1366,7 @@ int sits_expint_dense(sits_expint *e, double t, double *y, double *ymax, sits_er
     if (!sl)
       return err->code;
     /* u = u_c + L phi1(LA) v_c + L^2 phi2(LA) d: the exact solution from the cursor */
-    e->mv(n, sl->hphi1, e->dn_v, u);
+    prod(e, sl->hphi1, e->dn_v, u);
     if (e->q_step != e->st.steps || e->q_version != e->a_version || e->q_len != sl->h) {
       rem_mv(e, sl->hphi2, e->step_d, e->dn_q); /* the same for every tick of a step */
       for (size_t i = 0; i < n; i++)
@@ -1285,27 +1475,37 @@ static int by_rows(sits_expint *e) {
 
 sits_expint *sits_expint_new(const sits_expint_opts *o, double t0, const double *y0,
                              sits_err *err) {
-  if (!o || !o->n || !o->pattern || !o->rhs || !o->jac || !o->atol || (o->n_roots && !o->roots)) {
+  if (!o || !o->n || !o->pattern || !o->rhs || (!o->jac && !o->modal) || !o->atol ||
+      (o->n_roots && !o->roots)) {
     sits__fail(err, SITS_EINTERNAL, "sits_expint_new: incomplete options");
     return NULL;
   }
-  if (o->n > SITS_EXPINT_MAX_STATES) {
+  if (o->n > (o->modal ? SITS_EXPINT_MODAL_MAX_STATES : SITS_EXPINT_MAX_STATES)) {
     sits__fail(err, SITS_EINPUT,
                "the exponential path takes at most %d states (this system has %zu): use "
                "solver.method = \"cvode\" or \"auto\"",
-               SITS_EXPINT_MAX_STATES, o->n);
+               o->modal ? SITS_EXPINT_MODAL_MAX_STATES : SITS_EXPINT_MAX_STATES, o->n);
     return NULL;
   }
   sits_expint *e = calloc(1, sizeof *e);
   size_t n = o->n, nr = o->n_roots > 0 ? (size_t)o->n_roots : 1;
   bool ok = e != NULL;
+  if (ok && o->modal) {
+    int rc = sits__modes_new(o->modal, n, &e->md, err);
+    if (rc) {
+      free(e);
+      return NULL;
+    }
+  }
+  /* a phi matrix: n x n, or the modal form's 2 m + 1 values */
+  size_t pm = e && e->md ? 2 * e->md->m + 1 : n * n;
   if (ok) {
     e->o = *o;
     e->n = n;
     e->h_pref = INFINITY;
     /* kept loaded after the close (RTLD_NODELETE): OpenBLAS's threads and buffers outlive
      * the integrator, and a later one finds it there */
-    if (n >= BLAS_MIN_STATES && (e->blas = sits__openblas_open("SITS_EXPINT_BLAS")) &&
+    if (n >= BLAS_MIN_STATES && !e->md && (e->blas = sits__openblas_open("SITS_EXPINT_BLAS")) &&
         !(*(void **)&e->dgemm = sits__openblas_sym(e->blas, "cblas_dgemm"))) {
       sits__openblas_close(e->blas);
       e->blas = NULL;
@@ -1341,12 +1541,16 @@ sits_expint *sits_expint_new(const sits_expint_opts *o, double t0, const double 
     ok = ok && (e->g = calloc(nr, sizeof(double))) && (e->g_new = calloc(nr, sizeof(double))) &&
          (e->g_try = calloc(nr, sizeof(double))) &&
          (e->jac_values = calloc(o->pattern->nz ? o->pattern->nz : 1, sizeof(double))) &&
-         !by_rows(e) && (e->amat = calloc(n * n, sizeof(double))) &&
-         (e->phi_scratch1 = malloc(n * n * sizeof(double))) &&
-         (e->phi_scratch2 = malloc(n * n * sizeof(double))) && !alloc_work(e);
+         !by_rows(e) && (e->phi_scratch1 = malloc(pm * sizeof(double))) &&
+         (e->phi_scratch2 = malloc(pm * sizeof(double)));
+    if (ok && e->md) /* the modal form: no n x n matrices */
+      ok = (e->mz = malloc(e->md->m * sizeof(double))) &&
+           (e->mz2 = malloc(e->md->m * sizeof(double)));
+    else if (ok)
+      ok = (e->amat = calloc(n * n, sizeof(double))) && !alloc_work(e);
     for (int k = 0; ok && k < CACHE_SLOTS; k++)
-      ok = (e->cache[k].hphi1 = malloc(n * n * sizeof(double))) &&
-           (e->cache[k].hphi2 = malloc(n * n * sizeof(double)));
+      ok = (e->cache[k].hphi1 = malloc(pm * sizeof(double))) &&
+           (e->cache[k].hphi2 = malloc(pm * sizeof(double)));
   }
   if (!ok) {
     sits_expint_free(e);
@@ -1376,6 +1580,8 @@ void sits_expint_free(sits_expint *e) {
     free(vec[k]);
   free(e->mx_bad);
   free(e->rp), free(e->ci), free(e->src), free(e->rv);
+  free(e->mz), free(e->mz2);
+  sits__modes_free(e->md);
   for (int k = 0; k < CACHE_SLOTS; k++) {
     free(e->cache[k].hphi1);
     free(e->cache[k].hphi2);

@@ -30,11 +30,11 @@
  * as what is left of the interval is a whole number of doubled steps (a transient after an
  * input change is crossed in short steps, the rest of the interval in long ones); after an
  * input change (sits_expint_reinit()) the first step is at most twice the first step taken
- * after the previous change, when that one was shorter than its interval. The matrices h phi1(hA) and h phi2(hA) are cached per
- * (A, h) in a small least-recently-used table; they are computed by scaling and squaring of
- * their Taylor series (Skaflestad and Wright 2009: phi1(2X) = (e^X + I) phi1(X) / 2,
- * phi2(2X) = (phi1(X)^2 + 2 phi2(X)) / 4) with GSL's BLAS (OpenBLAS's dgemm from 32 states
- * when the system has it; SITS_EXPINT_BLAS=gsl keeps GSL's). Cost: O(n^3) per new (A, h),
+ * after the previous change, when that one was shorter than its interval. The matrices h phi1(hA)
+ * and h phi2(hA) are cached per (A, h) in a small least-recently-used table; they are computed by
+ * scaling and squaring of their Taylor series (Skaflestad and Wright 2009: phi1(2X) = (e^X + I)
+ * phi1(X) / 2, phi2(2X) = (phi1(X)^2 + 2 phi2(X)) / 4) with GSL's BLAS (OpenBLAS's dgemm from 32
+ * states when the system has it; SITS_EXPINT_BLAS=gsl keeps GSL's). Cost: O(n^3) per new (A, h),
  * three O(n^2) products and two right-hand sides per step. From 32 states the dense products
  * run on AVX2 with FMA where the processor has both, the remainder's take only its nonzero
  * columns, A's run along its rows, the Taylor part's products with hA run on A's sparse rows,
@@ -63,7 +63,29 @@ SITS_BEGIN_DECLS
  *  large sparse networks: see `bench/run.sh threshold` and the README's benchmark table. */
 #define SITS_EXPINT_AUTO_MAX_STATES 64
 
+/** The largest system the modal form takes (its eigen-decomposition is O(m^3)). */
+#define SITS_EXPINT_MODAL_MAX_STATES 4096
+
 typedef struct sits_expint sits_expint;
+
+/** The modal form: the first m states are a thermal network C T' = -G T + (the rest), C
+ *  diagonal and positive, G symmetric, and the states after them read T linearly (their rows
+ *  of A: W) and are read by nobody (energy integrals). A is then taken as that linear part,
+ *  A = [-C^-1 G, 0; W, 0], once: the remainder F = f - A y holds the inputs and what depends
+ *  on T otherwise (leakage), and the Jacobian callback is not called. Every phi function of
+ *  A is diagonal in the network's modes (S = C^-1/2 G C^-1/2 = Q V Lambda V^T Q^T, computed
+ *  once): a phi pair costs O(m) for any length, and a product with one two transforms of
+ *  O(m^2 / blocks), where the dense form computes n x n matrices by O(n^3) squarings. With
+ *  the network's mirror symmetries (two reflections of a HotSpot grid, given as
+ *  permutations and checked) S splits into up to four blocks. For networks of a few hundred
+ *  states and more (a 12 x 12 HotSpot grid: 588), up to SITS_EXPINT_MODAL_MAX_STATES. */
+typedef struct sits_expint_modal {
+  size_t m;                /**< the thermal states: the system's first m */
+  const double *c;         /**< m heat capacities [J/K] */
+  const gsl_spmatrix *g;   /**< m x m conductances [W/K], symmetric, CSC */
+  const double *w;         /**< (n - m) x m row-major: W (NULL: zero) */
+  const size_t *mirror[2]; /**< optional involutions of 0..m-1 that leave c and g as they are */
+} sits_expint_modal;
 
 typedef struct sits_expint_opts {
   size_t n;
@@ -75,6 +97,7 @@ typedef struct sits_expint_opts {
   const double *atol; /**< n values (copied) */
   int n_roots;
   sits_ode_root_fn roots;
+  const sits_expint_modal *modal; /**< the modal form (NULL: A from the Jacobian, dense) */
 } sits_expint_opts;
 
 SITS_API sits_expint *sits_expint_new(const sits_expint_opts *o, double t0, const double *y0,
