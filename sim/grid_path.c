@@ -29,7 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sits_layergrid.h"
+#include "layergrid_internal.h"
 
 /* Grid solvers kept, one per gamma, at most LG_SLOTS and about LG_BUDGET_BYTES in all. A
  * solver holds its dense edge system and ~8 values per cell (measured RSS per kept solver:
@@ -86,7 +86,7 @@ int sits__grid_lsetup(void *user, double gamma, sits_err *err) {
       lru = k;
   }
   if (!gp->lgs[lru] &&
-      !(gp->lgs[lru] = sits_layergrid_new(gp->g, gp->c, gp->rows, gp->cols, 4, err)))
+      !(gp->lgs[lru] = sits__layergrid_new_again(gp->g, gp->c, gp->rows, gp->cols, 4, err)))
     return err->code;
   int rc = sits_layergrid_setup(gp->lgs[lru], 1.0, gamma, err);
   gp->lg_gamma[lru] = rc == SITS_OK ? gamma : NAN;

@@ -1064,8 +1064,48 @@ static void plan_on_cached(sits_expint *e, double len) {
  * input change) is crossed in short steps, and the rest of it in long ones. From
  * BLAS_MIN_STATES states an interval whose lengths len / 2^k are not cached may run on a
  * cached length instead (plan_on_cached()). */
+/* try_step() of the modal form: its phi pairs cost O(m) at any length, so the steps need not
+ * repeat a few cached lengths; the length follows the estimate as an embedded pair's does,
+ * h est^(-1/order) x 0.9, between a fifth and four times the last, the interval's end met
+ * in one step or two equal ones. (The plans of lengths len / 2^k, for the dense form's cache,
+ * took 13-14 steps a 10-ms tick after each OPP change on the 12 x 12 ev6 grid throttling.) */
+static int try_step_free(sits_expint *e, double len, double *h_out, double *est_out,
+                         sits_err *err) {
+  double h = len;
+  if (e->h_pref < len)
+    h = len < 2 * e->h_pref ? 0.5 * len : e->h_pref;
+  for (int tries = 0;; tries++) {
+    if (tries > MAX_HALVINGS + 4 || (h < len && h < 1e-12 * fmax(1.0, fabs(e->t))))
+      return sits__fail(err, SITS_ESOLVER,
+                        "exponential integrator: step size %.3g s too small at t = %.9g s "
+                        "(error test failed %d times)",
+                        h, e->t, tries);
+    const slot *s = phi_for(e, h, len, false, err);
+    if (!s)
+      return err->code;
+    double est;
+    int rc = etd2(e, e->y, e->f, h, s->hphi1, s->hphi2, e->y_try, &est, err);
+    if (rc)
+      return rc;
+    double fac = est > 0 ? 0.9 * pow(est, -1.0 / e->est_order) : 4.0;
+    if (est <= 1.0) {
+      double next = h * fmin(4.0, fmax(1.0, fac));
+      /* a step the interval cut short says nothing against longer ones */
+      e->h_pref = h < len || !(e->h_pref > next) ? next : e->h_pref;
+      *est_out = est;
+      *h_out = h;
+      return SITS_OK;
+    }
+    e->st.err_test_fails++;
+    h *= fmax(0.2, fmin(0.9, fac));
+    e->h_pref = h;
+  }
+}
+
 static int try_step(sits_expint *e, double tstop, double len, double *h_out, double *est_out,
                     sits_err *err) {
+  if (e->md)
+    return try_step_free(e, len, h_out, est_out, err);
   if (tstop != e->plan_tstop || !(e->plan_h > 0) || e->t != e->plan_t) {
     double m = 1;
     if (len > e->h_pref * (1 + SAME_H_REL))
@@ -1433,8 +1473,9 @@ int sits_expint_reinit(sits_expint *e, double t0, const double *y0, sits_err *er
   e->st.reinits++;
   /* the inputs changed: the step that crossed the last change's transient is where this
    * one starts too (rather than the long steps that ended that interval) */
-  if (e->h_first > 0 && e->h_pref > 2 * e->h_first)
-    e->h_pref = 2 * e->h_first;
+  double first = e->md ? e->h_first : 2 * e->h_first; /* the modal form's any length: that one */
+  if (e->h_first > 0 && e->h_pref > first)
+    e->h_pref = first;
   e->first_pending = true;
   e->plan_h = 0;
   if (e->o.n_roots && eval_roots(e, e->y, e->g))

@@ -13,6 +13,7 @@
 
 typedef struct sits__lg sits__lg;
 
+
 /* the ops' layout: a module from another build (its library folder updated partly) is
  * refused, not called with the wrong arguments */
 #define SITS__LAYERGRID_ABI 2

@@ -1122,6 +1122,24 @@ Test(paths, grid_platform, .timeout = 300) {
   agree_as(ev6, sets, 5, "exponential");                            /* the modes throughout */
 }
 
+/* The modal form on grids of other shapes: odd (9 x 9: cells on both axes, orbits of one and
+ * two) and oblong (7 x 10), throttling at a 66-C trip for 1 s, forced "exponential" (the
+ * modes throughout) and "auto" (handed over), agree with CVODE. */
+Test(paths, grid_modal_shapes, .timeout = 300) {
+  char ev6[512];
+  snprintf(ev6, sizeof ev6, "%s/scenarios/ev6_floorplan_throttle.cfg", SITS_CONFIGS);
+  const char *shapes[][2] = {{"9", "9"}, {"7", "10"}};
+  for (size_t k = 0; k < 2; k++) {
+    char rows[64], cols[64];
+    snprintf(rows, sizeof rows, "platform.thermal.hotspot.rows=%s", shapes[k][0]);
+    snprintf(cols, sizeof cols, "platform.thermal.hotspot.cols=%s", shapes[k][1]);
+    const char *sets[] = {"platform.thermal.hotspot.model=\"grid\"", rows, cols, "duration_s=1",
+                          "platform.governor.thermal.trip_c=66"};
+    agree_as(ev6, sets, 5, "exponential");
+    agree_method(ev6, sets, 5, "auto", "grid-cvode and exponential");
+  }
+}
+
 /* Above 64 states "auto" takes CVODE stepping past the ticks, reading them on its dense output:
  * the ev6 block network (134 states) under its 10-ms governor agrees with CVODE stopping at
  * every tick, over 4 s that warm it below its 85-C trip (measured: 187 steps for 400 ticks;
