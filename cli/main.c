@@ -37,11 +37,6 @@ int main(int argc, char **argv) {
   /* the HDF5 module skips HDF5's exit handler, which crashes on a file whose close failed
    * (a full disk): this program closes every file it writes (outputs/output_h5.c) */
   setenv("SITSENERGY_H5_NO_ATEXIT", "1", 1);
-  /* OpenBLAS (loaded by the numerics that use it) with one thread unless the user chose: its
-   * products here are small (a few hundred rows), and its spare threads spin after each call
-   * on the core the run needs (the 12 x 12 ev6 grid throttling, 20 s: 0.097 s against 0.106 s
-   * median with a thread per core; sweep jobs already did this) */
-  setenv("OPENBLAS_NUM_THREADS", "1", 0);
   if (argc < 2) {
     usage(stderr);
     return EXIT_USAGE;

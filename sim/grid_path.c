@@ -171,6 +171,7 @@ const sits_expint_modal *sits__grid_modal(sits__grid *gp, size_t ny) {
     return &gp->modal;
   size_t n = gp->n;
   const run *rn = gp->rn;
+  /* the grid path has no battery: the states are the nodes and the two energy integrals */
   if (ny != n + 2 || rn->lay.i_e_in < n || rn->lay.i_e_out < n ||
       !(gp->w = calloc(2 * n, sizeof(double))))
     return NULL;

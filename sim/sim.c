@@ -286,9 +286,11 @@ static int switch_path(run *rn, double t, sits_err *err) {
  * exponential path in the network's modes (exact zero-order-hold steps across a change: one
  * or two a tick), and back on CVODE once GRID_BACK_TICKS ticks pass without a change (a
  * modal tick costs two transforms of the state, O(n^2 / 4), where CVODE's dense output is
- * O(n)). The one not running is kept: the modes are computed once (~16 ms at 588 states),
- * CVODE's grid solvers stay factorised. Up to GRID_MODAL_MAX_STATES (a 17 x 17 grid): the
- * modes' O(n^3) set-up and O(n^2) transforms lose to the grid solver's O(n log n) above.
+ * O(n)). The one not running is kept: the modes are computed once (~10 ms at 588 states),
+ * CVODE's grid solvers stay factorised. Up to GRID_MODAL_MAX_STATES (a 17 x 17 grid; also
+ * the bound of solver.method = "exponential" on a grid, larger ones taking the grid solver
+ * path as before): the modes' O(n^3) set-up and O(n^2) transforms lose to the grid solver's
+ * O(n log n) above.
  */
 #define GRID_SWITCH_AFTER 3
 #define GRID_BACK_TICKS 32
@@ -974,13 +976,13 @@ static int make_ode(run *rn, sits_err *err) {
   /* a grid's exponential path is the modal form (the dense one stops at 400 states): forced,
    * or under "auto" with a governor whose OPPs may change every few ticks (to_modal()) */
   const sits_expint_modal *modal = NULL;
-  if (rn->grid &&
-      (m == SITS_METHOD_EXPONENTIAL || (rn->gov && rn->lay.ny <= GRID_MODAL_MAX_STATES))) {
+  if (rn->grid && rn->lay.ny <= GRID_MODAL_MAX_STATES &&
+      (m == SITS_METHOD_EXPONENTIAL || (rn->gov && m == SITS_METHOD_AUTO))) {
     if (!(modal = sits__grid_modal(rn->grid, rn->lay.ny)))
       return sits__fail(err, SITS_ENOMEM, "out of memory");
     rn->switch_to.modal = modal;
   }
-  if (rn->grid && m == SITS_METHOD_EXPONENTIAL) {
+  if (modal && m == SITS_METHOD_EXPONENTIAL) { /* larger grids: the grid solver path */
     sits_err quiet = {0};
     rn->ex = sits_expint_new(&rn->switch_to, 0.0, rn->y_start, &quiet);
     if (!rn->ex && quiet.code != SITS_EUNSUPPORTED && quiet.code != SITS_ESOLVER) {

@@ -693,7 +693,7 @@ static void modal_mv(sits_expint *e, const double *arr, const double *x, double 
   for (size_t r = 0; r < md->ne; r++) {
     const double *w = md->w + r * m;
     double s = arr[2 * m] * x[m + r];
-    for (size_t k = 0; k < m; k++)
+    for (size_t k = 0; md->w_any[r] && k < m; k++) /* E_in's row is zero: its input is power */
       s += w[k] * arr[m + k] * z[k];
     out[m + r] = s;
   }

@@ -198,7 +198,7 @@ void sits__modes_free(sits__modes *md) {
   if (!md)
     return;
   free(md->sc), free(md->isc), free(md->mu), free(md->v), free(md->vt);
-  free(md->basis), free(md->w), free(md->scr);
+  free(md->basis), free(md->w), free(md->w_any), free(md->scr);
   free(md->gin_idx), free(md->gout_idx), free(md->gin), free(md->gout);
   free(md);
 }
@@ -222,7 +222,8 @@ int sits__modes_new(const sits_expint_modal *o, size_t n, sits__modes **out, sit
   bool ok = (md->sc = malloc(m * sizeof(double))) && (md->isc = malloc(m * sizeof(double))) &&
             (md->mu = malloc(m * sizeof(double))) && (md->basis = malloc(m * sizeof *md->basis)) &&
             (md->scr = calloc(m, sizeof(double))) &&
-            (md->w = calloc(md->ne ? md->ne * m : 1, sizeof(double)));
+            (md->w = calloc(md->ne ? md->ne * m : 1, sizeof(double))) &&
+            (md->w_any = calloc(md->ne ? md->ne : 1, sizeof(bool)));
   if (!ok) {
     sits__modes_free(md);
     return sits__fail(err, SITS_ENOMEM, "out of memory");
@@ -301,6 +302,7 @@ int sits__modes_new(const sits_expint_modal *o, size_t n, sits__modes **out, sit
           u += q->coef[t] * md->isc[q->idx[t]] * wr[q->idx[t]];
         for (size_t p = 0; u != 0 && p < len; p++)
           wz[off + p] += u * v[j * len + p];
+        md->w_any[e] = md->w_any[e] || u != 0;
       }
     }
   }

@@ -32,6 +32,7 @@ typedef struct sits__modes {
   size_t voff[4];
   sits__pvec *basis; /* Q's columns, block by block (m) */
   double *w;         /* ne x m: W's rows in the modal coordinates, (W T) = w . z */
+  bool *w_any;       /* ne: the row has a nonzero */
   double *scr;       /* m: scratch of the transforms */
   /* Q^T C^1/2 and C^-1/2 Q as gathers of four (zero coefficients where fewer): basis vector
    * j's entry is sum_t gin[4j+t] x[gin_idx[4j+t]]; node i's value sum_t gout[4i+t]
