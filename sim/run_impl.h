@@ -110,6 +110,7 @@ typedef struct run {
   sits_ode *ode_idle;
   sits_expint *ex_idle;
   size_t handovers;
+  long streak_steps0; /* CVODE's steps when the current run of close changes began */
   bool fell_back;
   long fallback_steps;
   sits_ode_stats before_fallback;

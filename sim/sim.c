@@ -282,7 +282,8 @@ static int switch_path(run *rn, double t, sits_err *err) {
  * A layered grid under "auto" (rn->hybrid): CVODE on the grid solver steps past the ticks
  * while the OPPs hold, but every OPP change restarts it at order 1 from a ~1e-6-s step (~65
  * steps to the next tick on the 12 x 12 ev6 grid). Once the inputs change GRID_SWITCH_AFTER
- * times in a row, each within SWITCH_GAP_TICKS ticks of the last, the run goes on on the
+ * times in a row, each within SWITCH_GAP_TICKS ticks of the last, and those restarts have
+ * taken the steps the modes' set-up is worth (GRID_EIGEN_STEPS), the run goes on on the
  * exponential path in the network's modes (exact zero-order-hold steps across a change: one
  * or two a tick), and back on CVODE once GRID_BACK_TICKS ticks pass without a change (a
  * modal tick costs two transforms of the state, O(n^2 / 4), where CVODE's dense output is
@@ -293,6 +294,12 @@ static int switch_path(run *rn, double t, sits_err *err) {
  * O(n log n) above.
  */
 #define GRID_SWITCH_AFTER 3
+/* The modes' set-up in CVODE steps on the grid solver, at 588 states: ~10 ms of dsyevd and
+ * OpenBLAS's loading against ~42 us a step (2.7 ms for the ~65 steps of a restart), measured
+ * on the 12 x 12 ev6 grid. The set-up grows as n^3 and a step as ~n, so the steps it is worth
+ * as n^2: on a 17 x 17 grid (1,168 states) that throttled for a few ticks, handing over at
+ * the 3rd change took 0.190 s against 0.118 s staying on CVODE. */
+#define GRID_EIGEN_STEPS 240
 #define GRID_BACK_TICKS 32
 #define GRID_MODAL_MAX_STATES 1200
 
@@ -335,11 +342,20 @@ static int to_cvode(run *rn, double t, sits_err *err) {
  * past t). */
 static int reinit(run *rn, double t, sits_err *err) {
   if (rn->hybrid) {
-    rn->close_changes =
-        rn->tick - rn->last_change_tick <= SWITCH_GAP_TICKS ? rn->close_changes + 1 : 0;
+    bool close = rn->tick - rn->last_change_tick <= SWITCH_GAP_TICKS;
+    rn->close_changes = close ? rn->close_changes + 1 : 0;
     rn->last_change_tick = rn->tick;
-    if (!rn->ex && rn->close_changes >= GRID_SWITCH_AFTER)
-      return to_modal(rn, t, err);
+    if (!rn->ex) {
+      sits_ode_stats st;
+      sits_ode_get_stats(rn->ode, &st);
+      if (!close)
+        rn->streak_steps0 = st.steps;
+      /* the first hand-over once the restarts of this run of changes have cost about what
+       * the modes will (GRID_EIGEN_STEPS at 588 states, growing as n^2); later ones at once */
+      double k = (double)rn->lay.ny / 588.0, need = rn->ex_idle ? 0 : GRID_EIGEN_STEPS * k * k;
+      if (rn->close_changes >= GRID_SWITCH_AFTER && (double)(st.steps - rn->streak_steps0) >= need)
+        return to_modal(rn, t, err);
+    }
   }
   if (rn->may_switch && !rn->ex) {
     rn->close_changes =

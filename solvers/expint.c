@@ -145,6 +145,11 @@ struct sits_expint {
    * A phi pair's arrays are then [a_0 .. a_m-1, b_0 .. b_m-1, c] (modal_phi()) */
   sits__modes *md;
   double *mz, *mz2;
+  /* the state in the modes, kept along the steps (modal_f()): z of y (z_ok), of the step's
+   * first-order end and of its end; F = f - A y at the inputs' start (the state of the last
+   * reinit: F_r, its modes zF_r, and the size of its terms for the round-off test) */
+  double *zy, *za, *zt, *zf, *zfr, *fr, *fr_size, *dlt, *row_abs; /* row_abs: sum_j |A_ij| */
+  bool z_ok, zfr_ok, zt_ok;
   sits_ode_stats st;
 };
 
@@ -374,6 +379,11 @@ static int refresh_a(sits_expint *e, const double *y, sits_err *err) {
     if (modal_a(e))
       return sits__fail(err, SITS_EINTERNAL,
                         "the modal form: an entry of its linear part is not on the pattern");
+    for (size_t i = 0; i < e->n; i++) {
+      e->row_abs[i] = 0;
+      for (int k = e->rp[i]; k < e->rp[i + 1]; k++)
+        e->row_abs[i] += fabs(e->rv[k]);
+    }
     e->a_version = 1;
     e->a_norm = 0; /* its phi pairs cost O(m): none are filled on the way (phi_for()) */
     e->d_last_valid = false;
@@ -834,10 +844,63 @@ static int ensure_f(sits_expint *e, sits_err *err) {
  * first step after an input change, a new A or a root) the correction h phi2 d, the
  * first-order solution's error, which bounds the second's. *e->est_order says which (the
  * estimate's order in h: the steps double below 2^-order). */
+/* out = h phi1(hA) f(y) for the integrator's own state y in the modal form, from the state's
+ * modes z (kept along the steps) rather than a transform of f: f's modes are mu z + those of
+ * F = f - A y, and F changes from the inputs' start F_r only at the nodes whose power depends
+ * on the temperature (leakage: 30 of 588 on the 12 x 12 ev6 grid), so its change's transform
+ * takes the few rows of V those nodes reach (modes_in()), where f's took every row. The
+ * entries of the change at round-off (64 eps of the terms of f - A y, now and at the start)
+ * are zeros, as etd2()'s remainder's. Also the modes of the first-order end, z + h phi1 zf,
+ * into za. */
+static void modal_f(sits_expint *e, const double *hphi1, const double *f, double *out) {
+  const sits__modes *md = e->md;
+  size_t m = md->m;
+  const double *y = e->y;
+  if (!e->z_ok) {
+    modes_in(e, y, e->zy);
+    e->z_ok = true;
+  }
+  spmv(e, y, e->dlt);
+  double ytop = 0; /* the terms of (A y)_i are at most row_abs_i ytop */
+  for (size_t i = 0; i < m; i++)
+    ytop = max2(ytop, fabs(y[i]));
+  if (!e->zfr_ok) {
+    for (size_t i = 0; i < m; i++)
+      e->fr[i] = f[i] - e->dlt[i], e->fr_size[i] = fabs(f[i]) + e->row_abs[i] * ytop;
+    modes_in(e, e->fr, e->zfr);
+    e->zfr_ok = true;
+  }
+  for (size_t i = 0; i < m; i++) {
+    double dd = (f[i] - e->dlt[i]) - e->fr[i];
+    double tiny = 64 * DBL_EPSILON * (fabs(f[i]) + e->row_abs[i] * ytop + e->fr_size[i]);
+    e->dlt[i] = fabs(dd) <= tiny ? 0.0 : dd;
+  }
+  modes_in(e, e->dlt, e->mz);
+  double *zf = e->zf;
+  for (size_t k = 0; k < m; k++) {
+    zf[k] = md->mu[k] * e->zy[k] + e->zfr[k] + e->mz[k];
+    e->mz2[k] = hphi1[k] * zf[k];
+    e->za[k] = e->zy[k] + e->mz2[k];
+  }
+  modes_out(e, e->mz2, out);
+  for (size_t r = 0; r < md->ne; r++) {
+    const double *w = md->w + r * m;
+    double sum = hphi1[2 * m] * f[m + r];
+    for (size_t k = 0; md->w_any[r] && k < m; k++)
+      sum += w[k] * hphi1[m + k] * zf[k];
+    out[m + r] = sum;
+  }
+}
+
 static int etd2(sits_expint *e, const double *y, const double *f, double h, const double *hphi1,
                 const double *hphi2, double *out, double *est, sits_err *err) {
   size_t n = e->n;
-  prod(e, hphi1, f, e->tmp);
+  /* the modal form from the integrator's own state: its modes kept (modal_f()) */
+  bool zfast = e->md && y == e->y && f == e->f && h > 0;
+  if (zfast)
+    modal_f(e, hphi1, f, e->tmp);
+  else
+    prod(e, hphi1, f, e->tmp);
   for (size_t i = 0; i < n; i++)
     e->a[i] = y[i] + e->tmp[i];
   int rc = rhs(e, e->a, e->fa, err);
@@ -867,6 +930,10 @@ static int etd2(sits_expint *e, const double *y, const double *f, double h, cons
   }
   e->lin2 = lin2, e->rem2 = rem2;
   rem_mv(e, hphi2, e->d, e->corr);
+  if (zfast) /* the end's modes: za + h phi2 zd (modal_mv() left h phi2 zd in mz2) */
+    for (size_t k = 0; k < e->md->m; k++)
+      e->zt[k] = e->za[k] + e->mz2[k];
+  e->zt_ok = zfast;
   bool curved = est && e->d_last_valid && h > 0; /* h 0: a partial step, no estimate */
   double sum = 0, sum3 = 0, k3 = curved ? h * h * h / 12.0 / (0.5 * (h + e->h_last)) : 0;
   for (size_t i = 0; i < n; i++) {
@@ -1321,6 +1388,7 @@ static int step_roots(sits_expint *e, sits_ode_event *event, sits_err *err) {
     if ((rc = partial(e, s_root, err)))
       return rc;
     memcpy(e->y, e->y_try, n * sizeof(double));
+    e->z_ok = false; /* the partial step's end: its modes are not kept */
     for (size_t i = 0; i < n; i++)
       e->ymax[i] = fmax(e->y_prev[i], e->y[i]);
     e->t = e->t_prev + s_root;
@@ -1371,6 +1439,9 @@ int sits_expint_step(sits_expint *e, double tstop, double *t_out, sits_ode_event
   dense_reset(e);
   e->t_prev = e->t;
   memcpy(e->y, e->y_try, n * sizeof(double));
+  if (e->md && e->zt_ok)
+    memcpy(e->zy, e->zt, e->md->m * sizeof(double));
+  e->z_ok = e->md && e->zt_ok;
   e->t = h >= len * (1 - SAME_H_REL) ? tstop : e->t + h;
   e->st.steps++;
   e->f_valid = false;
@@ -1469,7 +1540,8 @@ int sits_expint_reinit(sits_expint *e, double t0, const double *y0, sits_err *er
    * has read the peaks up to t0 already) */
   memcpy(e->ymax, e->y, e->n * sizeof(double));
   e->f_valid = false;
-  e->d_last_valid = false; /* the inputs changed: the remainder's slope may jump here */
+  e->z_ok = e->zfr_ok = false; /* the modal form's state and F_r: from this state */
+  e->d_last_valid = false;     /* the inputs changed: the remainder's slope may jump here */
   e->st.reinits++;
   /* the inputs changed: the step that crossed the last change's transient is where this
    * one starts too (rather than the long steps that ended that interval) */
@@ -1584,10 +1656,14 @@ sits_expint *sits_expint_new(const sits_expint_opts *o, double t0, const double 
          (e->jac_values = calloc(o->pattern->nz ? o->pattern->nz : 1, sizeof(double))) &&
          !by_rows(e) && (e->phi_scratch1 = malloc(pm * sizeof(double))) &&
          (e->phi_scratch2 = malloc(pm * sizeof(double)));
-    if (ok && e->md) /* the modal form: no n x n matrices */
-      ok = (e->mz = malloc(e->md->m * sizeof(double))) &&
-           (e->mz2 = malloc(e->md->m * sizeof(double)));
-    else if (ok)
+    if (ok && e->md) { /* the modal form: no n x n matrices */
+      size_t m = e->md->m;
+      double **mv[] = {&e->mz, &e->mz2, &e->zy, &e->za, &e->zt, &e->zf, &e->zfr};
+      for (size_t k = 0; ok && k < sizeof mv / sizeof mv[0]; k++)
+        ok = (*mv[k] = calloc(m, sizeof(double))) != NULL;
+      ok = ok && (e->fr = calloc(n, sizeof(double))) && (e->fr_size = calloc(n, sizeof(double))) &&
+           (e->dlt = calloc(n, sizeof(double))) && (e->row_abs = calloc(n, sizeof(double)));
+    } else if (ok)
       ok = (e->amat = calloc(n * n, sizeof(double))) && !alloc_work(e);
     for (int k = 0; ok && k < CACHE_SLOTS; k++)
       ok = (e->cache[k].hphi1 = malloc(pm * sizeof(double))) &&
@@ -1621,7 +1697,8 @@ void sits_expint_free(sits_expint *e) {
     free(vec[k]);
   free(e->mx_bad);
   free(e->rp), free(e->ci), free(e->src), free(e->rv);
-  free(e->mz), free(e->mz2);
+  free(e->mz), free(e->mz2), free(e->zy), free(e->za), free(e->zt), free(e->zf), free(e->zfr);
+  free(e->fr), free(e->fr_size), free(e->dlt), free(e->row_abs);
   sits__modes_free(e->md);
   for (int k = 0; k < CACHE_SLOTS; k++) {
     free(e->cache[k].hphi1);

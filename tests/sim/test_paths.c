@@ -1081,9 +1081,10 @@ Test(paths, end_events_at_the_same_time) {
  * that changes nothing for 10 s (the sensor stays below the 85-C trip), it takes fewer steps
  * than there are ticks (measured: 305 steps, 29 grid setups, for 1,000 ticks; CVODE stopping
  * at every tick: 1,156 steps). With the trip at 66 C the governor throttles and releases
- * every tick for 0.7 s (63 OPP changes): from the third change in a row "auto" goes on on the
- * exponential path in the network's modes (four blocks of ~147 under the grid's two
- * reflections), back on CVODE once 32 ticks pass without a change, and agrees with CVODE
+ * every tick for 0.7 s (63 OPP changes): once a run of close changes has cost CVODE the steps
+ * the modes' set-up is worth (240 at 588 states) "auto" goes on on the exponential path in the
+ * network's modes (four blocks of ~147 under the grid's two reflections), back on CVODE once
+ * 32 ticks pass without a change, and agrees with CVODE
  * (measured 2026-12-07: 1,064 steps against CVODE's 6,321 over 20 s); "exponential" on a grid
  * is that modal path throughout, and agrees too. */
 Test(paths, grid_platform, .timeout = 300) {
@@ -1120,6 +1121,27 @@ Test(paths, grid_platform, .timeout = 300) {
   agree_method(ev6, sets, 4, "auto", "grid-cvode");
   agree_method(ev6, sets, 5, "auto", "grid-cvode and exponential"); /* throttling */
   agree_as(ev6, sets, 5, "exponential");                            /* the modes throughout */
+}
+
+/* A larger grid whose governor throttles for a few ticks only (17 x 17, 1,168 states: 33 OPP
+ * changes, three domains at a time, in its first ticks) stays on CVODE: the restarts cost fewer
+ * steps than the modes' set-up is worth there (~950; measured 2026-12-07: handing over at the 3rd
+ * change took 0.190 s against 0.118 s staying). */
+Test(paths, grid_short_burst_stays, .timeout = 120) {
+  char ev6[512];
+  snprintf(ev6, sizeof ev6, "%s/scenarios/ev6_floorplan_throttle.cfg", SITS_CONFIGS);
+  const char *sets[] = {"platform.thermal.hotspot.model=\"grid\"",
+                        "platform.thermal.hotspot.rows=17", "platform.thermal.hotspot.cols=17",
+                        "duration_s=2", "platform.governor.thermal.trip_c=66"};
+  sits_scenario *sc;
+  sits_result *r = run_path(ev6, sets, 5, "auto", "grid-cvode", &sc);
+  size_t changes = 0;
+  for (size_t k = 0; k < sits_result_event_count(r); k++)
+    changes += strcmp(sits_result_event(r, k)->kind, "opp_change") == 0;
+  cr_log_info("17 x 17: %zu OPP changes on CVODE", changes);
+  cr_assert_geq(changes, 4, "the governor did change OPPs: %zu", changes);
+  sits_result_free(r);
+  sits_scenario_free(sc);
 }
 
 /* The modal form on grids of other shapes: odd (9 x 9: cells on both axes, orbits of one and
