@@ -53,9 +53,10 @@ int sits__result_add_event(sits_result *r, double t_s, const char *kind, const c
 /** The run's linear solver as the outputs name it: "klu", "dense" or "layergrid" (inline: the
  *  HDF5 module, a separate library, sees only public symbols). */
 static inline const char *sits__result_linear_solver(const sits_result *r) {
-  return r->stats.method && strcmp(r->stats.method, "grid-cvode") == 0 ? "layergrid"
-         : r->stats.sparse                                             ? "klu"
-                                                                       : "dense";
+  /* a grid's run handed over to the modes solved on the grid solver while on CVODE */
+  return r->stats.method && strncmp(r->stats.method, "grid-cvode", 10) == 0 ? "layergrid"
+         : r->stats.sparse                                                  ? "klu"
+                                                                            : "dense";
 }
 /** The same with the fields of sits_event (NAN where one does not apply). */
 int sits__result_add_event_fields(sits_result *r, double t_s, const char *kind, const char *detail,

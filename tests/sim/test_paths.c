@@ -1085,7 +1085,7 @@ Test(paths, end_events_at_the_same_time) {
  * the modes' set-up is worth (240 at 588 states) "auto" goes on on the exponential path in the
  * network's modes (four blocks of ~147 under the grid's two reflections), back on CVODE once
  * 32 ticks pass without a change, and agrees with CVODE
- * (measured 2026-12-07: 1,064 steps against CVODE's 6,321 over 20 s); "exponential" on a grid
+ * (measured 2026-12-07: 968 steps against CVODE's 6,321 over 20 s); "exponential" on a grid
  * is that modal path throughout, and agrees too. */
 Test(paths, grid_platform, .timeout = 300) {
   char ev6[512];
