@@ -18,6 +18,8 @@
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_spmatrix.h>
 
+#define EIGEN_BLAS_MIN_CUBES 2e6
+
 typedef void (*syevd_fn)(const char *, const char *, const int *, double *, const int *, double *,
                          double *, const int *, int *, const int *, int *, size_t, size_t);
 
@@ -252,7 +254,15 @@ int sits__modes_new(const sits_expint_modal *o, size_t n, sits__modes **out, sit
       (!(md->v = malloc(vlen * sizeof(double))) || !(md->vt = malloc(vlen * sizeof(double))) ||
        !(s = malloc(big * big * sizeof(double))) || !(r = calloc(m, sizeof(double)))))
     rc = -1;
-  void *blas = rc == 0 ? sits__openblas_open("SITS_EXPINT_BLAS") : NULL;
+  /* OpenBLAS's dsyevd where the blocks are large enough to pay for loading it (~5 ms, 22 M
+   * instructions): for a block of 147 GSL's symmv took 10 ms, dsyevd 2.5-4 ms; on the 8 x 8
+   * ev6 grid's four blocks of ~67 GSL's run took 296 M instructions against 301 M with
+   * OpenBLAS loaded, so GSL's below sum len^3 = 2e6 (a 9 x 9 grid's blocks) */
+  double cubes = 0;
+  for (size_t k = 0; rc == 0 && k < md->ncls; k++)
+    cubes += (double)md->len[k] * (double)md->len[k] * (double)md->len[k];
+  void *blas =
+      rc == 0 && cubes >= EIGEN_BLAS_MIN_CUBES ? sits__openblas_open("SITS_EXPINT_BLAS") : NULL;
   for (size_t k = 0; rc == 0 && k < md->ncls; k++) {
     block_of(md, o->g, k, s, r);
     rc = eigen(md->len[k], s, md->mu + md->off[k], md->v + md->voff[k], md->vt + md->voff[k], blas);

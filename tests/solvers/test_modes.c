@@ -147,6 +147,11 @@ Test(modes, even_grid) {
   check_shape(6, 8, 4);
 }
 
+/* blocks of ~200: LAPACK's dsyevd from OpenBLAS where it is installed (GSL's below) */
+Test(modes, large_grid) {
+  check_shape(20, 20, 4);
+}
+
 Test(modes, odd_grid) { /* cells on the axes: orbits of two and one */
   check_shape(5, 7, 4);
 }
