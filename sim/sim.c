@@ -338,13 +338,20 @@ static int to_cvode(run *rn, double t, sits_err *err) {
   return SITS_OK;
 }
 
+/* Counts an input change at the current tick for the hand-overs between paths: whether it
+ * came within SWITCH_GAP_TICKS of the last (rn->close_changes counts such changes in a row). */
+static bool count_change(run *rn) {
+  bool close = rn->tick - rn->last_change_tick <= SWITCH_GAP_TICKS;
+  rn->close_changes = close ? rn->close_changes + 1 : 0;
+  rn->last_change_tick = rn->tick;
+  return close;
+}
+
 /* The inputs changed at t (the exponential path and CVODE on a grid drop what they computed
  * past t). */
 static int reinit(run *rn, double t, sits_err *err) {
   if (rn->hybrid) {
-    bool close = rn->tick - rn->last_change_tick <= SWITCH_GAP_TICKS;
-    rn->close_changes = close ? rn->close_changes + 1 : 0;
-    rn->last_change_tick = rn->tick;
+    bool close = count_change(rn);
     if (!rn->ex) {
       sits_ode_stats st;
       sits_ode_get_stats(rn->ode, &st);
@@ -358,9 +365,7 @@ static int reinit(run *rn, double t, sits_err *err) {
     }
   }
   if (rn->may_switch && !rn->ex) {
-    rn->close_changes =
-        rn->tick - rn->last_change_tick <= SWITCH_GAP_TICKS ? rn->close_changes + 1 : 0;
-    rn->last_change_tick = rn->tick;
+    count_change(rn);
     if (rn->close_changes >= SWITCH_AFTER)
       return switch_path(rn, t, err);
   }

@@ -1131,6 +1131,22 @@ static void plan_on_cached(sits_expint *e, double len) {
  * input change) is crossed in short steps, and the rest of it in long ones. From
  * BLAS_MIN_STATES states an interval whose lengths len / 2^k are not cached may run on a
  * cached length instead (plan_on_cached()). */
+/* One try of a step of length @p h from the current state into e->y_try, its estimate into
+ * *est (try_step() and try_step_free(); @p tries so far; @p fill as phi_for()'s): refused
+ * when the tries run out or the step falls under its floor. */
+static int try_length(sits_expint *e, double h, double len, int tries, bool fill, double *est,
+                      sits_err *err) {
+  if (tries > MAX_HALVINGS + 4 || (h < len && h < 1e-12 * fmax(1.0, fabs(e->t))))
+    return sits__fail(err, SITS_ESOLVER,
+                      "exponential integrator: step size %.3g s too small at t = %.9g s "
+                      "(error test failed %d times)",
+                      h, e->t, tries);
+  const slot *s = phi_for(e, h, len, fill, err);
+  if (!s)
+    return err->code;
+  return etd2(e, e->y, e->f, h, s->hphi1, s->hphi2, e->y_try, est, err);
+}
+
 /* try_step() of the modal form: its phi pairs cost O(m) at any length, so the steps need not
  * repeat a few cached lengths; the length follows the estimate as an embedded pair's does,
  * h est^(-1/order) x 0.9, between a fifth and four times the last, the interval's end met
@@ -1142,16 +1158,8 @@ static int try_step_free(sits_expint *e, double len, double *h_out, double *est_
   if (e->h_pref < len)
     h = len < 2 * e->h_pref ? 0.5 * len : e->h_pref;
   for (int tries = 0;; tries++) {
-    if (tries > MAX_HALVINGS + 4 || (h < len && h < 1e-12 * fmax(1.0, fabs(e->t))))
-      return sits__fail(err, SITS_ESOLVER,
-                        "exponential integrator: step size %.3g s too small at t = %.9g s "
-                        "(error test failed %d times)",
-                        h, e->t, tries);
-    const slot *s = phi_for(e, h, len, false, err);
-    if (!s)
-      return err->code;
     double est;
-    int rc = etd2(e, e->y, e->f, h, s->hphi1, s->hphi2, e->y_try, &est, err);
+    int rc = try_length(e, h, len, tries, false, &est, err);
     if (rc)
       return rc;
     double fac = est > 0 ? 0.9 * pow(est, -1.0 / e->est_order) : 4.0;
@@ -1188,16 +1196,8 @@ static int try_step(sits_expint *e, double tstop, double len, double *h_out, dou
   bool refreshed = false;
   int rc;
   for (int tries = 0;; tries++) {
-    if (tries > MAX_HALVINGS + 4 || (h < len && h < 1e-12 * fmax(1.0, fabs(e->t))))
-      return sits__fail(err, SITS_ESOLVER,
-                        "exponential integrator: step size %.3g s too small at t = %.9g s "
-                        "(error test failed %d times)",
-                        h, e->t, tries);
-    const slot *s = phi_for(e, h, len, true, err);
-    if (!s)
-      return err->code;
     double est;
-    if ((rc = etd2(e, e->y, e->f, h, s->hphi1, s->hphi2, e->y_try, &est, err)))
+    if ((rc = try_length(e, h, len, tries, true, &est, err)))
       return rc;
     if (est <= 1.0) {
       /* a short step because the interval is short says nothing against longer ones */

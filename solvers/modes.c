@@ -205,6 +205,102 @@ void sits__modes_free(sits__modes *md) {
   free(md);
 }
 
+/* The mirrors that pass the checks (C and G invariant under each, the two commuting), else
+ * none; one reflection given: its classes, the second character repeating the first. */
+static void checked_mirrors(const sits_expint_modal *o, double scale, const size_t **m0,
+                            const size_t **m1) {
+  *m0 = o->mirror[0], *m1 = o->mirror[1] ? o->mirror[1] : o->mirror[0];
+  if (*m0 && (!invariant(o, *m0, scale) || !invariant(o, *m1, scale)))
+    *m0 = *m1 = NULL;
+  for (size_t i = 0; *m0 && i < o->m; i++)
+    if ((*m0)[(*m1)[i]] != (*m1)[(*m0)[i]])
+      *m0 = *m1 = NULL;
+}
+
+/* The parity basis and each block's eigen-decomposition: 0, -1 out of memory, 1 failed. */
+static int decompose(sits__modes *md, const sits_expint_modal *o, double scale) {
+  const size_t *m0, *m1;
+  checked_mirrors(o, scale, &m0, &m1);
+  int rc = parity_basis(md, m0, m1);
+  if (rc > 0)
+    rc = parity_basis(md, NULL, NULL);
+  if (rc)
+    return rc;
+  size_t vlen = 0, big = 0;
+  double cubes = 0;
+  for (size_t k = 0; k < md->ncls; k++) {
+    size_t len = md->len[k];
+    md->voff[k] = vlen, vlen += len * len;
+    big = len > big ? len : big;
+    cubes += (double)len * (double)len * (double)len;
+  }
+  double *s = NULL, *r = NULL;
+  if (!(md->v = malloc(vlen * sizeof(double))) || !(md->vt = malloc(vlen * sizeof(double))) ||
+      !(s = malloc(big * big * sizeof(double))) || !(r = calloc(md->m, sizeof(double)))) {
+    free(s);
+    return -1;
+  }
+  /* OpenBLAS's dsyevd where the blocks are large enough to pay for loading it (~5 ms, 22 M
+   * instructions): for a block of 147 GSL's symmv took 10 ms, dsyevd 2.5-4 ms; on the 8 x 8
+   * ev6 grid's four blocks of ~67 GSL's run took 296 M instructions against 301 M with
+   * OpenBLAS loaded, so GSL's below sum len^3 = 2e6 (a 9 x 9 grid's blocks) */
+  void *blas = cubes >= EIGEN_BLAS_MIN_CUBES ? sits__openblas_open("SITS_EXPINT_BLAS") : NULL;
+  for (size_t k = 0; rc == 0 && k < md->ncls; k++) {
+    block_of(md, o->g, k, s, r);
+    rc = eigen(md->len[k], s, md->mu + md->off[k], md->v + md->voff[k], md->vt + md->voff[k], blas);
+  }
+  sits__openblas_close(blas);
+  free(s), free(r);
+  for (size_t i = 0; rc == 0 && i < md->m; i++) /* S is semi-definite: round-off's negatives 0 */
+    md->mu[i] = md->mu[i] > 0 ? -md->mu[i] : 0.0;
+  return rc;
+}
+
+/* The gathers: each basis vector's nodes, each node's basis vectors (one per class at most);
+ * nonzero out of memory. */
+static int gathers(sits__modes *md) {
+  size_t m = md->m;
+  unsigned char *used = NULL;
+  if (m > UINT_MAX || !(md->gin_idx = calloc(4 * m, sizeof(unsigned))) ||
+      !(md->gout_idx = calloc(4 * m, sizeof(unsigned))) ||
+      !(md->gin = calloc(4 * m, sizeof(double))) || !(md->gout = calloc(4 * m, sizeof(double))) ||
+      !(used = calloc(m, 1)))
+    return -1;
+  for (size_t j = 0; j < m; j++)
+    for (int t = 0; t < md->basis[j].k; t++) {
+      size_t a = md->basis[j].idx[t];
+      md->gin_idx[4 * j + (size_t)t] = (unsigned)a;
+      md->gin[4 * j + (size_t)t] = md->basis[j].coef[t] * md->sc[a];
+      size_t u = 4 * a + used[a]++;
+      md->gout_idx[u] = (unsigned)j;
+      md->gout[u] = md->basis[j].coef[t] * md->isc[a];
+    }
+  free(used);
+  return 0;
+}
+
+/* W in the modes: (W T) = W C^-1/2 Q V z, so w_r = V^T Q^T (C^-1/2 W_r) */
+static void modal_w(sits__modes *md, const double *w) {
+  size_t m = md->m;
+  for (size_t e = 0; w && e < md->ne; e++) {
+    const double *wr = w + e * m;
+    double *wz = md->w + e * m;
+    for (size_t k = 0; k < md->ncls; k++) {
+      size_t len = md->len[k], off = md->off[k];
+      const double *v = md->v + md->voff[k];
+      for (size_t j = 0; j < len; j++) {
+        const sits__pvec *q = &md->basis[off + j];
+        double u = 0;
+        for (int t = 0; t < q->k; t++)
+          u += q->coef[t] * md->isc[q->idx[t]] * wr[q->idx[t]];
+        for (size_t p = 0; u != 0 && p < len; p++)
+          wz[off + p] += u * v[j * len + p];
+        md->w_any[e] = md->w_any[e] || u != 0;
+      }
+    }
+  }
+}
+
 int sits__modes_new(const sits_expint_modal *o, size_t n, sits__modes **out, sits_err *err) {
   *out = NULL;
   size_t m = o->m;
@@ -221,101 +317,26 @@ int sits__modes_new(const sits_expint_modal *o, size_t n, sits__modes **out, sit
   if (!md)
     return sits__fail(err, SITS_ENOMEM, "out of memory");
   md->m = m, md->ne = n - m;
-  bool ok = (md->sc = malloc(m * sizeof(double))) && (md->isc = malloc(m * sizeof(double))) &&
-            (md->mu = malloc(m * sizeof(double))) && (md->basis = malloc(m * sizeof *md->basis)) &&
-            (md->scr = calloc(m, sizeof(double))) &&
-            (md->w = calloc(md->ne ? md->ne * m : 1, sizeof(double))) &&
-            (md->w_any = calloc(md->ne ? md->ne : 1, sizeof(bool)));
-  if (!ok) {
-    sits__modes_free(md);
-    return sits__fail(err, SITS_ENOMEM, "out of memory");
-  }
-  for (size_t i = 0; i < m; i++)
+  int rc = (md->sc = malloc(m * sizeof(double))) && (md->isc = malloc(m * sizeof(double))) &&
+                   (md->mu = malloc(m * sizeof(double))) &&
+                   (md->basis = malloc(m * sizeof *md->basis)) &&
+                   (md->scr = calloc(m, sizeof(double))) &&
+                   (md->w = calloc(md->ne ? md->ne * m : 1, sizeof(double))) &&
+                   (md->w_any = calloc(md->ne ? md->ne : 1, sizeof(bool)))
+               ? 0
+               : -1;
+  for (size_t i = 0; rc == 0 && i < m; i++)
     md->sc[i] = sqrt(o->c[i]), md->isc[i] = 1.0 / md->sc[i];
-  const size_t *m0 = o->mirror[0], *m1 = o->mirror[1];
-  if (m0 && !m1)
-    m1 = m0; /* one reflection: its classes, the second character repeating the first */
-  if (m0 && m1 && (!invariant(o, m0, scale) || !invariant(o, m1, scale)))
-    m0 = m1 = NULL;
-  for (size_t i = 0; m0 && m1 && i < m; i++)
-    if (m0[m1[i]] != m1[m0[i]])
-      m0 = m1 = NULL; /* the two do not commute */
-  int rc = parity_basis(md, m0, m1);
-  if (rc > 0)
-    rc = parity_basis(md, NULL, NULL);
-  size_t vlen = 0;
-  for (size_t k = 0; rc == 0 && k < md->ncls; k++)
-    md->voff[k] = vlen, vlen += md->len[k] * md->len[k];
-  size_t big = 0;
-  for (size_t k = 0; k < md->ncls; k++)
-    big = md->len[k] > big ? md->len[k] : big;
-  double *s = NULL, *r = NULL;
-  if (rc == 0 &&
-      (!(md->v = malloc(vlen * sizeof(double))) || !(md->vt = malloc(vlen * sizeof(double))) ||
-       !(s = malloc(big * big * sizeof(double))) || !(r = calloc(m, sizeof(double)))))
-    rc = -1;
-  /* OpenBLAS's dsyevd where the blocks are large enough to pay for loading it (~5 ms, 22 M
-   * instructions): for a block of 147 GSL's symmv took 10 ms, dsyevd 2.5-4 ms; on the 8 x 8
-   * ev6 grid's four blocks of ~67 GSL's run took 296 M instructions against 301 M with
-   * OpenBLAS loaded, so GSL's below sum len^3 = 2e6 (a 9 x 9 grid's blocks) */
-  double cubes = 0;
-  for (size_t k = 0; rc == 0 && k < md->ncls; k++)
-    cubes += (double)md->len[k] * (double)md->len[k] * (double)md->len[k];
-  void *blas =
-      rc == 0 && cubes >= EIGEN_BLAS_MIN_CUBES ? sits__openblas_open("SITS_EXPINT_BLAS") : NULL;
-  for (size_t k = 0; rc == 0 && k < md->ncls; k++) {
-    block_of(md, o->g, k, s, r);
-    rc = eigen(md->len[k], s, md->mu + md->off[k], md->v + md->voff[k], md->vt + md->voff[k], blas);
-  }
-  sits__openblas_close(blas);
-  free(s), free(r);
+  if (rc == 0)
+    rc = decompose(md, o, scale);
+  if (rc == 0)
+    rc = gathers(md) ? -1 : 0;
   if (rc) {
     sits__modes_free(md);
     return rc < 0 ? sits__fail(err, SITS_ENOMEM, "out of memory")
                   : sits__fail(err, SITS_ESOLVER, "the network's eigen-decomposition failed");
   }
-  /* the gathers: each basis vector's nodes, each node's basis vectors (one per class at most) */
-  if (m > UINT_MAX || !(md->gin_idx = calloc(4 * m, sizeof(unsigned))) ||
-      !(md->gout_idx = calloc(4 * m, sizeof(unsigned))) ||
-      !(md->gin = calloc(4 * m, sizeof(double))) || !(md->gout = calloc(4 * m, sizeof(double)))) {
-    sits__modes_free(md);
-    return sits__fail(err, SITS_ENOMEM, "out of memory");
-  }
-  unsigned char *used = calloc(m, 1);
-  if (!used) {
-    sits__modes_free(md);
-    return sits__fail(err, SITS_ENOMEM, "out of memory");
-  }
-  for (size_t j = 0; j < m; j++)
-    for (int t = 0; t < md->basis[j].k; t++) {
-      size_t a = md->basis[j].idx[t];
-      md->gin_idx[4 * j + (size_t)t] = (unsigned)a;
-      md->gin[4 * j + (size_t)t] = md->basis[j].coef[t] * md->sc[a];
-      size_t u = 4 * a + used[a]++;
-      md->gout_idx[u] = (unsigned)j;
-      md->gout[u] = md->basis[j].coef[t] * md->isc[a];
-    }
-  free(used);
-  for (size_t i = 0; i < m; i++) /* S is positive semi-definite: round-off's negatives are 0 */
-    md->mu[i] = md->mu[i] > 0 ? -md->mu[i] : 0.0;
-  /* W in the modes: (W T) = W C^-1/2 Q V z, so w_r = V^T Q^T (C^-1/2 W_r) */
-  for (size_t e = 0; o->w && e < md->ne; e++) {
-    const double *wr = o->w + e * m;
-    double *wz = md->w + e * m;
-    for (size_t k = 0; k < md->ncls; k++) {
-      size_t len = md->len[k], off = md->off[k];
-      const double *v = md->v + md->voff[k];
-      for (size_t j = 0; j < len; j++) {
-        const sits__pvec *q = &md->basis[off + j];
-        double u = 0;
-        for (int t = 0; t < q->k; t++)
-          u += q->coef[t] * md->isc[q->idx[t]] * wr[q->idx[t]];
-        for (size_t p = 0; u != 0 && p < len; p++)
-          wz[off + p] += u * v[j * len + p];
-        md->w_any[e] = md->w_any[e] || u != 0;
-      }
-    }
-  }
+  modal_w(md, o->w);
   *out = md;
   return SITS_OK;
 }
