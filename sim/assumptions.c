@@ -9,6 +9,8 @@
  *  - the pack: without temperature dependence (no activation energy, one OCV row, no tables
  *    over temperature), with one capacity at every temperature, or at the ambient (no thermal
  *    node of its own);
+ *  - the governor's power cap when the scenario gives it no target (no tdp_budget_w): not in
+ *    force, which a reader of the platform file would otherwise take it to be;
  *  - the workload: platform-neutral work whose rates are the roofline's (peak throughput x
  *    efficiency), not a measurement on this platform;
  *  - the loader's notes (work on a host, software encoding, ...), last.
@@ -172,6 +174,18 @@ static int pack(sits_scenario *sc, const config_setting_t *p, sits_err *err) {
   return rc;
 }
 
+/* A platform's power cap takes its target from the scenario's tdp_budget_w: without one the
+ * cap holds nothing, and the summary says so rather than leave it to be assumed. */
+static int power_cap(sits_scenario *sc, const config_setting_t *p, sits_err *err) {
+  const config_setting_t *g = config_setting_get_member(p, "governor");
+  if (sc->n_domains == 0 || sc->gov.power_cap || !g || !config_setting_is_group(g) ||
+      !config_setting_get_member(g, "power_cap"))
+    return SITS_OK;
+  return assume(sc, err,
+                "platform.governor.power_cap not in force: the scenario sets no tdp_budget_w, "
+                "the cap's target (the governor runs uncapped)");
+}
+
 static int workload(sits_scenario *sc, const config_setting_t *root, sits_err *err) {
   if (!sc->work)
     return SITS_OK;
@@ -207,6 +221,8 @@ int sits__scenario_assumptions(sits_scenario *sc, const config_setting_t *root, 
     rc = cooling(sc, err);
   if (rc == SITS_OK && p)
     rc = pack(sc, p, err);
+  if (rc == SITS_OK && p)
+    rc = power_cap(sc, p, err);
   if (rc == SITS_OK)
     rc = workload(sc, root, err);
   for (size_t k = 0; k < sc->n_notes && rc == SITS_OK; k++)

@@ -53,6 +53,33 @@ Test(assumptions, the_example_on_the_orin_nx) {
   sits_scenario_free(sc);
 }
 
+/* The Orin NX's governor has a power cap whose target is the scenario's tdp_budget_w: the
+ * example sets one (the cap in force, nothing said); without it the cap holds nothing, and the
+ * summary says so instead of leaving a reader of the platform file to assume a cap. */
+Test(assumptions, a_power_cap_without_its_target_is_said) {
+  sits_scenario *sc = tu_shipped("examples/video_enc.cfg", NULL, 0);
+  cr_assert_not(assumes(sc, "power_cap"));
+  sits_scenario_free(sc);
+  char text[1024];
+  snprintf(text, sizeof text,
+           "platform = \"%s/platforms/jetson_orin_nx.cfg\";\n"
+           "workload_profile = \"video_enc\";\nduration_s = 10.0;\n",
+           SITS_CONFIGS);
+  sc = tu_load("uncapped.cfg", text);
+  dump(sc);
+  cr_assert(assumes(sc, "platform.governor.power_cap not in force: the scenario sets no "
+                        "tdp_budget_w"));
+  sits_scenario_free(sc);
+  /* a platform without a cap says nothing of one, with or without a budget */
+  snprintf(text, sizeof text,
+           "platform = \"%s/platforms/raspberry_pi5.cfg\";\n"
+           "workload_profile = \"video_enc\";\nduration_s = 10.0;\n",
+           SITS_CONFIGS);
+  sc = tu_load("no_cap.cfg", text);
+  cr_assert_not(assumes(sc, "power_cap"));
+  sits_scenario_free(sc);
+}
+
 /* A fan whose trips differ in hysteresis: each trip states its own. */
 Test(assumptions, each_trip_its_own_hysteresis) {
   const char *sets[] = {"platform.fans.[0].trips.[1].hysteresis_c=4.0"};
