@@ -37,9 +37,9 @@ static int cmd_keys(int argc, char **argv) {
   }
   sits_err err = {0};
   int rc = sits_config_write_keys(stdout, format, optind < argc ? argv[optind] : NULL, &err);
-  if (rc == SITS_EINPUT) {
+  if (rc == SITS_EINPUT) { /* --format's value, as dvfs-table's */
     cli_error("%s", err.msg);
-    return EXIT_USAGE;
+    return EXIT_INPUT;
   }
   return rc ? cli_fail(rc, &err) : EXIT_OK;
 }

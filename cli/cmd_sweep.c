@@ -185,7 +185,7 @@ static int option(void *p, int c, const char *arg) {
   case 'y':
     if (strcmp(arg, "text") && strcmp(arg, "json")) {
       cli_error("--summary '%s': expected text or json", arg);
-      return EXIT_USAGE;
+      return EXIT_INPUT; /* an option's value, as run's --summary */
     }
     a->summary = arg;
     break;
@@ -332,6 +332,10 @@ static int check(void *p, cli_ctx *ctx) {
   if (!a->out || (a->n_vary == 0 && a->samples == 0)) {
     cli_error("sweep needs a scenario file, at least one --vary or --sample, and -o OUT (see "
               "'sitsenergy sweep --help')");
+    return EXIT_USAGE;
+  }
+  if (a->method && a->samples == 0) { /* else silently unused */
+    cli_error("--method needs --sample N (see 'sitsenergy sweep --help')");
     return EXIT_USAGE;
   }
   if ((a->n_dist > 0) != (a->samples > 0)) {

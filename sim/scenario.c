@@ -249,7 +249,9 @@ static int load_values(sits_scenario *sc, const config_setting_t *root, sits_err
   return SITS_OK;
 }
 
-/* Per-item limits need a domain that processes items. */
+/* Per-item limits need a domain that processes items: the platform's max_rate, a workload's
+ * rate group or its platform-neutral work (items_per_s, the roofline's rates), so it is
+ * checked once the workload is loaded. */
 static int check_item_limits(const sits_scenario *sc, const config_setting_t *root, sits_err *err) {
   bool items = false;
   for (size_t d = 0; d < sc->n_domains; d++)
@@ -327,11 +329,11 @@ static int load(const char *path, const char *text, const char *const *sets, siz
   if (rc == SITS_OK && (rc = load_values(sc, root, err)) == SITS_OK &&
       (rc = load_solver(sc, root, err)) == SITS_OK &&
       (rc = load_platform(sc, root, err)) == SITS_OK &&
-      (rc = check_item_limits(sc, root, err)) == SITS_OK &&
       (rc = sits__load_governor(sc, config_setting_get_member(root, "platform"), err)) == SITS_OK &&
       (rc = sits__load_board(sc, config_setting_get_member(root, "platform"), err)) == SITS_OK &&
       (rc = sits__load_battery(sc, root, err)) == SITS_OK &&
-      (rc = sits__load_workload(sc, root, err)) == SITS_OK)
+      (rc = sits__load_workload(sc, root, err)) == SITS_OK &&
+      (rc = check_item_limits(sc, root, err)) == SITS_OK) /* the workload sets the rates */
     rc = check_work(sc, err);
   if (rc == SITS_OK)
     rc = sits__scenario_assumptions(sc, root, err);

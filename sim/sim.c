@@ -813,7 +813,7 @@ static int loop(run *rn, const sits_run_opts *opts, sits_end_reason *why, double
                         (rc = battery_event(rn, 0.0, rn->y_start, err)) != 0)) {
     *why = rc > 0 ? (sits_end_reason)(rc - 1) : SITS_END_DURATION;
     *t_end = 0;
-    return rc < 0 ? rc : SITS_OK;
+    return rc < 0 ? rc : flush_samples(rn, err); /* the state it ended in, recorded */
   }
   while (rc == SITS_OK && t < end_s - rn->eps_s) {
     double t0 = t;

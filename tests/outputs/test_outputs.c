@@ -197,6 +197,39 @@ Test(outputs, summary_json_fields) {
   sits_scenario_free(sc);
 }
 
+/* The per-item limits hold on a workload of platform-neutral work too (the product's example:
+ * video_enc's frames at 30/s by the roofline on the Orin NX, 22.427 ms each, as its summary
+ * reads), not only on a platform or workload that states max_rate: 40 ms holds, 10 ms does not.
+ * A workload of power phases processes no items, and the limit is refused at its line. */
+Test(outputs, per_item_limits_on_roofline_work) {
+  const char *ok[] = {"duration_s=10", "max_latency_ms=40", "max_energy_per_item_mj=1000"};
+  sits_scenario *sc = tu_shipped("examples/video_enc.cfg", ok, 3);
+  sits_result *r = tu_run(sc);
+  const sits_summary *s = sits_result_summary(r);
+  cr_assert_float_eq(s->latency_ms, 22.427, 5e-4);
+  cr_assert(s->latency.ok && s->energy_per_item.ok);
+  sits_result_free(r);
+  sits_scenario_free(sc);
+  const char *tight[] = {"duration_s=10", "max_latency_ms=10"};
+  sc = tu_shipped("examples/video_enc.cfg", tight, 2);
+  r = tu_run(sc);
+  cr_assert_not(sits_result_summary(r)->latency.ok);
+  sits_result_free(r);
+  sits_scenario_free(sc);
+  char msg[8192];
+  cr_assert_eq(
+      tu_load_fail("no_items.cfg",
+                   "platform = { name = \"p\";\n"
+                   "  thermal = { nodes = ({ name = \"die\"; c_j_per_k = 1.0; });\n"
+                   "    links = ({ a = \"die\"; b = \"ambient\"; r_k_per_w = 2.0; }); }; };\n"
+                   "workload = { phases = ({ duration_s = 10.0; power_w = { die = 1.0; }; }); };\n"
+                   "max_latency_ms = 40.0;\n",
+                   msg, sizeof msg),
+      SITS_EINPUT);
+  cr_assert(strstr(msg, "no_items.cfg:5: 'max_latency_ms' needs a domain that processes items"),
+            "%s", msg);
+}
+
 /* Every constraint the scenario sets is in the JSON with its limit, value and verdict, as the
  * text summary shows them (latency and energy per item on the MLU370 ResNet-50 run: 2.994 ms
  * per image against 10 ms, 274.8 mJ per image against 100 mJ; battery life on a 1 Wh pack). */

@@ -442,6 +442,24 @@ Test(battery_run, shipped_pack_stops_at_empty) {
   sits_scenario_free(sc);
 }
 
+/* A pack empty at the start ends the run at t = 0, and the series still hold the state it
+ * ended in: one sample at 0 s (the ambient, SOC 0), not an empty table beside a summary. */
+Test(battery_run, empty_at_the_start_keeps_its_one_sample) {
+  const char *sets[] = {"platform.battery.initial_soc=0", "ambient_c=25"};
+  sits_scenario *sc = tu_shipped("scenarios/orin_nx_video_enc.cfg", sets, 2);
+  sits_result *r = tu_run(sc);
+  const sits_summary *s = sits_result_summary(r);
+  cr_assert_eq(s->end_reason, SITS_END_BATTERY_EMPTY, "%s", sits_end_reason_name(s->end_reason));
+  cr_assert_eq(s->simulated_s, 0.0);
+  cr_assert_eq(sits_result_sample_count(r), 1);
+  cr_assert_eq(sits_result_time_s(r)[0], 0.0);
+  cr_assert_float_eq(sits_result_temp_c(r, 0, 0), 25.0, 1e-12);
+  cr_assert_float_eq(sits_result_battery_soc(r, 0), 0.0, 1e-12);
+  cr_assert_float_eq(sits_result_total_power_w(r, 0), s->avg_power_w, 1e-9);
+  sits_result_free(r);
+  sits_scenario_free(sc);
+}
+
 /* Every shipped pack either reaches its cutoff at SOC 0 or the loader says why not: the
  * NMC packs (OCV 3.268 V at SOC 0 against a 3.0 V cutoff) carry a note naming both values;
  * the A123 4S2P pack (2.295 V at SOC 0, cutoff 2.5 V) reaches its cutoff and has none. */

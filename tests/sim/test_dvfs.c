@@ -105,6 +105,42 @@ Test(dvfs, leakage_steady_state_lambert_w) {
   sits_scenario_free(sc);
 }
 
+/* Two nodes all but merged (a 1e-9 K/W link between the die and a spreader that carries the
+ * 3 K/W to the ambient) are the one-node case: the Lambert-W steady state within 1 mK, not a
+ * runaway. G holds 1e9 W/K there, so a residual test in watts alone cannot pass (the rounding
+ * of G T is ~1e-5 W); the Newton correction then decides (before: "runaway", every figure
+ * null). */
+Test(dvfs, a_near_zero_link_is_no_runaway) {
+  char *text =
+      scenario("leak_ref_w = 0.4; leak_ref_v = 1.0; leak_ref_c = 25.0; leak_per_k = 0.03;",
+               "governor = { kind = \"performance\"; };",
+               "workload = { phases = ( { duration_s = 10.0; demand = { gpu = 1.0; }; } ); };\n");
+  char *path = tu_write("merged.cfg", text);
+  free(text);
+  const char *sets[] = {"solver.linear_solver=\"auto\"",
+                        "platform.thermal.nodes=({name=\"die\";c_j_per_k=2.0;junction=true;},"
+                        "{name=\"spreader\";c_j_per_k=1.0;})",
+                        "platform.thermal.links=({a=\"die\";b=\"spreader\";r_k_per_w=1e-9;},"
+                        "{a=\"spreader\";b=\"ambient\";r_k_per_w=3.0;})"};
+  for (int klu = 0; klu < 2; klu++) { /* the dense hybrid Newton; KINSOL with KLU */
+    if (klu)
+      sets[0] = "solver.linear_solver=\"klu\"";
+    sits_scenario *sc = NULL;
+    sits_err err = {0};
+    cr_assert_eq(sits_scenario_load(path, sets, 3, &sc, &err), SITS_OK, "%s", err.msg);
+    sits_steady_state st;
+    cr_assert_eq(sits_steady(sc, &st, &err), SITS_OK, "%s", err.msg);
+    double want = lambert_steady(2.3, 0.4, 0.03);
+    cr_assert_not(st.runaway);
+    cr_assert_float_eq(st.temp_c[0], want, 1e-3, "%.9f vs %.9f", st.temp_c[0], want);
+    cr_assert_float_eq(st.temp_c[1], want, 1e-3, "%.9f vs %.9f", st.temp_c[1], want);
+    cr_assert_float_eq(st.total_power_w, (want - 25.0) / 3.0, 1e-3 / 3.0);
+    sits_steady_release(&st);
+    sits_scenario_free(sc);
+  }
+  free(path);
+}
+
 Test(dvfs, leakage_runaway_is_reported) {
   /* k a > 1/e: the leakage slope outgrows what 3 K/W can shed (no fixed point) */
   sits_scenario *sc = load(
