@@ -74,6 +74,7 @@ typedef struct args {
   size_t n_dist;
   double samples, seed; /* samples 0: no sampling */
   const char *method;
+  bool method_given;        /* --method on the command line (method defaults to lhs) */
   const char *summary;      /* --summary text|json: the probabilistic summary (NULL: none) */
   const char *png, *plot_y; /* --plot OUT.png, --plot-y a,b */
   const char *series;       /* --series DIR */
@@ -181,7 +182,7 @@ static int option(void *p, int c, const char *arg) {
     a->dist[a->n_dist++] = arg;
     break;
   case 'n': return cli_number("--sample", arg, 1, 1e7, false, "1 to 10000000 samples", &a->samples);
-  case 'm': a->method = arg; break;
+  case 'm': a->method = arg, a->method_given = true; break;
   case 'y':
     if (strcmp(arg, "text") && strcmp(arg, "json")) {
       cli_error("--summary '%s': expected text or json", arg);
@@ -334,7 +335,7 @@ static int check(void *p, cli_ctx *ctx) {
               "'sitsenergy sweep --help')");
     return EXIT_USAGE;
   }
-  if (a->method && a->samples == 0) { /* else silently unused */
+  if (a->method_given && a->samples == 0) { /* else silently unused */
     cli_error("--method needs --sample N (see 'sitsenergy sweep --help')");
     return EXIT_USAGE;
   }
