@@ -11,7 +11,8 @@
  *
  * Standard input: "-" as the scenario or a trace is read through /dev/stdin. The readers
  * open a file more than once (a trace's format is sniffed first), so a pipe is first copied
- * into an anonymous memory file (memfd) that becomes the standard input.
+ * into an anonymous memory file (memfd) that becomes the standard input. A named pipe or a
+ * shell's <(...) given as an input is held the same way (cli_input).
  */
 #define _GNU_SOURCE
 #include "cli.h"
@@ -43,6 +44,9 @@ static struct {
   pid_t child[MAX_CHILD];
   size_t n_child;
   bool stdin_used;
+  char held[8][32];     /* /dev/fd/N of each named pipe held in memory (cli_input) */
+  char held_as[8][512]; /* the name it was given as, for messages */
+  size_t n_held;
 } st;
 
 /* Removes the entries of @p dir whose names start with @p prefix (async-signal-safe). */
@@ -168,6 +172,99 @@ bool cli_is_stdin(const char *path) {
   return fstat(STDIN_FILENO, &s) == 0 && !S_ISREG(s.st_mode);
 }
 
+/* Copies what @p in yields up to its end into an anonymous memory file, positioned at its start:
+ * the memfd, or -1 with the error printed. */
+static int hold(int in, const char *what, const char *name) {
+  int fd = memfd_create("sitsenergy-input", MFD_CLOEXEC);
+  if (fd < 0) {
+    cli_error("%s: cannot hold %s: %s", what, name, strerror(errno));
+    return -1;
+  }
+  char buf[65536];
+  size_t total = 0;
+  ssize_t n;
+  while ((n = read(in, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR)) {
+    if (n < 0)
+      continue;
+    if (total == 0 && memchr(buf, '\0', (size_t)n)) {
+      cli_error("%s: %s is not text (a NUL byte in its first bytes)", what, name);
+      close(fd);
+      return -1;
+    }
+    total += (size_t)n;
+    if (total > MAX_STDIN || write(fd, buf, (size_t)n) != n) {
+      cli_error("%s: %s is larger than %zu MiB or cannot be held", what, name, MAX_STDIN >> 20);
+      close(fd);
+      return -1;
+    }
+  }
+  if (n < 0 || lseek(fd, 0, SEEK_SET) != 0) {
+    cli_error("%s: cannot read %s: %s", what, name, strerror(errno));
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+const char *cli_input(const char *path, const char *what) {
+  if (cli_is_stdin(path)) { /* "--trace -", "the scenario '-'" */
+    char named[128];
+    snprintf(named, sizeof named, what[0] == '-' ? "%s -" : "%s '-'", what);
+    return cli_stdin(named);
+  }
+  struct stat s;
+  if (stat(path, &s) != 0 || !(S_ISFIFO(s.st_mode) || S_ISSOCK(s.st_mode)))
+    return path; /* a file (or what the reader will refuse with its own message) */
+  /* A pipe is read once; the readers open their input more than once (a trace's format is
+   * sniffed first), and a second open of a pipe reads on from where the first stopped (rows
+   * lost) or waits for a writer that has gone. Held in memory, it reads like a file. */
+  unsigned fdno;
+  char tail;
+  if ((sscanf(path, "/dev/fd/%u%c", &fdno, &tail) == 1 ||
+       sscanf(path, "/proc/self/fd/%u%c", &fdno, &tail) == 1) &&
+      fdno > 2) { /* a shell's <(...): the same name then opens the memory file */
+    int fd = hold((int)fdno, what, path);
+    if (fd < 0)
+      return NULL;
+    int ok = dup2(fd, (int)fdno) >= 0;
+    close(fd);
+    if (!ok) {
+      cli_error("%s: cannot hold %s: %s", what, path, strerror(errno));
+      return NULL;
+    }
+    return path;
+  }
+  if (st.n_held == sizeof st.held / sizeof st.held[0]) {
+    cli_error("%s: %s: at most %zu named pipes as inputs", what, path,
+              sizeof st.held / sizeof st.held[0]);
+    return NULL;
+  }
+  int in = open(path, O_RDONLY | O_CLOEXEC); /* waits for the writer, as a reader of a pipe does */
+  if (in < 0) {
+    cli_error("%s: cannot open %s: %s", what, path, strerror(errno));
+    return NULL;
+  }
+  int fd = hold(in, what, path);
+  close(in);
+  if (fd < 0)
+    return NULL;
+  snprintf(st.held[st.n_held], sizeof st.held[0], "/dev/fd/%d", fd); /* kept open to the end */
+  snprintf(st.held_as[st.n_held], sizeof st.held_as[0], "%s", path);
+  return st.held[st.n_held++];
+}
+
+const char *cli_input_name(const char *msg, char *buf, size_t size) {
+  for (size_t k = 0; k < st.n_held; k++) {
+    const char *at = strstr(msg, st.held[k]);
+    size_t len = strlen(st.held[k]);
+    if (at && !(at[len] >= '0' && at[len] <= '9')) { /* /dev/fd/5, not /dev/fd/51 */
+      snprintf(buf, size, "%.*s%s%s", (int)(at - msg), msg, st.held_as[k], at + len);
+      return buf;
+    }
+  }
+  return msg;
+}
+
 const char *cli_stdin(const char *what) {
   if (st.stdin_used) {
     cli_error("%s: the standard input ('-') is already read for another input", what);
@@ -186,31 +283,10 @@ const char *cli_stdin(const char *what) {
               what);
     return NULL;
   }
-  int fd = memfd_create("sitsenergy-stdin", MFD_CLOEXEC);
-  if (fd < 0) {
-    cli_error("%s: cannot hold the standard input: %s", what, strerror(errno));
+  int fd = hold(STDIN_FILENO, what, "the standard input");
+  if (fd < 0)
     return NULL;
-  }
-  char buf[65536];
-  size_t total = 0;
-  ssize_t n;
-  while ((n = read(STDIN_FILENO, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR)) {
-    if (n < 0)
-      continue;
-    if (total == 0 && memchr(buf, '\0', (size_t)n)) {
-      cli_error("%s: the standard input is not text (a NUL byte in its first bytes)", what);
-      close(fd);
-      return NULL;
-    }
-    total += (size_t)n;
-    if (total > MAX_STDIN || write(fd, buf, (size_t)n) != n) {
-      cli_error("%s: the standard input is larger than %zu MiB or cannot be held", what,
-                MAX_STDIN >> 20);
-      close(fd);
-      return NULL;
-    }
-  }
-  if (lseek(fd, 0, SEEK_SET) != 0 || dup2(fd, STDIN_FILENO) < 0) {
+  if (dup2(fd, STDIN_FILENO) < 0) {
     cli_error("%s: cannot hold the standard input: %s", what, strerror(errno));
     close(fd);
     return NULL;

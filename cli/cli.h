@@ -159,6 +159,14 @@ bool cli_is_stdin(const char *path);
  *  first copied into memory so that it can be read twice), or NULL with the error printed
  *  (the standard input already taken by another input, a terminal, not text). */
 const char *cli_stdin(const char *what);
+/** The path to read input @p what (a scenario, a trace) named @p path by: the standard input
+ *  as cli_stdin() for '-'; a named pipe or a shell's <(...) first copied into memory (read
+ *  once, as the readers need to read it more than once); else @p path itself. NULL with the
+ *  error printed. */
+const char *cli_input(const char *path, const char *what);
+/** @p msg with a held pipe's memory name (/dev/fd/N) put back as the name it was given as
+ *  (into @p buf), or @p msg itself. */
+const char *cli_input_name(const char *msg, char *buf, size_t size);
 
 /** No output declared to cli_check_paths may be a file the loaded scenario @p sc read (its
  *  platform, battery, workload, included files, traces, floorplans). EXIT_INPUT with the

@@ -28,7 +28,9 @@ int cli_exit_code(int status) {
 }
 
 int cli_fail(int status, const sits_err *err) {
-  cli_error("%s", err->msg[0] ? err->msg : sits_strerror(status));
+  char named[sizeof err->msg + 512];
+  cli_error("%s",
+            err->msg[0] ? cli_input_name(err->msg, named, sizeof named) : sits_strerror(status));
   return cli_exit_code(status);
 }
 

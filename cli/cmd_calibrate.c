@@ -350,7 +350,7 @@ static int option(void *p, int c, const char *arg) {
   args *a = p;
   switch (c) {
   case 't':
-    if (cli_is_stdin(arg) && !(arg = cli_stdin("--trace -")))
+    if (!(arg = cli_input(arg, "--trace")))
       return EXIT_INPUT;
     if (!a->opts.trace_path) {
       a->opts.trace_path = arg;
@@ -376,7 +376,7 @@ static int option(void *p, int c, const char *arg) {
   case 'P': a->opts.discharge_positive = 1; break;
   case 'N': a->opts.discharge_positive = 0; break;
   case 'O':
-    if (cli_is_stdin(arg) && !(arg = cli_stdin("--ocv-test -")))
+    if (!(arg = cli_input(arg, "--ocv-test")))
       return EXIT_INPUT;
     a->opts.ocv_test_path = arg;
     break;
@@ -387,7 +387,7 @@ static int option(void *p, int c, const char *arg) {
       cli_error("--cycle '%s': at most %d recordings make a cycle", arg, CYCLE_MAX);
       return EXIT_USAGE;
     }
-    if (cli_is_stdin(arg) && !(arg = cli_stdin("--cycle -")))
+    if (!(arg = cli_input(arg, "--cycle")))
       return EXIT_INPUT;
     a->cycle[a->opts.n_cycle++] = arg;
     a->opts.cycle_paths = a->cycle;

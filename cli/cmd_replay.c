@@ -58,7 +58,7 @@ static int option(void *p, int c, const char *arg) {
   args *a = p;
   switch (c) {
   case 't':
-    if (cli_is_stdin(arg) && !(arg = cli_stdin("--trace -")))
+    if (!(arg = cli_input(arg, "--trace")))
       return EXIT_INPUT;
     a->trace = arg;
     break;

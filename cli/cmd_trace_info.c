@@ -51,7 +51,7 @@ static int option(void *p, int c, const char *arg) {
 static int body(void *p, cli_ctx *ctx) {
   const args *a = p;
   const char *path = ctx->scenario;
-  if (cli_is_stdin(path) && !(path = cli_stdin("the trace '-'")))
+  if (!(path = cli_input(path, "the trace")))
     return EXIT_INPUT;
   sits_err err = {0};
   sits_trace *t = NULL;

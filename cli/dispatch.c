@@ -75,7 +75,7 @@ static int parse(const cli_cmd *cmd, int argc, char **argv, void *args, cli_ctx 
     return EXIT_USAGE;
   }
   ctx->scenario = argv[optind];
-  if (cli_is_stdin(ctx->scenario) && !(ctx->scenario = cli_stdin("the scenario '-'")))
+  if (!(ctx->scenario = cli_input(ctx->scenario, "the scenario")))
     return EXIT_INPUT;
   return EXIT_OK;
 }
