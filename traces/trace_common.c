@@ -91,6 +91,84 @@ long sits__trace_add_row(sits_trace *t, size_t line) {
   return (long)n;
 }
 
+/* For each i, the length of the longest strictly increasing sequence of x ending at i, x read
+ * from @p from in steps of @p step (+1 or -1, with x negated going back: there it is the
+ * length of the longest increasing sequence starting at i); tails is scratch (n). */
+static void lis_lengths(const double *v, size_t nc, size_t n, long from, long step, size_t *len,
+                        double *tails) {
+  size_t m = 0;
+  for (long i = from, k = 0; k < (long)n; i += step, k++) {
+    double x = step > 0 ? v[(size_t)i * nc] : -v[(size_t)i * nc];
+    size_t lo = 0, hi = m; /* the first tail >= x */
+    while (lo < hi) {
+      size_t mid = (lo + hi) / 2;
+      if (tails[mid] < x)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    tails[lo] = x;
+    m += lo == m;
+    len[i] = lo + 1;
+  }
+}
+
+int sits__trace_keep_increasing(sits_trace *t, const sits_trace_opts *o, const char *path,
+                                double max_span_s, const char *why, sits_err *err) {
+  size_t n = t->n_rows, nc = t->n_cols;
+  if (n < 2)
+    return SITS_OK;
+  size_t *lend = malloc(n * sizeof *lend), *lstart = malloc(n * sizeof *lstart);
+  double *tails = malloc(n * sizeof *tails);
+  bool *keep = calloc(n, sizeof *keep);
+  int rc =
+      lend && lstart && tails && keep ? SITS_OK : sits__fail(err, SITS_ENOMEM, "out of memory");
+  size_t best = 0, kept = 0;
+  if (rc == SITS_OK) {
+    lis_lengths(t->values, nc, n, 0, 1, lend, tails);
+    lis_lengths(t->values, nc, n, (long)n - 1, -1, lstart, tails);
+    for (size_t i = 0; i < n; i++)
+      best = lend[i] > best ? lend[i] : best;
+    double last = -INFINITY, first = NAN;
+    for (size_t i = 0; i < n; i++) { /* the earliest rows of a longest sequence */
+      double x = t->values[i * nc];
+      if (x > last && lstart[i] == best - kept && kept < best) {
+        if (isnan(first))
+          first = x;
+        keep[i] = x - first <= max_span_s;
+        kept += 1;
+        last = x;
+      }
+    }
+  }
+  size_t bad_line = 0, dropped = 0, w = 0;
+  for (size_t i = 0; rc == SITS_OK && i < n; i++) {
+    if (!keep[i]) {
+      bad_line = dropped++ ? bad_line : t->lines[i];
+      continue;
+    }
+    if (w != i) {
+      memmove(&t->values[w * nc], &t->values[i * nc], nc * sizeof *t->values);
+      t->lines[w] = t->lines[i];
+    }
+    w++;
+  }
+  if (rc == SITS_OK && dropped) {
+    t->n_rows = w;
+    if (o && o->strict)
+      rc = sits__fail(err, SITS_EINPUT, "%s:%zu: %s", path, bad_line, why);
+    else {
+      if (!t->skipped || bad_line < t->first_skipped_line) {
+        t->first_skipped_line = bad_line;
+        snprintf(t->first_skipped_why, sizeof t->first_skipped_why, "%s", why);
+      }
+      t->skipped += dropped;
+    }
+  }
+  free(lend), free(lstart), free(tails), free(keep);
+  return rc;
+}
+
 /* A new column: every row so far gets NAN (the table is re-laid out). */
 int sits__trace_add_column(sits_trace *t, const char *name) {
   size_t nc = t->n_cols + 1, rows = t->n_rows, cap = capacity(rows ? rows : 1);

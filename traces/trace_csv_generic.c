@@ -135,8 +135,8 @@ static const char *row_values(char **f, size_t n, const char *const *names, cons
   }
   for (size_t k = 0; k < n; k++)
     v[k] *= k == ti && kind != NUMBER ? 1.0 : scale[k]; /* stamps are in seconds */
-  if (!(isfinite(v[ti]) && v[ti] > prev))
-    return "time_s missing or not increasing";
+  if (!isfinite(v[ti]))
+    return "time_s missing"; /* one not after the rows before it: sits__trace_keep_increasing */
   return NULL;
 }
 
@@ -148,7 +148,7 @@ int sits__csv_trace_read(const char *path, const sits_trace_opts *o, sits_trace 
   double *scale = malloc(MAX_FIELDS * sizeof *scale);
   size_t n_names = 0, ti = 0; /* the time column's index */
   int rc = f && scale ? SITS_OK : sits__fail(err, SITS_ENOMEM, "out of memory");
-  double t0 = NAN, prev = -INFINITY, day = 0;
+  double prev = -INFINITY, day = 0;
   bool given = o && o->fields && *o->fields, first_data = true;
   if (rc == SITS_OK && given) {
     char *list = strdup(o->fields);
@@ -185,19 +185,25 @@ int sits__csv_trace_read(const char *path, const sits_trace_opts *o, sits_trace 
     }
     prev = v[ti];
     day += next_day ? 86400.0 : 0.0;
-    if (isnan(t0))
-      t0 = v[ti];
     if (sits__trace_add_row(t, L.lineno) < 0) {
       rc = sits__fail(err, SITS_ENOMEM, "out of memory");
       break;
     }
-    rc = sits__trace_set(t, "time_s", v[ti] - t0);
+    rc = sits__trace_set(t, "time_s", v[ti]); /* as stamped: from the first row's, below */
     for (size_t k = 0; rc == SITS_OK && k < n; k++)
       if (k != ti && strcmp(names[k], SKIP) != 0)
         rc = sits__trace_set(t, names[k], v[k]);
   }
   if (rc == SITS_OK && !names)
     rc = sits__fail(err, SITS_EINPUT, "%s: empty file (no header)", path);
+  /* rows out of time order: the longest increasing sequence of stamps kept, within 1e9 s (31
+   * years: replay refuses more) of the first */
+  if (rc == SITS_OK)
+    rc = sits__trace_keep_increasing(t, o, path, 1e9, "time_s out of order with the rows around it",
+                                     err);
+  double t0 = t->n_rows ? t->values[0] : 0.0; /* time_s is column 0 */
+  for (size_t r = 0; rc == SITS_OK && r < t->n_rows; r++)
+    t->values[r * t->n_cols] -= t0;
   for (size_t k = 0; names && k < n_names; k++)
     free(names[k]);
   free(names), free(f), free(scale);

@@ -95,8 +95,7 @@ static int read_table(const char *path, char ***names, size_t *n, double **vals,
       continue;
     }
     if (k != *n) {
-      rc = sits__fail(err, SITS_EINPUT, "%s:%zu: %zu values for %zu blocks", path, L.lineno, k,
-                      *n);
+      rc = sits__fail(err, SITS_EINPUT, "%s:%zu: %zu values for %zu blocks", path, L.lineno, k, *n);
       break;
     }
     if (*rows == cap) {
@@ -162,8 +161,8 @@ int sits__ttrace_read(const char *path, const sits_trace_opts *o, sits_trace *t,
       rc = sits__fail(err, SITS_EINPUT, "%s: block '%s' of %s is not in it", ppath, names[j], path);
   }
   if (rc == SITS_OK && power && prows < rows)
-    rc = sits__fail(err, SITS_EINPUT, "%s: %zu rows, fewer than the %zu of %s", ppath, prows,
-                    rows, path);
+    rc = sits__fail(err, SITS_EINPUT, "%s: %zu rows, fewer than the %zu of %s", ppath, prows, rows,
+                    path);
   char col[200];
   for (size_t j = 0; rc == SITS_OK && j < n; j++) {
     snprintf(col, sizeof col, "temp_c.%s", names[j]);

@@ -292,6 +292,41 @@ Test(trace, nvidia_smi_csv) {
 }
 
 /* A generic CSV with its units in the header: converted to the normalised names on reading. */
+/* A stamp out of line costs its own row: the longest increasing sequence of times is kept
+ * (ties: the earliest rows). Before, the rule "after the last kept row" alone passed over
+ * every row after a stamp far ahead (one typo in row 3 of 7 kept 2 rows); a stamp more than
+ * 1e9 s from the first row's is refused as replay refuses it. Under --strict the out-of-line
+ * row is the error. */
+Test(trace, generic_csv_a_stamp_out_of_line) {
+  char *p = tu_write("outlier.csv", "time_s,temp_c.die,power_w.in\n"
+                                    "0.0,40,1\n0.5,41,1\n1000000,42,1\n1.5,43,1\n"
+                                    "2.0,44,1\n1.8,45,1\n2.5,46,1\n3.0,47,1e300\n1e300,48,1\n");
+  sits_trace *t = read_ok(p, NULL);
+  cr_assert_eq(t->n_rows, 6);
+  cr_assert_eq(t->skipped, 3);
+  cr_assert_eq(t->first_skipped_line, 4);
+  double want_t[] = {0, 0.5, 1.5, 2.0, 2.5, 3.0}, want_c[] = {40, 41, 43, 44, 46, 47};
+  for (size_t k = 0; k < 6; k++) {
+    cr_assert_float_eq(at(t, k, "time_s"), want_t[k], 1e-12, "row %zu", k);
+    cr_assert_float_eq(at(t, k, "temp_c.die"), want_c[k], 1e-12, "row %zu", k);
+  }
+  sits_trace_free(t);
+  sits_trace_opts strict = {.strict = true};
+  sits_err err = {0};
+  cr_assert_eq(sits_trace_read(p, &strict, &t, &err), SITS_EINPUT);
+  cr_assert(strstr(err.msg, "outlier.csv:4: time_s out of order with the rows around it"), "%s",
+            err.msg);
+  free(p);
+  /* the first row out of line: the rest start the trace */
+  p = tu_write("first_out.csv", "time_s,temp_c.die\n500,40\n1,41\n2,42\n3,43\n");
+  t = read_ok(p, NULL);
+  cr_assert_eq(t->n_rows, 3);
+  cr_assert_float_eq(at(t, 0, "temp_c.die"), 41, 1e-12);
+  cr_assert_float_eq(at(t, 2, "time_s"), 2.0, 1e-12);
+  sits_trace_free(t);
+  free(p);
+}
+
 Test(trace, generic_csv_units_in_the_header) {
   sits_trace *t = read_ok(TG "generic_units.csv", NULL);
   cr_assert_str_eq(t->format, "csv");
