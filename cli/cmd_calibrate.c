@@ -291,8 +291,8 @@ static int number_option(args *a, int c, const char *arg) {
     }
     return code;
   default:
-    return cli_number("--interval-ms", arg, 0, INFINITY, true, "a positive number of milliseconds",
-                      &a->th.trace.interval_ms);
+    return cli_number("--interval-ms", arg, 0, 1e9, true,
+                      "a positive number of milliseconds, at most 1e9", &a->th.trace.interval_ms);
   }
 }
 

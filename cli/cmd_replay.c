@@ -64,8 +64,8 @@ static int option(void *p, int c, const char *arg) {
     break;
   case 'F': a->to.format = arg; break;
   case 'i':
-    return cli_number("--interval-ms", arg, 0, INFINITY, true, "a positive number of milliseconds",
-                      &a->to.interval_ms);
+    return cli_number("--interval-ms", arg, 0, 1e9, true,
+                      "a positive number of milliseconds, at most 1e9", &a->to.interval_ms);
   case 'q': a->to.fields = arg; break;
   case 'S': a->to.strict = true; break;
   case 'p': a->png = arg; break;

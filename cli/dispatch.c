@@ -171,7 +171,7 @@ int cli_number(const char *opt, const char *arg, double lo, double hi, bool lo_o
                const char *expect, double *out) {
   char *end;
   *out = strtod(arg, &end);
-  bool ok = *arg && !*end && (lo_open ? *out > lo : *out >= lo) && *out <= hi;
+  bool ok = *arg && !*end && isfinite(*out) && (lo_open ? *out > lo : *out >= lo) && *out <= hi;
   if (ok)
     return EXIT_OK;
   cli_error("%s '%s': expected %s", opt, arg, expect);
