@@ -248,7 +248,7 @@ void sits__trace_row_times(sits_trace *t, const sits_trace_opts *o, double first
   if (o && o->interval_ms > 0) {
     t->interval_s = o->interval_ms / 1000.0;
     t->interval_source = "option";
-  } else if (stamped >= 2 && last_s > first_s) {
+  } else if (stamped >= 2 && last_s >= first_s) { /* one second: (0 + 1 s) / rows */
     t->interval_s = (last_s - first_s + 1.0) / (double)stamped;
     t->interval_source = "timestamps";
   } else {

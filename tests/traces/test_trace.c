@@ -150,6 +150,13 @@ Test(trace, tegrastats_variants_parse) {
   t = read_ok(TG "v03_tx2_l4t32.log", NULL);
   cr_assert_str_eq(t->interval_source, "default");
   sits_trace_free(t);
+  /* two rows stamped in one second (JetPack 6's 01:31:10 twice): (0 + 1 s) / 2 rows, the
+   * documented rule for under three seconds stamped (before: the 1-s default) */
+  t = read_ok(TG "v09_orin_nano_jp6.log", NULL);
+  cr_assert_eq(t->n_rows, 2);
+  cr_assert_str_eq(t->interval_source, "timestamps");
+  cr_assert_float_eq(t->interval_s, 0.5, 1e-12);
+  sits_trace_free(t);
 }
 
 /* The real Orin Nano JetPack 6 log (100 ms requested) against its author's parse, row by row. */
