@@ -59,6 +59,9 @@ char *sits__lines_next(sits__lines *L, bool *binary) {
   }
   if (len == 0)
     return NULL;
+  bool over = len == SITS_MAX_LINE && c != '\n';
+  while (over && (c = getc(L->fp)) != EOF && c != '\n')
+    ; /* the rest of the long line: one line, counted once */
   L->line[len] = '\0';
   L->lineno++;
   bool utf16 = L->lineno == 1 && len >= 2 &&
@@ -92,7 +95,7 @@ char *sits__lines_next(sits__lines *L, bool *binary) {
     L->reason = "UTF-16 text (save the file as UTF-8)";
   else if (nul)
     L->reason = "binary data in a text file";
-  else if (len == SITS_MAX_LINE && c != '\n')
+  else if (over)
     L->reason = "a line over 1 MiB (not a text file of this kind)";
   *binary = L->reason != NULL;
   return L->line;

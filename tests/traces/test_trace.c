@@ -334,6 +334,31 @@ Test(trace, generic_csv_a_stamp_out_of_line) {
   free(p);
 }
 
+/* A line over 1 MiB inside a trace (a log cut by a power loss) is one malformed line,
+ * whatever its length: before, each 1-MiB piece of it counted as a line, and the line numbers
+ * after it were off by as many. */
+Test(trace, a_long_line_is_one_line) {
+  size_t big = (size_t)5 << 19; /* 2.5 MiB */
+  char *text = malloc(big + 256);
+  strcpy(text, "time_s,temp_c.die\n0,40\n");
+  size_t n = strlen(text);
+  memset(text + n, '9', big);
+  strcpy(text + n + big, "\n1,41\n2,x\n3,43\n");
+  char *p = tu_write("long_line.csv", text);
+  free(text);
+  sits_trace *t = read_ok(p, NULL);
+  cr_assert_eq(t->n_rows, 3);
+  cr_assert_eq(t->skipped, 2);
+  cr_assert_eq(t->first_skipped_line, 3);
+  cr_assert_eq(t->lines[2], 6); /* "3,43" is the file's sixth line */
+  sits_trace_free(t);
+  sits_trace_opts strict = {.strict = true};
+  sits_err err = {0};
+  cr_assert_eq(sits_trace_read(p, &strict, &t, &err), SITS_EINPUT);
+  cr_assert(strstr(err.msg, "long_line.csv:3: a line over 1 MiB"), "%s", err.msg);
+  free(p);
+}
+
 Test(trace, generic_csv_units_in_the_header) {
   sits_trace *t = read_ok(TG "generic_units.csv", NULL);
   cr_assert_str_eq(t->format, "csv");
