@@ -5,8 +5,9 @@
  * (same trace, split, options), and the candidate with the least validation RMSE wins: the
  * training rows' last quarter held out from a fit on the first three quarters, or with k-fold
  * the mean over k equal blocks of the training rows each held out in turn (the held-out tail
- * takes no part in the choice; its figures are reported). A later candidate must improve on the
- * best so far by 2 % to be kept (equal fits: the simpler network). With sensors on two or more
+ * takes no part in the choice; its figures are reported). The orders are tried from the simplest,
+ * each once, and a later candidate must improve on the best so far by 2 % to be kept (equal
+ * fits: the simpler network). With sensors on two or more
  * nodes each order is tried twice: the chains each to the ambient, and the chains joined at one
  * shared node ("board": the carrier board or heatsink they share) that alone reaches the ambient.
  *
@@ -375,6 +376,17 @@ int sits_calibrate_thermal_orders(const sits_thermal_cal_opts *o, const int *ord
   for (size_t k = 0; k < n_orders; k++)
     if (orders[k] < 1 || orders[k] > 3)
       return sits__fail(err, SITS_EINPUT, "--orders: order %d is not 1, 2 or 3", orders[k]);
+  /* from the simplest, each once: the 2 % a later candidate must gain then favours the smaller
+   * network, whatever order the list gave them in (3,2,1 chose 3 where 1,2,3 chose 1) */
+  int sorted[SITS_THERMAL_CAL_MAX_ORDERS];
+  size_t n_sorted = 0;
+  for (int k = 1; k <= 3; k++)
+    for (size_t j = 0; j < n_orders; j++)
+      if (orders[j] == k) {
+        sorted[n_sorted++] = k;
+        break;
+      }
+  orders = sorted, n_orders = n_sorted;
   sits_scenario *sc = NULL;
   int rc = sits__cal_scenario(o, o->sets, o->n_sets, &sc, err);
   survey_t *sv = rc ? NULL : malloc(sizeof *sv);

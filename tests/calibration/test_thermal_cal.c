@@ -508,6 +508,18 @@ Test(thermal_cal, order_from_the_data) {
   cr_assert_eq(c.order, 1, "chose %d", c.order);
   cr_assert_float_eq(c.params[0].value, 2.0, 2e-3);
   sits_thermal_cal_release(&c);
+  /* the list's order and repeats do not matter: tried from the simplest, each once (3,2,1
+   * chose 3 before: the 2 % a later candidate must gain favoured the first listed) */
+  const int back[] = {3, 2, 1};
+  cr_assert_eq(sits_calibrate_thermal_orders(&o, back, 3, &c, &err), SITS_OK, "%s", err.msg);
+  cr_assert_eq(c.order, 1, "chose %d", c.order);
+  cr_assert_eq(c.n_orders, 3);
+  cr_assert_eq(c.orders[0].order, 1);
+  sits_thermal_cal_release(&c);
+  const int twice[] = {2, 2};
+  cr_assert_eq(sits_calibrate_thermal_orders(&o, twice, 2, &c, &err), SITS_OK, "%s", err.msg);
+  cr_assert_eq(c.n_orders, 1);
+  sits_thermal_cal_release(&c);
   /* k-fold over 4 blocks of the two-node trace: the same choice, each fold's held-out error
    * averaged (kfold_rmse_c), and the result the winner's tail-split fit */
   o.trace_path = tr2;
