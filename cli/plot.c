@@ -39,15 +39,41 @@ typedef struct plot_spec {
   void (*script)(FILE *gp, const void *arg, const char *csv);
 } plot_spec;
 
+/* gnuplot's messages (held in @p f) on stderr as this program's lines, "sitsenergy: gnuplot:
+ * ...", but for the notes on a range it widened itself (a constant series: "Warning: empty y2
+ * range [2.5:2.5], adjusting to [2.475:2.525]"), which say nothing to the user. */
+static void relay_messages(FILE *f) {
+  char line[1024];
+  rewind(f);
+  while (fgets(line, sizeof line, f)) {
+    line[strcspn(line, "\n")] = '\0';
+    if (!*line || (strstr(line, "Warning: empty") && strstr(line, "range")))
+      continue;
+    cli_error("gnuplot: %s", line);
+  }
+}
+
 static int gnuplot(const plot_spec *p, const void *arg, const char *csv, const char *tmp_png) {
   /* a gnuplot that is missing or stops early closes the pipe: the writes then fail (EPIPE)
    * instead of killing the program with SIGPIPE, and pclose's status says what happened */
   struct sigaction ignore = {.sa_handler = SIG_IGN}, before;
   sigemptyset(&ignore.sa_mask);
   sigaction(SIGPIPE, &ignore, &before);
-  FILE *gp = popen("gnuplot 1>&2", "w"); /* its messages on stderr: stdout holds results only */
+  /* its messages into a file of their own (its stderr from the fork), relayed after */
+  FILE *msgs = tmpfile();
+  int saved = msgs ? dup(STDERR_FILENO) : -1;
+  fflush(stderr);
+  if (saved >= 0)
+    dup2(fileno(msgs), STDERR_FILENO);
+  FILE *gp = popen("gnuplot 1>&2", "w"); /* stdout holds results only */
+  if (saved >= 0) {
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+  }
   if (!gp) {
     sigaction(SIGPIPE, &before, NULL);
+    if (msgs)
+      fclose(msgs);
     return -1;
   }
   fprintf(gp, "set terminal pngcairo size 1200,%zu font 'sans,11'\nset output ", p->height_px);
@@ -58,9 +84,16 @@ static int gnuplot(const plot_spec *p, const void *arg, const char *csv, const c
   p->script(gp, arg, csv);
   int st = pclose(gp);
   sigaction(SIGPIPE, &before, NULL);
-  if (st != -1 && WIFEXITED(st))
-    return WEXITSTATUS(st) == 127 ? 127 : WEXITSTATUS(st) == 0 ? 0 : -1; /* 127: no gnuplot */
-  return -1;
+  int code = st != -1 && WIFEXITED(st) ? (WEXITSTATUS(st) == 127 ? 127 /* no gnuplot */
+                                          : WEXITSTATUS(st) == 0 ? 0
+                                                                 : -1)
+                                       : -1;
+  if (msgs) {
+    if (code != 127) /* the shell's "not found": said by the caller */
+      relay_messages(msgs);
+    fclose(msgs);
+  }
+  return code;
 }
 
 /* Copies the finished file @p from into the output @p png through the safe writer. */
