@@ -1,7 +1,9 @@
 /* cmd_capture.c - `sitsenergy capture`: sample sysfs and NVIDIA GPUs (NVML) into a normalised
  * trace CSV. */
+#define _DEFAULT_SOURCE /* realpath */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <math.h>
 #include <signal.h>
@@ -30,6 +32,11 @@ static const char capture_usage[] =
     "  --sysfs-root DIR  another sysfs tree (default /sys)\n"
     "  --nvml-library LIB  the NVML library to load (default libnvidia-ml.so.1)\n"
     "  --period-ms MS    sample period (default 200; 100 when NVML is a source)\n"
+    "  --duration-s S    stop after S seconds\n"
+    "  --samples N       stop after N samples (without either: at Ctrl-C, which a\n"
+    "                    capture not run from a terminal cannot get, so it needs one)\n"
+    "  -o TRACE.csv      the trace (written under a temporary name, renamed at the end;\n"
+    "                    not inside the sysfs tree it reads)\n"
     "  --mark LABEL      declares a mark.LABEL column for runtime annotations\n"
     "                    (sits_rt_mark())\n\n"
     "NVML columns per GPU (gpu, or gpu0, gpu1, ... with several): power_w.gpu (nvidia-smi's\n"
@@ -128,6 +135,28 @@ static int option(void *p, int c, const char *arg) {
   return EXIT_OK;
 }
 
+/* The output may not lie in the sysfs tree the capture reads (a copied tree, --sysfs-root:
+ * it would replace one of the files it samples): EXIT_INPUT with the message, else EXIT_OK. */
+static int outside_the_tree(const char *out, const char *root) {
+  char tree[PATH_MAX], where[PATH_MAX], dir[PATH_MAX];
+  if (!realpath(root, tree))
+    return EXIT_OK;            /* no tree: the capture says so */
+  if (!realpath(out, where)) { /* not there yet: its folder */
+    snprintf(dir, sizeof dir, "%s", out);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+      *(slash == dir ? slash + 1 : slash) = '\0';
+    if (!realpath(slash ? dir : ".", where))
+      return EXIT_OK; /* a folder that is not there: cli_check_paths said so */
+  }
+  size_t n = strlen(tree);
+  if (strncmp(where, tree, n) == 0 && (where[n] == '/' || where[n] == '\0' || n == 1)) {
+    cli_error("-o %s: inside the sysfs tree the capture reads (%s): write it elsewhere", out, root);
+    return EXIT_INPUT;
+  }
+  return EXIT_OK;
+}
+
 static int check(void *p, cli_ctx *ctx) {
   const args *a = p;
   (void)ctx;
@@ -140,7 +169,8 @@ static int check(void *p, cli_ctx *ctx) {
     return EXIT_USAGE;
   }
   const char *out[] = {a->out};
-  return cli_check_paths(NULL, 0, out, 1);
+  int code = cli_check_paths(NULL, 0, out, 1);
+  return code ? code : outside_the_tree(a->out, a->root ? a->root : "/sys");
 }
 
 /* Samples into @p f every period until the duration, the sample count or a signal; the

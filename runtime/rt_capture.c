@@ -213,9 +213,18 @@ static void hwmon(sits_rt *rt) {
   snprintf(dir, sizeof dir, "%s/class/hwmon", rt->root);
   size_t n = entries(dir, "hwmon", &names);
   for (size_t h = 0; h < n; h++) {
-    char base[800], chip[64];
+    char base[800], chip[96], name[64];
     snprintf(base, sizeof base, "%s/%s", dir, names[h]);
-    label_of(dir, names[h], "name", chip, sizeof chip);
+    label_of(dir, names[h], "name", name, sizeof name);
+    snprintf(chip, sizeof chip, "%s", name);
+    for (size_t e = 0; e < h; e++) { /* a name an earlier chip has (two GPUs): its number */
+      char other[64];
+      label_of(dir, names[e], "name", other, sizeof other);
+      if (strcmp(other, name) == 0) {
+        snprintf(chip, sizeof chip, "%s_%s", name, names[h] + strlen("hwmon"));
+        break;
+      }
+    }
     bool ina = strcmp(chip, "ina3221") == 0;
     hwmon_fans(rt, base, chip);
     const struct {
@@ -236,8 +245,10 @@ static void hwmon(sits_rt *rt) {
           snprintf(label_path, sizeof label_path, "%s/in%d_label", base, ch);
           labelled = read_line(label_path, label, sizeof label);
         }
-        if (labelled && (strcmp(label, "NC") == 0 || strstr(label, "sum") || strstr(label, "Sum")))
-          continue; /* unconnected, or the INA3221 sum channel */
+        if (labelled &&
+            (strcmp(label, "NC") == 0 || (ina && (strstr(label, "sum") || strstr(label, "Sum")))))
+          continue; /* unconnected, or the INA3221 sum channel (another chip's "psu sum" is
+                       a rail) */
         if (!labelled)
           snprintf(label, sizeof label, "%s%d", files[f].prefix, ch);
         snprintf(col, sizeof col, "%s.%s_%s", files[f].kind, chip, label);
@@ -308,6 +319,12 @@ static void rapl(sits_rt *rt) {
     if (!read_num(p, &e))
       continue;
     source *s = add(rt, col, K_RAPL, p, 1e-6);
+    if (!s && !rt->oom) { /* a name another zone has (each package's "dram"): its number */
+      snprintf(col, sizeof col, "power_w.rapl_%s_%s", name, names[k] + strlen("intel-rapl:"));
+      for (char *c = col; *c; c++)
+        *c = *c == ':' ? '_' : *c;
+      s = add(rt, col, K_RAPL, p, 1e-6);
+    }
     snprintf(p, sizeof p, "%s/%s/max_energy_range_uj", dir, names[k]);
     if (s && !read_num(p, &s->range))
       s->range = 0;

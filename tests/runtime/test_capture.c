@@ -208,6 +208,57 @@ Test(capture, the_capture_command) {
   free(out), free(err);
 }
 
+/* Two chips or RAPL zones of one name (two GPUs of one driver, each package's DRAM) are each
+ * a column, the later with its number (before, the second was dropped, unsaid: a 150-W GPU
+ * missing); a rail labelled "sum" on a chip other than the INA3221 is a rail. And -o inside
+ * the tree the capture reads is refused (it replaced a zone's temp file). */
+Test(capture, same_names_each_a_column) {
+  char r[700];
+  snprintf(r, sizeof r, "%s/dup", tu_dir());
+  mkdir(r, 0755);
+  for (int h = 1; h <= 2; h++) {
+    char rel[128];
+    snprintf(rel, sizeof rel, "class/hwmon/hwmon%d/name", h);
+    put(r, rel, "amdgpu\n");
+    snprintf(rel, sizeof rel, "class/hwmon/hwmon%d/power1_label", h);
+    put(r, rel, "PPT\n");
+    snprintf(rel, sizeof rel, "class/hwmon/hwmon%d/power1_input", h);
+    put(r, rel, h == 1 ? "35000000\n" : "150000000\n");
+  }
+  put(r, "class/hwmon/hwmon3/name", "corsairpsu\n");
+  put(r, "class/hwmon/hwmon3/power1_label", "psu sum\n");
+  put(r, "class/hwmon/hwmon3/power1_input", "280000000\n");
+  put(r, "class/powercap/intel-rapl:0:0/name", "dram\n");
+  put(r, "class/powercap/intel-rapl:0:0/energy_uj", "1000000\n");
+  put(r, "class/powercap/intel-rapl:1:0/name", "dram\n");
+  put(r, "class/powercap/intel-rapl:1:0/energy_uj", "1000000\n");
+  sits_err err = {0};
+  sits_rt *rt = sits_rt_new(r, &err);
+  cr_assert_not_null(rt, "%s", err.msg);
+  double v[64];
+  cr_assert_eq(sits_rt_sample_at(rt, 0.0, v, &err), SITS_OK);
+  cr_assert_float_eq(col(rt, v, "power_w.amdgpu_PPT"), 35.0, 1e-12);
+  cr_assert_float_eq(col(rt, v, "power_w.amdgpu_2_PPT"), 150.0, 1e-12);
+  cr_assert_float_eq(col(rt, v, "power_w.corsairpsu_psu sum"), 280.0, 1e-12);
+  put(r, "class/powercap/intel-rapl:0:0/energy_uj", "2000000\n");
+  put(r, "class/powercap/intel-rapl:1:0/energy_uj", "4000000\n");
+  cr_assert_eq(sits_rt_sample_at(rt, 0.5, v, &err), SITS_OK);
+  cr_assert_float_eq(col(rt, v, "power_w.rapl_dram"), 2.0, 1e-12);     /* 1 J in 0.5 s */
+  cr_assert_float_eq(col(rt, v, "power_w.rapl_dram_1_0"), 6.0, 1e-12); /* 3 J */
+  sits_rt_free(rt);
+  char args[2048], *out, *e;
+  snprintf(args, sizeof args, "capture --sysfs-root %s --samples 1 -o %s/class/hwmon/hwmon1/name",
+           r, r);
+  cr_assert_eq(tu_cli(args, &out, &e), 1, "%s", e);
+  cr_assert(strstr(e, "inside the sysfs tree the capture reads"), "%s", e);
+  free(out), free(e);
+  char name[800];
+  snprintf(name, sizeof name, "%s/class/hwmon/hwmon1/name", r);
+  char *kept = tu_slurp(name);
+  cr_assert_str_eq(kept, "amdgpu\n");
+  free(kept);
+}
+
 /* A thermal zone whose type holds a comma and a quote: the header quotes it (RFC 4180), so
  * the CSV keeps its columns and reads back with the name whole. */
 Test(capture, odd_zone_type_quoted_in_the_header) {
@@ -297,13 +348,28 @@ Test(capture, nvml_columns_units_and_the_scripted_sequence) {
   cr_assert_not_null(rt, "%s", err.msg);
   cr_assert_eq(sits_rt_gpu_count(rt), 1);
   /* every quantity the stand-in reports, none it does not (video clock, fan) */
-  static const char *const want[] = {
-      "power_w.gpu", "power_w.gpu_average", "power_w.gpu_instant", "temp_c.gpu_mem",
-      "power_w.gpu_energy", "power_w.gpu_limit", "temp_c.gpu", "freq_mhz.gpu_gr",
-      "freq_mhz.gpu_sm", "freq_mhz.gpu_mem", "util_frac.gpu", "util_frac.gpu_mem", "pstate.gpu",
-      "throttle.gpu_idle", "throttle.gpu_app_clocks", "throttle.gpu_sw_power_cap",
-      "throttle.gpu_hw_slowdown", "throttle.gpu_sync_boost", "throttle.gpu_sw_thermal",
-      "throttle.gpu_hw_thermal", "throttle.gpu_hw_power_brake", "throttle.gpu_display_clocks"};
+  static const char *const want[] = {"power_w.gpu",
+                                     "power_w.gpu_average",
+                                     "power_w.gpu_instant",
+                                     "temp_c.gpu_mem",
+                                     "power_w.gpu_energy",
+                                     "power_w.gpu_limit",
+                                     "temp_c.gpu",
+                                     "freq_mhz.gpu_gr",
+                                     "freq_mhz.gpu_sm",
+                                     "freq_mhz.gpu_mem",
+                                     "util_frac.gpu",
+                                     "util_frac.gpu_mem",
+                                     "pstate.gpu",
+                                     "throttle.gpu_idle",
+                                     "throttle.gpu_app_clocks",
+                                     "throttle.gpu_sw_power_cap",
+                                     "throttle.gpu_hw_slowdown",
+                                     "throttle.gpu_sync_boost",
+                                     "throttle.gpu_sw_thermal",
+                                     "throttle.gpu_hw_thermal",
+                                     "throttle.gpu_hw_power_brake",
+                                     "throttle.gpu_display_clocks"};
   size_t nw = sizeof want / sizeof want[0];
   cr_assert_eq(sits_rt_column_count(rt), nw);
   for (size_t k = 0; k < nw; k++)
@@ -315,7 +381,7 @@ Test(capture, nvml_columns_units_and_the_scripted_sequence) {
   cr_assert_eq(sits_rt_sample_at(rt, 0.0, v, &err), SITS_OK);
   cr_assert_float_eq(col(rt, v, "temp_c.gpu"), 41.0, 0);
   cr_assert_float_eq(col(rt, v, "temp_c.gpu_mem"), 47.0, 0);
-  cr_assert_float_eq(col(rt, v, "power_w.gpu"), 101.0, 1e-12);         /* mW -> W */
+  cr_assert_float_eq(col(rt, v, "power_w.gpu"), 101.0, 1e-12); /* mW -> W */
   cr_assert_float_eq(col(rt, v, "power_w.gpu_average"), 110.5, 1e-12);
   cr_assert_float_eq(col(rt, v, "power_w.gpu_instant"), 122.0, 1e-12);
   cr_assert(isnan(col(rt, v, "power_w.gpu_energy")), "no interval yet");
@@ -323,7 +389,7 @@ Test(capture, nvml_columns_units_and_the_scripted_sequence) {
   cr_assert_float_eq(col(rt, v, "freq_mhz.gpu_sm"), 1970.0, 0);
   cr_assert_float_eq(col(rt, v, "freq_mhz.gpu_gr"), 1970.0, 0);
   cr_assert_float_eq(col(rt, v, "freq_mhz.gpu_mem"), 3201.0, 0);
-  cr_assert_float_eq(col(rt, v, "util_frac.gpu"), 0.5, 1e-12);         /* % -> fraction */
+  cr_assert_float_eq(col(rt, v, "util_frac.gpu"), 0.5, 1e-12); /* % -> fraction */
   cr_assert_float_eq(col(rt, v, "util_frac.gpu_mem"), 0.2, 1e-12);
   cr_assert_float_eq(col(rt, v, "pstate.gpu"), 0.0, 0);
   cr_assert_float_eq(col(rt, v, "throttle.gpu_sw_power_cap"), 1.0, 0); /* odd k: 0x4 */
@@ -436,8 +502,7 @@ Test(capture, the_capture_command_with_nvml) {
  * counter's mean power has no value on the first row (2,207). */
 Test(capture, trace_info_on_the_real_capture) {
   char *out, *err;
-  cr_assert_eq(tu_cli("trace-info " SITS_VALIDATION_DATA "/h200_nvml_hook_capture.csv", &out,
-                      &err),
+  cr_assert_eq(tu_cli("trace-info " SITS_VALIDATION_DATA "/h200_nvml_hook_capture.csv", &out, &err),
                0, "%s", err);
   cr_assert(strstr(out, "csv, 2208 rows over 220.700 s, interval 0.1 s (0.09872 to 0.1013, "
                         "timestamps), 0 malformed lines skipped"),
@@ -482,7 +547,7 @@ Test(capture, every_zone_of_a_large_tree) {
   cr_assert_eq(sits_rt_column_count(rt), 301);
   double *v = malloc(301 * sizeof *v);
   cr_assert_eq(sits_rt_sample_at(rt, 0.0, v, &err), SITS_OK);
-  cr_assert_float_eq(col(rt, v, "temp_c.acpitz"), 30.0, 1e-12);     /* zone 0 */
+  cr_assert_float_eq(col(rt, v, "temp_c.acpitz"), 30.0, 1e-12);      /* zone 0 */
   cr_assert_float_eq(col(rt, v, "temp_c.acpitz_289"), 32.89, 1e-12); /* zone 289 */
   cr_assert_float_eq(col(rt, v, "temp_c.x86_pkg_temp_300"), 33.0, 1e-12);
   free(v);
