@@ -298,3 +298,19 @@ bool sits__parse_datetime(const char *s, double *out) {
   *out = (double)sits__days_from_civil(y, mo, d) * 86400.0 + h * 3600.0 + mi * 60.0 + secs - zone_s;
   return true;
 }
+
+void sits__csv_put_name(FILE *f, const char *prefix, const char *name) {
+  bool quote = strpbrk(prefix, ",\"\r\n") || strpbrk(name, ",\"\r\n");
+  if (!quote) {
+    fputs(prefix, f), fputs(name, f);
+    return;
+  }
+  fputc('"', f);
+  for (int part = 0; part < 2; part++)
+    for (const char *s = part ? name : prefix; *s; s++) {
+      if (*s == '"')
+        fputc('"', f);
+      fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
+    }
+  fputc('"', f);
+}

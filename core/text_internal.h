@@ -52,6 +52,10 @@ char *sits__csv_field_sep(char **cursor, char sep, bool *bad);
  *  may exceed max); *@p bad tells malformed quoting (sits__csv_field). */
 size_t sits__csv_split(char *line, char **f, size_t max, bool *bad);
 
+/** Writes the header field @p prefix followed by @p name as RFC 4180 has it: in double quotes,
+ *  a quote doubled, when it holds a comma, a quote or a line break (which becomes a space). */
+void sits__csv_put_name(FILE *f, const char *prefix, const char *name);
+
 /** Days from 1970-01-01 to the proleptic Gregorian date @p y - @p m - @p d (Howard Hinnant's
  *  days_from_civil): for stamps' differences. */
 long sits__days_from_civil(int y, int m, int d);

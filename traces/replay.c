@@ -3,6 +3,7 @@
 #include "sits_output.h"
 #include "sits_replay.h"
 #include "status_internal.h"
+#include "text_internal.h"
 #include "sits_netsteady.h"
 
 #include <math.h>
@@ -971,14 +972,16 @@ int sits_replay_write_csv_split(const sits_replay *r, const char *path, size_t h
   FILE *f = sits_output_file(o);
   size_t rows = r->trace->n_rows;
   fputs("time_s", f);
-  for (size_t k = 0; k < r->n_sensors; k++)
-    fprintf(f, ",measured %s,simulated %s", r->sensors[k].name, r->sensors[k].name);
+  for (size_t k = 0; k < r->n_sensors; k++) { /* a column's name may hold a comma or a quote */
+    fputc(',', f), sits__csv_put_name(f, "measured ", r->sensors[k].name);
+    fputc(',', f), sits__csv_put_name(f, "simulated ", r->sensors[k].name);
+  }
   fputs(split ? ",power_w,held_out" : ",power_w", f);
   size_t n_band = r->band_c ? r->n_sensors : 0; /* the 95 % band's half-widths, when computed */
   if (n_band > SITS_REPLAY_MAX_BAND_SENSORS)
     n_band = SITS_REPLAY_MAX_BAND_SENSORS;
   for (size_t k = 0; k < n_band; k++)
-    fprintf(f, ",band_half_width_c %s", r->sensors[k].name);
+    fputc(',', f), sits__csv_put_name(f, "band_half_width_c ", r->sensors[k].name);
   fputc('\n', f);
   for (size_t row = 0; row < rows; row++) {
     fprintf(f, "%.6f", sits_trace_at(r->trace, row, 0));

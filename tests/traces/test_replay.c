@@ -6,6 +6,7 @@
 #include "test_util.h"
 
 #include "sits_replay.h"
+#include "sits_trace.h"
 
 /* one node, C 10 J/K, R 2 K/W to a 25 C ambient: tau 20 s; 5 W from t = 10 s. The trace
  * carries the exact temperature as the sensor, sampled every 0.5 s, and a second column
@@ -56,6 +57,48 @@ Test(replay, power_step_matches_the_closed_form) {
   cr_assert(r->sensed[0]);
   cr_assert_float_eq(r->initial_c[0], 25.0, 1e-9);
   cr_assert_float_eq(r->duration_s, 60.5, 1e-9);
+  sits_replay_free(r);
+  sits_scenario_free(sc);
+  free(trace);
+}
+
+/* A sensor column whose name holds a comma and a quote (RFC 4180 quoted in the trace) keeps
+ * its columns in the CSV that replay and calibrate write: the header quotes it (before, it
+ * was written bare and the CSV gained a column). */
+Test(replay, csv_header_quotes_a_column_name) {
+  char *text = malloc(65536);
+  size_t n = (size_t)snprintf(text, 65536, "time_s,power_w.in,\"temp_c.a\"\"b,c\"\n");
+  for (int k = 0; k <= 20; k++)
+    n += (size_t)snprintf(text + n, 65536 - n, "%d,1.0,%g\n", k, 25.0 + 0.1 * k);
+  char *trace = tu_write("quoted.csv", text);
+  free(text);
+  sits_scenario *sc = tu_load(
+      "quoted.cfg", "platform = { thermal = { nodes = ( { name = \"die\"; c_j_per_k = "
+                    "10.0; } );\n"
+                    "  links = ( { a = \"die\"; b = \"ambient\"; r_k_per_w = 2.0; } ); "
+                    "}; };\n"
+                    "replay = { power = ( { column = \"power_w.in\"; node = \"die\"; } );\n"
+                    "  sensors = ( { column = \"temp_c.a\\\"b,c\"; node = \"die\"; } ); };\n"
+                    "ambient_c = 25.0;\n");
+  sits_replay *r = NULL;
+  sits_err err = {0};
+  cr_assert_eq(sits_replay_run(sc, trace, NULL, &r, &err), SITS_OK, "%s", err.msg);
+  char out[600];
+  snprintf(out, sizeof out, "%s/quoted_out.csv", tu_dir());
+  cr_assert_eq(sits_replay_write_csv(r, out, &err), SITS_OK, "%s", err.msg);
+  char *csv = tu_slurp(out);
+  cr_assert(strncmp(csv,
+                    "time_s,\"measured temp_c.a\"\"b,c\",\"simulated temp_c.a\"\"b,c\","
+                    "power_w\n",
+                    strlen("time_s,\"measured temp_c.a\"\"b,c\",\"simulated temp_c.a\"\"b,c\","
+                           "power_w\n")) == 0,
+            "%.200s", csv);
+  /* and it reads back as a trace with the name whole */
+  sits_trace *t = NULL;
+  cr_assert_eq(sits_trace_read(out, NULL, &t, &err), SITS_OK, "%s", err.msg);
+  cr_assert_geq(sits_trace_column(t, "measured temp_c.a\"b,c"), 0);
+  sits_trace_free(t);
+  free(csv);
   sits_replay_free(r);
   sits_scenario_free(sc);
   free(trace);
