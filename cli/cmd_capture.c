@@ -87,14 +87,14 @@ static int sources(args *a, const char *arg) {
                                                    : NULL;
     if (!flag || *flag) {
       cli_error("--source '%s': expected sysfs, nvml or sysfs,nvml", arg);
-      return EXIT_USAGE;
+      return EXIT_INPUT; /* an option's value */
     }
     *flag = 1;
     p += n + (p[n] == ',');
   }
   if (!a->sysfs && !a->nvml) {
     cli_error("--source '%s': expected sysfs, nvml or sysfs,nvml", arg);
-    return EXIT_USAGE;
+    return EXIT_INPUT;
   }
   return EXIT_OK;
 }
@@ -106,7 +106,7 @@ static int option(void *p, int c, const char *arg) {
   case 'l':
     if (!*arg) { /* dlopen("") is the program itself */
       cli_error("--nvml-library '': expected the NVML library's file name");
-      return EXIT_USAGE;
+      return EXIT_INPUT;
     }
     a->nvml_library = arg;
     break;
