@@ -539,7 +539,7 @@ static int forecast_q95(const sits_thermal_cal *c, const sits_thermal_cal_opts *
     for (size_t k = 0; k < ns; k++)
       d[k] = buf + (b * ns + k) * (c->n_train + 1);
     rcs[b] = forecast_block(c, o, starts[b] * tf, tf, d, n[b], &errs[b]);
-#pragma omp critical(sits_forecast_progress)
+#pragma omp critical /* unnamed: a named one is an exported symbol */
     if (o->progress) /* each block is a fit: counted as such (offset NAN) */
       o->progress(++done, N_BLOCKS, NAN, o->progress_user);
   }

@@ -247,7 +247,7 @@ static void validate(const sits_thermal_cal_opts *o, const char **sets, size_t n
     f->validation_rmse_c = worst(cal.holdout, cal.n_sensors);
     sits_thermal_cal_release(&cal);
   }
-#pragma omp critical(sits_auto_progress)
+#pragma omp critical /* unnamed: a named one is an exported symbol */
   tally_fit(t);
 }
 
@@ -444,7 +444,7 @@ static int choose_timing(const sits_thermal_cal_opts *o, size_t n_power, char ra
       sits_thermal_cal_release(&cal);
       why[j].code = SITS_OK;
     }
-#pragma omp critical(sits_auto_progress)
+#pragma omp critical /* unnamed: a named one is an exported symbol */
     tally_fit(t), tally_fit(t); /* its fit and its validation block's */
     candidate_free(&c);
   }
