@@ -684,6 +684,15 @@ static void parameters_json(const sits_calibration *c, FILE *f) {
 }
 
 /* ,"flags":[...]: what a reader of the fitted values should know. */
+/* The first test's training span [s] (the rows the fit saw of it). */
+static double train_span_s(const sits_calibration *c) {
+  size_t n_train = c->n_tests > 1 ? c->fit.tests[0].n_train : c->fit.n_train;
+  size_t end = c->n_tests > 1 ? c->test_start[1] : c->n;
+  if (n_train > end)
+    n_train = end;
+  return n_train >= 2 ? c->t_s[n_train - 1] - c->t_s[0] : 0.0;
+}
+
 static void flags_json(const sits_calibration *c, FILE *f) {
   const sits_battery_fit *b = &c->fit;
   /* a kept cell's values are not the fit's: nothing to flag about them */
@@ -696,11 +705,28 @@ static void flags_json(const sits_calibration *c, FILE *f) {
   double ea_frac = b->r_ea_j_per_mol / SITS_BATTERY_FIT_EA_MAX_J_PER_MOL;
   bool ea_end = c->fit_arrhenius && (ea_frac < 0.01 || ea_frac > 0.99);
   bool ea_short = c->fit_arrhenius && b->train_temp_hi_c - b->train_temp_lo_c < 5.0;
-  bool r0_tiny = !c->kept && sits_calibration_r0_implausible(c);
+  bool no_current = sits_calibration_no_current(c);
+  bool r0_tiny = !c->kept && !no_current && sits_calibration_r0_implausible(c);
+  int rc_odd = sits_calibration_rc_implausible(c);
   if ((b->hyst_m_v > 0 && !c->kept) || b->n_r_soc > 0 || cap_flag || ea_end || ea_short ||
-      !b->converged || r0_tiny || c->rc_added) {
+      !b->converged || r0_tiny || c->rc_added || no_current || rc_odd >= 0) {
     fputs(",\"flags\":[", f);
     const char *sep = "";
+    if (no_current)
+      fputs("\"the trace carries no current (every |I| below 1 uA): the voltage says nothing of "
+            "the cell's resistances, which keep the values they started from; give a test with "
+            "current steps\"",
+            f),
+          sep = ",";
+    if (rc_odd >= 0)
+      fprintf(f,
+              "%s\"platform.battery.rc.[%d] was fitted at %.4g ohm and %.4g F (a time constant of "
+              "%.3g s against a training part of %.3g s, R0 %.3g ohm): no relaxation in the data "
+              "supports it, and the pair stands for a drift instead (an OCV table or capacity "
+              "off, or an offset in the recording); its values are not the cell's\"",
+              sep, rc_odd, b->rc_r_ohm[rc_odd], b->rc_c_f[rc_odd],
+              b->rc_r_ohm[rc_odd] * b->rc_c_f[rc_odd], train_span_s(c), b->r0_ohm),
+          sep = ",";
     if (c->rc_added)
       fputs("\"the cell has no RC pair: the fit added one (platform.battery.rc.[0]), as R0 "
             "alone cannot follow the voltage's relaxation after a current step\"",
@@ -708,10 +734,10 @@ static void flags_json(const sits_calibration *c, FILE *f) {
           sep = ",";
     if (r0_tiny)
       fprintf(f,
-              "\"platform.battery.r0_ohm was fitted at %.3g ohm, below the 1 micro-ohm no cell "
+              "%s\"platform.battery.r0_ohm was fitted at %.3g ohm, below the 1 micro-ohm no cell "
               "or pack has: the voltage does not follow the current as a battery's does (a "
               "current or voltage column in the wrong unit, sign or channel?)\"",
-              b->r0_ohm),
+              sep, b->r0_ohm),
           sep = ",";
     if (cap_flag)
       fprintf(f,
@@ -805,6 +831,27 @@ int sits_write_calibration_json(const sits_calibration *c, FILE *f) {
 
 bool sits_calibration_r0_implausible(const sits_calibration *c) {
   return c->has_fit && !(c->fit.r0_ohm >= 1e-6);
+}
+
+int sits_calibration_rc_implausible(const sits_calibration *c) {
+  if (!c->has_fit || c->kept || sits_calibration_no_current(c))
+    return -1;
+  double span = train_span_s(c), r0 = c->fit.r0_ohm;
+  for (size_t k = 0; k < c->fit.n_rc; k++) {
+    double r = c->fit.rc_r_ohm[k], tau = r * c->fit.rc_c_f[k];
+    if ((span > 0 && tau > 10.0 * span) || (r0 >= 1e-6 && r > 1000.0 * r0))
+      return (int)k;
+  }
+  return -1;
+}
+
+bool sits_calibration_no_current(const sits_calibration *c) {
+  if (!c->has_fit || !c->i_a)
+    return false;
+  for (size_t k = 0; k < c->n; k++)
+    if (fabs(c->i_a[k]) >= 1e-6)
+      return false;
+  return true;
 }
 
 static int set_float(config_setting_t *g, const char *key, double v) {

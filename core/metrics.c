@@ -32,5 +32,6 @@ void sits_fit_metrics_compute(const double *model, const double *meas, size_t fr
   m->mae = abs_sum / (double)n;
   m->max_abs_err = max_abs;
   m->bias = sum / (double)n;
-  m->r2 = ss_tot > 0 ? 1.0 - sum2 / ss_tot : NAN;
+  /* no spread to explain (a constant reading; rounding of the mean leaves ~1e-30): no R^2 */
+  m->r2 = ss_tot > (double)n * 1e-24 * mean * mean ? 1.0 - sum2 / ss_tot : NAN;
 }

@@ -60,8 +60,11 @@ char *sits__lines_next(sits__lines *L, bool *binary) {
   if (len == 0)
     return NULL;
   bool over = len == SITS_MAX_LINE && c != '\n';
-  while (over && (c = getc(L->fp)) != EOF && c != '\n')
-    ; /* the rest of the long line: one line, counted once */
+  /* the rest of a long line of text: one line, counted once (up to 64 MiB more: a stream
+   * without line breaks, or /dev/zero's NULs, is not drained for ever) */
+  for (size_t more = 0; over && !nul && more < 64 * (size_t)SITS_MAX_LINE; more++)
+    if ((c = getc(L->fp)) == EOF || c == '\n' || (nul = c == '\0'))
+      break;
   L->line[len] = '\0';
   L->lineno++;
   bool utf16 = L->lineno == 1 && len >= 2 &&

@@ -762,7 +762,13 @@ int sits_replay_run_trace(sits_scenario *sc, const sits_trace *trace, const char
   }
   size_t rows = trace ? trace->n_rows : 0;
   if (rc == SITS_OK && rows < 2)
-    rc = sits__fail(err, SITS_EINPUT, "%s: a replay needs at least 2 samples", path);
+    rc = trace && trace->skipped
+             ? sits__fail(err, SITS_EINPUT,
+                          "%s: a replay needs at least 2 samples (%zu malformed lines skipped; "
+                          "the first, %s:%zu: %s)",
+                          path, trace->skipped, path, trace->first_skipped_line,
+                          trace->first_skipped_why)
+             : sits__fail(err, SITS_EINPUT, "%s: a replay needs at least 2 samples", path);
   if (rc == SITS_OK && (double)rows + 1 > sc->max_samples)
     rc = sits__fail(err, SITS_EINPUT,
                     "%s: %zu rows, more than max_samples = %.0f allows (a replay holds every row "

@@ -120,9 +120,9 @@ int sits__trace_keep_increasing(sits_trace *t, const sits_trace_opts *o, const c
     return SITS_OK;
   size_t *lend = malloc(n * sizeof *lend), *lstart = malloc(n * sizeof *lstart);
   double *tails = malloc(n * sizeof *tails);
-  bool *keep = calloc(n, sizeof *keep);
-  int rc =
-      lend && lstart && tails && keep ? SITS_OK : sits__fail(err, SITS_ENOMEM, "out of memory");
+  bool *keep = calloc(n, sizeof *keep), *far = calloc(n, sizeof *far);
+  int rc = lend && lstart && tails && keep && far ? SITS_OK
+                                                  : sits__fail(err, SITS_ENOMEM, "out of memory");
   size_t best = 0, kept = 0;
   if (rc == SITS_OK) {
     lis_lengths(t->values, nc, n, 0, 1, lend, tails);
@@ -136,15 +136,18 @@ int sits__trace_keep_increasing(sits_trace *t, const sits_trace_opts *o, const c
         if (isnan(first))
           first = x;
         keep[i] = x - first <= max_span_s;
+        far[i] = !keep[i];
         kept += 1;
         last = x;
       }
     }
   }
   size_t bad_line = 0, dropped = 0, w = 0;
+  bool bad_far = false;
   for (size_t i = 0; rc == SITS_OK && i < n; i++) {
     if (!keep[i]) {
-      bad_line = dropped++ ? bad_line : t->lines[i];
+      if (!dropped++)
+        bad_line = t->lines[i], bad_far = far[i];
       continue;
     }
     if (w != i) {
@@ -155,17 +158,19 @@ int sits__trace_keep_increasing(sits_trace *t, const sits_trace_opts *o, const c
   }
   if (rc == SITS_OK && dropped) {
     t->n_rows = w;
+    char far_why[96];
+    snprintf(far_why, sizeof far_why, "time_s more than %g s after the first row's", max_span_s);
     if (o && o->strict)
-      rc = sits__fail(err, SITS_EINPUT, "%s:%zu: %s", path, bad_line, why);
+      rc = sits__fail(err, SITS_EINPUT, "%s:%zu: %s", path, bad_line, bad_far ? far_why : why);
     else {
       if (!t->skipped || bad_line < t->first_skipped_line) {
         t->first_skipped_line = bad_line;
-        snprintf(t->first_skipped_why, sizeof t->first_skipped_why, "%s", why);
+        snprintf(t->first_skipped_why, sizeof t->first_skipped_why, "%s", bad_far ? far_why : why);
       }
       t->skipped += dropped;
     }
   }
-  free(lend), free(lstart), free(tails), free(keep);
+  free(lend), free(lstart), free(tails), free(keep), free(far);
   return rc;
 }
 

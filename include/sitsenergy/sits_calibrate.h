@@ -138,6 +138,14 @@ SITS_API int sits_write_calibration_json(const sits_calibration *c, FILE *f);
 /** Whether @p c holds a battery fit whose r0_ohm is below 1 micro-ohm (no cell or pack has
  *  one so small: the data are not a battery's, or a column's unit or sign is off). */
 SITS_API bool sits_calibration_r0_implausible(const sits_calibration *c);
+/** The first RC pair of a battery fit (its index) that no relaxation in the data supports:
+ *  its time constant over 10 x the training part's span, or its resistance over 1,000 x R0
+ *  (the pair then stands for a drift: an OCV table or capacity off, a recording's offset);
+ *  -1 when none, or without a fit. */
+SITS_API int sits_calibration_rc_implausible(const sits_calibration *c);
+/** Whether a battery fit's training part carries no current (every |I| below 1 uA): R0 and
+ *  the RC pairs are then not determined by it (they keep their starting values). */
+SITS_API bool sits_calibration_no_current(const sits_calibration *c);
 /** The merged scenario with the fitted battery values (temporary file, then renamed). */
 SITS_API int sits_write_calibrated_config(const sits_scenario *sc, const sits_calibration *c,
                                           const char *path, sits_err *err);

@@ -187,6 +187,41 @@ Test(battery_fit, a123_dynamic_test_holds_out, .disabled = TU_MAIN_BUILD_ONLY) {
 /* A cycler that logs two rows per time stamp (10 Hz data to 0.01 s): the rows of one stamp
  * are merged, current and voltage averaged, and counted; the fit equals the fit of the
  * averaged file. Time that goes back is an error at its line. */
+/* What a fit cannot take from its data is said, not written as a cell's: a trace of rests
+ * only (no current: the resistances keep their starts, and a constant voltage has no R^2), and
+ * a voltage drift under an on/off current, which a pair of 1e11-ohm-scale R and a time
+ * constant far past the test absorbs (before: written with no flag, converged). */
+Test(battery_fit, what_the_data_cannot_fit_is_flagged) {
+  const char *cfg = SITS_CONFIGS "/scenarios/a123_cell_calibrate.cfg";
+  char *text = malloc(65536), args[2048], *out, *err;
+  size_t n = (size_t)snprintf(text, 65536, "time_s,current_a,voltage_v\n");
+  for (int k = 0; k < 50; k++)
+    n += (size_t)snprintf(text + n, 65536 - n, "%d,0,3.30\n", k);
+  char *rest = tu_write("rest_only.csv", text);
+  snprintf(args, sizeof args, "calibrate %s --trace %s --fit battery -o %s/rest_cal.cfg", cfg, rest,
+           tu_dir());
+  cr_assert_eq(tu_cli(args, &out, &err), 0, "%s", err);
+  cr_assert(strstr(out, "the trace carries no current"), "%s", out);
+  cr_assert(strstr(out, "\"r2\":null"), "%s", out);
+  cr_assert(strstr(err, "warning: the trace carries no current"), "%s", err);
+  cr_assert_null(strstr(out, "below the 1 micro-ohm"), "%s", out);
+  free(out), free(err), free(rest);
+  /* 1-s steps, 2 A on and off every 20 s, 10 mOhm, and a drift of -0.5 mV/s the cell has not */
+  n = (size_t)snprintf(text, 65536, "time_s,current_a,voltage_v\n");
+  for (int k = 0; k < 400; k++) {
+    double i = (k / 20) % 2 ? 2.0 : 0.0;
+    n += (size_t)snprintf(text + n, 65536 - n, "%d,%g,%.6f\n", k, i, 3.30 - 0.01 * i - 0.0005 * k);
+  }
+  char *drift = tu_write("drift.csv", text);
+  free(text);
+  snprintf(args, sizeof args, "calibrate %s --trace %s --fit battery -o %s/drift_cal.cfg", cfg,
+           drift, tu_dir());
+  cr_assert_eq(tu_cli(args, &out, &err), 0, "%s", err);
+  cr_log_info("%s", out);
+  cr_assert(strstr(out, "no relaxation in the data supports it"), "%s", out);
+  free(out), free(err), free(drift);
+}
+
 Test(battery_fit, equal_time_stamps_are_merged) {
   const char *src = SITS_VALIDATION_DATA "/a123_dyn_25degC_s1.csv";
   char *orig = tu_slurp(src);
