@@ -480,6 +480,11 @@ static int setup(problem *pb, sits_err *err) {
       snprintf(c->sensor[k], sizeof c->sensor[k], "%s", rep->sensors[k].column);
     /* each sensor needs readings in the training part: a zone the log marks absent (jtop's
      * -256 C) or a column left empty there gives the fit nothing to follow */
+    if (rc == SITS_OK && pb->n_train < 2) /* --train-fraction 1e-300: say so, not the sensors */
+      rc = sits__fail(err, SITS_EINPUT,
+                      "%s: the training part has %zu of the %zu rows: raise --train-fraction "
+                      "(%g)",
+                      o->trace_path, pb->n_train, pb->n_rows, o->train_fraction);
     for (size_t k = 0; rc == SITS_OK && k < c->n_sensors; k++) {
       int col = sits_trace_column(trace, rep->sensors[k].column);
       size_t seen = 0;

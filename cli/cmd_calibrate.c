@@ -336,7 +336,8 @@ static int thermal_option(args *a, int c, const char *arg) {
     if (*end == ':')
       hi = strtod(end + 1, &end);
     if (*end || !isfinite(lo) || !isfinite(hi) || !(hi > lo) || lo < -273.15 || hi > 1e4) {
-      cli_error("--ambient-range '%s': expected LO:HI in degC with LO < HI", arg);
+      cli_error("--ambient-range '%s': expected LO:HI in degC with -273.15 <= LO < HI <= 10000",
+                arg);
       return EXIT_INPUT;
     }
     a->th.ambient_lo_c = lo, a->th.ambient_hi_c = hi;
