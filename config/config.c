@@ -396,6 +396,8 @@ static int load(sits__config *c, const char *path, const char *text, const char 
   int rc = read_file(c, &c->cfg, path, text, err);
   if (rc)
     return rc;
+  if (text) /* its settings have no file: messages name them by the text's name (sits__where) */
+    config_setting_set_hook(config_root_setting(&c->cfg), c->scenario_path);
   if ((rc = apply_sets(c, sets, n_sets, 0, err)) ||
       (rc = merge_named(c, config_root_setting(&c->cfg), "platform", "platforms", "platform",
                         err)) ||

@@ -32,6 +32,11 @@ const char *sits__config_intern(sits__config *c, const char *s) {
 const char *sits__where(const config_setting_t *s, char *buf, size_t size) {
   const char *file = s ? config_setting_source_file(s) : NULL;
   unsigned line = s ? config_setting_source_line(s) : 0;
+  const config_setting_t *root = s;
+  while (!file && line && root->parent)
+    root = root->parent;
+  if (!file && line && config_setting_get_hook(root))
+    file = config_setting_get_hook(root); /* a scenario loaded from a text: its name */
   if (!file)
     file = "<config>";
   if (line)

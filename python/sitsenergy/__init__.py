@@ -235,6 +235,11 @@ def load(path_or_text: Union[str, os.PathLike], set: SetArg = None,  # noqa: A00
     """A scenario from a file path or from the text of one, with overrides `set` ({key:
     value}, as --set KEY=VALUE). In a text, file, platform and workload names resolve
     against the working folder. Raises SitsError (file:line: what) on bad input."""
+    if not isinstance(path_or_text, (str, os.PathLike)):
+        raise TypeError("load() takes a path or a scenario's text, not "
+                        f"{type(path_or_text).__name__}")
+    if not os.fspath(path_or_text).strip():
+        raise SitsError(EINPUT, "load(): an empty path or text (give a scenario file or its text)")
     sets = _sets(set)
     c_sets = [ffi.new("char[]", s.encode()) for s in sets]
     arr = ffi.new("const char *[]", c_sets) if c_sets else ffi.NULL

@@ -116,3 +116,21 @@ def test_garbage_never_aborts():
             se.load(text).run()
         except se.SitsError as e:
             assert e.message
+
+
+def test_a_text_names_itself_in_every_message():
+    # a value's error in a text said "<config>:1", its syntax error "<text>:1": one name now
+    with pytest.raises(se.SitsError) as e:
+        se.load('ambient_c = "x";\n')
+    assert e.value.message.startswith("<text>:1: 'ambient_c'"), e.value.message
+    with pytest.raises(se.SitsError) as e:
+        se.load('ambient_c = "x";\n', name="mine.cfg")
+    assert e.value.message.startswith("mine.cfg:1:"), e.value.message
+
+
+def test_no_path_or_text():
+    with pytest.raises(TypeError):
+        se.load(None)
+    with pytest.raises(se.SitsError, match="an empty path or text") as e:
+        se.load("")
+    assert e.value.code == se.EINPUT
