@@ -205,8 +205,8 @@ static int read_file(sits__config *c, config_t *cfg, const char *path, const cha
   }
   char dir[4096], tmp[4096];
   snprintf(tmp, sizeof tmp, "%s", path);
-  snprintf(dir, sizeof dir, "%s", strcmp(path, "/dev/stdin") ? dirname(tmp) : ".");
-  config_set_include_dir(cfg, dir); /* the standard input's includes: the working folder */
+  snprintf(dir, sizeof dir, "%s", !sits__is_stream_path(path) ? dirname(tmp) : ".");
+  config_set_include_dir(cfg, dir); /* a stream's includes: the working folder */
   int rc = check_includes(c, path, NULL, dir, err);
   if (rc)
     return rc;
@@ -255,7 +255,7 @@ static int merge_named(sits__config *c, config_setting_t *root, const char *key,
     snprintf(tmp, sizeof tmp, "%s", c->scenario_path);
     if (!sits__find_config(kind, name, dir, path, sizeof path))
       snprintf(dir, sizeof dir, "%s",
-               strcmp(tmp, "/dev/stdin") && !c->from_text ? dirname(tmp) : ".");
+               !sits__is_stream_path(tmp) && !c->from_text ? dirname(tmp) : ".");
   }
   if (!sits__find_config(kind, name, dir, path, sizeof path))
     return sits__fail(err, SITS_EINPUT,

@@ -60,6 +60,9 @@ int sits__at(const config_setting_t *s, int rc, sits_err *err);
 const char *sits__where(const config_setting_t *s, char *buf, size_t size);
 
 /** Folder of the file @p s comes from ("." when none), into @p buf. */
+/** Whether @p path is a stream's (/dev/stdin, /dev/fd/N, /proc/self/fd/N: the standard input
+ *  or a pipe the CLI holds): its relative names resolve against the working folder. */
+bool sits__is_stream_path(const char *path);
 const char *sits__setting_dir(const config_setting_t *s, char *buf, size_t size);
 
 /**
@@ -89,8 +92,8 @@ const sits_key *sits__key_table(size_t *n);
 /** Whether @p v is in the range of number key @p k. */
 bool sits__key_in_range(const sits_key *k, double v);
 /** "'member' must be in [lo, hi] (got v)" at the setting @p s; SITS_EINPUT. */
-int sits__key_range_fail(const sits_key *k, const char *member, const config_setting_t *s,
-                         double v, sits_err *err);
+int sits__key_range_fail(const sits_key *k, const char *member, const config_setting_t *s, double v,
+                         sits_err *err);
 
 /* Key readers (get.c): the member named by the last component of @p path (a key of the table,
  * generic or with indices) of group @p g. Absent: the table's default (NAN: none; NULL for

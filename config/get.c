@@ -64,7 +64,6 @@ static int number(const config_setting_t *g, const char *path, bool required, do
   return sits__key_range_fail(k, member, s, *out, err);
 }
 
-
 int sits__key_num(const config_setting_t *g, const char *path, double *out, sits_err *err) {
   return number(g, path, false, out, err);
 }
@@ -103,8 +102,8 @@ int sits__key_numbers(const config_setting_t *g, const char *key, const char *ow
   const config_setting_t *a = config_setting_get_member(g, key);
   *n = 0;
   if (!a)
-    return owner ? sits__fail_at(err, SITS_EINPUT, g, "%s needs '%s' as an array of numbers",
-                                 owner, key)
+    return owner ? sits__fail_at(err, SITS_EINPUT, g, "%s needs '%s' as an array of numbers", owner,
+                                 key)
                  : SITS_OK;
   if (!(config_setting_is_array(a) || config_setting_is_list(a)) || config_setting_length(a) < 1)
     return sits__fail_at(err, SITS_EINPUT, a, "'%s' must be an array of numbers", key);

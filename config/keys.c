@@ -87,8 +87,8 @@ bool sits__key_in_range(const sits_key *k, double v) {
   return lo && hi;
 }
 
-int sits__key_range_fail(const sits_key *k, const char *member, const config_setting_t *s,
-                         double v, sits_err *err) {
+int sits__key_range_fail(const sits_key *k, const char *member, const config_setting_t *s, double v,
+                         sits_err *err) {
   char range[96];
   sits_config_key_range(k, range, sizeof range);
   bool interval = isfinite(k->lo) && isfinite(k->hi);
@@ -152,7 +152,7 @@ static int check_group(const char *group, const config_setting_t *g, sits_err *e
       return unknown(group, s, err);
     int t = config_setting_type(s); /* every number in its range, whoever reads it later */
     bool num = t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64 || t == CONFIG_TYPE_FLOAT;
-    double v = !num                    ? 0
+    double v = !num                     ? 0
                : t == CONFIG_TYPE_FLOAT ? config_setting_get_float(s)
                                         : (double)config_setting_get_int64(s);
     if (num && k->type == SITS_KEY_NUMBER && !(k->flags & SITS_KEY_MODEL_CHECKED) &&

@@ -46,10 +46,15 @@ const char *sits__where(const config_setting_t *s, char *buf, size_t size) {
   return buf;
 }
 
+bool sits__is_stream_path(const char *path) {
+  return strcmp(path, "/dev/stdin") == 0 || strncmp(path, "/dev/fd/", 8) == 0 ||
+         strncmp(path, "/proc/self/fd/", 14) == 0;
+}
+
 const char *sits__setting_dir(const config_setting_t *s, char *buf, size_t size) {
   const char *file = s ? config_setting_source_file(s) : NULL;
-  if (!file || config_setting_source_line(s) == 0 || strcmp(file, "/dev/stdin") == 0) {
-    /* --set values and a scenario read from the standard input: the working folder */
+  if (!file || config_setting_source_line(s) == 0 || sits__is_stream_path(file)) {
+    /* --set values and a scenario read from the standard input or a pipe: the working folder */
     snprintf(buf, size, ".");
     return buf;
   }

@@ -103,6 +103,30 @@ Test(stdio, trace_from_a_named_pipe, .timeout = 60) {
   free(err);
 }
 
+/* A scenario from a named pipe runs as from "-": held in memory, its relative names (a
+ * workload trace) found in the working folder, as for the standard input. */
+Test(stdio, scenario_from_a_named_pipe, .timeout = 60) {
+  char cmd[4096], *file, *piped, *err;
+  char *cfg = tu_write("piped.cfg", "platform = \"jetson_orin_nx\";\n"
+                                    "workload = { trace = \"burst.csv\"; };\nduration_s = 10.0;\n");
+  snprintf(cmd, sizeof cmd, "cp %s/traces/orin_nano_vlm_burst_power.csv %s/burst.csv", SITS_CONFIGS,
+           tu_dir());
+  cr_assert_eq(system(cmd), 0);
+  snprintf(cmd, sizeof cmd, "cd %s && %s run piped.cfg --summary json", tu_dir(), SITS_CLI);
+  cr_assert_eq(sh(cmd, &file, &err), 0, "%s", err);
+  free(err);
+  snprintf(cmd, sizeof cmd,
+           "cd %s && rm -f sp && mkfifo sp && (cat piped.cfg > sp) & sleep 0.2; cd %s && "
+           "%s run sp --summary json",
+           tu_dir(), tu_dir(), SITS_CLI);
+  cr_assert_eq(sh(cmd, &piped, &err), 0, "%s", err);
+  free(err);
+  char *a = strstr(file, "\"max_junction_temp_c\""), *b = strstr(piped, "\"max_junction_temp_c\"");
+  cr_assert(a && b, "%s", piped);
+  cr_assert_eq(strncmp(a, b, 40), 0, "%.40s vs %.40s", a, b);
+  free(file), free(piped), free(cfg);
+}
+
 /* stdin read once: the scenario and the trace cannot both be "-"; a binary stdin is refused. */
 Test(stdio, stdin_refusals) {
   char cmd[4096], *out, *err;
