@@ -728,9 +728,10 @@ static void flags_json(const sits_calibration *c, FILE *f) {
               b->rc_r_ohm[rc_odd] * b->rc_c_f[rc_odd], train_span_s(c), b->r0_ohm),
           sep = ",";
     if (c->rc_added)
-      fputs("\"the cell has no RC pair: the fit added one (platform.battery.rc.[0]), as R0 "
-            "alone cannot follow the voltage's relaxation after a current step\"",
-            f),
+      fprintf(f,
+              "%s\"the cell has no RC pair: the fit added one (platform.battery.rc.[0]), as R0 "
+              "alone cannot follow the voltage's relaxation after a current step\"",
+              sep),
           sep = ",";
     if (r0_tiny)
       fprintf(f,

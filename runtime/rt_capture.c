@@ -225,7 +225,7 @@ static void hwmon(sits_rt *rt) {
         break;
       }
     }
-    bool ina = strcmp(chip, "ina3221") == 0;
+    bool ina = strcmp(name, "ina3221") == 0; /* a second one (AGX boards have two) too */
     hwmon_fans(rt, base, chip);
     const struct {
       const char *prefix, *kind;

@@ -91,25 +91,45 @@ long sits__trace_add_row(sits_trace *t, size_t line) {
   return (long)n;
 }
 
-/* For each i, the length of the longest strictly increasing sequence of x ending at i, x read
- * from @p from in steps of @p step (+1 or -1, with x negated going back: there it is the
- * length of the longest increasing sequence starting at i); tails is scratch (n). */
-static void lis_lengths(const double *v, size_t nc, size_t n, long from, long step, size_t *len,
-                        double *tails) {
+/* For each k, the length of the longest strictly increasing sequence of x[] ending at k
+ * (step +1), or, with step -1, starting at k (x negated, read from the end); tails is scratch. */
+static void lis_lengths(const double *x, size_t n, int step, size_t *len, double *tails) {
   size_t m = 0;
-  for (long i = from, k = 0; k < (long)n; i += step, k++) {
-    double x = step > 0 ? v[(size_t)i * nc] : -v[(size_t)i * nc];
-    size_t lo = 0, hi = m; /* the first tail >= x */
+  for (size_t k = 0; k < n; k++) {
+    size_t i = step > 0 ? k : n - 1 - k;
+    double v = step > 0 ? x[i] : -x[i];
+    size_t lo = 0, hi = m; /* the first tail >= v */
     while (lo < hi) {
       size_t mid = (lo + hi) / 2;
-      if (tails[mid] < x)
+      if (tails[mid] < v)
         lo = mid + 1;
       else
         hi = mid;
     }
-    tails[lo] = x;
+    tails[lo] = v;
     m += lo == m;
     len[i] = lo + 1;
+  }
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* The span of @p max_span_s that holds the most of the n stamps t[] (of equal ones, the
+ * earliest), as [*lo, *hi]; sorted is scratch (n). */
+static void densest_span(const double *t, size_t n, double max_span_s, double *sorted, double *lo,
+                         double *hi) {
+  memcpy(sorted, t, n * sizeof *t);
+  qsort(sorted, n, sizeof *sorted, cmp_double);
+  size_t best = 0, a = 0;
+  *lo = sorted[0], *hi = sorted[0];
+  for (size_t b = 0; b < n; b++) {
+    while (sorted[b] - sorted[a] > max_span_s)
+      a++;
+    if (b - a + 1 > best)
+      best = b - a + 1, *lo = sorted[a], *hi = sorted[b];
   }
 }
 
@@ -119,28 +139,35 @@ int sits__trace_keep_increasing(sits_trace *t, const sits_trace_opts *o, const c
   if (n < 2)
     return SITS_OK;
   size_t *lend = malloc(n * sizeof *lend), *lstart = malloc(n * sizeof *lstart);
-  double *tails = malloc(n * sizeof *tails);
+  size_t *idx = malloc(n * sizeof *idx);
+  double *x = malloc(n * sizeof *x), *tails = malloc(n * sizeof *tails);
   bool *keep = calloc(n, sizeof *keep), *far = calloc(n, sizeof *far);
-  int rc = lend && lstart && tails && keep && far ? SITS_OK
-                                                  : sits__fail(err, SITS_ENOMEM, "out of memory");
-  size_t best = 0, kept = 0;
+  int rc = lend && lstart && idx && x && tails && keep && far
+               ? SITS_OK
+               : sits__fail(err, SITS_ENOMEM, "out of memory");
   if (rc == SITS_OK) {
-    lis_lengths(t->values, nc, n, 0, 1, lend, tails);
-    lis_lengths(t->values, nc, n, (long)n - 1, -1, lstart, tails);
+    /* first the stamps of one recording: the span of max_span_s that holds the most rows (a
+     * board's clock at 1970 before NTP set it: those rows, not the rest, are out), then the
+     * longest increasing sequence among them, of equal ones the earliest rows */
     for (size_t i = 0; i < n; i++)
-      best = lend[i] > best ? lend[i] : best;
-    double last = -INFINITY, first = NAN;
-    for (size_t i = 0; i < n; i++) { /* the earliest rows of a longest sequence */
-      double x = t->values[i * nc];
-      if (x > last && lstart[i] == best - kept && kept < best) {
-        if (isnan(first))
-          first = x;
-        keep[i] = x - first <= max_span_s;
-        far[i] = !keep[i];
-        kept += 1;
-        last = x;
-      }
-    }
+      x[i] = t->values[i * nc];
+    double lo, hi;
+    densest_span(x, n, max_span_s, tails, &lo, &hi);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+      if (x[i] >= lo && x[i] <= hi)
+        idx[m] = i, x[m++] = t->values[i * nc];
+      else
+        far[i] = true;
+    lis_lengths(x, m, 1, lend, tails);
+    lis_lengths(x, m, -1, lstart, tails);
+    size_t best = 0, kept = 0;
+    for (size_t k = 0; k < m; k++)
+      best = lend[k] > best ? lend[k] : best;
+    double last = -INFINITY;
+    for (size_t k = 0; k < m && kept < best; k++)
+      if (x[k] > last && lstart[k] == best - kept)
+        keep[idx[k]] = true, kept++, last = x[k];
   }
   size_t bad_line = 0, dropped = 0, w = 0;
   bool bad_far = false;
@@ -158,8 +185,9 @@ int sits__trace_keep_increasing(sits_trace *t, const sits_trace_opts *o, const c
   }
   if (rc == SITS_OK && dropped) {
     t->n_rows = w;
-    char far_why[96];
-    snprintf(far_why, sizeof far_why, "time_s more than %g s after the first row's", max_span_s);
+    char far_why[112];
+    snprintf(far_why, sizeof far_why, "time_s more than %g s away from most of the rows' stamps",
+             max_span_s);
     if (o && o->strict)
       rc = sits__fail(err, SITS_EINPUT, "%s:%zu: %s", path, bad_line, bad_far ? far_why : why);
     else {
@@ -170,7 +198,7 @@ int sits__trace_keep_increasing(sits_trace *t, const sits_trace_opts *o, const c
       t->skipped += dropped;
     }
   }
-  free(lend), free(lstart), free(tails), free(keep), free(far);
+  free(lend), free(lstart), free(idx), free(x), free(tails), free(keep), free(far);
   return rc;
 }
 

@@ -10,11 +10,11 @@
 int sits__trace_add_column(sits_trace *t, const char *name);
 /** Appends a row of NANs (line @p line); returns its index or -1 when out of memory. */
 long sits__trace_add_row(sits_trace *t, size_t line);
-/** Keeps the rows whose time_s (column 0) form the longest increasing sequence (of those, the
- *  earliest rows), then those within @p max_span_s of the first kept, and counts the others
- *  malformed (@p why, or for a row too far the span; under strict the first of them, by line,
- *  is the error). A stamp out of
- *  line (another clock's, a typo) then costs its own row, not every row after it. */
+/** Keeps, of the rows whose time_s (column 0) lie in the span of @p max_span_s that holds the
+ *  most of them, those that form the longest increasing sequence (of equal ones, the earliest
+ *  rows), and counts the others malformed (@p why, or for a row out of that span the span;
+ *  under strict the first of them, by line, is the error). A stamp out of line (another
+ *  clock's, a typo) then costs its own row, not every row after it. */
 int sits__trace_keep_increasing(sits_trace *t, const sits_trace_opts *o, const char *path,
                                 double max_span_s, const char *why, sits_err *err);
 /** Sets column @p name of the last row (the column is created on first use). */

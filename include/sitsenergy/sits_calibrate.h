@@ -143,8 +143,9 @@ SITS_API bool sits_calibration_r0_implausible(const sits_calibration *c);
  *  (the pair then stands for a drift: an OCV table or capacity off, a recording's offset);
  *  -1 when none, or without a fit. */
 SITS_API int sits_calibration_rc_implausible(const sits_calibration *c);
-/** Whether a battery fit's training part carries no current (every |I| below 1 uA): R0 and
- *  the RC pairs are then not determined by it (they keep their starting values). */
+/** Whether a battery fit's trace carries no current (every |I| below 1 uA, training and
+ *  held-out rows): R0 and the RC pairs are then not determined by it (they keep their
+ *  starting values). */
 SITS_API bool sits_calibration_no_current(const sits_calibration *c);
 /** The merged scenario with the fitted battery values (temporary file, then renamed). */
 SITS_API int sits_write_calibrated_config(const sits_scenario *sc, const sits_calibration *c,

@@ -205,6 +205,15 @@ Test(battery_fit, what_the_data_cannot_fit_is_flagged) {
   cr_assert(strstr(out, "\"r2\":null"), "%s", out);
   cr_assert(strstr(err, "warning: the trace carries no current"), "%s", err);
   cr_assert_null(strstr(out, "below the 1 micro-ohm"), "%s", out);
+  free(out), free(err);
+  /* with a cell of no RC pair the flags hold two strings more: a JSON array still (the first
+   * of them was written without its comma) */
+  snprintf(args, sizeof args,
+           "calibrate %s --trace %s --fit battery --set 'platform.battery.rc=()' -o "
+           "%s/rest_cal2.cfg",
+           cfg, rest, tu_dir());
+  cr_assert_eq(tu_cli(args, &out, &err), 0, "%s", err);
+  cr_assert(strstr(out, "current steps\",\"the cell has no RC pair"), "%s", out);
   free(out), free(err), free(rest);
   /* 1-s steps, 2 A on and off every 20 s, 10 mOhm, and a drift of -0.5 mV/s the cell has not */
   n = (size_t)snprintf(text, 65536, "time_s,current_a,voltage_v\n");

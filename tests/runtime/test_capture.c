@@ -228,6 +228,17 @@ Test(capture, same_names_each_a_column) {
   put(r, "class/hwmon/hwmon3/name", "corsairpsu\n");
   put(r, "class/hwmon/hwmon3/power1_label", "psu sum\n");
   put(r, "class/hwmon/hwmon3/power1_input", "280000000\n");
+  /* two INA3221s (AGX boards have two): the second is one too, its rails by their labels */
+  put(r, "class/hwmon/hwmon4/name", "ina3221\n");
+  put(r, "class/hwmon/hwmon4/in1_label", "VDD_IN\n");
+  put(r, "class/hwmon/hwmon4/in1_input", "5000\n");
+  put(r, "class/hwmon/hwmon4/curr1_input", "1200\n");
+  put(r, "class/hwmon/hwmon5/name", "ina3221\n");
+  put(r, "class/hwmon/hwmon5/in1_label", "VDD_GPU\n");
+  put(r, "class/hwmon/hwmon5/in1_input", "5000\n");
+  put(r, "class/hwmon/hwmon5/curr1_input", "2000\n");
+  put(r, "class/hwmon/hwmon5/in7_label", "sum of shunt voltages\n");
+  put(r, "class/hwmon/hwmon5/in7_input", "100\n");
   put(r, "class/powercap/intel-rapl:0:0/name", "dram\n");
   put(r, "class/powercap/intel-rapl:0:0/energy_uj", "1000000\n");
   put(r, "class/powercap/intel-rapl:1:0/name", "dram\n");
@@ -240,6 +251,10 @@ Test(capture, same_names_each_a_column) {
   cr_assert_float_eq(col(rt, v, "power_w.amdgpu_PPT"), 35.0, 1e-12);
   cr_assert_float_eq(col(rt, v, "power_w.amdgpu_2_PPT"), 150.0, 1e-12);
   cr_assert_float_eq(col(rt, v, "power_w.corsairpsu_psu sum"), 280.0, 1e-12);
+  cr_assert_float_eq(col(rt, v, "power_w.VDD_IN"), 6.0, 1e-12);
+  cr_assert_float_eq(col(rt, v, "power_w.VDD_GPU"), 10.0, 1e-12); /* the second chip's V I */
+  cr_assert_float_eq(col(rt, v, "voltage_v.VDD_GPU"), 5.0, 1e-12);
+  cr_assert_not(has(rt, "shunt"));
   put(r, "class/powercap/intel-rapl:0:0/energy_uj", "2000000\n");
   put(r, "class/powercap/intel-rapl:1:0/energy_uj", "4000000\n");
   cr_assert_eq(sits_rt_sample_at(rt, 0.5, v, &err), SITS_OK);

@@ -332,6 +332,32 @@ Test(trace, generic_csv_a_stamp_out_of_line) {
   cr_assert_float_eq(at(t, 2, "time_s"), 2.0, 1e-12);
   sits_trace_free(t);
   free(p);
+  /* a board's clock at 1970 for its first rows, then set by NTP: the many rows of the set
+   * clock are the recording (anchored on the first row, they were all dropped as too far) */
+  char text[2048];
+  size_t n = (size_t)snprintf(text, sizeof text, "time_s,temp_c.die\n0,40\n1,40\n");
+  for (int k = 0; k < 6; k++)
+    n += (size_t)snprintf(text + n, sizeof text - n, "%d,%d\n", 1700000000 + k, 41 + k);
+  p = tu_write("ntp.csv", text);
+  t = read_ok(p, NULL);
+  cr_assert_eq(t->n_rows, 6);
+  cr_assert_eq(t->skipped, 2);
+  cr_assert_float_eq(at(t, 0, "temp_c.die"), 41, 1e-12);
+  cr_assert_float_eq(at(t, 5, "time_s"), 5.0, 1e-12);
+  sits_trace_free(t);
+  free(p);
+  /* a far stamp before the last row costs its own row only (0..8, 2e9, 9: 10 rows) */
+  n = (size_t)snprintf(text, sizeof text, "time_s,temp_c.die\n");
+  for (int k = 0; k < 9; k++)
+    n += (size_t)snprintf(text + n, sizeof text - n, "%d,40\n", k);
+  snprintf(text + n, sizeof text - n, "2e9,40\n9,40\n");
+  p = tu_write("far_then_last.csv", text);
+  t = read_ok(p, NULL);
+  cr_assert_eq(t->n_rows, 10);
+  cr_assert_eq(t->skipped, 1);
+  cr_assert_float_eq(at(t, 9, "time_s"), 9.0, 1e-12);
+  sits_trace_free(t);
+  free(p);
 }
 
 /* A line over 1 MiB inside a trace (a log cut by a power loss) is one malformed line,
