@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "sits_status.h"
+#include "sits_trace.h"
 
 enum {
   EXIT_OK = 0,
@@ -164,6 +165,9 @@ const char *cli_stdin(const char *what);
  *  once, as the readers need to read it more than once); else @p path itself. NULL with the
  *  error printed. */
 const char *cli_input(const char *path, const char *what);
+/** A note on stderr when --interval-ms (@p interval_ms > 0) was given for @p trace (named
+ *  @p path) but its rows carry their own times, so the option changed nothing. */
+void cli_interval_unused(double interval_ms, const sits_trace *trace, const char *path);
 /** @p msg with a held pipe's memory name (/dev/fd/N) put back as the name it was given as
  *  (into @p buf), or @p msg itself. */
 const char *cli_input_name(const char *msg, char *buf, size_t size);

@@ -232,3 +232,10 @@ bool cli_progress_due(cli_progress *p, double every_s, double *elapsed_s) {
   p->shown = true;
   return true;
 }
+
+void cli_interval_unused(double interval_ms, const sits_trace *trace, const char *path) {
+  if (interval_ms > 0 && trace &&
+      !(trace->interval_source && strcmp(trace->interval_source, "option") == 0))
+    cli_error("note: --interval-ms not used: %s's rows carry their own times (%s)", path,
+              trace->interval_source ? trace->interval_source : "its time column");
+}

@@ -103,6 +103,7 @@ static int body(void *p, cli_ctx *ctx) {
     if (r->trace->skipped)
       fprintf(stderr, "sitsenergy: %s: %zu malformed lines skipped (the first on line %zu)\n",
               a->trace, r->trace->skipped, r->trace->first_skipped_line);
+    cli_interval_unused(a->to.interval_ms, r->trace, a->trace);
     for (size_t k = 0; k < r->n_sensors; k++)
       if (r->sensors[k].m.n == 0)
         cli_error("warning: %s: sensor column '%s' has no reading (a zone the log marks absent, "

@@ -59,6 +59,7 @@ static int body(void *p, cli_ctx *ctx) {
   if (rc)
     return cli_fail(rc, &err);
   sits_trace_write_info(t, ctx->scenario, strcmp(a->summary, "json") == 0, stdout);
+  cli_interval_unused(a->to.interval_ms, t, ctx->scenario);
   sits_trace_free(t);
   return EXIT_OK; /* a write error on stdout is main's to report */
 }
