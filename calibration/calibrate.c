@@ -9,6 +9,7 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -693,100 +694,101 @@ static double train_span_s(const sits_calibration *c) {
   return n_train >= 2 ? c->t_s[n_train - 1] - c->t_s[0] : 0.0;
 }
 
+/* One flag of the Calibrate JSON: the array opened by the first (*open), a comma before the
+ * others; the caller closes it when open. */
+static void flag(FILE *f, bool *open, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs(*open ? ",\"" : ",\"flags\":[\"", f);
+  vfprintf(f, fmt, ap);
+  fputc('"', f);
+  va_end(ap);
+  *open = true;
+}
+
+/* The flags on the resistances: what the trace's current leaves them (none, an RC pair that
+ * stands for a drift, an R0 no battery has) and an RC pair the fit added. */
+static void resistance_flags(const sits_calibration *c, FILE *f, bool *open) {
+  const sits_battery_fit *b = &c->fit;
+  bool no_current = sits_calibration_no_current(c);
+  int odd = sits_calibration_rc_implausible(c);
+  if (no_current)
+    flag(f, open,
+         "the trace carries no current (every |I| below 1 uA): the voltage says nothing of the "
+         "cell's resistances, which keep the values they started from; give a test with current "
+         "steps");
+  if (odd >= 0)
+    flag(f, open,
+         "platform.battery.rc.[%d] was fitted at %.4g ohm and %.4g F (a time constant of %.3g s "
+         "against a training part of %.3g s, R0 %.3g ohm): no relaxation in the data supports "
+         "it, and the pair stands for a drift instead (an OCV table or capacity off, or an "
+         "offset in the recording); its values are not the cell's",
+         odd, b->rc_r_ohm[odd], b->rc_c_f[odd], b->rc_r_ohm[odd] * b->rc_c_f[odd], train_span_s(c),
+         b->r0_ohm);
+  if (c->rc_added)
+    flag(f, open,
+         "the cell has no RC pair: the fit added one (platform.battery.rc.[0]), as R0 alone "
+         "cannot follow the voltage's relaxation after a current step");
+  if (sits_calibration_r0_implausible(c))
+    flag(f, open,
+         "platform.battery.r0_ohm was fitted at %.3g ohm, below the 1 micro-ohm no cell or pack "
+         "has: the voltage does not follow the current as a battery's does (a current or "
+         "voltage column in the wrong unit, sign or channel?)",
+         b->r0_ohm);
+}
+
+/* The Calibrate JSON's flags: fitted values a user should not believe, and why (none: no
+ * "flags" key). */
 static void flags_json(const sits_calibration *c, FILE *f) {
   const sits_battery_fit *b = &c->fit;
-  /* a kept cell's values are not the fit's: nothing to flag about them */
-  bool hyst_at_bound = !c->kept && b->hyst_m_v > 0.99 * SITS_BATTERY_FIT_HYST_M_MAX_V;
+  bool open = false;
+  resistance_flags(c, f, &open);
   /* a fitted capacity far from where it started: what the training part fixes is the charge
    * it moves against the OCV's slope, little on a flat OCV (LFP) or a short part */
   double cap_off = c->fit_capacity ? b->capacity_ah / c->start_capacity_ah - 1.0 : 0.0;
-  bool cap_flag = fabs(cap_off) > 0.1;
+  if (fabs(cap_off) > 0.1)
+    flag(f, &open,
+         "platform.battery.capacity_ah was fitted at %.4g Ah, %+.0f %% from the %.4g Ah it "
+         "started from: the training part spans %.3g Ah, which fixes the capacity only as far "
+         "as the OCV changes over it (not on a flat OCV such as LFP's); see the held-out "
+         "figures, or take the capacity from an OCV test or a cycle",
+         b->capacity_ah, 100.0 * cap_off, c->start_capacity_ah,
+         (b->train_soc_hi - b->train_soc_lo) * b->capacity_ah);
+  if (!b->converged) /* the best start ended at the iteration limit or without progress */
+    flag(f, &open,
+         "the fit stopped before its tolerances were met (at its iteration limit, %d per start, "
+         "or where no step lowered the cost): the parameters may not be at the least-squares "
+         "optimum (fewer rows or r_soc points, or --average-s for a long fast log, make the "
+         "problem smaller)",
+         SITS_BATTERY_FIT_MAX_ITER);
+  /* a kept cell's values are not the fit's: nothing to flag about them; at the bound, the
+   * hysteresis term stands in for something else */
+  if (!c->kept && b->hyst_m_v > 0.99 * SITS_BATTERY_FIT_HYST_M_MAX_V)
+    flag(f, &open,
+         "platform.battery.hysteresis.m_v is at the upper end of its range (0.1 V): the data "
+         "ask for a drift with the charge moved that hysteresis does not explain (an OCV table "
+         "or capacity off at this end of the SOC range?)");
   /* an activation energy at an end of its range, or from a few kelvin */
   double ea_frac = b->r_ea_j_per_mol / SITS_BATTERY_FIT_EA_MAX_J_PER_MOL;
-  bool ea_end = c->fit_arrhenius && (ea_frac < 0.01 || ea_frac > 0.99);
-  bool ea_short = c->fit_arrhenius && b->train_temp_hi_c - b->train_temp_lo_c < 5.0;
-  bool no_current = sits_calibration_no_current(c);
-  bool r0_tiny = !c->kept && !no_current && sits_calibration_r0_implausible(c);
-  int rc_odd = sits_calibration_rc_implausible(c);
-  if ((b->hyst_m_v > 0 && !c->kept) || b->n_r_soc > 0 || cap_flag || ea_end || ea_short ||
-      !b->converged || r0_tiny || c->rc_added || no_current || rc_odd >= 0) {
-    fputs(",\"flags\":[", f);
-    const char *sep = "";
-    if (no_current)
-      fputs("\"the trace carries no current (every |I| below 1 uA): the voltage says nothing of "
-            "the cell's resistances, which keep the values they started from; give a test with "
-            "current steps\"",
-            f),
-          sep = ",";
-    if (rc_odd >= 0)
-      fprintf(f,
-              "%s\"platform.battery.rc.[%d] was fitted at %.4g ohm and %.4g F (a time constant of "
-              "%.3g s against a training part of %.3g s, R0 %.3g ohm): no relaxation in the data "
-              "supports it, and the pair stands for a drift instead (an OCV table or capacity "
-              "off, or an offset in the recording); its values are not the cell's\"",
-              sep, rc_odd, b->rc_r_ohm[rc_odd], b->rc_c_f[rc_odd],
-              b->rc_r_ohm[rc_odd] * b->rc_c_f[rc_odd], train_span_s(c), b->r0_ohm),
-          sep = ",";
-    if (c->rc_added)
-      fprintf(f,
-              "%s\"the cell has no RC pair: the fit added one (platform.battery.rc.[0]), as R0 "
-              "alone cannot follow the voltage's relaxation after a current step\"",
-              sep),
-          sep = ",";
-    if (r0_tiny)
-      fprintf(f,
-              "%s\"platform.battery.r0_ohm was fitted at %.3g ohm, below the 1 micro-ohm no cell "
-              "or pack has: the voltage does not follow the current as a battery's does (a "
-              "current or voltage column in the wrong unit, sign or channel?)\"",
-              sep, b->r0_ohm),
-          sep = ",";
-    if (cap_flag)
-      fprintf(f,
-              "%s\"platform.battery.capacity_ah was fitted at %.4g Ah, %+.0f %% from the %.4g Ah "
-              "it started from: the training part spans %.3g Ah, which fixes the capacity only as "
-              "far as the OCV changes over it (not on a flat OCV such as LFP's); see the held-out "
-              "figures, or take the capacity from an OCV test or a cycle\"",
-              sep, b->capacity_ah, 100.0 * cap_off, c->start_capacity_ah,
-              (b->train_soc_hi - b->train_soc_lo) * b->capacity_ah),
-          sep = ",";
-    if (!b->converged) /* the best start ended at the iteration limit or without progress */
-      fprintf(f,
-              "%s\"the fit stopped before its tolerances were met (at its iteration limit, %d "
-              "per start, or where no step lowered the cost): the parameters may not be at the "
-              "least-squares optimum (fewer rows or r_soc points, or --average-s for a long fast "
-              "log, make the problem smaller)\"",
-              sep, SITS_BATTERY_FIT_MAX_ITER),
-          sep = ",";
-    if (hyst_at_bound) /* at the bound, the term stands in for something else */
-      fprintf(f,
-              "%s\"platform.battery.hysteresis.m_v is at the upper end of its range (0.1 V): "
-              "the data ask for a drift with the charge moved that hysteresis does not "
-              "explain (an OCV table or capacity off at this end of the SOC range?)\"",
-              sep),
-          sep = ",";
-    if (ea_end)
-      fprintf(f,
-              "%s\"platform.battery.r_ea_j_per_mol is at an end of its range (0 to %g J/mol): "
-              "the resistances' change with temperature over this test is not an Arrhenius "
-              "factor's (or is hidden by what else changes with it)\"",
-              sep, SITS_BATTERY_FIT_EA_MAX_J_PER_MOL),
-          sep = ",";
-    if (ea_short)
-      fprintf(f,
-              "%s\"platform.battery.r_ea_j_per_mol comes from a cell temperature that spans "
-              "%.3g K over the training part (%.4g to %.4g C): it fixes the factor's slope "
-              "there, little beyond\"",
-              sep, b->train_temp_hi_c - b->train_temp_lo_c, b->train_temp_lo_c, b->train_temp_hi_c),
-          sep = ",";
-    for (size_t q = 0; !b->r_soc_flat && q < b->n_r_soc; q++) /* the data say little there */
-      if (b->r_soc[q] < b->train_soc_lo - 0.05 || b->r_soc[q] > b->train_soc_hi + 0.05)
-        fprintf(f,
-                "%s\"r_soc point %zu (SOC %.3g) lies outside the SOC the training part covers "
-                "(%.3f to %.3f): its factors are not measured\"",
-                sep, q, b->r_soc[q], b->train_soc_lo, b->train_soc_hi),
-            sep = ",";
+  if (c->fit_arrhenius && (ea_frac < 0.01 || ea_frac > 0.99))
+    flag(f, &open,
+         "platform.battery.r_ea_j_per_mol is at an end of its range (0 to %g J/mol): the "
+         "resistances' change with temperature over this test is not an Arrhenius factor's (or "
+         "is hidden by what else changes with it)",
+         SITS_BATTERY_FIT_EA_MAX_J_PER_MOL);
+  if (c->fit_arrhenius && b->train_temp_hi_c - b->train_temp_lo_c < 5.0)
+    flag(f, &open,
+         "platform.battery.r_ea_j_per_mol comes from a cell temperature that spans %.3g K over "
+         "the training part (%.4g to %.4g C): it fixes the factor's slope there, little beyond",
+         b->train_temp_hi_c - b->train_temp_lo_c, b->train_temp_lo_c, b->train_temp_hi_c);
+  for (size_t q = 0; !b->r_soc_flat && q < b->n_r_soc; q++) /* the data say little there */
+    if (b->r_soc[q] < b->train_soc_lo - 0.05 || b->r_soc[q] > b->train_soc_hi + 0.05)
+      flag(f, &open,
+           "r_soc point %zu (SOC %.3g) lies outside the SOC the training part covers (%.3f to "
+           "%.3f): its factors are not measured",
+           q, b->r_soc[q], b->train_soc_lo, b->train_soc_hi);
+  if (open)
     fputc(']', f);
-  }
 }
 
 int sits_write_calibration_json(const sits_calibration *c, FILE *f) {
@@ -831,7 +833,8 @@ int sits_write_calibration_json(const sits_calibration *c, FILE *f) {
 }
 
 bool sits_calibration_r0_implausible(const sits_calibration *c) {
-  return c->has_fit && !(c->fit.r0_ohm >= 1e-6);
+  /* a kept cell's R0 is not the fit's; without current R0 keeps its start (said otherwise) */
+  return c->has_fit && !c->kept && !sits_calibration_no_current(c) && !(c->fit.r0_ohm >= 1e-6);
 }
 
 int sits_calibration_rc_implausible(const sits_calibration *c) {

@@ -751,7 +751,7 @@ static int calibrate_battery(args *a, cli_ctx *ctx) {
       cli_error("warning: the fitted RC pair %d (%.3g ohm, %.3g F) is no relaxation the data "
                 "show: it stands for a drift (see flags in the JSON)",
                 odd, cal.fit.rc_r_ohm[odd], cal.fit.rc_c_f[odd]);
-    if (!cal.kept && !sits_calibration_no_current(&cal) && sits_calibration_r0_implausible(&cal))
+    if (sits_calibration_r0_implausible(&cal))
       cli_error("warning: the fitted r0_ohm %.3g ohm is below 1 micro-ohm, which no battery has "
                 "(see flags in the JSON)",
                 cal.fit.r0_ohm);

@@ -136,7 +136,8 @@ SITS_API void sits_calibration_release(sits_calibration *c);
 /** The Calibrate JSON of the contract onto @p f. */
 SITS_API int sits_write_calibration_json(const sits_calibration *c, FILE *f);
 /** Whether @p c holds a battery fit whose r0_ohm is below 1 micro-ohm (no cell or pack has
- *  one so small: the data are not a battery's, or a column's unit or sign is off). */
+ *  one so small: the data are not a battery's, or a column's unit or sign is off); not for a
+ *  kept cell, nor for a trace without current (sits_calibration_no_current says that). */
 SITS_API bool sits_calibration_r0_implausible(const sits_calibration *c);
 /** The first RC pair of a battery fit (its index) that no relaxation in the data supports:
  *  its time constant over 10 x the training part's span, or its resistance over 1,000 x R0
