@@ -254,15 +254,25 @@ const char *cli_input(const char *path, const char *what) {
 }
 
 const char *cli_input_name(const char *msg, char *buf, size_t size) {
-  for (size_t k = 0; k < st.n_held; k++) {
-    const char *at = strstr(msg, st.held[k]);
-    size_t len = strlen(st.held[k]);
-    if (at && !(at[len] >= '0' && at[len] <= '9')) { /* /dev/fd/5, not /dev/fd/51 */
-      snprintf(buf, size, "%.*s%s%s", (int)(at - msg), msg, st.held_as[k], at + len);
-      return buf;
+  if (st.n_held == 0 || size == 0)
+    return msg;
+  size_t w = 0;
+  for (const char *p = msg; *p && w + 1 < size;) {
+    size_t k = 0, len = 0;
+    for (; k < st.n_held; k++) { /* /dev/fd/5, not /dev/fd/51 */
+      len = strlen(st.held[k]);
+      if (strncmp(p, st.held[k], len) == 0 && !(p[len] >= '0' && p[len] <= '9'))
+        break;
     }
+    if (k < st.n_held) {
+      w += (size_t)snprintf(buf + w, size - w, "%s", st.held_as[k]);
+      w = w < size ? w : size - 1;
+      p += len;
+    } else
+      buf[w++] = *p++;
   }
-  return msg;
+  buf[w] = '\0';
+  return buf;
 }
 
 const char *cli_stdin(const char *what) {

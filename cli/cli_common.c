@@ -10,11 +10,21 @@
 #include <sys/stat.h>
 
 void cli_error(const char *fmt, ...) {
-  va_list ap;
+  char line[8192], named[8704];
+  va_list ap, again;
   va_start(ap, fmt);
-  fputs("sitsenergy: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
+  va_copy(again, ap);
+  int n = vsnprintf(line, sizeof line, fmt, ap);
+  /* a pipe held in memory named as the user gave it, wherever a message names it (a message
+   * too long for the buffer, a list of 60,000 columns, goes out as it is) */
+  if (n >= 0 && (size_t)n < sizeof line)
+    fprintf(stderr, "sitsenergy: %s\n", cli_input_name(line, named, sizeof named));
+  else {
+    fputs("sitsenergy: ", stderr);
+    vfprintf(stderr, fmt, again);
+    fputc('\n', stderr);
+  }
+  va_end(again);
   va_end(ap);
 }
 
@@ -28,9 +38,7 @@ int cli_exit_code(int status) {
 }
 
 int cli_fail(int status, const sits_err *err) {
-  char named[sizeof err->msg + 512];
-  cli_error("%s",
-            err->msg[0] ? cli_input_name(err->msg, named, sizeof named) : sits_strerror(status));
+  cli_error("%s", err->msg[0] ? err->msg : sits_strerror(status));
   return cli_exit_code(status);
 }
 

@@ -683,8 +683,8 @@ static int calibrate_thermal(args *a, cli_ctx *ctx) {
   if (rc == SITS_OK) {
     sits_thermal_cal_write_json(&cal, stdout);
     if (cal.trace_skipped) /* the lines the fit passed over, said as replay says them */
-      fprintf(stderr, "sitsenergy: %s: %zu malformed lines skipped (the first on line %zu)\n",
-              a->th.trace_path, cal.trace_skipped, cal.trace_first_skipped_line);
+      cli_error("%s: %zu malformed lines skipped (the first on line %zu)", a->th.trace_path,
+                cal.trace_skipped, cal.trace_first_skipped_line);
     if (cal.unidentifiable)
       cli_error("warning: the fit is ill-conditioned (rcond %.2g): the parameters listed as "
                 "unidentifiable are not determined by this trace (add a sensor on their nodes or "

@@ -101,8 +101,8 @@ static int body(void *p, cli_ctx *ctx) {
     else
       sits_replay_write_text(r, ctx->sc, stdout);
     if (r->trace->skipped)
-      fprintf(stderr, "sitsenergy: %s: %zu malformed lines skipped (the first on line %zu)\n",
-              a->trace, r->trace->skipped, r->trace->first_skipped_line);
+      cli_error("%s: %zu malformed lines skipped (the first on line %zu)", a->trace,
+                r->trace->skipped, r->trace->first_skipped_line);
     cli_interval_unused(a->to.interval_ms, r->trace, a->trace);
     for (size_t k = 0; k < r->n_sensors; k++)
       if (r->sensors[k].m.n == 0)

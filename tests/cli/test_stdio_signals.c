@@ -101,6 +101,15 @@ Test(stdio, trace_from_a_named_pipe, .timeout = 60) {
   cr_assert_eq(sh(cmd, NULL, &err), 1, "%s", err);
   cr_assert(strstr(err, "tp has no column 'power_w.VDD_IN'; its columns: x"), "%s", err);
   free(err);
+  /* a warning names it too (every message goes through one printer) */
+  snprintf(cmd, sizeof cmd,
+           "cd %s && rm -f tp && mkfifo tp && ((cat %s; echo garbage) > tp) & sleep 0.2; cd %s && "
+           "%s replay %s --trace tp --summary json",
+           tu_dir(), CASE_TRACE, tu_dir(), SITS_CLI, CASE_CFG);
+  cr_assert_eq(sh(cmd, NULL, &err), 0, "%s", err);
+  cr_assert(strstr(err, "sitsenergy: tp: 1 malformed lines skipped"), "%s", err);
+  cr_assert_null(strstr(err, "/dev/fd/"), "%s", err);
+  free(err);
 }
 
 /* A scenario from a named pipe runs as from "-": held in memory, its relative names (a
